@@ -1,0 +1,542 @@
+//! Diagnostics: the rule registry, located messages, and their rendering.
+//!
+//! Every problem toolgen reports comes from a named [`Rule`] with a stable
+//! code (`TG0304`) and a kebab-case name (`default-type-mismatch`). Codes never
+//! change meaning; `toolgen explain CODE` prints the long explanation.
+
+use std::fmt::Write as _;
+
+use serde_json::json;
+
+use crate::source::{Loc, SourceDb};
+
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// A validation rule: stable code, name, default severity and documentation.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+    /// One line: what the rule checks.
+    pub summary: &'static str,
+    /// Why it exists and how to fix a violation.
+    pub explanation: &'static str,
+}
+
+macro_rules! rules {
+    ($( $ident:ident = ($code:literal, $name:literal, $sev:ident, $summary:literal, $expl:literal); )*) => {
+        /// The rules, as constants usable in code.
+        pub mod rule {
+            use super::{Rule, Severity};
+            $(
+                #[doc = $summary]
+                pub static $ident: Rule = Rule {
+                    code: $code,
+                    name: $name,
+                    severity: Severity::$sev,
+                    summary: $summary,
+                    explanation: $expl,
+                };
+            )*
+            /// Every rule, ordered by code.
+            pub static ALL: &[&Rule] = &[$(&$ident),*];
+        }
+    };
+}
+
+rules! {
+    // --- reading files --------------------------------------------------------------------
+    IO_ERROR = ("TG0001", "io-error", Error, "a spec file or directory cannot be read",
+        "The path does not exist, is not readable, or is neither a file nor a directory. Check the path and its permissions.");
+    FILE_TOO_LARGE = ("TG0002", "file-too-large", Error, "a spec file is larger than the size limit",
+        "Spec files describe one tool each and are small. Files above the limit (10 MiB by default) are refused before they are read, so that a stray data file cannot exhaust memory. Raise the limit with `--max-file-size` if the file really is a spec.");
+    NOT_UTF8 = ("TG0003", "not-utf8", Error, "a spec file is not valid UTF-8",
+        "Spec files must be UTF-8 text. The diagnostic points at the first byte that is not valid UTF-8; re-save the file as UTF-8.");
+    EMPTY_FILE = ("TG0004", "empty-file", Error, "a spec file is empty",
+        "The file contains nothing but whitespace (or comments). Delete it or write the tool definition into it.");
+    SYNTAX = ("TG0005", "syntax-error", Error, "a spec file is not well-formed JSON or YAML",
+        "The parser stopped at the position shown. Common causes: trailing commas, comments in JSON, unquoted keys, single quotes, unterminated strings.");
+    DUPLICATE_KEY = ("TG0006", "duplicate-key", Error, "an object has the same key twice",
+        "JSON parsers disagree about which of two equal keys wins, so a duplicate key is always a mistake. Remove or rename one of them; both places are shown.");
+    TOO_DEEP = ("TG0007", "nesting-too-deep", Error, "values are nested deeper than the limit",
+        "Objects and arrays may be nested at most 128 levels deep. Deeper nesting is refused to keep every later stage safe from stack exhaustion.");
+    UNKNOWN_FORMAT = ("TG0008", "unknown-format", Error, "the format of a spec file cannot be determined",
+        "toolgen detects the format from the content: an EditorMCP tool definition is a JSON object with `id`, `inputs` and `outputs`. Pass `--format` to force a format, or put the file in a directory with a `toolset.yaml` that names its format.");
+    UNSUPPORTED_FORMAT = ("TG0009", "unsupported-format", Error, "the spec file's format has no reader in this version",
+        "The format was recognised, but this version of toolgen cannot read it yet.");
+
+    // --- structure of a document ----------------------------------------------------------
+    MISSING_FIELD = ("TG0101", "missing-field", Error, "a required field is missing",
+        "The format requires this field. Add it; the message names the field and what it holds.");
+    EMPTY_FIELD = ("TG0102", "empty-field", Error, "a required field is empty",
+        "Required fields must be non-empty (validation rule 1 of the EditorMCP tool definition schema). Write a value.");
+    WRONG_TYPE = ("TG0103", "wrong-type", Error, "a field has the wrong JSON type",
+        "The field holds a value of another JSON type than the format allows, for example a number where a string is expected.");
+    UNKNOWN_FIELD = ("TG0104", "unknown-field", Error, "a field is not part of the format",
+        "Unknown fields are refused rather than ignored, because a misspelt field (`requried`) would otherwise silently lose its meaning. Fix the spelling (a suggestion is shown when one is close), or prefix the key with `x-` to keep it as a custom annotation.");
+    INVALID_VALUE = ("TG0105", "invalid-value", Error, "a field has a value outside its allowed set",
+        "The field only accepts the listed values.");
+
+    // --- tool identity and classification ---------------------------------------------------
+    ID_FORMAT = ("TG0201", "id-format", Error, "a tool id does not follow the naming convention",
+        "EditorMCP ids are dot-separated segments (`category.action`, `category.subcategory.action`). Each segment starts with a lowercase ASCII letter and contains only ASCII letters, digits and hyphens. lowerCamelCase segments such as `setParent` are accepted (see docs/decisions.md, NOTES point 3); spaces, underscores, uppercase first letters and empty segments are not.");
+    DUPLICATE_ID = ("TG0202", "duplicate-id", Error, "two tools in one tool set have the same id, or ids that differ only in case",
+        "Tool ids must be unique within a tool set. Ids that differ only in letter case are refused too: generated file names would collide on case-insensitive file systems (macOS, Windows). Both definitions are shown.");
+    ID_PATH_UNSAFE = ("TG0203", "id-path-unsafe", Error, "a tool id could escape or break the output directory",
+        "Tool ids become file names of generated files. An id containing `/`, `\\`, `..`, a NUL or control character, a leading dot, a drive prefix, or a reserved Windows device name (CON, NUL, COM1, ...) could write outside the output directory or fail on some platforms.");
+    UNKNOWN_CATEGORY = ("TG0204", "unknown-category", Error, "a tool's category is not declared by its tool set",
+        "Categories must be one of the tool set's `categories` (toolset.yaml), or of the format's standard categories for loose files. Add the category to the manifest or use a declared one.");
+    CATEGORY_FORMAT = ("TG0205", "category-format", Error, "a category is not lowercase dot-separated",
+        "Categories are lowercase and use dots for hierarchy (`mcp.platform`, `audio.mixer`).");
+    UNKNOWN_SAFETY_LEVEL = ("TG0206", "unknown-safety-level", Error, "a safety level is not one of read-only, safe-write, destructive",
+        "`safetyLevel` is one of `read-only` (only reads), `safe-write` (modifies with guardrails, e.g. undoable) or `destructive` (irreversible changes, requires confirmation).");
+    SAFETY_NOT_ALLOWED = ("TG0207", "safety-level-not-allowed", Error, "a tool's safety level is not allowed in its tool set",
+        "A tool set's manifest lists the safety levels it allows (`safetyLevels`). This implements the 'safety compliance' rule of the EditorMCP schema as a per-tool-set policy (docs/decisions.md, NOTES point 1).");
+    UNKNOWN_TIER = ("TG0208", "unknown-tier", Error, "a tool's tier is not declared by its tool set",
+        "`tier` must be the id of one of the tool set's tiers (`core`, `tier1` .. `tier4` by default). Product names such as `Pro` are display titles, not ids (docs/decisions.md, NOTES point 5).");
+    NAME_STYLE = ("TG0209", "name-style", Warning, "a display name is not concise title case",
+        "Display names should use title case and stay under 50 characters.");
+    DESCRIPTION_STYLE = ("TG0210", "description-style", Warning, "a description is longer than recommended",
+        "Descriptions should be one to three sentences, so that both humans and LLM clients read them in full. Move details into `notes`.");
+    TIMEOUT_RANGE = ("TG0211", "timeout-range", Error, "a time limit is not a positive number of seconds up to one hour",
+        "`timeoutSeconds` (and the manifest's `defaultTimeoutSeconds`) must be a number greater than 0 and at most 3600.");
+
+    // --- input and output schemas -------------------------------------------------------------
+    PROPERTY_NAME = ("TG0301", "property-name", Error, "a parameter or property name is not a valid identifier",
+        "Property names must be identifiers: an ASCII letter or `_` followed by letters, digits or `_`. They become field names in generated Rust and C#.");
+    UNKNOWN_TYPE = ("TG0302", "unknown-type", Error, "a schema type is not one of the format's types",
+        "Types are `string`, `integer`, `number`, `boolean`, `array`, `object`, and `any` (a value of any JSON type).");
+    REQUIRED_WITH_DEFAULT = ("TG0303", "required-with-default", Error, "a required parameter has a default value",
+        "A default is only used when the caller omits the parameter, which a required parameter never allows. Remove the default or make the parameter optional.");
+    DEFAULT_TYPE = ("TG0304", "default-type-mismatch", Error, "a default value does not match the declared type",
+        "The default must be a value of the declared type (for `integer`, a number without a fractional part written without a decimal point).");
+    ENUM_TYPE = ("TG0305", "enum-type-mismatch", Error, "an enum value does not match the declared type, or the enum is empty or repeats a value",
+        "Every enum value must be of the declared type, the list must not be empty, and no value may appear twice.");
+    DEFAULT_NOT_IN_ENUM = ("TG0306", "default-not-in-enum", Error, "a default value is not one of the enum values",
+        "When a parameter has an `enum`, its default must be one of the listed values.");
+    RANGE_INVERTED = ("TG0307", "range-inverted", Error, "a lower bound is greater than the upper bound",
+        "`minimum` must not exceed `maximum` (likewise `minLength`/`maxLength`, `minItems`/`maxItems`); no value could satisfy both.");
+    ARRAY_ITEMS = ("TG0308", "array-items-missing", Error, "an array does not declare its item type",
+        "Generators need the item type of every array (docs/decisions.md, NOTES point 7). Add `items`, e.g. `\"items\": {\"type\": \"string\"}`. Mentioning the item type in the description is not enough.");
+    OBJECT_SHAPE = ("TG0309", "object-shape-missing", Warning, "an object declares neither properties nor additionalProperties",
+        "An object without `properties` is typed as a free-form JSON object. Say so explicitly with `\"additionalProperties\": true`, or declare its properties, or use `additionalProperties` with a schema for a string-keyed map.");
+    UNRESOLVED_REF = ("TG0310", "unresolved-ref", Error, "a `$ref` does not name a definition",
+        "In EditorMCP specs, `$ref` must be `#/definitions/NAME` where NAME is a key of the tool's top-level `definitions`.");
+    CONSTRAINT_TYPE = ("TG0311", "constraint-type-mismatch", Warning, "a constraint does not apply to the declared type",
+        "`minimum`/`maximum` apply to numbers, `minLength`/`maxLength`/`pattern` to strings, `minItems`/`maxItems` to arrays. A constraint on another type is ignored by validators, which is rarely what was meant.");
+    INVALID_SCHEMA = ("TG0312", "invalid-schema", Error, "a schema is not valid JSON Schema",
+        "The translated schema could not be compiled by the JSON Schema validator, for example because a `pattern` is not a valid regular expression.");
+    UNKNOWN_REQUIRED = ("TG0313", "unknown-required", Error, "`required` names a property that is not declared",
+        "Every name listed in `required` must be a key of `properties`.");
+
+    // --- examples -------------------------------------------------------------------------------
+    EXAMPLE_INPUT = ("TG0401", "example-input-invalid", Error, "an example's input does not match the input schema",
+        "Examples are documentation that readers copy. Each violation is shown at the offending value of the example.");
+    EXAMPLE_OUTPUT = ("TG0402", "example-output-invalid", Error, "an example's output does not match the output schema",
+        "Examples are documentation that readers copy. Each violation is shown at the offending value of the example.");
+    EXAMPLE_COUNT = ("TG0403", "example-count", Warning, "a tool has no examples, or more than three",
+        "The EditorMCP format asks for 1-3 representative examples per tool.");
+
+    // --- tool sets ---------------------------------------------------------------------------------
+    DUPLICATE_TOOLSET = ("TG0501", "duplicate-tool-set", Error, "two tool sets have the same name",
+        "Tool set names become directory and module names of generated output, so they must be unique in one run.");
+    FORMAT_MISMATCH = ("TG0502", "format-mismatch", Error, "a spec file is not in its tool set's format",
+        "A tool set (toolset.yaml) has one format. The file looks like another format; move it to a tool set of that format, or fix its content.");
+    EMPTY_TOOLSET = ("TG0503", "empty-tool-set", Warning, "a tool set contains no tools",
+        "The manifest's directory contains no spec files.");
+    TOOLSET_NAME = ("TG0504", "tool-set-name", Error, "a tool set name or namespace is not valid",
+        "Tool set names are lowercase identifiers (`[a-z][a-z0-9_]*`), used as directory and module names. Namespaces are dot-separated identifiers (`EditorMcp.Core`), used for C#.");
+}
+
+/// Looks a rule up by code (`TG0304`) or name (`default-type-mismatch`).
+pub fn find_rule(key: &str) -> Option<&'static Rule> {
+    rule::ALL
+        .iter()
+        .copied()
+        .find(|r| r.code.eq_ignore_ascii_case(key) || r.name == key)
+}
+
+/// A secondary location with its own message.
+#[derive(Clone, Debug)]
+pub struct Label {
+    pub loc: Loc,
+    pub message: String,
+}
+
+/// One problem found in the input.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub rule: &'static Rule,
+    pub message: String,
+    /// Where the problem is; `None` only for problems that concern no file.
+    pub loc: Option<Loc>,
+    /// Text shown under the primary caret.
+    pub label: Option<String>,
+    pub secondary: Vec<Label>,
+    /// How to fix it, where that is clear.
+    pub help: Option<String>,
+    /// A path that could not be opened (for problems that have no text to point into).
+    pub path: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(rule: &'static Rule, loc: Option<Loc>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: rule.severity,
+            rule,
+            message: message.into(),
+            loc,
+            label: None,
+            secondary: Vec::new(),
+            help: None,
+            path: None,
+        }
+    }
+
+    pub fn at(rule: &'static Rule, loc: Loc, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(rule, Some(loc), message)
+    }
+
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn maybe_help(mut self, help: Option<String>) -> Self {
+        if help.is_some() {
+            self.help = help;
+        }
+        self
+    }
+
+    pub fn secondary(mut self, loc: Loc, message: impl Into<String>) -> Self {
+        self.secondary.push(Label {
+            loc,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    fn sort_key(&self, db: &SourceDb) -> (String, usize, usize, &'static str, String) {
+        match self.loc {
+            Some(loc) => {
+                let lc = db.line_col(loc);
+                (
+                    db.get(loc.file).display.clone(),
+                    lc.line,
+                    lc.column,
+                    self.rule.code,
+                    self.message.clone(),
+                )
+            }
+            None => (
+                self.path.clone().unwrap_or_default(),
+                0,
+                0,
+                self.rule.code,
+                self.message.clone(),
+            ),
+        }
+    }
+}
+
+/// The diagnostics of one run.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn new() -> Diagnostics {
+        Diagnostics::default()
+    }
+
+    pub fn push(&mut self, d: Diagnostic) {
+        self.items.push(d);
+    }
+
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.items.extend(other.items);
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.items.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.items.iter().filter(|d| d.severity == severity).count()
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.count(Severity::Error) > 0
+    }
+
+    /// Orders diagnostics by file, line, column and code, and removes exact repeats,
+    /// so that output does not depend on the order in which files were read.
+    pub fn sort(&mut self, db: &SourceDb) {
+        let mut keyed: Vec<_> = std::mem::take(&mut self.items)
+            .into_iter()
+            .map(|d| (d.sort_key(db), d))
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        keyed.dedup_by(|a, b| a.0 == b.0);
+        self.items = keyed.into_iter().map(|(_, d)| d).collect();
+    }
+
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.items
+    }
+}
+
+/// Renders diagnostics for people, in the style of rustc.
+pub struct HumanRenderer<'a> {
+    pub db: &'a SourceDb,
+    pub color: bool,
+}
+
+impl HumanRenderer<'_> {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+
+    pub fn render(&self, d: &Diagnostic) -> String {
+        let mut out = String::new();
+        let sev_color = match d.severity {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+            Severity::Note => "1;36",
+        };
+        let head = format!("{}[{}]", d.severity.as_str(), d.rule.code);
+        let _ = writeln!(
+            out,
+            "{}{} {}",
+            self.paint(sev_color, &head),
+            self.paint("1", ":"),
+            self.paint("1", &d.message)
+        );
+        let mut gutter = 1;
+        let mut all = Vec::new();
+        if let Some(loc) = d.loc {
+            all.push((loc, d.label.clone().unwrap_or_default(), true));
+        }
+        for s in &d.secondary {
+            all.push((s.loc, s.message.clone(), false));
+        }
+        for (loc, _, _) in &all {
+            gutter = gutter.max(self.db.line_col(*loc).line.to_string().len());
+        }
+        let pad = " ".repeat(gutter);
+        if all.is_empty() {
+            if let Some(p) = &d.path {
+                let _ = writeln!(out, "{pad}{} {p}", self.paint("1;34", "-->"));
+            }
+        }
+        for (i, (loc, label, primary)) in all.iter().enumerate() {
+            let file = self.db.get(loc.file);
+            let lc = file.line_col(loc.span.start);
+            let arrow = if i == 0 { "-->" } else { ":::" };
+            let _ = writeln!(
+                out,
+                "{pad}{} {}:{}:{}",
+                self.paint("1;34", arrow),
+                file.display,
+                lc.line,
+                lc.column
+            );
+            let text = file.line_text(lc.line);
+            let bar = self.paint("1;34", "|");
+            let _ = writeln!(out, "{pad} {bar}");
+            let _ = writeln!(
+                out,
+                "{} {bar} {}",
+                self.paint("1;34", &format!("{:>gutter$}", lc.line)),
+                text.replace('\t', " ")
+            );
+            let end = file.line_col(loc.span.end);
+            let width = if end.line == lc.line && end.column > lc.column {
+                end.column - lc.column
+            } else {
+                text.chars().count().saturating_sub(lc.column - 1).max(1)
+            };
+            let marker = if *primary { "^" } else { "-" };
+            let caret = format!(
+                "{}{}",
+                " ".repeat(lc.column - 1),
+                marker.repeat(width.min(200))
+            );
+            let caret_col = if *primary { sev_color } else { "1;34" };
+            let label = if label.is_empty() {
+                String::new()
+            } else {
+                format!(" {label}")
+            };
+            let _ = writeln!(
+                out,
+                "{pad} {bar} {}",
+                self.paint(caret_col, &format!("{caret}{label}"))
+            );
+        }
+        if let Some(help) = &d.help {
+            let _ = writeln!(out, "{pad} {} {help}", self.paint("1", "= help:"));
+        }
+        out
+    }
+}
+
+/// Renders one diagnostic as a single-line JSON object (`--message-format json`).
+pub fn render_json(db: &SourceDb, d: &Diagnostic) -> String {
+    let loc_json = |loc: Loc| {
+        let file = db.get(loc.file);
+        let s = file.line_col(loc.span.start);
+        let e = file.line_col(loc.span.end);
+        json!({
+            "file": file.display,
+            "line": s.line,
+            "column": s.column,
+            "endLine": e.line,
+            "endColumn": e.column,
+            "byteStart": loc.span.start,
+            "byteEnd": loc.span.end,
+        })
+    };
+    let mut v = json!({
+        "severity": d.severity.as_str(),
+        "code": d.rule.code,
+        "rule": d.rule.name,
+        "message": d.message,
+    });
+    if let Some(loc) = d.loc {
+        let mut l = loc_json(loc);
+        if let Some(label) = &d.label {
+            l["label"] = json!(label);
+        }
+        v["location"] = l;
+    } else if let Some(p) = &d.path {
+        v["location"] = json!({ "file": p });
+    }
+    if !d.secondary.is_empty() {
+        v["related"] = d
+            .secondary
+            .iter()
+            .map(|s| {
+                let mut l = loc_json(s.loc);
+                l["message"] = json!(s.message);
+                l
+            })
+            .collect();
+    }
+    if let Some(help) = &d.help {
+        v["help"] = json!(help);
+    }
+    v.to_string()
+}
+
+/// Edit distance, for "did you mean" suggestions.
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(!ca.eq_ignore_ascii_case(cb));
+            cur[j + 1] = (prev[j + 1] + 1).min(cur[j] + 1).min(prev[j] + cost);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The closest candidate to `word`, if it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (levenshtein(word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, c)| (*d, *c))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_codes_and_names_are_unique_and_sorted() {
+        let mut codes: Vec<_> = rule::ALL.iter().map(|r| r.code).collect();
+        let sorted = {
+            let mut s = codes.clone();
+            s.sort_unstable();
+            s
+        };
+        assert_eq!(codes, sorted, "rules must be listed in code order");
+        codes.dedup();
+        assert_eq!(codes.len(), rule::ALL.len());
+        let mut names: Vec<_> = rule::ALL.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), rule::ALL.len());
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(
+            did_you_mean("requried", ["required", "type"]),
+            Some("required")
+        );
+        assert_eq!(
+            did_you_mean("safetylevel", ["safetyLevel"]),
+            Some("safetyLevel")
+        );
+        assert_eq!(did_you_mean("zzz", ["required"]), None);
+    }
+}

@@ -1,0 +1,122 @@
+//! The JSON catalog: what MCP clients read.
+//!
+//! For every tool set, under `catalog/<set>/`:
+//! - `tools.json`: a `tools/list` result (`{"tools": [...]}`) with, per tool,
+//!   `name`, `title`, `description`, `inputSchema`, `outputSchema`, the standard
+//!   `annotations` derived from the safety level, and toolgen's own metadata
+//!   under `_meta.toolgen` (category, tier, safety level, time limit, notes);
+//! - `schemas/<id>.input.json` and `schemas/<id>.output.json`: one
+//!   self-contained JSON Schema (2020-12) per tool input and output.
+//!
+//! `catalog/index.json` lists the tool sets.
+
+use serde_json::{Map, Value, json};
+
+use super::{Emitter, GeneratedFiles};
+use crate::ir::{Project, Tool, ToolSet};
+
+pub struct Catalog;
+
+impl Emitter for Catalog {
+    fn name(&self) -> &'static str {
+        "catalog"
+    }
+
+    fn emit(&self, project: &Project, out: &mut GeneratedFiles) {
+        let mut index = Vec::new();
+        for set in &project.tool_sets {
+            let dir = format!("catalog/{}", set.name);
+            let tools: Vec<Value> = set.tools.iter().map(|t| tool_entry(set, t)).collect();
+            out.add_json(format!("{dir}/tools.json"), &json!({ "tools": tools }));
+            for tool in &set.tools {
+                let id = &tool.id.value;
+                out.add_json(
+                    format!("{dir}/schemas/{id}.input.json"),
+                    &titled(&tool.input.value, tool, "input"),
+                );
+                out.add_json(
+                    format!("{dir}/schemas/{id}.output.json"),
+                    &titled(&tool.output.value, tool, "output"),
+                );
+            }
+            let mut entry = Map::new();
+            entry.insert("name".into(), json!(set.name));
+            entry.insert("format".into(), json!(set.format.as_str()));
+            entry.insert("namespace".into(), json!(set.namespace));
+            entry.insert("toolCount".into(), json!(set.tools.len()));
+            entry.insert("catalog".into(), json!(format!("{}/tools.json", set.name)));
+            if let Some(t) = &set.title {
+                entry.insert("title".into(), json!(t));
+            }
+            if let Some(v) = &set.version {
+                entry.insert("version".into(), json!(v));
+            }
+            index.push(Value::Object(entry));
+        }
+        out.add_json("catalog/index.json", &json!({ "toolSets": index }));
+    }
+}
+
+/// A stand-alone schema file: the tool's schema with a title and description.
+fn titled(schema: &Value, tool: &Tool, side: &str) -> Value {
+    let mut v = schema.clone();
+    if let Value::Object(m) = &mut v {
+        m.insert("title".into(), json!(format!("{} {side}", tool.id.value)));
+        let description = if side == "input" {
+            format!(
+                "Arguments of the `{}` tool ({}).",
+                tool.id.value, tool.name.value
+            )
+        } else {
+            format!(
+                "Result of the `{}` tool ({}).",
+                tool.id.value, tool.name.value
+            )
+        };
+        m.insert("description".into(), json!(description));
+    }
+    v
+}
+
+/// One entry of the `tools/list` result.
+pub fn tool_entry(set: &ToolSet, tool: &Tool) -> Value {
+    let (read_only, destructive) = tool.safety.value.mcp_hints();
+    let mut meta = Map::new();
+    meta.insert("category".into(), json!(tool.category.value));
+    meta.insert("tier".into(), json!(tool.tier.value));
+    meta.insert("safetyLevel".into(), json!(tool.safety.value.as_str()));
+    meta.insert("timeoutSeconds".into(), seconds(set.timeout_of(tool)));
+    if let Some(n) = &tool.notes {
+        meta.insert("notes".into(), json!(n.value));
+    }
+    if !tool.annotations.is_empty() {
+        let ann: Map<String, Value> = tool
+            .annotations
+            .iter()
+            .map(|(k, v)| (k.clone(), v.value.clone()))
+            .collect();
+        meta.insert("annotations".into(), Value::Object(ann));
+    }
+    json!({
+        "name": tool.id.value,
+        "title": tool.name.value,
+        "description": tool.description.value,
+        "inputSchema": tool.input.value,
+        "outputSchema": tool.output.value,
+        "annotations": {
+            "title": tool.name.value,
+            "readOnlyHint": read_only,
+            "destructiveHint": destructive,
+        },
+        "_meta": { "toolgen": meta },
+    })
+}
+
+/// Whole seconds as an integer (`30`, not `30.0`), fractions as they are.
+fn seconds(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        json!(v as i64)
+    } else {
+        json!(v)
+    }
+}

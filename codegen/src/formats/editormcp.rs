@@ -1,0 +1,975 @@
+//! Reader for EditorMCP tool definitions (`editormcp-tool-definition-schema.md`).
+//!
+//! One JSON object per file: `id`, `name`, `description`, `category`,
+//! `safetyLevel`, `tier`, `inputs`, `outputs`, and optionally `notes`,
+//! `examples`. toolgen's documented extensions: `definitions` (named property
+//! schemas referenced with `$ref: "#/definitions/NAME"`, for recursive and shared
+//! shapes), `timeoutSeconds` (the per-tool time guard), type `any`, `nullable`,
+//! and `x-*` keys kept as annotations. See docs/formats/editormcp.md.
+//!
+//! The reader checks the structure of the document and the format's own style
+//! rules, and translates `inputs`/`outputs` into JSON Schema. Checks that apply
+//! to every format (defaults, enums, ranges, examples) run later on the IR.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value, json};
+
+use super::fields::{Cx, is_identifier, list};
+use crate::diag::{Diagnostic, did_you_mean, rule};
+use crate::ir::{Category, Example, Format, SafetyLevel, Schema, Spanned, Tier, Tool, ToolSet};
+use crate::source::{Loc, Span};
+use crate::syntax::{Member, Node, NodeKind, pointer_join};
+
+/// JSON Schema dialect of every schema toolgen emits.
+pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+const TOP_KEYS: &[&str] = &[
+    "$schema",
+    "id",
+    "name",
+    "description",
+    "category",
+    "safetyLevel",
+    "tier",
+    "inputs",
+    "outputs",
+    "notes",
+    "examples",
+    "definitions",
+    "timeoutSeconds",
+];
+
+const PROPERTY_KEYS: &[&str] = &[
+    "type",
+    "description",
+    "required",
+    "default",
+    "enum",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "items",
+    "properties",
+    "additionalProperties",
+    "nullable",
+    "$ref",
+    "title",
+    "deprecated",
+];
+
+const TYPES: &[&str] = &[
+    "string", "integer", "number", "boolean", "array", "object", "any",
+];
+
+/// The standard categories of the schema page, used for loose files.
+pub const STANDARD_CATEGORIES: &[(&str, &str)] = &[
+    ("mcp.platform", "Core MCP protocol tools"),
+    ("project", "Project-wide inspection"),
+    ("scene", "Scene and hierarchy operations"),
+    ("asset", "Asset inspection and analysis"),
+    ("audio", "Audio-specific tools"),
+    ("editor", "Editor state and selection"),
+];
+
+/// Tier ids in order, with the product's display names (docs/decisions.md, point 5).
+pub const STANDARD_TIERS: &[(&str, &str)] = &[
+    ("core", "Core"),
+    ("tier1", "Indie"),
+    ("tier2", "Pro"),
+    ("tier3", "Studio"),
+    ("tier4", "Enterprise"),
+];
+
+/// The default time limit of a tool call, in seconds (core tools list).
+pub const DEFAULT_TIMEOUT_SECONDS: f64 = 30.0;
+
+/// The tool set that loose EditorMCP files (no toolset.yaml) belong to.
+pub fn default_tool_set() -> ToolSet {
+    ToolSet {
+        name: "editormcp".to_owned(),
+        title: Some("EditorMCP".to_owned()),
+        description: None,
+        version: None,
+        format: Format::EditorMcp,
+        namespace: "EditorMcp".to_owned(),
+        categories: STANDARD_CATEGORIES
+            .iter()
+            .map(|(id, d)| Category {
+                id: (*id).to_owned(),
+                description: Some((*d).to_owned()),
+            })
+            .collect(),
+        tiers: STANDARD_TIERS
+            .iter()
+            .map(|(id, t)| Tier {
+                id: (*id).to_owned(),
+                title: Some((*t).to_owned()),
+            })
+            .collect(),
+        safety_levels: SafetyLevel::ALL.to_vec(),
+        default_timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
+        manifest: None,
+        tools: Vec::new(),
+    }
+}
+
+/// Whether a parsed document looks like an EditorMCP tool definition.
+pub fn detect(root: &Node) -> bool {
+    ["inputs", "outputs", "safetyLevel"]
+        .iter()
+        .any(|k| root.member(k).is_some())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Input,
+    Output,
+}
+
+/// Where a property schema sits, which decides what it must and may contain.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Position {
+    /// A tool parameter (`inputs.X`) or output field (`outputs.X`).
+    TopLevel,
+    /// A member of a nested object's `properties`.
+    Property,
+    /// `items`, `additionalProperties`, or a definition.
+    Schema,
+}
+
+struct Translator<'c, 'd> {
+    cx: &'c mut Cx<'d>,
+    side: Side,
+    definitions: BTreeMap<String, &'c Node>,
+    locs: BTreeMap<String, Loc>,
+    refs: BTreeSet<String>,
+}
+
+/// Reads one EditorMCP tool definition. Returns `None` when the document is too
+/// broken to describe a tool (every problem has been reported to `cx`).
+pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
+    let obj = cx.object(root, "a tool definition")?;
+    cx.check_keys(obj, TOP_KEYS, true, "a tool definition");
+    fn holds(k: &str) -> &'static str {
+        match k {
+            "id" => "the tool id, e.g. \"scene.hierarchy.dump\"",
+            "name" => "a display name, e.g. \"Dump Scene Hierarchy\"",
+            "description" => "one to three sentences on what the tool does",
+            "category" => "a category of the tool set, e.g. \"scene\"",
+            "safetyLevel" => "\"read-only\", \"safe-write\" or \"destructive\"",
+            "tier" => "a tier of the tool set, e.g. \"core\"",
+            "inputs" => "{} or an object of parameters",
+            _ => "{} or an object of output fields",
+        }
+    }
+    let req_str = |cx: &mut Cx<'_>, key: &str| {
+        let n = cx.require(root, obj, key, "the tool definition", holds(key))?;
+        cx.string(n, &format!("`{key}`"), true)
+    };
+    let id = req_str(cx, "id");
+    let name = req_str(cx, "name");
+    let description = req_str(cx, "description");
+    let category = req_str(cx, "category");
+    let safety_raw = req_str(cx, "safetyLevel");
+    let tier = req_str(cx, "tier");
+
+    if let Some(id) = &id {
+        check_id(cx, id);
+    }
+    if let Some(name) = &name {
+        check_name(cx, name);
+    }
+    if let Some(d) = &description {
+        check_description(cx, d);
+    }
+    if let Some(c) = &category {
+        check_category_format(cx, c);
+    }
+    // An unknown level is reported and read as `read-only` so that the other rules
+    // still run; the run has an error, so nothing is generated from it.
+    let safety = safety_raw.map(|s| match SafetyLevel::parse(&s.value) {
+        Some(l) => Spanned::new(l, s.loc),
+        None => {
+            let names: Vec<&str> = SafetyLevel::ALL.iter().map(|l| l.as_str()).collect();
+            let help = match did_you_mean(&s.value, names.iter().copied()) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None => format!("use one of {}", list(&names)),
+            };
+            cx.report(
+                Diagnostic::at(
+                    &rule::UNKNOWN_SAFETY_LEVEL,
+                    s.loc,
+                    format!("unknown safety level `{}`", s.value),
+                )
+                .label("not a safety level")
+                .help(help),
+            );
+            Spanned::new(SafetyLevel::ReadOnly, s.loc)
+        }
+    });
+
+    let notes = obj
+        .iter()
+        .find(|m| m.key == "notes")
+        .and_then(|m| cx.string(&m.value, "`notes`", false));
+
+    let timeout_seconds = obj
+        .iter()
+        .find(|m| m.key == "timeoutSeconds")
+        .and_then(|m| {
+            let v = cx.number(&m.value, "`timeoutSeconds`")?;
+            check_timeout(cx, v, cx.loc(m.value.span))
+                .then(|| Spanned::new(v, cx.loc(m.value.span)))
+        });
+
+    // Definitions shared by inputs and outputs.
+    let mut definitions = BTreeMap::new();
+    if let Some(m) = obj.iter().find(|m| m.key == "definitions") {
+        if let Some(defs) = cx.object(&m.value, "`definitions`") {
+            for d in defs {
+                if !is_identifier(&d.key) {
+                    cx.report(
+                        Diagnostic::at(
+                            &rule::PROPERTY_NAME,
+                            cx.loc(d.key_span),
+                            format!("definition name `{}` is not a valid identifier", d.key),
+                        )
+                        .label("becomes a type name")
+                        .help("use letters, digits and `_`, starting with a letter, e.g. `GameObjectNode`"),
+                    );
+                }
+                definitions.insert(d.key.clone(), &d.value);
+            }
+        }
+    }
+
+    let input = read_side(cx, root, obj, "inputs", Side::Input, &definitions);
+    let output = read_side(cx, root, obj, "outputs", Side::Output, &definitions);
+
+    // Definitions that neither side uses are still checked.
+    check_unused_definitions(cx, &definitions, &input, &output);
+
+    let examples = read_examples(cx, obj);
+    missing_examples(cx, root);
+    let mut annotations = BTreeMap::new();
+    for m in obj.iter().filter(|m| m.key.starts_with("x-")) {
+        annotations.insert(
+            m.key.clone(),
+            Spanned::new(m.value.to_json(), cx.loc(m.value.span)),
+        );
+    }
+
+    Some(Tool {
+        id: id?,
+        name: name?,
+        description: description?,
+        category: category?,
+        safety: safety?,
+        tier: tier?,
+        input: input?.0,
+        output: output?.0,
+        notes,
+        examples: examples?,
+        timeout_seconds,
+        annotations,
+        loc: cx.loc(root.span),
+    })
+}
+
+/// Checks that a time limit is within (0, 3600] seconds.
+pub fn check_timeout(cx: &mut Cx<'_>, seconds: f64, loc: Loc) -> bool {
+    let ok = seconds > 0.0 && seconds <= 3600.0;
+    if !ok {
+        cx.report(
+            Diagnostic::at(
+                &rule::TIMEOUT_RANGE,
+                loc,
+                format!("time limit {seconds} s is out of range"),
+            )
+            .label("must be > 0 and <= 3600")
+            .help("give the limit in seconds, e.g. `15`"),
+        );
+    }
+    ok
+}
+
+fn check_id(cx: &mut Cx<'_>, id: &Spanned<String>) {
+    let problem = id.value.split('.').find_map(|seg| {
+        let mut chars = seg.chars();
+        match chars.next() {
+            None => Some("has an empty segment (two dots in a row, or a dot at an end)".to_owned()),
+            Some(c) if !c.is_ascii_lowercase() => Some(format!(
+                "has a segment `{seg}` that does not start with a lowercase letter"
+            )),
+            _ => chars
+                .find(|c| !(c.is_ascii_alphanumeric() || *c == '-'))
+                .map(|c| format!("contains `{}`, which is not allowed", c.escape_default())),
+        }
+    });
+    if let Some(problem) = problem {
+        let suggestion: String = id
+            .value
+            .to_ascii_lowercase()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        cx.report(
+            Diagnostic::at(
+                &rule::ID_FORMAT,
+                id.loc,
+                format!("tool id `{}` {problem}", id.value),
+            )
+            .label("invalid tool id")
+            .help(format!(
+                "ids are dot-separated lowercase segments (`category.action`), e.g. `{}`",
+                suggestion.trim_matches(|c| c == '.' || c == '-')
+            )),
+        );
+    }
+}
+
+const SMALL_WORDS: &[&str] = &[
+    "a", "an", "and", "as", "at", "by", "for", "from", "in", "of", "on", "or", "per", "the", "to",
+    "vs", "via", "with",
+];
+
+fn check_name(cx: &mut Cx<'_>, name: &Spanned<String>) {
+    let words: Vec<&str> = name.value.split_whitespace().collect();
+    let lower = words.iter().enumerate().find(|(i, w)| {
+        w.chars().next().is_some_and(|c| c.is_lowercase()) && (*i == 0 || !SMALL_WORDS.contains(w))
+    });
+    if let Some((_, w)) = lower {
+        cx.report(
+            Diagnostic::at(
+                &rule::NAME_STYLE,
+                name.loc,
+                format!("display name `{}` is not in title case (`{w}`)", name.value),
+            )
+            .label("use title case")
+            .help("capitalize each major word, e.g. `Dump Scene Hierarchy`"),
+        );
+    }
+    let len = name.value.chars().count();
+    if len > 50 {
+        cx.report(
+            Diagnostic::at(
+                &rule::NAME_STYLE,
+                name.loc,
+                format!("display name is {len} characters long; keep it under 50"),
+            )
+            .label("too long"),
+        );
+    }
+}
+
+fn sentence_count(text: &str) -> usize {
+    let bytes: Vec<char> = text.trim().chars().collect();
+    let mut n = 0;
+    for (i, c) in bytes.iter().enumerate() {
+        if matches!(c, '.' | '!' | '?') {
+            let next = bytes.get(i + 1);
+            let after = bytes.get(i + 2);
+            if next.is_none()
+                || (next.is_some_and(|c| c.is_whitespace())
+                    && after.is_some_and(|c| c.is_uppercase()))
+            {
+                n += 1;
+            }
+        }
+    }
+    n.max(1)
+}
+
+fn check_description(cx: &mut Cx<'_>, d: &Spanned<String>) {
+    let n = sentence_count(&d.value);
+    if n > 3 {
+        cx.report(
+            Diagnostic::at(
+                &rule::DESCRIPTION_STYLE,
+                d.loc,
+                format!("description has {n} sentences; the format recommends one to three"),
+            )
+            .label("too long")
+            .help("move limitations and details into `notes`"),
+        );
+    }
+}
+
+fn check_category_format(cx: &mut Cx<'_>, c: &Spanned<String>) {
+    let ok = c.value.split('.').all(|seg| {
+        seg.chars().next().is_some_and(|ch| ch.is_ascii_lowercase())
+            && seg
+                .chars()
+                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-')
+    });
+    if !ok {
+        cx.report(
+            Diagnostic::at(
+                &rule::CATEGORY_FORMAT,
+                c.loc,
+                format!("category `{}` is not lowercase dot-separated", c.value),
+            )
+            .label("invalid category")
+            .help(format!("write it as `{}`", c.value.to_ascii_lowercase())),
+        );
+    }
+}
+
+fn read_side(
+    cx: &mut Cx<'_>,
+    root: &Node,
+    obj: &[Member],
+    key: &str,
+    side: Side,
+    definitions: &BTreeMap<String, &Node>,
+) -> Option<(Schema, BTreeSet<String>)> {
+    let node = cx.require(
+        root,
+        obj,
+        key,
+        "the tool definition",
+        if side == Side::Input {
+            "{} or an object of parameters"
+        } else {
+            "an object of output fields"
+        },
+    )?;
+    let what = format!("`{key}`");
+    let members = cx.object(node, &what)?;
+    let mut t = Translator {
+        cx,
+        side,
+        definitions: definitions.clone(),
+        locs: BTreeMap::new(),
+        refs: BTreeSet::new(),
+    };
+    t.locs.insert(String::new(), t.cx.loc(node.span));
+    t.locs.insert("/properties".to_owned(), t.cx.loc(node.span));
+    let mut ok = true;
+    let (properties, required) =
+        t.properties(members, "/properties", Position::TopLevel, &mut ok, key);
+    let mut schema = Map::new();
+    schema.insert("$schema".into(), json!(SCHEMA_DIALECT));
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        schema.insert("required".into(), json!(required));
+    }
+    if side == Side::Input {
+        schema.insert("additionalProperties".into(), json!(false));
+    }
+    // Translate the definitions this side uses (and those they use, transitively).
+    let mut defs = Map::new();
+    let mut pending: Vec<String> = t.refs.iter().cloned().collect();
+    let mut done = BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if !done.insert(name.clone()) {
+            continue;
+        }
+        let Some(def) = t.definitions.get(&name).copied() else {
+            continue;
+        };
+        let before: BTreeSet<String> = t.refs.clone();
+        let ptr = pointer_join("/$defs", &name);
+        if let Some((v, _)) = t.schema(def, &ptr, Position::Schema, &mut ok) {
+            defs.insert(name, v);
+        }
+        pending.extend(t.refs.difference(&before).cloned());
+    }
+    if !defs.is_empty() {
+        schema.insert("$defs".into(), Value::Object(defs));
+    }
+    // Translation is best-effort: a broken part has been reported and left out,
+    // so that the format-independent rules still run on the rest.
+    let _ = ok;
+    let used = t.refs;
+    let locs = t.locs;
+    Some((
+        Schema {
+            value: Value::Object(schema),
+            locs,
+        },
+        used,
+    ))
+}
+
+fn check_unused_definitions(
+    cx: &mut Cx<'_>,
+    definitions: &BTreeMap<String, &Node>,
+    input: &Option<(Schema, BTreeSet<String>)>,
+    output: &Option<(Schema, BTreeSet<String>)>,
+) {
+    let used: BTreeSet<&String> = [input, output]
+        .into_iter()
+        .flatten()
+        .flat_map(|(s, _)| {
+            s.value
+                .get("$defs")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|m| m.keys())
+        })
+        .collect();
+    let mut t = Translator {
+        cx,
+        side: Side::Output,
+        definitions: definitions.clone(),
+        locs: BTreeMap::new(),
+        refs: BTreeSet::new(),
+    };
+    let mut ok = true;
+    for (name, node) in definitions {
+        if !used.contains(name) {
+            t.schema(
+                node,
+                &pointer_join("/$defs", name),
+                Position::Schema,
+                &mut ok,
+            );
+        }
+    }
+}
+
+impl Translator<'_, '_> {
+    fn loc(&self, span: Span) -> Loc {
+        self.cx.loc(span)
+    }
+
+    fn properties(
+        &mut self,
+        members: &[Member],
+        ptr: &str,
+        position: Position,
+        ok: &mut bool,
+        parent: &str,
+    ) -> (Map<String, Value>, Vec<String>) {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for m in members {
+            let prop_ptr = pointer_join(ptr, &m.key);
+            if !is_identifier(&m.key) {
+                let kind = if position == Position::TopLevel && self.side == Side::Input {
+                    "parameter"
+                } else {
+                    "property"
+                };
+                let fixed: String = m
+                    .key
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                self.cx.report(
+                    Diagnostic::at(
+                        &rule::PROPERTY_NAME,
+                        self.loc(m.key_span),
+                        format!(
+                            "{kind} name `{}` in `{parent}` is not a valid identifier",
+                            m.key
+                        ),
+                    )
+                    .label("not an identifier")
+                    .help(format!(
+                        "use letters, digits and `_`, starting with a letter, e.g. `{}`",
+                        if fixed.starts_with(|c: char| c.is_ascii_digit()) || fixed.is_empty() {
+                            format!("p{fixed}")
+                        } else {
+                            fixed
+                        }
+                    )),
+                );
+            }
+            if let Some((schema, is_required)) = self.schema(&m.value, &prop_ptr, position, ok) {
+                if is_required {
+                    required.push(m.key.clone());
+                }
+                properties.insert(m.key.clone(), schema);
+            } else {
+                *ok = false;
+            }
+        }
+        required.sort();
+        (properties, required)
+    }
+
+    /// Translates one property schema; returns the JSON Schema and whether the
+    /// property is required in its parent object.
+    fn schema(
+        &mut self,
+        node: &Node,
+        ptr: &str,
+        position: Position,
+        ok: &mut bool,
+    ) -> Option<(Value, bool)> {
+        let what = match position {
+            Position::TopLevel if self.side == Side::Input => "a parameter",
+            Position::TopLevel => "an output field",
+            Position::Property => "a property",
+            Position::Schema => "a schema",
+        };
+        let Some(obj) = self.cx.object(node, &format!("{what} schema")) else {
+            *ok = false;
+            return None;
+        };
+        self.locs.insert(ptr.to_owned(), self.loc(node.span));
+        let mut allowed: Vec<&str> = PROPERTY_KEYS.to_vec();
+        if position == Position::Schema {
+            allowed.retain(|k| *k != "required");
+        }
+        self.cx
+            .check_keys(obj, &allowed, true, &format!("{what} schema"));
+        let get = |k: &str| obj.iter().find(|m| m.key == k);
+        let mut out = Map::new();
+
+        // required
+        let required = match get("required") {
+            Some(m) if position != Position::Schema => {
+                self.cx.boolean(&m.value, "`required`").unwrap_or(false)
+            }
+            _ => {
+                if position == Position::TopLevel && self.side == Side::Input {
+                    self.cx
+                        .require(node, obj, "required", "a parameter", "true or false");
+                    false
+                } else {
+                    true
+                }
+            }
+        };
+        if position == Position::TopLevel {
+            if let Some(d) =
+                self.cx
+                    .require(node, obj, "description", what, "a sentence describing it")
+            {
+                self.cx.string(d, "`description`", true);
+            }
+        }
+
+        // $ref
+        let reference = get("$ref");
+        if let Some(r) = reference {
+            let target = self.cx.string(&r.value, "`$ref`", true);
+            if let Some(target) = target {
+                let name = target.value.strip_prefix("#/definitions/");
+                match name {
+                    Some(n) if self.definitions.contains_key(n) => {
+                        out.insert("$ref".into(), json!(format!("#/$defs/{n}")));
+                        self.refs.insert(n.to_owned());
+                    }
+                    _ => {
+                        let names: Vec<&str> =
+                            self.definitions.keys().map(String::as_str).collect();
+                        let help = match name.and_then(|n| did_you_mean(n, names.iter().copied())) {
+                            Some(s) => format!("did you mean `#/definitions/{s}`?"),
+                            None if names.is_empty() => {
+                                "declare the shape under a top-level `definitions` object"
+                                    .to_owned()
+                            }
+                            None => format!("declared definitions: {}", list(&names)),
+                        };
+                        self.cx.report(
+                            Diagnostic::at(
+                                &rule::UNRESOLVED_REF,
+                                target.loc,
+                                format!("`$ref` `{}` does not name a definition", target.value),
+                            )
+                            .label("unresolved reference")
+                            .help(help),
+                        );
+                        *ok = false;
+                    }
+                }
+                self.locs.insert(pointer_join(ptr, "$ref"), target.loc);
+            } else {
+                *ok = false;
+            }
+            if let Some(t) = get("type") {
+                self.cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        self.loc(t.key_span),
+                        "`type` cannot be combined with `$ref`",
+                    )
+                    .label("the referenced definition has the type")
+                    .help("remove `type`"),
+                );
+            }
+        }
+
+        // type
+        let mut ty: Option<String> = None;
+        if reference.is_none() {
+            match get("type") {
+                None => {
+                    self.cx.require(node, obj, "type", what, "\"string\", \"integer\", \"number\", \"boolean\", \"array\", \"object\" or \"any\"");
+                    *ok = false;
+                }
+                Some(m) => match self.cx.string(&m.value, "`type`", true) {
+                    Some(t) if TYPES.contains(&t.value.as_str()) => {
+                        self.locs.insert(pointer_join(ptr, "type"), t.loc);
+                        ty = Some(t.value);
+                    }
+                    Some(t) => {
+                        let synonym = match t.value.to_ascii_lowercase().as_str() {
+                            "int" | "long" | "int32" | "int64" => Some("integer"),
+                            "bool" => Some("boolean"),
+                            "float" | "double" | "decimal" => Some("number"),
+                            "str" | "text" => Some("string"),
+                            "list" | "sequence" => Some("array"),
+                            "dict" | "map" | "dictionary" | "record" => Some("object"),
+                            "null" => None,
+                            other => TYPES.iter().copied().find(|x| *x == other),
+                        }
+                        .or_else(|| did_you_mean(&t.value, TYPES.iter().copied()));
+                        self.cx.report(
+                            Diagnostic::at(
+                                &rule::UNKNOWN_TYPE,
+                                t.loc,
+                                format!("unknown type `{}`", t.value),
+                            )
+                            .label("not a type of the format")
+                            .help(match synonym {
+                                Some(s) => format!("did you mean `{s}`?"),
+                                None => format!("use one of {}", list(TYPES)),
+                            }),
+                        );
+                        *ok = false;
+                    }
+                    None => *ok = false,
+                },
+            }
+        }
+        let nullable = get("nullable")
+            .and_then(|m| self.cx.boolean(&m.value, "`nullable`"))
+            .unwrap_or(false);
+        if let Some(t) = &ty {
+            if t != "any" {
+                out.insert(
+                    "type".into(),
+                    if nullable {
+                        json!([t, "null"])
+                    } else {
+                        json!(t)
+                    },
+                );
+            }
+        }
+
+        // Plain keywords, copied with their locations after a JSON-type check.
+        for m in obj {
+            let expected = match m.key.as_str() {
+                "description" | "title" | "pattern" | "format" => {
+                    Some(("a string", matches!(m.value.kind, NodeKind::String(_))))
+                }
+                "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" => {
+                    Some(("a number", matches!(m.value.kind, NodeKind::Number(_))))
+                }
+                "minLength" | "maxLength" | "minItems" | "maxItems" => Some((
+                    "a non-negative integer",
+                    matches!(&m.value.kind, NodeKind::Number(n) if n.is_u64()),
+                )),
+                "uniqueItems" | "deprecated" => {
+                    Some(("a boolean", matches!(m.value.kind, NodeKind::Bool(_))))
+                }
+                "enum" => Some(("an array", matches!(m.value.kind, NodeKind::Array(_)))),
+                "default" => Some(("any value", true)),
+                k if k.starts_with("x-") => Some(("any value", true)),
+                _ => None,
+            };
+            let Some((expected, matches)) = expected else {
+                continue;
+            };
+            if !matches {
+                self.cx
+                    .wrong_type(&m.value, &format!("`{}`", m.key), expected);
+                *ok = false;
+                continue;
+            }
+            if m.key == "default" && matches!(m.value.kind, NodeKind::Null) && !required {
+                // `"default": null` on an optional parameter means "no default" (as in the schema page's example).
+                continue;
+            }
+            let kptr = pointer_join(ptr, &m.key);
+            let mut sub = String::new();
+            m.value.walk(&mut sub, &mut |p, n| {
+                self.locs.insert(format!("{kptr}{p}"), self.cx.loc(n.span));
+            });
+            out.insert(m.key.clone(), m.value.to_json());
+        }
+        // The key itself is a better place to point at for "default" problems than nothing.
+        if let Some(m) = get("required") {
+            self.locs
+                .insert(format!("{ptr}/@required"), self.loc(m.value.span));
+        }
+
+        // items
+        if let Some(m) = get("items") {
+            let iptr = pointer_join(ptr, "items");
+            if let Some((v, _)) = self.schema(&m.value, &iptr, Position::Schema, ok) {
+                out.insert("items".into(), v);
+            }
+        }
+        // properties
+        let mut has_properties = false;
+        if let Some(m) = get("properties") {
+            if let Some(members) = self.cx.object(&m.value, "`properties`") {
+                has_properties = true;
+                let pptr = pointer_join(ptr, "properties");
+                self.locs.insert(pptr.clone(), self.loc(m.value.span));
+                let (props, req) =
+                    self.properties(members, &pptr, Position::Property, ok, "properties");
+                out.insert("properties".into(), Value::Object(props));
+                if !req.is_empty() {
+                    out.insert("required".into(), json!(req));
+                }
+            } else {
+                *ok = false;
+            }
+        }
+        // additionalProperties
+        let mut has_additional = false;
+        if let Some(m) = get("additionalProperties") {
+            has_additional = true;
+            let aptr = pointer_join(ptr, "additionalProperties");
+            match &m.value.kind {
+                NodeKind::Bool(b) => {
+                    self.locs.insert(aptr, self.loc(m.value.span));
+                    out.insert("additionalProperties".into(), json!(b));
+                }
+                _ => {
+                    if let Some((v, _)) = self.schema(&m.value, &aptr, Position::Schema, ok) {
+                        out.insert("additionalProperties".into(), v);
+                    }
+                }
+            }
+        }
+        if ty.as_deref() == Some("object") {
+            if !has_properties && !has_additional {
+                self.cx.report(
+                    Diagnostic::at(
+                        &rule::OBJECT_SHAPE,
+                        self.loc(node.span),
+                        "object declares neither `properties` nor `additionalProperties`; it is typed as a free-form object",
+                    )
+                    .label("shape unknown")
+                    .help("add `\"additionalProperties\": true` to say it is free-form, or declare its `properties`"),
+                );
+            } else if has_properties && !has_additional && self.side == Side::Input {
+                out.insert("additionalProperties".into(), json!(false));
+            }
+        }
+        Some((Value::Object(out), required))
+    }
+}
+
+fn read_examples(cx: &mut Cx<'_>, obj: &[Member]) -> Option<Vec<Example>> {
+    let Some(m) = obj.iter().find(|m| m.key == "examples") else {
+        return Some(Vec::new());
+    };
+    let NodeKind::Array(items) = &m.value.kind else {
+        cx.wrong_type(&m.value, "`examples`", "an array");
+        return None;
+    };
+    let mut out = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let Some(fields) = cx.object(item, "an example") else {
+            ok = false;
+            continue;
+        };
+        cx.check_keys(
+            fields,
+            &["description", "input", "output"],
+            false,
+            "an example",
+        );
+        let get = |k: &str| fields.iter().find(|m| m.key == k).map(|m| &m.value);
+        let description = get("description")
+            .and_then(|d| cx.string(d, "`description`", false))
+            .map(|s| s.value);
+        let input = match get("input") {
+            Some(n) if matches!(n.kind, NodeKind::Object(_)) => cx.located(n),
+            Some(n) => {
+                cx.wrong_type(n, "an example's `input`", "an object of arguments");
+                ok = false;
+                continue;
+            }
+            None => {
+                cx.require(
+                    item,
+                    fields,
+                    "input",
+                    "an example",
+                    "an object of arguments ({} for none)",
+                );
+                ok = false;
+                continue;
+            }
+        };
+        let output = match get("output") {
+            Some(n) if matches!(n.kind, NodeKind::Object(_)) => Some(cx.located(n)),
+            Some(n) => {
+                cx.wrong_type(n, "an example's `output`", "an object");
+                ok = false;
+                continue;
+            }
+            None => None,
+        };
+        out.push(Example {
+            description,
+            input,
+            output,
+            loc: cx.loc(item.span),
+        });
+    }
+    let n = out.len();
+    if ok && (n == 0 || n > 3) {
+        cx.report(
+            Diagnostic::at(
+                &rule::EXAMPLE_COUNT,
+                cx.loc(m.value.span),
+                format!("tool has {n} examples; the format asks for 1-3 representative ones"),
+            )
+            .label(if n == 0 {
+                "no examples"
+            } else {
+                "too many examples"
+            }),
+        );
+    }
+    // Broken examples have been reported and are left out; the rest are still checked.
+    let _ = ok;
+    Some(out)
+}
+
+/// Reports TG0403 for a tool without an `examples` field at all.
+pub fn missing_examples(cx: &mut Cx<'_>, root: &Node) {
+    if root.member("examples").is_none() && matches!(root.kind, NodeKind::Object(_)) {
+        let start = root.span.start as usize;
+        cx.report(
+            Diagnostic::at(
+                &rule::EXAMPLE_COUNT,
+                cx.loc(Span::new(start, start + 1)),
+                "tool has no examples; the format asks for 1-3 representative ones",
+            )
+            .label("no `examples`")
+            .help(
+                "add `\"examples\": [{\"description\": ..., \"input\": {...}, \"output\": {...}}]`",
+            ),
+        );
+    }
+}

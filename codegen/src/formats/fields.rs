@@ -1,0 +1,188 @@
+//! Helpers that format readers use to read spanned documents with located errors:
+//! expected types, required and unknown fields (with "did you mean").
+
+use std::collections::BTreeMap;
+
+use crate::diag::{Diagnostic, did_you_mean, rule};
+use crate::ir::{LocatedValue, Spanned};
+use crate::source::{FileId, Loc, Span};
+use crate::syntax::{JsonType, Member, Node, NodeKind};
+
+/// The reading context of one file: where diagnostics go.
+pub struct Cx<'a> {
+    pub file: FileId,
+    pub diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Cx<'_> {
+    pub fn loc(&self, span: Span) -> Loc {
+        Loc::new(self.file, span)
+    }
+
+    pub fn report(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    /// Reports `node` as having the wrong JSON type.
+    pub fn wrong_type(&mut self, node: &Node, what: &str, expected: &str) {
+        let found = node.json_type().article_name();
+        self.report(
+            Diagnostic::at(
+                &rule::WRONG_TYPE,
+                self.loc(node.span),
+                format!("{what} must be {expected}, found {found}"),
+            )
+            .label(format!("expected {expected}")),
+        );
+    }
+
+    /// The members of `node`, or a wrong-type error.
+    pub fn object<'n>(&mut self, node: &'n Node, what: &str) -> Option<&'n [Member]> {
+        match &node.kind {
+            NodeKind::Object(m) => Some(m),
+            _ => {
+                self.wrong_type(node, what, "an object");
+                None
+            }
+        }
+    }
+
+    /// Reports every key of `obj` that is not in `allowed` (keys starting with
+    /// `x-` are allowed when `allow_extensions`).
+    pub fn check_keys(
+        &mut self,
+        obj: &[Member],
+        allowed: &[&str],
+        allow_extensions: bool,
+        what: &str,
+    ) {
+        for m in obj {
+            if allowed.contains(&m.key.as_str()) || (allow_extensions && m.key.starts_with("x-")) {
+                continue;
+            }
+            let suggestion = did_you_mean(&m.key, allowed.iter().copied());
+            let help = match suggestion {
+                Some(s) => format!("did you mean `{s}`?"),
+                None if allow_extensions => format!(
+                    "{what} has the fields {}; prefix custom keys with `x-`",
+                    list(allowed)
+                ),
+                None => format!("{what} has the fields {}", list(allowed)),
+            };
+            self.report(
+                Diagnostic::at(
+                    &rule::UNKNOWN_FIELD,
+                    self.loc(m.key_span),
+                    format!("unknown field `{}` in {what}", m.key),
+                )
+                .label("unknown field")
+                .help(help),
+            );
+        }
+    }
+
+    /// A field that must be present (reports TG0101 at the object's opening).
+    pub fn require<'n>(
+        &mut self,
+        obj_node: &Node,
+        obj: &'n [Member],
+        key: &str,
+        what: &str,
+        holds: &str,
+    ) -> Option<&'n Node> {
+        let found = obj.iter().find(|m| m.key == key).map(|m| &m.value);
+        if found.is_none() {
+            let start = obj_node.span.start as usize;
+            self.report(
+                Diagnostic::at(
+                    &rule::MISSING_FIELD,
+                    self.loc(Span::new(start, start + 1)),
+                    format!("{what} is missing the required field `{key}`"),
+                )
+                .label(format!("`{key}` missing in this object"))
+                .help(format!("add `\"{key}\"`: {holds}")),
+            );
+        }
+        found
+    }
+
+    /// A string value; `non_empty` also rejects "" and whitespace (TG0102).
+    pub fn string(&mut self, node: &Node, what: &str, non_empty: bool) -> Option<Spanned<String>> {
+        match &node.kind {
+            NodeKind::String(s) => {
+                if non_empty && s.trim().is_empty() {
+                    self.report(
+                        Diagnostic::at(
+                            &rule::EMPTY_FIELD,
+                            self.loc(node.span),
+                            format!("{what} must not be empty"),
+                        )
+                        .label("empty"),
+                    );
+                    return None;
+                }
+                Some(Spanned::new(s.clone(), self.loc(node.span)))
+            }
+            _ => {
+                self.wrong_type(node, what, "a string");
+                None
+            }
+        }
+    }
+
+    pub fn boolean(&mut self, node: &Node, what: &str) -> Option<bool> {
+        match node.kind {
+            NodeKind::Bool(b) => Some(b),
+            _ => {
+                self.wrong_type(node, what, "a boolean (`true` or `false`)");
+                None
+            }
+        }
+    }
+
+    pub fn number(&mut self, node: &Node, what: &str) -> Option<f64> {
+        match &node.kind {
+            NodeKind::Number(n) => n.as_f64(),
+            _ => {
+                self.wrong_type(node, what, "a number");
+                None
+            }
+        }
+    }
+
+    /// A value with the locations of all its parts.
+    pub fn located(&self, node: &Node) -> LocatedValue {
+        let mut locs = BTreeMap::new();
+        node.walk(&mut String::new(), &mut |p, n| {
+            locs.insert(p.to_owned(), self.loc(n.span));
+        });
+        LocatedValue {
+            value: node.to_json(),
+            locs,
+        }
+    }
+}
+
+/// `a`, `b` and `c` — for messages.
+pub fn list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| format!("`{s}`")).collect();
+    match quoted.len() {
+        0 => String::new(),
+        1 => quoted[0].clone(),
+        n => format!("{} and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
+    }
+}
+
+/// Whether `s` is an identifier: ASCII letter or `_`, then letters, digits, `_`.
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The JSON type name of a node, for messages.
+pub fn type_of(node: &Node) -> JsonType {
+    node.json_type()
+}

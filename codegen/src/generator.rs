@@ -1,0 +1,172 @@
+//! The builder API: what the CLI, the xtask and `build.rs` scripts call.
+//!
+//! ```no_run
+//! // build.rs
+//! toolgen::Generator::new()
+//!     .input("tool-specs")
+//!     .out_dir(std::env::var("OUT_DIR").unwrap_or_default())
+//!     .generate()
+//!     .unwrap_or_else(|e| panic!("{e}"));
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::diag::{HumanRenderer, Severity};
+use crate::emit::{self, GeneratedFiles};
+use crate::ir::{Format, Project};
+use crate::load::{self, LoadOptions, Loaded};
+use crate::output::{self, CheckReport, OutputError, Prune, WriteReport};
+
+/// Configures and runs one generation.
+#[derive(Clone, Debug, Default)]
+pub struct Generator {
+    inputs: Vec<PathBuf>,
+    out_dir: Option<PathBuf>,
+    options: LoadOptions,
+    deny_warnings: bool,
+    prune: Prune,
+}
+
+/// Why a generation did not produce output.
+#[derive(Debug)]
+pub enum GenerateError {
+    /// The specs have errors (or warnings, with `deny_warnings`); nothing was written.
+    Invalid(Box<Loaded>),
+    /// Writing or reading the output directory failed.
+    Output(OutputError),
+    /// No output directory was configured.
+    NoOutDir,
+}
+
+impl fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GenerateError::Invalid(loaded) => {
+                let r = HumanRenderer {
+                    db: &loaded.db,
+                    color: false,
+                };
+                for d in loaded.diagnostics.iter() {
+                    write!(f, "{}", r.render(d))?;
+                }
+                write!(
+                    f,
+                    "toolgen: {} error(s), {} warning(s); nothing was generated",
+                    loaded.diagnostics.count(Severity::Error),
+                    loaded.diagnostics.count(Severity::Warning)
+                )
+            }
+            GenerateError::Output(e) => write!(f, "toolgen: cannot write output: {e}"),
+            GenerateError::NoOutDir => write!(f, "toolgen: no output directory configured"),
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}
+
+/// What a successful generation did.
+#[derive(Debug)]
+pub struct Generated {
+    pub loaded: Loaded,
+    pub files: GeneratedFiles,
+    pub report: WriteReport,
+}
+
+impl Generator {
+    pub fn new() -> Generator {
+        Generator::default()
+    }
+
+    /// Adds a spec file or a directory of spec files.
+    pub fn input(mut self, path: impl Into<PathBuf>) -> Self {
+        self.inputs.push(path.into());
+        self
+    }
+
+    pub fn inputs<I, P>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.inputs.extend(paths.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Reads every spec as `format` instead of detecting it.
+    pub fn format(mut self, format: Option<Format>) -> Self {
+        self.options.format = format;
+        self
+    }
+
+    pub fn max_file_size(mut self, bytes: u64) -> Self {
+        self.options.max_file_size = bytes;
+        self
+    }
+
+    /// Treats warnings as errors.
+    pub fn deny_warnings(mut self, yes: bool) -> Self {
+        self.deny_warnings = yes;
+        self
+    }
+
+    /// Which existing files in the output directory may be removed.
+    pub fn prune(mut self, prune: Prune) -> Self {
+        self.prune = prune;
+        self
+    }
+
+    /// Reads and validates the inputs.
+    pub fn load(&self) -> Loaded {
+        load::load(&self.inputs, &self.options)
+    }
+
+    /// Whether `loaded` may be generated from under this configuration.
+    pub fn accepts(&self, loaded: &Loaded) -> bool {
+        !loaded.diagnostics.has_errors()
+            && !(self.deny_warnings && loaded.diagnostics.count(Severity::Warning) > 0)
+    }
+
+    /// Runs every emitter over a project.
+    pub fn render(project: &Project) -> GeneratedFiles {
+        let mut files = GeneratedFiles::new();
+        for emitter in emit::all() {
+            emitter.emit(project, &mut files);
+        }
+        files
+    }
+
+    fn loaded_valid(&self) -> Result<(Loaded, GeneratedFiles, &Path), GenerateError> {
+        let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
+        let loaded = self.load();
+        if !self.accepts(&loaded) {
+            return Err(GenerateError::Invalid(Box::new(loaded)));
+        }
+        let files = Generator::render(&loaded.project);
+        Ok((loaded, files, out))
+    }
+
+    /// Loads, validates, generates and writes. Nothing is written when the
+    /// specs have errors.
+    pub fn generate(&self) -> Result<Generated, GenerateError> {
+        let (loaded, files, out) = self.loaded_valid()?;
+        let report = output::write(out, &files, self.prune).map_err(GenerateError::Output)?;
+        Ok(Generated {
+            loaded,
+            files,
+            report,
+        })
+    }
+
+    /// Like [`Generator::generate`], but only compares with the output directory.
+    pub fn check(&self) -> Result<(Loaded, CheckReport), GenerateError> {
+        let (loaded, files, out) = self.loaded_valid()?;
+        let report = output::check(out, &files, self.prune).map_err(GenerateError::Output)?;
+        Ok((loaded, report))
+    }
+}

@@ -1,0 +1,247 @@
+//! The normalized intermediate representation.
+//!
+//! Every input format is read into these types; every emitter reads only
+//! these types. Schemas are plain JSON Schema (2020-12) values, so emitters
+//! never see the dialect a format writes them in. Every field keeps the
+//! source location it was read from ([`Loc`]), and every schema keeps a map
+//! from JSON pointers inside it to locations in the spec file, so validation
+//! can point at the exact offending value.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::source::Loc;
+
+/// A value together with where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub loc: Loc,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(value: T, loc: Loc) -> Spanned<T> {
+        Spanned { value, loc }
+    }
+}
+
+/// The input formats toolgen knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    /// EditorMCP tool definition JSON (Unity Editor bridge).
+    EditorMcp,
+    /// RAVE tool YAML written by R packages.
+    Rave,
+    /// Standard MCP / ToolVault tool JSON with JSON Schema `inputSchema`.
+    Mcp,
+}
+
+impl Format {
+    pub const ALL: [Format; 3] = [Format::EditorMcp, Format::Rave, Format::Mcp];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::EditorMcp => "editormcp",
+            Format::Rave => "rave",
+            Format::Mcp => "mcp",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a tool may do to the system it works on, from least to most dangerous.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SafetyLevel {
+    /// Only reads; nothing can be modified.
+    ReadOnly,
+    /// Modifies data with guardrails (single object, undoable).
+    SafeWrite,
+    /// Can make irreversible changes; clients should ask for confirmation.
+    Destructive,
+}
+
+impl SafetyLevel {
+    pub const ALL: [SafetyLevel; 3] = [
+        SafetyLevel::ReadOnly,
+        SafetyLevel::SafeWrite,
+        SafetyLevel::Destructive,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SafetyLevel::ReadOnly => "read-only",
+            SafetyLevel::SafeWrite => "safe-write",
+            SafetyLevel::Destructive => "destructive",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SafetyLevel> {
+        SafetyLevel::ALL.into_iter().find(|l| l.as_str() == s)
+    }
+
+    /// The standard MCP tool annotation hints this level implies.
+    pub fn mcp_hints(self) -> (bool, bool) {
+        // (readOnlyHint, destructiveHint)
+        match self {
+            SafetyLevel::ReadOnly => (true, false),
+            SafetyLevel::SafeWrite => (false, false),
+            SafetyLevel::Destructive => (false, true),
+        }
+    }
+}
+
+impl fmt::Display for SafetyLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A category a tool set declares.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Category {
+    pub id: String,
+    pub description: Option<String>,
+}
+
+/// A tier a tool set declares; tiers are ordered from the lowest (free) up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tier {
+    pub id: String,
+    /// Display name (e.g. "Pro" for `tier2`).
+    pub title: Option<String>,
+}
+
+/// A JSON Schema plus the source location of its parts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Schema {
+    /// A self-contained JSON Schema (2020-12); local `$ref`s only.
+    pub value: Value,
+    /// JSON pointer inside `value` -> where that part was written.
+    pub locs: BTreeMap<String, Loc>,
+}
+
+impl Schema {
+    /// The location of the part at `pointer`, or of its nearest located ancestor.
+    pub fn locate(&self, pointer: &str) -> Option<Loc> {
+        locate(&self.locs, pointer)
+    }
+}
+
+/// Any JSON value (an example input, say) with the locations of its parts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LocatedValue {
+    pub value: Value,
+    pub locs: BTreeMap<String, Loc>,
+}
+
+impl LocatedValue {
+    pub fn locate(&self, pointer: &str) -> Option<Loc> {
+        locate(&self.locs, pointer)
+    }
+}
+
+fn locate(locs: &BTreeMap<String, Loc>, pointer: &str) -> Option<Loc> {
+    let mut p = pointer;
+    loop {
+        if let Some(l) = locs.get(p) {
+            return Some(*l);
+        }
+        if p.is_empty() {
+            return None;
+        }
+        p = p.rfind('/').map_or("", |i| &p[..i]);
+    }
+}
+
+/// One worked example of a tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Example {
+    pub description: Option<String>,
+    pub input: LocatedValue,
+    pub output: Option<LocatedValue>,
+    pub loc: Loc,
+}
+
+/// One tool, independent of the format it was written in.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    /// The canonical, stable identifier (`scene.hierarchy.dump`): the wire name.
+    pub id: Spanned<String>,
+    /// Human-readable display name.
+    pub name: Spanned<String>,
+    pub description: Spanned<String>,
+    pub category: Spanned<String>,
+    pub safety: Spanned<SafetyLevel>,
+    pub tier: Spanned<String>,
+    /// JSON Schema of the arguments object.
+    pub input: Schema,
+    /// JSON Schema of the result object.
+    pub output: Schema,
+    pub notes: Option<Spanned<String>>,
+    pub examples: Vec<Example>,
+    /// Time limit for one call, in seconds, when the spec sets one.
+    pub timeout_seconds: Option<Spanned<f64>>,
+    /// Extra information that has no field of its own (`x-*` keys, format specifics).
+    pub annotations: BTreeMap<String, Spanned<Value>>,
+    /// The whole definition (the file's root value).
+    pub loc: Loc,
+}
+
+/// A group of tools described by one manifest (or loose files of one format).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSet {
+    /// Lowercase identifier; the directory and module name of generated output.
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub version: Option<String>,
+    pub format: Format,
+    /// Namespace for emitters that need one (C#), e.g. `EditorMcp.Core`.
+    pub namespace: String,
+    pub categories: Vec<Category>,
+    pub tiers: Vec<Tier>,
+    pub safety_levels: Vec<SafetyLevel>,
+    /// Time limit for tools that set none, in seconds.
+    pub default_timeout_seconds: f64,
+    /// Where the manifest is; `None` for loose files that use the format's defaults.
+    pub manifest: Option<Loc>,
+    /// Tools sorted by id.
+    pub tools: Vec<Tool>,
+}
+
+impl ToolSet {
+    /// The position of a tier in the tool set's order (0 = lowest).
+    pub fn tier_rank(&self, tier: &str) -> Option<usize> {
+        self.tiers.iter().position(|t| t.id == tier)
+    }
+
+    /// The effective time limit of a tool, in seconds.
+    pub fn timeout_of(&self, tool: &Tool) -> f64 {
+        tool.timeout_seconds
+            .as_ref()
+            .map_or(self.default_timeout_seconds, |t| t.value)
+    }
+}
+
+/// Everything read in one run: tool sets sorted by name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Project {
+    pub tool_sets: Vec<ToolSet>,
+}
+
+impl Project {
+    pub fn tool_count(&self) -> usize {
+        self.tool_sets.iter().map(|s| s.tools.len()).sum()
+    }
+}

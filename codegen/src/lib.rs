@@ -1,0 +1,28 @@
+//! toolgen: a schema-first code generator for MCP tools.
+//!
+//! Spec files (EditorMCP JSON, RAVE YAML, MCP tool JSON) are read by format
+//! readers into one IR ([`ir`]), checked by [`validate`], and compiled by
+//! emitters ([`emit`]) into files. The pipeline, in order:
+//!
+//! ```text
+//! spec files -> syntax (spanned JSON/YAML) -> formats::* readers -> ir::Project
+//!            -> validate -> emit::* -> output::write (atomic, stale files removed)
+//! ```
+//!
+//! The library is the product; the `toolgen` binary and `cargo xtask gen` are
+//! thin layers over [`Generator`], which `build.rs` scripts can use too.
+
+pub mod diag;
+pub mod emit;
+pub mod formats;
+pub mod ir;
+pub mod load;
+pub mod manifest;
+pub mod output;
+pub mod source;
+pub mod syntax;
+pub mod validate;
+
+mod generator;
+
+pub use generator::{GenerateError, Generator};

@@ -1,0 +1,287 @@
+//! Tool-set manifests (`toolset.yaml`).
+//!
+//! A manifest sits in a directory of spec files and says what they are: the
+//! tool set's name, format, namespace, and the categories, tiers and safety
+//! levels its tools may use. Every spec file below the manifest's directory
+//! (down to the next manifest) belongs to its tool set.
+//!
+//! ```yaml
+//! name: editormcp            # lowercase identifier: output directory and module name
+//! title: EditorMCP Core
+//! version: 0.1.0
+//! format: editormcp          # editormcp | rave | mcp
+//! namespace: EditorMcp.Core  # used by emitters that need one (C#)
+//! defaultTimeoutSeconds: 30
+//! categories:
+//!   - id: scene
+//!     description: Scene and hierarchy operations
+//! tiers:                     # lowest first
+//!   - id: core
+//!     title: Core
+//! safetyLevels: [read-only, safe-write]
+//! ```
+
+use crate::diag::{Diagnostic, did_you_mean, rule};
+use crate::formats::{self, editormcp, fields::Cx, fields::list};
+use crate::ir::{Category, Format, SafetyLevel, Tier, ToolSet};
+use crate::syntax::{Node, NodeKind};
+
+/// File names recognised as manifests.
+pub const MANIFEST_NAMES: &[&str] = &["toolset.yaml", "toolset.yml"];
+
+const KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "version",
+    "format",
+    "namespace",
+    "defaultTimeoutSeconds",
+    "categories",
+    "tiers",
+    "safetyLevels",
+];
+
+/// Whether `s` is a valid tool-set name.
+pub fn is_valid_name(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next().is_some_and(|f| f.is_ascii_lowercase())
+        && c.all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+}
+
+fn is_valid_namespace(s: &str) -> bool {
+    !s.is_empty() && s.split('.').all(formats::fields::is_identifier)
+}
+
+/// Reads a manifest into a tool set without tools. Returns `None` if the
+/// manifest is unusable (the problems have been reported).
+pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
+    let obj = cx.object(root, "a tool-set manifest")?;
+    cx.check_keys(obj, KEYS, false, "a tool-set manifest");
+    let get = |k: &str| obj.iter().find(|m| m.key == k).map(|m| &m.value);
+
+    let format_node = cx.require(
+        root,
+        obj,
+        "format",
+        "the manifest",
+        "the format of the tool set's files: editormcp, rave or mcp",
+    )?;
+    let format_str = cx.string(format_node, "`format`", true)?;
+    let Some(format) = Format::parse(&format_str.value) else {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
+        cx.report(
+            Diagnostic::at(
+                &rule::INVALID_VALUE,
+                format_str.loc,
+                format!("unknown format `{}`", format_str.value),
+            )
+            .label("not a format")
+            .help(
+                match did_you_mean(&format_str.value, names.iter().copied()) {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!("use one of {}", list(&names)),
+                },
+            ),
+        );
+        return None;
+    };
+    let mut set = formats::default_tool_set(format);
+    set.manifest = Some(cx.loc(root.span));
+    let mut ok = true;
+
+    if let Some(n) = cx.require(
+        root,
+        obj,
+        "name",
+        "the manifest",
+        "a lowercase identifier, e.g. editormcp",
+    ) {
+        if let Some(name) = cx.string(n, "`name`", true) {
+            if is_valid_name(&name.value) {
+                set.name = name.value;
+            } else {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::TOOLSET_NAME,
+                        name.loc,
+                        format!(
+                            "tool set name `{}` is not a lowercase identifier",
+                            name.value
+                        ),
+                    )
+                    .label("invalid name")
+                    .help("use lowercase letters, digits and `_`, starting with a letter"),
+                );
+                ok = false;
+            }
+        } else {
+            ok = false;
+        }
+    } else {
+        ok = false;
+    }
+    for (key, slot) in [
+        ("title", &mut set.title),
+        ("description", &mut set.description),
+        ("version", &mut set.version),
+    ] {
+        if let Some(n) = get(key) {
+            match cx.string(n, &format!("`{key}`"), true) {
+                Some(s) => *slot = Some(s.value),
+                None => ok = false,
+            }
+        }
+    }
+    if let Some(n) = get("namespace") {
+        match cx.string(n, "`namespace`", true) {
+            Some(ns) if is_valid_namespace(&ns.value) => set.namespace = ns.value,
+            Some(ns) => {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::TOOLSET_NAME,
+                        ns.loc,
+                        format!(
+                            "namespace `{}` is not a dot-separated list of identifiers",
+                            ns.value
+                        ),
+                    )
+                    .label("invalid namespace")
+                    .help("e.g. `EditorMcp.Core`"),
+                );
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = get("defaultTimeoutSeconds") {
+        match cx.number(n, "`defaultTimeoutSeconds`") {
+            Some(v) if editormcp::check_timeout(cx, v, cx.loc(n.span)) => {
+                set.default_timeout_seconds = v
+            }
+            _ => ok = false,
+        }
+    }
+    if let Some(n) = get("categories") {
+        match id_list(cx, n, "`categories`", "description") {
+            Some(items) => {
+                set.categories = items
+                    .into_iter()
+                    .map(|(id, description)| Category { id, description })
+                    .collect();
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = get("tiers") {
+        match id_list(cx, n, "`tiers`", "title") {
+            Some(items) => {
+                set.tiers = items
+                    .into_iter()
+                    .map(|(id, title)| Tier { id, title })
+                    .collect()
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = get("safetyLevels") {
+        match safety_levels(cx, n) {
+            Some(levels) => set.safety_levels = levels,
+            None => ok = false,
+        }
+    }
+    ok.then_some(set)
+}
+
+/// A list of `id` strings or `{id, <extra>}` objects; duplicates are reported.
+fn id_list(
+    cx: &mut Cx<'_>,
+    node: &Node,
+    what: &str,
+    extra: &str,
+) -> Option<Vec<(String, Option<String>)>> {
+    let Some(items) = node.as_array() else {
+        cx.wrong_type(node, what, "a list");
+        return None;
+    };
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let entry = match &item.kind {
+            NodeKind::String(_) => cx
+                .string(item, &format!("an entry of {what}"), true)
+                .map(|s| (s, None)),
+            NodeKind::Object(fields) => {
+                cx.check_keys(
+                    fields,
+                    &["id", extra],
+                    false,
+                    &format!("an entry of {what}"),
+                );
+                let id = cx
+                    .require(item, fields, "id", &format!("an entry of {what}"), "its id")
+                    .and_then(|n| cx.string(n, "`id`", true));
+                let x = item
+                    .get(extra)
+                    .and_then(|n| cx.string(n, &format!("`{extra}`"), true))
+                    .map(|s| s.value);
+                id.map(|id| (id, x))
+            }
+            _ => {
+                cx.wrong_type(
+                    item,
+                    &format!("an entry of {what}"),
+                    "a string or an object with `id`",
+                );
+                None
+            }
+        };
+        let Some((id, x)) = entry else {
+            ok = false;
+            continue;
+        };
+        if out.iter().any(|(o, _)| *o == id.value) {
+            cx.report(
+                Diagnostic::at(
+                    &rule::INVALID_VALUE,
+                    id.loc,
+                    format!("`{}` is listed twice in {what}", id.value),
+                )
+                .label("duplicate entry"),
+            );
+            ok = false;
+            continue;
+        }
+        out.push((id.value, x));
+    }
+    ok.then_some(out)
+}
+
+fn safety_levels(cx: &mut Cx<'_>, node: &Node) -> Option<Vec<SafetyLevel>> {
+    let Some(items) = node.as_array() else {
+        cx.wrong_type(node, "`safetyLevels`", "a list");
+        return None;
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let s = cx.string(item, "an entry of `safetyLevels`", true)?;
+        match SafetyLevel::parse(&s.value) {
+            Some(l) if !out.contains(&l) => out.push(l),
+            Some(_) => {}
+            None => {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::UNKNOWN_SAFETY_LEVEL,
+                        s.loc,
+                        format!("unknown safety level `{}`", s.value),
+                    )
+                    .label("not a safety level")
+                    .help("use `read-only`, `safe-write` or `destructive`"),
+                );
+                return None;
+            }
+        }
+    }
+    out.sort();
+    Some(out)
+}

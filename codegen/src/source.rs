@@ -1,0 +1,197 @@
+//! Source files, byte spans and `line:column` locations.
+//!
+//! Every value toolgen reads keeps the byte range it came from, so that any
+//! diagnostic — from the parser, a format reader or a validation rule — can
+//! point at `path:line:column` of the offending value.
+
+use std::path::{Path, PathBuf};
+
+/// Index of a file in a [`SourceDb`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u32);
+
+/// A half-open byte range `start..end` in one file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: clamp_u32(start),
+            end: clamp_u32(end.max(start)),
+        }
+    }
+
+    /// An empty span at `offset`.
+    pub fn at(offset: usize) -> Span {
+        Span::new(offset, offset)
+    }
+}
+
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A span in a specific file: where a value of the IR came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Loc {
+    pub file: FileId,
+    pub span: Span,
+}
+
+impl Loc {
+    pub fn new(file: FileId, span: Span) -> Loc {
+        Loc { file, span }
+    }
+}
+
+/// A resolved, human-facing position (1-based line and column, column in characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// One file that was read: its path as the user gave it, and its text.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The path used in diagnostics (relative to the working directory where possible).
+    pub display: String,
+    pub path: PathBuf,
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    fn new(path: PathBuf, display: String, text: String) -> SourceFile {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile {
+            display,
+            path,
+            text,
+            line_starts,
+        }
+    }
+
+    /// The 1-based line and column of a byte offset (clamped to the text).
+    pub fn line_col(&self, offset: u32) -> LineCol {
+        let offset = (offset as usize).min(self.text.len());
+        let line_idx = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line_idx];
+        let column = self
+            .text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count())
+            + 1;
+        LineCol {
+            line: line_idx + 1,
+            column,
+        }
+    }
+
+    /// The text of a 1-based line, without its line terminator.
+    pub fn line_text(&self, line: usize) -> &str {
+        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(line)
+            .map_or(self.text.len(), |&next| next - 1);
+        self.text
+            .get(start..end)
+            .unwrap_or("")
+            .trim_end_matches('\r')
+    }
+
+    /// The byte offset of a (character-indexed) position, as YAML parsers report them.
+    pub fn char_index_to_byte(&self, char_index: usize) -> usize {
+        if self.text.is_ascii() {
+            return char_index.min(self.text.len());
+        }
+        self.text
+            .char_indices()
+            .nth(char_index)
+            .map_or(self.text.len(), |(i, _)| i)
+    }
+}
+
+/// All files read in one run.
+#[derive(Debug, Default)]
+pub struct SourceDb {
+    files: Vec<SourceFile>,
+}
+
+impl SourceDb {
+    pub fn new() -> SourceDb {
+        SourceDb::default()
+    }
+
+    /// Adds a file; `text` must already be valid UTF-8.
+    pub fn add(&mut self, path: &Path, text: String) -> FileId {
+        let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
+        self.files.push(SourceFile::new(
+            path.to_path_buf(),
+            display_path(path),
+            text,
+        ));
+        id
+    }
+
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn line_col(&self, loc: Loc) -> LineCol {
+        self.get(loc.file).line_col(loc.span.start)
+    }
+
+    /// `path:line:column` of a location.
+    pub fn describe(&self, loc: Loc) -> String {
+        let lc = self.line_col(loc);
+        format!("{}:{}:{}", self.get(loc.file).display, lc.line, lc.column)
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(u32::try_from(i).unwrap_or(u32::MAX)), f))
+    }
+}
+
+/// A path for messages: relative to the current directory when it is below it,
+/// always with `/` separators so that output is identical on every platform.
+pub fn display_path(path: &Path) -> String {
+    let rel = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf());
+    let s = rel.to_string_lossy().replace('\\', "/");
+    s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_from_one() {
+        let mut db = SourceDb::new();
+        let id = db.add(Path::new("a.json"), "{\n  \"é\": 1\n}".to_owned());
+        let f = db.get(id);
+        assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
+        // the `1` after `"é": ` is byte 10, character column 8
+        let off = f.text.find('1').map(|i| i as u32).unwrap_or(0);
+        assert_eq!(f.line_col(off), LineCol { line: 2, column: 8 });
+        assert_eq!(f.line_text(2), "  \"é\": 1");
+        assert_eq!(f.line_text(9), "");
+    }
+}

@@ -1,0 +1,581 @@
+//! Format-independent validation of the IR.
+//!
+//! These rules hold for every input format: tool-set membership (categories,
+//! tiers, safety levels), id uniqueness and path safety, schema sanity
+//! (defaults, enums, ranges, items, required), and examples checked against
+//! the schemas with a real JSON Schema validator.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::diag::{Diagnostic, Diagnostics, did_you_mean, rule};
+use crate::formats::fields::list;
+use crate::ir::{LocatedValue, Project, Schema, Tool, ToolSet};
+use crate::syntax::pointer_join;
+
+/// Runs every IR-level rule over `project`.
+pub fn validate(project: &Project, diags: &mut Diagnostics) {
+    for set in &project.tool_sets {
+        check_ids(set, diags);
+        for tool in &set.tools {
+            check_membership(set, tool, diags);
+            check_schema(&tool.input, diags);
+            check_schema(&tool.output, diags);
+            check_examples(tool, diags);
+        }
+    }
+}
+
+/// Why `id` is not safe to use as a file name, if it is not.
+pub fn path_problem(id: &str) -> Option<&'static str> {
+    const RESERVED: &[&str] = &[
+        "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8",
+        "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+    ];
+    if id.contains('/') || id.contains('\\') {
+        return Some("contains a path separator");
+    }
+    if id.contains("..") {
+        return Some("contains `..`");
+    }
+    if id.starts_with('.') {
+        return Some("starts with a dot (a hidden file, or a relative path)");
+    }
+    if id.chars().any(char::is_control) {
+        return Some("contains a control character");
+    }
+    if id.len() >= 2 && id.as_bytes()[1] == b':' {
+        return Some("starts with a drive prefix");
+    }
+    if id
+        .chars()
+        .any(|c| matches!(c, '<' | '>' | ':' | '"' | '|' | '?' | '*'))
+    {
+        return Some("contains a character that is not allowed in Windows file names");
+    }
+    let stem = id.split('.').next().unwrap_or(id).to_ascii_lowercase();
+    if RESERVED.contains(&stem.as_str()) {
+        return Some("starts with a reserved Windows device name");
+    }
+    if id.len() > 200 {
+        return Some("is longer than 200 bytes");
+    }
+    None
+}
+
+fn check_ids(set: &ToolSet, diags: &mut Diagnostics) {
+    let mut seen: BTreeMap<String, &Tool> = BTreeMap::new();
+    for tool in &set.tools {
+        let id = &tool.id.value;
+        if let Some(problem) = path_problem(id) {
+            diags.push(
+                Diagnostic::at(
+                    &rule::ID_PATH_UNSAFE,
+                    tool.id.loc,
+                    format!("tool id `{id}` {problem}"),
+                )
+                .label("unsafe as a file name")
+                .help("tool ids become file names of generated files; use dot-separated words"),
+            );
+        }
+        let folded = id.to_lowercase();
+        match seen.get(&folded) {
+            Some(first) => {
+                let same = first.id.value == *id;
+                let message = if same {
+                    format!("tool id `{id}` is defined twice in tool set `{}`", set.name)
+                } else {
+                    format!(
+                        "tool ids `{}` and `{id}` differ only in letter case",
+                        first.id.value
+                    )
+                };
+                diags.push(
+                    Diagnostic::at(&rule::DUPLICATE_ID, tool.id.loc, message)
+                        .label(if same {
+                            "duplicate id"
+                        } else {
+                            "collides with another id"
+                        })
+                        .secondary(first.id.loc, "first defined here")
+                        .help("tool ids must be unique in a tool set; rename one of the tools"),
+                );
+            }
+            None => {
+                seen.insert(folded, tool);
+            }
+        }
+    }
+}
+
+fn check_membership(set: &ToolSet, tool: &Tool, diags: &mut Diagnostics) {
+    let cat = &tool.category.value;
+    if !set.categories.iter().any(|c| c.id == *cat) {
+        let ids: Vec<&str> = set.categories.iter().map(|c| c.id.as_str()).collect();
+        let where_ = if set.manifest.is_some() {
+            "its toolset.yaml"
+        } else {
+            "the format's standard categories"
+        };
+        diags.push(
+            Diagnostic::at(
+                &rule::UNKNOWN_CATEGORY,
+                tool.category.loc,
+                format!(
+                    "category `{cat}` is not declared by tool set `{}`",
+                    set.name
+                ),
+            )
+            .label("unknown category")
+            .help(match did_you_mean(cat, ids.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!(
+                    "categories of {where_}: {}; add new ones to the manifest's `categories`",
+                    list(&ids)
+                ),
+            }),
+        );
+    }
+    let level = tool.safety.value;
+    if !set.safety_levels.contains(&level) {
+        let allowed: Vec<&str> = set.safety_levels.iter().map(|l| l.as_str()).collect();
+        diags.push(
+            Diagnostic::at(
+                &rule::SAFETY_NOT_ALLOWED,
+                tool.safety.loc,
+                format!(
+                    "safety level `{level}` is not allowed in tool set `{}`",
+                    set.name
+                ),
+            )
+            .label("not allowed here")
+            .help(format!(
+                "this tool set allows {}; change the tool or the manifest's `safetyLevels`",
+                list(&allowed)
+            )),
+        );
+    }
+    let tier = &tool.tier.value;
+    if set.tier_rank(tier).is_none() {
+        let ids: Vec<&str> = set.tiers.iter().map(|t| t.id.as_str()).collect();
+        let by_title = set.tiers.iter().find(|t| {
+            t.title
+                .as_deref()
+                .is_some_and(|x| x.eq_ignore_ascii_case(tier))
+        });
+        let help = match by_title {
+            Some(t) => format!(
+                "`{tier}` is the display title of tier `{}`; write the id",
+                t.id
+            ),
+            None => match did_you_mean(tier, ids.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!("tiers of this tool set: {}", list(&ids)),
+            },
+        };
+        diags.push(
+            Diagnostic::at(
+                &rule::UNKNOWN_TIER,
+                tool.tier.loc,
+                format!("tier `{tier}` is not declared by tool set `{}`", set.name),
+            )
+            .label("unknown tier")
+            .help(help),
+        );
+    }
+}
+
+fn types_of(schema: &serde_json::Map<String, Value>) -> BTreeSet<&str> {
+    match schema.get("type") {
+        Some(Value::String(s)) => [s.as_str()].into_iter().collect(),
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// Whether `v` is a value of JSON Schema type `ty`. Integers must be written
+/// without a fractional part (`5`, not `5.0`).
+pub fn value_has_type(v: &Value, ty: &str) -> bool {
+    match ty {
+        "string" => v.is_string(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "number" => v.is_number(),
+        "boolean" => v.is_boolean(),
+        "array" => v.is_array(),
+        "object" => v.is_object(),
+        "null" => v.is_null(),
+        _ => true,
+    }
+}
+
+fn type_phrase(types: &BTreeSet<&str>) -> String {
+    let v: Vec<&str> = types.iter().copied().collect();
+    v.join(" or ")
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}
+
+fn check_schema(schema: &Schema, diags: &mut Diagnostics) {
+    walk_schema(&schema.value, "", &mut |ptr, obj| {
+        check_subschema(schema, ptr, obj, diags)
+    });
+}
+
+/// Calls `f` for every subschema object of `v` (properties, items, $defs, combinators).
+pub fn walk_schema(
+    v: &Value,
+    ptr: &str,
+    f: &mut impl FnMut(&str, &serde_json::Map<String, Value>),
+) {
+    let Some(obj) = v.as_object() else { return };
+    f(ptr, obj);
+    for key in ["properties", "$defs", "definitions", "patternProperties"] {
+        if let Some(Value::Object(m)) = obj.get(key) {
+            for (name, sub) in m {
+                walk_schema(sub, &pointer_join(&pointer_join(ptr, key), name), f);
+            }
+        }
+    }
+    for key in [
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+    ] {
+        if let Some(sub) = obj.get(key) {
+            walk_schema(sub, &pointer_join(ptr, key), f);
+        }
+    }
+    for key in ["allOf", "anyOf", "oneOf", "prefixItems"] {
+        if let Some(Value::Array(a)) = obj.get(key) {
+            for (i, sub) in a.iter().enumerate() {
+                walk_schema(
+                    sub,
+                    &pointer_join(&pointer_join(ptr, key), &i.to_string()),
+                    f,
+                );
+            }
+        }
+    }
+}
+
+fn check_subschema(
+    schema: &Schema,
+    ptr: &str,
+    obj: &serde_json::Map<String, Value>,
+    diags: &mut Diagnostics,
+) {
+    let at = |p: &str| schema.locate(p);
+    let types = types_of(obj);
+    let fits = |v: &Value| types.is_empty() || types.iter().any(|t| value_has_type(v, t));
+
+    // default vs type
+    if let Some(default) = obj.get("default") {
+        if !fits(default) {
+            let hint = if types.contains("integer")
+                && default.is_f64()
+                && default.as_f64().is_some_and(|f| f.fract() == 0.0)
+            {
+                format!(
+                    "write `{}` without the decimal point",
+                    default.as_f64().unwrap_or(0.0) as i64
+                )
+            } else {
+                format!(
+                    "use a value of type `{}`, or change the declared type",
+                    type_phrase(&types)
+                )
+            };
+            diags.push(
+                Diagnostic::new(
+                    &rule::DEFAULT_TYPE,
+                    at(&pointer_join(ptr, "default")),
+                    format!(
+                        "default `{}` is not of the declared type `{}`",
+                        short(default),
+                        type_phrase(&types)
+                    ),
+                )
+                .label("wrong type")
+                .help(hint),
+            );
+        }
+    }
+    // enum
+    if let Some(e) = obj.get("enum") {
+        match e.as_array() {
+            Some(values) if values.is_empty() => diags.push(
+                Diagnostic::new(
+                    &rule::ENUM_TYPE,
+                    at(&pointer_join(ptr, "enum")),
+                    "`enum` is empty: no value would be accepted",
+                )
+                .label("empty enum")
+                .help("list the allowed values, or remove `enum`"),
+            ),
+            Some(values) => {
+                for (i, v) in values.iter().enumerate() {
+                    let vptr = format!("{}/{i}", pointer_join(ptr, "enum"));
+                    if !fits(v) {
+                        diags.push(
+                            Diagnostic::new(
+                                &rule::ENUM_TYPE,
+                                at(&vptr),
+                                format!(
+                                    "enum value `{}` is not of the declared type `{}`",
+                                    short(v),
+                                    type_phrase(&types)
+                                ),
+                            )
+                            .label("wrong type"),
+                        );
+                    }
+                    if values[..i].contains(v) {
+                        diags.push(
+                            Diagnostic::new(
+                                &rule::ENUM_TYPE,
+                                at(&vptr),
+                                format!("enum value `{}` is listed twice", short(v)),
+                            )
+                            .label("duplicate value")
+                            .help("remove the repeated value"),
+                        );
+                    }
+                }
+                if let Some(default) = obj.get("default") {
+                    if !values.contains(default) {
+                        let shown: Vec<String> = values.iter().map(short).collect();
+                        let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
+                        diags.push(
+                            Diagnostic::new(
+                                &rule::DEFAULT_NOT_IN_ENUM,
+                                at(&pointer_join(ptr, "default")),
+                                format!(
+                                    "default `{}` is not one of the enum values",
+                                    short(default)
+                                ),
+                            )
+                            .label("not in `enum`")
+                            .help(format!("use one of {}", list(&shown))),
+                        );
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+    // ranges
+    for (lo, hi) in [
+        ("minimum", "maximum"),
+        ("exclusiveMinimum", "exclusiveMaximum"),
+        ("minimum", "exclusiveMaximum"),
+        ("exclusiveMinimum", "maximum"),
+        ("minLength", "maxLength"),
+        ("minItems", "maxItems"),
+        ("minProperties", "maxProperties"),
+    ] {
+        let (Some(l), Some(h)) = (
+            obj.get(lo).and_then(Value::as_f64),
+            obj.get(hi).and_then(Value::as_f64),
+        ) else {
+            continue;
+        };
+        let strict = lo.starts_with("exclusive") || hi.starts_with("exclusive");
+        if l > h || (strict && l >= h) {
+            let mut d = Diagnostic::new(
+                &rule::RANGE_INVERTED,
+                at(&pointer_join(ptr, lo)),
+                format!(
+                    "`{lo}` ({l}) is {} `{hi}` ({h}): no value can satisfy both",
+                    if l > h { "greater than" } else { "equal to" }
+                ),
+            )
+            .label("lower bound")
+            .help(format!("swap the bounds, or fix one of them"));
+            if let Some(hl) = at(&pointer_join(ptr, hi)) {
+                d = d.secondary(hl, "upper bound");
+            }
+            diags.push(d);
+        }
+    }
+    // arrays need items
+    if types.contains("array") && !obj.contains_key("items") && !obj.contains_key("prefixItems") {
+        diags.push(
+            Diagnostic::new(
+                &rule::ARRAY_ITEMS,
+                at(ptr),
+                "array does not declare the type of its items",
+            )
+            .label("`items` missing")
+            .help("add `\"items\": {\"type\": \"string\"}` (or the item type it holds)"),
+        );
+    }
+    // constraints that do not apply to the type
+    if !types.is_empty() {
+        let groups: [(&[&str], &[&str], &str); 3] = [
+            (
+                &[
+                    "minimum",
+                    "maximum",
+                    "exclusiveMinimum",
+                    "exclusiveMaximum",
+                    "multipleOf",
+                ],
+                &["integer", "number"],
+                "numbers",
+            ),
+            (
+                &["minLength", "maxLength", "pattern"],
+                &["string"],
+                "strings",
+            ),
+            (
+                &["minItems", "maxItems", "uniqueItems"],
+                &["array"],
+                "arrays",
+            ),
+        ];
+        for (keys, applies_to, noun) in groups {
+            if applies_to.iter().any(|t| types.contains(t)) {
+                continue;
+            }
+            for k in keys.iter().filter(|k| obj.contains_key(**k)) {
+                diags.push(
+                    Diagnostic::new(
+                        &rule::CONSTRAINT_TYPE,
+                        at(&pointer_join(ptr, k)),
+                        format!(
+                            "`{k}` only applies to {noun}, but the type is `{}`",
+                            type_phrase(&types)
+                        ),
+                    )
+                    .label("ignored by validators")
+                    .help(format!("remove `{k}`, or change the type")),
+                );
+            }
+        }
+    }
+    // required
+    if let Some(Value::Array(required)) = obj.get("required") {
+        let props = obj.get("properties").and_then(Value::as_object);
+        for name in required.iter().filter_map(Value::as_str) {
+            match props.map(|p| p.get(name)) {
+                Some(None) => {
+                    let names: Vec<&str> = props
+                        .map(|p| p.keys().map(String::as_str).collect())
+                        .unwrap_or_default();
+                    diags.push(
+                        Diagnostic::new(
+                            &rule::UNKNOWN_REQUIRED,
+                            at(&pointer_join(ptr, "required")),
+                            format!("`required` names `{name}`, which is not a declared property"),
+                        )
+                        .label("unknown property")
+                        .maybe_help(
+                            did_you_mean(name, names.iter().copied())
+                                .map(|s| format!("did you mean `{s}`?")),
+                        ),
+                    );
+                }
+                Some(Some(p)) if p.get("default").is_some() => {
+                    let pp = pointer_join(&pointer_join(ptr, "properties"), name);
+                    let mut d = Diagnostic::new(
+                        &rule::REQUIRED_WITH_DEFAULT,
+                        at(&pointer_join(&pp, "default")),
+                        format!("`{name}` is required but has a default value"),
+                    )
+                    .label("default of a required parameter")
+                    .help("remove the default, or make the parameter optional");
+                    if let Some(r) = schema.locs.get(&format!("{pp}/@required")) {
+                        d = d.secondary(*r, "declared required here");
+                    }
+                    diags.push(d);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn compile(schema: &Schema, diags: &mut Diagnostics) -> Option<jsonschema::Validator> {
+    match jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&schema.value)
+    {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let ptr = e.instance_path().as_str().to_owned();
+            diags.push(
+                Diagnostic::new(
+                    &rule::INVALID_SCHEMA,
+                    schema.locate(&ptr),
+                    format!("invalid schema: {e}"),
+                )
+                .label("rejected by the JSON Schema validator"),
+            );
+            None
+        }
+    }
+}
+
+fn check_examples(tool: &Tool, diags: &mut Diagnostics) {
+    let input = compile(&tool.input, diags);
+    let output = compile(&tool.output, diags);
+    for (i, ex) in tool.examples.iter().enumerate() {
+        let n = i + 1;
+        if let Some(v) = &input {
+            report_instance(
+                v,
+                &ex.input,
+                &rule::EXAMPLE_INPUT,
+                &format!("example {n} input"),
+                diags,
+            );
+        }
+        if let (Some(v), Some(out)) = (&output, &ex.output) {
+            report_instance(
+                v,
+                out,
+                &rule::EXAMPLE_OUTPUT,
+                &format!("example {n} output"),
+                diags,
+            );
+        }
+    }
+}
+
+fn report_instance(
+    validator: &jsonschema::Validator,
+    instance: &LocatedValue,
+    rule: &'static crate::diag::Rule,
+    what: &str,
+    diags: &mut Diagnostics,
+) {
+    for e in validator.iter_errors(&instance.value) {
+        let ptr = e.instance_path().as_str().to_owned();
+        let place = if ptr.is_empty() {
+            String::new()
+        } else {
+            format!(" at `{ptr}`")
+        };
+        diags.push(
+            Diagnostic::new(
+                rule,
+                instance.locate(&ptr),
+                format!("{what}{place} does not match the schema: {e}"),
+            )
+            .label("does not match the schema"),
+        );
+    }
+}
