@@ -1,1 +1,153 @@
-fn main() {}
+//! Project automation: `cargo xtask <command>`.
+//!
+//! - `gen [--check]`: regenerate `generated/` (and docs/rules.md) from `tool-specs/`;
+//!   with `--check`, write nothing and fail naming every stale, missing or extra file.
+//! - `bench [--sizes 1000,10000] [--runs 3]`: the end-to-end generator benchmark.
+//! - `test`: the whole test suite, as CI runs it (installs what it needs).
+
+mod bench;
+mod synth;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use toolgen::emit::GeneratedFiles;
+use toolgen::output::{self, Prune};
+use toolgen::{GenerateError, Generator};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("gen") => generate(rest.contains(&"--check")),
+        Some("bench") => bench::run(&root(), &rest),
+        Some("test") => test(),
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  test            the whole test suite, as CI runs it"
+            );
+            Err("unknown command".to_owned())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The generator configuration for this repository.
+pub fn repo_generator(root: &Path) -> Generator {
+    Generator::new()
+        .input(root.join("tool-specs"))
+        .out_dir(root.join("generated"))
+        .prune(Prune::All)
+}
+
+/// Files outside `generated/` that are generated too.
+fn extra_files() -> GeneratedFiles {
+    let mut files = GeneratedFiles::new();
+    files.add("rules.md", toolgen::diag::rules_markdown());
+    files
+}
+
+fn generate(check: bool) -> Result<(), String> {
+    let root = root();
+    let g = repo_generator(&root);
+    let docs = root.join("docs");
+    if check {
+        let (_, report) = g.check().map_err(describe)?;
+        let mut problems = Vec::new();
+        for (kind, list) in [
+            ("stale", &report.stale),
+            ("missing", &report.missing),
+            ("extra", &report.extra),
+        ] {
+            problems.extend(list.iter().map(|p| format!("{kind}: generated/{p}")));
+        }
+        for (rel, contents) in extra_files().iter() {
+            if std::fs::read(docs.join(rel)).ok().as_deref() != Some(contents) {
+                problems.push(format!("stale: docs/{rel}"));
+            }
+        }
+        if problems.is_empty() {
+            eprintln!("generated/ is up to date");
+            return Ok(());
+        }
+        for p in &problems {
+            eprintln!("{p}");
+        }
+        return Err(format!(
+            "{} generated file(s) out of date; run `cargo xtask gen`",
+            problems.len()
+        ));
+    }
+    let done = g.generate().map_err(describe)?;
+    for (rel, contents) in extra_files().iter() {
+        let path = docs.join(rel);
+        if std::fs::read(&path).ok().as_deref() != Some(contents) {
+            output::write_atomic(&path, contents).map_err(|e| e.to_string())?;
+            eprintln!("wrote docs/{rel}");
+        }
+    }
+    eprintln!(
+        "generated {} tools in {} tool set(s): {} file(s) written, {} unchanged, {} removed",
+        done.loaded.project.tool_count(),
+        done.loaded.project.tool_sets.len(),
+        done.report.written.len(),
+        done.report.unchanged,
+        done.report.removed.len()
+    );
+    Ok(())
+}
+
+fn describe(e: GenerateError) -> String {
+    e.to_string()
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+}
+
+fn step(name: &str, cmd: &mut Command) -> Result<(), String> {
+    eprintln!("==> {name}");
+    let status = cmd
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("{name}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{name} failed ({status})"))
+    }
+}
+
+fn test() -> Result<(), String> {
+    step(
+        "cargo fmt --check",
+        cargo().args(["fmt", "--all", "--check"]),
+    )?;
+    step(
+        "cargo clippy",
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    step("cargo test", cargo().args(["test", "--workspace"]))?;
+    eprintln!("==> cargo xtask gen --check");
+    generate(true)
+}
