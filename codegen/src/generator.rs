@@ -128,8 +128,8 @@ impl Generator {
 
     /// Whether `loaded` may be generated from under this configuration.
     pub fn accepts(&self, loaded: &Loaded) -> bool {
-        !loaded.diagnostics.has_errors()
-            && !(self.deny_warnings && loaded.diagnostics.count(Severity::Warning) > 0)
+        let warnings_fail = self.deny_warnings && loaded.diagnostics.count(Severity::Warning) > 0;
+        !loaded.diagnostics.has_errors() && !warnings_fail
     }
 
     /// Runs every emitter over a project.

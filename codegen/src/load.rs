@@ -81,7 +81,8 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     loaded.spec_files = specs.len();
 
     // 2. Manifests -> tool-set shells.
-    let mut sets: BTreeMap<SetKey, (ToolSet, bool)> = BTreeMap::new();
+    // Tool set, whether it has a manifest, and how many spec files belong to it.
+    let mut sets: BTreeMap<SetKey, (ToolSet, bool, usize)> = BTreeMap::new();
     for m in &manifests {
         let Some((file, root)) = read_and_parse(&mut loaded.db, m, true, options, &mut diags)
         else {
@@ -93,7 +94,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
             diags: &mut diags,
         };
         if let Some(set) = manifest::read(&mut cx, &root) {
-            sets.insert(SetKey::Manifest(m.clone()), (set, true));
+            sets.insert(SetKey::Manifest(m.clone()), (set, true, 0));
         }
     }
 
@@ -102,7 +103,13 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
         let manifest_format = owner
             .as_ref()
             .and_then(|o| sets.get(&SetKey::Manifest(o.clone())))
-            .map(|(s, _)| s.format);
+            .map(|(s, _, _)| s.format);
+        if let Some((_, _, files)) = owner
+            .as_ref()
+            .and_then(|o| sets.get_mut(&SetKey::Manifest(o.clone())))
+        {
+            *files += 1;
+        }
         let is_yaml = is_yaml_path(&spec);
         let Some((file, root)) =
             read_and_parse(&mut loaded.db, &spec, is_yaml, options, &mut diags)
@@ -150,16 +157,16 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
         };
         let entry = sets
             .entry(key)
-            .or_insert_with(|| (formats::default_tool_set(format), false));
+            .or_insert_with(|| (formats::default_tool_set(format), false, 0));
         entry.0.tools.extend(tool);
     }
 
     // 4. Assemble the project: tools by id, tool sets by name.
     let mut tool_sets: Vec<ToolSet> = Vec::new();
-    for (_, (mut set, from_manifest)) in sets {
+    for (_, (mut set, from_manifest, files)) in sets {
         set.tools
             .sort_by(|a, b| a.id.value.cmp(&b.id.value).then(a.loc.cmp(&b.loc)));
-        if from_manifest && set.tools.is_empty() {
+        if from_manifest && files == 0 {
             if let Some(loc) = set.manifest {
                 diags.push(
                     Diagnostic::at(

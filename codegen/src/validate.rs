@@ -66,7 +66,10 @@ pub fn path_problem(id: &str) -> Option<&'static str> {
 
 fn check_ids(set: &ToolSet, diags: &mut Diagnostics) {
     let mut seen: BTreeMap<String, &Tool> = BTreeMap::new();
-    for tool in &set.tools {
+    // In file order, so that the later definition is the one reported.
+    let mut tools: Vec<&Tool> = set.tools.iter().collect();
+    tools.sort_by_key(|t| t.loc);
+    for tool in tools {
         let id = &tool.id.value;
         if let Some(problem) = path_problem(id) {
             diags.push(
@@ -402,7 +405,7 @@ fn check_subschema(
                 ),
             )
             .label("lower bound")
-            .help(format!("swap the bounds, or fix one of them"));
+            .help("swap the bounds, or fix one of them");
             if let Some(hl) = at(&pointer_join(ptr, hi)) {
                 d = d.secondary(hl, "upper bound");
             }
@@ -577,5 +580,64 @@ fn report_instance(
             )
             .label("does not match the schema"),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{FileId, Loc, Span};
+    use serde_json::json;
+
+    fn schema(value: Value) -> Schema {
+        let mut locs = std::collections::BTreeMap::new();
+        locs.insert(String::new(), Loc::new(FileId(0), Span::new(0, 1)));
+        locs.insert("/required".to_owned(), Loc::new(FileId(0), Span::new(5, 9)));
+        Schema { value, locs }
+    }
+
+    fn codes(s: &Schema) -> Vec<(&'static str, Option<Span>)> {
+        let mut d = Diagnostics::new();
+        check_schema(s, &mut d);
+        d.iter()
+            .map(|d| (d.rule.code, d.loc.map(|l| l.span)))
+            .collect()
+    }
+
+    #[test]
+    fn required_must_name_declared_properties() {
+        let s = schema(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}),
+        );
+        assert_eq!(codes(&s), vec![("TG0313", Some(Span::new(5, 9)))]);
+    }
+
+    #[test]
+    fn nested_and_combinator_schemas_are_checked() {
+        let s = schema(json!({
+            "type": "object",
+            "$defs": {"X": {"type": "integer", "default": "no"}},
+            "properties": {"a": {"anyOf": [{"type": "array"}, {"type": "string", "minimum": 1}]}}
+        }));
+        let mut got: Vec<&str> = codes(&s).into_iter().map(|(c, _)| c).collect();
+        got.sort_unstable();
+        assert_eq!(got, vec!["TG0304", "TG0308", "TG0311"]);
+    }
+
+    #[test]
+    fn unsafe_ids() {
+        for id in [
+            "a/b", "..", "x..y", ".hidden", "c:x", "con", "nul.tool", "a\u{1}b", "a*b",
+        ] {
+            assert!(path_problem(id).is_some(), "{id}");
+        }
+        for id in [
+            "scene.hierarchy.dump",
+            "go.setParent",
+            "console.read",
+            "a-b.c",
+        ] {
+            assert_eq!(path_problem(id), None, "{id}");
+        }
     }
 }

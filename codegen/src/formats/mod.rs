@@ -12,9 +12,7 @@ use crate::syntax::Node;
 
 /// Guesses the format of a parsed document from its content.
 pub fn detect(root: &Node, is_yaml: bool) -> Option<Format> {
-    if root.as_object().is_none() {
-        return None;
-    }
+    root.as_object()?;
     if root.member("inputSchema").is_some() {
         return Some(Format::Mcp);
     }

@@ -1,0 +1,273 @@
+//! The `toolgen` binary: exit codes, message formats, and hostile input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn toolgen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolgen"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run toolgen: {e}"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("toolgen-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("{e}"));
+    d
+}
+
+fn write(path: &Path, bytes: impl AsRef<[u8]>) {
+    std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+const VALID: &str = r#"{
+  "id": "scene.sample",
+  "name": "Sample Tool",
+  "description": "Returns a sample.",
+  "category": "scene",
+  "safetyLevel": "read-only",
+  "tier": "core",
+  "inputs": {"path": {"type": "string", "required": true, "description": "A path."}},
+  "outputs": {"count": {"type": "integer", "description": "A count."}},
+  "examples": [{"input": {"path": "a"}, "output": {"count": 1}}]
+}"#;
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn validate_exit_codes() {
+    let ok = toolgen(&[
+        "validate",
+        &repo().join("tool-specs/editormcp").to_string_lossy(),
+    ]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    assert!(stderr(&ok).contains("18 tools in 1 tool set"));
+
+    let d = scratch("exit");
+    let warn = d.join("warn.json");
+    write(&warn, VALID.replace("\"Sample Tool\"", "\"sample tool\""));
+    let o = toolgen(&["validate", &warn.to_string_lossy()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "warnings do not fail: {}",
+        stderr(&o)
+    );
+    let o = toolgen(&["validate", "--deny-warnings", &warn.to_string_lossy()]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "--deny-warnings fails on warnings"
+    );
+
+    let bad = d.join("bad.json");
+    write(&bad, VALID.replace("\"core\"", "\"gold\""));
+    let o = toolgen(&["validate", &bad.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("error[TG0208]") && e.contains("bad.json:7:11"),
+        "{e}"
+    );
+
+    let o = toolgen(&["validate", "--format", "nope", &bad.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(2), "usage errors exit 2");
+}
+
+#[test]
+fn json_messages_are_one_object_per_line() {
+    let d = scratch("json");
+    let bad = d.join("bad.json");
+    write(
+        &bad,
+        VALID
+            .replace("\"scene\"", "\"scenes\"")
+            .replace("\"Sample Tool\"", "\"sample tool\""),
+    );
+    let o = toolgen(&[
+        "--message-format",
+        "json",
+        "validate",
+        &bad.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let values: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect();
+    assert_eq!(values.len(), 3, "{stdout}");
+    assert_eq!(values[0]["code"], "TG0209");
+    assert_eq!(values[0]["severity"], "warning");
+    assert_eq!(values[0]["location"]["line"], 3);
+    assert_eq!(values[1]["code"], "TG0204");
+    assert_eq!(values[1]["rule"], "unknown-category");
+    assert_eq!(values[1]["location"]["line"], 5);
+    assert_eq!(values[1]["location"]["column"], 15);
+    assert_eq!(values[1]["help"], "did you mean `scene`?");
+    assert_eq!(values[2]["summary"]["errors"], 1);
+}
+
+#[test]
+fn hostile_inputs_get_located_errors_not_panics() {
+    let d = scratch("hostile");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("malformed.json", b"{\"id\": }".to_vec(), "TG0005"),
+        ("empty.json", Vec::new(), "TG0004"),
+        ("latin1.json", b"{\"id\": \"caf\xe9\"}".to_vec(), "TG0003"),
+        ("array.json", b"[1, 2, 3]".to_vec(), "TG0008"),
+        (
+            "wrongtypes.json",
+            VALID
+                .replace("\"Sample Tool\"", "[1]")
+                .replace("true", "\"yes\"")
+                .into_bytes(),
+            "TG0103",
+        ),
+        (
+            "deep.json",
+            format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes(),
+            "TG0007",
+        ),
+        (
+            "binary.json",
+            (0u8..=255).cycle().take(4096).collect(),
+            "TG0003",
+        ),
+        ("nul.json", b"{\"id\": \"a\0b\"}".to_vec(), "TG0005"),
+    ];
+    for (name, bytes, code) in &cases {
+        let p = d.join(name);
+        write(&p, bytes);
+        let o = toolgen(&["validate", &p.to_string_lossy()]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {e}");
+        assert!(
+            e.contains(&format!("error[{code}]")),
+            "{name}: expected {code}: {e}"
+        );
+        assert!(
+            e.contains(&format!("{name}:")),
+            "{name}: the file is named: {e}"
+        );
+        assert!(!e.contains("panicked"), "{name}: {e}");
+    }
+}
+
+#[test]
+fn very_large_files_are_refused_before_reading() {
+    let d = scratch("large");
+    let big = d.join("big.json");
+    let f = std::fs::File::create(&big).unwrap_or_else(|e| panic!("{e}"));
+    f.set_len(50 * 1024 * 1024)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = std::time::Instant::now();
+    let o = toolgen(&["validate", &big.to_string_lossy()]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        e.contains("error[TG0002]") && e.contains("--max-file-size"),
+        "{e}"
+    );
+    // Not a timing assertion on speed, only a guard that the file was not parsed:
+    assert!(started.elapsed().as_secs() < 60);
+    let _ = std::fs::remove_file(&big);
+}
+
+#[test]
+fn gen_writes_nothing_when_specs_have_errors() {
+    let d = scratch("nothing");
+    let good = d.join("good.json");
+    let bad = d.join("bad.json");
+    write(&good, VALID);
+    write(
+        &bad,
+        VALID
+            .replace("scene.sample", "scene.other")
+            .replace("\"core\"", "\"gold\""),
+    );
+    let out = d.join("out");
+    let o = toolgen(&["gen", "--out", &out.to_string_lossy(), &d.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("nothing was written"));
+    assert!(!out.exists(), "no output directory on error");
+
+    // Fix the error: generation works, and a second run changes nothing.
+    write(&bad, VALID.replace("scene.sample", "scene.other"));
+    let o = toolgen(&[
+        "gen",
+        "--out",
+        &out.to_string_lossy(),
+        &good.to_string_lossy(),
+        &bad.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join("catalog/editormcp/tools.json").is_file());
+    assert!(
+        out.join("catalog/editormcp/schemas/scene.other.input.json")
+            .is_file()
+    );
+    let o = toolgen(&[
+        "gen",
+        "--check",
+        "--out",
+        &out.to_string_lossy(),
+        &good.to_string_lossy(),
+        &bad.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // Dropping a tool: --check names the extra file; gen removes it but keeps the user's own files.
+    write(&out.join("README.txt"), "mine");
+    let o = toolgen(&[
+        "gen",
+        "--check",
+        "--out",
+        &out.to_string_lossy(),
+        &good.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("extra:") && e.contains("scene.other.input.json"),
+        "{e}"
+    );
+    assert!(
+        !e.contains("README.txt"),
+        "user files are not toolgen's: {e}"
+    );
+    let o = toolgen(&[
+        "gen",
+        "--out",
+        &out.to_string_lossy(),
+        &good.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        !out.join("catalog/editormcp/schemas/scene.other.input.json")
+            .exists()
+    );
+    assert!(out.join("README.txt").exists());
+}
+
+#[test]
+fn rules_and_explain() {
+    let o = toolgen(&["rules"]);
+    assert_eq!(o.status.code(), Some(0));
+    let listing = String::from_utf8_lossy(&o.stdout);
+    assert!(listing.contains("TG0304") && listing.contains("default-type-mismatch"));
+    let o = toolgen(&["explain", "default-type-mismatch"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("TG0304"));
+    assert_eq!(toolgen(&["explain", "TG9999"]).status.code(), Some(2));
+}

@@ -1,0 +1,95 @@
+//! The checked-in `generated/` tree must be exactly what the specs generate,
+//! and generation must be deterministic.
+
+use toolgen::Generator;
+use toolgen::output::Prune;
+use toolgen_tests::root;
+
+#[test]
+fn generated_tree_is_up_to_date() {
+    let root = root();
+    let g = Generator::new()
+        .input(root.join("tool-specs"))
+        .out_dir(root.join("generated"))
+        .prune(Prune::All);
+    match g.check() {
+        Ok((_, report)) => assert!(
+            report.is_clean(),
+            "generated/ is out of date; run `cargo xtask gen`: {report:?}"
+        ),
+        Err(e) => panic!("the repository's specs do not generate: {e}"),
+    }
+}
+
+#[test]
+fn the_editormcp_tool_set_is_clean_and_complete() {
+    let loaded = Generator::new()
+        .input(root().join("tool-specs/editormcp"))
+        .load();
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let sets = &loaded.project.tool_sets;
+    assert_eq!(sets.len(), 1);
+    let ids: Vec<&str> = sets[0].tools.iter().map(|t| t.id.value.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "asset.dependencies.graph",
+            "asset.info",
+            "audio.mixer.list",
+            "audio.mixer.snapshot.read",
+            "component.list",
+            "editor.selection.info",
+            "go.find",
+            "go.setParent",
+            "mcp.server.info",
+            "mcp.tool.describe",
+            "mcp.tools.list",
+            "project.assets.summary",
+            "project.info",
+            "project.references.missing",
+            "project.scenes.list",
+            "scene.components.list",
+            "scene.hierarchy.dump",
+            "scene.objects.find",
+        ]
+    );
+    for tool in &sets[0].tools {
+        assert!(
+            !tool.examples.is_empty(),
+            "{} has no example",
+            tool.id.value
+        );
+    }
+    let timeouts: Vec<(String, f64)> = sets[0]
+        .tools
+        .iter()
+        .filter(|t| t.timeout_seconds.is_some())
+        .map(|t| (t.id.value.clone(), sets[0].timeout_of(t)))
+        .collect();
+    assert_eq!(
+        timeouts,
+        [
+            ("project.assets.summary".to_owned(), 10.0),
+            ("project.references.missing".to_owned(), 15.0)
+        ]
+    );
+}
+
+#[test]
+fn output_does_not_depend_on_input_order() {
+    let dir = root().join("tool-specs/editormcp");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.sort();
+    let forward = Generator::new().inputs(files.iter().cloned()).load();
+    files.reverse();
+    let backward = Generator::new().inputs(files.iter().cloned()).load();
+    let by_dir = Generator::new().input(&dir).load();
+    let a = Generator::render(&forward.project);
+    let b = Generator::render(&backward.project);
+    let c = Generator::render(&by_dir.project);
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+    assert_eq!(a, c);
+}
