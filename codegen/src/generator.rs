@@ -11,6 +11,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::diag::{HumanRenderer, Severity};
 use crate::emit::{self, GeneratedFiles};
@@ -71,6 +72,18 @@ pub struct Generated {
     pub loaded: Loaded,
     pub files: GeneratedFiles,
     pub report: WriteReport,
+    pub timings: Timings,
+}
+
+/// Wall time of each phase of a generation.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Timings {
+    /// Reading, parsing and validating the specs.
+    pub load: Duration,
+    /// Running the emitters (in memory).
+    pub render: Duration,
+    /// Comparing with and writing to the output directory.
+    pub write: Duration,
 }
 
 impl Generator {
@@ -141,31 +154,42 @@ impl Generator {
         files
     }
 
-    fn loaded_valid(&self) -> Result<(Loaded, GeneratedFiles, &Path), GenerateError> {
+    fn loaded_valid(
+        &self,
+        timings: &mut Timings,
+    ) -> Result<(Loaded, GeneratedFiles, &Path), GenerateError> {
         let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
+        let started = Instant::now();
         let loaded = self.load();
+        timings.load = started.elapsed();
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
         }
+        let started = Instant::now();
         let files = Generator::render(&loaded.project);
+        timings.render = started.elapsed();
         Ok((loaded, files, out))
     }
 
     /// Loads, validates, generates and writes. Nothing is written when the
     /// specs have errors.
     pub fn generate(&self) -> Result<Generated, GenerateError> {
-        let (loaded, files, out) = self.loaded_valid()?;
+        let mut timings = Timings::default();
+        let (loaded, files, out) = self.loaded_valid(&mut timings)?;
+        let started = Instant::now();
         let report = output::write(out, &files, self.prune).map_err(GenerateError::Output)?;
+        timings.write = started.elapsed();
         Ok(Generated {
             loaded,
             files,
             report,
+            timings,
         })
     }
 
     /// Like [`Generator::generate`], but only compares with the output directory.
     pub fn check(&self) -> Result<(Loaded, CheckReport), GenerateError> {
-        let (loaded, files, out) = self.loaded_valid()?;
+        let (loaded, files, out) = self.loaded_valid(&mut Timings::default())?;
         let report = output::check(out, &files, self.prune).map_err(GenerateError::Output)?;
         Ok((loaded, report))
     }

@@ -25,4 +25,4 @@ pub mod validate;
 
 mod generator;
 
-pub use generator::{GenerateError, Generator};
+pub use generator::{GenerateError, Generated, Generator, Timings};

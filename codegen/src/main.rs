@@ -186,7 +186,7 @@ fn main() -> ExitCode {
         format: cli.message_format,
         color,
     };
-    let code = run(cli.command, &reporter);
+    let code = run(cli.command, &reporter, cli.stats);
     if cli.stats {
         eprintln!(
             "stats: wall_ms={} peak_rss_kib={}",
@@ -205,7 +205,7 @@ fn generator(input: &InputArgs) -> Generator {
         .max_file_size(input.max_file_size)
 }
 
-fn run(command: Command, reporter: &Reporter) -> ExitCode {
+fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
     match command {
         Command::Validate(input) => {
             let g = generator(&input);
@@ -263,6 +263,15 @@ fn run(command: Command, reporter: &Reporter) -> ExitCode {
             } else {
                 match g.generate() {
                     Ok(done) => {
+                        if stats {
+                            let t = done.timings;
+                            eprintln!(
+                                "stats: load_ms={} render_ms={} write_ms={}",
+                                t.load.as_millis(),
+                                t.render.as_millis(),
+                                t.write.as_millis()
+                            );
+                        }
                         reporter.diagnostics(&done.loaded);
                         reporter.summary(&done.loaded, false, "generated");
                         if matches!(reporter.format, MessageFormat::Human) {

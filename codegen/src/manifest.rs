@@ -265,21 +265,10 @@ fn safety_levels(cx: &mut Cx<'_>, node: &Node) -> Option<Vec<SafetyLevel>> {
     let mut out = Vec::new();
     for item in items {
         let s = cx.string(item, "an entry of `safetyLevels`", true)?;
-        match SafetyLevel::parse(&s.value) {
+        match formats::fields::safety_level(cx, &s) {
             Some(l) if !out.contains(&l) => out.push(l),
             Some(_) => {}
-            None => {
-                cx.report(
-                    Diagnostic::at(
-                        &rule::UNKNOWN_SAFETY_LEVEL,
-                        s.loc,
-                        format!("unknown safety level `{}`", s.value),
-                    )
-                    .label("not a safety level")
-                    .help("use `read-only`, `safe-write` or `destructive`"),
-                );
-                return None;
-            }
+            None => return None,
         }
     }
     out.sort();

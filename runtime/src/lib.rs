@@ -1,1 +1,9 @@
+//! Runtime support for code that toolgen generates.
+//!
+//! This crate grows into the JSON-RPC envelope, argument validation and the
+//! MCP server (issue #5). It starts with the error model of the EditorMCP
+//! envelope (`editormcp-envelope.md`), which every generated handler returns.
 
+pub mod error;
+
+pub use error::{ErrorCode, ErrorType, ToolError};

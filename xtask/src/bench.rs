@@ -6,9 +6,13 @@ use std::process::Command;
 
 use crate::synth;
 
+#[derive(Default)]
 struct Sample {
     wall_ms: u64,
     peak_kib: u64,
+    load_ms: u64,
+    render_ms: u64,
+    write_ms: u64,
 }
 
 fn run_stats(bin: &Path, args: &[&str]) -> Result<Sample, String> {
@@ -25,13 +29,14 @@ fn run_stats(bin: &Path, args: &[&str]) -> Result<Sample, String> {
         ));
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let line = stderr
-        .lines()
-        .rev()
-        .find(|l| l.starts_with("stats:"))
-        .ok_or("no stats line in toolgen's output")?;
+    let stats: Vec<&str> = stderr.lines().filter(|l| l.starts_with("stats:")).collect();
+    if stats.is_empty() {
+        return Err("no stats line in toolgen's output".to_owned());
+    }
     let field = |name: &str| {
-        line.split_whitespace()
+        stats
+            .iter()
+            .flat_map(|l| l.split_whitespace())
             .find_map(|kv| kv.strip_prefix(name))
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap_or(0)
@@ -39,6 +44,9 @@ fn run_stats(bin: &Path, args: &[&str]) -> Result<Sample, String> {
     Ok(Sample {
         wall_ms: field("wall_ms="),
         peak_kib: field("peak_rss_kib="),
+        load_ms: field("load_ms="),
+        render_ms: field("render_ms="),
+        write_ms: field("write_ms="),
     })
 }
 
@@ -82,12 +90,11 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     let bin = root.join("target/release/toolgen");
     let work = root.join("target/bench");
     println!(
-        "| tools | spec bytes | validate (median ms) | validate peak RSS (MiB) | gen (median ms) | gen peak RSS (MiB) | output files | gen µs/tool |"
+        "| tools | spec MB | validate ms | validate peak MiB | gen ms (load + render + write) | gen peak MiB | re-gen, nothing changed, ms | output files | load+render µs/tool |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for n in sizes {
         let specs = work.join(format!("specs-{n}"));
-        let out = work.join(format!("out-{n}"));
         synth::write(&specs, n).map_err(|e| format!("writing synthetic specs: {e}"))?;
         let spec_bytes: u64 = std::fs::read_dir(&specs)
             .map_err(|e| e.to_string())?
@@ -95,25 +102,35 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             .map(|m| m.len())
             .sum();
         let specs_s = specs.to_string_lossy().into_owned();
-        let out_s = out.to_string_lossy().into_owned();
-        let (mut vw, mut vp, mut gw, mut gp) = (Vec::new(), 0, Vec::new(), 0);
-        for _ in 0..runs {
-            let v = run_stats(&bin, &["validate", &specs_s])?;
-            vw.push(v.wall_ms);
-            vp = vp.max(v.peak_kib);
+        let mut validate = Vec::new();
+        let mut cold = Vec::new();
+        let mut warm = Vec::new();
+        let mut files = 0;
+        for run in 0..runs {
+            validate.push(run_stats(&bin, &["validate", &specs_s])?);
+            // A fresh directory each run: the cold case, every file written.
+            let out = work.join(format!("out-{n}-{run}"));
             let _ = std::fs::remove_dir_all(&out);
-            let g = run_stats(&bin, &["gen", "--out", &out_s, &specs_s])?;
-            gw.push(g.wall_ms);
-            gp = gp.max(g.peak_kib);
+            let out_s = out.to_string_lossy().into_owned();
+            cold.push(run_stats(&bin, &["gen", "--out", &out_s, &specs_s])?);
+            // Again: every file compared, none written (what `cargo xtask gen` mostly does).
+            warm.push(run_stats(&bin, &["gen", "--out", &out_s, &specs_s])?);
+            files = count_files(&out);
+            let _ = std::fs::remove_dir_all(&out);
         }
-        let files = count_files(&out);
-        let gen_ms = median(gw);
+        let med = |v: &[Sample], f: fn(&Sample) -> u64| median(v.iter().map(f).collect());
+        let peak = |v: &[Sample]| v.iter().map(|s| s.peak_kib).max().unwrap_or(0) as f64 / 1024.0;
+        let (load, render) = (med(&cold, |s| s.load_ms), med(&cold, |s| s.render_ms));
         println!(
-            "| {n} | {spec_bytes} | {} | {:.1} | {gen_ms} | {:.1} | {files} | {:.0} |",
-            median(vw),
-            vp as f64 / 1024.0,
-            gp as f64 / 1024.0,
-            gen_ms as f64 * 1000.0 / n as f64
+            "| {n} | {:.1} | {} | {:.0} | {} ({load} + {render} + {}) | {:.0} | {} | {files} | {:.0} |",
+            spec_bytes as f64 / 1e6,
+            med(&validate, |s| s.wall_ms),
+            peak(&validate),
+            med(&cold, |s| s.wall_ms),
+            med(&cold, |s| s.write_ms),
+            peak(&cold),
+            med(&warm, |s| s.wall_ms),
+            (load + render) as f64 * 1000.0 / n as f64
         );
     }
     Ok(())

@@ -10,6 +10,7 @@
 //!
 //! `catalog/index.json` lists the tool sets.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{Emitter, GeneratedFiles};
@@ -26,8 +27,13 @@ impl Emitter for Catalog {
         let mut index = Vec::new();
         for set in &project.tool_sets {
             let dir = format!("catalog/{}", set.name);
-            let tools: Vec<Value> = set.tools.iter().map(|t| tool_entry(set, t)).collect();
-            out.add_json(format!("{dir}/tools.json"), &json!({ "tools": tools }));
+            // Serialized straight from the IR: no intermediate `Value` copy of every schema.
+            let list = ToolList {
+                tools: set.tools.iter().map(|t| ToolEntry::new(set, t)).collect(),
+            };
+            let mut text = serde_json::to_vec_pretty(&list).unwrap_or_default();
+            text.push(b'\n');
+            out.add(format!("{dir}/tools.json"), text);
             for tool in &set.tools {
                 let id = &tool.id.value;
                 out.add_json(
@@ -78,9 +84,56 @@ fn titled(schema: &Value, tool: &Tool, side: &str) -> Value {
     v
 }
 
-/// One entry of the `tools/list` result.
-pub fn tool_entry(set: &ToolSet, tool: &Tool) -> Value {
-    let (read_only, destructive) = tool.safety.value.mcp_hints();
+/// The `tools/list` result of one tool set.
+#[derive(Serialize)]
+struct ToolList<'a> {
+    tools: Vec<ToolEntry<'a>>,
+}
+
+/// One entry of the `tools/list` result. Fields are declared in sorted order,
+/// so the output has sorted keys like every other generated JSON file.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolEntry<'a> {
+    #[serde(rename = "_meta")]
+    meta: Value,
+    annotations: Annotations<'a>,
+    description: &'a str,
+    input_schema: &'a Value,
+    name: &'a str,
+    output_schema: &'a Value,
+    title: &'a str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Annotations<'a> {
+    destructive_hint: bool,
+    read_only_hint: bool,
+    title: &'a str,
+}
+
+impl<'a> ToolEntry<'a> {
+    pub fn new(set: &ToolSet, tool: &'a Tool) -> ToolEntry<'a> {
+        let (read_only, destructive) = tool.safety.value.mcp_hints();
+        ToolEntry {
+            meta: json!({ "toolgen": meta(set, tool) }),
+            annotations: Annotations {
+                destructive_hint: destructive,
+                read_only_hint: read_only,
+                title: &tool.name.value,
+            },
+            description: &tool.description.value,
+            input_schema: &tool.input.value,
+            name: &tool.id.value,
+            output_schema: &tool.output.value,
+            title: &tool.name.value,
+        }
+    }
+}
+
+/// toolgen's metadata of a tool (`_meta.toolgen`).
+fn meta(set: &ToolSet, tool: &Tool) -> Value {
     let mut meta = Map::new();
     meta.insert("category".into(), json!(tool.category.value));
     meta.insert("tier".into(), json!(tool.tier.value));
@@ -97,19 +150,7 @@ pub fn tool_entry(set: &ToolSet, tool: &Tool) -> Value {
             .collect();
         meta.insert("annotations".into(), Value::Object(ann));
     }
-    json!({
-        "name": tool.id.value,
-        "title": tool.name.value,
-        "description": tool.description.value,
-        "inputSchema": tool.input.value,
-        "outputSchema": tool.output.value,
-        "annotations": {
-            "title": tool.name.value,
-            "readOnlyHint": read_only,
-            "destructiveHint": destructive,
-        },
-        "_meta": { "toolgen": meta },
-    })
+    Value::Object(meta)
 }
 
 /// Whole seconds as an integer (`30`, not `30.0`), fractions as they are.

@@ -196,25 +196,9 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
     }
     // An unknown level is reported and read as `read-only` so that the other rules
     // still run; the run has an error, so nothing is generated from it.
-    let safety = safety_raw.map(|s| match SafetyLevel::parse(&s.value) {
-        Some(l) => Spanned::new(l, s.loc),
-        None => {
-            let names: Vec<&str> = SafetyLevel::ALL.iter().map(|l| l.as_str()).collect();
-            let help = match did_you_mean(&s.value, names.iter().copied()) {
-                Some(m) => format!("did you mean `{m}`?"),
-                None => format!("use one of {}", list(&names)),
-            };
-            cx.report(
-                Diagnostic::at(
-                    &rule::UNKNOWN_SAFETY_LEVEL,
-                    s.loc,
-                    format!("unknown safety level `{}`", s.value),
-                )
-                .label("not a safety level")
-                .help(help),
-            );
-            Spanned::new(SafetyLevel::ReadOnly, s.loc)
-        }
+    let safety = safety_raw.map(|s| {
+        let level = super::fields::safety_level(cx, &s).unwrap_or(SafetyLevel::ReadOnly);
+        Spanned::new(level, s.loc)
     });
 
     let notes = obj

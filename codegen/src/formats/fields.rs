@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::diag::{Diagnostic, did_you_mean, rule};
-use crate::ir::{LocatedValue, Spanned};
+use crate::ir::{LocatedValue, SafetyLevel, Spanned};
 use crate::source::{FileId, Loc, Span};
 use crate::syntax::{JsonType, Member, Node, NodeKind};
 
@@ -161,6 +161,32 @@ impl Cx<'_> {
             locs,
         }
     }
+}
+
+/// "did you mean `x`?" when a candidate is close to `word`, else "use one of `a`, `b` and `c`".
+pub fn suggest(word: &str, candidates: &[&str]) -> String {
+    match did_you_mean(word, candidates.iter().copied()) {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => format!("use one of {}", list(candidates)),
+    }
+}
+
+/// Parses a safety level, reporting TG0206 (with a suggestion) when it is unknown.
+pub fn safety_level(cx: &mut Cx<'_>, s: &Spanned<String>) -> Option<SafetyLevel> {
+    let level = SafetyLevel::parse(&s.value);
+    if level.is_none() {
+        let names: Vec<&str> = SafetyLevel::ALL.iter().map(|l| l.as_str()).collect();
+        cx.report(
+            Diagnostic::at(
+                &rule::UNKNOWN_SAFETY_LEVEL,
+                s.loc,
+                format!("unknown safety level `{}`", s.value),
+            )
+            .label("not a safety level")
+            .help(suggest(&s.value, &names)),
+        );
+    }
+    level
 }
 
 /// `a`, `b` and `c` — for messages.
