@@ -93,3 +93,33 @@ fn output_does_not_depend_on_input_order() {
     assert_eq!(a, b);
     assert_eq!(a, c);
 }
+
+/// docs/schemas/editormcp-tool.schema.json (for editor support) accepts every
+/// shipped spec, and rejects a spec with a misspelt field.
+#[test]
+fn specs_conform_to_the_published_format_schema() {
+    let root = root();
+    let text = std::fs::read_to_string(root.join("docs/schemas/editormcp-tool.schema.json"))
+        .unwrap_or_default();
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    let validator = jsonschema::validator_for(&schema)
+        .unwrap_or_else(|e| panic!("the format schema does not compile: {e}"));
+    let mut count = 0;
+    for entry in std::fs::read_dir(root.join("tool-specs/editormcp")).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let spec: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default()).unwrap_or_default();
+        let errors: Vec<String> = validator.iter_errors(&spec).map(|e| format!("{}: {e}", e.instance_path().as_str())).collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        count += 1;
+    }
+    assert_eq!(count, 18);
+    let bad = serde_json::json!({
+        "id": "a.b", "name": "A", "description": "d", "category": "scene", "safetyLevel": "read-only",
+        "tier": "core", "inputs": {"x": {"type": "string", "requried": true, "description": "x"}}, "outputs": {}
+    });
+    assert!(!validator.is_valid(&bad));
+}
