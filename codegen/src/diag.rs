@@ -118,6 +118,8 @@ rules! {
     TIMEOUT_RANGE = ("TG0211", "timeout-range", Error, "a time limit is not a positive number of seconds up to one hour",
         "`timeoutSeconds` (and the manifest's `defaultTimeoutSeconds`) must be a number greater than 0 and at most 3600.");
 
+    TIER_NOT_ALLOWED = ("TG0212", "tier-not-allowed", Error, "a tool's tier is above its tool set's `maxTier`",
+        "A manifest may cap the tiers of its tools (`maxTier`). This implements the 'v0.1 tools must be core' half of the EditorMCP schema's safety-compliance rule as a per-tool-set policy (docs/decisions.md, NOTES points 1 and 5).");
     // --- input and output schemas -------------------------------------------------------------
     PROPERTY_NAME = ("TG0301", "property-name", Error, "a parameter or property name is not a valid identifier",
         "Property names must be identifiers: an ASCII letter or `_` followed by letters, digits or `_`. They become field names in generated Rust and C#.");

@@ -212,6 +212,8 @@ pub struct ToolSet {
     pub categories: Vec<Category>,
     pub tiers: Vec<Tier>,
     pub safety_levels: Vec<SafetyLevel>,
+    /// The highest tier its tools may have (a policy), if the manifest sets one.
+    pub max_tier: Option<String>,
     /// Time limit for tools that set none, in seconds.
     pub default_timeout_seconds: f64,
     /// Where the manifest is; `None` for loose files that use the format's defaults.

@@ -19,10 +19,11 @@
 //!   - id: core
 //!     title: Core
 //! safetyLevels: [read-only, safe-write]
+//! maxTier: core              # optional: no tool above this tier
 //! ```
 
-use crate::diag::{Diagnostic, did_you_mean, rule};
-use crate::formats::{self, editormcp, fields::Cx, fields::list};
+use crate::diag::{Diagnostic, rule};
+use crate::formats::{self, editormcp, fields::Cx, fields::suggest};
 use crate::ir::{Category, Format, SafetyLevel, Tier, ToolSet};
 use crate::syntax::{Node, NodeKind};
 
@@ -40,6 +41,7 @@ const KEYS: &[&str] = &[
     "categories",
     "tiers",
     "safetyLevels",
+    "maxTier",
 ];
 
 /// Whether `s` is a valid tool-set name.
@@ -77,12 +79,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
                 format!("unknown format `{}`", format_str.value),
             )
             .label("not a format")
-            .help(
-                match did_you_mean(&format_str.value, names.iter().copied()) {
-                    Some(s) => format!("did you mean `{s}`?"),
-                    None => format!("use one of {}", list(&names)),
-                },
-            ),
+            .help(suggest(&format_str.value, &names)),
         );
         return None;
     };
@@ -187,6 +184,25 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
     if let Some(n) = get("safetyLevels") {
         match safety_levels(cx, n) {
             Some(levels) => set.safety_levels = levels,
+            None => ok = false,
+        }
+    }
+    if let Some(n) = get("maxTier") {
+        match cx.string(n, "`maxTier`", true) {
+            Some(t) if set.tiers.iter().any(|x| x.id == t.value) => set.max_tier = Some(t.value),
+            Some(t) => {
+                let ids: Vec<&str> = set.tiers.iter().map(|x| x.id.as_str()).collect();
+                cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        t.loc,
+                        format!("`maxTier` `{}` is not one of the tool set's tiers", t.value),
+                    )
+                    .label("unknown tier")
+                    .help(suggest(&t.value, &ids)),
+                );
+                ok = false;
+            }
             None => ok = false,
         }
     }

@@ -160,6 +160,24 @@ fn check_membership(set: &ToolSet, tool: &Tool, diags: &mut Diagnostics) {
         );
     }
     let tier = &tool.tier.value;
+    if let (Some(max), Some(rank)) = (&set.max_tier, set.tier_rank(tier)) {
+        if set.tier_rank(max).is_some_and(|m| rank > m) {
+            diags.push(
+                Diagnostic::at(
+                    &rule::TIER_NOT_ALLOWED,
+                    tool.tier.loc,
+                    format!(
+                        "tier `{tier}` is above tool set `{}`'s `maxTier` `{max}`",
+                        set.name
+                    ),
+                )
+                .label("tier too high")
+                .help(format!(
+                    "use `{max}` or a lower tier, or raise the manifest's `maxTier`"
+                )),
+            );
+        }
+    }
     if set.tier_rank(tier).is_none() {
         let ids: Vec<&str> = set.tiers.iter().map(|t| t.id.as_str()).collect();
         let by_title = set.tiers.iter().find(|t| {

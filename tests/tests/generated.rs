@@ -105,14 +105,22 @@ fn specs_conform_to_the_published_format_schema() {
     let validator = jsonschema::validator_for(&schema)
         .unwrap_or_else(|e| panic!("the format schema does not compile: {e}"));
     let mut count = 0;
-    for entry in std::fs::read_dir(root.join("tool-specs/editormcp")).into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir(root.join("tool-specs/editormcp"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let path = entry.path();
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
         let spec: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default()).unwrap_or_default();
-        let errors: Vec<String> = validator.iter_errors(&spec).map(|e| format!("{}: {e}", e.instance_path().as_str())).collect();
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default())
+                .unwrap_or_default();
+        let errors: Vec<String> = validator
+            .iter_errors(&spec)
+            .map(|e| format!("{}: {e}", e.instance_path().as_str()))
+            .collect();
         assert!(errors.is_empty(), "{}: {errors:?}", path.display());
         count += 1;
     }
