@@ -260,8 +260,8 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         category: category?,
         safety: safety?,
         tier: tier?,
-        input: input?.0,
-        output: output?.0,
+        input: input?,
+        output: output?,
         notes,
         examples: examples?,
         timeout_seconds,
@@ -422,7 +422,7 @@ fn read_side(
     key: &str,
     side: Side,
     definitions: &BTreeMap<String, &Node>,
-) -> Option<(Schema, BTreeSet<String>)> {
+) -> Option<Schema> {
     let node = cx.require(
         root,
         obj,
@@ -445,9 +445,7 @@ fn read_side(
     };
     t.locs.insert(String::new(), t.cx.loc(node.span));
     t.locs.insert("/properties".to_owned(), t.cx.loc(node.span));
-    let mut ok = true;
-    let (properties, required) =
-        t.properties(members, "/properties", Position::TopLevel, &mut ok, key);
+    let (properties, required) = t.properties(members, "/properties", Position::TopLevel, key);
     let mut schema = Map::new();
     schema.insert("$schema".into(), json!(SCHEMA_DIALECT));
     schema.insert("type".into(), json!("object"));
@@ -471,7 +469,7 @@ fn read_side(
         };
         let before: BTreeSet<String> = t.refs.clone();
         let ptr = pointer_join("/$defs", &name);
-        if let Some((v, _)) = t.schema(def, &ptr, Position::Schema, &mut ok) {
+        if let Some((v, _)) = t.schema(def, &ptr, Position::Schema) {
             defs.insert(name, v);
         }
         pending.extend(t.refs.difference(&before).cloned());
@@ -481,28 +479,22 @@ fn read_side(
     }
     // Translation is best-effort: a broken part has been reported and left out,
     // so that the format-independent rules still run on the rest.
-    let _ = ok;
-    let used = t.refs;
-    let locs = t.locs;
-    Some((
-        Schema {
-            value: Value::Object(schema),
-            locs,
-        },
-        used,
-    ))
+    Some(Schema {
+        value: Value::Object(schema),
+        locs: t.locs,
+    })
 }
 
 fn check_unused_definitions(
     cx: &mut Cx<'_>,
     definitions: &BTreeMap<String, &Node>,
-    input: &Option<(Schema, BTreeSet<String>)>,
-    output: &Option<(Schema, BTreeSet<String>)>,
+    input: &Option<Schema>,
+    output: &Option<Schema>,
 ) {
     let used: BTreeSet<&String> = [input, output]
         .into_iter()
         .flatten()
-        .flat_map(|(s, _)| {
+        .flat_map(|s| {
             s.value
                 .get("$defs")
                 .and_then(Value::as_object)
@@ -517,15 +509,9 @@ fn check_unused_definitions(
         locs: BTreeMap::new(),
         refs: BTreeSet::new(),
     };
-    let mut ok = true;
     for (name, node) in definitions {
         if !used.contains(name) {
-            t.schema(
-                node,
-                &pointer_join("/$defs", name),
-                Position::Schema,
-                &mut ok,
-            );
+            t.schema(node, &pointer_join("/$defs", name), Position::Schema);
         }
     }
 }
@@ -540,7 +526,6 @@ impl Translator<'_, '_> {
         members: &[Member],
         ptr: &str,
         position: Position,
-        ok: &mut bool,
         parent: &str,
     ) -> (Map<String, Value>, Vec<String>) {
         let mut properties = Map::new();
@@ -578,13 +563,12 @@ impl Translator<'_, '_> {
                     )),
                 );
             }
-            if let Some((schema, is_required)) = self.schema(&m.value, &prop_ptr, position, ok) {
+            if let Some((schema, is_required)) = self.schema(&m.value, &prop_ptr, position) {
                 if is_required {
                     required.push(m.key.clone());
                 }
                 properties.insert(m.key.clone(), schema);
             } else {
-                *ok = false;
             }
         }
         required.sort();
@@ -593,13 +577,7 @@ impl Translator<'_, '_> {
 
     /// Translates one property schema; returns the JSON Schema and whether the
     /// property is required in its parent object.
-    fn schema(
-        &mut self,
-        node: &Node,
-        ptr: &str,
-        position: Position,
-        ok: &mut bool,
-    ) -> Option<(Value, bool)> {
+    fn schema(&mut self, node: &Node, ptr: &str, position: Position) -> Option<(Value, bool)> {
         let what = match position {
             Position::TopLevel if self.side == Side::Input => "a parameter",
             Position::TopLevel => "an output field",
@@ -607,7 +585,6 @@ impl Translator<'_, '_> {
             Position::Schema => "a schema",
         };
         let Some(obj) = self.cx.object(node, &format!("{what} schema")) else {
-            *ok = false;
             return None;
         };
         self.locs.insert(ptr.to_owned(), self.loc(node.span));
@@ -675,12 +652,10 @@ impl Translator<'_, '_> {
                             .label("unresolved reference")
                             .help(help),
                         );
-                        *ok = false;
                     }
                 }
                 self.locs.insert(pointer_join(ptr, "$ref"), target.loc);
             } else {
-                *ok = false;
             }
             if let Some(t) = get("type") {
                 self.cx.report(
@@ -701,7 +676,6 @@ impl Translator<'_, '_> {
             match get("type") {
                 None => {
                     self.cx.require(node, obj, "type", what, "\"string\", \"integer\", \"number\", \"boolean\", \"array\", \"object\" or \"any\"");
-                    *ok = false;
                 }
                 Some(m) => match self.cx.string(&m.value, "`type`", true) {
                     Some(t) if TYPES.contains(&t.value.as_str()) => {
@@ -732,9 +706,8 @@ impl Translator<'_, '_> {
                                 None => format!("use one of {}", list(TYPES)),
                             }),
                         );
-                        *ok = false;
                     }
-                    None => *ok = false,
+                    None => {}
                 },
             }
         }
@@ -781,7 +754,6 @@ impl Translator<'_, '_> {
             if !matches {
                 self.cx
                     .wrong_type(&m.value, &format!("`{}`", m.key), expected);
-                *ok = false;
                 continue;
             }
             if m.key == "default" && matches!(m.value.kind, NodeKind::Null) && !required {
@@ -804,7 +776,7 @@ impl Translator<'_, '_> {
         // items
         if let Some(m) = get("items") {
             let iptr = pointer_join(ptr, "items");
-            if let Some((v, _)) = self.schema(&m.value, &iptr, Position::Schema, ok) {
+            if let Some((v, _)) = self.schema(&m.value, &iptr, Position::Schema) {
                 out.insert("items".into(), v);
             }
         }
@@ -816,13 +788,12 @@ impl Translator<'_, '_> {
                 let pptr = pointer_join(ptr, "properties");
                 self.locs.insert(pptr.clone(), self.loc(m.value.span));
                 let (props, req) =
-                    self.properties(members, &pptr, Position::Property, ok, "properties");
+                    self.properties(members, &pptr, Position::Property, "properties");
                 out.insert("properties".into(), Value::Object(props));
                 if !req.is_empty() {
                     out.insert("required".into(), json!(req));
                 }
             } else {
-                *ok = false;
             }
         }
         // additionalProperties
@@ -836,7 +807,7 @@ impl Translator<'_, '_> {
                     out.insert("additionalProperties".into(), json!(b));
                 }
                 _ => {
-                    if let Some((v, _)) = self.schema(&m.value, &aptr, Position::Schema, ok) {
+                    if let Some((v, _)) = self.schema(&m.value, &aptr, Position::Schema) {
                         out.insert("additionalProperties".into(), v);
                     }
                 }
@@ -870,6 +841,7 @@ fn read_examples(cx: &mut Cx<'_>, obj: &[Member]) -> Option<Vec<Example>> {
         return None;
     };
     let mut out = Vec::new();
+    // Whether every example could be read; only then is their number judged.
     let mut ok = true;
     for item in items {
         let Some(fields) = cx.object(item, "an example") else {
@@ -937,7 +909,6 @@ fn read_examples(cx: &mut Cx<'_>, obj: &[Member]) -> Option<Vec<Example>> {
         );
     }
     // Broken examples have been reported and are left out; the rest are still checked.
-    let _ = ok;
     Some(out)
 }
 

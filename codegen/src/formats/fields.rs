@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::diag::{Diagnostic, did_you_mean, rule};
 use crate::ir::{LocatedValue, SafetyLevel, Spanned};
 use crate::source::{FileId, Loc, Span};
-use crate::syntax::{JsonType, Member, Node, NodeKind};
+use crate::syntax::{Member, Node, NodeKind};
 
 /// The reading context of one file: where diagnostics go.
 pub struct Cx<'a> {
@@ -206,9 +206,4 @@ pub fn is_identifier(s: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-/// The JSON type name of a node, for messages.
-pub fn type_of(node: &Node) -> JsonType {
-    node.json_type()
 }
