@@ -1,4 +1,6 @@
-//! Helpers shared by the workspace-level tests.
+//! Helpers shared by the workspace-level tests, the benchmarks and the xtask.
+
+pub mod synth;
 
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::synth;
+use toolgen_tests::synth;
 
 #[derive(Default)]
 struct Sample {

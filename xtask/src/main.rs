@@ -6,7 +6,6 @@
 //! - `test`: the whole test suite, as CI runs it (installs what it needs).
 
 mod bench;
-mod synth;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

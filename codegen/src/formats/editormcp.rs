@@ -568,7 +568,6 @@ impl Translator<'_, '_> {
                     required.push(m.key.clone());
                 }
                 properties.insert(m.key.clone(), schema);
-            } else {
             }
         }
         required.sort();
@@ -584,9 +583,7 @@ impl Translator<'_, '_> {
             Position::Property => "a property",
             Position::Schema => "a schema",
         };
-        let Some(obj) = self.cx.object(node, &format!("{what} schema")) else {
-            return None;
-        };
+        let obj = self.cx.object(node, &format!("{what} schema"))?;
         self.locs.insert(ptr.to_owned(), self.loc(node.span));
         let mut allowed: Vec<&str> = PROPERTY_KEYS.to_vec();
         if position == Position::Schema {
@@ -655,7 +652,6 @@ impl Translator<'_, '_> {
                     }
                 }
                 self.locs.insert(pointer_join(ptr, "$ref"), target.loc);
-            } else {
             }
             if let Some(t) = get("type") {
                 self.cx.report(
@@ -793,7 +789,6 @@ impl Translator<'_, '_> {
                 if !req.is_empty() {
                     out.insert("required".into(), json!(req));
                 }
-            } else {
             }
         }
         // additionalProperties
