@@ -165,6 +165,26 @@ rules! {
         "The manifest's directory contains no spec files.");
     TOOLSET_NAME = ("TG0504", "tool-set-name", Error, "a tool set name or namespace is not valid",
         "Tool set names are lowercase identifiers (`[a-z][a-z0-9_]*`), used as directory and module names. Namespaces are dot-separated identifiers (`EditorMcp.Core`), used for C#.");
+
+    // --- RAVE YAML (real-world looseness is reported, and normalized, not fatal) -------------
+    RAVE_NAME_MISMATCH = ("TG0601", "rave-name-mismatch", Error, "a RAVE tool's `name` does not match its file name",
+        "RAVE tools are stored as `{name}.yaml` (`mcptool_build()` writes them so, and R's `mcptool_list()` finds them by file name). Rename the file or fix `name`.");
+    NULL_DESCRIPTION = ("TG0602", "null-description", Warning, "a description is `~` (null)",
+        "R writes `description: ~` when a function has no `@description`. The tool is read with an empty description; clients see no text, so write one in the roxygen2 docs.");
+    FLOAT_INTEGER = ("TG0603", "float-for-integer", Warning, "an integer value is written as a float (`5.0`)",
+        "R has no integer literals by default, so `mcptool_build()` writes integer defaults such as `5` as `5.0`. The value is read as the integer `5`; write `5L` in R (or `5` in the YAML) to silence this.");
+    DEFAULT_WRONG_TYPE = ("TG0604", "default-dropped", Warning, "a default does not match the parameter's type and is dropped",
+        "The default could not be used as a value of the declared type (for example a string default on an integer parameter), so it is left out of every output. Fix the default or the type.");
+    EXAMPLE_TYPE = ("TG0605", "example-type", Warning, "an example value is a string on a numeric or boolean parameter",
+        "`mcptool_build()` extracts examples from `\\code{}` blocks as strings. Examples that parse as the parameter's type are converted (`'10'` -> `10`); others are dropped.");
+    DUPLICATE_EXAMPLE = ("TG0606", "duplicate-example", Warning, "an example value is listed twice",
+        "Repeated example values are removed.");
+    RD_MARKUP = ("TG0607", "rd-markup", Note, "a text contains leftover Rd markup",
+        "Rd macros such as `\\code{x}`, `\\link{f}`, `\\itemize{\\item ...}` survived into a description. They are cleaned for output (`\\code{x}` -> `x`, items -> `- ...`).");
+    NO_IMPLEMENTATION_EXAMPLE = ("TG0608", "implementation-example-missing", Warning, "a RAVE tool has no `implementation_example`",
+        "The format requires runnable R code with captured output (from `@examples`), which tells an LLM how the tool behaves. Add an `@examples` section to the function's roxygen2 docs.");
+    HIDDEN_PARAMETER = ("TG0609", "hidden-parameter", Warning, "a parameter whose name starts with `.` is in a spec and is dropped",
+        "Hidden parameters (such as `.state_env`) pass internal context and must never reach a tool's public schema. It is removed from `properties` and `required` in every output.");
 }
 
 /// Looks a rule up by code (`TG0304`) or name (`default-type-mismatch`).

@@ -117,6 +117,12 @@ impl Generator {
         self
     }
 
+    /// Keeps only tools in these groups (see [`crate::load::group_filters`]).
+    pub fn groups(mut self, groups: Vec<regex::Regex>) -> Self {
+        self.options.groups = groups;
+        self
+    }
+
     pub fn max_file_size(mut self, bytes: u64) -> Self {
         self.options.max_file_size = bytes;
         self

@@ -192,6 +192,9 @@ pub struct Tool {
     pub examples: Vec<Example>,
     /// Time limit for one call, in seconds, when the spec sets one.
     pub timeout_seconds: Option<Spanned<f64>>,
+    /// Whether a client must ask the user before calling the tool (RAVE's
+    /// `requires_approval`; EditorMCP's destructive tools).
+    pub requires_approval: bool,
     /// Extra information that has no field of its own (`x-*` keys, format specifics).
     pub annotations: BTreeMap<String, Spanned<Value>>,
     /// The whole definition (the file's root value).
@@ -209,6 +212,7 @@ pub struct ToolSet {
     pub format: Format,
     /// Namespace for emitters that need one (C#), e.g. `EditorMcp.Core`.
     pub namespace: String,
+    /// The categories tools may use; empty means any category is allowed.
     pub categories: Vec<Category>,
     pub tiers: Vec<Tier>,
     pub safety_levels: Vec<SafetyLevel>,

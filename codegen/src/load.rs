@@ -7,12 +7,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Diagnostics, rule};
-use crate::formats::{self, editormcp, fields::Cx};
+use crate::formats::{self, editormcp, fields::Cx, rave};
 use crate::ir::{Format, Project, ToolSet};
 use crate::manifest::{self, MANIFEST_NAMES};
 use crate::source::{FileId, Loc, SourceDb, Span, display_path};
 use crate::syntax::{self, Node, yaml};
 use crate::validate;
+
+use regex::Regex;
 
 /// Spec files larger than this are refused unless the limit is raised.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
@@ -23,6 +25,8 @@ pub struct LoadOptions {
     /// Read every spec file as this format instead of detecting it.
     pub format: Option<Format>,
     pub max_file_size: u64,
+    /// Keep only tools in these groups (see [`group_filters`]); empty keeps all.
+    pub groups: Vec<Regex>,
 }
 
 impl Default for LoadOptions {
@@ -30,8 +34,23 @@ impl Default for LoadOptions {
         LoadOptions {
             format: None,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            groups: Vec::new(),
         }
     }
+}
+
+/// Compiles `--groups` patterns as RAVE's `mcptool_list()` matches them: a tool
+/// is in group pattern `G` when its name matches `^[a-zA-Z0-9]+-mcp_tool_(?:G)`.
+/// Several patterns combine with OR. Tools whose names do not follow the
+/// `{package}-mcp_tool_{group}_{action}` pattern are in no group.
+pub fn group_filters(patterns: &[String]) -> Result<Vec<Regex>, String> {
+    patterns
+        .iter()
+        .map(|g| {
+            Regex::new(&format!("^[a-zA-Z0-9]+-mcp_tool_(?:{g})"))
+                .map_err(|e| format!("invalid group pattern `{g}`: {e}"))
+        })
+        .collect()
 }
 
 /// The result of loading: the files read, the IR, and every problem found.
@@ -144,11 +163,20 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
                 continue;
             }
         };
+        let before = diags.len();
         let mut cx = Cx {
             file,
             diags: &mut diags,
         };
-        let tool = read_tool(&mut cx, format, &root);
+        let tool = read_tool(&mut cx, format, &root, &spec);
+        if let Some(t) = &tool {
+            if !options.groups.is_empty() && !options.groups.iter().any(|g| g.is_match(&t.id.value))
+            {
+                // Filtered out by --groups: neither the tool nor what was said about it.
+                diags.truncate(before);
+                continue;
+            }
+        }
         let key = match (&owner, manifest_format) {
             (Some(m), Some(_)) => SetKey::Manifest(m.clone()),
             // The manifest is broken: the file was checked, but belongs to no usable tool set.
@@ -206,10 +234,17 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     loaded
 }
 
-fn read_tool(cx: &mut Cx<'_>, format: Format, root: &Node) -> Option<crate::ir::Tool> {
+fn read_tool(cx: &mut Cx<'_>, format: Format, root: &Node, path: &Path) -> Option<crate::ir::Tool> {
     match format {
         Format::EditorMcp => editormcp::read(cx, root),
-        Format::Rave | Format::Mcp => {
+        Format::Rave => {
+            let stem = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .map(|n| n.trim_end_matches(".yaml").trim_end_matches(".yml"));
+            rave::read(cx, root, stem)
+        }
+        Format::Mcp => {
             let start = root.span.start as usize;
             cx.report(
                 Diagnostic::at(

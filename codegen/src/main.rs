@@ -65,6 +65,11 @@ struct InputArgs {
     #[arg(long)]
     deny_warnings: bool,
 
+    /// Only tools in this group (a regex matched as `^[a-zA-Z0-9]+-mcp_tool_GROUP`, as
+    /// RAVE's `mcptool_list()` does). Repeat for several groups; they combine with OR.
+    #[arg(long = "groups", short = 'g', value_name = "REGEX", value_parser = parse_group)]
+    groups: Vec<regex::Regex>,
+
     /// Refuse spec files larger than this many bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_FILE_SIZE)]
     max_file_size: u64,
@@ -94,6 +99,10 @@ enum Command {
     Rules,
     /// Explain a rule, by code (TG0304) or name (default-type-mismatch).
     Explain { rule: String },
+}
+
+fn parse_group(s: &str) -> Result<regex::Regex, String> {
+    toolgen::load::group_filters(&[s.to_owned()]).map(|mut v| v.remove(0))
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
@@ -203,6 +212,7 @@ fn generator(input: &InputArgs) -> Generator {
         .format(input.format)
         .deny_warnings(input.deny_warnings)
         .max_file_size(input.max_file_size)
+        .groups(input.groups.clone())
 }
 
 fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {

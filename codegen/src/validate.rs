@@ -114,7 +114,7 @@ fn check_ids(set: &ToolSet, diags: &mut Diagnostics) {
 
 fn check_membership(set: &ToolSet, tool: &Tool, diags: &mut Diagnostics) {
     let cat = &tool.category.value;
-    if !set.categories.iter().any(|c| c.id == *cat) {
+    if !set.categories.is_empty() && !set.categories.iter().any(|c| c.id == *cat) {
         let ids: Vec<&str> = set.categories.iter().map(|c| c.id.as_str()).collect();
         let where_ = if set.manifest.is_some() {
             "its toolset.yaml"

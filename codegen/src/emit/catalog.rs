@@ -139,6 +139,9 @@ fn meta(set: &ToolSet, tool: &Tool) -> Value {
     meta.insert("tier".into(), json!(tool.tier.value));
     meta.insert("safetyLevel".into(), json!(tool.safety.value.as_str()));
     meta.insert("timeoutSeconds".into(), seconds(set.timeout_of(tool)));
+    if tool.requires_approval {
+        meta.insert("requiresApproval".into(), json!(true));
+    }
     if let Some(n) = &tool.notes {
         meta.insert("notes".into(), json!(n.value));
     }

@@ -253,6 +253,9 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         );
     }
 
+    let requires_approval = safety
+        .as_ref()
+        .is_some_and(|s| s.value == SafetyLevel::Destructive);
     Some(Tool {
         id: id?,
         name: name?,
@@ -265,6 +268,8 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         notes,
         examples: examples?,
         timeout_seconds,
+        // The schema page: destructive tools require confirmation.
+        requires_approval,
         annotations,
         loc: cx.loc(root.span),
     })

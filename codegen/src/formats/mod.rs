@@ -6,6 +6,7 @@
 
 pub mod editormcp;
 pub mod fields;
+pub mod rave;
 
 use crate::ir::{Format, ToolSet};
 use crate::syntax::Node;
@@ -44,6 +45,8 @@ pub fn default_tool_set(format: Format) -> ToolSet {
             Format::Rave => "Rave".to_owned(),
             _ => "Mcp".to_owned(),
         };
+        // RAVE and MCP categories are free-form: any category is allowed.
+        set.categories = Vec::new();
     }
     set
 }

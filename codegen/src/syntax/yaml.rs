@@ -214,6 +214,8 @@ impl<'a> Builder<'a> {
                     items.push(self.node(ev, s)?);
                 };
                 self.depth -= 1;
+                // A block sequence starts at its first `-`, which the parser's span skips.
+                let span = self.back_to_dash(span);
                 let node = Node {
                     kind: NodeKind::Array(items),
                     span: Span::new(span.start as usize, (end.end.max(span.end)) as usize),
@@ -275,6 +277,25 @@ impl<'a> Builder<'a> {
                 message: "unexpected YAML event".to_owned(),
                 help: None,
             }),
+        }
+    }
+
+    /// Moves a span's start back over `- ` to the dash, when only a dash and
+    /// spaces stand between the start of its line and the span.
+    fn back_to_dash(&self, span: Span) -> Span {
+        let start = span.start as usize;
+        if self.text.get(start..).is_some_and(|t| t.starts_with('[')) {
+            return span; // a flow sequence starts at its bracket
+        }
+        let line_start = self.text[..start.min(self.text.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let before = &self.text[line_start..start.min(self.text.len())];
+        match before.trim_end().strip_suffix('-') {
+            Some(indent) if indent.trim().is_empty() && before.trim_end().len() < before.len() => {
+                Span::new(line_start + before.trim_end().len() - 1, span.end as usize)
+            }
+            _ => span,
         }
     }
 
@@ -398,6 +419,23 @@ mod tests {
         });
         let name = root.member("name").map(|m| (m.key_span, m.value.span));
         assert_eq!(name, Some((Span::new(0, 4), Span::new(6, 7))));
+    }
+
+    #[test]
+    fn sequences_start_at_their_dash_or_bracket() {
+        let text = "a:\n  - x\n  - [y]\n";
+        let p = parse(FileId(0), text, Schema::Core);
+        let root = p.root.unwrap_or(Node {
+            kind: NodeKind::Null,
+            span: Span::default(),
+        });
+        let a = root.get("a").cloned().unwrap_or(root.clone());
+        assert_eq!(a.span.start, 5, "block sequence starts at its first dash");
+        let inner = a
+            .as_array()
+            .and_then(|items| items.get(1))
+            .map(|n| n.span.start);
+        assert_eq!(inner, Some(13), "flow sequence starts at its bracket");
     }
 
     #[test]

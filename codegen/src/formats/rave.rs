@@ -1,0 +1,879 @@
+//! Reader for RAVE tool YAML, as R packages write it with `mcptool_build()`
+//! (`rave-yaml-spec.md`; real files in `shared/corpus/rave/`).
+//!
+//! ```yaml
+//! name: ravepipeline-mcp_tool_pipeline_run   # {package}-{function}, also the file name
+//! description: Execute the pipeline.
+//! parameters: {type: object, properties: {...}, required: [...]}   # JSON Schema
+//! category: execution
+//! dangerous: yes                              # YAML 1.1 booleans
+//! requires_approval: yes
+//! returns: {type: object, properties: {...}}
+//! implementation_example: |
+//!   pipe$run()
+//! execution_time: 0.51
+//! ```
+//!
+//! Real files are looser than the spec; each looseness is a rule with its own
+//! code (TG06xx) and is normalized here, so the IR and every output are clean:
+//! `description: ~`, integer defaults written as `5.0`, defaults of the wrong
+//! type, string examples on numeric parameters, duplicate examples, leftover Rd
+//! markup, missing `implementation_example`, hidden (`.`-prefixed) parameters.
+//!
+//! YAML 1.1: files are parsed with the YAML 1.2 core schema, and the words
+//! `yes`/`no`/`on`/`off`/`y`/`n` (any case) are read as booleans wherever a
+//! boolean is expected (`dangerous`, `requires_approval`, defaults, enums and
+//! examples of boolean parameters). Elsewhere they stay the strings their
+//! authors wrote.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Number, Value, json};
+
+use super::editormcp::SCHEMA_DIALECT;
+use super::fields::{Cx, suggest};
+use crate::diag::{Diagnostic, rule};
+use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
+use crate::source::{Loc, Span};
+use crate::syntax::{Member, Node, NodeKind, pointer_join};
+
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "parameters",
+    "category",
+    "implementation_example",
+    "execution_time",
+    "returns",
+    "dangerous",
+    "requires_approval",
+    "example_response",
+    "output_format",
+];
+
+/// JSON Schema keywords accepted in `parameters` and `returns`.
+const SCHEMA_KEYS: &[&str] = &[
+    "type",
+    "description",
+    "title",
+    "enum",
+    "const",
+    "default",
+    "examples",
+    "items",
+    "properties",
+    "required",
+    "additionalProperties",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "nullable",
+];
+
+const TYPES: &[&str] = &[
+    "string", "number", "integer", "boolean", "object", "array", "null",
+];
+
+/// The category of a tool whose file has none.
+pub const DEFAULT_CATEGORY: &str = "uncategorized";
+
+/// `{package}-mcp_tool_{group}_{action}`, split; `None` for names off the pattern.
+pub fn split_name(name: &str) -> Option<(&str, &str, &str)> {
+    let (package, rest) = name.split_once('-')?;
+    if package.is_empty() || !package.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let function = rest.strip_prefix("mcp_tool_")?;
+    let (group, action) = function.split_once('_').unwrap_or((function, ""));
+    (!group.is_empty()).then_some((package, group, action))
+}
+
+/// A display name from a RAVE tool name: `pkg-mcp_tool_pipeline_get_info` -> "Pipeline Get Info".
+pub fn display_name(name: &str) -> String {
+    let function = name.split_once('-').map_or(name, |(_, f)| f);
+    let function = function.strip_prefix("mcp_tool_").unwrap_or(function);
+    function
+        .split(['_', '.'])
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A YAML 1.1 boolean word, if `s` is one.
+pub fn yaml11_bool(s: &str) -> Option<bool> {
+    match s.to_ascii_lowercase().as_str() {
+        "yes" | "y" | "on" | "true" => Some(true),
+        "no" | "n" | "off" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// Reads one RAVE tool. `file_stem` is the file name without `.yaml`.
+pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Tool> {
+    let obj = cx.object(root, "a RAVE tool")?;
+    cx.check_keys(obj, TOP_KEYS, false, "a RAVE tool");
+    let get = |k: &str| obj.iter().find(|m| m.key == k);
+
+    let name = cx
+        .require(
+            root,
+            obj,
+            "name",
+            "the RAVE tool",
+            "`{package}-{function}`, the file name without `.yaml`",
+        )
+        .and_then(|n| cx.string(n, "`name`", true));
+    if let (Some(name), Some(stem)) = (&name, file_stem) {
+        if name.value != stem {
+            cx.report(
+                Diagnostic::at(
+                    &rule::RAVE_NAME_MISMATCH,
+                    name.loc,
+                    format!(
+                        "tool name `{}` does not match the file name `{stem}.yaml`",
+                        name.value
+                    ),
+                )
+                .label("differs from the file name")
+                .help(format!(
+                    "rename the file to `{}.yaml`, or fix `name`",
+                    name.value
+                )),
+            );
+        }
+    }
+
+    let description = match cx.require(
+        root,
+        obj,
+        "description",
+        "the RAVE tool",
+        "one or two sentences on what the tool does",
+    ) {
+        Some(n) if matches!(n.kind, NodeKind::Null) => {
+            cx.report(
+                Diagnostic::at(
+                    &rule::NULL_DESCRIPTION,
+                    cx.loc(n.span),
+                    "the tool's description is `~` (null)",
+                )
+                .label("no description")
+                .help("write an `@description` in the function's roxygen2 docs"),
+            );
+            Some(Spanned::new(String::new(), cx.loc(n.span)))
+        }
+        Some(n) => cx
+            .string(n, "`description`", false)
+            .map(|s| Spanned::new(clean_text(cx, &s.value, s.loc), s.loc)),
+        None => None,
+    };
+
+    let mut t = Translator {
+        cx,
+        locs: BTreeMap::new(),
+    };
+    let input = match t.cx.require(
+        root,
+        obj,
+        "parameters",
+        "the RAVE tool",
+        "a JSON Schema object: `{type: object, properties: {}}`",
+    ) {
+        Some(n) => t.root_schema(n),
+        None => None,
+    };
+    let input_locs = std::mem::take(&mut t.locs);
+    let output = match get("returns") {
+        Some(m) if !matches!(m.value.kind, NodeKind::Null) => t.root_schema(&m.value),
+        _ => {
+            let mut v = Map::new();
+            v.insert("$schema".into(), json!(SCHEMA_DIALECT));
+            v.insert("type".into(), json!("object"));
+            Some(Value::Object(v))
+        }
+    };
+    let output_locs = std::mem::take(&mut t.locs);
+    let cx = t.cx;
+
+    let category = match get("category") {
+        Some(m) if !matches!(m.value.kind, NodeKind::Null) => {
+            cx.string(&m.value, "`category`", true)
+        }
+        _ => Some(Spanned::new(
+            DEFAULT_CATEGORY.to_owned(),
+            cx.loc(Span::at(root.span.start as usize)),
+        )),
+    };
+    let flag = |cx: &mut Cx<'_>, key: &str| -> bool {
+        let Some(m) = obj.iter().find(|m| m.key == key) else {
+            return false;
+        };
+        match &m.value.kind {
+            NodeKind::Bool(b) => *b,
+            NodeKind::Null => false,
+            NodeKind::String(s) if yaml11_bool(s).is_some() => yaml11_bool(s).unwrap_or(false),
+            _ => {
+                cx.wrong_type(
+                    &m.value,
+                    &format!("`{key}`"),
+                    "a boolean (`yes`/`no`, `true`/`false`)",
+                );
+                false
+            }
+        }
+    };
+    let dangerous = flag(cx, "dangerous");
+    let requires_approval = flag(cx, "requires_approval");
+
+    let mut annotations = BTreeMap::new();
+    match get("implementation_example") {
+        Some(m) => {
+            if let Some(s) = cx.string(&m.value, "`implementation_example`", false) {
+                annotations.insert(
+                    "implementation_example".to_owned(),
+                    Spanned::new(json!(s.value), s.loc),
+                );
+            }
+        }
+        None => {
+            let start = root.span.start as usize;
+            cx.report(
+                Diagnostic::at(
+                    &rule::NO_IMPLEMENTATION_EXAMPLE,
+                    cx.loc(Span::new(start, start + 1)),
+                    "the tool has no `implementation_example`",
+                )
+                .help("add an `@examples` section to the function's roxygen2 docs and rebuild with `mcptool_build()`"),
+            );
+        }
+    }
+    if let Some(m) = get("execution_time") {
+        if let Some(v) = cx.number(&m.value, "`execution_time`") {
+            annotations.insert(
+                "execution_time".to_owned(),
+                Spanned::new(json!(v), cx.loc(m.value.span)),
+            );
+        }
+    }
+    for key in ["example_response", "output_format"] {
+        if let Some(m) = get(key) {
+            annotations.insert(
+                key.to_owned(),
+                Spanned::new(m.value.to_json(), cx.loc(m.value.span)),
+            );
+        }
+    }
+    let name = name?;
+    if let Some((package, group, action)) = split_name(&name.value) {
+        for (k, v) in [("package", package), ("group", group), ("action", action)] {
+            annotations.insert(k.to_owned(), Spanned::new(json!(v), name.loc));
+        }
+    }
+
+    let safety = if dangerous {
+        SafetyLevel::Destructive
+    } else {
+        SafetyLevel::SafeWrite
+    };
+    let safety_loc = get("dangerous").map_or(name.loc, |m| cx.loc(m.value.span));
+    Some(Tool {
+        name: Spanned::new(display_name(&name.value), name.loc),
+        description: description?,
+        category: category?,
+        safety: Spanned::new(safety, safety_loc),
+        tier: Spanned::new("core".to_owned(), name.loc),
+        input: Schema {
+            value: input?,
+            locs: input_locs,
+        },
+        output: Schema {
+            value: output?,
+            locs: output_locs,
+        },
+        notes: None,
+        examples: Vec::new(),
+        timeout_seconds: None,
+        requires_approval,
+        annotations,
+        loc: cx.loc(root.span),
+        id: name,
+    })
+}
+
+/// Cleans Rd markup out of a text, with a TG0607 note when anything changed.
+fn clean_text(cx: &mut Cx<'_>, text: &str, loc: Loc) -> String {
+    let cleaned = clean_rd(text);
+    if cleaned != text {
+        cx.report(
+            Diagnostic::at(
+                &rule::RD_MARKUP,
+                loc,
+                "leftover Rd markup is cleaned for output",
+            )
+            .label("contains Rd markup")
+            .help("write Markdown in roxygen2 (`@md`) or plain text"),
+        );
+    }
+    cleaned
+}
+
+/// Rd macros and how many brace arguments they take.
+fn rd_macro(name: &str) -> Option<usize> {
+    Some(match name {
+        "item" | "href" | "enc" => 2,
+        "code" | "link" | "linkS4class" | "emph" | "strong" | "bold" | "sQuote" | "dQuote"
+        | "pkg" | "var" | "env" | "option" | "command" | "file" | "url" | "verb" | "samp"
+        | "eqn" | "deqn" | "itemize" | "enumerate" | "describe" | "preformatted" | "dontrun"
+        | "donttest" | "value" | "kbd" | "acronym" | "abbr" | "cite" | "dfn" | "email"
+        | "special" | "strong.emph" | "method" | "S4method" | "bold.emph" => 1,
+        _ => return None,
+    })
+}
+
+/// Replaces Rd macros with their text: `\code{x}` -> `x`, `\item{a}{b}` -> `a: b`,
+/// `\href{u}{t}` -> `t (u)`, lists -> `- item` lines. Unknown macros and escaped
+/// backslashes (`\\{`) are left alone.
+pub fn clean_rd(text: &str) -> String {
+    let bytes: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == '\\' && bytes.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
+            let start = i + 1;
+            let mut j = start;
+            while bytes
+                .get(j)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '.')
+            {
+                j += 1;
+            }
+            let name: String = bytes[start..j].iter().collect();
+            if name == "item" && bytes.get(j) != Some(&'{') {
+                // `\item text` inside \itemize / \enumerate
+                out.push_str("- ");
+                i = j;
+                while bytes.get(i) == Some(&' ') {
+                    i += 1;
+                }
+                continue;
+            }
+            if let Some(arity) = rd_macro(&name) {
+                let mut args = Vec::new();
+                let mut k = j;
+                while args.len() < arity && bytes.get(k) == Some(&'{') {
+                    let Some(end) = matching_brace(&bytes, k) else {
+                        break;
+                    };
+                    args.push(bytes[k + 1..end].iter().collect::<String>());
+                    k = end + 1;
+                }
+                if !args.is_empty() {
+                    let inner: Vec<String> = args.iter().map(|a| clean_rd(a)).collect();
+                    let replacement = match (name.as_str(), inner.as_slice()) {
+                        ("item", [a, b]) => format!("{a}: {b}"),
+                        ("href", [u, t]) => format!("{t} ({u})"),
+                        ("itemize" | "enumerate" | "describe", [body]) => body.trim().to_owned(),
+                        (_, [a, ..]) => a.clone(),
+                        _ => String::new(),
+                    };
+                    out.push_str(&replacement);
+                    i = k;
+                    continue;
+                }
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
+}
+
+fn matching_brace(chars: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+struct Translator<'c, 'd> {
+    cx: &'c mut Cx<'d>,
+    locs: BTreeMap<String, Loc>,
+}
+
+impl Translator<'_, '_> {
+    fn record(&mut self, ptr: &str, node: &Node) {
+        let mut sub = String::new();
+        node.walk(&mut sub, &mut |p, n| {
+            self.locs.insert(format!("{ptr}{p}"), self.cx.loc(n.span));
+        });
+    }
+
+    /// `parameters` or `returns`: a schema, tagged with the dialect toolgen emits.
+    fn root_schema(&mut self, node: &Node) -> Option<Value> {
+        let mut v = self.schema(node, "", false)?;
+        if let Value::Object(m) = &mut v {
+            m.insert("$schema".into(), json!(SCHEMA_DIALECT));
+        }
+        Some(v)
+    }
+
+    fn schema(&mut self, node: &Node, ptr: &str, is_property: bool) -> Option<Value> {
+        let obj = self.cx.object(node, "a JSON Schema")?;
+        self.locs.insert(ptr.to_owned(), self.cx.loc(node.span));
+        self.cx.check_keys(obj, SCHEMA_KEYS, true, "a JSON Schema");
+        let get = |k: &str| obj.iter().find(|m| m.key == k);
+        let mut out = Map::new();
+
+        let types = self.types(obj, ptr);
+        if is_property && get("type").is_none() {
+            self.cx.require(
+                node,
+                obj,
+                "type",
+                "a parameter schema (JSON Schema draft 7 requires it)",
+                "\"string\", \"number\", \"integer\", \"boolean\", \"object\" or \"array\"",
+            );
+        }
+        let is = |t: &str| types.iter().any(|x| x == t);
+
+        for m in obj {
+            let kptr = pointer_join(ptr, &m.key);
+            match m.key.as_str() {
+                "properties"
+                | "items"
+                | "additionalProperties"
+                | "required"
+                | "default"
+                | "examples"
+                | "enum" => {}
+                "description" | "title" => match &m.value.kind {
+                    NodeKind::Null => {}
+                    NodeKind::String(s) => {
+                        let loc = self.cx.loc(m.value.span);
+                        let cleaned = clean_text(self.cx, s, loc);
+                        self.locs.insert(kptr, loc);
+                        out.insert(m.key.clone(), json!(cleaned));
+                    }
+                    _ => self
+                        .cx
+                        .wrong_type(&m.value, &format!("`{}`", m.key), "a string"),
+                },
+                _ => {
+                    self.record(&kptr, &m.value);
+                    out.insert(m.key.clone(), m.value.to_json());
+                }
+            }
+        }
+
+        // enum: booleans written the YAML 1.1 way are booleans on boolean parameters.
+        if let Some(m) = get("enum") {
+            match m.value.as_array() {
+                Some(items) => {
+                    self.record(&pointer_join(ptr, "enum"), &m.value);
+                    let values = items
+                        .iter()
+                        .map(|n| {
+                            if is("boolean") {
+                                as_yaml11_bool(n)
+                            } else {
+                                n.to_json()
+                            }
+                        })
+                        .collect();
+                    out.insert("enum".into(), Value::Array(values));
+                }
+                None => self.cx.wrong_type(&m.value, "`enum`", "a list of values"),
+            }
+        }
+        if let Some(m) = get("default") {
+            if let Some(v) = self.default(&m.value, &types) {
+                self.record(&pointer_join(ptr, "default"), &m.value);
+                out.insert("default".into(), v);
+            }
+        }
+        if let Some(m) = get("examples") {
+            if let Some(v) = self.examples(&m.value, &types) {
+                self.locs
+                    .insert(pointer_join(ptr, "examples"), self.cx.loc(m.value.span));
+                out.insert("examples".into(), v);
+            }
+        }
+        if let Some(m) = get("items") {
+            if let Some(v) = self.schema(&m.value, &pointer_join(ptr, "items"), false) {
+                out.insert("items".into(), v);
+            }
+        }
+        if let Some(m) = get("additionalProperties") {
+            let aptr = pointer_join(ptr, "additionalProperties");
+            if let NodeKind::Bool(b) = m.value.kind {
+                self.locs.insert(aptr, self.cx.loc(m.value.span));
+                out.insert("additionalProperties".into(), json!(b));
+            } else if let Some(v) = self.schema(&m.value, &aptr, false) {
+                out.insert("additionalProperties".into(), v);
+            }
+        }
+        let mut hidden = Vec::new();
+        if let Some(m) = get("properties") {
+            match &m.value.kind {
+                NodeKind::Object(members) => {
+                    let pptr = pointer_join(ptr, "properties");
+                    self.locs.insert(pptr.clone(), self.cx.loc(m.value.span));
+                    let mut props = Map::new();
+                    for p in members {
+                        if p.key.starts_with('.') {
+                            self.cx.report(
+                                Diagnostic::at(
+                                    &rule::HIDDEN_PARAMETER,
+                                    self.cx.loc(p.key_span),
+                                    format!("hidden parameter `{}` is dropped from the public schema", p.key),
+                                )
+                                .label("hidden parameter")
+                                .help("parameters starting with `.` are internal; `mcptool_build()` leaves them out"),
+                            );
+                            hidden.push(p.key.clone());
+                            continue;
+                        }
+                        if let Some(v) = self.schema(&p.value, &pointer_join(&pptr, &p.key), true) {
+                            props.insert(p.key.clone(), v);
+                        }
+                    }
+                    out.insert("properties".into(), Value::Object(props));
+                }
+                NodeKind::Null => {
+                    out.insert("properties".into(), json!({}));
+                }
+                _ => self.cx.wrong_type(
+                    &m.value,
+                    "`properties`",
+                    "a mapping of parameter names to schemas",
+                ),
+            }
+        }
+        if let Some(m) = get("required") {
+            self.required(m, ptr, &hidden, &mut out);
+        }
+        Some(Value::Object(out))
+    }
+
+    fn types(&mut self, obj: &[Member], ptr: &str) -> Vec<String> {
+        let Some(m) = obj.iter().find(|m| m.key == "type") else {
+            return Vec::new();
+        };
+        let names: Vec<&Node> = match &m.value.kind {
+            NodeKind::String(_) => vec![&m.value],
+            NodeKind::Array(items) => items.iter().collect(),
+            _ => {
+                self.cx
+                    .wrong_type(&m.value, "`type`", "a type name or a list of them");
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::new();
+        for n in names {
+            match n.as_str() {
+                Some(t) if TYPES.contains(&t) => out.push(t.to_owned()),
+                Some(t) => self.cx.report(
+                    Diagnostic::at(
+                        &rule::UNKNOWN_TYPE,
+                        self.cx.loc(n.span),
+                        format!("unknown JSON Schema type `{t}`"),
+                    )
+                    .label("not a JSON Schema type")
+                    .help(suggest(t, TYPES)),
+                ),
+                None => self.cx.wrong_type(n, "a type", "a string"),
+            }
+        }
+        self.locs
+            .insert(pointer_join(ptr, "type"), self.cx.loc(m.value.span));
+        out
+    }
+
+    /// A default normalized to the declared type, or `None` (with a warning) when it cannot be.
+    fn default(&mut self, node: &Node, types: &[String]) -> Option<Value> {
+        if matches!(node.kind, NodeKind::Null) {
+            // R's NULL default means "no value": no default.
+            return None;
+        }
+        let value = node.to_json();
+        if types.is_empty()
+            || types
+                .iter()
+                .any(|t| crate::validate::value_has_type(&value, t))
+        {
+            return Some(value);
+        }
+        let loc = self.cx.loc(node.span);
+        if let Some(v) = self.coerce(node, types) {
+            if types.iter().any(|t| t == "integer")
+                && node.json_type() == crate::syntax::JsonType::Number
+            {
+                self.cx.report(
+                    Diagnostic::at(
+                        &rule::FLOAT_INTEGER,
+                        loc,
+                        format!("integer default written as `{}`", short_number(node)),
+                    )
+                    .label("read as an integer")
+                    .help(format!("write `{v}`")),
+                );
+            }
+            return Some(v);
+        }
+        self.cx.report(
+            Diagnostic::at(
+                &rule::DEFAULT_WRONG_TYPE,
+                loc,
+                format!(
+                    "default `{}` is not a value of type `{}`; it is dropped",
+                    value,
+                    types.join(" or ")
+                ),
+            )
+            .label("wrong type")
+            .help("fix the default in the R function's formals, or the parameter's type"),
+        );
+        None
+    }
+
+    /// Converts a value to a declared type where the intent is clear:
+    /// `5.0` -> 5 for integers, YAML 1.1 words -> booleans.
+    fn coerce(&self, node: &Node, types: &[String]) -> Option<Value> {
+        for t in types {
+            match (t.as_str(), &node.kind) {
+                ("integer", NodeKind::Number(n)) => {
+                    if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15) {
+                        return Some(json!(f as i64));
+                    }
+                }
+                ("boolean", NodeKind::String(s)) => {
+                    if let Some(b) = yaml11_bool(s) {
+                        return Some(json!(b));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn examples(&mut self, node: &Node, types: &[String]) -> Option<Value> {
+        let Some(items) = node.as_array() else {
+            self.cx
+                .wrong_type(node, "`examples`", "a list of example values");
+            return None;
+        };
+        let numeric_or_bool = types
+            .iter()
+            .any(|t| matches!(t.as_str(), "integer" | "number" | "boolean"));
+        let mut out: Vec<Value> = Vec::new();
+        let mut converted = Vec::new();
+        for item in items {
+            let mut v = item.to_json();
+            if numeric_or_bool && !types.iter().any(|t| crate::validate::value_has_type(&v, t)) {
+                match item.as_str().and_then(|s| parse_as(s, types)) {
+                    Some(parsed) => {
+                        converted.push(item.span);
+                        v = parsed;
+                    }
+                    None => {
+                        self.cx.report(
+                            Diagnostic::at(
+                                &rule::EXAMPLE_TYPE,
+                                self.cx.loc(item.span),
+                                format!(
+                                    "example `{v}` is not a value of type `{}`; it is dropped",
+                                    types.join(" or ")
+                                ),
+                            )
+                            .label("wrong type"),
+                        );
+                        continue;
+                    }
+                }
+            }
+            if out.contains(&v) {
+                self.cx.report(
+                    Diagnostic::at(
+                        &rule::DUPLICATE_EXAMPLE,
+                        self.cx.loc(item.span),
+                        format!("example `{v}` is listed twice; the repeat is removed"),
+                    )
+                    .label("repeated example"),
+                );
+                continue;
+            }
+            out.push(v);
+        }
+        if let (Some(first), Some(last)) = (converted.first(), converted.last()) {
+            let span = Span::new(first.start as usize, last.end as usize);
+            self.cx.report(
+                Diagnostic::at(
+                    &rule::EXAMPLE_TYPE,
+                    self.cx.loc(span),
+                    format!(
+                        "{} example{} written as strings on a parameter of type `{}`; converted",
+                        converted.len(),
+                        if converted.len() == 1 { "" } else { "s" },
+                        types.join(" or ")
+                    ),
+                )
+                .label("written as strings")
+                .help("`mcptool_build()` reads examples from `\\code{}` as text; the values are converted"),
+            );
+        }
+        Some(Value::Array(out))
+    }
+
+    fn required(&mut self, m: &Member, ptr: &str, hidden: &[String], out: &mut Map<String, Value>) {
+        let Some(items) = m.value.as_array() else {
+            if !matches!(m.value.kind, NodeKind::Null) {
+                self.cx
+                    .wrong_type(&m.value, "`required`", "a list of property names");
+            }
+            return;
+        };
+        self.locs
+            .insert(pointer_join(ptr, "required"), self.cx.loc(m.value.span));
+        let mut names = Vec::new();
+        for item in items {
+            match item.as_str() {
+                Some(n) if hidden.iter().any(|h| h == n) || n.starts_with('.') => {}
+                Some(n) => names.push(json!(n)),
+                None => self
+                    .cx
+                    .wrong_type(item, "an entry of `required`", "a property name"),
+            }
+        }
+        out.insert("required".into(), Value::Array(names));
+    }
+}
+
+fn as_yaml11_bool(n: &Node) -> Value {
+    match n.as_str().and_then(yaml11_bool) {
+        Some(b) => json!(b),
+        None => n.to_json(),
+    }
+}
+
+fn short_number(n: &Node) -> String {
+    match &n.kind {
+        NodeKind::Number(x) => x.to_string(),
+        _ => n.to_json().to_string(),
+    }
+}
+
+/// Parses a string example as one of the declared types.
+fn parse_as(s: &str, types: &[String]) -> Option<Value> {
+    let s = s.trim().trim_end_matches('L');
+    for t in types {
+        match t.as_str() {
+            "integer" => {
+                if let Ok(i) = s.parse::<i64>() {
+                    return Some(json!(i));
+                }
+            }
+            "number" => {
+                if let Some(n) = s.parse::<f64>().ok().and_then(Number::from_f64) {
+                    return Some(Value::Number(n));
+                }
+            }
+            "boolean" => {
+                if let Some(b) = yaml11_bool(s).or(match s {
+                    "TRUE" | "T" => Some(true),
+                    "FALSE" | "F" => Some(false),
+                    _ => None,
+                }) {
+                    return Some(json!(b));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_groups() {
+        assert_eq!(
+            split_name("ravepipeline-mcp_tool_pipeline_get_info"),
+            Some(("ravepipeline", "pipeline", "get_info"))
+        );
+        assert_eq!(
+            split_name("ravepipeline-mcp_tool_run_r"),
+            Some(("ravepipeline", "run", "r"))
+        );
+        assert_eq!(split_name("pkg-other_function"), None);
+        assert_eq!(split_name("no_package"), None);
+        assert_eq!(
+            display_name("ravepipeline-mcp_tool_pipeline_get_info"),
+            "Pipeline Get Info"
+        );
+        assert_eq!(display_name("pkg-read.data"), "Read Data");
+    }
+
+    #[test]
+    fn rd_markup_is_cleaned() {
+        assert_eq!(
+            clean_rd(r"Use \code{pipe$run()} or \link{pipeline}."),
+            "Use pipe$run() or pipeline."
+        );
+        assert_eq!(clean_rd(r"\itemize{\item one \item two}"), "- one - two");
+        assert_eq!(clean_rd(r"\item{name}{the \emph{name}}"), "name: the name");
+        assert_eq!(
+            clean_rd(r"see \href{https://x.org}{docs}"),
+            "see docs (https://x.org)"
+        );
+        assert_eq!(
+            clean_rd(r#"pattern "\\{rave.*\\}""#),
+            r#"pattern "\\{rave.*\\}""#
+        );
+        assert_eq!(
+            clean_rd(r"\unknown{x} and \code{unclosed"),
+            r"\unknown{x} and \code{unclosed"
+        );
+    }
+
+    #[test]
+    fn yaml11_words() {
+        for w in ["yes", "Yes", "YES", "on", "y", "true"] {
+            assert_eq!(yaml11_bool(w), Some(true));
+        }
+        for w in ["no", "No", "OFF", "n", "false"] {
+            assert_eq!(yaml11_bool(w), Some(false));
+        }
+        assert_eq!(yaml11_bool("maybe"), None);
+    }
+}
