@@ -95,6 +95,17 @@ enum Command {
         #[arg(long)]
         prune_all: bool,
     },
+    /// Convert specs into another input format (written as `OUT/<tool set>/<id>.yaml`).
+    Convert {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Target format (only `rave` so far).
+        #[arg(long, value_parser = parse_format)]
+        to: Format,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// List every validation rule.
     Rules,
     /// Explain a rule, by code (TG0304) or name (default-type-mismatch).
@@ -298,6 +309,45 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
                         ExitCode::SUCCESS
                     }
                     Err(e) => generate_error(e, reporter),
+                }
+            }
+        }
+        Command::Convert { input, to, out } => {
+            let g = generator(&input);
+            let loaded = g.load();
+            reporter.diagnostics(&loaded);
+            if !g.accepts(&loaded) {
+                reporter.summary(&loaded, true, "conversion");
+                eprintln!("nothing was written");
+                return ExitCode::from(1);
+            }
+            if to != Format::Rave {
+                eprintln!("error: converting to `{to}` is not supported yet; use `--to rave`");
+                return ExitCode::from(2);
+            }
+            let mut files = toolgen::emit::GeneratedFiles::new();
+            for set in &loaded.project.tool_sets {
+                for tool in &set.tools {
+                    files.add(
+                        format!("{}/{}.yaml", set.name, tool.id.value),
+                        toolgen::emit::rave::to_rave_yaml(tool),
+                    );
+                }
+            }
+            match toolgen::output::write(&out, &files, Prune::Owned) {
+                Ok(report) => {
+                    eprintln!(
+                        "converted {} tools to {to}: {} file(s) written, {} unchanged in {}",
+                        loaded.project.tool_count(),
+                        report.written.len(),
+                        report.unchanged,
+                        out.display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: cannot write output: {e}");
+                    ExitCode::from(2)
                 }
             }
         }

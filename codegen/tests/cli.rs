@@ -165,11 +165,159 @@ fn hostile_inputs_get_located_errors_not_panics() {
     }
 }
 
+fn anchor_bomb() -> String {
+    let mut bomb = String::from(
+        "name: pkg-mcp_tool_x_y\nparameters: {type: object}\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
+    for i in 1..10 {
+        let p = i - 1;
+        bomb.push_str(&format!(
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        ));
+    }
+    bomb
+}
+
+#[test]
+fn hostile_yaml_gets_located_errors_quickly() {
+    let d = scratch("hostile-yaml");
+    let cases: Vec<(&str, String, &str, &str)> = vec![
+        (
+            "syntax.yaml",
+            "name: x\nparameters: [1, 2\n".to_owned(),
+            "TG0005",
+            ":3:1",
+        ),
+        (
+            "tabs.yaml",
+            "name: x\nparameters:\n\ttype: object\n".to_owned(),
+            "TG0005",
+            ":3:",
+        ),
+        ("bomb.yaml", anchor_bomb(), "TG0007", ":"),
+        (
+            "list.yaml",
+            "- name: x\n- parameters: {}\n".to_owned(),
+            "TG0008",
+            ":1:1",
+        ),
+        (
+            "scalar.yaml",
+            "just a string\n".to_owned(),
+            "TG0008",
+            ":1:1",
+        ),
+        (
+            "comments.yaml",
+            "# nothing here\n".to_owned(),
+            "TG0004",
+            ":1:1",
+        ),
+    ];
+    for (name, text, code, place) in &cases {
+        let p = d.join(name);
+        write(&p, text);
+        let started = std::time::Instant::now();
+        let o = toolgen(&["validate", &p.to_string_lossy()]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {e}");
+        assert!(
+            e.contains(&format!("error[{code}]")),
+            "{name}: expected {code}: {e}"
+        );
+        assert!(
+            e.contains(&format!("{name}{place}")),
+            "{name}: located at {place}: {e}"
+        );
+        assert!(!e.contains("panicked"), "{name}: {e}");
+        // A guard against runaway expansion, not a performance assertion.
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "{name} took {:?}",
+            started.elapsed()
+        );
+    }
+    let e = stderr(&toolgen(&[
+        "validate",
+        &d.join("tabs.yaml").to_string_lossy(),
+    ]));
+    assert!(e.contains("tabs"), "the tab error says so: {e}");
+}
+
+#[test]
+fn group_filters() {
+    let rave = repo().join("tool-specs/rave");
+    let rave = rave.to_string_lossy();
+    let count = |args: &[&str]| {
+        let mut all = vec!["--message-format", "json", "validate"];
+        all.extend_from_slice(args);
+        all.push(&rave);
+        let o = toolgen(&all);
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let summary: serde_json::Value = out
+            .lines()
+            .last()
+            .and_then(|l| serde_json::from_str(l).ok())
+            .unwrap_or_default();
+        summary["summary"]["tools"].as_u64().unwrap_or(999)
+    };
+    assert_eq!(count(&[]), 6);
+    assert_eq!(count(&["--groups", "pipeline"]), 2);
+    assert_eq!(
+        count(&["--groups", "pipeline", "-g", "subject"]),
+        4,
+        "groups combine with OR"
+    );
+    assert_eq!(
+        count(&["--groups", "config_get"]),
+        1,
+        "a group is a regex prefix"
+    );
+    assert_eq!(count(&["--groups", "nothing"]), 0);
+    let o = toolgen(&["validate", "--groups", "(", &rave]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("invalid group pattern"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn convert_to_rave() {
+    let d = scratch("convert");
+    let out = d.join("out");
+    let o = toolgen(&[
+        "convert",
+        "--to",
+        "rave",
+        "--out",
+        &out.to_string_lossy(),
+        &repo().join("tool-specs/rave").to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let converted = out.join("ravedemo");
+    let o = toolgen(&["validate", "--deny-warnings", &converted.to_string_lossy()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "converted files validate clean: {}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn very_large_files_are_refused_before_reading() {
     let d = scratch("large");
     let big = d.join("big.json");
     let f = std::fs::File::create(&big).unwrap_or_else(|e| panic!("{e}"));
+    let yaml = d.join("big.yaml");
+    std::fs::File::create(&yaml)
+        .and_then(|f| f.set_len(50 * 1024 * 1024))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = toolgen(&["validate", &yaml.to_string_lossy()]);
+    assert!(stderr(&o).contains("error[TG0002]"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(&yaml);
     f.set_len(50 * 1024 * 1024)
         .unwrap_or_else(|e| panic!("{e}"));
     let started = std::time::Instant::now();

@@ -5,6 +5,8 @@
 //! emitter has succeeded (see [`crate::output`]).
 
 pub mod catalog;
+pub mod rave;
+pub mod yaml;
 
 use std::collections::BTreeMap;
 

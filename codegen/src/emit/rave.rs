@@ -1,0 +1,76 @@
+//! IR -> RAVE tool YAML, for `toolgen convert --to rave` and the round-trip test.
+//!
+//! Not one of the generated outputs: a converter into one input format. The
+//! file is what `mcptool_build()` would have written for the tool, normalized
+//! (integer defaults as integers, no hidden parameters, Rd markup cleaned), so
+//! reading it back gives the same IR. From other formats it is lossy: RAVE has
+//! no tier, notes or input/output examples.
+
+use serde_json::{Map, Value, json};
+
+use super::yaml;
+use crate::ir::{SafetyLevel, Tool};
+
+/// The RAVE YAML of one tool, with the generated-file header.
+pub fn to_rave_yaml(tool: &Tool) -> String {
+    let mut doc = Map::new();
+    doc.insert("name".into(), json!(tool.id.value));
+    doc.insert(
+        "description".into(),
+        if tool.description.value.is_empty() {
+            Value::Null
+        } else {
+            json!(tool.description.value)
+        },
+    );
+    doc.insert("parameters".into(), without_dialect(&tool.input.value));
+    doc.insert("category".into(), json!(tool.category.value));
+    if tool.safety.value == SafetyLevel::Destructive {
+        doc.insert("dangerous".into(), json!(true));
+    }
+    if tool.requires_approval {
+        doc.insert("requires_approval".into(), json!(true));
+    }
+    let returns = without_dialect(&tool.output.value);
+    if returns != json!({"type": "object"}) {
+        doc.insert("returns".into(), returns);
+    }
+    for key in [
+        "implementation_example",
+        "execution_time",
+        "example_response",
+        "output_format",
+    ] {
+        if let Some(v) = tool.annotations.get(key) {
+            doc.insert(key.into(), v.value.clone());
+        }
+    }
+    let mut out = String::from(
+        "# Converted by toolgen (`toolgen convert --to rave`) in the format of\n# ravepipeline::mcptool_build().\n",
+    );
+    // Keys in the order R writes them, not alphabetically.
+    let order = [
+        "name",
+        "description",
+        "parameters",
+        "category",
+        "dangerous",
+        "requires_approval",
+        "returns",
+        "implementation_example",
+        "execution_time",
+        "example_response",
+        "output_format",
+    ];
+    let entries = order.iter().filter_map(|k| doc.get_key_value(*k));
+    yaml::write_map(&mut out, entries, 0);
+    out
+}
+
+fn without_dialect(schema: &Value) -> Value {
+    let mut v = schema.clone();
+    if let Value::Object(m) = &mut v {
+        m.remove("$schema");
+    }
+    v
+}
