@@ -15,6 +15,7 @@
 pub mod diag;
 pub mod emit;
 pub mod formats;
+pub mod ident;
 pub mod ir;
 pub mod load;
 pub mod manifest;
