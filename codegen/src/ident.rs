@@ -10,22 +10,91 @@ use std::collections::BTreeSet;
 
 /// Rust keywords (strict and reserved, editions 2015-2024).
 const RUST_KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn",
-    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
-    "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "Self", "static",
-    "struct", "super", "trait", "true", "try", "type", "typeof", "union", "unsafe", "unsized", "use",
-    "virtual", "where", "while", "yield",
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "Self", "static", "struct", "super", "trait", "true", "try", "type",
+    "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
 /// C# keywords (reserved; contextual keywords are valid identifiers).
 const CSHARP_KEYWORDS: &[&str] = &[
-    "abstract", "as", "base", "bool", "break", "byte", "case", "catch", "char", "checked", "class", "const",
-    "continue", "decimal", "default", "delegate", "do", "double", "else", "enum", "event", "explicit",
-    "extern", "false", "finally", "fixed", "float", "for", "foreach", "goto", "if", "implicit", "in", "int",
-    "interface", "internal", "is", "lock", "long", "namespace", "new", "null", "object", "operator", "out",
-    "override", "params", "private", "protected", "public", "readonly", "ref", "return", "sbyte", "sealed",
-    "short", "sizeof", "stackalloc", "static", "string", "struct", "switch", "this", "throw", "true", "try",
-    "typeof", "uint", "ulong", "unchecked", "unsafe", "ushort", "using", "virtual", "void", "volatile",
+    "abstract",
+    "as",
+    "base",
+    "bool",
+    "break",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "checked",
+    "class",
+    "const",
+    "continue",
+    "decimal",
+    "default",
+    "delegate",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "event",
+    "explicit",
+    "extern",
+    "false",
+    "finally",
+    "fixed",
+    "float",
+    "for",
+    "foreach",
+    "goto",
+    "if",
+    "implicit",
+    "in",
+    "int",
+    "interface",
+    "internal",
+    "is",
+    "lock",
+    "long",
+    "namespace",
+    "new",
+    "null",
+    "object",
+    "operator",
+    "out",
+    "override",
+    "params",
+    "private",
+    "protected",
+    "public",
+    "readonly",
+    "ref",
+    "return",
+    "sbyte",
+    "sealed",
+    "short",
+    "sizeof",
+    "stackalloc",
+    "static",
+    "string",
+    "struct",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "uint",
+    "ulong",
+    "unchecked",
+    "unsafe",
+    "ushort",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
     "while",
 ];
 
@@ -45,8 +114,11 @@ pub fn words(name: &str) -> Vec<String> {
         let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
         let next = chars.get(i + 1).copied();
         let boundary = c.is_ascii_uppercase()
-            && prev.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit()
-                || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase())));
+            && prev.is_some_and(|p| {
+                p.is_ascii_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_ascii_uppercase() && next.is_some_and(|n| n.is_ascii_lowercase()))
+            });
         if boundary && !cur.is_empty() {
             words.push(std::mem::take(&mut cur));
         }
@@ -79,7 +151,9 @@ pub fn pascal(name: &str) -> String {
         .iter()
         .map(|w| {
             let mut c = w.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
         })
         .collect();
     if s.is_empty() {
@@ -99,7 +173,10 @@ pub fn pascal(name: &str) -> String {
 pub fn csharp_camel(name: &str) -> String {
     let p = pascal(name);
     let mut c = p.chars();
-    let mut s = c.next().map(|f| f.to_ascii_lowercase().to_string() + c.as_str()).unwrap_or_default();
+    let mut s = c
+        .next()
+        .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+        .unwrap_or_default();
     if CSHARP_KEYWORDS.contains(&s.as_str()) {
         s.insert(0, '@');
     }
@@ -109,7 +186,8 @@ pub fn csharp_camel(name: &str) -> String {
 /// Whether `s` is a valid Rust identifier that is not a keyword (raw identifiers excluded).
 pub fn is_rust_ident(s: &str) -> bool {
     let mut c = s.chars();
-    c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
         && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
         && s != "_"
         && !RUST_KEYWORDS.contains(&s)
@@ -119,7 +197,8 @@ pub fn is_rust_ident(s: &str) -> bool {
 pub fn is_csharp_ident(s: &str) -> bool {
     let bare = s.strip_prefix('@').unwrap_or(s);
     let mut c = bare.chars();
-    c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
         && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
         && (s.starts_with('@') || !CSHARP_KEYWORDS.contains(&bare))
 }
@@ -150,8 +229,27 @@ mod tests {
     use super::*;
 
     const NASTY: &[&str] = &[
-        "type", "data.frame", "data_frame", "Data.Frame", "self", "Self", "2d", "max-lines", "maxLines",
-        "crate", "r#x", "é", "", "_", "HTTPServer", "class", "string", "params", "gen", "a__b", "A",
+        "type",
+        "data.frame",
+        "data_frame",
+        "Data.Frame",
+        "self",
+        "Self",
+        "2d",
+        "max-lines",
+        "maxLines",
+        "crate",
+        "r#x",
+        "é",
+        "",
+        "_",
+        "HTTPServer",
+        "class",
+        "string",
+        "params",
+        "gen",
+        "a__b",
+        "A",
     ];
 
     #[test]
@@ -180,7 +278,12 @@ mod tests {
         let rust = unique(NASTY, rust_snake);
         let types = unique(NASTY, pascal);
         let cs = unique(NASTY, csharp_camel);
-        for (set, valid) in [(&rust, is_rust_ident as fn(&str) -> bool), (&types, is_rust_ident), (&types, is_csharp_ident), (&cs, is_csharp_ident)] {
+        for (set, valid) in [
+            (&rust, is_rust_ident as fn(&str) -> bool),
+            (&types, is_rust_ident),
+            (&types, is_csharp_ident),
+            (&cs, is_csharp_ident),
+        ] {
             for id in set.iter() {
                 assert!(valid(id), "`{id}` is not valid ({set:?})");
             }

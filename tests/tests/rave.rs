@@ -57,14 +57,18 @@ fn yaml11_booleans_hidden_parameters_and_odd_names() {
     assert!(!input.to_string().contains("state_env"), "{input}");
     assert_eq!(input["required"], serde_json::json!(["type"]));
     // Where a string is expected, `NO` stays the string its author wrote.
-    assert_eq!(input["properties"]["country"]["enum"], serde_json::json!(["NO", "SE", "DK"]));
+    assert_eq!(
+        input["properties"]["country"]["enum"],
+        serde_json::json!(["NO", "SE", "DK"])
+    );
     assert_eq!(input["properties"]["country"]["default"], "NO");
     // Where a boolean is expected, `Off` is false.
     assert_eq!(input["properties"]["data.frame"]["default"], false);
     // Names that are not identifiers load, keep their wire names in the catalog, and
     // get valid, distinct identifiers for generated code.
     let files = Generator::render(&loaded.project);
-    let catalog = String::from_utf8_lossy(files.get("catalog/rave/tools.json").unwrap_or_default()).into_owned();
+    let catalog = String::from_utf8_lossy(files.get("catalog/rave/tools.json").unwrap_or_default())
+        .into_owned();
     assert!(catalog.contains("\"data.frame\"") && catalog.contains("\"type\""));
     let names: Vec<&str> = input["properties"]
         .as_object()
@@ -77,18 +81,33 @@ fn yaml11_booleans_hidden_parameters_and_odd_names() {
 
 #[test]
 fn names_off_the_group_pattern_load_in_no_group() {
-    let other = TOOL.replace("pkg-mcp_tool_demo_run", "pkg-helper").replace("  - .state_env\n", "");
-    let dir = write_set("groups", &[("pkg-mcp_tool_demo_run.yaml", TOOL), ("pkg-helper.yaml", &other)]);
+    let other = TOOL
+        .replace("pkg-mcp_tool_demo_run", "pkg-helper")
+        .replace("  - .state_env\n", "");
+    let dir = write_set(
+        "groups",
+        &[
+            ("pkg-mcp_tool_demo_run.yaml", TOOL),
+            ("pkg-helper.yaml", &other),
+        ],
+    );
     let all = load(std::slice::from_ref(&dir), &LoadOptions::default());
     assert_eq!(all.project.tool_count(), 2);
-    let helper = all.project.tool_sets[0].tools.iter().find(|t| t.id.value == "pkg-helper");
+    let helper = all.project.tool_sets[0]
+        .tools
+        .iter()
+        .find(|t| t.id.value == "pkg-helper");
     assert!(helper.is_some_and(|t| !t.annotations.contains_key("group")));
     let options = LoadOptions {
         groups: group_filters(&["demo".to_owned()]).unwrap_or_default(),
         ..LoadOptions::default()
     };
     let filtered = load(std::slice::from_ref(&dir), &options);
-    let ids: Vec<&str> = filtered.project.tool_sets[0].tools.iter().map(|t| t.id.value.as_str()).collect();
+    let ids: Vec<&str> = filtered.project.tool_sets[0]
+        .tools
+        .iter()
+        .map(|t| t.id.value.as_str())
+        .collect();
     assert_eq!(ids, ["pkg-mcp_tool_demo_run"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
