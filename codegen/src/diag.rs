@@ -79,8 +79,6 @@ rules! {
         "Objects and arrays may be nested at most 128 levels deep. Deeper nesting is refused to keep every later stage safe from stack exhaustion.");
     UNKNOWN_FORMAT = ("TG0008", "unknown-format", Error, "the format of a spec file cannot be determined",
         "toolgen detects the format from the content: an EditorMCP tool definition is a JSON object with `id`, `inputs` and `outputs`. Pass `--format` to force a format, or put the file in a directory with a `toolset.yaml` that names its format.");
-    UNSUPPORTED_FORMAT = ("TG0009", "unsupported-format", Error, "the spec file's format has no reader in this version",
-        "The format was recognised, but this version of toolgen cannot read it yet.");
 
     // --- structure of a document ----------------------------------------------------------
     MISSING_FIELD = ("TG0101", "missing-field", Error, "a required field is missing",
@@ -165,6 +163,8 @@ rules! {
         "The manifest's directory contains no spec files.");
     TOOLSET_NAME = ("TG0504", "tool-set-name", Error, "a tool set name or namespace is not valid",
         "Tool set names are lowercase identifiers (`[a-z][a-z0-9_]*`), used as directory and module names. Namespaces are dot-separated identifiers (`EditorMcp.Core`), used for C#.");
+    IDENTICAL_DUPLICATE = ("TG0505", "identical-duplicate", Note, "the same tool is defined identically in two files",
+        "Two files define a tool with the same id and, after normalization, the same content (for example the same MCP tool once with and once without an explicit draft-07 `$schema`). One definition is used; the other is reported as a note. Two different definitions with the same id are TG0202.");
 
     // --- RAVE YAML (real-world looseness is reported, and normalized, not fatal) -------------
     RAVE_NAME_MISMATCH = ("TG0601", "rave-name-mismatch", Error, "a RAVE tool's `name` does not match its file name",
@@ -185,6 +185,14 @@ rules! {
         "The format requires runnable R code with captured output (from `@examples`), which tells an LLM how the tool behaves. Add an `@examples` section to the function's roxygen2 docs.");
     HIDDEN_PARAMETER = ("TG0609", "hidden-parameter", Warning, "a parameter whose name starts with `.` is in a spec and is dropped",
         "Hidden parameters (such as `.state_env`) pass internal context and must never reach a tool's public schema. It is removed from `properties` and `required` in every output.");
+
+    // --- MCP / ToolVault JSON and $ref bundling -------------------------------------------
+    UNSUPPORTED_KEYWORD = ("TG0701", "unsupported-keyword", Error, "a schema uses a keyword toolgen's emitters cannot honour",
+        "`prefixItems`, `unevaluatedProperties`, `unevaluatedItems`, `additionalItems`, dynamic and recursive refs, and draft-07 tuple `items` have no faithful mapping to generated Rust and C# types. Rather than produce silently wrong types, toolgen refuses them.");
+    REF_SIBLING = ("TG0702", "ref-sibling", Warning, "a keyword beside `$ref` in a draft-07 schema is dropped",
+        "In draft 7, keywords next to `$ref` are ignored; in 2020-12 (what toolgen emits) they apply. To keep the schema's meaning, constraints beside a draft-07 `$ref` are dropped (annotations such as `description` are kept).");
+    REF_CYCLE = ("TG0703", "ref-cycle", Error, "references loop without ever giving a shape",
+        "A schema that is only a `$ref` to another that is only a `$ref` back has no type. Recursion through `properties` or `items` (a tree) is fine.");
 }
 
 /// Looks a rule up by code (`TG0304`) or name (`default-type-mismatch`).

@@ -186,7 +186,8 @@ pub struct Tool {
     pub tier: Spanned<String>,
     /// JSON Schema of the arguments object.
     pub input: Schema,
-    /// JSON Schema of the result object.
+    /// JSON Schema of the result; `Value::Null` when the spec declares none
+    /// (MCP's `outputSchema` is optional).
     pub output: Schema,
     pub notes: Option<Spanned<String>>,
     pub examples: Vec<Example>,
@@ -199,6 +200,44 @@ pub struct Tool {
     pub annotations: BTreeMap<String, Spanned<Value>>,
     /// The whole definition (the file's root value).
     pub loc: Loc,
+}
+
+impl Tool {
+    /// Whether two definitions say the same thing (everything but where they were written).
+    pub fn same_content(&self, other: &Tool) -> bool {
+        let examples = |t: &Tool| -> Vec<(Option<String>, Value, Option<Value>)> {
+            t.examples
+                .iter()
+                .map(|e| {
+                    (
+                        e.description.clone(),
+                        e.input.value.clone(),
+                        e.output.as_ref().map(|o| o.value.clone()),
+                    )
+                })
+                .collect()
+        };
+        let annotations = |t: &Tool| -> BTreeMap<String, Value> {
+            t.annotations
+                .iter()
+                .map(|(k, v)| (k.clone(), v.value.clone()))
+                .collect()
+        };
+        self.id.value == other.id.value
+            && self.name.value == other.name.value
+            && self.description.value == other.description.value
+            && self.category.value == other.category.value
+            && self.safety.value == other.safety.value
+            && self.tier.value == other.tier.value
+            && self.input.value == other.input.value
+            && self.output.value == other.output.value
+            && self.notes.as_ref().map(|n| &n.value) == other.notes.as_ref().map(|n| &n.value)
+            && self.timeout_seconds.as_ref().map(|t| t.value)
+                == other.timeout_seconds.as_ref().map(|t| t.value)
+            && self.requires_approval == other.requires_approval
+            && examples(self) == examples(other)
+            && annotations(self) == annotations(other)
+    }
 }
 
 /// A group of tools described by one manifest (or loose files of one format).

@@ -20,6 +20,7 @@ pub mod ir;
 pub mod load;
 pub mod manifest;
 pub mod output;
+pub mod refs;
 pub mod source;
 pub mod syntax;
 pub mod validate;

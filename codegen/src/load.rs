@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Diagnostics, rule};
-use crate::formats::{self, editormcp, fields::Cx, rave};
+use crate::formats::{self, editormcp, fields::Cx, mcp, rave};
 use crate::ir::{Format, Project, ToolSet};
 use crate::manifest::{self, MANIFEST_NAMES};
+use crate::refs;
 use crate::source::{FileId, Loc, SourceDb, Span, display_path};
 use crate::syntax::{self, Node, yaml};
 use crate::validate;
@@ -87,6 +88,15 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     let mut owners: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
     specs.sort();
     specs.dedup();
+    // `*.schema.json` files are schema documents for `$ref`s, never tool specs.
+    let (schema_docs, specs): (Vec<PathBuf>, Vec<PathBuf>) =
+        specs.into_iter().partition(|p| is_schema_doc(p));
+    let mut store = refs::SchemaStore::new(paths);
+    for doc in &schema_docs {
+        if let Some(text) = read_text(&mut loaded.db, doc, options, &mut diags) {
+            store.add_file(&mut loaded.db, doc, text, &mut diags);
+        }
+    }
     for spec in &specs {
         let dir = spec.parent().map(Path::to_path_buf).unwrap_or_default();
         let owner = find_manifest(&dir, &mut owner_cache);
@@ -168,7 +178,12 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
             file,
             diags: &mut diags,
         };
-        let tool = read_tool(&mut cx, format, &root, &spec);
+        let mut tool = read_tool(&mut cx, format, &root, &spec);
+        if format == Format::Mcp {
+            if let Some(t) = &mut tool {
+                bundle_tool(&store, t, &spec, &mut diags);
+            }
+        }
         if let Some(t) = &tool {
             if !options.groups.is_empty() && !options.groups.iter().any(|g| g.is_match(&t.id.value))
             {
@@ -194,6 +209,26 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     for (_, (mut set, from_manifest, files)) in sets {
         set.tools
             .sort_by(|a, b| a.id.value.cmp(&b.id.value).then(a.loc.cmp(&b.loc)));
+        // The same tool defined identically twice: keep one, say so.
+        let mut kept: Vec<crate::ir::Tool> = Vec::with_capacity(set.tools.len());
+        for tool in std::mem::take(&mut set.tools) {
+            match kept.last() {
+                Some(prev) if prev.same_content(&tool) => diags.push(
+                    Diagnostic::at(
+                        &rule::IDENTICAL_DUPLICATE,
+                        tool.id.loc,
+                        format!(
+                            "tool `{}` is defined again, identically; one definition is used",
+                            tool.id.value
+                        ),
+                    )
+                    .label("same tool")
+                    .secondary(prev.id.loc, "first defined here"),
+                ),
+                _ => kept.push(tool),
+            }
+        }
+        set.tools = kept;
         if from_manifest && files == 0 {
             if let Some(loc) = set.manifest {
                 diags.push(
@@ -244,19 +279,37 @@ fn read_tool(cx: &mut Cx<'_>, format: Format, root: &Node, path: &Path) -> Optio
                 .map(|n| n.trim_end_matches(".yaml").trim_end_matches(".yml"));
             rave::read(cx, root, stem)
         }
-        Format::Mcp => {
-            let start = root.span.start as usize;
-            cx.report(
-                Diagnostic::at(
-                    &rule::UNSUPPORTED_FORMAT,
-                    cx.loc(Span::new(start, start + 1)),
-                    format!("`{format}` specs cannot be read by this version of toolgen yet"),
-                )
-                .help("only EditorMCP tool definitions are supported so far"),
-            );
-            None
-        }
+        Format::Mcp => mcp::read(cx, root),
     }
+}
+
+/// Bundles an MCP tool's schemas (see [`refs`]).
+fn bundle_tool(
+    store: &refs::SchemaStore,
+    tool: &mut crate::ir::Tool,
+    spec: &Path,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let base = refs::file_uri(spec);
+    let shown = display_path(spec);
+    for (schema, key) in [
+        (&mut tool.input, "inputSchema"),
+        (&mut tool.output, "outputSchema"),
+    ] {
+        if schema.value.is_null() {
+            continue;
+        }
+        let (bundled, problems) =
+            refs::bundle(store, schema, &base, &format!("{shown} ({key})"), tool.loc);
+        *schema = bundled;
+        diags.extend(problems);
+    }
+}
+
+fn is_schema_doc(p: &Path) -> bool {
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".schema.json"))
 }
 
 fn is_yaml_path(p: &Path) -> bool {
@@ -356,15 +409,14 @@ fn find_manifest(dir: &Path, cache: &mut HashMap<PathBuf, Option<PathBuf>>) -> O
     found
 }
 
-/// Reads a file with the size and encoding checks, adds it to `db` and parses it.
-/// Returns `None` when the file could not be read; `Some((id, None))` when it has no document.
-fn read_and_parse(
+/// Reads a file with the size and encoding checks. A non-UTF-8 file is added
+/// to `db` (up to the bad byte) so that the error can be located.
+fn read_text(
     db: &mut SourceDb,
     path: &Path,
-    yaml_syntax: bool,
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
-) -> Option<(FileId, Option<Node>)> {
+) -> Option<String> {
     let shown = display_path(path);
     match std::fs::metadata(path) {
         Ok(m) if m.len() > options.max_file_size => {
@@ -412,6 +464,20 @@ fn read_and_parse(
             return None;
         }
     };
+    Some(text)
+}
+
+/// Reads a file with the size and encoding checks, adds it to `db` and parses it.
+/// Returns `None` when the file could not be read; `Some((id, None))` when it has no document.
+fn read_and_parse(
+    db: &mut SourceDb,
+    path: &Path,
+    yaml_syntax: bool,
+    options: &LoadOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(FileId, Option<Node>)> {
+    let shown = display_path(path);
+    let text = read_text(db, path, options, diags)?;
     let blank = text.trim_start_matches('\u{feff}').trim().is_empty();
     let id = db.add(path, text);
     if blank {

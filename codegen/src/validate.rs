@@ -20,8 +20,11 @@ pub fn validate(project: &Project, diags: &mut Diagnostics) {
         check_ids(set, diags);
         for tool in &set.tools {
             check_membership(set, tool, diags);
-            check_schema(&tool.input, diags);
-            check_schema(&tool.output, diags);
+            // EditorMCP and RAVE require `items` on every array (NOTES 7); in plain
+            // JSON Schema (MCP) an array without `items` holds values of any type.
+            let items_required = set.format != crate::ir::Format::Mcp;
+            check_schema(&tool.input, items_required, diags);
+            check_schema(&tool.output, items_required, diags);
             check_examples(tool, diags);
         }
     }
@@ -244,9 +247,9 @@ fn short(v: &Value) -> String {
     }
 }
 
-fn check_schema(schema: &Schema, diags: &mut Diagnostics) {
+fn check_schema(schema: &Schema, items_required: bool, diags: &mut Diagnostics) {
     walk_schema(&schema.value, "", &mut |ptr, obj| {
-        check_subschema(schema, ptr, obj, diags)
+        check_subschema(schema, items_required, ptr, obj, diags)
     });
 }
 
@@ -293,6 +296,7 @@ pub fn walk_schema(
 
 fn check_subschema(
     schema: &Schema,
+    items_required: bool,
     ptr: &str,
     obj: &serde_json::Map<String, Value>,
     diags: &mut Diagnostics,
@@ -431,7 +435,11 @@ fn check_subschema(
         }
     }
     // arrays need items
-    if types.contains("array") && !obj.contains_key("items") && !obj.contains_key("prefixItems") {
+    if items_required
+        && types.contains("array")
+        && !obj.contains_key("items")
+        && !obj.contains_key("prefixItems")
+    {
         diags.push(
             Diagnostic::new(
                 &rule::ARRAY_ITEMS,
@@ -530,6 +538,12 @@ fn check_subschema(
 }
 
 fn compile(schema: &Schema, diags: &mut Diagnostics) -> Option<jsonschema::Validator> {
+    if schema.value.is_null() {
+        return None; // no schema declared (an MCP tool without outputSchema)
+    }
+    if has_foreign_ref(&schema.value) {
+        return None; // an unresolved `$ref`, already reported by the bundler
+    }
     match jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .build(&schema.value)
@@ -547,6 +561,18 @@ fn compile(schema: &Schema, diags: &mut Diagnostics) -> Option<jsonschema::Valid
             );
             None
         }
+    }
+}
+
+/// Whether a schema still holds a `$ref` that is not a pointer into itself.
+fn has_foreign_ref(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.iter().any(|(k, v)| {
+            (k == "$ref" && v.as_str().is_some_and(|r| r != "#" && !r.starts_with("#/")))
+                || has_foreign_ref(v)
+        }),
+        Value::Array(a) => a.iter().any(has_foreign_ref),
+        _ => false,
     }
 }
 
@@ -616,7 +642,7 @@ mod tests {
 
     fn codes(s: &Schema) -> Vec<(&'static str, Option<Span>)> {
         let mut d = Diagnostics::new();
-        check_schema(s, &mut d);
+        check_schema(s, true, &mut d);
         d.iter()
             .map(|d| (d.rule.code, d.loc.map(|l| l.span)))
             .collect()

@@ -40,6 +40,9 @@ impl Emitter for Catalog {
                     format!("{dir}/schemas/{id}.input.json"),
                     &titled(&tool.input.value, tool, "input"),
                 );
+                if tool.output.value.is_null() {
+                    continue;
+                }
                 out.add_json(
                     format!("{dir}/schemas/{id}.output.json"),
                     &titled(&tool.output.value, tool, "output"),
@@ -101,7 +104,8 @@ pub struct ToolEntry<'a> {
     description: &'a str,
     input_schema: &'a Value,
     name: &'a str,
-    output_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_schema: Option<&'a Value>,
     title: &'a str,
 }
 
@@ -109,6 +113,10 @@ pub struct ToolEntry<'a> {
 #[serde(rename_all = "camelCase")]
 struct Annotations<'a> {
     destructive_hint: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    idempotent_hint: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    open_world_hint: Option<bool>,
     read_only_hint: bool,
     title: &'a str,
 }
@@ -120,16 +128,23 @@ impl<'a> ToolEntry<'a> {
             meta: json!({ "toolgen": meta(set, tool) }),
             annotations: Annotations {
                 destructive_hint: destructive,
+                idempotent_hint: hint(tool, "idempotentHint"),
+                open_world_hint: hint(tool, "openWorldHint"),
                 read_only_hint: read_only,
                 title: &tool.name.value,
             },
             description: &tool.description.value,
             input_schema: &tool.input.value,
             name: &tool.id.value,
-            output_schema: &tool.output.value,
+            output_schema: (!tool.output.value.is_null()).then_some(&tool.output.value),
             title: &tool.name.value,
         }
     }
+}
+
+/// An MCP hint kept from the spec (`idempotentHint`, `openWorldHint`).
+fn hint(tool: &Tool, key: &str) -> Option<bool> {
+    tool.annotations.get(key).and_then(|v| v.value.as_bool())
 }
 
 /// toolgen's metadata of a tool (`_meta.toolgen`).
@@ -145,10 +160,14 @@ fn meta(set: &ToolSet, tool: &Tool) -> Value {
     if let Some(n) = &tool.notes {
         meta.insert("notes".into(), json!(n.value));
     }
-    if !tool.annotations.is_empty() {
-        let ann: Map<String, Value> = tool
-            .annotations
-            .iter()
+    let extra: Vec<_> = tool
+        .annotations
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "idempotentHint" | "openWorldHint"))
+        .collect();
+    if !extra.is_empty() {
+        let ann: Map<String, Value> = extra
+            .into_iter()
             .map(|(k, v)| (k.clone(), v.value.clone()))
             .collect();
         meta.insert("annotations".into(), Value::Object(ann));

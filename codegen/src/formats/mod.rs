@@ -6,6 +6,7 @@
 
 pub mod editormcp;
 pub mod fields;
+pub mod mcp;
 pub mod rave;
 
 use crate::ir::{Format, ToolSet};

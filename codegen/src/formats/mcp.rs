@@ -1,0 +1,220 @@
+//! Reader for standard MCP tool definitions, the shape ToolVault uses too:
+//! `{name, title?, description, inputSchema, outputSchema?, annotations?}` with
+//! full JSON Schema (`toolvault-protocol.md`, the MCP specification's `Tool`).
+//!
+//! The schemas are read as written; `$ref`s to other files are bundled by
+//! [`crate::refs`] once every schema document is known (see `load`).
+//!
+//! MCP `annotations` map to the IR's safety level: `readOnlyHint: true` is
+//! `read-only`; otherwise `destructiveHint: false` is `safe-write`, and
+//! `destructiveHint: true` or no hint is `destructive` (MCP's defaults assume
+//! a tool may be destructive). `idempotentHint` and `openWorldHint` are kept.
+//! `_meta.toolgen` (as toolgen's own catalog writes it) sets category, tier,
+//! time limit, notes and `requiresApproval`, so a generated catalog reads back.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::fields::Cx;
+use crate::diag::{Diagnostic, rule};
+use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
+use crate::source::Span;
+use crate::syntax::{Node, NodeKind};
+
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "_meta",
+    "icons",
+];
+const HINTS: &[&str] = &[
+    "title",
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+];
+
+/// The category of a tool that names none.
+pub const DEFAULT_CATEGORY: &str = "uncategorized";
+
+/// A display name from a tool name: `calculate_bearing` -> "Calculate Bearing".
+pub fn display_name(name: &str) -> String {
+    crate::ident::words(name)
+        .iter()
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn schema_of(cx: &Cx<'_>, node: &Node) -> Schema {
+    let mut locs = BTreeMap::new();
+    node.walk(&mut String::new(), &mut |p, n| {
+        locs.insert(p.to_owned(), cx.loc(n.span));
+    });
+    Schema {
+        value: node.to_json(),
+        locs,
+    }
+}
+
+/// Reads one MCP tool definition. Schemas are not bundled yet.
+pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
+    let obj = cx.object(root, "an MCP tool")?;
+    cx.check_keys(obj, TOP_KEYS, false, "an MCP tool");
+    let get = |k: &str| obj.iter().find(|m| m.key == k).map(|m| &m.value);
+
+    let name = cx
+        .require(
+            root,
+            obj,
+            "name",
+            "the MCP tool",
+            "the tool's name, e.g. \"calculate_bearing\"",
+        )
+        .and_then(|n| cx.string(n, "`name`", true));
+    let description = cx
+        .require(
+            root,
+            obj,
+            "description",
+            "the MCP tool",
+            "what the tool does",
+        )
+        .and_then(|n| cx.string(n, "`description`", false));
+    let title = get("title").and_then(|n| cx.string(n, "`title`", true));
+
+    let input = match cx.require(
+        root,
+        obj,
+        "inputSchema",
+        "the MCP tool",
+        "a JSON Schema object: {\"type\": \"object\", \"properties\": {...}}",
+    ) {
+        Some(n) => match &n.kind {
+            NodeKind::Object(_) => {
+                if let Some(t) = n.get("type").filter(|t| t.as_str() != Some("object")) {
+                    cx.report(
+                        Diagnostic::at(
+                            &rule::INVALID_VALUE,
+                            cx.loc(t.span),
+                            "an MCP tool's `inputSchema` must have `\"type\": \"object\"`",
+                        )
+                        .label("arguments are always an object")
+                        .help("wrap the value in an object property"),
+                    );
+                }
+                Some(schema_of(cx, n))
+            }
+            _ => {
+                cx.wrong_type(n, "`inputSchema`", "a JSON Schema object");
+                None
+            }
+        },
+        None => None,
+    };
+    let output = match get("outputSchema") {
+        None
+        | Some(Node {
+            kind: NodeKind::Null,
+            ..
+        }) => Some(Schema {
+            value: Value::Null,
+            locs: BTreeMap::new(),
+        }),
+        Some(n) if matches!(n.kind, NodeKind::Object(_) | NodeKind::Bool(_)) => {
+            Some(schema_of(cx, n))
+        }
+        Some(n) => {
+            cx.wrong_type(n, "`outputSchema`", "a JSON Schema object");
+            None
+        }
+    };
+
+    // Annotations -> safety level and hints.
+    let mut annotations = BTreeMap::new();
+    let hint = |cx: &mut Cx<'_>, members: &[crate::syntax::Member], key: &str| -> Option<bool> {
+        let m = members.iter().find(|m| m.key == key)?;
+        cx.boolean(&m.value, &format!("`annotations.{key}`"))
+    };
+    let mut annotation_title = None;
+    let (mut read_only, mut destructive) = (None, None);
+    let mut safety_loc = name.as_ref().map(|n| n.loc);
+    if let Some(a) = get("annotations") {
+        if let Some(members) = cx.object(a, "`annotations`") {
+            cx.check_keys(members, HINTS, true, "MCP tool annotations");
+            read_only = hint(cx, members, "readOnlyHint");
+            destructive = hint(cx, members, "destructiveHint");
+            for key in ["idempotentHint", "openWorldHint"] {
+                if let Some(b) = hint(cx, members, key) {
+                    let loc = members
+                        .iter()
+                        .find(|m| m.key == key)
+                        .map_or(cx.loc(a.span), |m| cx.loc(m.value.span));
+                    annotations.insert(key.to_owned(), Spanned::new(json!(b), loc));
+                }
+            }
+            annotation_title = members
+                .iter()
+                .find(|m| m.key == "title")
+                .and_then(|m| cx.string(&m.value, "`annotations.title`", true));
+            safety_loc = Some(cx.loc(a.span));
+        }
+    }
+    let safety = match (read_only, destructive) {
+        (Some(true), _) => SafetyLevel::ReadOnly,
+        (_, Some(false)) => SafetyLevel::SafeWrite,
+        _ => SafetyLevel::Destructive,
+    };
+
+    // toolgen's own metadata, as the catalog writes it.
+    let meta = get("_meta").and_then(|m| m.get("toolgen"));
+    let meta_str = |cx: &mut Cx<'_>, key: &str| {
+        meta.and_then(|m| m.get(key))
+            .and_then(|n| cx.string(n, &format!("`_meta.toolgen.{key}`"), true))
+    };
+    let category = meta_str(cx, "category");
+    let tier = meta_str(cx, "tier");
+    let notes = meta_str(cx, "notes");
+    let timeout_seconds = meta.and_then(|m| m.get("timeoutSeconds")).and_then(|n| {
+        let v = cx.number(n, "`_meta.toolgen.timeoutSeconds`")?;
+        super::editormcp::check_timeout(cx, v, cx.loc(n.span))
+            .then(|| Spanned::new(v, cx.loc(n.span)))
+    });
+    let requires_approval = meta
+        .and_then(|m| m.get("requiresApproval"))
+        .and_then(|n| cx.boolean(n, "`_meta.toolgen.requiresApproval`"))
+        .unwrap_or(false);
+
+    let name = name?;
+    let start = cx.loc(Span::at(root.span.start as usize));
+    let display = title
+        .or(annotation_title)
+        .unwrap_or_else(|| Spanned::new(display_name(&name.value), name.loc));
+    Some(Tool {
+        name: display,
+        description: description?,
+        category: category.unwrap_or_else(|| Spanned::new(DEFAULT_CATEGORY.to_owned(), start)),
+        safety: Spanned::new(safety, safety_loc.unwrap_or(start)),
+        tier: tier.unwrap_or_else(|| Spanned::new("core".to_owned(), start)),
+        input: input?,
+        output: output?,
+        notes,
+        examples: Vec::new(),
+        timeout_seconds,
+        requires_approval,
+        annotations,
+        loc: cx.loc(root.span),
+        id: name,
+    })
+}
