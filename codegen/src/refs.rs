@@ -660,6 +660,60 @@ impl Bundler<'_> {
     }
 }
 
+impl SchemaStore {
+    /// Adds every `*.schema.json` below `dir` (sorted, hidden entries skipped).
+    pub fn add_dir(&mut self, db: &mut SourceDb, dir: &Path, diags: &mut Vec<Diagnostic>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        entries.sort();
+        for path in entries {
+            let hidden = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.'));
+            if hidden {
+                continue;
+            }
+            if path.is_dir() {
+                self.add_dir(db, &path, diags);
+            } else if path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".schema.json"))
+            {
+                match std::fs::read_to_string(&path) {
+                    Ok(text) => self.add_file(db, &path, text, diags),
+                    Err(e) => diags.push(
+                        Diagnostic::new(
+                            &rule::IO_ERROR,
+                            None,
+                            format!("cannot read `{}`: {e}", path.display()),
+                        )
+                        .path(path.display().to_string()),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// A whole schema document, bundled into a self-contained schema.
+    pub fn bundle_document(&self, path: &Path) -> Result<(Schema, Vec<Diagnostic>), String> {
+        let uri = file_uri(path);
+        let doc = self.lookup(&uri)?;
+        let fallback = doc
+            .locs
+            .get("")
+            .copied()
+            .ok_or("the document has no content")?;
+        let schema = Schema {
+            value: doc.value.clone(),
+            locs: doc.locs.clone(),
+        };
+        Ok(bundle(self, &schema, &uri, &uri, fallback))
+    }
+}
+
 /// Spans of a schema file for locations when nothing better is known.
 pub fn whole_file(loc: Loc) -> Loc {
     Loc::new(loc.file, Span::at(0))

@@ -2,8 +2,10 @@
 //!
 //! This crate grows into the JSON-RPC envelope, argument validation and the
 //! MCP server (issue #5). It starts with the error model of the EditorMCP
-//! envelope (`editormcp-envelope.md`), which every generated handler returns.
+//! envelope (`editormcp-envelope.md`), which every generated handler returns,
+//! and the ToolVault argument conversion ([`toolvault`]).
 
 pub mod error;
+pub mod toolvault;
 
 pub use error::{ErrorCode, ErrorType, ToolError};
