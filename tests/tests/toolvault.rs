@@ -372,3 +372,59 @@ fn catalog_entries_read_back_as_mcp_tools() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Same-named definitions from different files (and a name the root already
+/// uses) get distinct names in the bundle, so no emitter can merge them.
+#[test]
+fn same_named_definitions_from_different_files_stay_distinct() {
+    let dir = std::env::temp_dir().join(format!("toolgen-collide-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("geo")).unwrap_or_else(|e| panic!("{e}"));
+    let write = |p: &str, v: Value| {
+        std::fs::write(dir.join(p), v.to_string()).unwrap_or_else(|e| panic!("{e}"))
+    };
+    write(
+        "sea.schema.json",
+        json!({"$defs": {"Point": {"type": "object", "required": ["depth"], "properties": {"depth": {"type": "number"}}}}}),
+    );
+    write(
+        "geo/land.schema.json",
+        json!({"$defs": {"Point": {"type": "object", "required": ["height"], "properties": {"height": {"type": "number"}}}}}),
+    );
+    write(
+        "tool.json",
+        json!({
+            "name": "compare_points",
+            "description": "Compare two points.",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {"Point": {"type": "string"}},
+                "properties": {
+                    "label": {"$ref": "#/$defs/Point"},
+                    "sea": {"$ref": "sea.schema.json#/$defs/Point"},
+                    "land": {"$ref": "geo/land.schema.json#/$defs/Point"}
+                },
+                "required": ["label", "sea", "land"]
+            }
+        }),
+    );
+    let loaded = load(std::slice::from_ref(&dir), &LoadOptions::default());
+    assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+    let input = &loaded.project.tool_sets[0].tools[0].input.value;
+    let defs: Vec<&String> = input["$defs"]
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(defs.len(), 3, "{defs:?}");
+    let v = validator(input);
+    assert_eq!(
+        errors(
+            &v,
+            &json!({"label": "x", "sea": {"depth": 3}, "land": {"height": 9}})
+        ),
+        Vec::<String>::new()
+    );
+    assert!(!v.is_valid(&json!({"label": "x", "sea": {"height": 3}, "land": {"height": 9}})));
+    assert!(!v.is_valid(&json!({"label": "x", "sea": {"depth": 3}, "land": {"depth": 9}})));
+    let _ = std::fs::remove_dir_all(&dir);
+}
