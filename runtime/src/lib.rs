@@ -6,6 +6,8 @@
 //! and the ToolVault argument conversion ([`toolvault`]).
 
 pub mod error;
+pub mod server;
 pub mod toolvault;
 
 pub use error::{ErrorCode, ErrorType, ToolError};
+pub use server::{Handler, Server, ServerInfo, Session, ToolDescriptor, ToolOutput};

@@ -1,0 +1,690 @@
+//! A tool server over one dispatch table, answering two dialects on the same
+//! connection:
+//!
+//! - the EditorMCP JSON-RPC envelope (`editormcp-envelope.md`): `tools/call`
+//!   with `params.tool`, `tools/list` (category and tier filters),
+//!   `tools/describe`, `server/info`; results `{tool, output, diagnostics}`;
+//!   errors with the codes -32700..-32603 and -32000..-32005, `errorType` and
+//!   `details`; batches and notifications are refused (v0.1);
+//! - standard MCP: `initialize` (protocol versions negotiated),
+//!   `notifications/initialized`, `ping`, `tools/list`, and `tools/call` with
+//!   `params.name`, answered with `content`, `structuredContent`, `isError`.
+//!
+//! `tools/call` is told apart by its parameters (`tool` vs `name`);
+//! `tools/list` answers in MCP form once the connection has sent `initialize`.
+//!
+//! Every call: the tool must exist, be within the server's tier (-32005), and
+//! get arguments that validate against its input schema (-32002, every
+//! violation in `details`); the handler runs on a worker thread with the
+//! tool's time limit (-32003 on expiry; the server moves on with a fresh
+//! worker), and a handler panic becomes -32603 while the server keeps serving.
+//! Output is deterministic: JSON object keys are sorted.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+
+/// MCP protocol versions this server speaks, newest first.
+pub const MCP_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// Requests larger than this are refused (-32600) without being parsed.
+pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
+
+/// The time limit of tools that set none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What clients learn about a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDescriptor {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub category: String,
+    /// `read-only`, `safe-write` or `destructive`.
+    pub safety_level: String,
+    pub tier: String,
+    pub input_schema: Value,
+    /// `None` when the tool declares no output schema.
+    pub output_schema: Option<Value>,
+    pub timeout: Duration,
+    pub requires_approval: bool,
+    pub notes: Option<String>,
+}
+
+/// A successful call: the output object and informational diagnostics.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ToolOutput {
+    pub output: Value,
+    /// Partial results, best-effort limits, performance notes.
+    pub diagnostics: Vec<String>,
+}
+
+impl ToolOutput {
+    pub fn new(output: Value) -> ToolOutput {
+        ToolOutput {
+            output,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// A tool implementation: validated arguments in, output or error out.
+pub type Handler = Arc<dyn Fn(Map<String, Value>) -> Result<ToolOutput, ToolError> + Send + Sync>;
+
+/// Identification of the server.
+#[derive(Clone, Debug)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+    /// Extra fields of EditorMCP's `server/info` result (`unityVersion`, `platform`, ...).
+    pub extra: Map<String, Value>,
+}
+
+struct Entry {
+    descriptor: ToolDescriptor,
+    handler: Handler,
+    validator: jsonschema::Validator,
+}
+
+type Job = (
+    Handler,
+    Map<String, Value>,
+    Sender<std::thread::Result<Result<ToolOutput, ToolError>>>,
+);
+
+/// The thread that runs handlers, so that a hung handler can be abandoned.
+struct Worker {
+    jobs: Sender<Job>,
+}
+
+impl Worker {
+    fn spawn() -> Worker {
+        let (jobs, rx): (Sender<Job>, Receiver<Job>) = channel();
+        std::thread::Builder::new()
+            .name("tool-worker".to_owned())
+            .spawn(move || {
+                for (handler, args, reply) in rx {
+                    let result = catch_unwind(AssertUnwindSafe(|| handler(args)));
+                    let _ = reply.send(result);
+                }
+            })
+            .map_or_else(|_| Worker { jobs: channel().0 }, |_| Worker { jobs })
+    }
+}
+
+/// A tool server. Build it with [`Server::new`] and [`Server::tool`].
+pub struct Server {
+    info: ServerInfo,
+    tools: BTreeMap<String, Entry>,
+    tiers: Vec<String>,
+    tier: String,
+    max_request_bytes: usize,
+    worker: Mutex<Worker>,
+}
+
+/// Per-connection state.
+#[derive(Debug, Default)]
+pub struct Session {
+    /// Set by MCP `initialize`: the negotiated protocol version.
+    pub mcp_version: Option<String>,
+}
+
+fn error_response(id: Value, e: &ToolError) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+fn plain_error(code: ErrorCode, message: impl Into<String>) -> ToolError {
+    ToolError::new(code, message)
+}
+
+impl Server {
+    /// A server running at `tier`, with `tiers` ordered lowest first.
+    pub fn new(info: ServerInfo, tiers: &[&str], tier: &str) -> Server {
+        Server {
+            info,
+            tools: BTreeMap::new(),
+            tiers: tiers.iter().map(|t| (*t).to_owned()).collect(),
+            tier: tier.to_owned(),
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            worker: Mutex::new(Worker::spawn()),
+        }
+    }
+
+    pub fn max_request_bytes(mut self, bytes: usize) -> Server {
+        self.max_request_bytes = bytes;
+        self
+    }
+
+    /// Adds a tool. Fails if its input schema is not valid JSON Schema.
+    pub fn tool(mut self, descriptor: ToolDescriptor, handler: Handler) -> Result<Server, String> {
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&descriptor.input_schema)
+            .map_err(|e| format!("tool `{}`: invalid input schema: {e}", descriptor.id))?;
+        self.tools.insert(
+            descriptor.id.clone(),
+            Entry {
+                descriptor,
+                handler,
+                validator,
+            },
+        );
+        Ok(self)
+    }
+
+    pub fn descriptors(&self) -> impl Iterator<Item = &ToolDescriptor> {
+        self.tools.values().map(|e| &e.descriptor)
+    }
+
+    fn rank(&self, tier: &str) -> usize {
+        self.tiers
+            .iter()
+            .position(|t| t == tier)
+            .unwrap_or(usize::MAX)
+    }
+
+    /// Calls a tool: existence, tier, argument validation, time limit, panic isolation.
+    pub fn call(&self, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
+        let entry = self.tools.get(tool).ok_or_else(|| {
+            plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
+        })?;
+        let d = &entry.descriptor;
+        if self.rank(&d.tier) > self.rank(&self.tier) {
+            return Err(plain_error(
+                ErrorCode::PermissionDenied,
+                format!(
+                    "Tool not available in current tier: {tool} requires {}",
+                    d.tier
+                ),
+            )
+            .for_tool(tool)
+            .detail("requiredTier", d.tier.clone())
+            .detail("currentTier", self.tier.clone()));
+        }
+        let args = match arguments {
+            Value::Object(m) => m,
+            Value::Null => Map::new(),
+            other => {
+                return Err(plain_error(
+                    ErrorCode::InvalidArguments,
+                    "Invalid tool arguments: `arguments` must be an object",
+                )
+                .for_tool(tool)
+                .detail("received", type_name(&other)));
+            }
+        };
+        let instance = Value::Object(args);
+        let violations: Vec<Value> = entry
+            .validator
+            .iter_errors(&instance)
+            .map(|e| json!({"path": e.instance_path().as_str(), "message": e.to_string()}))
+            .collect();
+        if !violations.is_empty() {
+            let missing = missing_parameters(&d.input_schema, &instance);
+            let summary = if missing.is_empty() {
+                format!(
+                    "Invalid tool arguments: {}",
+                    violations[0]["message"].as_str().unwrap_or("")
+                )
+            } else {
+                format!("Invalid tool arguments: {} is required", missing.join(", "))
+            };
+            let mut e = plain_error(ErrorCode::InvalidArguments, summary)
+                .for_tool(tool)
+                .detail("violations", violations);
+            if !missing.is_empty() {
+                e = e.detail("missingParameters", missing);
+            }
+            return Err(e);
+        }
+        let Value::Object(args) = instance else {
+            return Err(plain_error(
+                ErrorCode::InternalError,
+                "Internal error: arguments changed type",
+            )
+            .for_tool(tool));
+        };
+        self.run(entry, args)
+    }
+
+    fn run(&self, entry: &Entry, args: Map<String, Value>) -> Result<ToolOutput, ToolError> {
+        let tool = &entry.descriptor.id;
+        let (reply, result) = channel();
+        let mut worker = self.worker.lock().unwrap_or_else(|p| p.into_inner());
+        if worker
+            .jobs
+            .send((entry.handler.clone(), args.clone(), reply.clone()))
+            .is_err()
+        {
+            // The worker thread is gone (it could not be spawned, or died): replace it.
+            *worker = Worker::spawn();
+            let _ = worker.jobs.send((entry.handler.clone(), args, reply));
+        }
+        match result.recv_timeout(entry.descriptor.timeout) {
+            Ok(Ok(r)) => r.map_err(|e| {
+                if e.data.as_ref().and_then(|d| d.tool.as_ref()).is_none() {
+                    e.for_tool(tool)
+                } else {
+                    e
+                }
+            }),
+            Ok(Err(panic)) => {
+                let msg = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "the handler panicked".to_owned());
+                Err(plain_error(
+                    ErrorCode::InternalError,
+                    format!("Internal error in tool {tool}"),
+                )
+                .for_tool(tool)
+                .detail("panic", msg))
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                // Abandon the hung worker; the next call gets a fresh one.
+                *worker = Worker::spawn();
+                Err(plain_error(
+                    ErrorCode::Timeout,
+                    format!(
+                        "Tool execution timeout: {tool} did not finish in {} s",
+                        entry.descriptor.timeout.as_secs_f64()
+                    ),
+                )
+                .for_tool(tool)
+                .detail("timeoutSeconds", entry.descriptor.timeout.as_secs_f64()))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                *worker = Worker::spawn();
+                Err(plain_error(
+                    ErrorCode::InternalError,
+                    format!("Internal error in tool {tool}: the worker stopped"),
+                )
+                .for_tool(tool))
+            }
+        }
+    }
+
+    /// Handles one request (one line of the wire protocol). Returns the response
+    /// line, or `None` for an MCP notification, which gets no response.
+    pub fn handle(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
+        let response = self.respond(session, request)?;
+        let mut out = serde_json::to_vec(&response).unwrap_or_default();
+        out.push(b'\n');
+        Some(out)
+    }
+
+    fn respond(&self, session: &mut Session, raw: &[u8]) -> Option<Value> {
+        if raw.len() > self.max_request_bytes {
+            return Some(error_response(
+                Value::Null,
+                &plain_error(
+                    ErrorCode::InvalidRequest,
+                    format!(
+                        "Invalid Request: request of {} bytes is larger than the limit of {} bytes",
+                        raw.len(),
+                        self.max_request_bytes
+                    ),
+                ),
+            ));
+        }
+        let text = match std::str::from_utf8(raw) {
+            Ok(t) => t,
+            Err(e) => {
+                return Some(error_response(
+                    Value::Null,
+                    &plain_error(
+                        ErrorCode::ParseError,
+                        format!("Parse error: invalid UTF-8 at byte {}", e.valid_up_to()),
+                    ),
+                ));
+            }
+        };
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => {
+                return Some(error_response(
+                    Value::Null,
+                    &plain_error(ErrorCode::ParseError, format!("Parse error: {e}")),
+                ));
+            }
+        };
+        let invalid = |m: &str| {
+            Some(error_response(
+                Value::Null,
+                &plain_error(ErrorCode::InvalidRequest, format!("Invalid Request: {m}")),
+            ))
+        };
+        let Value::Object(req) = value else {
+            return if value.is_array() {
+                invalid("batch requests are not supported; send each request on its own")
+            } else {
+                invalid("a request must be a JSON object")
+            };
+        };
+        let id = req.get("id").cloned();
+        let method = req.get("method").and_then(Value::as_str);
+        if req.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Some(error_response(
+                id.filter(valid_id).unwrap_or(Value::Null),
+                &plain_error(
+                    ErrorCode::InvalidRequest,
+                    "Invalid Request: `jsonrpc` must be \"2.0\"",
+                ),
+            ));
+        }
+        let Some(method) = method else {
+            return Some(error_response(
+                id.filter(valid_id).unwrap_or(Value::Null),
+                &plain_error(
+                    ErrorCode::InvalidRequest,
+                    "Invalid Request: `method` must be a string",
+                ),
+            ));
+        };
+        let Some(id) = id else {
+            if method.starts_with("notifications/") {
+                return None; // MCP notifications are accepted silently
+            }
+            return invalid(
+                "notifications (requests without `id`) are not supported; every request needs an `id`",
+            );
+        };
+        if !valid_id(&id) {
+            return invalid("`id` must be a string or an integer that fits in 64 bits");
+        }
+        let params = match req.get("params") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(p)) => p.clone(),
+            Some(_) => {
+                return Some(error_response(
+                    id,
+                    &plain_error(
+                        ErrorCode::InvalidParams,
+                        "Invalid params: `params` must be an object",
+                    ),
+                ));
+            }
+        };
+        let result = self.dispatch(session, method, &params);
+        Some(match result {
+            Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+            Err(e) => error_response(id, &e),
+        })
+    }
+
+    fn dispatch(
+        &self,
+        session: &mut Session,
+        method: &str,
+        params: &Map<String, Value>,
+    ) -> Result<Value, ToolError> {
+        match method {
+            "initialize" => {
+                let requested = params
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let version = MCP_PROTOCOL_VERSIONS
+                    .iter()
+                    .find(|v| **v == requested)
+                    .unwrap_or(&MCP_PROTOCOL_VERSIONS[0]);
+                session.mcp_version = Some((*version).to_owned());
+                Ok(json!({
+                    "protocolVersion": version,
+                    "capabilities": {"tools": {"listChanged": false}},
+                    "serverInfo": {"name": self.info.name, "version": self.info.version},
+                }))
+            }
+            "ping" => Ok(json!({})),
+            "server/info" => {
+                let mut info = self.info.extra.clone();
+                info.insert("serverVersion".into(), json!(self.info.version));
+                info.insert("tier".into(), json!(self.tier));
+                let mut categories: Vec<&str> = self
+                    .tools
+                    .values()
+                    .map(|e| e.descriptor.category.as_str())
+                    .collect();
+                categories.sort_unstable();
+                categories.dedup();
+                info.insert("enabledToolCategories".into(), json!(categories));
+                Ok(Value::Object(info))
+            }
+            "tools/list" if session.mcp_version.is_some() => {
+                Ok(json!({"tools": self.descriptors().map(mcp_tool).collect::<Vec<_>>()}))
+            }
+            "tools/list" => {
+                let category = params.get("category").and_then(Value::as_str);
+                let tier = params.get("tier").and_then(Value::as_str);
+                let tools: Vec<Value> = self
+                    .descriptors()
+                    .filter(|d| category.is_none_or(|c| d.category == c))
+                    .filter(|d| tier.is_none_or(|t| d.tier == t))
+                    .map(|d| json!({"id": d.id, "name": d.name, "description": d.description, "category": d.category, "safetyLevel": d.safety_level, "tier": d.tier}))
+                    .collect();
+                Ok(json!({"tools": tools}))
+            }
+            "tools/describe" => {
+                let tool = params.get("tool").and_then(Value::as_str).ok_or_else(|| {
+                    plain_error(
+                        ErrorCode::InvalidParams,
+                        "Invalid params: `tool` (a string) is required",
+                    )
+                })?;
+                let d = &self
+                    .tools
+                    .get(tool)
+                    .ok_or_else(|| {
+                        plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}"))
+                            .for_tool(tool)
+                    })?
+                    .descriptor;
+                let mut t = json!({"id": d.id, "name": d.name, "description": d.description, "category": d.category, "safetyLevel": d.safety_level, "tier": d.tier, "inputSchema": d.input_schema, "timeoutSeconds": d.timeout.as_secs_f64()});
+                if let Some(o) = &d.output_schema {
+                    t["outputSchema"] = o.clone();
+                }
+                if let Some(n) = &d.notes {
+                    t["notes"] = json!(n);
+                }
+                Ok(json!({"tool": t}))
+            }
+            "tools/call" if params.contains_key("name") => {
+                let name = params.get("name").and_then(Value::as_str).ok_or_else(|| {
+                    plain_error(
+                        ErrorCode::InvalidParams,
+                        "Invalid params: `name` must be a string",
+                    )
+                })?;
+                if !self.tools.contains_key(name) {
+                    return Err(plain_error(
+                        ErrorCode::InvalidParams,
+                        format!("Unknown tool: {name}"),
+                    )
+                    .for_tool(name));
+                }
+                let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+                Ok(match self.call(name, args) {
+                    Ok(out) => {
+                        let text = serde_json::to_string(&out.output).unwrap_or_default();
+                        let mut content = vec![json!({"type": "text", "text": text})];
+                        content.extend(
+                            out.diagnostics
+                                .iter()
+                                .map(|d| json!({"type": "text", "text": d})),
+                        );
+                        json!({"content": content, "structuredContent": out.output, "isError": false})
+                    }
+                    // Tool errors are results, so that the model sees them and can correct itself.
+                    Err(e) => {
+                        json!({"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}})
+                    }
+                })
+            }
+            "tools/call" => {
+                let tool = params.get("tool").and_then(Value::as_str).ok_or_else(|| {
+                    plain_error(
+                        ErrorCode::InvalidParams,
+                        "Invalid params: `tool` (a string) is required",
+                    )
+                })?;
+                let args = params.get("arguments").cloned().unwrap_or(Value::Null);
+                let out = self.call(tool, args)?;
+                let mut r = json!({"tool": tool, "output": out.output});
+                if !out.diagnostics.is_empty() {
+                    r["diagnostics"] = json!(out.diagnostics);
+                }
+                Ok(r)
+            }
+            other => Err(plain_error(
+                ErrorCode::MethodNotFound,
+                format!("Method not found: {other}"),
+            )),
+        }
+    }
+
+    /// Serves newline-delimited JSON-RPC until end of input. Lines longer than
+    /// the request limit are refused without being held in memory.
+    pub fn serve<R: BufRead, W: Write>(&self, mut input: R, mut output: W) -> std::io::Result<()> {
+        let mut session = Session::default();
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let (n, too_long) = read_line_capped(&mut input, &mut line, self.max_request_bytes)?;
+            if n == 0 {
+                return Ok(());
+            }
+            let request: &[u8] = trim_line(&line);
+            if too_long {
+                let e = plain_error(
+                    ErrorCode::InvalidRequest,
+                    format!(
+                        "Invalid Request: request line is larger than the limit of {} bytes",
+                        self.max_request_bytes
+                    ),
+                );
+                let mut out =
+                    serde_json::to_vec(&error_response(Value::Null, &e)).unwrap_or_default();
+                out.push(b'\n');
+                output.write_all(&out)?;
+                output.flush()?;
+                continue;
+            }
+            if request.is_empty() {
+                continue;
+            }
+            if let Some(resp) = self.handle(&mut session, request) {
+                output.write_all(&resp)?;
+                output.flush()?;
+            }
+        }
+    }
+}
+
+fn trim_line(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+/// Reads one line into `buf`, keeping at most `cap` bytes; the rest of an
+/// over-long line is read and discarded. Returns (bytes read, too long).
+fn read_line_capped<R: BufRead>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<(usize, bool)> {
+    let mut total = 0;
+    let mut too_long = false;
+    loop {
+        let available = input.fill_buf()?;
+        if available.is_empty() {
+            return Ok((total, too_long));
+        }
+        let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        let len = chunk.len();
+        if !too_long {
+            if buf.len() + len > cap + 2 {
+                too_long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(chunk);
+            }
+        }
+        input.consume(len);
+        total += len;
+        if done {
+            return Ok((total, too_long));
+        }
+    }
+}
+
+/// A string, or an integer that round-trips exactly: a float id (or one too
+/// large for 64 bits, which parses as a float) would come back changed.
+fn valid_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(n) => n.is_i64() || n.is_u64(),
+        _ => false,
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Required properties missing from `args`, for `details.missingParameters`.
+fn missing_parameters(schema: &Value, args: &Value) -> Vec<String> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|r| args.get(*r).is_none())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A descriptor in MCP `tools/list` form; annotations follow the safety level.
+pub fn mcp_tool(d: &ToolDescriptor) -> Value {
+    let (read_only, destructive) = match d.safety_level.as_str() {
+        "read-only" => (true, false),
+        "safe-write" => (false, false),
+        _ => (false, true),
+    };
+    let mut t = json!({
+        "name": d.id,
+        "title": d.name,
+        "description": d.description,
+        "inputSchema": d.input_schema,
+        "annotations": {"title": d.name, "readOnlyHint": read_only, "destructiveHint": destructive},
+        "_meta": {"toolgen": {"category": d.category, "tier": d.tier, "safetyLevel": d.safety_level, "timeoutSeconds": d.timeout.as_secs_f64()}},
+    });
+    if let Some(o) = &d.output_schema {
+        t["outputSchema"] = o.clone();
+    }
+    if d.requires_approval {
+        t["_meta"]["toolgen"]["requiresApproval"] = json!(true);
+    }
+    t
+}
