@@ -1,0 +1,201 @@
+//! `editormcp-server` over stdio: every tool called with its spec examples,
+//! outputs valid against the output schemas, deterministic, and go.setParent
+//! really reparenting.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Client {
+    fn start(args: &[&str]) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_editormcp-server"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start editormcp-server: {e}"));
+        let stdin = child.stdin.take().unwrap_or_else(|| panic!("no stdin"));
+        let stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("no stdout")));
+        Client {
+            child,
+            stdin,
+            stdout,
+            next: 0,
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let req = json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
+        writeln!(self.stdin, "{req}").unwrap_or_else(|e| panic!("{e}"));
+        let mut line = String::new();
+        self.stdout
+            .read_line(&mut line)
+            .unwrap_or_else(|e| panic!("{e}"));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("bad response {line:?}: {e}"))
+    }
+
+    fn call(&mut self, tool: &str, args: &Value) -> Value {
+        self.request("tools/call", json!({"tool": tool, "arguments": args}))
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+fn catalog() -> Vec<Value> {
+    let text = std::fs::read_to_string(repo().join("generated/catalog/editormcp/tools.json"))
+        .unwrap_or_default();
+    let v: Value = serde_json::from_str(&text).unwrap_or_default();
+    v["tools"].as_array().cloned().unwrap_or_default()
+}
+
+fn spec_examples(id: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(repo().join(format!("tool-specs/editormcp/{id}.json")))
+        .unwrap_or_default();
+    let v: Value = serde_json::from_str(&text).unwrap_or_default();
+    v["examples"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn every_tool_answers_its_spec_examples_with_schema_valid_output() {
+    let tools = catalog();
+    assert_eq!(tools.len(), 18);
+    let mut calls = 0;
+    for t in &tools {
+        let id = t["name"].as_str().unwrap_or("");
+        let validator =
+            jsonschema::validator_for(&t["outputSchema"]).unwrap_or_else(|e| panic!("{id}: {e}"));
+        for example in spec_examples(id) {
+            // A fresh server per example: go.setParent changes the project.
+            let mut client = Client::start(&[]);
+            let response = client.call(id, &example["input"]);
+            let output = &response["result"]["output"];
+            assert!(
+                response.get("error").is_none(),
+                "{id} {}: {response}",
+                example["input"]
+            );
+            let errors: Vec<String> = validator
+                .iter_errors(output)
+                .map(|e| format!("{}: {e}", e.instance_path().as_str()))
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{id} output does not match its schema: {errors:?}\n{output}"
+            );
+            // Deterministic: the same request gives the same bytes.
+            if id != "go.setParent" {
+                assert_eq!(
+                    client.call(id, &example["input"])["result"],
+                    response["result"],
+                    "{id} is not deterministic"
+                );
+            }
+            calls += 1;
+        }
+    }
+    assert!(calls >= 18);
+}
+
+#[test]
+fn set_parent_reparents_and_refuses_descendants() {
+    let mut c = Client::start(&[]);
+    let moved = c.call(
+        "go.setParent",
+        &json!({"childPath": "Root/Player", "parentPath": "Root/Enemies/Container"}),
+    );
+    assert_eq!(
+        moved["result"]["output"]["newHierarchyPath"],
+        "Root/Enemies/Container/Player"
+    );
+    let found = c.call("go.find", &json!({"namePattern": "Player"}));
+    assert_eq!(
+        found["result"]["output"]["matches"][0]["hierarchyPath"],
+        "Root/Enemies/Container/Player"
+    );
+    let root = c.call(
+        "go.setParent",
+        &json!({"childPath": "Root/Enemies/Container/Player"}),
+    );
+    assert_eq!(root["result"]["output"]["newHierarchyPath"], "Player");
+    assert_eq!(root["result"]["output"]["newParentPath"], Value::Null);
+    let cycle = c.call(
+        "go.setParent",
+        &json!({"childPath": "Root", "parentPath": "Root/Enemies/Container"}),
+    );
+    assert_eq!(cycle["error"]["code"], -32004);
+    assert_eq!(cycle["error"]["message"], "Cannot set parent to descendant");
+    let missing = c.call("go.setParent", &json!({"childPath": "Nobody"}));
+    assert_eq!(missing["error"]["message"], "Child GameObject not found");
+}
+
+#[test]
+fn envelope_listing_description_tiers_and_errors() {
+    let mut c = Client::start(&["--tier", "core"]);
+    let list = c.request("tools/list", json!({"category": "gameobject"}));
+    let ids: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["component.list", "go.find", "go.setParent"]);
+    let describe = c.call(
+        "mcp.tool.describe",
+        &json!({"toolId": "scene.hierarchy.dump"}),
+    );
+    assert_eq!(
+        describe["result"]["output"]["inputs"]["scenePath"]["required"],
+        true
+    );
+    let missing = c.call("scene.hierarchy.dump", &json!({}));
+    assert_eq!(missing["error"]["code"], -32002);
+    assert_eq!(
+        missing["error"]["data"]["details"]["missingParameters"],
+        json!(["scenePath"])
+    );
+    let range = c.call(
+        "asset.dependencies.graph",
+        &json!({"assetPath": "Assets/Materials/Hero.mat", "depth": 99}),
+    );
+    assert_eq!(
+        range["error"]["code"], -32002,
+        "ranges are checked before the handler runs"
+    );
+    let unknown = c.call("scene.nope", &json!({}));
+    assert_eq!(unknown["error"]["code"], -32001);
+    let no_scene = c.call(
+        "scene.hierarchy.dump",
+        &json!({"scenePath": "Assets/Scenes/Missing.unity"}),
+    );
+    assert_eq!(no_scene["error"]["code"], -32004);
+    assert_eq!(no_scene["error"]["data"]["errorType"], "unity");
+    let summary = c.call("project.assets.summary", &json!({}));
+    assert!(
+        summary["result"]["diagnostics"][0]
+            .as_str()
+            .unwrap_or("")
+            .contains("Timeline")
+    );
+}
