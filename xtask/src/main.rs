@@ -130,6 +130,55 @@ fn step(name: &str, cmd: &mut Command) -> Result<(), String> {
     }
 }
 
+/// The official MCP Python SDK (PyPI `mcp`), in a venv under target/, drives
+/// `editormcp-server` over stdio (tests/mcp_client/client.py).
+fn mcp_client() -> Result<(), String> {
+    const MCP_VERSION: &str = "2.3.0";
+    let root = root();
+    let venv = root.join("target/py-venv");
+    let python = venv.join("bin/python");
+    let installed = Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('mcp'))",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    if installed.as_deref() != Some(MCP_VERSION) {
+        step(
+            "python3 -m venv target/py-venv",
+            Command::new("python3").args(["-m", "venv"]).arg(&venv),
+        )?;
+        step(
+            &format!("pip install mcp=={MCP_VERSION}"),
+            Command::new(venv.join("bin/pip")).args([
+                "install",
+                "--quiet",
+                &format!("mcp=={MCP_VERSION}"),
+            ]),
+        )?;
+    }
+    step(
+        "cargo build --bin editormcp-server",
+        cargo().args([
+            "build",
+            "--quiet",
+            "-p",
+            "toolgen-runtime",
+            "--bin",
+            "editormcp-server",
+        ]),
+    )?;
+    step(
+        "MCP Python SDK client against editormcp-server",
+        Command::new(&python)
+            .arg(root.join("tests/mcp_client/client.py"))
+            .arg(root.join("target/debug/editormcp-server")),
+    )
+}
+
 fn test() -> Result<(), String> {
     step(
         "cargo fmt --check",
@@ -147,6 +196,7 @@ fn test() -> Result<(), String> {
         ]),
     )?;
     step("cargo test", cargo().args(["test", "--workspace"]))?;
+    mcp_client()?;
     eprintln!("==> cargo xtask gen --check");
     generate(true)
 }

@@ -1,0 +1,64 @@
+"""A real MCP client (the official Python SDK, PyPI `mcp`) drives editormcp-server over stdio.
+
+Run by `cargo xtask test` with a local venv: python client.py PATH/TO/editormcp-server
+Prints `N passed, 0 failed` and exits non-zero on the first failed check.
+"""
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+PASSED = 0
+
+
+def check(condition, what):
+    global PASSED
+    if not condition:
+        print(f"FAILED: {what}", file=sys.stderr)
+        print(f"{PASSED} passed, 1 failed")
+        sys.exit(1)
+    PASSED += 1
+
+
+async def main(server):
+    params = StdioServerParameters(command=server, args=[])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            check(init.protocol_version in ("2025-11-25", "2025-06-18"), f"protocol version negotiated: {init.protocol_version}")
+            check(init.server_info.name == "editormcp-server", "server name")
+
+            listed = await session.list_tools()
+            tools = {t.name: t for t in listed.tools}
+            check(len(tools) == 18, f"18 tools listed, got {len(tools)}")
+            dump = tools["scene.hierarchy.dump"]
+            check(dump.title == "Dump Scene Hierarchy", "title")
+            check(dump.input_schema.get("required") == ["scenePath"], "input schema")
+            check("$defs" in (dump.output_schema or {}), "recursive output schema with $defs")
+            check(dump.annotations.read_only_hint is True, "read-only annotation")
+            setp = tools["go.setParent"]
+            check(setp.annotations.read_only_hint is False and setp.annotations.destructive_hint is False, "safe-write annotations")
+
+            result = await session.call_tool("scene.hierarchy.dump", {"scenePath": "Assets/Scenes/Main.unity"})
+            check(result.is_error is False, "hierarchy dump succeeds")
+            roots = result.structured_content["rootObjects"]
+            check([r["name"] for r in roots] == ["Main Camera", "Root", "Canvas"], "root objects in sibling order")
+            check(json.loads(result.content[0].text) == result.structured_content, "text content mirrors structuredContent")
+
+            moved = await session.call_tool("go.setParent", {"childPath": "Root/Enemies/Goblin", "parentPath": "Root/Enemies/Container"})
+            check(moved.structured_content["newHierarchyPath"] == "Root/Enemies/Container/Goblin", "go.setParent reparents")
+            found = await session.call_tool("go.find", {"namePattern": "Gob*"})
+            check(found.structured_content["matches"][0]["hierarchyPath"] == "Root/Enemies/Container/Goblin", "the move is visible")
+
+            bad = await session.call_tool("scene.hierarchy.dump", {})
+            check(bad.is_error is True, "invalid arguments come back as a tool error")
+            check("scenePath" in bad.content[0].text, "the error names the missing parameter")
+            await session.send_ping()
+            check(True, "ping")
+    print(f"{PASSED} passed, 0 failed")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1]))
