@@ -10,4 +10,4 @@ pub mod server;
 pub mod toolvault;
 
 pub use error::{ErrorCode, ErrorType, ToolError};
-pub use server::{Handler, Server, ServerInfo, Session, ToolDescriptor, ToolOutput};
+pub use server::{Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolOutput};

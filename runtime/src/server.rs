@@ -110,7 +110,7 @@ impl Worker {
         std::thread::Builder::new()
             .name("tool-worker".to_owned())
             .spawn(move || {
-                for (handler, args, reply) in rx {
+                while let Some((handler, args, reply)) = next_job(&rx) {
                     let result = catch_unwind(AssertUnwindSafe(|| handler(args)));
                     let _ = reply.send(result);
                 }
@@ -119,8 +119,64 @@ impl Worker {
     }
 }
 
+/// How long the worker and the caller spin before they park: a parked thread
+/// costs a futex wake-up (tens of microseconds) per call, spinning costs a core
+/// only while calls arrive back to back.
+const SPIN: Duration = Duration::from_micros(50);
+
+/// The worker's next job: spin briefly, then block. `None` when the server is gone.
+fn next_job(rx: &Receiver<Job>) -> Option<Job> {
+    let start = std::time::Instant::now();
+    loop {
+        match rx.try_recv() {
+            Ok(job) => return Some(job),
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
+            Err(std::sync::mpsc::TryRecvError::Empty) if start.elapsed() < SPIN => {
+                std::hint::spin_loop()
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => return rx.recv().ok(),
+        }
+    }
+}
+
+/// The handler's result: spin briefly, then wait up to `timeout` in all.
+fn wait_result<T>(rx: &Receiver<T>, timeout: Duration) -> Result<T, RecvTimeoutError> {
+    let start = std::time::Instant::now();
+    loop {
+        match rx.try_recv() {
+            Ok(v) => return Ok(v),
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                return Err(RecvTimeoutError::Disconnected);
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => {
+                let elapsed = start.elapsed();
+                if elapsed < SPIN.min(timeout) {
+                    std::hint::spin_loop();
+                } else {
+                    return rx.recv_timeout(timeout.saturating_sub(elapsed));
+                }
+            }
+        }
+    }
+}
+
+/// Where handlers run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Execution {
+    /// On a worker thread: a handler that hangs past its time limit is abandoned
+    /// (-32003) and the server goes on with a fresh worker. Costs a cross-thread
+    /// handoff per call.
+    #[default]
+    Worker,
+    /// On the calling thread: fastest; panics are still caught (-32603), but a
+    /// time limit is only detected when the handler returns (its result is then
+    /// discarded and -32003 returned). For handlers known not to hang.
+    Inline,
+}
+
 /// A tool server. Build it with [`Server::new`] and [`Server::tool`].
 pub struct Server {
+    execution: Execution,
     info: ServerInfo,
     tools: BTreeMap<String, Entry>,
     tiers: Vec<String>,
@@ -154,7 +210,14 @@ impl Server {
             tier: tier.to_owned(),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             worker: Mutex::new(Worker::spawn()),
+            execution: Execution::Worker,
         }
+    }
+
+    /// Where handlers run (see [`Execution`]).
+    pub fn execution(mut self, execution: Execution) -> Server {
+        self.execution = execution;
+        self
     }
 
     pub fn max_request_bytes(mut self, bytes: usize) -> Server {
@@ -256,50 +319,29 @@ impl Server {
 
     fn run(&self, entry: &Entry, args: Map<String, Value>) -> Result<ToolOutput, ToolError> {
         let tool = &entry.descriptor.id;
+        if self.execution == Execution::Inline {
+            let started = std::time::Instant::now();
+            let result = catch_unwind(AssertUnwindSafe(|| (entry.handler)(args)));
+            if started.elapsed() > entry.descriptor.timeout {
+                return Err(timeout_error(tool, entry.descriptor.timeout));
+            }
+            return finish(tool, result);
+        }
         let (reply, result) = channel();
         let mut worker = self.worker.lock().unwrap_or_else(|p| p.into_inner());
-        if worker
-            .jobs
-            .send((entry.handler.clone(), args.clone(), reply.clone()))
-            .is_err()
+        if let Err(std::sync::mpsc::SendError(job)) =
+            worker.jobs.send((entry.handler.clone(), args, reply))
         {
             // The worker thread is gone (it could not be spawned, or died): replace it.
             *worker = Worker::spawn();
-            let _ = worker.jobs.send((entry.handler.clone(), args, reply));
+            let _ = worker.jobs.send(job);
         }
-        match result.recv_timeout(entry.descriptor.timeout) {
-            Ok(Ok(r)) => r.map_err(|e| {
-                if e.data.as_ref().and_then(|d| d.tool.as_ref()).is_none() {
-                    e.for_tool(tool)
-                } else {
-                    e
-                }
-            }),
-            Ok(Err(panic)) => {
-                let msg = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "the handler panicked".to_owned());
-                Err(plain_error(
-                    ErrorCode::InternalError,
-                    format!("Internal error in tool {tool}"),
-                )
-                .for_tool(tool)
-                .detail("panic", msg))
-            }
+        match wait_result(&result, entry.descriptor.timeout) {
+            Ok(r) => finish(tool, r),
             Err(RecvTimeoutError::Timeout) => {
                 // Abandon the hung worker; the next call gets a fresh one.
                 *worker = Worker::spawn();
-                Err(plain_error(
-                    ErrorCode::Timeout,
-                    format!(
-                        "Tool execution timeout: {tool} did not finish in {} s",
-                        entry.descriptor.timeout.as_secs_f64()
-                    ),
-                )
-                .for_tool(tool)
-                .detail("timeoutSeconds", entry.descriptor.timeout.as_secs_f64()))
+                Err(timeout_error(tool, entry.descriptor.timeout))
             }
             Err(RecvTimeoutError::Disconnected) => {
                 *worker = Worker::spawn();
@@ -584,6 +626,47 @@ impl Server {
                 output.write_all(&resp)?;
                 output.flush()?;
             }
+        }
+    }
+}
+
+fn timeout_error(tool: &str, limit: Duration) -> ToolError {
+    plain_error(
+        ErrorCode::Timeout,
+        format!(
+            "Tool execution timeout: {tool} did not finish in {} s",
+            limit.as_secs_f64()
+        ),
+    )
+    .for_tool(tool)
+    .detail("timeoutSeconds", limit.as_secs_f64())
+}
+
+/// A handler's result, or its panic, as the call's result.
+fn finish(
+    tool: &str,
+    result: std::thread::Result<Result<ToolOutput, ToolError>>,
+) -> Result<ToolOutput, ToolError> {
+    match result {
+        Ok(r) => r.map_err(|e| {
+            if e.data.as_ref().and_then(|d| d.tool.as_ref()).is_none() {
+                e.for_tool(tool)
+            } else {
+                e
+            }
+        }),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the handler panicked".to_owned());
+            Err(plain_error(
+                ErrorCode::InternalError,
+                format!("Internal error in tool {tool}"),
+            )
+            .for_tool(tool)
+            .detail("panic", msg))
         }
     }
 }

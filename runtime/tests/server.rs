@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use toolgen_runtime::{
-    ErrorCode, Server, ServerInfo, Session, ToolDescriptor, ToolError, ToolOutput,
+    ErrorCode, Execution, Server, ServerInfo, Session, ToolDescriptor, ToolError, ToolOutput,
 };
 
 fn descriptor(id: &str, tier: &str, timeout_ms: u64, input: Value) -> ToolDescriptor {
@@ -421,4 +421,19 @@ fn bad_input_on_the_wire_then_the_next_request_is_served() {
 #[test]
 fn error_code_values_match_the_seed() {
     assert_eq!(ErrorCode::Timeout.code(), -32003);
+}
+
+#[test]
+fn inline_execution_keeps_panic_isolation_and_reports_overruns() {
+    let s = server().execution(Execution::Inline);
+    assert_eq!(code(&call(&s, "project.panics", json!({}))), -32603);
+    assert_eq!(
+        code(&call(&s, "project.slow", json!({}))),
+        -32003,
+        "an overrun is reported when the handler returns"
+    );
+    assert_eq!(
+        call(&s, "scene.echo", json!({"scenePath": "a"}))["result"]["tool"],
+        "scene.echo"
+    );
 }
