@@ -21,7 +21,7 @@
 //! Output is deterministic: JSON object keys are sorted.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -593,15 +593,19 @@ impl Server {
     }
 
     /// Serves newline-delimited JSON-RPC until end of input. Lines longer than
-    /// the request limit are refused without being held in memory.
-    pub fn serve<R: BufRead, W: Write>(&self, mut input: R, mut output: W) -> std::io::Result<()> {
+    /// the request limit are refused without being held in memory. Responses
+    /// are flushed when no further request is already waiting, so pipelined
+    /// requests are answered in batches.
+    pub fn serve<R: Read, W: Write>(&self, input: R, output: W) -> std::io::Result<()> {
+        let mut input = BufReader::with_capacity(64 * 1024, input);
+        let mut output = BufWriter::with_capacity(64 * 1024, output);
         let mut session = Session::default();
         let mut line = Vec::new();
         loop {
             line.clear();
             let (n, too_long) = read_line_capped(&mut input, &mut line, self.max_request_bytes)?;
             if n == 0 {
-                return Ok(());
+                return output.flush();
             }
             let request: &[u8] = trim_line(&line);
             if too_long {
@@ -616,14 +620,12 @@ impl Server {
                     serde_json::to_vec(&error_response(Value::Null, &e)).unwrap_or_default();
                 out.push(b'\n');
                 output.write_all(&out)?;
-                output.flush()?;
-                continue;
+            } else if !request.is_empty() {
+                if let Some(resp) = self.handle(&mut session, request) {
+                    output.write_all(&resp)?;
+                }
             }
-            if request.is_empty() {
-                continue;
-            }
-            if let Some(resp) = self.handle(&mut session, request) {
-                output.write_all(&resp)?;
+            if input.buffer().is_empty() {
                 output.flush()?;
             }
         }

@@ -6,6 +6,7 @@
 //! - `test`: the whole test suite, as CI runs it (installs what it needs).
 
 mod bench;
+mod bench_server;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -28,9 +29,10 @@ fn main() -> ExitCode {
         Some("gen") => generate(rest.contains(&"--check")),
         Some("bench") => bench::run(&root(), &rest),
         Some("test") => test(),
+        Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  test            the whole test suite, as CI runs it"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK"
             );
             Err("unknown command".to_owned())
         }
@@ -130,12 +132,11 @@ fn step(name: &str, cmd: &mut Command) -> Result<(), String> {
     }
 }
 
-/// The official MCP Python SDK (PyPI `mcp`), in a venv under target/, drives
-/// `editormcp-server` over stdio (tests/mcp_client/client.py).
-fn mcp_client() -> Result<(), String> {
+/// A venv under target/ with the official MCP Python SDK (PyPI `mcp`), created
+/// when missing; returns its python.
+fn python_venv() -> Result<PathBuf, String> {
     const MCP_VERSION: &str = "2.3.0";
-    let root = root();
-    let venv = root.join("target/py-venv");
+    let venv = root().join("target/py-venv");
     let python = venv.join("bin/python");
     let installed = Command::new(&python)
         .args([
@@ -160,6 +161,14 @@ fn mcp_client() -> Result<(), String> {
             ]),
         )?;
     }
+    Ok(python)
+}
+
+/// The official MCP Python SDK (PyPI `mcp`), in a venv under target/, drives
+/// `editormcp-server` over stdio (tests/mcp_client/client.py).
+fn mcp_client() -> Result<(), String> {
+    let root = root();
+    let python = python_venv()?;
     step(
         "cargo build --bin editormcp-server",
         cargo().args([

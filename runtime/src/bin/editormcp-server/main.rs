@@ -3,7 +3,7 @@
 //! an in-memory demo Unity project.
 //!
 //! ```text
-//! editormcp-server [--tier core|tier1|...] [--project demo-project.json]
+//! editormcp-server [--tier core|tier1|...] [--project demo-project.json] [--execution worker|inline]
 //! ```
 //!
 //! Tool descriptors (names, schemas, safety, tiers, time limits) come from the
@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use toolgen_runtime::{Server, ServerInfo, ToolDescriptor};
+use toolgen_runtime::{Execution, Server, ServerInfo, ToolDescriptor};
 
 const CATALOG: &str = include_str!("../../../../generated/catalog/editormcp/tools.json");
 const DEMO_PROJECT: &str = include_str!("../../../fixtures/demo-project.json");
@@ -108,6 +108,7 @@ fn editormcp_form(t: &Value, d: &ToolDescriptor) -> Value {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut tier = "core".to_owned();
+    let mut execution = Execution::Worker;
     let mut project_text = DEMO_PROJECT.to_owned();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -115,6 +116,15 @@ fn main() -> ExitCode {
             "--tier" => match it.next() {
                 Some(t) if TIERS.contains(&t.as_str()) => tier = t.clone(),
                 _ => return usage(&format!("--tier needs one of {}", TIERS.join(", "))),
+            },
+            "--execution" => match it.next().map(String::as_str) {
+                Some("worker") => execution = Execution::Worker,
+                Some("inline") => execution = Execution::Inline,
+                _ => {
+                    return usage(
+                        "--execution needs `worker` (default: hung tools are abandoned) or `inline` (faster)",
+                    );
+                }
             },
             "--project" => match it.next().map(std::fs::read_to_string) {
                 Some(Ok(text)) => project_text = text,
@@ -151,7 +161,7 @@ fn main() -> ExitCode {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         extra,
     };
-    let mut server = Server::new(info, TIERS, &tier);
+    let mut server = Server::new(info, TIERS, &tier).execution(execution);
     for d in descriptors {
         let id = d.id.clone();
         let demo = demo.clone();
