@@ -145,17 +145,26 @@ pub fn rust_snake(name: &str) -> String {
     s
 }
 
+/// A word with its first letter upper-cased.
+fn capitalize(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// A display name from a wire name: `calculate_bearing` -> "Calculate Bearing".
+pub fn title_case(name: &str) -> String {
+    words(name)
+        .iter()
+        .map(|w| capitalize(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A Rust or C# type, variant or property name: `PascalCase`.
 pub fn pascal(name: &str) -> String {
-    let mut s: String = words(name)
-        .iter()
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect();
+    let mut s: String = words(name).iter().map(|w| capitalize(w)).collect();
     if s.is_empty() {
         s = "Value".to_owned();
     }

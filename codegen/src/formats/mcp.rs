@@ -45,26 +45,14 @@ pub const DEFAULT_CATEGORY: &str = "uncategorized";
 
 /// A display name from a tool name: `calculate_bearing` -> "Calculate Bearing".
 pub fn display_name(name: &str) -> String {
-    crate::ident::words(name)
-        .iter()
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::ident::title_case(name)
 }
 
 fn schema_of(cx: &Cx<'_>, node: &Node) -> Schema {
-    let mut locs = BTreeMap::new();
-    node.walk(&mut String::new(), &mut |p, n| {
-        locs.insert(p.to_owned(), cx.loc(n.span));
-    });
+    let located = cx.located(node);
     Schema {
-        value: node.to_json(),
-        locs,
+        value: located.value,
+        locs: located.locs,
     }
 }
 

@@ -100,18 +100,7 @@ pub fn split_name(name: &str) -> Option<(&str, &str, &str)> {
 /// A display name from a RAVE tool name: `pkg-mcp_tool_pipeline_get_info` -> "Pipeline Get Info".
 pub fn display_name(name: &str) -> String {
     let function = name.split_once('-').map_or(name, |(_, f)| f);
-    let function = function.strip_prefix("mcp_tool_").unwrap_or(function);
-    function
-        .split(['_', '.'])
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                .unwrap_or_default()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::ident::title_case(function.strip_prefix("mcp_tool_").unwrap_or(function))
 }
 
 /// A YAML 1.1 boolean word, if `s` is one.
