@@ -193,6 +193,10 @@ rules! {
         "In draft 7, keywords next to `$ref` are ignored; in 2020-12 (what toolgen emits) they apply. To keep the schema's meaning, constraints beside a draft-07 `$ref` are dropped (annotations such as `description` are kept).");
     REF_CYCLE = ("TG0703", "ref-cycle", Error, "references loop without ever giving a shape",
         "A schema that is only a `$ref` to another that is only a `$ref` back has no type. Recursion through `properties` or `items` (a tree) is fine.");
+
+    // --- emitters -----------------------------------------------------------------------------
+    RUST_TYPES = ("TG0801", "rust-types", Error, "a schema cannot be turned into Rust types",
+        "typify could not map the schema to Rust types (or panicked on it). The message names the tool; simplify the schema or report it.");
 }
 
 /// Looks a rule up by code (`TG0304`) or name (`default-type-mismatch`).

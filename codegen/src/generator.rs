@@ -27,6 +27,7 @@ pub struct Generator {
     options: LoadOptions,
     deny_warnings: bool,
     prune: Prune,
+    rust_runtime: Option<String>,
 }
 
 /// Why a generation did not produce output.
@@ -151,13 +152,30 @@ impl Generator {
         !loaded.diagnostics.has_errors() && !warnings_fail
     }
 
-    /// Runs every emitter over a project.
+    /// Runs every emitter over a project (with the default configuration).
     pub fn render(project: &Project) -> GeneratedFiles {
+        Generator::new().render_checked(project).0
+    }
+
+    /// Runs every emitter over a project; returns the files and the problems
+    /// the emitters found.
+    pub fn render_checked(
+        &self,
+        project: &Project,
+    ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
         let mut files = GeneratedFiles::new();
-        for emitter in emit::all() {
-            emitter.emit(project, &mut files);
+        let mut diags = Vec::new();
+        for emitter in emit::all(self.rust_runtime.as_deref()) {
+            emitter.emit(project, &mut files, &mut diags);
         }
-        files
+        (files, diags)
+    }
+
+    /// The `toolgen-runtime = ...` dependency line of the generated Rust crate
+    /// (default: the crates.io release).
+    pub fn rust_runtime_dependency(mut self, line: impl Into<String>) -> Self {
+        self.rust_runtime = Some(line.into());
+        self
     }
 
     fn loaded_valid(
@@ -172,7 +190,15 @@ impl Generator {
             return Err(GenerateError::Invalid(Box::new(loaded)));
         }
         let started = Instant::now();
-        let files = Generator::render(&loaded.project);
+        let (files, problems) = self.render_checked(&loaded.project);
+        if !problems.is_empty() {
+            let mut loaded = loaded;
+            for d in problems {
+                loaded.diagnostics.push(d);
+            }
+            loaded.diagnostics.sort(&loaded.db);
+            return Err(GenerateError::Invalid(Box::new(loaded)));
+        }
         timings.render = started.elapsed();
         Ok((loaded, files, out))
     }

@@ -10,4 +10,6 @@ pub mod server;
 pub mod toolvault;
 
 pub use error::{ErrorCode, ErrorType, ToolError};
-pub use server::{Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolOutput};
+pub use server::{
+    Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolInfo, ToolOutput,
+};

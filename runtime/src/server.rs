@@ -773,3 +773,65 @@ pub fn mcp_tool(d: &ToolDescriptor) -> Value {
     }
     t
 }
+
+/// A tool descriptor as generated code writes it: static text, parsed on demand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ToolInfo {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub category: &'static str,
+    pub safety_level: &'static str,
+    pub tier: &'static str,
+    pub timeout_seconds: f64,
+    pub requires_approval: bool,
+    pub notes: Option<&'static str>,
+    /// The tool's bundled input JSON Schema, as JSON text.
+    pub input_schema: &'static str,
+    /// The tool's bundled output JSON Schema, when it declares one.
+    pub output_schema: Option<&'static str>,
+}
+
+impl ToolInfo {
+    /// The runtime descriptor (the schemas parsed).
+    pub fn descriptor(&self) -> ToolDescriptor {
+        ToolDescriptor {
+            id: self.id.to_owned(),
+            name: self.name.to_owned(),
+            description: self.description.to_owned(),
+            category: self.category.to_owned(),
+            safety_level: self.safety_level.to_owned(),
+            tier: self.tier.to_owned(),
+            input_schema: serde_json::from_str(self.input_schema).unwrap_or(Value::Null),
+            output_schema: self
+                .output_schema
+                .and_then(|s| serde_json::from_str(s).ok()),
+            timeout: Duration::from_secs_f64(self.timeout_seconds),
+            requires_approval: self.requires_approval,
+            notes: self.notes.map(str::to_owned),
+        }
+    }
+}
+
+/// The error for arguments that do not deserialize into a tool's input type.
+pub fn invalid_arguments(tool: &str, e: &serde_json::Error) -> ToolError {
+    plain_error(
+        ErrorCode::InvalidArguments,
+        format!("Invalid tool arguments: {e}"),
+    )
+    .for_tool(tool)
+}
+
+/// The error for an output that does not serialize.
+pub fn unserializable_output(tool: &str, e: &serde_json::Error) -> ToolError {
+    plain_error(
+        ErrorCode::InternalError,
+        format!("Internal error: the output of {tool} does not serialize: {e}"),
+    )
+    .for_tool(tool)
+}
+
+/// The error for a tool id that a dispatch table does not know.
+pub fn unknown_tool(tool: &str) -> ToolError {
+    plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
+}

@@ -11,7 +11,8 @@ fn generated_tree_is_up_to_date() {
     let g = Generator::new()
         .input(root.join("tool-specs"))
         .out_dir(root.join("generated"))
-        .prune(Prune::All);
+        .prune(Prune::All)
+        .rust_runtime_dependency("toolgen-runtime = { path = \"../../runtime\" }");
     match g.check() {
         Ok((_, report)) => assert!(
             report.is_clean(),

@@ -52,6 +52,7 @@ pub fn repo_generator(root: &Path) -> Generator {
         .input(root.join("tool-specs"))
         .out_dir(root.join("generated"))
         .prune(Prune::All)
+        .rust_runtime_dependency("toolgen-runtime = { path = \"../../runtime\" }")
 }
 
 /// Files outside `generated/` that are generated too.

@@ -23,7 +23,12 @@ impl Emitter for Catalog {
         "catalog"
     }
 
-    fn emit(&self, project: &Project, out: &mut GeneratedFiles) {
+    fn emit(
+        &self,
+        project: &Project,
+        out: &mut GeneratedFiles,
+        _diags: &mut Vec<crate::diag::Diagnostic>,
+    ) {
         let mut index = Vec::new();
         for set in &project.tool_sets {
             let dir = format!("catalog/{}", set.name);

@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod rave;
+pub mod rust;
 pub mod yaml;
 
 use std::collections::BTreeMap;
@@ -60,11 +61,22 @@ impl GeneratedFiles {
 pub trait Emitter {
     /// A short name, used in messages and benchmarks.
     fn name(&self) -> &'static str;
-    /// Adds this emitter's files for `project` to `out`.
-    fn emit(&self, project: &Project, out: &mut GeneratedFiles);
+    /// Adds this emitter's files for `project` to `out`; problems (a schema
+    /// that cannot be mapped to a type, say) go to `diags`.
+    fn emit(
+        &self,
+        project: &Project,
+        out: &mut GeneratedFiles,
+        diags: &mut Vec<crate::diag::Diagnostic>,
+    );
 }
 
-/// Every emitter, in the order they run.
-pub fn all() -> Vec<Box<dyn Emitter>> {
-    vec![Box::new(catalog::Catalog)]
+/// Every emitter, in the order they run. `rust_runtime_dependency` overrides
+/// the `toolgen-runtime` dependency line of the generated Rust crate.
+pub fn all(rust_runtime_dependency: Option<&str>) -> Vec<Box<dyn Emitter>> {
+    let mut rust = rust::RustCrate::default();
+    if let Some(dep) = rust_runtime_dependency {
+        rust.runtime_dependency = dep.to_owned();
+    }
+    vec![Box::new(catalog::Catalog), Box::new(rust)]
 }
