@@ -89,6 +89,10 @@ enum Command {
         /// Write nothing; exit 1 if the output directory is not up to date.
         #[arg(long)]
         check: bool,
+        /// Path of the `toolgen-runtime` crate for the generated Rust crate's
+        /// Cargo.toml (default: the crates.io release).
+        #[arg(long, value_name = "PATH")]
+        rust_runtime_path: Option<String>,
         /// Treat every file in the output directory as generated: remove (or, with
         /// --check, report) files that would not be generated. By default only files
         /// toolgen wrote earlier are removed.
@@ -245,8 +249,13 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             out,
             check,
             prune_all,
+            rust_runtime_path,
         } => {
-            let g = generator(&input).out_dir(&out).prune(if prune_all {
+            let mut g = generator(&input);
+            if let Some(path) = rust_runtime_path {
+                g = g.rust_runtime_dependency(format!("toolgen-runtime = {{ path = {path:?} }}"));
+            }
+            let g = g.out_dir(&out).prune(if prune_all {
                 Prune::All
             } else {
                 Prune::Owned
