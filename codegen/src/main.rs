@@ -255,11 +255,9 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             if let Some(path) = rust_runtime_path {
                 g = g.rust_runtime_dependency(format!("toolgen-runtime = {{ path = {path:?} }}"));
             }
-            let g = g.out_dir(&out).prune(if prune_all {
-                Prune::All
-            } else {
-                Prune::Owned
-            });
+            let g = g
+                .out_dir(&out)
+                .prune(if prune_all { Prune::All } else { Prune::Owned });
             if check {
                 match g.check() {
                     Ok((loaded, report)) => {

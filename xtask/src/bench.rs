@@ -58,6 +58,7 @@ fn median(mut v: Vec<u64>) -> u64 {
 pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     let mut sizes = vec![1_000usize, 10_000];
     let mut runs = 3usize;
+    let mut check_generated = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match *a {
@@ -69,6 +70,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
                     .map(|s| s.trim().parse().map_err(|_| format!("bad size `{s}`")))
                     .collect::<Result<_, _>>()?;
             }
+            "--check-generated" => check_generated = true,
             "--runs" => {
                 runs = it
                     .next()
@@ -93,7 +95,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         "| tools | spec MB | validate ms | validate peak MiB | gen ms (load + render + write) | gen peak MiB | re-gen, nothing changed, ms | output files | load+render µs/tool |"
     );
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for n in sizes {
+    for &n in &sizes {
         let specs = work.join(format!("specs-{n}"));
         synth::write(&specs, n).map_err(|e| format!("writing synthetic specs: {e}"))?;
         let spec_bytes: u64 = std::fs::read_dir(&specs)
@@ -133,6 +135,9 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             (load + render) as f64 * 1000.0 / n as f64
         );
     }
+    if check_generated {
+        check_generated_crates(root, &bin, &sizes)?;
+    }
     Ok(())
 }
 
@@ -152,4 +157,67 @@ fn count_files(dir: &Path) -> usize {
         }
     }
     n
+}
+
+/// `cargo check` of the generated Rust crate for each synthetic set: what users
+/// pay for generated code. Dependencies are built once first; then the
+/// generated crate alone is checked, timed with its peak memory.
+fn check_generated_crates(root: &Path, bin: &Path, sizes: &[usize]) -> Result<(), String> {
+    println!(
+        "\n| tools | generated Rust lines | cargo check of the generated crate (s) | peak memory (MiB) |"
+    );
+    println!("|---:|---:|---:|---:|");
+    let target = std::env::temp_dir().join("toolgen-bench-check-target");
+    for &n in sizes {
+        let specs = root.join(format!("target/bench/specs-{n}"));
+        synth::write(&specs, n).map_err(|e| e.to_string())?;
+        let out = std::env::temp_dir().join(format!("toolgen-bench-check-{n}"));
+        let _ = std::fs::remove_dir_all(&out);
+        let status = Command::new(bin)
+            .args(["gen", "--out"])
+            .arg(&out)
+            .arg("--rust-runtime-path")
+            .arg(root.join("runtime"))
+            .arg(&specs)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("toolgen gen failed for {n} tools"));
+        }
+        let krate = out.join("rust");
+        let lines: usize = std::fs::read_dir(krate.join("src"))
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+            .map(|t| t.lines().count())
+            .sum();
+        // Dependencies (serde, toolgen-runtime, ...) once, untimed.
+        let warm = crate::cargo()
+            .args(["check", "--quiet"])
+            .current_dir(&krate)
+            .env("CARGO_TARGET_DIR", &target)
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !warm.success() {
+            return Err(format!("the generated crate for {n} tools does not check"));
+        }
+        let lib = krate.join("src/lib.rs");
+        let text = std::fs::read_to_string(&lib).map_err(|e| e.to_string())?;
+        std::fs::write(&lib, format!("{text}\n")).map_err(|e| e.to_string())?;
+        let timed = Command::new("/usr/bin/time")
+            .args(["-f", "%e %M"])
+            .arg(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+            .args(["check", "--quiet"])
+            .current_dir(&krate)
+            .env("CARGO_TARGET_DIR", &target)
+            .output()
+            .map_err(|e| format!("/usr/bin/time: {e}"))?;
+        let stderr = String::from_utf8_lossy(&timed.stderr);
+        let last = stderr.lines().last().unwrap_or("");
+        let mut parts = last.split_whitespace();
+        let secs = parts.next().unwrap_or("?");
+        let kib: f64 = parts.next().and_then(|k| k.parse().ok()).unwrap_or(0.0);
+        println!("| {n} | {lines} | {secs} | {:.0} |", kib / 1024.0);
+    }
+    Ok(())
 }
