@@ -186,11 +186,7 @@ fn check_generated_crates(root: &Path, bin: &Path, sizes: &[usize]) -> Result<()
             return Err(format!("toolgen gen failed for {n} tools"));
         }
         let krate = out.join("rust");
-        let lines: usize = std::fs::read_dir(krate.join("src"))
-            .map_err(|e| e.to_string())?
-            .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
-            .map(|t| t.lines().count())
-            .sum();
+        let lines = rust_lines(&krate.join("src"));
         // Dependencies (serde, toolgen-runtime, ...) once, untimed.
         let warm = crate::cargo()
             .args(["check", "--quiet"])
@@ -220,4 +216,18 @@ fn check_generated_crates(root: &Path, bin: &Path, sizes: &[usize]) -> Result<()
         println!("| {n} | {lines} | {secs} | {:.0} |", kib / 1024.0);
     }
     Ok(())
+}
+
+/// Lines of Rust below `dir`.
+fn rust_lines(dir: &Path) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            n += rust_lines(&p);
+        } else if p.extension().and_then(|e| e.to_str()) == Some("rs") {
+            n += std::fs::read_to_string(&p).map_or(0, |t| t.lines().count());
+        }
+    }
+    n
 }
