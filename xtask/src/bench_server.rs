@@ -124,7 +124,7 @@ pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
             "--release",
             "--quiet",
             "-p",
-            "toolgen-runtime",
+            "editormcp-server",
             "--bin",
             "editormcp-server",
         ]),

@@ -176,7 +176,7 @@ fn mcp_client() -> Result<(), String> {
             "build",
             "--quiet",
             "-p",
-            "toolgen-runtime",
+            "editormcp-server",
             "--bin",
             "editormcp-server",
         ]),

@@ -19,8 +19,8 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 use toolgen_runtime::{Execution, Server, ServerInfo, ToolDescriptor};
 
-const CATALOG: &str = include_str!("../../../../generated/catalog/editormcp/tools.json");
-const DEMO_PROJECT: &str = include_str!("../../../fixtures/demo-project.json");
+const CATALOG: &str = include_str!("../../../generated/catalog/editormcp/tools.json");
+const DEMO_PROJECT: &str = include_str!("../fixtures/demo-project.json");
 const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 
 fn descriptor(t: &Value) -> ToolDescriptor {
