@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::diag::{Diagnostic, rule};
 use crate::ir::Schema;
-use crate::source::{Loc, SourceDb, Span};
+use crate::source::{Loc, SourceDb};
 use crate::syntax::{self, pointer_join};
 
 /// Keywords that no emitter can honour; a schema using them is refused.
@@ -712,11 +712,6 @@ impl SchemaStore {
         };
         Ok(bundle(self, &schema, &uri, &uri, fallback))
     }
-}
-
-/// Spans of a schema file for locations when nothing better is known.
-pub fn whole_file(loc: Loc) -> Loc {
-    Loc::new(loc.file, Span::at(0))
 }
 
 #[cfg(test)]
