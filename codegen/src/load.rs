@@ -90,7 +90,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     specs.dedup();
     // `*.schema.json` files are schema documents for `$ref`s, never tool specs.
     let (schema_docs, specs): (Vec<PathBuf>, Vec<PathBuf>) =
-        specs.into_iter().partition(|p| is_schema_doc(p));
+        specs.into_iter().partition(|p| refs::is_schema_doc(p));
     let mut store = refs::SchemaStore::new(paths);
     for doc in &schema_docs {
         if let Some(text) = read_text(&mut loaded.db, doc, options, &mut diags) {
@@ -306,12 +306,6 @@ fn bundle_tool(
     }
 }
 
-fn is_schema_doc(p: &Path) -> bool {
-    p.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(".schema.json"))
-}
-
 fn is_yaml_path(p: &Path) -> bool {
     matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
 }
@@ -369,26 +363,16 @@ fn discover(
         ));
         return;
     }
-    let entries = match std::fs::read_dir(&path) {
-        Ok(e) => e,
-        Err(e) => {
-            diags.push(io_error(
-                &path,
-                format!("cannot list `{}`: {e}", display_path(&path)),
-            ));
-            return;
+    match crate::source::sorted_children(&path) {
+        Ok(children) => {
+            for child in children {
+                discover(&child, false, specs, manifests, diags);
+            }
         }
-    };
-    let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    children.sort();
-    for child in children {
-        let hidden = child
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with('.'));
-        if !hidden {
-            discover(&child, false, specs, manifests, diags);
-        }
+        Err(e) => diags.push(io_error(
+            &path,
+            format!("cannot list `{}`: {e}", display_path(&path)),
+        )),
     }
 }
 

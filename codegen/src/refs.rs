@@ -95,6 +95,13 @@ pub fn resolve_uri(base: &str, reference: &str) -> String {
     }
 }
 
+/// Whether `path` names a schema document (`*.schema.json`), never a tool spec.
+pub fn is_schema_doc(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".schema.json"))
+}
+
 /// The `file://` URI of a path.
 pub fn file_uri(path: &Path) -> String {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
@@ -663,25 +670,10 @@ impl Bundler<'_> {
 impl SchemaStore {
     /// Adds every `*.schema.json` below `dir` (sorted, hidden entries skipped).
     pub fn add_dir(&mut self, db: &mut SourceDb, dir: &Path, diags: &mut Vec<Diagnostic>) {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-            .unwrap_or_default();
-        entries.sort();
-        for path in entries {
-            let hidden = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with('.'));
-            if hidden {
-                continue;
-            }
+        for path in crate::source::sorted_children(dir).unwrap_or_default() {
             if path.is_dir() {
                 self.add_dir(db, &path, diags);
-            } else if path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.ends_with(".schema.json"))
-            {
+            } else if is_schema_doc(&path) {
                 match std::fs::read_to_string(&path) {
                     Ok(text) => self.add_file(db, &path, text, diags),
                     Err(e) => diags.push(

@@ -167,6 +167,21 @@ impl SourceDb {
     }
 }
 
+/// The entries of `dir`, sorted, without hidden ones (names starting with `.`):
+/// the one directory walk used for spec roots and schema documents.
+pub fn sorted_children(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut children: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.'))
+        })
+        .collect();
+    children.sort();
+    Ok(children)
+}
+
 /// A path for messages: relative to the current directory when it is below it,
 /// always with `/` separators so that output is identical on every platform.
 pub fn display_path(path: &Path) -> String {
