@@ -117,22 +117,7 @@ fn measure(cmd: &[String], n: usize, pipelined: bool) -> std::result::Result<Res
 }
 
 pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
-    crate::step(
-        "cargo build --release --bin editormcp-server",
-        crate::cargo().args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "editormcp-server",
-            "--bin",
-            "editormcp-server",
-        ]),
-    )?;
-    let bin = root
-        .join("target/release/editormcp-server")
-        .to_string_lossy()
-        .into_owned();
+    let bin = crate::build_server(true)?.to_string_lossy().into_owned();
     let rust = vec![bin.clone()];
     let rust_inline = vec![bin, "--execution".to_owned(), "inline".to_owned()];
     let py = vec![

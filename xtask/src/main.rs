@@ -167,25 +167,36 @@ fn python_venv() -> Result<PathBuf, String> {
 
 /// The official MCP Python SDK (PyPI `mcp`), in a venv under target/, drives
 /// `editormcp-server` over stdio (tests/mcp_client/client.py).
-fn mcp_client() -> Result<(), String> {
-    let root = root();
-    let python = python_venv()?;
+/// Builds `editormcp-server` (release or debug) and returns the binary's path.
+pub fn build_server(release: bool) -> Result<PathBuf, String> {
+    let profile = if release { "release" } else { "debug" };
+    let mut cmd = cargo();
+    cmd.args([
+        "build",
+        "--quiet",
+        "-p",
+        "editormcp-server",
+        "--bin",
+        "editormcp-server",
+    ]);
+    if release {
+        cmd.arg("--release");
+    }
     step(
-        "cargo build --bin editormcp-server",
-        cargo().args([
-            "build",
-            "--quiet",
-            "-p",
-            "editormcp-server",
-            "--bin",
-            "editormcp-server",
-        ]),
+        &format!("cargo build ({profile}) --bin editormcp-server"),
+        &mut cmd,
     )?;
+    Ok(root().join("target").join(profile).join("editormcp-server"))
+}
+
+fn mcp_client() -> Result<(), String> {
+    let python = python_venv()?;
+    let server = build_server(false)?;
     step(
         "MCP Python SDK client against editormcp-server",
         Command::new(&python)
-            .arg(root.join("tests/mcp_client/client.py"))
-            .arg(root.join("target/debug/editormcp-server")),
+            .arg(root().join("tests/mcp_client/client.py"))
+            .arg(server),
     )
 }
 

@@ -154,8 +154,16 @@ fn main() -> ExitCode {
         .collect();
     let demo = Arc::new(demo::Demo::new(project, forms));
     let mut extra = Map::new();
-    extra.insert("unityVersion".into(), demo_field(&demo, "unityVersion"));
-    extra.insert("platform".into(), demo_field(&demo, "platform"));
+    let demo_info = demo
+        .call("mcp.server.info", &Map::new())
+        .map(|o| o.output)
+        .unwrap_or_default();
+    for key in ["unityVersion", "platform"] {
+        extra.insert(
+            key.into(),
+            demo_info.get(key).cloned().unwrap_or(Value::Null),
+        );
+    }
     let info = ServerInfo {
         name: "editormcp-server".to_owned(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -182,14 +190,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn demo_field(demo: &demo::Demo, key: &str) -> Value {
-    let out = demo
-        .call("mcp.server.info", &Map::new())
-        .map(|o| o.output)
-        .unwrap_or_default();
-    out.get(key).cloned().unwrap_or(Value::Null)
 }
 
 fn usage(message: &str) -> ExitCode {
