@@ -1,9 +1,11 @@
 //! Runtime support for code that toolgen generates.
 //!
-//! This crate grows into the JSON-RPC envelope, argument validation and the
-//! MCP server (issue #5). It starts with the error model of the EditorMCP
-//! envelope (`editormcp-envelope.md`), which every generated handler returns,
-//! and the ToolVault argument conversion ([`toolvault`]).
+//! - [`error`]: the error model of the EditorMCP envelope
+//!   (`editormcp-envelope.md`), which every generated tool method returns;
+//! - [`server`]: the tool [`Server`] (EditorMCP envelope and standard MCP over
+//!   newline-delimited JSON-RPC), argument validation, tiers, time limits, and
+//!   [`Call`], the context a generated tool method gets;
+//! - [`toolvault`]: the ToolVault argument array <-> object conversion.
 
 pub mod error;
 pub mod server;
@@ -11,5 +13,5 @@ pub mod toolvault;
 
 pub use error::{ErrorCode, ErrorType, ToolError};
 pub use server::{
-    Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolInfo, ToolOutput,
+    Call, Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolInfo, ToolOutput,
 };

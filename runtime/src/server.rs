@@ -75,6 +75,37 @@ impl ToolOutput {
     }
 }
 
+/// What a typed tool method gets besides its input: a place for the
+/// informational diagnostics of a successful call (partial results,
+/// best-effort limits), which the EditorMCP envelope returns beside the output.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Call {
+    diagnostics: Vec<String>,
+}
+
+impl Call {
+    pub fn new() -> Call {
+        Call::default()
+    }
+
+    /// Adds a diagnostic to the call's result.
+    pub fn diagnostic(&mut self, message: impl Into<String>) {
+        self.diagnostics.push(message.into());
+    }
+
+    pub fn diagnostics(&self) -> &[String] {
+        &self.diagnostics
+    }
+
+    /// The successful result: `output` with the diagnostics gathered so far.
+    pub fn finish(self, output: Value) -> ToolOutput {
+        ToolOutput {
+            output,
+            diagnostics: self.diagnostics,
+        }
+    }
+}
+
 /// A tool implementation: validated arguments in, output or error out.
 pub type Handler = Arc<dyn Fn(Map<String, Value>) -> Result<ToolOutput, ToolError> + Send + Sync>;
 
@@ -182,7 +213,8 @@ pub struct Server {
     tiers: Vec<String>,
     tier: String,
     max_request_bytes: usize,
-    worker: Mutex<Worker>,
+    /// Spawned on the first call that needs it (never with [`Execution::Inline`]).
+    worker: Mutex<Option<Worker>>,
 }
 
 /// Per-connection state.
@@ -209,7 +241,7 @@ impl Server {
             tiers: tiers.iter().map(|t| (*t).to_owned()).collect(),
             tier: tier.to_owned(),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            worker: Mutex::new(Worker::spawn()),
+            worker: Mutex::new(None),
             execution: Execution::Worker,
         }
     }
@@ -328,7 +360,8 @@ impl Server {
             return finish(tool, result);
         }
         let (reply, result) = channel();
-        let mut worker = self.worker.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.worker.lock().unwrap_or_else(|p| p.into_inner());
+        let worker = slot.get_or_insert_with(Worker::spawn);
         if let Err(std::sync::mpsc::SendError(job)) =
             worker.jobs.send((entry.handler.clone(), args, reply))
         {
@@ -340,11 +373,11 @@ impl Server {
             Ok(r) => finish(tool, r),
             Err(RecvTimeoutError::Timeout) => {
                 // Abandon the hung worker; the next call gets a fresh one.
-                *worker = Worker::spawn();
+                *slot = None;
                 Err(timeout_error(tool, entry.descriptor.timeout))
             }
             Err(RecvTimeoutError::Disconnected) => {
-                *worker = Worker::spawn();
+                *slot = None;
                 Err(plain_error(
                     ErrorCode::InternalError,
                     format!("Internal error in tool {tool}: the worker stopped"),

@@ -8,7 +8,7 @@
 use serde_json::{Value, json};
 use toolgen_generated::editormcp::{self, EditormcpTools, TOOLS};
 use toolgen_generated::{ravedemo, toolvault};
-use toolgen_runtime::ToolError;
+use toolgen_runtime::{Call, ToolError};
 use toolgen_tests::root;
 
 fn spec_examples(id: &str) -> Vec<Value> {
@@ -49,7 +49,8 @@ fn answer<I: serde::Serialize, O: serde::de::DeserializeOwned>(
 macro_rules! examples_impl {
     ($($method:ident => $id:literal),* $(,)?) => {
         impl EditormcpTools for Examples {
-            $(fn $method(&self, input: editormcp::$method::Input) -> Result<editormcp::$method::Output, ToolError> {
+            $(fn $method(&self, call: &mut Call, input: editormcp::$method::Input) -> Result<editormcp::$method::Output, ToolError> {
+                call.diagnostic(concat!("answered by example for ", $id));
                 answer($id, &input, self.0)
             })*
         }
@@ -93,6 +94,12 @@ fn every_editormcp_example_round_trips_through_the_generated_types() {
         for (n, example) in spec_examples(info.id).into_iter().enumerate() {
             let out = editormcp::dispatch(&Examples(n), info.id, example["input"].clone())
                 .unwrap_or_else(|e| panic!("{}: {e}", info.id));
+            assert_eq!(
+                out.diagnostics,
+                vec![format!("answered by example for {}", info.id)],
+                "the Call's diagnostics come back with the output"
+            );
+            let out = out.output;
             let errors: Vec<String> = validator.iter_errors(&out).map(|e| e.to_string()).collect();
             assert!(errors.is_empty(), "{}: {errors:?}", info.id);
             assert_eq!(
@@ -107,16 +114,14 @@ fn every_editormcp_example_round_trips_through_the_generated_types() {
     assert!(calls >= 18);
 }
 
-/// Compares modulo two things the generated types do not distinguish:
-/// - an optional field that is absent or `null`;
-/// - KNOWN LIMITATION (typify 0.8): an optional array that is present but empty is
-///   typed as `Vec` with `skip_serializing_if = "Vec::is_empty"`, so `[]` comes back
-///   absent (`asset.info`'s `dependencies`). Tracked in issue #5's note.
+/// Compares modulo what the generated types do not distinguish: an optional
+/// field that is absent or `null`. (Present-but-empty optional arrays and maps
+/// survive: they are typed `Option<Vec<T>>` / `Option<Map>`.)
 fn strip_nulls(v: Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
             m.into_iter()
-                .filter(|(_, v)| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()))
+                .filter(|(_, v)| !v.is_null())
                 .map(|(k, v)| (k, strip_nulls(v)))
                 .collect(),
         ),
@@ -189,4 +194,53 @@ fn other_tool_sets_have_tables_and_typed_inputs() {
     assert!(d.is_some_and(|d| d.safety_level == "read-only"
         && d.timeout.as_secs() == 5
         && d.input_schema["$defs"].is_object()));
+}
+
+#[test]
+fn optional_collections_keep_present_but_empty_values() {
+    // `dependencies` is optional: absent and `[]` are different answers.
+    let empty: editormcp::asset_info::Output = serde_json::from_value(json!({
+        "guid": "0123456789abcdef0123456789abcdef", "importSettings": {}, "path": "Assets/a.png",
+        "sizeBytes": 1, "type": "Texture2D", "dependencies": []
+    }))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(empty.dependencies, Some(Vec::new()));
+    assert_eq!(
+        serde_json::to_value(&empty).unwrap_or_default()["dependencies"],
+        json!([])
+    );
+    let absent = editormcp::asset_info::Output {
+        dependencies: None,
+        ..empty
+    };
+    assert!(
+        serde_json::to_value(&absent)
+            .unwrap_or_default()
+            .get("dependencies")
+            .is_none()
+    );
+}
+
+#[test]
+fn register_serves_an_implementation_with_validation_and_diagnostics() {
+    let server = toolgen_runtime::Server::new(
+        toolgen_runtime::ServerInfo {
+            name: "test".into(),
+            version: "0".into(),
+            extra: Default::default(),
+        },
+        &["core"],
+        "core",
+    );
+    let server = editormcp::register(server, std::sync::Arc::new(Examples(0)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(server.descriptors().count(), 18);
+    let example = &spec_examples("go.find")[0];
+    let out = server
+        .call("go.find", example["input"].clone())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.diagnostics, vec!["answered by example for go.find"]);
+    // The server validates against the schema before the typed method runs.
+    let bad = server.call("go.find", json!({"nope": 1})).err();
+    assert_eq!(bad.map(|e| e.code.code()), Some(-32002));
 }

@@ -6,39 +6,84 @@
 //! editormcp-server [--tier core|tier1|...] [--project demo-project.json] [--execution worker|inline]
 //! ```
 //!
-//! Tool descriptors (names, schemas, safety, tiers, time limits) come from the
-//! generated catalog (`generated/catalog/editormcp/tools.json`), so the server
-//! can never disagree with the specs.
+//! The server is built the way a tool author builds one: it implements the
+//! generated `EditormcpTools` trait (one typed method per tool) and hands it to
+//! the generated `register`, which adds every tool with its descriptor from the
+//! generated table (names, schemas, safety, tiers, time limits), so the server
+//! can never disagree with the specs. The demo project itself is a JSON
+//! document (`fixtures/demo-project.json`) that `demo.rs` queries; each typed
+//! method converts at that boundary, so every output also passes through the
+//! generated `Output` type.
 
 mod demo;
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use toolgen_runtime::{Execution, Server, ServerInfo, ToolDescriptor};
+use toolgen_generated::editormcp::{self, EditormcpTools, TOOLS};
+use toolgen_runtime::{Call, Execution, Server, ServerInfo, ToolDescriptor, ToolError};
 
-const CATALOG: &str = include_str!("../../../generated/catalog/editormcp/tools.json");
 const DEMO_PROJECT: &str = include_str!("../fixtures/demo-project.json");
 const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 
-fn descriptor(t: &Value) -> ToolDescriptor {
-    let meta = &t["_meta"]["toolgen"];
-    let text = |v: &Value| v.as_str().unwrap_or("").to_owned();
-    ToolDescriptor {
-        id: text(&t["name"]),
-        name: text(&t["title"]),
-        description: text(&t["description"]),
-        category: text(&meta["category"]),
-        safety_level: text(&meta["safetyLevel"]),
-        tier: text(&meta["tier"]),
-        input_schema: t["inputSchema"].clone(),
-        output_schema: t.get("outputSchema").cloned(),
-        timeout: Duration::from_secs_f64(meta["timeoutSeconds"].as_f64().unwrap_or(30.0)),
-        requires_approval: meta["requiresApproval"].as_bool().unwrap_or(false),
-        notes: meta["notes"].as_str().map(str::to_owned),
+/// The generated trait, implemented over the demo project.
+struct DemoTools(Arc<demo::Demo>);
+
+impl DemoTools {
+    /// Runs tool `id` of the demo on a typed input, into a typed output.
+    fn run<I: serde::Serialize, O: serde::de::DeserializeOwned>(
+        &self,
+        id: &str,
+        call: &mut Call,
+        input: I,
+    ) -> Result<O, ToolError> {
+        let args = match serde_json::to_value(input) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => Map::new(),
+            Err(e) => return Err(ToolError::execution(format!("{id}: {e}"))),
+        };
+        let result = self.0.call(id, &args)?;
+        for d in result.diagnostics {
+            call.diagnostic(d);
+        }
+        serde_json::from_value(result.output).map_err(|e| {
+            ToolError::execution(format!(
+                "{id}: the demo's output does not fit the Output type: {e}"
+            ))
+        })
     }
+}
+
+macro_rules! demo_tools {
+    ($($method:ident => $id:literal),* $(,)?) => {
+        impl EditormcpTools for DemoTools {
+            $(fn $method(&self, call: &mut Call, input: editormcp::$method::Input) -> Result<editormcp::$method::Output, ToolError> {
+                self.run($id, call, input)
+            })*
+        }
+    };
+}
+
+demo_tools! {
+    asset_dependencies_graph => "asset.dependencies.graph",
+    asset_info => "asset.info",
+    audio_mixer_list => "audio.mixer.list",
+    audio_mixer_snapshot_read => "audio.mixer.snapshot.read",
+    component_list => "component.list",
+    editor_selection_info => "editor.selection.info",
+    go_find => "go.find",
+    go_set_parent => "go.setParent",
+    mcp_server_info => "mcp.server.info",
+    mcp_tool_describe => "mcp.tool.describe",
+    mcp_tools_list => "mcp.tools.list",
+    project_assets_summary => "project.assets.summary",
+    project_info => "project.info",
+    project_references_missing => "project.references.missing",
+    project_scenes_list => "project.scenes.list",
+    scene_components_list => "scene.components.list",
+    scene_hierarchy_dump => "scene.hierarchy.dump",
+    scene_objects_find => "scene.objects.find",
 }
 
 /// A JSON Schema property in the EditorMCP definition form (`mcp.tool.describe`).
@@ -73,8 +118,8 @@ fn field(schema: &Value, required: Option<bool>) -> Value {
     Value::Object(f)
 }
 
-/// The EditorMCP form of a catalog entry, for `mcp.tools.list` and `mcp.tool.describe`.
-fn editormcp_form(t: &Value, d: &ToolDescriptor) -> Value {
+/// The EditorMCP form of a tool, for `mcp.tools.list` and `mcp.tool.describe`.
+fn editormcp_form(d: &ToolDescriptor) -> Value {
     let props = |s: &Value, inputs: bool| -> Map<String, Value> {
         let required: Vec<&str> = s["required"]
             .as_array()
@@ -94,10 +139,11 @@ fn editormcp_form(t: &Value, d: &ToolDescriptor) -> Value {
             })
             .collect()
     };
+    let output = d.output_schema.clone().unwrap_or(Value::Null);
     let mut v = json!({
         "id": d.id, "name": d.name, "description": d.description, "category": d.category,
         "safetyLevel": d.safety_level, "tier": d.tier,
-        "inputs": props(&t["inputSchema"], true), "outputs": props(&t["outputSchema"], false),
+        "inputs": props(&d.input_schema, true), "outputs": props(&output, false),
     });
     if let Some(n) = &d.notes {
         v["notes"] = json!(n);
@@ -144,13 +190,9 @@ fn main() -> ExitCode {
         Ok(v) => v,
         Err(e) => return usage(&format!("the project file is not valid JSON: {e}")),
     };
-    let catalog: Value = serde_json::from_str(CATALOG).unwrap_or_default();
-    let entries: Vec<Value> = catalog["tools"].as_array().cloned().unwrap_or_default();
-    let descriptors: Vec<ToolDescriptor> = entries.iter().map(descriptor).collect();
-    let forms = entries
+    let forms = TOOLS
         .iter()
-        .zip(&descriptors)
-        .map(|(t, d)| editormcp_form(t, d))
+        .map(|t| editormcp_form(&t.descriptor()))
         .collect();
     let demo = Arc::new(demo::Demo::new(project, forms));
     let mut extra = Map::new();
@@ -169,18 +211,14 @@ fn main() -> ExitCode {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         extra,
     };
-    let mut server = Server::new(info, TIERS, &tier).execution(execution);
-    for d in descriptors {
-        let id = d.id.clone();
-        let demo = demo.clone();
-        server = match server.tool(d, Arc::new(move |args| demo.call(&id, &args))) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("editormcp-server: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-    }
+    let server = Server::new(info, TIERS, &tier).execution(execution);
+    let server = match editormcp::register(server, Arc::new(DemoTools(demo))) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("editormcp-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     match server.serve(stdin.lock(), stdout.lock()) {

@@ -50,8 +50,8 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
         ///Paths of direct dependencies, sorted; present only when `includeDependencies` is true.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub dependencies: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub dependencies: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///Asset GUID (32 hexadecimal digits).
         pub guid: ::std::string::String,
         ///The importer's settings as a JSON object; its keys depend on the importer type.

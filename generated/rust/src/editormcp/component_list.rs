@@ -65,8 +65,10 @@ pub mod output {
         #[serde(rename = "instanceId")]
         pub instance_id: i64,
         ///Serialized fields; present only when `includeProperties` is true.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub properties: ::std::vec::Vec<OutputComponentsItemPropertiesItem>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub properties: ::std::option::Option<
+            ::std::vec::Vec<OutputComponentsItemPropertiesItem>,
+        >,
         ///Number of serialized properties.
         #[serde(rename = "propertyCount")]
         pub property_count: u64,

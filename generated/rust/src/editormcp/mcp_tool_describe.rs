@@ -79,8 +79,10 @@ pub mod output {
         ///What the field holds.
         pub description: ::std::string::String,
         ///Schema of the array's items, for arrays.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub items: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub items: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
         ///Field type.
         #[serde(rename = "type")]
         pub type_: OutputFieldDescriptionType,
@@ -295,12 +297,8 @@ pub mod output {
         ///What the parameter means.
         pub description: ::std::string::String,
         ///The allowed values, when the set is fixed.
-        #[serde(
-            rename = "enum",
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
-        )]
-        pub enum_: ::std::vec::Vec<::serde_json::Value>,
+        #[serde(rename = "enum", skip_serializing_if = "::std::option::Option::is_none")]
+        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
         ///Largest allowed value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub maximum: ::std::option::Option<f64>,

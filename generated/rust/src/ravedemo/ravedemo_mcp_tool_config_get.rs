@@ -66,8 +66,10 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
         ///Every setting with its value.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub settings: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub settings: ::std::option::Option<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        >,
     }
     /// Error types.
     pub mod error {

@@ -7,8 +7,8 @@ pub mod input {
         #[serde(default)]
         pub parallel: bool,
         ///Targets to run, with their upstream dependencies; all targets when empty.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub targets: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub targets: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
     /// Error types.
     pub mod error {

@@ -126,8 +126,8 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub done: ::std::option::Option<i64>,
         ///Per-target status; only with detail `details` or `full`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub targets: ::std::vec::Vec<OutputTargetsItem>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub targets: ::std::option::Option<::std::vec::Vec<OutputTargetsItem>>,
         ///Number of targets.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub total: ::std::option::Option<i64>,

@@ -72,8 +72,8 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub count: ::std::option::Option<i64>,
         ///Subjects sorted by project, then subject code.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub subjects: ::std::vec::Vec<OutputSubjectsItem>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub subjects: ::std::option::Option<::std::vec::Vec<OutputSubjectsItem>>,
     }
     ///`OutputSubjectsItem`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]

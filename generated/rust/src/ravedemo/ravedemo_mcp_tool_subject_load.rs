@@ -4,8 +4,8 @@ pub mod input {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Input {
         ///Epoch names to load; all epochs when empty.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub epochs: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub epochs: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///Subject id in `project/subject` form.
         pub subject_id: ::std::string::String,
     }
@@ -48,8 +48,8 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
         ///Epochs that were loaded.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub epochs: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub epochs: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         ///The loaded subject.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub subject_id: ::std::option::Option<::std::string::String>,

@@ -554,8 +554,8 @@ pub mod input {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///Optional array of timestamps corresponding to each coordinate point
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub timestamps: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub timestamps: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
     ///Discriminator to identify this as a track feature
     #[derive(
@@ -885,8 +885,8 @@ pub mod output {
     #[serde(deny_unknown_fields)]
     pub struct FeatureCollection {
         ///Bounding box of the feature collection
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub bbox: ::std::vec::Vec<f64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub bbox: ::std::option::Option<::std::vec::Vec<f64>>,
         pub features: ::std::vec::Vec<DebriefFeature>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub properties: ::std::option::Option<FeatureCollectionProperties>,
@@ -1023,8 +1023,8 @@ pub mod output {
         ShowText(::std::string::String),
         #[serde(rename = "showData")]
         ShowData {
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            axes: ::std::vec::Vec<OutputPayloadAxesItem>,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            axes: ::std::option::Option<::std::vec::Vec<OutputPayloadAxesItem>>,
             shape: ::std::vec::Vec<::std::num::NonZeroU64>,
             values: ::std::vec::Vec<OutputPayloadValuesItem>,
         },
@@ -1059,8 +1059,8 @@ pub mod output {
     #[serde(deny_unknown_fields)]
     pub struct OutputPayloadAxesItem {
         pub name: ::std::string::String,
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub values: ::std::vec::Vec<::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub values: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     ///`OutputPayloadMediaType`
     #[derive(
@@ -1392,8 +1392,8 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///Optional array of timestamps corresponding to each coordinate point
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub timestamps: ::std::vec::Vec<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub timestamps: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
     ///Discriminator to identify this as a track feature
     #[derive(
