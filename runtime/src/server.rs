@@ -316,11 +316,12 @@ impl Server {
             }
         };
         let instance = Value::Object(args);
-        let violations: Vec<Value> = entry
-            .validator
-            .iter_errors(&instance)
-            .map(|e| json!({"path": e.instance_path().as_str(), "message": e.to_string()}))
-            .collect();
+        // Fast path: `is_valid` stops at the first failure and allocates nothing.
+        let violations = if entry.validator.is_valid(&instance) {
+            Vec::new()
+        } else {
+            self.violations(entry, &instance)
+        };
         if !violations.is_empty() {
             let missing = missing_parameters(&d.input_schema, &instance);
             let summary = if missing.is_empty() {
@@ -347,6 +348,15 @@ impl Server {
             .for_tool(tool));
         };
         self.run(entry, args)
+    }
+
+    /// Every schema violation of `instance`, located by JSON pointer.
+    fn violations(&self, entry: &Entry, instance: &Value) -> Vec<Value> {
+        entry
+            .validator
+            .iter_errors(instance)
+            .map(|e| json!({"path": e.instance_path().as_str(), "message": e.to_string()}))
+            .collect()
     }
 
     fn run(&self, entry: &Entry, args: Map<String, Value>) -> Result<ToolOutput, ToolError> {
@@ -437,13 +447,14 @@ impl Server {
                 &plain_error(ErrorCode::InvalidRequest, format!("Invalid Request: {m}")),
             ))
         };
-        let Value::Object(req) = value else {
+        let Value::Object(mut req) = value else {
             return if value.is_array() {
                 invalid("batch requests are not supported; send each request on its own")
             } else {
                 invalid("a request must be a JSON object")
             };
         };
+        let raw_params = req.remove("params");
         let id = req.get("id").cloned();
         let method = req.get("method").and_then(Value::as_str);
         if req.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
@@ -475,9 +486,9 @@ impl Server {
         if !valid_id(&id) {
             return invalid("`id` must be a string or an integer that fits in 64 bits");
         }
-        let params = match req.get("params") {
+        let params = match raw_params {
             None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(p)) => p.clone(),
+            Some(Value::Object(p)) => p,
             Some(_) => {
                 return Some(error_response(
                     id,
@@ -488,7 +499,7 @@ impl Server {
                 ));
             }
         };
-        let result = self.dispatch(session, method, &params);
+        let result = self.dispatch(session, method, params);
         Some(match result {
             Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
             Err(e) => error_response(id, &e),
@@ -499,7 +510,7 @@ impl Server {
         &self,
         session: &mut Session,
         method: &str,
-        params: &Map<String, Value>,
+        mut params: Map<String, Value>,
     ) -> Result<Value, ToolError> {
         match method {
             "initialize" => {
@@ -572,6 +583,7 @@ impl Server {
                 Ok(json!({"tool": t}))
             }
             "tools/call" if params.contains_key("name") => {
+                let args = params.remove("arguments").unwrap_or(Value::Null);
                 let name = params.get("name").and_then(Value::as_str).ok_or_else(|| {
                     plain_error(
                         ErrorCode::InvalidParams,
@@ -585,7 +597,6 @@ impl Server {
                     )
                     .for_tool(name));
                 }
-                let args = params.get("arguments").cloned().unwrap_or(Value::Null);
                 Ok(match self.call(name, args) {
                     Ok(out) => {
                         let text = serde_json::to_string(&out.output).unwrap_or_default();
@@ -604,13 +615,13 @@ impl Server {
                 })
             }
             "tools/call" => {
+                let args = params.remove("arguments").unwrap_or(Value::Null);
                 let tool = params.get("tool").and_then(Value::as_str).ok_or_else(|| {
                     plain_error(
                         ErrorCode::InvalidParams,
                         "Invalid params: `tool` (a string) is required",
                     )
                 })?;
-                let args = params.get("arguments").cloned().unwrap_or(Value::Null);
                 let out = self.call(tool, args)?;
                 let mut r = json!({"tool": tool, "output": out.output});
                 if !out.diagnostics.is_empty() {

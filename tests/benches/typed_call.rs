@@ -1,0 +1,107 @@
+//! In-process `tools/call` through the generated code, as a tool author's
+//! server runs it: parse the request, validate the arguments against the
+//! JSON Schema, deserialize the typed `Input`, call the typed trait method,
+//! serialize the typed `Output` and the response. `cargo bench -p toolgen-tests --bench typed_call`.
+
+use std::sync::Arc;
+
+use divan::Bencher;
+use serde_json::Map;
+use toolgen_generated::editormcp::{self, EditormcpTools};
+use toolgen_runtime::{Call, Execution, Server, ServerInfo, Session, ToolError};
+
+fn main() {
+    divan::main();
+}
+
+/// `asset.info` answers; every other tool reports that it is not part of the bench.
+struct Bench;
+
+macro_rules! not_benched {
+    ($($method:ident),* $(,)?) => {
+        $(fn $method(&self, _: &mut Call, _: editormcp::$method::Input) -> Result<editormcp::$method::Output, ToolError> {
+            Err(ToolError::execution("not part of the benchmark"))
+        })*
+    };
+}
+
+impl EditormcpTools for Bench {
+    fn asset_info(
+        &self,
+        _call: &mut Call,
+        input: editormcp::asset_info::Input,
+    ) -> Result<editormcp::asset_info::Output, ToolError> {
+        Ok(editormcp::asset_info::Output {
+            dependencies: input.include_dependencies.then(Vec::new),
+            guid: "0123456789abcdef0123456789abcdef".to_owned(),
+            import_settings: Map::new(),
+            path: input.asset_path,
+            size_bytes: 4096,
+            type_: "Texture2D".to_owned(),
+        })
+    }
+    not_benched!(
+        asset_dependencies_graph,
+        audio_mixer_list,
+        audio_mixer_snapshot_read,
+        component_list,
+        editor_selection_info,
+        go_find,
+        go_set_parent,
+        mcp_server_info,
+        mcp_tool_describe,
+        mcp_tools_list,
+        project_assets_summary,
+        project_info,
+        project_references_missing,
+        project_scenes_list,
+        scene_components_list,
+        scene_hierarchy_dump,
+        scene_objects_find,
+    );
+}
+
+fn server(execution: Execution) -> Server {
+    let info = ServerInfo {
+        name: "bench".to_owned(),
+        version: "0".to_owned(),
+        extra: Map::new(),
+    };
+    let server = Server::new(info, &["core"], "core").execution(execution);
+    editormcp::register(server, Arc::new(Bench)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+const ENVELOPE: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"tool":"asset.info","arguments":{"assetPath":"Assets/Textures/Logo.png","includeDependencies":true}}}"#;
+const MCP: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"asset.info","arguments":{"assetPath":"Assets/Textures/Logo.png","includeDependencies":true}}}"#;
+
+fn run(bencher: Bencher, execution: Execution, request: &'static [u8]) {
+    let s = server(execution);
+    let mut session = Session::default();
+    let check = s.handle(&mut session, request).unwrap_or_default();
+    assert!(
+        String::from_utf8_lossy(&check).contains("Texture2D"),
+        "{}",
+        String::from_utf8_lossy(&check)
+    );
+    bencher.bench_local(|| s.handle(&mut session, divan::black_box(request)));
+}
+
+#[divan::bench(sample_count = 200, sample_size = 500)]
+fn envelope_inline(bencher: Bencher) {
+    run(bencher, Execution::Inline, ENVELOPE);
+}
+
+#[divan::bench(sample_count = 200, sample_size = 500)]
+fn envelope_worker(bencher: Bencher) {
+    run(bencher, Execution::Worker, ENVELOPE);
+}
+
+#[divan::bench(sample_count = 200, sample_size = 500)]
+fn mcp_inline(bencher: Bencher) {
+    run(bencher, Execution::Inline, MCP);
+}
+
+#[divan::bench(sample_count = 200, sample_size = 500)]
+fn mcp_worker(bencher: Bencher) {
+    run(bencher, Execution::Worker, MCP);
+}
