@@ -197,6 +197,8 @@ rules! {
     // --- emitters -----------------------------------------------------------------------------
     RUST_TYPES = ("TG0801", "rust-types", Error, "a schema cannot be turned into Rust types",
         "typify could not map the schema to Rust types (or panicked on it). The message names the tool; simplify the schema or report it.");
+    TEMPLATE = ("TG0802", "template", Error, "a template cannot be read, parsed or rendered",
+        "The C# and docs emitters render through minijinja templates: built-in ones, embedded in toolgen, or a file of the same name in the templates directory given with `--templates`. The message names the template file and line; fix the override, or delete it to use the built-in template again.");
 }
 
 /// Looks a rule up by code (`TG0304`) or name (`default-type-mismatch`).

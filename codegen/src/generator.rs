@@ -27,7 +27,7 @@ pub struct Generator {
     options: LoadOptions,
     deny_warnings: bool,
     prune: Prune,
-    rust_runtime: Option<String>,
+    emit: emit::EmitOptions,
 }
 
 /// Why a generation did not produce output.
@@ -165,7 +165,7 @@ impl Generator {
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
         let mut files = GeneratedFiles::new();
         let mut diags = Vec::new();
-        for emitter in emit::all(self.rust_runtime.as_deref()) {
+        for emitter in emit::all(&self.emit) {
             emitter.emit(project, &mut files, &mut diags);
         }
         (files, diags)
@@ -174,7 +174,14 @@ impl Generator {
     /// The `toolgen-runtime = ...` dependency line of the generated Rust crate
     /// (default: the crates.io release).
     pub fn rust_runtime_dependency(mut self, line: impl Into<String>) -> Self {
-        self.rust_runtime = Some(line.into());
+        self.emit.rust_runtime_dependency = Some(line.into());
+        self
+    }
+
+    /// A directory whose files override the built-in templates of the same
+    /// relative name (`csharp/tool.cs.jinja`, ...).
+    pub fn templates(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.emit.templates = Some(dir.into());
         self
     }
 

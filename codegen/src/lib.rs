@@ -23,6 +23,7 @@ pub mod output;
 pub mod refs;
 pub mod source;
 pub mod syntax;
+pub mod templates;
 pub mod validate;
 
 mod generator;

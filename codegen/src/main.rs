@@ -98,6 +98,10 @@ enum Command {
         /// toolgen wrote earlier are removed.
         #[arg(long)]
         prune_all: bool,
+        /// A directory whose files override the built-in templates of the same
+        /// relative name (e.g. `csharp/tool.cs.jinja`); see `templates/README.md`.
+        #[arg(long, value_name = "DIR")]
+        templates: Option<PathBuf>,
     },
     /// Convert specs into another input format (written as `OUT/<tool set>/<id>.yaml`).
     Convert {
@@ -250,8 +254,12 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             check,
             prune_all,
             rust_runtime_path,
+            templates,
         } => {
             let mut g = generator(&input);
+            if let Some(dir) = templates {
+                g = g.templates(dir);
+            }
             if let Some(path) = rust_runtime_path {
                 g = g.rust_runtime_dependency(format!("toolgen-runtime = {{ path = {path:?} }}"));
             }

@@ -419,3 +419,62 @@ fn rules_and_explain() {
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("TG0304"));
     assert_eq!(toolgen(&["explain", "TG9999"]).status.code(), Some(2));
 }
+
+#[test]
+fn templates_can_be_overridden_and_broken_overrides_are_located() {
+    let d = scratch("templates");
+    let spec = d.join("sample.json");
+    write(&spec, VALID);
+    let tpl = d.join("tpl");
+    std::fs::create_dir_all(tpl.join("csharp")).unwrap_or_else(|e| panic!("{e}"));
+    // A working override: used for every tool file, other templates stay built-in.
+    write(
+        &tpl.join("csharp/tool.cs.jinja"),
+        "// custom template for {{ tool.id_text }}\n",
+    );
+    let out = d.join("out");
+    let o = toolgen(&[
+        "gen",
+        &spec.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+        "--templates",
+        &tpl.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let tool =
+        std::fs::read_to_string(out.join("csharp/editormcp/SceneSample.cs")).unwrap_or_default();
+    assert_eq!(tool, "// custom template for scene.sample\n");
+    assert!(out.join("csharp/Runtime/Dispatcher.cs").is_file());
+    // A broken override: TG0802 naming file and line, nothing written.
+    write(&tpl.join("csharp/tool.cs.jinja"), "ok\n{% if %}\n");
+    let out2 = d.join("out2");
+    let o = toolgen(&[
+        "gen",
+        &spec.to_string_lossy(),
+        "--out",
+        &out2.to_string_lossy(),
+        "--templates",
+        &tpl.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("TG0802") && e.contains("tool.cs.jinja:2"), "{e}");
+    assert!(!out2.exists(), "nothing written");
+    // A template that renders an unknown variable: also TG0802, not a panic.
+    write(
+        &tpl.join("csharp/tool.cs.jinja"),
+        "{{ tool.no_such_field }}\n",
+    );
+    let o = toolgen(&[
+        "gen",
+        &spec.to_string_lossy(),
+        "--out",
+        &out2.to_string_lossy(),
+        "--templates",
+        &tpl.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("TG0802"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}

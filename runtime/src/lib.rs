@@ -5,8 +5,10 @@
 //! - [`server`]: the tool [`Server`] (EditorMCP envelope and standard MCP over
 //!   newline-delimited JSON-RPC), argument validation, tiers, time limits, and
 //!   [`Call`], the context a generated tool method gets;
+//! - [`bridge`]: handlers that forward calls to the generated C# bridge in the Unity Editor;
 //! - [`toolvault`]: the ToolVault argument array <-> object conversion.
 
+pub mod bridge;
 pub mod error;
 pub mod server;
 pub mod toolvault;

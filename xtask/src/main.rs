@@ -200,6 +200,40 @@ fn mcp_client() -> Result<(), String> {
     )
 }
 
+/// Mono's C# compiler and runtime and Newtonsoft.Json, which the C# tests
+/// (tests/tests/csharp.rs) compile and run the generated bridge with: Debian
+/// packages, installed with apt-get when missing (as root, or through sudo).
+fn mono_toolchain() -> Result<(), String> {
+    const PACKAGES: &[&str] = &["mono-mcs", "mono-runtime", "libnewtonsoft-json-cil-dev"];
+    let have = |cmd: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {cmd}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let newtonsoft = Path::new("/usr/lib/cli/Newtonsoft.Json-5.0/Newtonsoft.Json.dll").is_file()
+        || std::env::var_os("TOOLGEN_NEWTONSOFT_JSON").is_some();
+    if have("mcs") && have("mono") && newtonsoft {
+        return Ok(());
+    }
+    let root_user = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let sudo: &[&str] = if root_user { &[] } else { &["sudo"] };
+    let run = |args: &[&str]| {
+        let mut all: Vec<&str> = sudo.to_vec();
+        all.extend_from_slice(args);
+        let mut cmd = Command::new(all[0]);
+        cmd.args(&all[1..]).env("DEBIAN_FRONTEND", "noninteractive");
+        step(&all.join(" "), &mut cmd)
+    };
+    run(&["apt-get", "update", "-qq"])?;
+    let mut install = vec!["apt-get", "install", "-y", "-qq"];
+    install.extend_from_slice(PACKAGES);
+    run(&install)
+}
+
 fn test() -> Result<(), String> {
     step(
         "cargo fmt --check",
@@ -216,6 +250,7 @@ fn test() -> Result<(), String> {
             "warnings",
         ]),
     )?;
+    mono_toolchain()?;
     step("cargo test", cargo().args(["test", "--workspace"]))?;
     mcp_client()?;
     eprintln!("==> cargo xtask gen --check");

@@ -5,6 +5,7 @@
 //! emitter has succeeded (see [`crate::output`]).
 
 pub mod catalog;
+pub mod csharp;
 pub mod rave;
 pub mod rust;
 pub mod yaml;
@@ -71,12 +72,23 @@ pub trait Emitter {
     );
 }
 
-/// Every emitter, in the order they run. `rust_runtime_dependency` overrides
-/// the `toolgen-runtime` dependency line of the generated Rust crate.
-pub fn all(rust_runtime_dependency: Option<&str>) -> Vec<Box<dyn Emitter>> {
+/// Settings of the emitters.
+#[derive(Clone, Debug, Default)]
+pub struct EmitOptions {
+    /// Overrides the `toolgen-runtime` dependency line of the generated Rust crate.
+    pub rust_runtime_dependency: Option<String>,
+    /// A directory whose files override the built-in templates of the same name.
+    pub templates: Option<std::path::PathBuf>,
+}
+
+/// Every emitter, in the order they run.
+pub fn all(options: &EmitOptions) -> Vec<Box<dyn Emitter>> {
     let mut rust = rust::RustCrate::default();
-    if let Some(dep) = rust_runtime_dependency {
-        rust.runtime_dependency = dep.to_owned();
+    if let Some(dep) = &options.rust_runtime_dependency {
+        rust.runtime_dependency = dep.clone();
     }
-    vec![Box::new(catalog::Catalog), Box::new(rust)]
+    let csharp = csharp::CSharp {
+        templates: options.templates.clone(),
+    };
+    vec![Box::new(catalog::Catalog), Box::new(rust), Box::new(csharp)]
 }

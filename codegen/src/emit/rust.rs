@@ -53,10 +53,38 @@ fn normalize(v: &mut Value) {
             }
             m.remove("$schema");
             optional_collections_nullable(m);
+            untypeable_enum_as_string(m);
             m.values_mut().for_each(normalize);
         }
         Value::Array(a) => a.iter_mut().for_each(normalize),
         _ => {}
+    }
+}
+
+/// typify derives variant names from string enum values and panics when two
+/// collide (`a-b` and `a b`) or one is empty. Such an enum is typed as a plain
+/// `String` instead; the runtime still validates the value against the enum.
+fn untypeable_enum_as_string(m: &mut serde_json::Map<String, Value>) {
+    let Some(Value::Array(values)) = m.get("enum") else {
+        return;
+    };
+    if !values.iter().all(Value::is_string) {
+        return;
+    }
+    let names: Vec<String> = values
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|v| ident::pascal(v).to_lowercase())
+        .collect();
+    let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
+    let empty = values.iter().any(|v| {
+        v.as_str()
+            .is_some_and(|s| !s.chars().any(char::is_alphanumeric))
+    });
+    if distinct.len() != names.len() || empty {
+        m.remove("enum");
+        m.remove("default");
+        m.insert("type".into(), Value::from("string"));
     }
 }
 
@@ -111,6 +139,10 @@ fn typify(schema: &Value, name: &str) -> Result<String, String> {
         }
     }
     let text = v.to_string().replace("\"#/$defs/", "\"#/definitions/");
+    // typify reports some failures by panicking: keep the default hook from
+    // printing them (they become diagnostics below).
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
     let result = catch_unwind(AssertUnwindSafe(|| -> Result<String, String> {
         let root: schemars08::schema::RootSchema =
             serde_json::from_str(&text).map_err(|e| e.to_string())?;
@@ -120,6 +152,7 @@ fn typify(schema: &Value, name: &str) -> Result<String, String> {
         space.add_root_schema(root).map_err(|e| e.to_string())?;
         Ok(space.to_stream().to_string())
     }));
+    std::panic::set_hook(hook);
     match result {
         Ok(r) => r,
         Err(p) => Err(p

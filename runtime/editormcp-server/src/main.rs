@@ -4,7 +4,13 @@
 //!
 //! ```text
 //! editormcp-server [--tier core|tier1|...] [--project demo-project.json] [--execution worker|inline]
+//! editormcp-server --bridge 127.0.0.1:PORT [--tier ...]
 //! ```
+//!
+//! With `--bridge`, every tool is forwarded to the generated C# bridge running
+//! inside the Unity Editor (`generated/csharp`, `BridgeServer`) instead of the
+//! demo project: the server still validates arguments, gates tiers and
+//! enforces time limits before a call reaches Unity.
 //!
 //! The server is built the way a tool author builds one: it implements the
 //! generated `EditormcpTools` trait (one typed method per tool) and hands it to
@@ -156,6 +162,7 @@ fn main() -> ExitCode {
     let mut tier = "core".to_owned();
     let mut execution = Execution::Worker;
     let mut project_text = DEMO_PROJECT.to_owned();
+    let mut bridge: Option<String> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -172,6 +179,10 @@ fn main() -> ExitCode {
                     );
                 }
             },
+            "--bridge" => match it.next() {
+                Some(a) if a.contains(':') => bridge = Some(a.clone()),
+                _ => return usage("--bridge needs the bridge's address, e.g. 127.0.0.1:8765"),
+            },
             "--project" => match it.next().map(std::fs::read_to_string) {
                 Some(Ok(text)) => project_text = text,
                 Some(Err(e)) => return usage(&format!("cannot read the project file: {e}")),
@@ -179,7 +190,7 @@ fn main() -> ExitCode {
             },
             "--help" | "-h" => {
                 println!(
-                    "editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH]\nServes the EditorMCP core tools over stdio (EditorMCP envelope and MCP)."
+                    "editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT] [--execution worker|inline]\nServes the EditorMCP core tools over stdio (EditorMCP envelope and MCP), from an in-memory demo project or forwarded to the Unity Editor bridge."
                 );
                 return ExitCode::SUCCESS;
             }
@@ -212,7 +223,15 @@ fn main() -> ExitCode {
         extra,
     };
     let server = Server::new(info, TIERS, &tier).execution(execution);
-    let server = match editormcp::register(server, Arc::new(DemoTools(demo))) {
+    let server = match bridge {
+        Some(address) => toolgen_runtime::bridge::forward(
+            server,
+            TOOLS,
+            Arc::new(toolgen_runtime::bridge::Bridge::new(address)),
+        ),
+        None => editormcp::register(server, Arc::new(DemoTools(demo))),
+    };
+    let server = match server {
         Ok(s) => s,
         Err(e) => {
             eprintln!("editormcp-server: {e}");
@@ -232,7 +251,7 @@ fn main() -> ExitCode {
 
 fn usage(message: &str) -> ExitCode {
     eprintln!(
-        "editormcp-server: {message}\nusage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH]"
+        "editormcp-server: {message}\nusage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT] [--execution worker|inline]"
     );
     ExitCode::from(2)
 }

@@ -1,0 +1,846 @@
+//! C# bridge stubs for the Unity Editor, as a UPM package under `csharp/`.
+//!
+//! Per tool a file `csharp/<set>/<Tool>.cs`: a static class named after the
+//! tool holding its `Input`/`Output` DTOs (Newtonsoft `[JsonProperty]`,
+//! nested classes, `List<T>`, `Dictionary<string, T>`, `JToken` for any-typed
+//! values, nullable value types for optional numbers and booleans, string
+//! enums with `[EnumMember]`), and an abstract `Handler` with one typed
+//! `Execute` method, marked with `[Tool(...)]`. Per tool set a registry
+//! (`<Set>Tools`: the parameter specs the dispatcher validates against and
+//! `CreateDispatcher`). Shared: the bridge runtime (`Runtime/`: attribute,
+//! exceptions, dispatcher, loopback TCP bridge), `package.json` and an
+//! Editor-only `.asmdef`.
+//!
+//! The C# is the subset that both Unity 2022.3 (C# 9, Newtonsoft.Json 13) and
+//! Mono's `mcs` (C# 7.2, Newtonsoft.Json 6) compile. Every spec string is
+//! escaped here, before it reaches a template: string literals as `\uXXXX`
+//! outside printable ASCII, doc comments as XML with every line terminator C#
+//! knows (including U+0085, U+2028, U+2029) turned into a new `///` line.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Emitter, GeneratedFiles};
+use crate::diag::{Diagnostic, rule};
+use crate::ident;
+use crate::ir::{Project, Tool, ToolSet};
+use crate::templates::Templates;
+
+/// The C# emitter; `templates` is the user's override directory, if any.
+#[derive(Debug, Default)]
+pub struct CSharp {
+    pub templates: Option<std::path::PathBuf>,
+}
+
+/// Names the generated code uses unqualified inside a tool's class, so no
+/// nested type may take them.
+const RESERVED_TYPES: &[&str] = &[
+    "Id",
+    "Handler",
+    "Tool",
+    "ToolAttribute",
+    "ToolHandler",
+    "ToolContext",
+    "ToolException",
+    "JToken",
+    "JObject",
+    "JArray",
+    "List",
+    "Dictionary",
+    "JsonProperty",
+    "JsonConverter",
+    "StringEnumConverter",
+    "EnumMember",
+    "NullValueHandling",
+    "Toolgen",
+    "Newtonsoft",
+    "System",
+    "Object",
+    "String",
+];
+
+/// Members every C# class inherits: a property with one of these names would hide it.
+const RESERVED_MEMBERS: &[&str] = &[
+    "Equals",
+    "GetHashCode",
+    "GetType",
+    "ToString",
+    "MemberwiseClone",
+    "Finalize",
+    "ReferenceEquals",
+];
+
+/// A C# string literal: printable ASCII as is, everything else as `\uXXXX`.
+pub fn string_literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            _ => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    out.push_str(&format!("\\u{unit:04X}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Doc-comment lines: XML-escaped, split on every line terminator C# knows,
+/// other control characters dropped.
+pub fn doc_lines(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                lines.push(std::mem::take(&mut current));
+            }
+            '\n' | '\u{85}' | '\u{2028}' | '\u{2029}' => lines.push(std::mem::take(&mut current)),
+            '&' => current.push_str("&amp;"),
+            '<' => current.push_str("&lt;"),
+            '>' => current.push_str("&gt;"),
+            c if c.is_control() => current.push(' '),
+            c => current.push(c),
+        }
+    }
+    lines.push(current);
+    let lines: Vec<String> = lines.into_iter().map(|l| l.trim_end().to_owned()).collect();
+    let start = lines.iter().position(|l| !l.is_empty()).unwrap_or(0);
+    let end = lines
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(0, |e| e + 1);
+    let mut v: Vec<String> = lines
+        .get(start..end.max(start))
+        .unwrap_or_default()
+        .iter()
+        .map(|l| code_spans(l))
+        .collect();
+    if v.is_empty() {
+        v.push(String::new());
+    }
+    v
+}
+
+/// Paired backticks on one (already escaped) line become `<c>...</c>`.
+fn code_spans(line: &str) -> String {
+    let parts: Vec<&str> = line.split('`').collect();
+    if parts.len() < 3 || parts.len() % 2 == 0 {
+        return line.to_owned();
+    }
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i % 2 == 1 {
+            out.push_str("<c>");
+            out.push_str(p);
+            out.push_str("</c>");
+        } else {
+            out.push_str(p);
+        }
+    }
+    out
+}
+
+fn double_literal(x: f64) -> String {
+    let s = format!("{x:?}");
+    if s.contains(['.', 'e', 'E']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+#[derive(Serialize)]
+struct CsProp {
+    wire: String,
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    required: bool,
+    init: Option<String>,
+    doc: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct CsMember {
+    wire: String,
+    name: String,
+    doc: String,
+}
+
+#[derive(Serialize)]
+struct CsType {
+    kind: &'static str,
+    name: String,
+    doc: Vec<String>,
+    props: Vec<CsProp>,
+    members: Vec<CsMember>,
+}
+
+/// A mapped type: its C# text, whether it is a value type, and the enum it
+/// names (for default values).
+#[derive(Clone)]
+struct Mapped {
+    text: String,
+    value_type: bool,
+    enum_members: Option<Vec<(String, String)>>,
+}
+
+impl Mapped {
+    fn plain(text: &str, value_type: bool) -> Mapped {
+        Mapped {
+            text: text.to_owned(),
+            value_type,
+            enum_members: None,
+        }
+    }
+}
+
+/// Maps one tool's schemas to C# types.
+struct Mapper<'a> {
+    defs: Option<&'a serde_json::Map<String, Value>>,
+    types: Vec<CsType>,
+    taken: BTreeSet<String>,
+    /// `$defs` name -> its mapped type (inserted before mapping, for recursion).
+    def_types: BTreeMap<String, Mapped>,
+    /// The C# type of `#` (the root being mapped), when it is a class.
+    root: Option<String>,
+    depth: usize,
+}
+
+impl<'a> Mapper<'a> {
+    fn new(tool_class: &str) -> Mapper<'a> {
+        let mut taken: BTreeSet<String> = RESERVED_TYPES.iter().map(|s| (*s).to_owned()).collect();
+        taken.insert(tool_class.to_owned());
+        Mapper {
+            defs: None,
+            types: Vec::new(),
+            taken,
+            def_types: BTreeMap::new(),
+            root: None,
+            depth: 0,
+        }
+    }
+
+    /// A fresh type name based on `hint`.
+    fn claim(&mut self, hint: &str) -> String {
+        let base = ident::pascal(hint);
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.taken.contains(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
+    fn any() -> Mapped {
+        Mapped::plain("JToken", false)
+    }
+
+    /// The C# type of `schema`; named types are called after `hint`.
+    fn map(&mut self, schema: &Value, hint: &str, named: Option<String>) -> Mapped {
+        if self.depth > 64 {
+            return Mapper::any();
+        }
+        self.depth += 1;
+        let m = self.map_inner(schema, hint, named);
+        self.depth -= 1;
+        m
+    }
+
+    fn map_inner(&mut self, schema: &Value, hint: &str, named: Option<String>) -> Mapped {
+        let Value::Object(s) = schema else {
+            return Mapper::any();
+        };
+        if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+            return self.reference(r);
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(options)) = s.get(key) {
+                let non_null: Vec<&Value> = options
+                    .iter()
+                    .filter(|o| o.get("type").and_then(Value::as_str) != Some("null"))
+                    .collect();
+                if non_null.len() == 1 && options.len() == 2 {
+                    return self.map(non_null[0], hint, named);
+                }
+                return Mapper::any();
+            }
+        }
+        if let Some(Value::Array(all)) = s.get("allOf") {
+            if all.len() == 1 {
+                return self.map(&all[0], hint, named);
+            }
+            return Mapper::any();
+        }
+        let ty = match s.get("type") {
+            Some(Value::String(t)) => Some(t.as_str()),
+            Some(Value::Array(ts)) => {
+                let non_null: Vec<&str> = ts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|t| *t != "null")
+                    .collect();
+                if non_null.len() == 1 {
+                    Some(non_null[0])
+                } else {
+                    return Mapper::any();
+                }
+            }
+            _ if s.contains_key("properties") => Some("object"),
+            _ => None,
+        };
+        if let Some(Value::Array(values)) = s.get("enum") {
+            return self.enumeration(values, ty, hint, named, s);
+        }
+        match ty {
+            Some("string") => Mapped::plain("string", false),
+            Some("integer") => Mapped::plain("long", true),
+            Some("number") => Mapped::plain("double", true),
+            Some("boolean") => Mapped::plain("bool", true),
+            Some("array") => {
+                let item = match s.get("items") {
+                    Some(items @ Value::Object(_)) => {
+                        self.map(items, &format!("{}Item", ident::pascal(hint)), None)
+                    }
+                    _ => Mapper::any(),
+                };
+                Mapped::plain(&format!("List<{}>", item.text), false)
+            }
+            Some("object") => {
+                let has_props = s
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| !p.is_empty());
+                if has_props {
+                    let name = named.unwrap_or_else(|| self.claim(hint));
+                    self.class(s, &name);
+                    return Mapped::plain(&name, false);
+                }
+                match s.get("additionalProperties") {
+                    Some(v @ Value::Object(_)) => {
+                        let value = self.map(v, &format!("{}Value", ident::pascal(hint)), None);
+                        Mapped::plain(&format!("Dictionary<string, {}>", value.text), false)
+                    }
+                    _ => Mapped::plain("JObject", false),
+                }
+            }
+            _ => Mapper::any(),
+        }
+    }
+
+    fn reference(&mut self, r: &str) -> Mapped {
+        if r == "#" {
+            return self
+                .root
+                .clone()
+                .map_or_else(Mapper::any, |n| Mapped::plain(&n, false));
+        }
+        let Some(name) = r.strip_prefix("#/$defs/") else {
+            return Mapper::any();
+        };
+        let name = name.replace("~1", "/").replace("~0", "~");
+        if let Some(m) = self.def_types.get(&name) {
+            return m.clone();
+        }
+        let Some(def) = self.defs.and_then(|d| d.get(&name)) else {
+            return Mapper::any();
+        };
+        // Named types (classes, enums) get the definition's name, claimed
+        // before mapping so that recursion finds it.
+        let is_class = def
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty())
+            && def.get("anyOf").is_none()
+            && def.get("oneOf").is_none();
+        let is_enum = def
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|v| v.iter().all(Value::is_string));
+        if is_class || is_enum {
+            let claimed = self.claim(&name);
+            if is_class {
+                self.def_types
+                    .insert(name.clone(), Mapped::plain(&claimed, false));
+            }
+            let m = self.map(def, &name, Some(claimed));
+            self.def_types.insert(name, m.clone());
+            return m;
+        }
+        // Guard against a definition that refers to itself without a class in between.
+        self.def_types.insert(name.clone(), Mapper::any());
+        let m = self.map(def, &name, None);
+        self.def_types.insert(name, m.clone());
+        m
+    }
+
+    fn enumeration(
+        &mut self,
+        values: &[Value],
+        ty: Option<&str>,
+        hint: &str,
+        named: Option<String>,
+        s: &serde_json::Map<String, Value>,
+    ) -> Mapped {
+        if values.is_empty() || !values.iter().all(Value::is_string) {
+            return match ty {
+                Some("integer") => Mapped::plain("long", true),
+                Some("number") => Mapped::plain("double", true),
+                Some("boolean") => Mapped::plain("bool", true),
+                Some("string") => Mapped::plain("string", false),
+                _ => Mapper::any(),
+            };
+        }
+        let wires: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
+        let names = ident::unique(&wires, |w| {
+            let p = ident::pascal(w);
+            if RESERVED_MEMBERS.contains(&p.as_str()) {
+                format!("{p}Value")
+            } else {
+                p
+            }
+        });
+        let name = named.unwrap_or_else(|| self.claim(hint));
+        let doc = s.get("description").and_then(Value::as_str).map_or_else(
+            || vec![format!("Values of <c>{}</c>.", doc_lines(hint).join(" "))],
+            doc_lines,
+        );
+        let members: Vec<CsMember> = wires
+            .iter()
+            .zip(&names)
+            .map(|(w, n)| CsMember {
+                wire: string_literal(w),
+                name: n.clone(),
+                doc: doc_lines(&format!("`{w}`")).join(" "),
+            })
+            .collect();
+        let pairs = wires
+            .iter()
+            .zip(&names)
+            .map(|(w, n)| ((*w).to_owned(), n.clone()))
+            .collect();
+        self.types.push(CsType {
+            kind: "enum",
+            name: name.clone(),
+            doc,
+            props: Vec::new(),
+            members,
+        });
+        Mapped {
+            text: name,
+            value_type: true,
+            enum_members: Some(pairs),
+        }
+    }
+
+    fn class(&mut self, s: &serde_json::Map<String, Value>, name: &str) {
+        // Reserve the slot first so that nested types come after their parent.
+        let index = self.types.len();
+        self.types.push(CsType {
+            kind: "class",
+            name: name.to_owned(),
+            doc: s
+                .get("description")
+                .and_then(Value::as_str)
+                .map_or_else(|| vec![format!("The <c>{name}</c> object.")], doc_lines),
+            props: Vec::new(),
+            members: Vec::new(),
+        });
+        let required: Vec<&str> = s
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let empty = serde_json::Map::new();
+        let props = s
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let wires: Vec<&str> = props.keys().map(String::as_str).collect();
+        let names = ident::unique(&wires, |w| {
+            let p = ident::pascal(w);
+            if p == name || RESERVED_MEMBERS.contains(&p.as_str()) {
+                format!("{p}Value")
+            } else {
+                p
+            }
+        });
+        let mut out = Vec::new();
+        for ((wire, schema), prop_name) in props.iter().zip(names) {
+            let is_required = required.contains(&wire.as_str());
+            let mapped = self.map(schema, wire, None);
+            let nullable = schema
+                .get("type")
+                .and_then(Value::as_array)
+                .is_some_and(|t| t.iter().any(|x| x == "null"));
+            let init = schema.get("default").and_then(|d| default_init(&mapped, d));
+            let ty = if mapped.value_type && (init.is_none() && (!is_required || nullable)) {
+                format!("{}?", mapped.text)
+            } else {
+                mapped.text.clone()
+            };
+            let doc = schema
+                .get("description")
+                .and_then(Value::as_str)
+                .map_or_else(|| doc_lines(&format!("`{wire}`.")), doc_lines);
+            out.push(CsProp {
+                wire: string_literal(wire),
+                name: prop_name,
+                ty,
+                required: is_required,
+                init,
+                doc,
+            });
+        }
+        if let Some(t) = self.types.get_mut(index) {
+            t.props = out;
+        }
+    }
+}
+
+/// The C# initializer for a default value, when there is a faithful one.
+fn default_init(m: &Mapped, d: &Value) -> Option<String> {
+    if let Some(members) = &m.enum_members {
+        let wire = d.as_str()?;
+        let (_, name) = members.iter().find(|(w, _)| w == wire)?;
+        return Some(format!("{}.{name}", m.text));
+    }
+    match (m.text.as_str(), d) {
+        ("string", Value::String(s)) => Some(string_literal(s)),
+        ("long", Value::Number(n)) => n.as_i64().map(|i| format!("{i}L")),
+        ("double", Value::Number(n)) => n.as_f64().map(double_literal),
+        ("bool", Value::Bool(b)) => Some(b.to_string()),
+        (t, Value::Array(a)) if a.is_empty() && t.starts_with("List<") => {
+            Some(format!("new {t}()"))
+        }
+        _ => None,
+    }
+}
+
+#[derive(Serialize)]
+struct CsToolFile {
+    id_text: String,
+    id: String,
+    name: String,
+    category: String,
+    tier: String,
+    safety: String,
+    timeout: String,
+    class: String,
+    handler: &'static str,
+    input_type: String,
+    output_type: String,
+    doc: Vec<String>,
+    types: Vec<CsType>,
+}
+
+#[derive(Serialize)]
+struct CsParam {
+    wire: String,
+    #[serde(rename = "type")]
+    ty: String,
+    required: bool,
+    nullable: bool,
+    #[serde(rename = "enum")]
+    enumeration: String,
+    minimum: String,
+    maximum: String,
+}
+
+#[derive(Serialize)]
+struct CsSpec {
+    id: String,
+    name: String,
+    category: String,
+    tier: String,
+    safety: String,
+    timeout: String,
+    additional: bool,
+    params: Vec<CsParam>,
+}
+
+/// The type of a root schema (`Input`/`Output`): named after `root`.
+fn root_type<'a>(mapper: &mut Mapper<'a>, schema: &'a Value, root: &str) -> String {
+    mapper.defs = schema.get("$defs").and_then(Value::as_object);
+    mapper.def_types.clear();
+    if schema.is_null() {
+        return "JToken".to_owned();
+    }
+    let is_class = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    if is_class || schema.get("type").and_then(Value::as_str) == Some("object") {
+        mapper.taken.insert(root.to_owned());
+        mapper.root = Some(root.to_owned());
+        let mut s = schema.as_object().cloned().unwrap_or_default();
+        if !is_class {
+            // An object without properties still gets its class, so the handler signature reads well.
+            mapper.class(&s, root);
+            return root.to_owned();
+        }
+        s.remove("$defs");
+        let m = mapper.map(&Value::Object(s), root, Some(root.to_owned()));
+        mapper.root = None;
+        return m.text;
+    }
+    let m = mapper.map(schema, root, None);
+    if m.value_type {
+        format!("{}?", m.text)
+    } else {
+        m.text
+    }
+}
+
+fn tool_file(tool: &Tool, class: &str, timeout: f64) -> CsToolFile {
+    // Each root maps with its own `$defs`.
+    let mut mapper = Mapper::new(class);
+    let input_type = root_type(&mut mapper, &tool.input.value, "Input");
+    let output_type = root_type(&mut mapper, &tool.output.value, "Output");
+    let mut doc = vec![code_spans(&format!(
+        "`{}` ({}, {}, {}): {}.",
+        doc_lines(&tool.id.value).join(" "),
+        tool.category.value,
+        tool.safety.value.as_str(),
+        tool.tier.value,
+        doc_lines(&tool.name.value).join(" ")
+    ))];
+    doc.extend(doc_lines(&tool.description.value));
+    if let Some(n) = &tool.notes {
+        doc.push(String::new());
+        doc.extend(doc_lines(&format!("Notes: {}", n.value)));
+    }
+    CsToolFile {
+        id_text: doc_lines(&tool.id.value).join(" ").replace('`', "'"),
+        id: string_literal(&tool.id.value),
+        name: string_literal(&tool.name.value),
+        category: string_literal(&tool.category.value),
+        tier: string_literal(&tool.tier.value),
+        safety: string_literal(tool.safety.value.as_str()),
+        timeout: double_literal(timeout),
+        class: class.to_owned(),
+        handler: "Handler",
+        input_type,
+        output_type,
+        doc,
+        types: mapper.types,
+    }
+}
+
+/// What the dispatcher checks of one tool's top-level parameters.
+fn spec(tool: &Tool, timeout: f64) -> CsSpec {
+    let input = &tool.input.value;
+    let defs = input.get("$defs").and_then(Value::as_object);
+    let resolve = |s: &Value| -> Value {
+        let mut s = s.clone();
+        for _ in 0..8 {
+            let Some(r) = s.get("$ref").and_then(Value::as_str) else {
+                break;
+            };
+            let target = r
+                .strip_prefix("#/$defs/")
+                .and_then(|n| defs.and_then(|d| d.get(&n.replace("~1", "/").replace("~0", "~"))));
+            match target {
+                Some(t) => s = t.clone(),
+                None => break,
+            }
+        }
+        s
+    };
+    let required: Vec<&str> = input
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut params = Vec::new();
+    for (wire, schema) in input
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let s = resolve(schema);
+        let (ty, nullable) = match s.get("type") {
+            Some(Value::String(t)) => (Some(t.clone()), t == "null"),
+            Some(Value::Array(ts)) => {
+                let non_null: Vec<&str> = ts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|t| *t != "null")
+                    .collect();
+                let ty = (non_null.len() == 1).then(|| non_null[0].to_owned());
+                (ty, ts.iter().any(|t| t == "null"))
+            }
+            _ => (None, true),
+        };
+        let ty = ty.filter(|t| {
+            ["string", "integer", "number", "boolean", "array", "object"].contains(&t.as_str())
+        });
+        let enumeration = match s.get("enum") {
+            Some(Value::Array(values)) => format!(
+                "new string[] {{ {} }}",
+                values
+                    .iter()
+                    .map(|v| string_literal(&v.to_string()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            _ => "null".to_owned(),
+        };
+        let bound = |k: &str| {
+            s.get(k)
+                .and_then(Value::as_f64)
+                .map_or("null".to_owned(), double_literal)
+        };
+        params.push(CsParam {
+            wire: string_literal(wire),
+            ty: ty.map_or("null".to_owned(), |t| string_literal(&t)),
+            required: required.contains(&wire.as_str()),
+            nullable,
+            enumeration,
+            minimum: bound("minimum"),
+            maximum: bound("maximum"),
+        });
+    }
+    CsSpec {
+        id: string_literal(&tool.id.value),
+        name: string_literal(&tool.name.value),
+        category: string_literal(&tool.category.value),
+        tier: string_literal(&tool.tier.value),
+        safety: string_literal(tool.safety.value.as_str()),
+        timeout: double_literal(timeout),
+        additional: input.get("additionalProperties") != Some(&Value::Bool(false)),
+        params,
+    }
+}
+
+/// Class names for a tool set's tools and its registry, collision-free.
+fn class_names(set: &ToolSet) -> (Vec<String>, String) {
+    let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
+    let registry = format!("{}Tools", ident::pascal(&set.name));
+    let names = ident::unique(&ids, |id| {
+        let p = ident::pascal(id);
+        if p == registry || RESERVED_TYPES.contains(&p.as_str()) {
+            format!("{p}Tool")
+        } else {
+            p
+        }
+    });
+    (names, registry)
+}
+
+fn template_error(e: &crate::templates::TemplateError) -> Diagnostic {
+    Diagnostic::new(&rule::TEMPLATE, None, e.to_string())
+}
+
+impl Emitter for CSharp {
+    fn name(&self) -> &'static str {
+        "csharp"
+    }
+
+    fn emit(&self, project: &Project, out: &mut GeneratedFiles, diags: &mut Vec<Diagnostic>) {
+        let templates = match Templates::new(self.templates.as_deref()) {
+            Ok(t) => t,
+            Err(e) => {
+                diags.push(template_error(&e));
+                return;
+            }
+        };
+        let mut render =
+            |name: &str, path: String, ctx: &serde_json::Value| match templates.render(name, ctx) {
+                Ok(text) => out.add(path, text),
+                Err(e) => diags.push(template_error(&e)),
+            };
+        for file in ["Tools.cs", "Dispatcher.cs", "Bridge.cs"] {
+            render(
+                &format!("csharp/Runtime/{file}"),
+                format!("csharp/Runtime/{file}"),
+                &serde_json::json!({}),
+            );
+        }
+        let package = serde_json::json!({"package": {
+            "name": "com.toolgen.generated",
+            "display_name": "Toolgen generated MCP tool bridge",
+            "version": env!("CARGO_PKG_VERSION"),
+            "assembly": "Toolgen.Generated.Editor",
+        }});
+        render(
+            "csharp/package.json.jinja",
+            "csharp/package.json".into(),
+            &package,
+        );
+        render(
+            "csharp/asmdef.jinja",
+            "csharp/Toolgen.Generated.Editor.asmdef".into(),
+            &package,
+        );
+        for set in &project.tool_sets {
+            let (classes, registry) = class_names(set);
+            let mut specs = Vec::new();
+            for (tool, class) in set.tools.iter().zip(&classes) {
+                let timeout = set.timeout_of(tool);
+                let file = tool_file(tool, class, timeout);
+                specs.push(spec(tool, timeout));
+                let ctx = serde_json::json!({"namespace": set.namespace, "tool": file});
+                render(
+                    "csharp/tool.cs.jinja",
+                    format!("csharp/{}/{class}.cs", set.name),
+                    &ctx,
+                );
+            }
+            let mut doc = vec![format!(
+                "The tool set `{}`{}: its tool specs and a dispatcher factory.",
+                set.name,
+                set.title
+                    .as_deref()
+                    .map(|t| format!(" ({})", doc_lines(t).join(" ")))
+                    .unwrap_or_default()
+            )];
+            if let Some(d) = &set.description {
+                doc.extend(doc_lines(d));
+            }
+            let ctx = serde_json::json!({"namespace": set.namespace, "set": {
+                "name_text": set.name, "class": registry, "doc": doc, "tools": specs,
+            }});
+            render(
+                "csharp/registry.cs.jinja",
+                format!("csharp/{}/{registry}.cs", set.name),
+                &ctx,
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_and_docs_cannot_break_out() {
+        assert_eq!(string_literal("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(string_literal("é\n\u{2028}"), "\"\\u00E9\\u000A\\u2028\"");
+        assert_eq!(string_literal("😀"), "\"\\uD83D\\uDE00\"");
+        assert_eq!(
+            doc_lines("a </summary> & b\u{2028}public class X {}\u{85}c\rd"),
+            vec!["a &lt;/summary&gt; &amp; b", "public class X {}", "c", "d"]
+        );
+        assert_eq!(doc_lines(""), vec![""]);
+        assert_eq!(double_literal(30.0), "30.0");
+        assert_eq!(double_literal(1e300), "1e300");
+    }
+}

@@ -1,0 +1,316 @@
+//! The Rust half of the Unity bridge: tool handlers that forward `tools/call`
+//! to the generated C# bridge (`BridgeServer` in the Unity Editor), a
+//! loopback TCP connection speaking newline-delimited JSON-RPC in the
+//! EditorMCP envelope.
+//!
+//! - One connection, opened on first use and reused; calls are serialized on it.
+//! - Time limits: each call waits at most the tool's time limit for its
+//!   response (-32003 after that). The connection is then dropped, since the
+//!   late response would otherwise answer the next request; the next call
+//!   reconnects.
+//! - A reused connection that turns out to be closed (Unity reloaded its
+//!   domain, say) is reopened once, transparently.
+//! - When nothing listens, the error says so and how to fix it (-32004, with
+//!   `details.bridge` naming the address).
+
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::server::{Server, ToolInfo, ToolOutput};
+
+/// How long connecting may take, at most (less when the tool's limit is shorter).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Responses longer than this are refused.
+pub const MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
+
+struct Connection {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+}
+
+/// A client of the C# bridge at one address (`127.0.0.1:PORT`).
+pub struct Bridge {
+    address: String,
+    connection: Mutex<Option<Connection>>,
+    next_id: AtomicU64,
+}
+
+enum Failure {
+    /// The request may not have reached the bridge: safe to retry on a new connection.
+    Stale(std::io::Error),
+    /// Anything else: reported.
+    Error(ToolError),
+}
+
+impl Bridge {
+    pub fn new(address: impl Into<String>) -> Bridge {
+        Bridge {
+            address: address.into(),
+            connection: Mutex::new(None),
+            next_id: AtomicU64::new(1),
+        }
+    }
+
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    fn not_running(&self, e: &std::io::Error) -> ToolError {
+        ToolError::new(
+            ErrorCode::UnityEditor,
+            format!(
+                "Unity Editor bridge is not reachable at {}: {e}. Open the Unity project with the generated bridge package and start its BridgeServer on that port, or pass the right address.",
+                self.address
+            ),
+        )
+        .detail("bridge", self.address.clone())
+    }
+
+    fn connect(&self, timeout: Duration) -> Result<Connection, ToolError> {
+        let addrs: Vec<_> = self
+            .address
+            .to_socket_addrs()
+            .map_err(|e| self.not_running(&e))?
+            .collect();
+        let mut last = std::io::Error::new(ErrorKind::NotFound, "the address resolves to nothing");
+        for addr in addrs {
+            match TcpStream::connect_timeout(&addr, timeout.min(CONNECT_TIMEOUT)) {
+                Ok(stream) => {
+                    let _ = stream.set_nodelay(true);
+                    let writer = stream.try_clone().map_err(|e| self.not_running(&e))?;
+                    return Ok(Connection {
+                        reader: BufReader::new(stream),
+                        writer,
+                    });
+                }
+                Err(e) => last = e,
+            }
+        }
+        Err(self.not_running(&last))
+    }
+
+    /// Calls `tool` on the bridge, waiting at most `timeout` in all.
+    pub fn call(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<ToolOutput, ToolError> {
+        let started = Instant::now();
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut line = serde_json::to_vec(&json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"tool": tool, "arguments": arguments},
+        }))
+        .map_err(|e| ToolError::new(ErrorCode::InternalError, e.to_string()))?;
+        line.push(b'\n');
+        let mut slot = self.connection.lock().unwrap_or_else(|p| p.into_inner());
+        for attempt in 0..2 {
+            let reused = slot.is_some();
+            let conn = match slot.take() {
+                Some(c) => c,
+                None => self.connect(timeout.saturating_sub(started.elapsed()))?,
+            };
+            match self.exchange(conn, &line, id, tool, started, timeout) {
+                Ok((conn, result)) => {
+                    *slot = Some(conn);
+                    return result;
+                }
+                Err(Failure::Stale(_)) if reused && attempt == 0 => {}
+                Err(Failure::Stale(e)) => {
+                    return Err(self.not_running(&e).for_tool(tool));
+                }
+                Err(Failure::Error(e)) => return Err(e.for_tool(tool)),
+            }
+        }
+        Err(ToolError::new(ErrorCode::InternalError, "bridge retry loop ended").for_tool(tool))
+    }
+
+    fn exchange(
+        &self,
+        mut conn: Connection,
+        line: &[u8],
+        id: u64,
+        tool: &str,
+        started: Instant,
+        timeout: Duration,
+    ) -> Result<(Connection, Result<ToolOutput, ToolError>), Failure> {
+        if let Err(e) = conn
+            .writer
+            .write_all(line)
+            .and_then(|()| conn.writer.flush())
+        {
+            return Err(Failure::Stale(e));
+        }
+        let mut response = Vec::new();
+        loop {
+            let left = timeout.saturating_sub(started.elapsed());
+            if left.is_zero() {
+                return Err(Failure::Error(timed_out(tool, timeout)));
+            }
+            let _ = conn.reader.get_ref().set_read_timeout(Some(left));
+            let mut limited =
+                (&mut conn.reader).take(MAX_RESPONSE_BYTES.saturating_sub(response.len() as u64));
+            match limited.read_until(b'\n', &mut response) {
+                Ok(0) if response.is_empty() => {
+                    return Err(Failure::Stale(std::io::Error::new(
+                        ErrorKind::UnexpectedEof,
+                        "the bridge closed the connection",
+                    )));
+                }
+                Ok(_) if response.ends_with(b"\n") => break,
+                Ok(_) if response.len() as u64 >= MAX_RESPONSE_BYTES => {
+                    return Err(Failure::Error(ToolError::new(
+                        ErrorCode::InternalError,
+                        format!("the bridge's response is larger than {MAX_RESPONSE_BYTES} bytes"),
+                    )));
+                }
+                Ok(0) => {
+                    return Err(Failure::Error(ToolError::new(
+                        ErrorCode::UnityEditor,
+                        format!(
+                            "Unity Editor bridge at {} closed the connection in the middle of a response",
+                            self.address
+                        ),
+                    )));
+                }
+                Ok(_) => {}
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                    return Err(Failure::Error(timed_out(tool, timeout)));
+                }
+                Err(e) if response.is_empty() => return Err(Failure::Stale(e)),
+                Err(e) => return Err(Failure::Error(self.not_running(&e))),
+            }
+        }
+        let result = parse_response(&response, id, &self.address);
+        Ok((conn, result))
+    }
+}
+
+fn timed_out(tool: &str, timeout: Duration) -> ToolError {
+    ToolError::new(
+        ErrorCode::Timeout,
+        format!(
+            "Tool {tool} did not answer within its time limit of {} s (the Unity Editor may be busy or blocked)",
+            timeout.as_secs_f64()
+        ),
+    )
+    .detail("timeoutSeconds", timeout.as_secs_f64())
+}
+
+fn parse_response(raw: &[u8], id: u64, address: &str) -> Result<ToolOutput, ToolError> {
+    let bad = |what: String| {
+        ToolError::new(
+            ErrorCode::InternalError,
+            format!("Unity Editor bridge at {address} sent {what}"),
+        )
+    };
+    let v: Value = serde_json::from_slice(raw)
+        .map_err(|e| bad(format!("a response that is not JSON: {e}")))?;
+    if v.get("id") != Some(&json!(id)) {
+        return Err(bad(format!(
+            "a response for another request (id {})",
+            v.get("id").unwrap_or(&Value::Null)
+        )));
+    }
+    if let Some(e) = v.get("error") {
+        return Err(
+            serde_json::from_value::<ToolError>(e.clone()).unwrap_or_else(|err| {
+                bad(format!("an error object toolgen cannot read ({err}): {e}"))
+            }),
+        );
+    }
+    let result = v
+        .get("result")
+        .ok_or_else(|| bad("a response without `result` or `error`".to_owned()))?;
+    let diagnostics = result
+        .get("diagnostics")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(ToolOutput {
+        output: result.get("output").cloned().unwrap_or(Value::Null),
+        diagnostics,
+    })
+}
+
+/// Adds every tool in `tools` to `server`, each forwarded to `bridge` with the
+/// tool's time limit. The server still validates arguments, gates tiers and
+/// enforces time limits before anything reaches Unity.
+pub fn forward(
+    mut server: Server,
+    tools: &[ToolInfo],
+    bridge: Arc<Bridge>,
+) -> Result<Server, String> {
+    for info in tools {
+        let descriptor = info.descriptor();
+        let timeout = descriptor.timeout;
+        let id = descriptor.id.clone();
+        let b = bridge.clone();
+        server = server.tool(
+            descriptor,
+            Arc::new(move |arguments| b.call(&id, arguments, timeout)),
+        )?;
+    }
+    Ok(server)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_bridge_is_a_clear_error() {
+        // Bind then drop a listener: nothing listens on that port afterwards.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or(9);
+        let bridge = Bridge::new(format!("127.0.0.1:{port}"));
+        let e = bridge
+            .call("go.find", Map::new(), Duration::from_secs(1))
+            .err();
+        assert!(
+            e.as_ref().is_some_and(|e| e.code == ErrorCode::UnityEditor
+                && e.message.contains("not reachable")
+                && e.message.contains(&port.to_string())),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn responses_are_checked() {
+        assert!(parse_response(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}", 1, "x").is_err());
+        assert!(parse_response(b"nope", 1, "x").is_err());
+        let ok = parse_response(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"tool":"t","output":{"a":1},"diagnostics":["d"]}}"#,
+            1,
+            "x",
+        );
+        assert_eq!(
+            ok.ok(),
+            Some(ToolOutput {
+                output: json!({"a": 1}),
+                diagnostics: vec!["d".into()]
+            })
+        );
+        let err = parse_response(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32004,"message":"m","data":{"errorType":"unity","details":{}}}}"#,
+            1,
+            "x",
+        );
+        assert_eq!(err.err().map(|e| e.code), Some(ErrorCode::UnityEditor));
+    }
+}

@@ -1,0 +1,589 @@
+//! The generated C# bridge (generated/csharp): compiled with Mono's `mcs`
+//! (`-langversion:7.2 -warnaserror+`, XML docs checked) against
+//! Newtonsoft.Json, together with test implementations of every EditorMCP
+//! handler (tests/csharp/BridgeHost.cs), run under `mono`, and driven end to
+//! end from Rust: the runtime's bridge forwarding behind a `Server`, both
+//! through the EditorMCP envelope and through standard MCP `tools/call`.
+//!
+//! `cargo xtask test` installs `mono-mcs`, `mono-runtime` and Newtonsoft.Json
+//! (Debian packages) before running the tests; without them these tests fail
+//! and say so.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolgen_generated::editormcp::{self, TOOLS};
+use toolgen_runtime::bridge::{self, Bridge};
+use toolgen_runtime::{Server, ServerInfo, Session};
+use toolgen_tests::{fixtures, root};
+
+/// C# features that Mono's `mcs` (C# 7.2) or Unity's Newtonsoft.Json 6 API lack.
+const FORBIDDEN: &[(&str, &str)] = &[
+    ("#nullable", "nullable reference types (C# 8)"),
+    ("record ", "records (C# 9)"),
+    (" init;", "init-only setters (C# 9)"),
+    ("= new()", "target-typed new (C# 9)"),
+    ("new();", "target-typed new (C# 9)"),
+    (" switch\n", "switch expressions (C# 8)"),
+    (" switch {", "switch expressions (C# 8)"),
+    (
+        "JsonConverter<",
+        "the generic JsonConverter<T> (Newtonsoft.Json 11)",
+    ),
+    ("??=", "null-coalescing assignment (C# 8)"),
+    ("using var ", "using declarations (C# 8)"),
+    ("static local", "static local functions (C# 8)"),
+];
+
+fn cs_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            cs_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "cs") {
+            out.push(p);
+        }
+    }
+}
+
+/// `case T x:` type patterns (C# 7.0 is fine for mcs, but the issue keeps them out) and
+/// local functions (a method declared inside a method body).
+fn pattern_problems(text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("case ") {
+            let words: Vec<&str> = rest.trim_end_matches(':').split_whitespace().collect();
+            if words.len() == 2 && !rest.starts_with('"') && !rest.contains('.') {
+                problems.push(format!("line {}: type pattern `{t}`", n + 1));
+            }
+        }
+    }
+    // A local function: a line ending with `)` followed by `{`, indented deeper than
+    // the method level (members of nested classes sit at 12 spaces, their bodies deeper).
+    let lines: Vec<&str> = text.lines().collect();
+    for w in lines.windows(2) {
+        let indent = w[0].len() - w[0].trim_start().len();
+        let t = w[0].trim();
+        let is_decl = t.ends_with(')')
+            && !t.starts_with("if ")
+            && !t.starts_with("if(")
+            && !t.starts_with("while")
+            && !t.starts_with("for")
+            && !t.starts_with("foreach")
+            && !t.starts_with("using")
+            && !t.starts_with("catch")
+            && !t.starts_with("switch")
+            && !t.starts_with("lock")
+            && !t.starts_with("else if")
+            && !t.starts_with('[')
+            && !t.starts_with(':')
+            && !t.starts_with("public ")
+            && !t.starts_with("private ")
+            && !t.starts_with("internal ")
+            && !t.starts_with("protected ")
+            && !t.starts_with("static ")
+            && !t.starts_with("//")
+            && !t.starts_with("///")
+            && !t.contains(" = ")
+            && !t.contains("return ");
+        if is_decl
+            && indent >= 16
+            && w[1].trim() == "{"
+            && t.split('(')
+                .next()
+                .is_some_and(|h| h.split_whitespace().count() == 2)
+        {
+            problems.push(format!("local function? `{t}`"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn generated_csharp_uses_only_the_common_language_subset() {
+    let mut files = Vec::new();
+    cs_files(&root().join("generated/csharp"), &mut files);
+    cs_files(&root().join("templates/csharp"), &mut files);
+    assert!(files.len() > 30, "found {} C# files", files.len());
+    let mut problems = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for (needle, what) in FORBIDDEN {
+            if text.contains(needle) {
+                problems.push(format!("{}: {what} (`{needle}`)", f.display()));
+            }
+        }
+        for p in pattern_problems(&text) {
+            problems.push(format!("{}: {p}", f.display()));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+    // The scanner itself finds what it looks for.
+    assert!(!pattern_problems("switch (x)\n{\n    case Foo f:\n}").is_empty());
+    assert!(
+        !pattern_problems(
+            "                int Twice(int x)\n                {\n                    return 2 * x;\n"
+        )
+        .is_empty()
+    );
+}
+
+struct Mono {
+    mcs: PathBuf,
+    mono: PathBuf,
+    newtonsoft: PathBuf,
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+fn find_newtonsoft(dir: &Path, depth: usize) -> Option<PathBuf> {
+    if depth > 4 {
+        return None;
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    entries
+        .iter()
+        .find(|p| p.file_name().is_some_and(|n| n == "Newtonsoft.Json.dll") && p.is_file())
+        .cloned()
+        .or_else(|| {
+            entries
+                .iter()
+                .filter(|p| p.is_dir())
+                .find_map(|p| find_newtonsoft(p, depth + 1))
+        })
+}
+
+fn mono() -> Mono {
+    let hint = "install them with `apt-get install -y mono-mcs mono-runtime libnewtonsoft-json-cil-dev`, or run the tests with `cargo xtask test`, which does";
+    let mcs = which("mcs")
+        .unwrap_or_else(|| panic!("`mcs` (Mono's C# compiler) is not installed: {hint}"));
+    let mono = which("mono").unwrap_or_else(|| panic!("`mono` is not installed: {hint}"));
+    let newtonsoft = std::env::var_os("TOOLGEN_NEWTONSOFT_JSON")
+        .map(PathBuf::from)
+        .or_else(|| find_newtonsoft(Path::new("/usr/lib/cli"), 0))
+        .or_else(|| find_newtonsoft(Path::new("/usr/lib/mono"), 0))
+        .unwrap_or_else(|| {
+            panic!("Newtonsoft.Json.dll not found (set TOOLGEN_NEWTONSOFT_JSON): {hint}")
+        });
+    Mono {
+        mcs,
+        mono,
+        newtonsoft,
+    }
+}
+
+/// Compiles `sources` into `out` (an `.exe` or, with `library`, a `.dll`); panics with mcs's output.
+fn compile(m: &Mono, sources: &[PathBuf], out: &Path, library: bool) {
+    let dir = out.parent().unwrap_or(Path::new("."));
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::copy(&m.newtonsoft, dir.join("Newtonsoft.Json.dll"));
+    let mut cmd = Command::new(&m.mcs);
+    cmd.arg("-langversion:7.2")
+        .arg("-warnaserror+")
+        .arg("-nowarn:1591")
+        .arg(format!("-doc:{}", out.with_extension("xml").display()))
+        .arg(format!("-r:{}", dir.join("Newtonsoft.Json.dll").display()))
+        .arg("-r:System.Runtime.Serialization.dll")
+        .arg(format!("-out:{}", out.display()));
+    if library {
+        cmd.arg("-target:library");
+    }
+    cmd.args(sources);
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run mcs: {e}"));
+    assert!(
+        output.status.success(),
+        "mcs failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn work_dir(name: &str) -> PathBuf {
+    let d = root()
+        .join("target/csharp-tests")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let _ = std::fs::create_dir_all(&d);
+    d
+}
+
+#[test]
+fn hostile_spec_text_compiles_and_stays_text() {
+    let m = mono();
+    let dir = work_dir("hostile");
+    let generated = toolgen::Generator::new()
+        .input(fixtures().join("csharp-hostile"))
+        .out_dir(dir.join("out"))
+        .generate();
+    assert!(
+        generated.is_ok(),
+        "{:?}",
+        generated.err().map(|e| e.to_string())
+    );
+    let mut sources = Vec::new();
+    cs_files(&dir.join("out/csharp"), &mut sources);
+    compile(&m, &sources, &dir.join("hostile.dll"), true);
+    let tool = std::fs::read_to_string(dir.join("out/csharp/hostile/ClassStringDefault.cs"))
+        .unwrap_or_default();
+    // Line separators in the description start new `///` lines, never code.
+    assert!(
+        tool.contains("    /// public class Injected {}\n"),
+        "{tool}"
+    );
+    assert!(tool.contains("&lt;/summary&gt;&lt;script&gt;"));
+    assert!(tool.contains("[EnumMember(Value = \"a\\\"b\")]"));
+    assert!(tool.contains("[JsonProperty(\"\\u00FCber \\\"quoted\\\"\""));
+    // The wire names survive a round trip through the compiled DTOs: checked by the
+    // XML documentation file too (mcs wrote it without a warning).
+    let xml = std::fs::read_to_string(dir.join("hostile.xml")).unwrap_or_default();
+    assert!(xml.contains("Injected"), "doc file written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The bridge host process; killed on drop.
+struct Host {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_host(m: &Mono, exe: &Path, examples: &Path) -> Host {
+    let mut child = Command::new(&m.mono)
+        .arg(exe)
+        .arg(examples)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start mono: {e}"));
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = BufReader::new(out).read_line(&mut line);
+    }
+    let port = line
+        .split_whitespace()
+        .nth(2)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("the bridge host did not start: {line:?}"));
+    assert!(line.contains("with 18 handlers"), "{line}");
+    Host { child, port }
+}
+
+fn spec_examples() -> serde_json::Map<String, Value> {
+    let mut all = serde_json::Map::new();
+    for info in TOOLS {
+        let text =
+            std::fs::read_to_string(root().join(format!("tool-specs/editormcp/{}.json", info.id)))
+                .unwrap_or_default();
+        let v: Value = serde_json::from_str(&text).unwrap_or_default();
+        all.insert(info.id.to_owned(), v["examples"].clone());
+    }
+    all
+}
+
+/// Equal modulo absent-vs-null and integer-vs-float spellings of one number.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x
+                .iter()
+                .chain(y.iter())
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, _)| k)
+                .collect();
+            keys.into_iter().all(|k| {
+                same(
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                )
+            })
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// The output deserializes into the generated Rust `Output` type of the tool.
+fn typed(id: &str, output: &Value) -> Result<(), String> {
+    macro_rules! check {
+        ($($module:ident => $id:literal),* $(,)?) => {
+            match id {
+                $($id => serde_json::from_value::<editormcp::$module::Output>(output.clone()).map(|_| ()).map_err(|e| e.to_string()),)*
+                other => Err(format!("no such tool {other}")),
+            }
+        };
+    }
+    check! {
+        asset_dependencies_graph => "asset.dependencies.graph",
+        asset_info => "asset.info",
+        audio_mixer_list => "audio.mixer.list",
+        audio_mixer_snapshot_read => "audio.mixer.snapshot.read",
+        component_list => "component.list",
+        editor_selection_info => "editor.selection.info",
+        go_find => "go.find",
+        go_set_parent => "go.setParent",
+        mcp_server_info => "mcp.server.info",
+        mcp_tool_describe => "mcp.tool.describe",
+        mcp_tools_list => "mcp.tools.list",
+        project_assets_summary => "project.assets.summary",
+        project_info => "project.info",
+        project_references_missing => "project.references.missing",
+        project_scenes_list => "project.scenes.list",
+        scene_components_list => "scene.components.list",
+        scene_hierarchy_dump => "scene.hierarchy.dump",
+        scene_objects_find => "scene.objects.find",
+    }
+}
+
+fn info() -> ServerInfo {
+    ServerInfo {
+        name: "bridge-test".into(),
+        version: "0".into(),
+        extra: Default::default(),
+    }
+}
+
+fn request(server: &Server, session: &mut Session, v: Value) -> Value {
+    let line = serde_json::to_vec(&v).unwrap_or_default();
+    let out = server.handle(session, &line).unwrap_or_default();
+    serde_json::from_slice(&out).unwrap_or_default()
+}
+
+/// One raw line to the bridge, one line back.
+fn raw(port: u16, line: &str) -> Value {
+    let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+        return Value::Null;
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(20)));
+    let _ = s.write_all(format!("{line}\n").as_bytes());
+    let mut r = BufReader::new(s);
+    let mut out = String::new();
+    let _ = r.read_line(&mut out);
+    serde_json::from_str(&out).unwrap_or(Value::Null)
+}
+
+#[test]
+fn generated_csharp_bridge_serves_every_editormcp_tool_end_to_end() {
+    let m = mono();
+    let dir = work_dir("bridge");
+    let mut sources = Vec::new();
+    cs_files(&root().join("generated/csharp"), &mut sources);
+    sources.push(root().join("tests/csharp/BridgeHost.cs"));
+    let exe = dir.join("bridge-host.exe");
+    compile(&m, &sources, &exe, false);
+    let examples = dir.join("examples.json");
+    let all = spec_examples();
+    let _ = std::fs::write(&examples, Value::Object(all.clone()).to_string());
+    let host = start_host(&m, &exe, &examples);
+    let address = format!("127.0.0.1:{}", host.port);
+
+    // The bridge itself: the dispatcher's own checks and error codes.
+    let unknown = raw(
+        host.port,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"no.such.tool","arguments":{}}}"#,
+    );
+    assert_eq!(unknown["error"]["code"], -32001, "{unknown}");
+    let missing = raw(
+        host.port,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"tool":"scene.hierarchy.dump","arguments":{}}}"#,
+    );
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+    assert_eq!(
+        missing["error"]["data"]["details"]["missingParameters"],
+        json!(["scenePath"])
+    );
+    let range = raw(
+        host.port,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"tool":"asset.dependencies.graph","arguments":{"assetPath":"a","depth":11}}}"#,
+    );
+    assert_eq!(range["error"]["code"], -32002, "{range}");
+    assert_eq!(
+        range["error"]["data"]["details"]["violations"][0]["path"],
+        "/depth"
+    );
+    let bad_enum = raw(
+        host.port,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"tool":"asset.dependencies.graph","arguments":{"assetPath":"a","direction":"up"}}}"#,
+    );
+    assert_eq!(bad_enum["error"]["code"], -32002, "{bad_enum}");
+    let unknown_param = raw(
+        host.port,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"tool":"asset.info","arguments":{"assetPath":"a","bogus":1}}}"#,
+    );
+    assert_eq!(unknown_param["error"]["code"], -32002, "{unknown_param}");
+    let throws = raw(
+        host.port,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"tool":"asset.info","arguments":{"assetPath":"Assets/Throw.bin"}}}"#,
+    );
+    assert_eq!(throws["error"]["code"], -32004, "{throws}");
+    assert_eq!(throws["error"]["data"]["errorType"], "unity");
+    let tool_exception = raw(
+        host.port,
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"tool":"asset.info","arguments":{"assetPath":"Assets/Denied.bin"}}}"#,
+    );
+    assert_eq!(tool_exception["error"]["code"], -32000, "{tool_exception}");
+    assert_eq!(
+        tool_exception["error"]["data"]["details"]["assetPath"],
+        "Assets/Denied.bin"
+    );
+    assert_eq!(raw(host.port, "{not json")["error"]["code"], -32700);
+    assert_eq!(
+        raw(host.port, r#"{"jsonrpc":"2.0","id":8,"method":"nope"}"#)["error"]["code"],
+        -32601
+    );
+    let listed = raw(
+        host.port,
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#,
+    );
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(18));
+
+    // The Rust runtime forwarding to it, behind a Server: every tool, every example,
+    // through the EditorMCP envelope and through MCP tools/call.
+    let b = Arc::new(Bridge::new(address.clone()));
+    let server = bridge::forward(Server::new(info(), &["core"], "core"), TOOLS, b.clone())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut envelope = Session::default();
+    let mut mcp = Session::default();
+    let init = request(
+        &server,
+        &mut mcp,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    let mut calls = 0;
+    for info in TOOLS {
+        let schema: Value =
+            serde_json::from_str(info.output_schema.unwrap_or("true")).unwrap_or_default();
+        let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{e}"));
+        let examples: Vec<Value> = all[info.id].as_array().cloned().unwrap_or_default();
+        for (n, example) in examples.iter().enumerate() {
+            // Examples with the same input cannot be told apart by a handler: the
+            // first one answers (editor.selection.info has two, for two editor states).
+            let example = examples
+                .iter()
+                .find(|e| e["input"] == example["input"])
+                .unwrap_or(example);
+            let r = request(
+                &server,
+                &mut envelope,
+                json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"tool": info.id, "arguments": example["input"]}}),
+            );
+            let output = &r["result"]["output"];
+            assert!(
+                same(output, &example["output"]),
+                "{} example {n}: {r}\nexpected {}",
+                info.id,
+                example["output"]
+            );
+            let errors: Vec<String> = validator
+                .iter_errors(output)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{}: {errors:?}", info.id);
+            typed(info.id, output)
+                .unwrap_or_else(|e| panic!("{}: not the generated Output type: {e}", info.id));
+            assert_eq!(
+                r["result"]["diagnostics"][0],
+                format!("answered by the C# test handler for {}", info.id),
+                "diagnostics travel back"
+            );
+            let r = request(
+                &server,
+                &mut mcp,
+                json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": info.id, "arguments": example["input"]}}),
+            );
+            assert_eq!(r["result"]["isError"], false, "{r}");
+            assert!(
+                same(&r["result"]["structuredContent"], &example["output"]),
+                "{r}"
+            );
+            calls += 1;
+        }
+    }
+    assert!(calls >= 18, "{calls} calls");
+
+    // Errors through the forwarding path keep their codes.
+    let r = request(
+        &server,
+        &mut envelope,
+        json!({"jsonrpc": "2.0", "id": 100, "method": "tools/call", "params": {"tool": "asset.info", "arguments": {"assetPath": "Assets/Throw.bin"}}}),
+    );
+    assert_eq!(r["error"]["code"], -32004, "{r}");
+    let r = request(
+        &server,
+        &mut mcp,
+        json!({"jsonrpc": "2.0", "id": 101, "method": "tools/call", "params": {"name": "asset.info", "arguments": {"assetPath": "Assets/Throw.bin"}}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(r["result"]["_meta"]["error"]["code"], -32004, "{r}");
+
+    // A bridge that hangs past the time limit: -32003, and the next call works.
+    let started = std::time::Instant::now();
+    let hung = b.call(
+        "asset.info",
+        json!({"assetPath": "Assets/Hang.bin"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+        Duration::from_millis(800),
+    );
+    assert_eq!(hung.err().map(|e| e.code.code()), Some(-32003));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let again = request(
+        &server,
+        &mut envelope,
+        json!({"jsonrpc": "2.0", "id": 102, "method": "tools/call", "params": {"tool": "project.info", "arguments": {}}}),
+    );
+    assert!(again["result"]["output"].is_object(), "{again}");
+
+    // The bridge goes away (Unity closed): a clear error naming the address, no hang.
+    drop(host);
+    std::thread::sleep(Duration::from_millis(200));
+    let gone = request(
+        &server,
+        &mut envelope,
+        json!({"jsonrpc": "2.0", "id": 103, "method": "tools/call", "params": {"tool": "project.info", "arguments": {}}}),
+    );
+    assert_eq!(gone["error"]["code"], -32004, "{gone}");
+    assert!(
+        gone["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not reachable") && m.contains(&address)),
+        "{gone}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
