@@ -43,6 +43,30 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "csharp/Runtime/Tools.cs",
         include_str!("../../templates/csharp/Runtime/Tools.cs"),
     ),
+    (
+        "docs/tool.md.jinja",
+        include_str!("../../templates/docs/tool.md.jinja"),
+    ),
+    (
+        "docs/set.md.jinja",
+        include_str!("../../templates/docs/set.md.jinja"),
+    ),
+    (
+        "docs/index.md.jinja",
+        include_str!("../../templates/docs/index.md.jinja"),
+    ),
+    (
+        "docs/SUMMARY.md.jinja",
+        include_str!("../../templates/docs/SUMMARY.md.jinja"),
+    ),
+    (
+        "docs/book.toml.jinja",
+        include_str!("../../templates/docs/book.toml.jinja"),
+    ),
+    (
+        "docs/toolgen.css.jinja",
+        include_str!("../../templates/docs/toolgen.css.jinja"),
+    ),
 ];
 
 /// A template problem: which template, where, what.

@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod csharp;
+pub mod docs;
 pub mod rave;
 pub mod rust;
 pub mod yaml;
@@ -90,5 +91,13 @@ pub fn all(options: &EmitOptions) -> Vec<Box<dyn Emitter>> {
     let csharp = csharp::CSharp {
         templates: options.templates.clone(),
     };
-    vec![Box::new(catalog::Catalog), Box::new(rust), Box::new(csharp)]
+    let docs = docs::Docs {
+        templates: options.templates.clone(),
+    };
+    vec![
+        Box::new(catalog::Catalog),
+        Box::new(rust),
+        Box::new(csharp),
+        Box::new(docs),
+    ]
 }
