@@ -7,6 +7,7 @@
 
 mod bench;
 mod bench_server;
+mod docs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -29,10 +30,11 @@ fn main() -> ExitCode {
         Some("gen") => generate(rest.contains(&"--check")),
         Some("bench") => bench::run(&root(), &rest),
         Some("test") => test(),
+        Some("docs") => docs::run(&rest),
         Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK"
             );
             Err("unknown command".to_owned())
         }
@@ -216,6 +218,11 @@ fn mono_toolchain() -> Result<(), String> {
     if have("mcs") && have("mono") && newtonsoft {
         return Ok(());
     }
+    apt_install(PACKAGES)
+}
+
+/// Installs Debian packages with apt-get (as root, or through sudo).
+pub fn apt_install(packages: &[&str]) -> Result<(), String> {
     let root_user = Command::new("id")
         .arg("-u")
         .output()
@@ -230,7 +237,7 @@ fn mono_toolchain() -> Result<(), String> {
     };
     run(&["apt-get", "update", "-qq"])?;
     let mut install = vec!["apt-get", "install", "-y", "-qq"];
-    install.extend_from_slice(PACKAGES);
+    install.extend_from_slice(packages);
     run(&install)
 }
 
@@ -253,6 +260,7 @@ fn test() -> Result<(), String> {
     mono_toolchain()?;
     step("cargo test", cargo().args(["test", "--workspace"]))?;
     mcp_client()?;
+    docs::run(&["--browser"])?;
     eprintln!("==> cargo xtask gen --check");
     generate(true)
 }

@@ -1,0 +1,253 @@
+//! `cargo xtask docs`: builds the HTML site from `generated/docs` with mdBook
+//! (installed from crates.io with `cargo install` when missing) into
+//! `target/docs-site`, then checks it: every tool has a page, every internal
+//! link resolves, the search index holds every tool id. With `--browser`, a
+//! headless Chromium (Debian's `chromium`, installed when missing) loads a
+//! tool page, the inputs table must be in the rendered DOM, and a screenshot
+//! is saved as `target/docs-site-screenshot.png`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{root, step};
+
+const MDBOOK_VERSION: &str = "0.5.4";
+
+fn mdbook() -> Result<PathBuf, String> {
+    let local = root().join("target/tools/bin/mdbook");
+    if local.is_file() {
+        return Ok(local);
+    }
+    if Command::new("mdbook")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        return Ok(PathBuf::from("mdbook"));
+    }
+    step(
+        &format!("cargo install mdbook {MDBOOK_VERSION} --no-default-features --features search"),
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())).args([
+            "install",
+            "mdbook",
+            "--version",
+            MDBOOK_VERSION,
+            "--no-default-features",
+            "--features",
+            "search",
+            "--locked",
+        ]),
+    )?;
+    Ok(PathBuf::from("mdbook"))
+}
+
+fn html_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            html_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "html") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every `href="..."` and `src="..."` value in `html`.
+fn links(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in ["href=\"", "src=\""] {
+        let mut rest = html;
+        while let Some(i) = rest.find(attr) {
+            rest = &rest[i + attr.len()..];
+            if let Some(end) = rest.find('"') {
+                out.push(rest[..end].to_owned());
+                rest = &rest[end..];
+            }
+        }
+    }
+    out
+}
+
+/// The checks on the built site; returns the problems.
+pub fn check_site(site: &Path, generated: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    // Every tool page of the source tree has an HTML page.
+    let mut ids = BTreeSet::new();
+    let src = generated.join("docs/src");
+    for set in std::fs::read_dir(&src).into_iter().flatten().flatten() {
+        if !set.path().is_dir() {
+            continue;
+        }
+        for page in std::fs::read_dir(set.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = page.file_name().to_string_lossy().into_owned();
+            let Some(stem) = name.strip_suffix(".md") else {
+                continue;
+            };
+            if stem == "index" {
+                continue;
+            }
+            ids.insert(stem.to_owned());
+            let html = site.join(set.file_name()).join(format!("{stem}.html"));
+            if !html.is_file() {
+                problems.push(format!("no page for tool `{stem}`: {}", html.display()));
+            }
+        }
+    }
+    if ids.is_empty() {
+        problems.push("no tool pages in generated/docs/src".to_owned());
+    }
+    // Every internal link resolves.
+    let mut pages = Vec::new();
+    html_files(site, &mut pages);
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap_or_default();
+        for link in links(&text) {
+            if link.contains("://")
+                || link.starts_with('#')
+                || link.starts_with("mailto:")
+                || link.starts_with("data:")
+                || link.starts_with("javascript:")
+                || link.is_empty()
+            {
+                continue;
+            }
+            let path = link.split(['#', '?']).next().unwrap_or("");
+            if path.is_empty() {
+                continue;
+            }
+            let base = page.parent().unwrap_or(site);
+            let target = if let Some(abs) = path.strip_prefix('/') {
+                site.join(abs)
+            } else {
+                base.join(path)
+            };
+            let ok = target.is_file() || target.join("index.html").is_file();
+            if !ok {
+                problems.push(format!(
+                    "{}: broken link `{link}`",
+                    page.strip_prefix(site).unwrap_or(page).display()
+                ));
+            }
+        }
+    }
+    // The search index holds every tool id.
+    let index = ["searchindex.json", "searchindex.js"]
+        .iter()
+        .map(|f| std::fs::read_to_string(site.join(f)).unwrap_or_default())
+        .collect::<String>();
+    if index.is_empty() {
+        problems.push("no search index (searchindex.json / searchindex.js)".to_owned());
+    }
+    for id in &ids {
+        if !index.contains(id.as_str()) {
+            problems.push(format!("the search index does not hold tool id `{id}`"));
+        }
+    }
+    problems
+}
+
+fn chromium() -> Result<PathBuf, String> {
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        if let Some(p) = std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        }) {
+            return Ok(p);
+        }
+    }
+    crate::apt_install(&["chromium"])?;
+    Ok(PathBuf::from("chromium"))
+}
+
+fn browser_check(site: &Path) -> Result<(), String> {
+    let chromium = chromium()?;
+    let page = site.join("editormcp/go.setParent.html");
+    let url = format!("file://{}", page.display());
+    let profile = root().join("target/chromium-profile");
+    let common = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+    ];
+    let dom = Command::new(&chromium)
+        .args(common)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .map_err(|e| format!("cannot run chromium: {e}"))?;
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let table = dom
+        .find("<table")
+        .and_then(|i| dom[i..].find("</table>").map(|j| &dom[i..i + j]))
+        .unwrap_or("");
+    if !(table.contains("childPath") && table.contains("parentPath") && table.contains("required"))
+    {
+        return Err(format!(
+            "chromium did not render the inputs table of go.setParent ({} bytes of DOM)",
+            dom.len()
+        ));
+    }
+    let shot = root().join("target/docs-site-screenshot.png");
+    let _ = std::fs::remove_file(&shot);
+    step(
+        "chromium --headless --screenshot (target/docs-site-screenshot.png)",
+        Command::new(&chromium)
+            .args(common)
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg("--window-size=1280,1600")
+            .arg(&url),
+    )?;
+    let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
+    if size < 10_000 {
+        return Err(format!("the screenshot is missing or empty ({size} bytes)"));
+    }
+    eprintln!(
+        "    inputs table rendered; screenshot: {} ({size} bytes)",
+        shot.display()
+    );
+    Ok(())
+}
+
+pub fn run(args: &[&str]) -> Result<(), String> {
+    let mdbook = mdbook()?;
+    let site = root().join("target/docs-site");
+    step(
+        "mdbook build generated/docs (into target/docs-site)",
+        Command::new(&mdbook)
+            .arg("build")
+            .arg(root().join("generated/docs"))
+            .arg("--dest-dir")
+            .arg(&site),
+    )?;
+    let problems = check_site(&site, &root().join("generated"));
+    if !problems.is_empty() {
+        return Err(format!(
+            "the docs site has problems:\n  {}",
+            problems.join("\n  ")
+        ));
+    }
+    eprintln!(
+        "    site checked: every tool has a page, every internal link resolves, every id is in the search index"
+    );
+    if args.contains(&"--browser") {
+        browser_check(&site)?;
+    }
+    eprintln!("docs site: {}", site.join("index.html").display());
+    Ok(())
+}
