@@ -268,6 +268,7 @@ struct ToolPage {
     description: String,
     requires_approval: bool,
     group: Option<String>,
+    implementation_example: Option<String>,
     inputs: Vec<InputRow>,
     outputs: String,
     examples: Vec<ExampleBlock>,
@@ -308,14 +309,18 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
         }
     }
     let text = serde_json::to_string(&output).unwrap_or_default();
-    // RAVE ids are `{package}-mcp_tool_{group}_{action}`.
-    let group = tool
-        .id
-        .value
-        .split_once("-mcp_tool_")
-        .and_then(|(_, rest)| rest.split_once('_'))
-        .map(|(g, _)| md(g))
-        .filter(|_| set.format == crate::ir::Format::Rave);
+    // Readers record a tool's group and implementation example as annotations (RAVE does).
+    let annotation = |k: &str| {
+        tool.annotations
+            .get(k)
+            .and_then(|a| a.value.as_str())
+            .map(str::to_owned)
+    };
+    let group = annotation("group").map(|g| md_cell(&g));
+    let implementation_example = annotation("implementation_example").map(|code| {
+        let lang = if set.format == crate::ir::Format::Rave { "r" } else { "" };
+        code_block(lang, code.trim_end())
+    });
     ToolPage {
         id: tool.id.value.clone(),
         id_code: format!("<code>{}</code>", md_cell(&tool.id.value)),
@@ -328,6 +333,7 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
         description: md_block(&tool.description.value),
         requires_approval: tool.requires_approval,
         group,
+        implementation_example,
         inputs: inputs(&tool.input.value),
         outputs,
         examples: tool
