@@ -142,12 +142,16 @@ pub fn check_site(site: &Path, generated: &Path) -> Vec<String> {
         }
     }
     // The search index holds every tool id.
-    let index = ["searchindex.json", "searchindex.js"]
-        .iter()
-        .map(|f| std::fs::read_to_string(site.join(f)).unwrap_or_default())
+    // mdBook 0.5 names it `searchindex-<hash>.js`; older versions `searchindex.json`/`.js`.
+    let index = std::fs::read_dir(site)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("searchindex"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
         .collect::<String>();
     if index.is_empty() {
-        problems.push("no search index (searchindex.json / searchindex.js)".to_owned());
+        problems.push("no search index (searchindex*.js / .json)".to_owned());
     }
     for id in &ids {
         if !index.contains(id.as_str()) {
@@ -204,15 +208,23 @@ fn browser_check(site: &Path) -> Result<(), String> {
     }
     let shot = root().join("target/docs-site-screenshot.png");
     let _ = std::fs::remove_file(&shot);
-    step(
-        "chromium --headless --screenshot (target/docs-site-screenshot.png)",
-        Command::new(&chromium)
-            .args(common)
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg(format!("--screenshot={}", shot.display()))
-            .arg("--window-size=1280,1600")
-            .arg(&url),
-    )?;
+    eprintln!("==> chromium --headless --screenshot (target/docs-site-screenshot.png)");
+    // Chromium logs D-Bus complaints on a headless machine: shown only on failure.
+    let run = Command::new(&chromium)
+        .args(common)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg("--window-size=1280,1600")
+        .arg(&url)
+        .output()
+        .map_err(|e| format!("cannot run chromium: {e}"))?;
+    if !run.status.success() {
+        return Err(format!(
+            "chromium --screenshot failed ({}):\n{}",
+            run.status,
+            String::from_utf8_lossy(&run.stderr)
+        ));
+    }
     let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
     if size < 10_000 {
         return Err(format!("the screenshot is missing or empty ({size} bytes)"));
@@ -250,4 +262,33 @@ pub fn run(args: &[&str]) -> Result<(), String> {
     }
     eprintln!("docs site: {}", site.join("index.html").display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_site_check_finds_what_it_looks_for() {
+        let d = std::env::temp_dir().join(format!("xtask-site-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let site = d.join("site");
+        let generated = d.join("generated");
+        let _ = std::fs::create_dir_all(site.join("set"));
+        let _ = std::fs::create_dir_all(generated.join("docs/src/set"));
+        let _ = std::fs::write(generated.join("docs/src/set/a.tool.md"), "# A");
+        let _ = std::fs::write(generated.join("docs/src/set/b.tool.md"), "# B");
+        let _ = std::fs::write(
+            site.join("set/a.tool.html"),
+            r#"<a href="../index.html#x">ok</a><a href="missing.html">broken</a><a href="https://x.org/y">external</a>"#,
+        );
+        let _ = std::fs::write(site.join("index.html"), "");
+        let _ = std::fs::write(site.join("searchindex-123.js"), "a.tool");
+        let problems = check_site(&site, &generated);
+        let _ = std::fs::remove_dir_all(&d);
+        assert_eq!(problems.len(), 3, "{problems:#?}");
+        assert!(problems[0].contains("no page for tool `b.tool`"));
+        assert!(problems[1].contains("broken link `missing.html`"));
+        assert!(problems[2].contains("does not hold tool id `b.tool`"));
+    }
 }

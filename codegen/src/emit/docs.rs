@@ -318,7 +318,11 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
     };
     let group = annotation("group").map(|g| md_cell(&g));
     let implementation_example = annotation("implementation_example").map(|code| {
-        let lang = if set.format == crate::ir::Format::Rave { "r" } else { "" };
+        let lang = if set.format == crate::ir::Format::Rave {
+            "r"
+        } else {
+            ""
+        };
         code_block(lang, code.trim_end())
     });
     ToolPage {
