@@ -400,8 +400,99 @@ impl Server {
     /// Handles one request (one line of the wire protocol). Returns the response
     /// line, or `None` for an MCP notification, which gets no response.
     pub fn handle(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
+        if let Some(out) = self.fast_call(request) {
+            return Some(out);
+        }
+        self.handle_general(session, request)
+    }
+
+    /// Every request the general way: parsed into a `Value`, answered with one.
+    fn handle_general(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
         let response = self.respond(session, request)?;
         let mut out = serde_json::to_vec(&response).unwrap_or_default();
+        out.push(b'\n');
+        Some(out)
+    }
+
+    /// The common case, `tools/call` in either dialect with a well-formed
+    /// request, without building `Value` trees for the request and the
+    /// response. Anything unusual (including every error in the request
+    /// itself) returns `None` and takes the general path, which answers it
+    /// with the same bytes it would have had anyway.
+    fn fast_call(&self, raw: &[u8]) -> Option<Vec<u8>> {
+        if raw.len() > self.max_request_bytes {
+            return None;
+        }
+        let req: FastRequest<'_> = serde_json::from_slice(raw).ok()?;
+        if req.jsonrpc != "2.0" || req.method != "tools/call" || !valid_id(&req.id) {
+            return None;
+        }
+        let p = req.params?;
+        let arguments = match p.arguments {
+            None => Value::Null,
+            Some(a @ Value::Object(_)) => a,
+            Some(_) => return None,
+        };
+        let mut out = Vec::with_capacity(256);
+        match (p.tool, p.name) {
+            (Some(tool), None) => {
+                let result = self.call(&tool, arguments);
+                match result {
+                    Ok(o) => serde_json::to_writer(
+                        &mut out,
+                        &FastResponse {
+                            id: &req.id,
+                            jsonrpc: "2.0",
+                            result: EnvelopeResult {
+                                diagnostics: &o.diagnostics,
+                                output: &o.output,
+                                tool: &tool,
+                            },
+                        },
+                    )
+                    .ok()?,
+                    Err(e) => {
+                        serde_json::to_writer(&mut out, &error_response(req.id.clone(), &e)).ok()?
+                    }
+                }
+            }
+            (None, Some(name)) if self.tools.contains_key(name.as_str()) => {
+                match self.call(&name, arguments) {
+                    Ok(o) => {
+                        let text = serde_json::to_string(&o.output).ok()?;
+                        let mut content = Vec::with_capacity(1 + o.diagnostics.len());
+                        content.push(TextContent {
+                            text: &text,
+                            kind: "text",
+                        });
+                        content.extend(o.diagnostics.iter().map(|d| TextContent {
+                            text: d,
+                            kind: "text",
+                        }));
+                        serde_json::to_writer(
+                            &mut out,
+                            &FastResponse {
+                                id: &req.id,
+                                jsonrpc: "2.0",
+                                result: McpResult {
+                                    content,
+                                    is_error: false,
+                                    structured_content: &o.output,
+                                },
+                            },
+                        )
+                        .ok()?;
+                    }
+                    // Tool errors are results in MCP, as in the general path.
+                    Err(e) => serde_json::to_writer(
+                        &mut out,
+                        &json!({"jsonrpc": "2.0", "id": req.id, "result": {"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}}}),
+                    )
+                    .ok()?,
+                }
+            }
+            _ => return None,
+        }
         out.push(b'\n');
         Some(out)
     }
@@ -762,6 +853,56 @@ fn read_line_capped<R: BufRead>(
 
 /// A string, or an integer that round-trips exactly: a float id (or one too
 /// large for 64 bits, which parses as a float) would come back changed.
+/// A well-formed `tools/call` request (see [`Server::fast_call`]).
+#[derive(serde::Deserialize)]
+struct FastRequest<'a> {
+    #[serde(borrow)]
+    jsonrpc: std::borrow::Cow<'a, str>,
+    id: Value,
+    #[serde(borrow)]
+    method: std::borrow::Cow<'a, str>,
+    params: Option<FastParams>,
+}
+
+#[derive(serde::Deserialize)]
+struct FastParams {
+    tool: Option<String>,
+    name: Option<String>,
+    arguments: Option<Value>,
+}
+
+/// A success response; fields in sorted order, as the general path writes them.
+#[derive(serde::Serialize)]
+struct FastResponse<'a, R> {
+    id: &'a Value,
+    jsonrpc: &'static str,
+    result: R,
+}
+
+#[derive(serde::Serialize)]
+struct EnvelopeResult<'a> {
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    diagnostics: &'a [String],
+    output: &'a Value,
+    tool: &'a str,
+}
+
+#[derive(serde::Serialize)]
+struct McpResult<'a> {
+    content: Vec<TextContent<'a>>,
+    #[serde(rename = "isError")]
+    is_error: bool,
+    #[serde(rename = "structuredContent")]
+    structured_content: &'a Value,
+}
+
+#[derive(serde::Serialize)]
+struct TextContent<'a> {
+    text: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
 fn valid_id(id: &Value) -> bool {
     match id {
         Value::String(_) => true,
@@ -878,4 +1019,78 @@ pub fn unserializable_output(tool: &str, e: &serde_json::Error) -> ToolError {
 /// The error for a tool id that a dispatch table does not know.
 pub fn unknown_tool(tool: &str) -> ToolError {
     plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> Server {
+        let info = ServerInfo {
+            name: "t".into(),
+            version: "0".into(),
+            extra: Map::new(),
+        };
+        let d = |id: &str| ToolDescriptor {
+            id: id.into(),
+            name: id.into(),
+            description: String::new(),
+            category: "scene".into(),
+            safety_level: "read-only".into(),
+            tier: "core".into(),
+            input_schema: json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}, "additionalProperties": false}),
+            output_schema: None,
+            timeout: DEFAULT_TIMEOUT,
+            requires_approval: false,
+            notes: None,
+        };
+        let ok: Handler = Arc::new(|a| {
+            let mut o = ToolOutput::new(json!({"z": "é\"\n", "a": [1, 2.5, null], "args": a}));
+            o.diagnostics.push("partial".into());
+            Ok(o)
+        });
+        let fails: Handler = Arc::new(|_| Err(ToolError::unity("no scene")));
+        Server::new(info, &["core"], "core")
+            .execution(Execution::Inline)
+            .tool(d("a.ok"), ok)
+            .and_then(|s| s.tool(d("a.fails"), fails))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn the_fast_path_answers_byte_for_byte_like_the_general_path() {
+        let s = server();
+        let requests = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"a.ok","arguments":{"n":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"tool":"a.ok"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"tool":"a.fails","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"tool":"a.ok","arguments":{"n":9}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"tool":"nope","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a.ok","arguments":{"n":2}}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"a.fails","arguments":{}}}"#,
+            r#"{"params":{"arguments":{"n":1},"tool":"a.ok"},"method":"tools/call","id":7,"jsonrpc":"2.0","extra":true}"#,
+        ];
+        for r in requests {
+            let fast = s.fast_call(r.as_bytes());
+            assert!(fast.is_some(), "fast path taken for {r}");
+            let general = s.handle_general(&mut Session::default(), r.as_bytes());
+            assert_eq!(
+                fast.as_deref().map(String::from_utf8_lossy),
+                general.as_deref().map(String::from_utf8_lossy),
+                "{r}"
+            );
+        }
+        // Unusual requests go the general way.
+        for r in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"tool":"a.ok"}}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"tool":"a.ok"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"a.ok","arguments":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"tool":"a.ok"}}"#,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"tool\":\"a.ok\"}",
+        ] {
+            assert!(s.fast_call(r.as_bytes()).is_none(), "{r}");
+        }
+    }
 }
