@@ -168,6 +168,9 @@ impl Generator {
         for emitter in emit::all(&self.emit) {
             emitter.emit(project, &mut files, &mut diags);
         }
+        // Emitters that share templates report a broken one once each: keep one.
+        let mut seen = std::collections::BTreeSet::new();
+        diags.retain(|d| seen.insert((d.rule.code, d.message.clone(), d.loc)));
         (files, diags)
     }
 

@@ -259,6 +259,10 @@ pub struct ToolSet {
     pub max_tier: Option<String>,
     /// Time limit for tools that set none, in seconds.
     pub default_timeout_seconds: f64,
+    /// A directory whose files override the built-in templates for this tool
+    /// set's generated files (the manifest's `templates`, resolved against the
+    /// manifest's directory).
+    pub templates: Option<Spanned<std::path::PathBuf>>,
     /// Where the manifest is; `None` for loose files that use the format's defaults.
     pub manifest: Option<Loc>,
     /// Tools sorted by id.

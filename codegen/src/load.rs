@@ -122,7 +122,22 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
             file,
             diags: &mut diags,
         };
-        if let Some(set) = manifest::read(&mut cx, &root) {
+        if let Some(mut set) = manifest::read(&mut cx, &root) {
+            if let Some(t) = &mut set.templates {
+                let dir = m.parent().unwrap_or(Path::new(".")).join(&t.value);
+                if !dir.is_dir() {
+                    cx.report(
+                        Diagnostic::at(
+                            &rule::TEMPLATE,
+                            t.loc,
+                            format!("templates directory `{}` does not exist", dir.display()),
+                        )
+                        .label("not a directory")
+                        .help("give a directory relative to this manifest that holds template overrides (e.g. `docs/tool.md.jinja`), or remove `templates`"),
+                    );
+                }
+                t.value = dir;
+            }
             sets.insert(SetKey::Manifest(m.clone()), (set, true, 0));
         }
     }

@@ -20,11 +20,12 @@
 //!     title: Core
 //! safetyLevels: [read-only, safe-write]
 //! maxTier: core              # optional: no tool above this tier
+//! templates: templates       # optional: template overrides, relative to this file
 //! ```
 
 use crate::diag::{Diagnostic, rule};
 use crate::formats::{self, editormcp, fields::Cx, fields::suggest};
-use crate::ir::{Category, Format, SafetyLevel, Tier, ToolSet};
+use crate::ir::{Category, Format, SafetyLevel, Spanned, Tier, ToolSet};
 use crate::syntax::{Node, NodeKind};
 
 /// File names recognised as manifests.
@@ -42,6 +43,7 @@ const KEYS: &[&str] = &[
     "tiers",
     "safetyLevels",
     "maxTier",
+    "templates",
 ];
 
 /// Whether `s` is a valid tool-set name.
@@ -203,6 +205,12 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
                 );
                 ok = false;
             }
+            None => ok = false,
+        }
+    }
+    if let Some(n) = get("templates") {
+        match cx.string(n, "`templates`", true) {
+            Some(t) => set.templates = Some(Spanned::new(std::path::PathBuf::from(t.value), t.loc)),
             None => ok = false,
         }
     }

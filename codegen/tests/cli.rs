@@ -478,3 +478,42 @@ fn templates_can_be_overridden_and_broken_overrides_are_located() {
     assert!(stderr(&o).contains("TG0802"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_manifest_can_name_a_templates_directory() {
+    let d = scratch("manifest-templates");
+    write(&d.join("sample.json"), VALID);
+    std::fs::create_dir_all(d.join("my-templates/docs")).unwrap_or_else(|e| panic!("{e}"));
+    write(
+        &d.join("my-templates/docs/tool.md.jinja"),
+        "# {{ tool.name }} (house style)\n",
+    );
+    let manifest =
+        "name: sample\nformat: editormcp\nnamespace: Sample.Tools\ntemplates: my-templates\n";
+    write(&d.join("toolset.yaml"), manifest);
+    let out = d.join("out");
+    let o = toolgen(&["gen", &d.to_string_lossy(), "--out", &out.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page =
+        std::fs::read_to_string(out.join("docs/src/sample/scene.sample.md")).unwrap_or_default();
+    assert_eq!(page, "# Sample Tool (house style)\n");
+    // A directory that is not there: TG0802 at the manifest's `templates` value.
+    write(
+        &d.join("toolset.yaml"),
+        manifest.replace("my-templates", "nowhere"),
+    );
+    let o = toolgen(&[
+        "gen",
+        &d.to_string_lossy(),
+        "--out",
+        &d.join("out2").to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("TG0802") && e.contains("toolset.yaml:4:12"),
+        "{e}"
+    );
+    assert!(!d.join("out2").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -748,26 +748,67 @@ fn template_error(e: &crate::templates::TemplateError) -> Diagnostic {
     Diagnostic::new(&rule::TEMPLATE, None, e.to_string())
 }
 
+/// The templates of a run: the built-ins with the command line's overrides
+/// (`shared`), and per tool set the manifest's overrides when the command line
+/// gives none (the command line wins).
+pub struct RunTemplates {
+    shared: Templates,
+    per_set: BTreeMap<String, Templates>,
+}
+
+impl RunTemplates {
+    /// Loads every override directory; problems are reported and give `None`.
+    pub fn load(
+        cli: Option<&std::path::Path>,
+        project: &Project,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<RunTemplates> {
+        let shared = Templates::new(cli)
+            .map_err(|e| diags.push(template_error(&e)))
+            .ok()?;
+        let mut per_set = BTreeMap::new();
+        if cli.is_none() {
+            for set in &project.tool_sets {
+                if let Some(dir) = &set.templates {
+                    let t = Templates::new(Some(&dir.value))
+                        .map_err(|e| diags.push(template_error(&e)))
+                        .ok()?;
+                    per_set.insert(set.name.clone(), t);
+                }
+            }
+        }
+        Some(RunTemplates { shared, per_set })
+    }
+
+    pub fn shared(&self) -> &Templates {
+        &self.shared
+    }
+
+    pub fn for_set(&self, set: &ToolSet) -> &Templates {
+        self.per_set.get(&set.name).unwrap_or(&self.shared)
+    }
+}
+
 impl Emitter for CSharp {
     fn name(&self) -> &'static str {
         "csharp"
     }
 
     fn emit(&self, project: &Project, out: &mut GeneratedFiles, diags: &mut Vec<Diagnostic>) {
-        let templates = match Templates::new(self.templates.as_deref()) {
-            Ok(t) => t,
-            Err(e) => {
-                diags.push(template_error(&e));
-                return;
-            }
+        let Some(templates) = RunTemplates::load(self.templates.as_deref(), project, diags) else {
+            return;
         };
-        let mut render =
-            |name: &str, path: String, ctx: &serde_json::Value| match templates.render(name, ctx) {
-                Ok(text) => out.add(path, text),
-                Err(e) => diags.push(template_error(&e)),
-            };
+        let mut problems = Vec::new();
+        let mut render = |t: &Templates, name: &str, path: String, ctx: &serde_json::Value| match t
+            .render(name, ctx)
+        {
+            Ok(text) => out.add(path, text),
+            Err(e) => problems.push(template_error(&e)),
+        };
+        let shared = templates.shared();
         for file in ["Tools.cs", "Dispatcher.cs", "Bridge.cs"] {
             render(
+                shared,
                 &format!("csharp/Runtime/{file}"),
                 format!("csharp/Runtime/{file}"),
                 &serde_json::json!({}),
@@ -780,16 +821,19 @@ impl Emitter for CSharp {
             "assembly": "Toolgen.Generated.Editor",
         }});
         render(
+            shared,
             "csharp/package.json.jinja",
             "csharp/package.json".into(),
             &package,
         );
         render(
+            shared,
             "csharp/asmdef.jinja",
             "csharp/Toolgen.Generated.Editor.asmdef".into(),
             &package,
         );
         for set in &project.tool_sets {
+            let t = templates.for_set(set);
             let (classes, registry) = class_names(set);
             let mut specs = Vec::new();
             for (tool, class) in set.tools.iter().zip(&classes) {
@@ -798,6 +842,7 @@ impl Emitter for CSharp {
                 specs.push(spec(tool, timeout));
                 let ctx = serde_json::json!({"namespace": set.namespace, "tool": file});
                 render(
+                    t,
                     "csharp/tool.cs.jinja",
                     format!("csharp/{}/{class}.cs", set.name),
                     &ctx,
@@ -818,11 +863,15 @@ impl Emitter for CSharp {
                 "name_text": set.name, "class": registry, "doc": doc, "tools": specs,
             }});
             render(
+                t,
                 "csharp/registry.cs.jinja",
                 format!("csharp/{}/{registry}.cs", set.name),
                 &ctx,
             );
         }
+        // One report per template problem, not one per file.
+        problems.dedup_by(|a, b| a.message == b.message);
+        diags.extend(problems);
     }
 }
 

@@ -403,23 +403,25 @@ impl Emitter for Docs {
     }
 
     fn emit(&self, project: &Project, out: &mut GeneratedFiles, diags: &mut Vec<Diagnostic>) {
-        let templates = match Templates::new(self.templates.as_deref()) {
-            Ok(t) => t,
-            Err(e) => {
-                diags.push(template_error(&e));
-                return;
-            }
+        let Some(templates) =
+            super::csharp::RunTemplates::load(self.templates.as_deref(), project, diags)
+        else {
+            return;
         };
-        let mut render = |name: &str, path: String, ctx: &Value| match templates.render(name, ctx) {
-            Ok(text) => out.add(path, text),
-            Err(e) => diags.push(template_error(&e)),
-        };
+        let mut problems = Vec::new();
+        let mut render =
+            |t: &Templates, name: &str, path: String, ctx: &Value| match t.render(name, ctx) {
+                Ok(text) => out.add(path, text),
+                Err(e) => problems.push(template_error(&e)),
+            };
+        let shared = templates.shared();
         let mut sets = Vec::new();
         for set in &project.tool_sets {
             let mut by_category: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
             for tool in &set.tools {
                 let page = tool_page(set, tool);
                 render(
+                    templates.for_set(set),
                     "docs/tool.md.jinja",
                     format!("docs/src/{}/{}", set.name, page_name(tool)),
                     &json!({"tool": page}),
@@ -460,6 +462,7 @@ impl Emitter for Docs {
                 "by_safety": counts(set.tools.iter().map(|t| t.safety.value.as_str())),
             });
             render(
+                templates.for_set(set),
                 "docs/set.md.jinja",
                 format!("docs/src/{}/index.md", set.name),
                 &json!({"set": set_ctx}),
@@ -473,14 +476,32 @@ impl Emitter for Docs {
             "by_tier": counts(all.clone().map(|t| t.tier.value.as_str())),
             "by_safety": counts(all.map(|t| t.safety.value.as_str())),
         });
-        render("docs/index.md.jinja", "docs/src/index.md".into(), &ctx);
-        render("docs/SUMMARY.md.jinja", "docs/src/SUMMARY.md".into(), &ctx);
-        render("docs/book.toml.jinja", "docs/book.toml".into(), &ctx);
         render(
+            shared,
+            "docs/index.md.jinja",
+            "docs/src/index.md".into(),
+            &ctx,
+        );
+        render(
+            shared,
+            "docs/SUMMARY.md.jinja",
+            "docs/src/SUMMARY.md".into(),
+            &ctx,
+        );
+        render(
+            shared,
+            "docs/book.toml.jinja",
+            "docs/book.toml".into(),
+            &ctx,
+        );
+        render(
+            shared,
             "docs/toolgen.css.jinja",
             "docs/theme/toolgen.css".into(),
             &ctx,
         );
+        problems.dedup_by(|a, b| a.message == b.message);
+        diags.extend(problems);
     }
 }
 

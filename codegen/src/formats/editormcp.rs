@@ -117,6 +117,7 @@ pub fn default_tool_set() -> ToolSet {
             .collect(),
         safety_levels: SafetyLevel::ALL.to_vec(),
         max_tier: None,
+        templates: None,
         default_timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
         manifest: None,
         tools: Vec::new(),
