@@ -833,7 +833,7 @@ impl Translator<'_, '_> {
     }
 }
 
-fn read_examples(cx: &mut Cx<'_>, obj: &[Member]) -> Option<Vec<Example>> {
+pub(crate) fn read_examples(cx: &mut Cx<'_>, obj: &[Member]) -> Option<Vec<Example>> {
     let Some(m) = obj.iter().find(|m| m.key == "examples") else {
         return Some(Vec::new());
     };

@@ -179,6 +179,14 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         super::editormcp::check_timeout(cx, v, cx.loc(n.span))
             .then(|| Spanned::new(v, cx.loc(n.span)))
     });
+    // Examples in the EditorMCP shape (`[{description, input, output}]`): MCP
+    // has no place for them, so toolgen's metadata carries them.
+    let examples = match meta.map(|m| &m.kind) {
+        Some(NodeKind::Object(members)) => {
+            super::editormcp::read_examples(cx, members).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
     let requires_approval = meta
         .and_then(|m| m.get("requiresApproval"))
         .and_then(|n| cx.boolean(n, "`_meta.toolgen.requiresApproval`"))
@@ -198,7 +206,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         input: input?,
         output: output?,
         notes,
-        examples: Vec::new(),
+        examples,
         timeout_seconds,
         requires_approval,
         annotations,
