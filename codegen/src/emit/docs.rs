@@ -82,6 +82,9 @@ fn pretty(v: &Value) -> String {
 
 /// A short type description of a schema (`string`, `array of integer`, `Node`, ...).
 fn type_of(s: &Value) -> String {
+    if let Some(c) = s.get("const") {
+        return format!("always {c}");
+    }
     if let Some(r) = s.get("$ref").and_then(Value::as_str) {
         return r.rsplit('/').next().unwrap_or("object").to_owned();
     }
@@ -236,6 +239,63 @@ fn output_tree(
     }
 }
 
+/// The outputs section: a field tree for objects (the root `$ref` followed), one
+/// sub-list per alternative for unions, else the type.
+fn outputs_section(schema: &Value) -> String {
+    let defs = schema.get("$defs").and_then(Value::as_object);
+    let mut root = schema.clone();
+    for _ in 0..8 {
+        let target = root
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .and_then(|n| defs.and_then(|d| d.get(n)));
+        match target {
+            Some(t) => root = t.clone(),
+            None => break,
+        }
+    }
+    let mut out = String::new();
+    if let Some(d) = root.get("description").and_then(Value::as_str) {
+        if schema.get("$ref").is_some() {
+            out.push_str(&md_block(d));
+            out.push_str("\n\n");
+        }
+    }
+    let alternatives = root
+        .get("oneOf")
+        .or_else(|| root.get("anyOf"))
+        .and_then(Value::as_array);
+    if let Some(alts) = alternatives {
+        out.push_str(&format!("One of {} shapes:\n\n", alts.len()));
+        for (i, alt) in alts.iter().enumerate() {
+            // Name an alternative by its constant discriminator, if it has one.
+            let tag = alt
+                .get("properties")
+                .and_then(Value::as_object)
+                .and_then(|p| {
+                    p.iter()
+                        .find_map(|(k, v)| v.get("const").map(|c| format!("{k} = {c}")))
+                })
+                .or_else(|| alt.get("title").and_then(Value::as_str).map(str::to_owned))
+                .unwrap_or_else(|| format!("shape {}", i + 1));
+            out.push_str(&format!("- <code>{}</code>\n", md_cell(&tag)));
+            let mut sub = String::new();
+            output_tree(alt, defs, 1, &mut Vec::new(), &mut sub);
+            out.push_str(&sub);
+        }
+        return out;
+    }
+    let mut tree = String::new();
+    output_tree(&root, defs, 0, &mut Vec::new(), &mut tree);
+    if tree.is_empty() {
+        out.push_str(&format!("Type: {}\n", md(&type_of(&root))));
+    } else {
+        out.push_str(&tree);
+    }
+    out
+}
+
 fn badge(safety: SafetyLevel) -> String {
     let class = match safety {
         SafetyLevel::ReadOnly => "read-only",
@@ -297,16 +357,7 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
     if tool.output.value.is_null() {
         outputs.push_str("The tool declares no output schema.\n");
     } else {
-        output_tree(
-            &tool.output.value,
-            tool.output.value.get("$defs").and_then(Value::as_object),
-            0,
-            &mut Vec::new(),
-            &mut outputs,
-        );
-        if outputs.is_empty() {
-            outputs = format!("Type: {}\n", md(&type_of(&tool.output.value)));
-        }
+        outputs = outputs_section(&tool.output.value);
     }
     let text = serde_json::to_string(&output).unwrap_or_default();
     // Readers record a tool's group and implementation example as annotations (RAVE does).
