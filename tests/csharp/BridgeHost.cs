@@ -56,6 +56,12 @@ namespace Toolgen.Tests
             {
                 throw ToolException.Execution("no example of " + id + " matches " + args.ToString(Formatting.None));
             }
+#if UNITY_EDITOR
+            if (Thread.CurrentThread.ManagedThreadId != BridgeHost.MainThreadId)
+            {
+                throw ToolException.Execution(id + " ran off the editor main thread");
+            }
+#endif
             context.AddDiagnostic("answered by the C# test handler for " + id);
             return best["output"].ToObject<TOutput>(serializer);
         }
@@ -83,7 +89,7 @@ namespace Toolgen.Tests
             }
             if (input.AssetPath == "Assets/Hang.bin")
             {
-                Thread.Sleep(60000);
+                Thread.Sleep(3000);
             }
             if (input.AssetPath == "Assets/Denied.bin")
             {
@@ -258,6 +264,13 @@ namespace Toolgen.Tests
     /// <summary>Serves the test handlers: <c>bridge-host.exe EXAMPLES.json [PORT]</c>.</summary>
     public static class BridgeHost
     {
+        /// <summary>The thread that plays the Unity Editor's main thread.</summary>
+        public static int MainThreadId;
+
+#if UNITY_EDITOR
+        private static volatile bool inputClosed;
+#endif
+
         /// <summary>Prints <c>listening on PORT</c>, then serves until standard input closes.</summary>
         public static int Main(string[] args)
         {
@@ -266,6 +279,7 @@ namespace Toolgen.Tests
                 Console.Error.WriteLine("usage: bridge-host.exe EXAMPLES.json [PORT]");
                 return 2;
             }
+            MainThreadId = Thread.CurrentThread.ManagedThreadId;
             Examples.Load(args[0]);
             int port = args.Length > 1 ? int.Parse(args[1]) : 0;
             ToolDispatcher dispatcher = new ToolDispatcher(EditormcpTools.Specs);
@@ -281,7 +295,24 @@ namespace Toolgen.Tests
                 bridge.Start();
                 Console.WriteLine("listening on " + bridge.Port + " with " + registered + " handlers");
                 Console.Out.Flush();
+#if UNITY_EDITOR
+                // Play the editor: run EditorApplication.update on this (main) thread
+                // until standard input closes.
+                Thread input = new Thread(() =>
+                {
+                    Console.In.ReadToEnd();
+                    inputClosed = true;
+                });
+                input.IsBackground = true;
+                input.Start();
+                while (!inputClosed)
+                {
+                    UnityEditor.EditorApplication.Tick();
+                    Thread.Sleep(1);
+                }
+#else
                 Console.In.ReadToEnd();
+#endif
             }
             return 0;
         }

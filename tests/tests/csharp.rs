@@ -197,6 +197,10 @@ fn mono() -> Mono {
 
 /// Compiles `sources` into `out` (an `.exe` or, with `library`, a `.dll`); panics with mcs's output.
 fn compile(m: &Mono, sources: &[PathBuf], out: &Path, library: bool) {
+    compile_with(m, sources, out, library, &[]);
+}
+
+fn compile_with(m: &Mono, sources: &[PathBuf], out: &Path, library: bool, extra: &[&str]) {
     let dir = out.parent().unwrap_or(Path::new("."));
     let _ = std::fs::create_dir_all(dir);
     let _ = std::fs::copy(&m.newtonsoft, dir.join("Newtonsoft.Json.dll"));
@@ -211,6 +215,7 @@ fn compile(m: &Mono, sources: &[PathBuf], out: &Path, library: bool) {
     if library {
         cmd.arg("-target:library");
     }
+    cmd.args(extra);
     cmd.args(sources);
     let output = cmd
         .output()
@@ -262,6 +267,25 @@ fn hostile_spec_text_compiles_and_stays_text() {
     // XML documentation file too (mcs wrote it without a warning).
     let xml = std::fs::read_to_string(dir.join("hostile.xml")).unwrap_or_default();
     assert!(xml.contains("Injected"), "doc file written");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_unity_editor_code_path_compiles() {
+    // `#if UNITY_EDITOR` code (the main-thread queue, reload handling) against stubs
+    // of the two UnityEditor APIs it uses, with Unity's signatures.
+    let m = mono();
+    let dir = work_dir("unity");
+    let mut sources = Vec::new();
+    cs_files(&root().join("generated/csharp"), &mut sources);
+    sources.push(root().join("tests/csharp/UnityEditorStub.cs"));
+    compile_with(
+        &m,
+        &sources,
+        &dir.join("unity.dll"),
+        true,
+        &["-define:UNITY_EDITOR"],
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -398,13 +422,30 @@ fn raw(port: u16, line: &str) -> Value {
 
 #[test]
 fn generated_csharp_bridge_serves_every_editormcp_tool_end_to_end() {
+    end_to_end(false);
+}
+
+/// The same, built with `UNITY_EDITOR` against stubs of the editor API: requests go
+/// through the main-thread queue, drained by `EditorApplication.update`, which the
+/// host ticks on its main thread; the handlers check they run there.
+#[test]
+fn the_editor_main_thread_queue_serves_every_tool_end_to_end() {
+    end_to_end(true);
+}
+
+fn end_to_end(unity: bool) {
     let m = mono();
-    let dir = work_dir("bridge");
+    let dir = work_dir(if unity { "bridge-unity" } else { "bridge" });
     let mut sources = Vec::new();
     cs_files(&root().join("generated/csharp"), &mut sources);
     sources.push(root().join("tests/csharp/BridgeHost.cs"));
     let exe = dir.join("bridge-host.exe");
-    compile(&m, &sources, &exe, false);
+    if unity {
+        sources.push(root().join("tests/csharp/UnityEditorStub.cs"));
+        compile_with(&m, &sources, &exe, false, &["-define:UNITY_EDITOR"]);
+    } else {
+        compile(&m, &sources, &exe, false);
+    }
     let examples = dir.join("examples.json");
     let all = spec_examples();
     let _ = std::fs::write(&examples, Value::Object(all.clone()).to_string());
@@ -551,7 +592,8 @@ fn generated_csharp_bridge_serves_every_editormcp_tool_end_to_end() {
     assert_eq!(r["result"]["isError"], true, "{r}");
     assert_eq!(r["result"]["_meta"]["error"]["code"], -32004, "{r}");
 
-    // A bridge that hangs past the time limit: -32003, and the next call works.
+    // A bridge that hangs past the time limit: -32003, and the next call works (once
+    // the handler, which holds the editor's main thread for 3 s, is done).
     let started = std::time::Instant::now();
     let hung = b.call(
         "asset.info",

@@ -64,6 +64,9 @@ namespace Toolgen.Bridge
             Port = ((IPEndPoint)listener.LocalEndpoint).Port;
 #if UNITY_EDITOR
             EditorApplication.update += Drain;
+            // A script reload tears the domain down: free the port first, so the
+            // reloaded editor code can listen on it again.
+            AssemblyReloadEvents.beforeAssemblyReload += Dispose;
 #endif
             acceptThread = new Thread(AcceptLoop);
             acceptThread.IsBackground = true;
@@ -77,6 +80,17 @@ namespace Toolgen.Bridge
             stopping = true;
 #if UNITY_EDITOR
             EditorApplication.update -= Drain;
+            AssemblyReloadEvents.beforeAssemblyReload -= Dispose;
+            // Release connection threads still waiting for the main thread.
+            lock (queue)
+            {
+                while (queue.Count > 0)
+                {
+                    WorkItem item = queue.Dequeue();
+                    item.Response = ToolDispatcher.Error(null, ErrorCodes.UnityEditor, "Unity Editor bridge stopped (script reload or editor shutdown)", null, null, null);
+                    item.Done.Set();
+                }
+            }
 #endif
             if (listener != null)
             {

@@ -1,0 +1,44 @@
+// The two UnityEditor APIs the generated bridge uses under `#if UNITY_EDITOR`, with
+// Unity's signatures (UnityEditor.EditorApplication.update is a CallbackFunction
+// field; AssemblyReloadEvents.beforeAssemblyReload an AssemblyReloadCallback event),
+// so that tests/tests/csharp.rs can compile the Unity-only code path with mcs.
+namespace UnityEditor
+{
+    /// <summary>Stub of UnityEditor.EditorApplication.</summary>
+    public static class EditorApplication
+    {
+        /// <summary>Unity's delegate type for editor callbacks.</summary>
+        public delegate void CallbackFunction();
+
+        /// <summary>Called on every editor update, on the main thread.</summary>
+        public static CallbackFunction update;
+
+        /// <summary>Runs one editor update (for tests).</summary>
+        public static void Tick()
+        {
+            if (update != null)
+            {
+                update();
+            }
+        }
+    }
+
+    /// <summary>Stub of UnityEditor.AssemblyReloadEvents.</summary>
+    public static class AssemblyReloadEvents
+    {
+        /// <summary>Unity's delegate type for reload callbacks.</summary>
+        public delegate void AssemblyReloadCallback();
+
+        /// <summary>Raised before scripts are reloaded.</summary>
+        public static event AssemblyReloadCallback beforeAssemblyReload;
+
+        /// <summary>Raises the event (for tests).</summary>
+        public static void Reload()
+        {
+            if (beforeAssemblyReload != null)
+            {
+                beforeAssemblyReload();
+            }
+        }
+    }
+}
