@@ -467,3 +467,19 @@ fn every_rave_tool_is_served_through_the_generated_dispatch() {
         }
     }
 }
+
+#[test]
+fn typed_values_serialize_deterministically() {
+    // Maps are `BTreeMap`s, so a typed value written directly (not through a sorted
+    // `serde_json::Value`) has its keys in order on every run.
+    let v: editormcp::project_assets_summary::Output = serde_json::from_value(json!({
+        "byType": {"Texture2D": 3, "AudioClip": 1, "Material": 2, "Prefab": 5, "Mesh": 4},
+        "largeAssets": [], "totalAssets": 15, "unreferencedCount": 0
+    }))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let text = serde_json::to_string(&v).unwrap_or_default();
+    assert!(
+        text.contains(r#"{"AudioClip":1,"Material":2,"Mesh":4,"Prefab":5,"Texture2D":3}"#),
+        "{text}"
+    );
+}

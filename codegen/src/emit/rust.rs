@@ -148,6 +148,9 @@ fn typify(schema: &Value, name: &str) -> Result<String, String> {
             serde_json::from_str(&text).map_err(|e| e.to_string())?;
         let mut settings = typify::TypeSpaceSettings::default();
         settings.with_struct_builder(false);
+        // Ordered maps: a typed value serializes the same way on every run (typify's
+        // default, `HashMap`, would not).
+        settings.with_map_type("::std::collections::BTreeMap");
         let mut space = typify::TypeSpace::new(&settings);
         space.add_root_schema(root).map_err(|e| e.to_string())?;
         Ok(space.to_stream().to_string())

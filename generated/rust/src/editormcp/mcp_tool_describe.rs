@@ -53,7 +53,7 @@ pub mod output {
         ///Canonical tool id.
         pub id: ::std::string::String,
         ///The tool's parameters, keyed by parameter name.
-        pub inputs: ::std::collections::HashMap<
+        pub inputs: ::std::collections::BTreeMap<
             ::std::string::String,
             ParameterDescription,
         >,
@@ -63,7 +63,7 @@ pub mod output {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub notes: ::std::option::Option<::std::string::String>,
         ///The tool's output fields, keyed by field name.
-        pub outputs: ::std::collections::HashMap<
+        pub outputs: ::std::collections::BTreeMap<
             ::std::string::String,
             OutputFieldDescription,
         >,

@@ -75,7 +75,7 @@ pub mod output {
     pub struct Output {
         ///Asset count per asset type name, keys sorted alphabetically.
         #[serde(rename = "byType")]
-        pub by_type: ::std::collections::HashMap<::std::string::String, u64>,
+        pub by_type: ::std::collections::BTreeMap<::std::string::String, u64>,
         ///Assets of at least `minSizeBytes`, largest first, then by path.
         #[serde(rename = "largeAssets")]
         pub large_assets: ::std::vec::Vec<OutputLargeAssetsItem>,
