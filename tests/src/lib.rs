@@ -49,3 +49,58 @@ pub fn diagnostic_lines(loaded: &Loaded, base: &Path) -> Vec<String> {
     lines.sort();
     lines
 }
+
+/// Every file below `dir` whose name ends in `.{ext}`, in sorted order (hidden
+/// entries skipped: the generator's own directory walk).
+pub fn files_below(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in toolgen::source::sorted_children(dir).unwrap_or_default() {
+        if p.is_dir() {
+            out.extend(files_below(&p, ext));
+        } else if p.extension().is_some_and(|e| e == ext) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The first file named `name` in a `PATH` directory.
+pub fn which(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Equal as JSON data: an absent member and `null` alike, and numbers by value
+/// (`17` and `17.0`, as a typed `f64` writes it back).
+pub fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => x.keys().chain(y.keys()).all(|k| {
+            same_json(
+                x.get(k).unwrap_or(&Value::Null),
+                y.get(k).unwrap_or(&Value::Null),
+            )
+        }),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b))
+        }
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// Newtonsoft.Json.dll for compiling the generated C#: `TOOLGEN_NEWTONSOFT_JSON`,
+/// else the one Debian's `libnewtonsoft-json-cil-dev` installs (or Mono ships).
+pub fn newtonsoft_json_dll() -> Option<PathBuf> {
+    std::env::var_os("TOOLGEN_NEWTONSOFT_JSON")
+        .map(PathBuf::from)
+        .or_else(|| {
+            ["/usr/lib/cli", "/usr/lib/mono"]
+                .iter()
+                .flat_map(|d| files_below(Path::new(d), "dll"))
+                .find(|p| p.file_name().is_some_and(|n| n == "Newtonsoft.Json.dll"))
+        })
+}

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use toolgen_generated::editormcp::{self, TOOLS};
 use toolgen_runtime::bridge::{self, Bridge};
 use toolgen_runtime::{Server, ServerInfo, Session};
-use toolgen_tests::{fixtures, root};
+use toolgen_tests::{files_below, fixtures, newtonsoft_json_dll, root, same_json, which};
 
 /// C# features that Mono's `mcs` (C# 7.2) or Unity's Newtonsoft.Json 6 API lack.
 const FORBIDDEN: &[(&str, &str)] = &[
@@ -39,23 +39,6 @@ const FORBIDDEN: &[(&str, &str)] = &[
     ("using var ", "using declarations (C# 8)"),
     ("static local", "static local functions (C# 8)"),
 ];
-
-fn cs_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            cs_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "cs") {
-            out.push(p);
-        }
-    }
-}
 
 /// `case T x:` type patterns (C# 7.0 is fine for mcs, but the issue keeps them out) and
 /// local functions (a method declared inside a method body).
@@ -113,9 +96,8 @@ fn pattern_problems(text: &str) -> Vec<String> {
 
 #[test]
 fn generated_csharp_uses_only_the_common_language_subset() {
-    let mut files = Vec::new();
-    cs_files(&root().join("generated/csharp"), &mut files);
-    cs_files(&root().join("templates/csharp"), &mut files);
+    let mut files = files_below(&root().join("generated/csharp"), "cs");
+    files.extend(files_below(&root().join("templates/csharp"), "cs"));
     assert!(files.len() > 30, "found {} C# files", files.len());
     let mut problems = Vec::new();
     for f in &files {
@@ -146,48 +128,14 @@ struct Mono {
     newtonsoft: PathBuf,
 }
 
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join(name))
-            .find(|p| p.is_file())
-    })
-}
-
-fn find_newtonsoft(dir: &Path, depth: usize) -> Option<PathBuf> {
-    if depth > 4 {
-        return None;
-    }
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    entries
-        .iter()
-        .find(|p| p.file_name().is_some_and(|n| n == "Newtonsoft.Json.dll") && p.is_file())
-        .cloned()
-        .or_else(|| {
-            entries
-                .iter()
-                .filter(|p| p.is_dir())
-                .find_map(|p| find_newtonsoft(p, depth + 1))
-        })
-}
-
 fn mono() -> Mono {
     let hint = "install them with `apt-get install -y mono-mcs mono-runtime libnewtonsoft-json-cil-dev`, or run the tests with `cargo xtask test`, which does";
     let mcs = which("mcs")
         .unwrap_or_else(|| panic!("`mcs` (Mono's C# compiler) is not installed: {hint}"));
     let mono = which("mono").unwrap_or_else(|| panic!("`mono` is not installed: {hint}"));
-    let newtonsoft = std::env::var_os("TOOLGEN_NEWTONSOFT_JSON")
-        .map(PathBuf::from)
-        .or_else(|| find_newtonsoft(Path::new("/usr/lib/cli"), 0))
-        .or_else(|| find_newtonsoft(Path::new("/usr/lib/mono"), 0))
-        .unwrap_or_else(|| {
-            panic!("Newtonsoft.Json.dll not found (set TOOLGEN_NEWTONSOFT_JSON): {hint}")
-        });
+    let newtonsoft = newtonsoft_json_dll().unwrap_or_else(|| {
+        panic!("Newtonsoft.Json.dll not found (set TOOLGEN_NEWTONSOFT_JSON): {hint}")
+    });
     Mono {
         mcs,
         mono,
@@ -250,8 +198,7 @@ fn hostile_spec_text_compiles_and_stays_text() {
         "{:?}",
         generated.err().map(|e| e.to_string())
     );
-    let mut sources = Vec::new();
-    cs_files(&dir.join("out/csharp"), &mut sources);
+    let sources = files_below(&dir.join("out/csharp"), "cs");
     compile(&m, &sources, &dir.join("hostile.dll"), true);
     let tool = std::fs::read_to_string(dir.join("out/csharp/hostile/ClassStringDefault.cs"))
         .unwrap_or_default();
@@ -276,8 +223,7 @@ fn the_unity_editor_code_path_compiles() {
     // of the two UnityEditor APIs it uses, with Unity's signatures.
     let m = mono();
     let dir = work_dir("unity");
-    let mut sources = Vec::new();
-    cs_files(&root().join("generated/csharp"), &mut sources);
+    let mut sources = files_below(&root().join("generated/csharp"), "cs");
     sources.push(root().join("tests/csharp/UnityEditorStub.cs"));
     compile_with(
         &m,
@@ -334,31 +280,6 @@ fn spec_examples() -> serde_json::Map<String, Value> {
         all.insert(info.id.to_owned(), v["examples"].clone());
     }
     all
-}
-
-/// Equal modulo absent-vs-null and integer-vs-float spellings of one number.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let keys: std::collections::BTreeSet<&String> = x
-                .iter()
-                .chain(y.iter())
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, _)| k)
-                .collect();
-            keys.into_iter().all(|k| {
-                same(
-                    x.get(k).unwrap_or(&Value::Null),
-                    y.get(k).unwrap_or(&Value::Null),
-                )
-            })
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        _ => a == b,
-    }
 }
 
 /// The output deserializes into the generated Rust `Output` type of the tool.
@@ -436,8 +357,7 @@ fn the_editor_main_thread_queue_serves_every_tool_end_to_end() {
 fn end_to_end(unity: bool) {
     let m = mono();
     let dir = work_dir(if unity { "bridge-unity" } else { "bridge" });
-    let mut sources = Vec::new();
-    cs_files(&root().join("generated/csharp"), &mut sources);
+    let mut sources = files_below(&root().join("generated/csharp"), "cs");
     sources.push(root().join("tests/csharp/BridgeHost.cs"));
     let exe = dir.join("bridge-host.exe");
     if unity {
@@ -545,7 +465,7 @@ fn end_to_end(unity: bool) {
             );
             let output = &r["result"]["output"];
             assert!(
-                same(output, &example["output"]),
+                same_json(output, &example["output"]),
                 "{} example {n}: {r}\nexpected {}",
                 info.id,
                 example["output"]
@@ -569,7 +489,7 @@ fn end_to_end(unity: bool) {
             );
             assert_eq!(r["result"]["isError"], false, "{r}");
             assert!(
-                same(&r["result"]["structuredContent"], &example["output"]),
+                same_json(&r["result"]["structuredContent"], &example["output"]),
                 "{r}"
             );
             calls += 1;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use toolgen_generated::editormcp::{self, EditormcpTools, TOOLS};
 use toolgen_generated::{ravedemo, toolvault};
 use toolgen_runtime::{Call, ToolError};
-use toolgen_tests::root;
+use toolgen_tests::{root, same_json};
 
 fn spec_examples(id: &str) -> Vec<Value> {
     let text = std::fs::read_to_string(root().join(format!("tool-specs/editormcp/{id}.json")))
@@ -283,7 +283,7 @@ impl ToolvaultExamples {
                     .as_object()
                     .into_iter()
                     .flatten()
-                    .all(|(k, v)| args.get(k).is_some_and(|a| same(a, v)))
+                    .all(|(k, v)| args.get(k).is_some_and(|a| same_json(a, v)))
             })
             // The most specific example: the one that agrees on the most arguments.
             .max_by_key(|e| e.input.value.as_object().map_or(0, |m| m.len()))
@@ -332,29 +332,15 @@ fn every_toolvault_example_round_trips_through_the_generated_types() {
             let errors: Vec<String> = validator.iter_errors(&out).map(|x| x.to_string()).collect();
             assert!(errors.is_empty(), "{}: {errors:?}", info.id);
             let expected = e.output.map(|o| o.value).unwrap_or_default();
-            assert!(same(&out, &expected), "{}: {out} != {expected}", info.id);
+            assert!(
+                same_json(&out, &expected),
+                "{}: {out} != {expected}",
+                info.id
+            );
             calls += 1;
         }
     }
     assert_eq!(calls, 6);
-}
-
-/// Equal as JSON values: absent and `null` alike, and numbers by value (a GeoJSON
-/// `id` of `17` is typed `f64`, so it comes back as `17.0`).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => x.keys().chain(y.keys()).all(|k| {
-            same(
-                x.get(k).unwrap_or(&Value::Null),
-                y.get(k).unwrap_or(&Value::Null),
-            )
-        }),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
-        }
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        _ => a == b,
-    }
 }
 
 /// A schema-valid instance with every declared property (first enum value, one

@@ -1,7 +1,7 @@
 //! MCP / ToolVault tool JSON: the protocol's schemas, the MCP specification's
 //! example tools, and bundled schemas checked against real feature JSON.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use toolgen::Generator;
@@ -11,7 +11,7 @@ use toolgen::load::{LoadOptions, load};
 use toolgen::refs::SchemaStore;
 use toolgen::source::SourceDb;
 use toolgen_runtime::toolvault::arguments_to_object;
-use toolgen_tests::{fixtures, root};
+use toolgen_tests::{files_below, fixtures, root};
 
 fn corpus(sub: &str) -> PathBuf {
     let dir = root()
@@ -44,28 +44,11 @@ fn errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
         .collect()
 }
 
-fn files_below(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().and_then(|x| x.to_str()) == Some("json") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn vendored_schemas_equal_the_corpus() {
     let vendored = root().join("tool-specs/toolvault/schemas");
     let original = corpus("toolvault/schemas");
-    let files = files_below(&original);
+    let files = files_below(&original, "json");
     assert_eq!(files.len(), 17);
     for f in files {
         let rel = f.strip_prefix(&original).unwrap_or(&f);

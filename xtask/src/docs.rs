@@ -10,6 +10,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use toolgen_tests::{files_below, which};
+
 use crate::{root, step};
 
 const MDBOOK_VERSION: &str = "0.5.4";
@@ -40,23 +42,6 @@ fn mdbook() -> Result<PathBuf, String> {
         ]),
     )?;
     Ok(PathBuf::from("mdbook"))
-}
-
-fn html_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            html_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "html") {
-            out.push(p);
-        }
-    }
 }
 
 /// Every `href="..."` and `src="..."` value in `html`.
@@ -108,9 +93,7 @@ pub fn check_site(site: &Path, generated: &Path) -> Vec<String> {
         problems.push("no tool pages in generated/docs/src".to_owned());
     }
     // Every internal link resolves.
-    let mut pages = Vec::new();
-    html_files(site, &mut pages);
-    for page in &pages {
+    for page in &files_below(site, "html") {
         let text = std::fs::read_to_string(page).unwrap_or_default();
         for link in links(&text) {
             if link.contains("://")
@@ -162,14 +145,11 @@ pub fn check_site(site: &Path, generated: &Path) -> Vec<String> {
 }
 
 fn chromium() -> Result<PathBuf, String> {
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        if let Some(p) = std::env::var_os("PATH").and_then(|paths| {
-            std::env::split_paths(&paths)
-                .map(|d| d.join(name))
-                .find(|p| p.is_file())
-        }) {
-            return Ok(p);
-        }
+    if let Some(p) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find_map(which)
+    {
+        return Ok(p);
     }
     crate::apt_install(&["chromium"])?;
     Ok(PathBuf::from("chromium"))

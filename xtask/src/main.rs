@@ -207,15 +207,8 @@ fn mcp_client() -> Result<(), String> {
 /// packages, installed with apt-get when missing (as root, or through sudo).
 fn mono_toolchain() -> Result<(), String> {
     const PACKAGES: &[&str] = &["mono-mcs", "mono-runtime", "libnewtonsoft-json-cil-dev"];
-    let have = |cmd: &str| {
-        Command::new("sh")
-            .args(["-c", &format!("command -v {cmd}")])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let newtonsoft = Path::new("/usr/lib/cli/Newtonsoft.Json-5.0/Newtonsoft.Json.dll").is_file()
-        || std::env::var_os("TOOLGEN_NEWTONSOFT_JSON").is_some();
-    if have("mcs") && have("mono") && newtonsoft {
+    use toolgen_tests::{newtonsoft_json_dll, which};
+    if which("mcs").is_some() && which("mono").is_some() && newtonsoft_json_dll().is_some() {
         return Ok(());
     }
     apt_install(PACKAGES)
