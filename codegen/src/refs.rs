@@ -139,6 +139,33 @@ pub fn at_pointer<'v>(value: &'v Value, pointer: &str) -> Option<&'v Value> {
     Some(v)
 }
 
+/// The definition a local reference names (`#/$defs/Name`, pointer-escaped).
+pub fn def_name(reference: &str) -> Option<String> {
+    reference.strip_prefix("#/$defs/").map(unescape)
+}
+
+/// What a local reference of a bundled schema (`#`, `#/$defs/X`, `#/any/pointer`)
+/// points at within `root`.
+pub fn local_target<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
+    at_pointer(root, reference.strip_prefix('#')?)
+}
+
+/// `schema` with its local `$ref`s followed within `root` (a bounded number of
+/// hops, so that a reference loop ends).
+pub fn follow<'v>(root: &'v Value, mut schema: &'v Value) -> &'v Value {
+    for _ in 0..16 {
+        match schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| local_target(root, r))
+        {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
+}
+
 /// A schema document: a `*.schema.json` file, or a tool's own schema.
 #[derive(Clone, Debug)]
 struct Doc {
@@ -748,5 +775,14 @@ mod tests {
         assert_eq!(at_pointer(&v, "/a/b~1c/1/d"), Some(&serde_json::json!(2)));
         assert_eq!(at_pointer(&v, ""), Some(&v));
         assert_eq!(at_pointer(&v, "/x"), None);
+        let bundled = serde_json::json!({"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/b~1c"}, "b/c": {"type": "string"}, "Loop": {"$ref": "#/$defs/Loop"}}});
+        assert_eq!(def_name("#/$defs/b~1c").as_deref(), Some("b/c"));
+        assert_eq!(def_name("#/definitions/A"), None);
+        assert_eq!(
+            follow(&bundled, &bundled),
+            &serde_json::json!({"type": "string"})
+        );
+        let looping = &bundled["$defs"]["Loop"];
+        assert_eq!(follow(&bundled, looping), looping, "a loop ends");
     }
 }

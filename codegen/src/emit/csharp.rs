@@ -22,10 +22,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Emitter, GeneratedFiles};
+use super::{Emitter, GeneratedFiles, strings};
 use crate::diag::{Diagnostic, rule};
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
+use crate::refs;
 use crate::templates::Templates;
 
 /// The C# emitter; `templates` is the user's override directory, if any.
@@ -350,10 +351,9 @@ impl<'a> Mapper<'a> {
                 .clone()
                 .map_or_else(Mapper::any, |n| Mapped::plain(&n, false));
         }
-        let Some(name) = r.strip_prefix("#/$defs/") else {
+        let Some(name) = refs::def_name(r) else {
             return Mapper::any();
         };
-        let name = name.replace("~1", "/").replace("~0", "~");
         if let Some(m) = self.def_types.get(&name) {
             return m.clone();
         }
@@ -461,11 +461,7 @@ impl<'a> Mapper<'a> {
             props: Vec::new(),
             members: Vec::new(),
         });
-        let required: Vec<&str> = s
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = strings(s.get("required"));
         let empty = serde_json::Map::new();
         let props = s
             .get("properties")
@@ -645,28 +641,7 @@ fn tool_file(tool: &Tool, class: &str, timeout: f64) -> CsToolFile {
 /// What the dispatcher checks of one tool's top-level parameters.
 fn spec(tool: &Tool, timeout: f64) -> CsSpec {
     let input = &tool.input.value;
-    let defs = input.get("$defs").and_then(Value::as_object);
-    let resolve = |s: &Value| -> Value {
-        let mut s = s.clone();
-        for _ in 0..8 {
-            let Some(r) = s.get("$ref").and_then(Value::as_str) else {
-                break;
-            };
-            let target = r
-                .strip_prefix("#/$defs/")
-                .and_then(|n| defs.and_then(|d| d.get(&n.replace("~1", "/").replace("~0", "~"))));
-            match target {
-                Some(t) => s = t.clone(),
-                None => break,
-            }
-        }
-        s
-    };
-    let required: Vec<&str> = input
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = strings(input.get("required"));
     let mut params = Vec::new();
     for (wire, schema) in input
         .get("properties")
@@ -674,7 +649,7 @@ fn spec(tool: &Tool, timeout: f64) -> CsSpec {
         .into_iter()
         .flatten()
     {
-        let s = resolve(schema);
+        let s = refs::follow(input, schema);
         let (ty, nullable) = match s.get("type") {
             Some(Value::String(t)) => (Some(t.clone()), t == "null"),
             Some(Value::Array(ts)) => {

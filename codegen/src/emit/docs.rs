@@ -17,9 +17,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Emitter, GeneratedFiles};
+use super::{Emitter, GeneratedFiles, strings};
 use crate::diag::{Diagnostic, rule};
 use crate::ir::{Project, SafetyLevel, Tool, ToolSet};
+use crate::refs;
 use crate::templates::Templates;
 
 /// The docs emitter; `templates` is the user's override directory, if any.
@@ -119,11 +120,7 @@ struct InputRow {
 }
 
 fn inputs(schema: &Value) -> Vec<InputRow> {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = strings(schema.get("required"));
     let code = |v: &Value| format!("<code>{}</code>", md_cell(&v.to_string()));
     schema
         .get("properties")
@@ -161,30 +158,23 @@ fn inputs(schema: &Value) -> Vec<InputRow> {
 }
 
 /// The outputs as a nested Markdown list.
+/// `root` is the whole bundled schema, against which `$defs` references resolve.
 fn output_tree(
     schema: &Value,
-    defs: Option<&serde_json::Map<String, Value>>,
+    root: &Value,
     depth: usize,
     seen: &mut Vec<String>,
     out: &mut String,
 ) {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let resolve = |s: &Value| -> (Value, Option<String>) {
+    let required = strings(schema.get("required"));
+    // A reference to a definition: the definition, and its name (for recursion).
+    let resolve = |s: &'_ Value| -> (Value, Option<String>) {
         match s
             .get("$ref")
             .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix("#/$defs/"))
+            .and_then(refs::def_name)
         {
-            Some(name) => (
-                defs.and_then(|d| d.get(name))
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                Some(name.to_owned()),
-            ),
+            Some(name) => (refs::follow(root, s).clone(), Some(name)),
             None => (s.clone(), None),
         }
     };
@@ -231,7 +221,7 @@ fn output_tree(
                 }
                 seen.push(v.clone());
             }
-            output_tree(&inner, defs, depth + 1, seen, out);
+            output_tree(&inner, root, depth + 1, seen, out);
             if inner_via.is_some() {
                 seen.pop();
             }
@@ -242,19 +232,7 @@ fn output_tree(
 /// The outputs section: a field tree for objects (the root `$ref` followed), one
 /// sub-list per alternative for unions, else the type.
 fn outputs_section(schema: &Value) -> String {
-    let defs = schema.get("$defs").and_then(Value::as_object);
-    let mut root = schema.clone();
-    for _ in 0..8 {
-        let target = root
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix("#/$defs/"))
-            .and_then(|n| defs.and_then(|d| d.get(n)));
-        match target {
-            Some(t) => root = t.clone(),
-            None => break,
-        }
-    }
+    let root = refs::follow(schema, schema);
     let mut out = String::new();
     if let Some(d) = root.get("description").and_then(Value::as_str) {
         if schema.get("$ref").is_some() {
@@ -281,15 +259,15 @@ fn outputs_section(schema: &Value) -> String {
                 .unwrap_or_else(|| format!("shape {}", i + 1));
             out.push_str(&format!("- <code>{}</code>\n", md_cell(&tag)));
             let mut sub = String::new();
-            output_tree(alt, defs, 1, &mut Vec::new(), &mut sub);
+            output_tree(alt, schema, 1, &mut Vec::new(), &mut sub);
             out.push_str(&sub);
         }
         return out;
     }
     let mut tree = String::new();
-    output_tree(&root, defs, 0, &mut Vec::new(), &mut tree);
+    output_tree(root, schema, 0, &mut Vec::new(), &mut tree);
     if tree.is_empty() {
-        out.push_str(&format!("Type: {}\n", md(&type_of(&root))));
+        out.push_str(&format!("Type: {}\n", md(&type_of(root))));
     } else {
         out.push_str(&tree);
     }

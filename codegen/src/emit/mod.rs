@@ -73,6 +73,14 @@ pub trait Emitter {
     );
 }
 
+/// The strings of a JSON array member (a schema's `required`, say); empty when
+/// it is absent or not an array.
+pub(crate) fn strings(v: Option<&serde_json::Value>) -> Vec<&str> {
+    v.and_then(serde_json::Value::as_array)
+        .map(|a| a.iter().filter_map(serde_json::Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// Settings of the emitters.
 #[derive(Clone, Debug, Default)]
 pub struct EmitOptions {

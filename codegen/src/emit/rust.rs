@@ -21,7 +21,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
-use super::{Emitter, GeneratedFiles};
+use super::{Emitter, GeneratedFiles, strings};
 use crate::diag::{Diagnostic, rule};
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
@@ -94,16 +94,10 @@ fn untypeable_enum_as_string(m: &mut serde_json::Map<String, Value>) {
 /// `Option<Vec<T>>`: absent stays absent, `[]` stays `[]`. (Only the type
 /// changes; arguments are still validated against the original schema.)
 fn optional_collections_nullable(m: &mut serde_json::Map<String, Value>) {
-    let required: Vec<String> = m
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
+    let required: Vec<String> = strings(m.get("required"))
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
     let Some(Value::Object(props)) = m.get_mut("properties") else {
         return;
     };
