@@ -8,10 +8,15 @@
 //! is escaped for its target (C# string literal, XML doc comment, Markdown)
 //! by the emitter before it reaches a template.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use minijinja::Environment;
 use serde::Serialize;
+
+use crate::diag::{Diagnostic, rule};
+use crate::emit::GeneratedFiles;
+use crate::ir::{Project, ToolSet};
 
 /// Every built-in template: relative name and text.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -160,6 +165,73 @@ impl Templates {
     /// The templates replaced by files, with their paths.
     pub fn overridden(&self) -> &[(String, PathBuf)] {
         &self.overridden
+    }
+}
+
+impl TemplateError {
+    /// The problem as a TG0802 diagnostic (it names the template file and line).
+    pub fn diagnostic(&self) -> Diagnostic {
+        Diagnostic::new(&rule::TEMPLATE, None, self.to_string())
+    }
+}
+
+impl Templates {
+    /// Renders template `name` into the generated file `path`; a problem is
+    /// reported instead. (Emitters that share a broken template each report it;
+    /// the generator keeps one report.)
+    pub fn render_file<S: Serialize>(
+        &self,
+        name: &str,
+        context: S,
+        path: String,
+        out: &mut GeneratedFiles,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        match self.render(name, context) {
+            Ok(text) => out.add(path, text),
+            Err(e) => diags.push(e.diagnostic()),
+        }
+    }
+}
+
+/// The templates of one generation: the built-ins with the command line's
+/// overrides (`shared`), and per tool set the manifest's overrides when the
+/// command line gives none (the command line wins).
+pub struct RunTemplates {
+    shared: Templates,
+    per_set: BTreeMap<String, Templates>,
+}
+
+impl RunTemplates {
+    /// Loads every override directory; problems are reported and give `None`.
+    pub fn load(
+        cli: Option<&Path>,
+        project: &Project,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<RunTemplates> {
+        let shared = Templates::new(cli)
+            .map_err(|e| diags.push(e.diagnostic()))
+            .ok()?;
+        let mut per_set = BTreeMap::new();
+        if cli.is_none() {
+            for set in &project.tool_sets {
+                if let Some(dir) = &set.templates {
+                    let t = Templates::new(Some(&dir.value))
+                        .map_err(|e| diags.push(e.diagnostic()))
+                        .ok()?;
+                    per_set.insert(set.name.clone(), t);
+                }
+            }
+        }
+        Some(RunTemplates { shared, per_set })
+    }
+
+    pub fn shared(&self) -> &Templates {
+        &self.shared
+    }
+
+    pub fn for_set(&self, set: &ToolSet) -> &Templates {
+        self.per_set.get(&set.name).unwrap_or(&self.shared)
     }
 }
 

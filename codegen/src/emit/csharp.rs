@@ -23,11 +23,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Emitter, GeneratedFiles, strings};
-use crate::diag::{Diagnostic, rule};
+use crate::diag::Diagnostic;
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
 use crate::refs;
-use crate::templates::Templates;
+use crate::templates::{RunTemplates, Templates};
 
 /// The C# emitter; `templates` is the user's override directory, if any.
 #[derive(Debug, Default)]
@@ -719,51 +719,6 @@ fn class_names(set: &ToolSet) -> (Vec<String>, String) {
     (names, registry)
 }
 
-fn template_error(e: &crate::templates::TemplateError) -> Diagnostic {
-    Diagnostic::new(&rule::TEMPLATE, None, e.to_string())
-}
-
-/// The templates of a run: the built-ins with the command line's overrides
-/// (`shared`), and per tool set the manifest's overrides when the command line
-/// gives none (the command line wins).
-pub struct RunTemplates {
-    shared: Templates,
-    per_set: BTreeMap<String, Templates>,
-}
-
-impl RunTemplates {
-    /// Loads every override directory; problems are reported and give `None`.
-    pub fn load(
-        cli: Option<&std::path::Path>,
-        project: &Project,
-        diags: &mut Vec<Diagnostic>,
-    ) -> Option<RunTemplates> {
-        let shared = Templates::new(cli)
-            .map_err(|e| diags.push(template_error(&e)))
-            .ok()?;
-        let mut per_set = BTreeMap::new();
-        if cli.is_none() {
-            for set in &project.tool_sets {
-                if let Some(dir) = &set.templates {
-                    let t = Templates::new(Some(&dir.value))
-                        .map_err(|e| diags.push(template_error(&e)))
-                        .ok()?;
-                    per_set.insert(set.name.clone(), t);
-                }
-            }
-        }
-        Some(RunTemplates { shared, per_set })
-    }
-
-    pub fn shared(&self) -> &Templates {
-        &self.shared
-    }
-
-    pub fn for_set(&self, set: &ToolSet) -> &Templates {
-        self.per_set.get(&set.name).unwrap_or(&self.shared)
-    }
-}
-
 impl Emitter for CSharp {
     fn name(&self) -> &'static str {
         "csharp"
@@ -773,12 +728,8 @@ impl Emitter for CSharp {
         let Some(templates) = RunTemplates::load(self.templates.as_deref(), project, diags) else {
             return;
         };
-        let mut problems = Vec::new();
-        let mut render = |t: &Templates, name: &str, path: String, ctx: &serde_json::Value| match t
-            .render(name, ctx)
-        {
-            Ok(text) => out.add(path, text),
-            Err(e) => problems.push(template_error(&e)),
+        let mut render = |t: &Templates, name: &str, path: String, ctx: &serde_json::Value| {
+            t.render_file(name, ctx, path, out, diags)
         };
         let shared = templates.shared();
         for file in ["Tools.cs", "Dispatcher.cs", "Bridge.cs"] {
@@ -844,9 +795,6 @@ impl Emitter for CSharp {
                 &ctx,
             );
         }
-        // One report per template problem, not one per file.
-        problems.dedup_by(|a, b| a.message == b.message);
-        diags.extend(problems);
     }
 }
 

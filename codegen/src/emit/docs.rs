@@ -18,10 +18,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Emitter, GeneratedFiles, strings};
-use crate::diag::{Diagnostic, rule};
+use crate::diag::Diagnostic;
 use crate::ir::{Project, SafetyLevel, Tool, ToolSet};
 use crate::refs;
-use crate::templates::Templates;
+use crate::templates::{RunTemplates, Templates};
 
 /// The docs emitter; `templates` is the user's override directory, if any.
 #[derive(Debug, Default)]
@@ -422,27 +422,18 @@ fn counts<'a>(tools: impl Iterator<Item = &'a str>) -> Vec<(String, usize)> {
     m.into_iter().collect()
 }
 
-fn template_error(e: &crate::templates::TemplateError) -> Diagnostic {
-    Diagnostic::new(&rule::TEMPLATE, None, e.to_string())
-}
-
 impl Emitter for Docs {
     fn name(&self) -> &'static str {
         "docs"
     }
 
     fn emit(&self, project: &Project, out: &mut GeneratedFiles, diags: &mut Vec<Diagnostic>) {
-        let Some(templates) =
-            super::csharp::RunTemplates::load(self.templates.as_deref(), project, diags)
-        else {
+        let Some(templates) = RunTemplates::load(self.templates.as_deref(), project, diags) else {
             return;
         };
-        let mut problems = Vec::new();
-        let mut render =
-            |t: &Templates, name: &str, path: String, ctx: &Value| match t.render(name, ctx) {
-                Ok(text) => out.add(path, text),
-                Err(e) => problems.push(template_error(&e)),
-            };
+        let mut render = |t: &Templates, name: &str, path: String, ctx: &Value| {
+            t.render_file(name, ctx, path, out, diags)
+        };
         let shared = templates.shared();
         let mut sets = Vec::new();
         for set in &project.tool_sets {
@@ -529,8 +520,6 @@ impl Emitter for Docs {
             "docs/theme/toolgen.css".into(),
             &ctx,
         );
-        problems.dedup_by(|a, b| a.message == b.message);
-        diags.extend(problems);
     }
 }
 
