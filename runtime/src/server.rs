@@ -443,11 +443,7 @@ impl Server {
                         &FastResponse {
                             id: &req.id,
                             jsonrpc: "2.0",
-                            result: EnvelopeResult {
-                                diagnostics: &o.diagnostics,
-                                output: &o.output,
-                                tool: &tool,
-                            },
+                            result: EnvelopeResult::new(&tool, &o),
                         },
                     )
                     .ok()?,
@@ -460,25 +456,12 @@ impl Server {
                 match self.call(&name, arguments) {
                     Ok(o) => {
                         let text = serde_json::to_string(&o.output).ok()?;
-                        let mut content = Vec::with_capacity(1 + o.diagnostics.len());
-                        content.push(TextContent {
-                            text: &text,
-                            kind: "text",
-                        });
-                        content.extend(o.diagnostics.iter().map(|d| TextContent {
-                            text: d,
-                            kind: "text",
-                        }));
                         serde_json::to_writer(
                             &mut out,
                             &FastResponse {
                                 id: &req.id,
                                 jsonrpc: "2.0",
-                                result: McpResult {
-                                    content,
-                                    is_error: false,
-                                    structured_content: &o.output,
-                                },
+                                result: McpResult::new(&text, &o),
                             },
                         )
                         .ok()?;
@@ -486,7 +469,11 @@ impl Server {
                     // Tool errors are results in MCP, as in the general path.
                     Err(e) => serde_json::to_writer(
                         &mut out,
-                        &json!({"jsonrpc": "2.0", "id": req.id, "result": {"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}}}),
+                        &FastResponse {
+                            id: &req.id,
+                            jsonrpc: "2.0",
+                            result: mcp_error_result(&e),
+                        },
                     )
                     .ok()?,
                 }
@@ -691,18 +678,10 @@ impl Server {
                 Ok(match self.call(name, args) {
                     Ok(out) => {
                         let text = serde_json::to_string(&out.output).unwrap_or_default();
-                        let mut content = vec![json!({"type": "text", "text": text})];
-                        content.extend(
-                            out.diagnostics
-                                .iter()
-                                .map(|d| json!({"type": "text", "text": d})),
-                        );
-                        json!({"content": content, "structuredContent": out.output, "isError": false})
+                        serde_json::to_value(McpResult::new(&text, &out)).unwrap_or_default()
                     }
                     // Tool errors are results, so that the model sees them and can correct itself.
-                    Err(e) => {
-                        json!({"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}})
-                    }
+                    Err(e) => mcp_error_result(&e),
                 })
             }
             "tools/call" => {
@@ -714,11 +693,7 @@ impl Server {
                     )
                 })?;
                 let out = self.call(tool, args)?;
-                let mut r = json!({"tool": tool, "output": out.output});
-                if !out.diagnostics.is_empty() {
-                    r["diagnostics"] = json!(out.diagnostics);
-                }
-                Ok(r)
+                Ok(serde_json::to_value(EnvelopeResult::new(tool, &out)).unwrap_or_default())
             }
             other => Err(plain_error(
                 ErrorCode::MethodNotFound,
@@ -894,6 +869,39 @@ struct McpResult<'a> {
     is_error: bool,
     #[serde(rename = "structuredContent")]
     structured_content: &'a Value,
+}
+
+impl<'a> EnvelopeResult<'a> {
+    /// The EditorMCP success result: `{tool, output, diagnostics}` (the last only when there are some).
+    fn new(tool: &'a str, out: &'a ToolOutput) -> EnvelopeResult<'a> {
+        EnvelopeResult {
+            diagnostics: &out.diagnostics,
+            output: &out.output,
+            tool,
+        }
+    }
+}
+
+impl<'a> McpResult<'a> {
+    /// The MCP success result: the output as text (`text`, its JSON) and as
+    /// structured content, and each diagnostic as one more text item.
+    fn new(text: &'a str, out: &'a ToolOutput) -> McpResult<'a> {
+        let content = std::iter::once(text)
+            .chain(out.diagnostics.iter().map(String::as_str))
+            .map(|text| TextContent { text, kind: "text" })
+            .collect();
+        McpResult {
+            content,
+            is_error: false,
+            structured_content: &out.output,
+        }
+    }
+}
+
+/// An MCP tool error: a result (not a JSON-RPC error), so that the model sees it
+/// and can correct itself; the envelope's error object rides in `_meta`.
+fn mcp_error_result(e: &ToolError) -> Value {
+    json!({"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}})
 }
 
 #[derive(serde::Serialize)]
