@@ -292,26 +292,7 @@ fn typed(id: &str, output: &Value) -> Result<(), String> {
             }
         };
     }
-    check! {
-        asset_dependencies_graph => "asset.dependencies.graph",
-        asset_info => "asset.info",
-        audio_mixer_list => "audio.mixer.list",
-        audio_mixer_snapshot_read => "audio.mixer.snapshot.read",
-        component_list => "component.list",
-        editor_selection_info => "editor.selection.info",
-        go_find => "go.find",
-        go_set_parent => "go.setParent",
-        mcp_server_info => "mcp.server.info",
-        mcp_tool_describe => "mcp.tool.describe",
-        mcp_tools_list => "mcp.tools.list",
-        project_assets_summary => "project.assets.summary",
-        project_info => "project.info",
-        project_references_missing => "project.references.missing",
-        project_scenes_list => "project.scenes.list",
-        scene_components_list => "scene.components.list",
-        scene_hierarchy_dump => "scene.hierarchy.dump",
-        scene_objects_find => "scene.objects.find",
-    }
+    toolgen_generated::for_each_editormcp_tool!(check)
 }
 
 fn info() -> ServerInfo {

@@ -342,6 +342,26 @@ fn set_file(set: &ToolSet, diags: &mut Vec<Diagnostic>) -> (String, Vec<(String,
         );
     }
     out.push_str("Ok(server)\n}\n");
+    // Every tool as `method => "id"`, for code that must name each one.
+    doc(
+        &mut out,
+        &format!(
+            "Calls macro `$m` with every tool of `{}` as `method => \"id\"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs.",
+            set.name
+        ),
+    );
+    let pairs: Vec<String> = set
+        .tools
+        .iter()
+        .zip(&modules)
+        .map(|(tool, module)| format!("{module} => {}", lit(&tool.id.value)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "#[macro_export]\nmacro_rules! for_each_{}_tool {{ ($m:ident) => {{ $m! {{ {} }} }}; }}",
+        ident::rust_snake(&set.name),
+        pairs.join(", ")
+    );
     (out, tool_files)
 }
 

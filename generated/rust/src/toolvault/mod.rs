@@ -276,3 +276,13 @@ pub fn register<T: ToolvaultTools + 'static>(
         )?;
     Ok(server)
 }
+/// Calls macro `$m` with every tool of `toolvault` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs.
+#[macro_export]
+macro_rules! for_each_toolvault_tool {
+    ($m:ident) => {
+        $m ! { calculate_bearing => "calculate_bearing", delete_annotations =>
+        "delete_annotations", points_near_track => "points_near_track",
+        summarize_collection => "summarize_collection", track_speed_profile =>
+        "track_speed_profile" }
+    };
+}
