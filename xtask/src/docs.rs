@@ -66,28 +66,20 @@ pub fn check_site(site: &Path, generated: &Path) -> Vec<String> {
     // Every tool page of the source tree has an HTML page.
     let mut ids = BTreeSet::new();
     let src = generated.join("docs/src");
-    for set in std::fs::read_dir(&src).into_iter().flatten().flatten() {
-        if !set.path().is_dir() {
+    for md in files_below(&src, "md") {
+        // Tool pages are `<set>/<id>.md`; `<set>/index.md` lists the set.
+        let Ok(rel) = md.strip_prefix(&src) else {
             continue;
+        };
+        let stem = md.file_stem().map(|s| s.to_string_lossy().into_owned());
+        let Some(stem) = stem.filter(|s| rel.components().count() == 2 && s != "index") else {
+            continue;
+        };
+        let html = site.join(rel.with_extension("html"));
+        if !html.is_file() {
+            problems.push(format!("no page for tool `{stem}`: {}", html.display()));
         }
-        for page in std::fs::read_dir(set.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-        {
-            let name = page.file_name().to_string_lossy().into_owned();
-            let Some(stem) = name.strip_suffix(".md") else {
-                continue;
-            };
-            if stem == "index" {
-                continue;
-            }
-            ids.insert(stem.to_owned());
-            let html = site.join(set.file_name()).join(format!("{stem}.html"));
-            if !html.is_file() {
-                problems.push(format!("no page for tool `{stem}`: {}", html.display()));
-            }
-        }
+        ids.insert(stem);
     }
     if ids.is_empty() {
         problems.push("no tool pages in generated/docs/src".to_owned());
