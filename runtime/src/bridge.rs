@@ -240,10 +240,9 @@ fn parse_response(raw: &[u8], id: u64, address: &str) -> Result<ToolOutput, Tool
                 .collect()
         })
         .unwrap_or_default();
-    Ok(ToolOutput {
-        output: result.get("output").cloned().unwrap_or(Value::Null),
-        diagnostics,
-    })
+    let mut output = ToolOutput::new(result.get("output").cloned().unwrap_or(Value::Null));
+    output.diagnostics = diagnostics;
+    Ok(output)
 }
 
 /// Adds every tool in `tools` to `server`, each forwarded to `bridge` with the
@@ -301,9 +300,10 @@ mod tests {
         );
         assert_eq!(
             ok.ok(),
-            Some(ToolOutput {
-                output: json!({"a": 1}),
-                diagnostics: vec!["d".into()]
+            Some({
+                let mut o = ToolOutput::new(json!({"a": 1}));
+                o.diagnostics = vec!["d".into()];
+                o
             })
         );
         let err = parse_response(

@@ -20,6 +20,7 @@
 //! worker), and a handler panic becomes -32603 while the server keeps serving.
 //! Output is deterministic: JSON object keys are sorted.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -58,10 +59,13 @@ pub struct ToolDescriptor {
     pub notes: Option<String>,
 }
 
-/// A successful call: the output object and informational diagnostics.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// A successful call: the output and informational diagnostics.
+///
+/// The output is held as the compact JSON text it goes out as (object keys in
+/// sorted order), so that a response copies it instead of serializing it again.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolOutput {
-    pub output: Value,
+    output: String,
     /// Partial results, best-effort limits, performance notes.
     pub diagnostics: Vec<String>,
 }
@@ -69,10 +73,40 @@ pub struct ToolOutput {
 impl ToolOutput {
     pub fn new(output: Value) -> ToolOutput {
         ToolOutput {
-            output,
+            output: raw_json(&output),
             diagnostics: Vec::new(),
         }
     }
+
+    /// An output written straight from a typed value, without a `Value` in
+    /// between. `output` must serialize its object keys in sorted order (as
+    /// structs whose fields are declared in that order do, with `BTreeMap` and
+    /// `serde_json::Map` for maps); use [`ToolOutput::new`] for anything else.
+    pub fn from_sorted<T: serde::Serialize + ?Sized>(
+        output: &T,
+    ) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput {
+            output: serde_json::to_string(output)?,
+            diagnostics: Vec::new(),
+        })
+    }
+
+    /// The output as a JSON value.
+    pub fn output(&self) -> Value {
+        // The text was written by serde_json, so it parses; `Null` cannot happen.
+        serde_json::from_str(&self.output).unwrap_or(Value::Null)
+    }
+
+    /// The output as compact JSON text, object keys sorted.
+    pub fn output_json(&self) -> &str {
+        &self.output
+    }
+}
+
+/// `value` as compact JSON text. A `Value` always serializes (its keys are
+/// strings and its numbers finite), so the `null` fallback is never taken.
+fn raw_json(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
 }
 
 /// What a typed tool method gets besides its input: a place for the
@@ -99,10 +133,21 @@ impl Call {
 
     /// The successful result: `output` with the diagnostics gathered so far.
     pub fn finish(self, output: Value) -> ToolOutput {
-        ToolOutput {
-            output,
-            diagnostics: self.diagnostics,
-        }
+        self.finish_with(ToolOutput::new(output))
+    }
+
+    /// The successful result of a typed output whose keys serialize in sorted
+    /// order (see [`ToolOutput::from_sorted`]), with the diagnostics gathered so far.
+    pub fn finish_sorted<T: serde::Serialize + ?Sized>(
+        self,
+        output: &T,
+    ) -> Result<ToolOutput, serde_json::Error> {
+        Ok(self.finish_with(ToolOutput::from_sorted(output)?))
+    }
+
+    fn finish_with(self, mut output: ToolOutput) -> ToolOutput {
+        output.diagnostics = self.diagnostics;
+        output
     }
 }
 
@@ -435,47 +480,21 @@ impl Server {
         };
         let mut out = Vec::with_capacity(256);
         match (p.tool, p.name) {
-            (Some(tool), None) => {
-                let result = self.call(&tool, arguments);
-                match result {
-                    Ok(o) => serde_json::to_writer(
-                        &mut out,
-                        &FastResponse {
-                            id: &req.id,
-                            jsonrpc: "2.0",
-                            result: EnvelopeResult::new(&tool, &o),
-                        },
-                    )
-                    .ok()?,
-                    Err(e) => {
-                        serde_json::to_writer(&mut out, &error_response(req.id.clone(), &e)).ok()?
-                    }
+            (Some(tool), None) => match self.call(&tool, arguments) {
+                Ok(o) => write_response(&mut out, &req.id, |out| {
+                    write_envelope_result(out, &tool, &o)
+                }),
+                Err(e) => {
+                    serde_json::to_writer(&mut out, &error_response(req.id.clone(), &e)).ok()?
                 }
-            }
-            (None, Some(name)) if self.tools.contains_key(name.as_str()) => {
+            },
+            (None, Some(name)) if self.tools.contains_key(&*name) => {
                 match self.call(&name, arguments) {
-                    Ok(o) => {
-                        let text = serde_json::to_string(&o.output).ok()?;
-                        serde_json::to_writer(
-                            &mut out,
-                            &FastResponse {
-                                id: &req.id,
-                                jsonrpc: "2.0",
-                                result: McpResult::new(&text, &o),
-                            },
-                        )
-                        .ok()?;
-                    }
+                    Ok(o) => write_response(&mut out, &req.id, |out| write_mcp_result(out, &o)),
                     // Tool errors are results in MCP, as in the general path.
-                    Err(e) => serde_json::to_writer(
-                        &mut out,
-                        &FastResponse {
-                            id: &req.id,
-                            jsonrpc: "2.0",
-                            result: mcp_error_result(&e),
-                        },
-                    )
-                    .ok()?,
+                    Err(e) => write_response(&mut out, &req.id, |out| {
+                        write_json(out, &mcp_error_result(&e))
+                    }),
                 }
             }
             _ => return None,
@@ -676,10 +695,7 @@ impl Server {
                     .for_tool(name));
                 }
                 Ok(match self.call(name, args) {
-                    Ok(out) => {
-                        let text = serde_json::to_string(&out.output).unwrap_or_default();
-                        serde_json::to_value(McpResult::new(&text, &out)).unwrap_or_default()
-                    }
+                    Ok(out) => result_value(|buf| write_mcp_result(buf, &out)),
                     // Tool errors are results, so that the model sees them and can correct itself.
                     Err(e) => mcp_error_result(&e),
                 })
@@ -693,7 +709,7 @@ impl Server {
                     )
                 })?;
                 let out = self.call(tool, args)?;
-                Ok(serde_json::to_value(EnvelopeResult::new(tool, &out)).unwrap_or_default())
+                Ok(result_value(|buf| write_envelope_result(buf, tool, &out)))
             }
             other => Err(plain_error(
                 ErrorCode::MethodNotFound,
@@ -832,83 +848,122 @@ fn read_line_capped<R: BufRead>(
 #[derive(serde::Deserialize)]
 struct FastRequest<'a> {
     #[serde(borrow)]
-    jsonrpc: std::borrow::Cow<'a, str>,
+    jsonrpc: Cow<'a, str>,
     id: Value,
     #[serde(borrow)]
-    method: std::borrow::Cow<'a, str>,
-    params: Option<FastParams>,
+    method: Cow<'a, str>,
+    #[serde(borrow)]
+    params: Option<FastParams<'a>>,
 }
 
 #[derive(serde::Deserialize)]
-struct FastParams {
-    tool: Option<String>,
-    name: Option<String>,
+struct FastParams<'a> {
+    #[serde(borrow)]
+    tool: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
     arguments: Option<Value>,
 }
 
-/// A success response; fields in sorted order, as the general path writes them.
-#[derive(serde::Serialize)]
-struct FastResponse<'a, R> {
-    id: &'a Value,
-    jsonrpc: &'static str,
-    result: R,
+// The two `tools/call` success results are written by hand, keys in sorted
+// order, because the output is already JSON text: the envelope copies it, MCP
+// copies it as `structuredContent` and escapes it once as the `text` item. The
+// general path uses the same writers (through `result_value`), so both paths
+// answer alike byte for byte.
+
+/// `{"id":…,"jsonrpc":"2.0","result":…}`, the result written by `result`.
+fn write_response(out: &mut Vec<u8>, id: &Value, result: impl FnOnce(&mut Vec<u8>)) {
+    out.extend_from_slice(b"{\"id\":");
+    write_json(out, id);
+    out.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":");
+    result(out);
+    out.push(b'}');
 }
 
-#[derive(serde::Serialize)]
-struct EnvelopeResult<'a> {
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    diagnostics: &'a [String],
-    output: &'a Value,
-    tool: &'a str,
-}
-
-#[derive(serde::Serialize)]
-struct McpResult<'a> {
-    content: Vec<TextContent<'a>>,
-    #[serde(rename = "isError")]
-    is_error: bool,
-    #[serde(rename = "structuredContent")]
-    structured_content: &'a Value,
-}
-
-impl<'a> EnvelopeResult<'a> {
-    /// The EditorMCP success result: `{tool, output, diagnostics}` (the last only when there are some).
-    fn new(tool: &'a str, out: &'a ToolOutput) -> EnvelopeResult<'a> {
-        EnvelopeResult {
-            diagnostics: &out.diagnostics,
-            output: &out.output,
-            tool,
-        }
+/// The EditorMCP success result: `{"diagnostics":[…],"output":…,"tool":…}`,
+/// `diagnostics` only when there are some.
+fn write_envelope_result(out: &mut Vec<u8>, tool: &str, o: &ToolOutput) {
+    out.reserve(o.output.len() + tool.len() + 64);
+    out.push(b'{');
+    if !o.diagnostics.is_empty() {
+        out.extend_from_slice(b"\"diagnostics\":");
+        write_json(out, &o.diagnostics);
+        out.push(b',');
     }
+    out.extend_from_slice(b"\"output\":");
+    out.extend_from_slice(o.output_json().as_bytes());
+    out.extend_from_slice(b",\"tool\":");
+    write_json(out, tool);
+    out.push(b'}');
 }
 
-impl<'a> McpResult<'a> {
-    /// The MCP success result: the output as text (`text`, its JSON) and as
-    /// structured content, and each diagnostic as one more text item.
-    fn new(text: &'a str, out: &'a ToolOutput) -> McpResult<'a> {
-        let content = std::iter::once(text)
-            .chain(out.diagnostics.iter().map(String::as_str))
-            .map(|text| TextContent { text, kind: "text" })
-            .collect();
-        McpResult {
-            content,
-            is_error: false,
-            structured_content: &out.output,
-        }
+/// The MCP success result: the output as text (its JSON) and as structured
+/// content, and each diagnostic as one more text item:
+/// `{"content":[{"text":…,"type":"text"},…],"isError":false,"structuredContent":…}`.
+fn write_mcp_result(out: &mut Vec<u8>, o: &ToolOutput) {
+    // The text item is the output escaped: at most twice as long, and close to it.
+    out.reserve(2 * o.output.len() + 128);
+    out.extend_from_slice(b"{\"content\":[{\"text\":\"");
+    write_escaped(out, o.output_json());
+    out.extend_from_slice(b"\",\"type\":\"text\"}");
+    for d in &o.diagnostics {
+        out.extend_from_slice(b",{\"text\":");
+        write_json(out, d);
+        out.extend_from_slice(b",\"type\":\"text\"}");
     }
+    out.extend_from_slice(b"],\"isError\":false,\"structuredContent\":");
+    out.extend_from_slice(o.output_json().as_bytes());
+    out.push(b'}');
+}
+
+/// A result written by `write` as a `Value`, for the general path.
+fn result_value(write: impl FnOnce(&mut Vec<u8>)) -> Value {
+    let mut buf = Vec::with_capacity(256);
+    write(&mut buf);
+    // The writers produce JSON; `Null` cannot happen.
+    serde_json::from_slice(&buf).unwrap_or(Value::Null)
+}
+
+/// `value` as JSON. Writing strings, ids and `Value`s into memory cannot fail.
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(out, value);
+}
+
+/// The contents of a JSON string holding `text`, escaped exactly as
+/// serde_json escapes it. Outputs are compact JSON written by serde_json, so
+/// they hold no raw control characters and only `"` and `\` need a backslash;
+/// that is done here in one pass over reserved space. Anything else (never an
+/// output) is left to serde_json.
+fn write_escaped(out: &mut Vec<u8>, text: &str) {
+    // A fold rather than `any`: no early exit, so it vectorizes.
+    if text.bytes().fold(false, |seen, b| seen | (b < 0x20)) {
+        let quoted = serde_json::to_string(text).unwrap_or_default();
+        out.extend_from_slice(
+            quoted
+                .as_bytes()
+                .get(1..quoted.len() - 1)
+                .unwrap_or_default(),
+        );
+        return;
+    }
+    let start = out.len();
+    out.resize(start + 2 * text.len(), 0);
+    let mut end = start;
+    for &b in text.as_bytes() {
+        if b == b'"' || b == b'\\' {
+            out[end] = b'\\';
+            end += 1;
+        }
+        out[end] = b;
+        end += 1;
+    }
+    out.truncate(end);
 }
 
 /// An MCP tool error: a result (not a JSON-RPC error), so that the model sees it
 /// and can correct itself; the envelope's error object rides in `_meta`.
 fn mcp_error_result(e: &ToolError) -> Value {
     json!({"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}})
-}
-
-#[derive(serde::Serialize)]
-struct TextContent<'a> {
-    text: &'a str,
-    #[serde(rename = "type")]
-    kind: &'static str,
 }
 
 fn valid_id(id: &Value) -> bool {
@@ -1063,6 +1118,51 @@ mod tests {
             .tool(d("a.ok"), ok)
             .and_then(|s| s.tool(d("a.fails"), fails))
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn text_is_escaped_exactly_as_serde_json_escapes_it() {
+        let mut every_char: String = (0u8..0x80).map(char::from).collect();
+        every_char.push_str("é\u{2028}\u{7f}𝄞\\\"");
+        for text in [
+            "",
+            "plain",
+            r#"{"a":"b\"c","d":[1,2.5,null]}"#,
+            every_char.as_str(),
+            "\n\n",
+            "\"",
+        ] {
+            let mut ours = vec![b'"'];
+            write_escaped(&mut ours, text);
+            ours.push(b'"');
+            let theirs = serde_json::to_vec(text).unwrap_or_default();
+            assert_eq!(
+                String::from_utf8_lossy(&ours),
+                String::from_utf8_lossy(&theirs)
+            );
+        }
+    }
+
+    #[test]
+    fn outputs_are_compact_sorted_json_however_they_are_made() {
+        #[derive(serde::Serialize)]
+        struct Sorted {
+            a: u8,
+            b: BTreeMap<&'static str, u8>,
+        }
+        let v = json!({"b": {"y": 1, "x": [true]}, "a": "\u{1}"});
+        let o = ToolOutput::new(v.clone());
+        assert_eq!(o.output_json(), r#"{"a":"\u0001","b":{"x":[true],"y":1}}"#);
+        assert_eq!(o.output(), v);
+        let typed = Sorted {
+            a: 1,
+            b: BTreeMap::from([("z", 2), ("c", 3)]),
+        };
+        let t = Call::new()
+            .finish_sorted(&typed)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.output_json(), r#"{"a":1,"b":{"c":3,"z":2}}"#);
+        assert_eq!(t, ToolOutput::new(json!({"b": {"z": 2, "c": 3}, "a": 1})));
     }
 
     #[test]

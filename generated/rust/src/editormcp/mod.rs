@@ -433,6 +433,7 @@ pub static TOOLS: &[ToolInfo] = &[
         ),
     },
 ];
+/// Calls `asset.dependencies.graph`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_asset_dependencies_graph<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -444,13 +445,13 @@ fn call_asset_dependencies_graph<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.asset_dependencies_graph(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "asset.dependencies.graph",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `asset.info`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_asset_info<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -459,10 +460,10 @@ fn call_asset_info<T: EditormcpTools + ?Sized>(
         .map_err(|e| toolgen_runtime::server::invalid_arguments("asset.info", &e))?;
     let mut call = Call::new();
     let output = tools.asset_info(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
-        .map_err(|e| toolgen_runtime::server::unserializable_output("asset.info", &e))?;
-    Ok(call.finish(output))
+    call.finish_sorted(&output)
+        .map_err(|e| toolgen_runtime::server::unserializable_output("asset.info", &e))
 }
+/// Calls `audio.mixer.list`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_audio_mixer_list<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -474,13 +475,13 @@ fn call_audio_mixer_list<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.audio_mixer_list(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "audio.mixer.list",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `audio.mixer.snapshot.read`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_audio_mixer_snapshot_read<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -492,13 +493,13 @@ fn call_audio_mixer_snapshot_read<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.audio_mixer_snapshot_read(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "audio.mixer.snapshot.read",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `component.list`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_component_list<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -507,13 +508,13 @@ fn call_component_list<T: EditormcpTools + ?Sized>(
         .map_err(|e| toolgen_runtime::server::invalid_arguments("component.list", &e))?;
     let mut call = Call::new();
     let output = tools.component_list(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "component.list",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `editor.selection.info`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_editor_selection_info<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -525,13 +526,13 @@ fn call_editor_selection_info<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.editor_selection_info(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "editor.selection.info",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `go.find`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_go_find<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -540,10 +541,10 @@ fn call_go_find<T: EditormcpTools + ?Sized>(
         .map_err(|e| toolgen_runtime::server::invalid_arguments("go.find", &e))?;
     let mut call = Call::new();
     let output = tools.go_find(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
-        .map_err(|e| toolgen_runtime::server::unserializable_output("go.find", &e))?;
-    Ok(call.finish(output))
+    call.finish_sorted(&output)
+        .map_err(|e| toolgen_runtime::server::unserializable_output("go.find", &e))
 }
+/// Calls `go.setParent`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_go_set_parent<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -552,13 +553,10 @@ fn call_go_set_parent<T: EditormcpTools + ?Sized>(
         .map_err(|e| toolgen_runtime::server::invalid_arguments("go.setParent", &e))?;
     let mut call = Call::new();
     let output = tools.go_set_parent(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
-        .map_err(|e| toolgen_runtime::server::unserializable_output(
-            "go.setParent",
-            &e,
-        ))?;
-    Ok(call.finish(output))
+    call.finish_sorted(&output)
+        .map_err(|e| toolgen_runtime::server::unserializable_output("go.setParent", &e))
 }
+/// Calls `mcp.server.info`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_mcp_server_info<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -567,13 +565,13 @@ fn call_mcp_server_info<T: EditormcpTools + ?Sized>(
         .map_err(|e| toolgen_runtime::server::invalid_arguments("mcp.server.info", &e))?;
     let mut call = Call::new();
     let output = tools.mcp_server_info(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "mcp.server.info",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `mcp.tool.describe`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_mcp_tool_describe<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -585,13 +583,13 @@ fn call_mcp_tool_describe<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.mcp_tool_describe(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "mcp.tool.describe",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `mcp.tools.list`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_mcp_tools_list<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -600,13 +598,13 @@ fn call_mcp_tools_list<T: EditormcpTools + ?Sized>(
         .map_err(|e| toolgen_runtime::server::invalid_arguments("mcp.tools.list", &e))?;
     let mut call = Call::new();
     let output = tools.mcp_tools_list(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "mcp.tools.list",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `project.assets.summary`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_project_assets_summary<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -618,13 +616,13 @@ fn call_project_assets_summary<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.project_assets_summary(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "project.assets.summary",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `project.info`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_project_info<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -633,13 +631,10 @@ fn call_project_info<T: EditormcpTools + ?Sized>(
         .map_err(|e| toolgen_runtime::server::invalid_arguments("project.info", &e))?;
     let mut call = Call::new();
     let output = tools.project_info(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
-        .map_err(|e| toolgen_runtime::server::unserializable_output(
-            "project.info",
-            &e,
-        ))?;
-    Ok(call.finish(output))
+    call.finish_sorted(&output)
+        .map_err(|e| toolgen_runtime::server::unserializable_output("project.info", &e))
 }
+/// Calls `project.references.missing`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_project_references_missing<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -651,13 +646,13 @@ fn call_project_references_missing<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.project_references_missing(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "project.references.missing",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `project.scenes.list`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_project_scenes_list<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -669,13 +664,13 @@ fn call_project_scenes_list<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.project_scenes_list(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "project.scenes.list",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `scene.components.list`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_scene_components_list<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -687,13 +682,13 @@ fn call_scene_components_list<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.scene_components_list(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "scene.components.list",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `scene.hierarchy.dump`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_scene_hierarchy_dump<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -705,13 +700,13 @@ fn call_scene_hierarchy_dump<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.scene_hierarchy_dump(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "scene.hierarchy.dump",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `scene.objects.find`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_scene_objects_find<T: EditormcpTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -723,12 +718,11 @@ fn call_scene_objects_find<T: EditormcpTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.scene_objects_find(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "scene.objects.find",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
 /// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: EditormcpTools + ?Sized>(

@@ -141,6 +141,7 @@ pub static TOOLS: &[ToolInfo] = &[
         ),
     },
 ];
+/// Calls `ravedemo-mcp_tool_config_get`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_ravedemo_mcp_tool_config_get<T: RavedemoTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -152,13 +153,13 @@ fn call_ravedemo_mcp_tool_config_get<T: RavedemoTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.ravedemo_mcp_tool_config_get(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "ravedemo-mcp_tool_config_get",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `ravedemo-mcp_tool_config_set_cache`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_ravedemo_mcp_tool_config_set_cache<T: RavedemoTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -172,13 +173,13 @@ fn call_ravedemo_mcp_tool_config_set_cache<T: RavedemoTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.ravedemo_mcp_tool_config_set_cache(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "ravedemo-mcp_tool_config_set_cache",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `ravedemo-mcp_tool_pipeline_run`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_ravedemo_mcp_tool_pipeline_run<T: RavedemoTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -192,13 +193,13 @@ fn call_ravedemo_mcp_tool_pipeline_run<T: RavedemoTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.ravedemo_mcp_tool_pipeline_run(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "ravedemo-mcp_tool_pipeline_run",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `ravedemo-mcp_tool_pipeline_status`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_ravedemo_mcp_tool_pipeline_status<T: RavedemoTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -212,13 +213,13 @@ fn call_ravedemo_mcp_tool_pipeline_status<T: RavedemoTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.ravedemo_mcp_tool_pipeline_status(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "ravedemo-mcp_tool_pipeline_status",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `ravedemo-mcp_tool_subject_list`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_ravedemo_mcp_tool_subject_list<T: RavedemoTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -232,13 +233,13 @@ fn call_ravedemo_mcp_tool_subject_list<T: RavedemoTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.ravedemo_mcp_tool_subject_list(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "ravedemo-mcp_tool_subject_list",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `ravedemo-mcp_tool_subject_load`: the output is written straight to JSON text (its keys serialize in sorted order).
 fn call_ravedemo_mcp_tool_subject_load<T: RavedemoTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -252,12 +253,11 @@ fn call_ravedemo_mcp_tool_subject_load<T: RavedemoTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.ravedemo_mcp_tool_subject_load(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    call.finish_sorted(&output)
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "ravedemo-mcp_tool_subject_load",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
 /// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: RavedemoTools + ?Sized>(

@@ -119,6 +119,7 @@ pub static TOOLS: &[ToolInfo] = &[
         ),
     },
 ];
+/// Calls `calculate_bearing`: the output goes through a `serde_json::Value`, which puts its keys in sorted order.
 fn call_calculate_bearing<T: ToolvaultTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -130,13 +131,14 @@ fn call_calculate_bearing<T: ToolvaultTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.calculate_bearing(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    ::serde_json::to_value(output)
+        .map(|output| call.finish(output))
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "calculate_bearing",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `delete_annotations`: the output goes through a `serde_json::Value`, which puts its keys in sorted order.
 fn call_delete_annotations<T: ToolvaultTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -148,13 +150,14 @@ fn call_delete_annotations<T: ToolvaultTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.delete_annotations(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    ::serde_json::to_value(output)
+        .map(|output| call.finish(output))
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "delete_annotations",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `points_near_track`: the output goes through a `serde_json::Value`, which puts its keys in sorted order.
 fn call_points_near_track<T: ToolvaultTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -166,13 +169,14 @@ fn call_points_near_track<T: ToolvaultTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.points_near_track(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    ::serde_json::to_value(output)
+        .map(|output| call.finish(output))
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "points_near_track",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `summarize_collection`: the output goes through a `serde_json::Value`, which puts its keys in sorted order.
 fn call_summarize_collection<T: ToolvaultTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -184,13 +188,14 @@ fn call_summarize_collection<T: ToolvaultTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.summarize_collection(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    ::serde_json::to_value(output)
+        .map(|output| call.finish(output))
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "summarize_collection",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
+/// Calls `track_speed_profile`: the output goes through a `serde_json::Value`, which puts its keys in sorted order.
 fn call_track_speed_profile<T: ToolvaultTools + ?Sized>(
     tools: &T,
     arguments: ::serde_json::Value,
@@ -202,12 +207,12 @@ fn call_track_speed_profile<T: ToolvaultTools + ?Sized>(
         ))?;
     let mut call = Call::new();
     let output = tools.track_speed_profile(&mut call, input)?;
-    let output = ::serde_json::to_value(output)
+    ::serde_json::to_value(output)
+        .map(|output| call.finish(output))
         .map_err(|e| toolgen_runtime::server::unserializable_output(
             "track_speed_profile",
             &e,
-        ))?;
-    Ok(call.finish(output))
+        ))
 }
 /// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: ToolvaultTools + ?Sized>(
