@@ -411,3 +411,115 @@ fn same_named_definitions_from_different_files_stay_distinct() {
     assert!(!v.is_valid(&json!({"label": "x", "sea": {"depth": 3}, "land": {"depth": 9}})));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Top-level type names (`pub struct X`, `pub enum X`) in generated Rust.
+fn rust_types(code: &str) -> Vec<String> {
+    code.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            l.strip_prefix("pub struct ")
+                .or_else(|| l.strip_prefix("pub enum "))
+        })
+        .map(|rest| {
+            rest.split(|c: char| !c.is_alphanumeric() && c != '_')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        // Every module has typify's own error type.
+        .filter(|t| t != "ConversionError")
+        .collect()
+}
+
+/// The protocol's features are generated once, in the tool set's `defs`
+/// module, and every tool module refers to them there.
+#[test]
+fn shared_definitions_are_generated_once_per_tool_set() {
+    let dir = root().join("generated/rust/src/toolvault");
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{e}"));
+    let shared = rust_types(&read(&dir.join("defs.rs")));
+    for name in [
+        "Track",
+        "Point",
+        "Annotation",
+        "DebriefFeature",
+        "FeatureCollection",
+    ] {
+        assert!(shared.contains(&name.to_owned()), "{name} in {shared:?}");
+    }
+    let tools: Vec<PathBuf> = files_below(&dir, "rs")
+        .into_iter()
+        .filter(|p| !p.ends_with("defs.rs") && !p.ends_with("mod.rs"))
+        .collect();
+    assert_eq!(tools.len(), 5);
+    for tool in tools {
+        let code = read(&tool);
+        let again: Vec<String> = rust_types(&code)
+            .into_iter()
+            .filter(|t| shared.contains(t))
+            .collect();
+        assert!(again.is_empty(), "{}: {again:?}", tool.display());
+        assert!(code.contains("super::super::defs::"), "{}", tool.display());
+    }
+}
+
+/// Only identical definitions are shared: a tool whose `Point` differs keeps
+/// its own, and a definition held once stays with its tool.
+#[test]
+fn only_identical_definitions_are_shared() {
+    let dir = std::env::temp_dir().join(format!("toolgen-shared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let point =
+        json!({"type": "object", "required": ["x"], "properties": {"x": {"type": "number"}}});
+    let other = json!({"type": "object", "required": ["depth"], "properties": {"depth": {"type": "integer"}}});
+    for (name, point) in [("first", &point), ("second", &point), ("third", &other)] {
+        let tool = json!({
+            "name": name,
+            "description": "Takes a point.",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {"Point": point, "Label": {"type": "string"}, format!("Only{name}"): {"type": "boolean"}},
+                "properties": {
+                    "at": {"$ref": "#/$defs/Point"},
+                    "label": {"$ref": "#/$defs/Label"},
+                    "flag": {"$ref": format!("#/$defs/Only{name}")}
+                },
+                "required": ["at"]
+            }
+        });
+        std::fs::write(dir.join(format!("{name}.json")), tool.to_string())
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let loaded = load(std::slice::from_ref(&dir), &LoadOptions::default());
+    assert_eq!(
+        loaded.diagnostics.count(Severity::Error),
+        0,
+        "{:?}",
+        loaded.diagnostics
+    );
+    let set = loaded.project.tool_sets[0].name.clone();
+    let files = Generator::render(&loaded.project);
+    let text = |tool: &str| {
+        String::from_utf8_lossy(
+            files
+                .get(&format!("rust/src/{set}/{tool}.rs"))
+                .unwrap_or_default(),
+        )
+        .into_owned()
+    };
+    let mut shared = rust_types(&text("defs"));
+    shared.sort();
+    assert_eq!(shared, ["Label", "Point"]);
+    assert!(text("first").contains("super::super::defs::Point"));
+    assert!(text("second").contains("super::super::defs::Point"));
+    let third = text("third");
+    assert!(rust_types(&third).contains(&"Point".to_owned()), "{third}");
+    assert!(!third.contains("defs::Point"), "{third}");
+    assert!(third.contains("defs::Label"), "{third}");
+    assert!(
+        rust_types(&third).contains(&"Onlythird".to_owned()),
+        "{third}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,6 +9,7 @@ pub mod csharp;
 pub mod docs;
 pub mod rave;
 pub mod rust;
+pub mod shared_defs;
 pub mod yaml;
 
 use std::collections::BTreeMap;

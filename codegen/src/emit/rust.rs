@@ -16,11 +16,16 @@
 //!
 //! [`ToolInfo`]: https://docs.rs/toolgen-runtime
 
+use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 
 use serde_json::Value;
+use typify::TypeSpaceImpl;
 
+use super::shared_defs::SharedDefs;
 use super::{Emitter, GeneratedFiles, strings};
 use crate::diag::{Diagnostic, rule};
 use crate::ident;
@@ -122,22 +127,37 @@ fn optional_collections_nullable(m: &mut serde_json::Map<String, Value>) {
     }
 }
 
-/// The Rust source of one root type named `name` (with its definitions).
-fn typify(schema: &Value, name: &str) -> Result<String, String> {
+/// What typify made of one schema: the Rust source, and the name and the
+/// standard-trait implementations of every type in it.
+struct Typified {
+    code: String,
+    types: Vec<(String, Vec<TypeSpaceImpl>)>,
+}
+
+/// A definition typify must not generate but refer to as `path`, a type
+/// with the given implementations (a type of the tool set's shared module).
+struct Replacement {
+    type_name: String,
+    path: String,
+    impls: Vec<TypeSpaceImpl>,
+}
+
+/// The Rust source of `schema`'s definitions and, when `name` is given, of its
+/// root type under that name; definitions in `replace` are referred to, not generated.
+fn typify(schema: &Value, name: Option<&str>, replace: &[Replacement]) -> Result<Typified, String> {
     let mut v = schema.clone();
     normalize(&mut v);
     if let Value::Object(m) = &mut v {
-        m.insert("title".into(), Value::String(name.to_owned()));
+        if let Some(name) = name {
+            m.insert("title".into(), Value::String(name.to_owned()));
+        }
         if let Some(defs) = m.remove("$defs") {
             m.insert("definitions".into(), defs);
         }
     }
     let text = v.to_string().replace("\"#/$defs/", "\"#/definitions/");
-    // typify reports some failures by panicking: keep the default hook from
-    // printing them (they become diagnostics below).
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = catch_unwind(AssertUnwindSafe(|| -> Result<String, String> {
+    // typify reports some failures by panicking; they become diagnostics below.
+    let result = quietly(|| -> Result<Typified, String> {
         let root: schemars08::schema::RootSchema =
             serde_json::from_str(&text).map_err(|e| e.to_string())?;
         let mut settings = typify::TypeSpaceSettings::default();
@@ -145,11 +165,31 @@ fn typify(schema: &Value, name: &str) -> Result<String, String> {
         // Ordered maps: a typed value serializes the same way on every run (typify's
         // default, `HashMap`, would not).
         settings.with_map_type("::std::collections::BTreeMap");
+        for r in replace {
+            settings.with_replacement(&r.type_name, &r.path, r.impls.iter().copied());
+        }
         let mut space = typify::TypeSpace::new(&settings);
         space.add_root_schema(root).map_err(|e| e.to_string())?;
-        Ok(space.to_stream().to_string())
-    }));
-    std::panic::set_hook(hook);
+        let types = space
+            .iter_types()
+            .map(|t| {
+                let impls = [
+                    TypeSpaceImpl::FromStr,
+                    TypeSpaceImpl::FromStringIrrefutable,
+                    TypeSpaceImpl::Display,
+                    TypeSpaceImpl::Default,
+                ]
+                .into_iter()
+                .filter(|i| t.has_impl(*i))
+                .collect();
+                (t.name(), impls)
+            })
+            .collect();
+        Ok(Typified {
+            code: space.to_stream().to_string(),
+            types,
+        })
+    });
     match result {
         Ok(r) => r,
         Err(p) => Err(p
@@ -157,6 +197,106 @@ fn typify(schema: &Value, name: &str) -> Result<String, String> {
             .map(|s| (*s).to_owned())
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "typify panicked".to_owned())),
+    }
+}
+
+thread_local! {
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, catching a panic without the panic hook printing it. The hook
+/// is wrapped once, process-wide, and stays silent only for this thread while
+/// `f` runs: panics elsewhere (other threads, tests) are reported as before.
+fn quietly<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    static WRAP: Once = Once::new();
+    WRAP.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    result
+}
+
+/// The name typify gives the type of definition `def`, when it can be told
+/// for sure: typify runs the name through heck's PascalCase and then fixes up
+/// what is not an identifier; names that need no fixing are the ones shared.
+fn rust_type_name(def: &str) -> Option<String> {
+    use heck::ToPascalCase;
+    if def.is_empty() || !def.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let name = def.to_pascal_case();
+    let starts_with_letter = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+    (starts_with_letter && typify::accept_as_ident(&name)).then_some(name)
+}
+
+/// The tool set's shared module: the types of the definitions its schemas
+/// share, generated once. `None` when nothing is shared, or when typify cannot
+/// generate them or names them otherwise than expected (then every tool keeps
+/// its own copies, as if nothing were shared).
+struct SharedModule {
+    module: String,
+    defs: SharedDefs,
+    code: String,
+    /// Definition name -> type name and implementations.
+    types: BTreeMap<String, (String, Vec<TypeSpaceImpl>)>,
+    sorted: bool,
+}
+
+impl SharedModule {
+    fn new(set: &ToolSet, tool_modules: &[String]) -> Option<SharedModule> {
+        let schemas = set
+            .tools
+            .iter()
+            .flat_map(|t| [&t.input.value, &t.output.value]);
+        let defs = SharedDefs::find(schemas, |d| rust_type_name(d).is_some());
+        if defs.is_empty() {
+            return None;
+        }
+        let all = serde_json::json!({ "$defs": defs.defs });
+        let typified = typify(&all, None, &[]).ok()?;
+        let mut types = BTreeMap::new();
+        for def in defs.defs.keys() {
+            let name = rust_type_name(def)?;
+            let impls = typified
+                .types
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, i)| i.clone())?;
+            types.insert(def.clone(), (name, impls));
+        }
+        let mut module = "defs".to_owned();
+        while tool_modules.contains(&module) {
+            module.push('_');
+        }
+        Some(SharedModule {
+            module,
+            sorted: serializes_sorted(&typified.code),
+            defs,
+            code: typified.code,
+            types,
+        })
+    }
+
+    /// The shared types `schema` refers to instead of generating its own,
+    /// as paths from a tool's `input` or `output` module.
+    fn replacements(&self, schema: &Value) -> Vec<Replacement> {
+        self.defs
+            .used_by(schema)
+            .into_iter()
+            .filter_map(|def| self.types.get(&def))
+            .map(|(name, impls)| Replacement {
+                type_name: name.clone(),
+                path: format!("super::super::{}::{name}", self.module),
+                impls: impls.clone(),
+            })
+            .collect()
     }
 }
 
@@ -188,7 +328,11 @@ fn serializes_sorted(code: &str) -> bool {
 }
 
 /// The file of one tool's module: its `Input` and `Output` types.
-fn tool_module(tool: &Tool, diags: &mut Vec<Diagnostic>) -> Option<ToolModule> {
+fn tool_module(
+    tool: &Tool,
+    shared: Option<&SharedModule>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<ToolModule> {
     let mut out = String::new();
     for line in format!(
         "`{}`: {}. Generated by toolgen; do not edit.",
@@ -220,10 +364,13 @@ fn tool_module(tool: &Tool, diags: &mut Vec<Diagnostic>) -> Option<ToolModule> {
         while defs.contains(&root) {
             root = format!("Tool{root}");
         }
-        match typify(schema, &root) {
-            Ok(code) => {
+        let replace = shared.map(|s| s.replacements(schema)).unwrap_or_default();
+        match typify(schema, Some(&root), &replace) {
+            Ok(Typified { code, .. }) => {
                 if name == "Output" {
-                    sorted_output = serializes_sorted(&code);
+                    // Shared types it uses must serialize sorted too.
+                    sorted_output = serializes_sorted(&code)
+                        && (replace.is_empty() || shared.is_some_and(|s| s.sorted));
                 }
                 // Separate modules: each type space has its own definitions and `error` module.
                 let sub = name.to_lowercase();
@@ -270,10 +417,25 @@ fn set_file(set: &ToolSet, diags: &mut Vec<Diagnostic>) -> (String, Vec<(String,
         "use toolgen_runtime::{{Call, Server, ToolError, ToolInfo, ToolOutput}};"
     );
     let mut tool_files = Vec::new();
+    let shared = SharedModule::new(set, &modules);
+    if let Some(s) = &shared {
+        doc(
+            &mut out,
+            "Types of the definitions that several tools' schemas share, generated once for the tool set.",
+        );
+        let _ = writeln!(out, "pub mod {};", s.module);
+        tool_files.push((
+            s.module.clone(),
+            format!(
+                "//! The definitions shared by the tools of `{}`. Generated by toolgen; do not edit.\n{}",
+                set.name, s.code
+            ),
+        ));
+    }
     let mut sorted_outputs = Vec::new();
     for (tool, module) in set.tools.iter().zip(&modules) {
         let _ = writeln!(out, "pub mod {module};");
-        let m = tool_module(tool, diags);
+        let m = tool_module(tool, shared.as_ref(), diags);
         sorted_outputs.push(m.as_ref().is_some_and(|m| m.sorted_output));
         if let Some(m) = m {
             tool_files.push((module.clone(), m.text));
@@ -484,12 +646,60 @@ mod tests {
         // A reference typify cannot resolve (validation would catch it first; this
         // checks the boundary itself).
         let bad = serde_json::json!({"type": "object", "properties": {"a": {"$ref": "#/definitions/Missing"}}});
-        assert!(typify(&bad, "Input").is_err());
+        assert!(typify(&bad, Some("Input"), &[]).is_err());
         let good = serde_json::json!({"type": "object", "properties": {"when": {"type": "string", "format": "date-time", "pattern": "^2"}}});
-        let code = typify(&good, "Input").unwrap_or_default();
+        let code = typify(&good, Some("Input"), &[])
+            .map(|t| t.code)
+            .unwrap_or_default();
         assert!(
             code.contains("struct Input") && !code.contains("chrono") && !code.contains("regress"),
             "{code}"
         );
+    }
+
+    #[test]
+    fn shared_definition_names_are_the_names_typify_gives() {
+        for (def, name) in [
+            ("Point", Some("Point")),
+            ("nestedArray", Some("NestedArray")),
+            ("geo_json_point", Some("GeoJsonPoint")),
+            ("GeoJSONPoint", Some("GeoJsonPoint")),
+            ("Point3D", Some("Point3D")),
+            ("3d", None),
+            ("a-b", None),
+            ("", None),
+            ("self", None),
+        ] {
+            assert_eq!(rust_type_name(def).as_deref(), name, "{def}");
+            if let Some(name) = name {
+                let schema = serde_json::json!({"$defs": {def: {"type": "object", "properties": {"x": {"type": "integer"}}}}});
+                let typified = typify(&schema, None, &[]).unwrap_or_else(|e| panic!("{e}"));
+                assert!(
+                    typified.types.iter().any(|(n, _)| n == name),
+                    "{def}: {:?}",
+                    typified.types
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn replaced_definitions_are_referred_to_not_generated() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"at": {"$ref": "#/$defs/Point"}},
+            "required": ["at"],
+            "$defs": {"Point": {"type": "object", "properties": {"x": {"type": "integer"}}}}
+        });
+        let replace = [Replacement {
+            type_name: "Point".to_owned(),
+            path: "super::super::defs::Point".to_owned(),
+            impls: Vec::new(),
+        }];
+        let code = typify(&schema, Some("Input"), &replace)
+            .map(|t| t.code)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!code.contains("struct Point"), "{code}");
+        assert!(code.contains("super :: super :: defs :: Point"), "{code}");
     }
 }
