@@ -180,6 +180,37 @@ impl fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
+/// The error of the conversions generated types offer (`FromStr`, `TryFrom`
+/// on enums and constrained strings): typify's `error::ConversionError`,
+/// defined once here instead of once in every generated type module.
+pub struct ConversionError(std::borrow::Cow<'static, str>);
+
+impl std::error::Error for ConversionError {}
+
+impl std::fmt::Display for ConversionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::fmt::Debug for ConversionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl From<&'static str> for ConversionError {
+    fn from(value: &'static str) -> Self {
+        ConversionError(value.into())
+    }
+}
+
+impl From<String> for ConversionError {
+    fn from(value: String) -> Self {
+        ConversionError(value.into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

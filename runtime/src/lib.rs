@@ -13,7 +13,8 @@ pub mod error;
 pub mod server;
 pub mod toolvault;
 
-pub use error::{ErrorCode, ErrorType, ToolError};
+pub use error::{ConversionError, ErrorCode, ErrorType, ToolError};
 pub use server::{
-    Call, Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolInfo, ToolOutput,
+    Call, Execution, Handler, KeyOrder, Server, ServerInfo, Session, ToolDescriptor, ToolInfo,
+    ToolOutput, typed_call,
 };
