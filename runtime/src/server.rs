@@ -169,29 +169,40 @@ struct Entry {
     validator: jsonschema::Validator,
 }
 
-type Job = (
-    Handler,
-    Map<String, Value>,
-    Sender<std::thread::Result<Result<ToolOutput, ToolError>>>,
-);
+type Job = (Handler, Map<String, Value>);
+type Outcome = std::thread::Result<Result<ToolOutput, ToolError>>;
 
 /// The thread that runs handlers, so that a hung handler can be abandoned.
+/// One pair of channels serves every call: calls take turns (the server
+/// holds the worker's lock for a whole call), and a worker abandoned after a
+/// timeout goes away with its channels, so a late result is never read.
 struct Worker {
     jobs: Sender<Job>,
+    results: Receiver<Outcome>,
 }
 
 impl Worker {
     fn spawn() -> Worker {
-        let (jobs, rx): (Sender<Job>, Receiver<Job>) = channel();
-        std::thread::Builder::new()
+        let (jobs, job_rx): (Sender<Job>, Receiver<Job>) = channel();
+        let (result_tx, results) = channel();
+        let spawned = std::thread::Builder::new()
             .name("tool-worker".to_owned())
             .spawn(move || {
-                while let Some((handler, args, reply)) = next_job(&rx) {
+                while let Ok((handler, args)) = receive(&job_rx, None) {
                     let result = catch_unwind(AssertUnwindSafe(|| handler(args)));
-                    let _ = reply.send(result);
+                    if result_tx.send(result).is_err() {
+                        return;
+                    }
                 }
-            })
-            .map_or_else(|_| Worker { jobs: channel().0 }, |_| Worker { jobs })
+            });
+        match spawned {
+            Ok(_) => Worker { jobs, results },
+            // No thread: sending fails, and the caller reports it.
+            Err(_) => Worker {
+                jobs: channel().0,
+                results,
+            },
+        }
     }
 }
 
@@ -200,39 +211,29 @@ impl Worker {
 /// only while calls arrive back to back.
 const SPIN: Duration = Duration::from_micros(50);
 
-/// The worker's next job: spin briefly, then block. `None` when the server is gone.
-fn next_job(rx: &Receiver<Job>) -> Option<Job> {
+/// The next message of `rx`: spin briefly, then block, for `timeout` in all
+/// (`None`: as long as it takes). The clock is read every 32 polls, not on
+/// each: reading it costs more than a poll.
+fn receive<T>(rx: &Receiver<T>, timeout: Option<Duration>) -> Result<T, RecvTimeoutError> {
     let start = std::time::Instant::now();
-    loop {
-        match rx.try_recv() {
-            Ok(job) => return Some(job),
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => return None,
-            Err(std::sync::mpsc::TryRecvError::Empty) if start.elapsed() < SPIN => {
-                std::hint::spin_loop()
-            }
-            Err(std::sync::mpsc::TryRecvError::Empty) => return rx.recv().ok(),
-        }
-    }
-}
-
-/// The handler's result: spin briefly, then wait up to `timeout` in all.
-fn wait_result<T>(rx: &Receiver<T>, timeout: Duration) -> Result<T, RecvTimeoutError> {
-    let start = std::time::Instant::now();
-    loop {
+    let spin = timeout.map_or(SPIN, |t| SPIN.min(t));
+    for polls in 1u32.. {
         match rx.try_recv() {
             Ok(v) => return Ok(v),
             Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                 return Err(RecvTimeoutError::Disconnected);
             }
             Err(std::sync::mpsc::TryRecvError::Empty) => {
-                let elapsed = start.elapsed();
-                if elapsed < SPIN.min(timeout) {
-                    std::hint::spin_loop();
-                } else {
-                    return rx.recv_timeout(timeout.saturating_sub(elapsed));
+                if polls % 32 == 0 && start.elapsed() >= spin {
+                    break;
                 }
+                std::hint::spin_loop();
             }
         }
+    }
+    match timeout {
+        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        Some(t) => rx.recv_timeout(t.saturating_sub(start.elapsed())),
     }
 }
 
@@ -414,17 +415,16 @@ impl Server {
             }
             return finish(tool, result);
         }
-        let (reply, result) = channel();
         let mut slot = self.worker.lock().unwrap_or_else(|p| p.into_inner());
         let worker = slot.get_or_insert_with(Worker::spawn);
         if let Err(std::sync::mpsc::SendError(job)) =
-            worker.jobs.send((entry.handler.clone(), args, reply))
+            worker.jobs.send((entry.handler.clone(), args))
         {
             // The worker thread is gone (it could not be spawned, or died): replace it.
             *worker = Worker::spawn();
             let _ = worker.jobs.send(job);
         }
-        match wait_result(&result, entry.descriptor.timeout) {
+        match receive(&worker.results, Some(entry.descriptor.timeout)) {
             Ok(r) => finish(tool, r),
             Err(RecvTimeoutError::Timeout) => {
                 // Abandon the hung worker; the next call gets a fresh one.
@@ -468,7 +468,9 @@ impl Server {
         if raw.len() > self.max_request_bytes {
             return None;
         }
-        let req: FastRequest<'_> = serde_json::from_slice(raw).ok()?;
+        // One UTF-8 check of the whole line, instead of one per string inside it.
+        let text = std::str::from_utf8(raw).ok()?;
+        let req: FastRequest<'_> = serde_json::from_str(text).ok()?;
         if req.jsonrpc != "2.0" || req.method != "tools/call" || !valid_id(&req.id) {
             return None;
         }
@@ -771,10 +773,7 @@ fn timeout_error(tool: &str, limit: Duration) -> ToolError {
 }
 
 /// A handler's result, or its panic, as the call's result.
-fn finish(
-    tool: &str,
-    result: std::thread::Result<Result<ToolOutput, ToolError>>,
-) -> Result<ToolOutput, ToolError> {
+fn finish(tool: &str, result: Outcome) -> Result<ToolOutput, ToolError> {
     match result {
         Ok(r) => r.map_err(|e| {
             if e.data.as_ref().and_then(|d| d.tool.as_ref()).is_none() {

@@ -4,8 +4,12 @@
 //!   with `--check`, write nothing and fail naming every stale, missing or extra file.
 //! - `bench [--sizes 1000,10000] [--runs 3]`: the end-to-end generator benchmark.
 //! - `test`: the whole test suite, as CI runs it (installs what it needs).
+//! - `docs [--browser]`: build the docs site with mdBook and check it.
+//! - `bench-server`: MCP over stdio, `editormcp-server` against the Python SDK.
+//! - `bench-calls`: instructions per in-process typed `tools/call` (callgrind).
 
 mod bench;
+mod bench_calls;
 mod bench_server;
 mod docs;
 
@@ -31,10 +35,11 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&root(), &rest),
         Some("test") => test(),
         Some("docs") => docs::run(&rest),
+        Some("bench-calls") => bench_calls::run(&root()),
         Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)"
             );
             Err("unknown command".to_owned())
         }
