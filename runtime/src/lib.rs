@@ -16,5 +16,5 @@ pub mod toolvault;
 pub use error::{ConversionError, ErrorCode, ErrorType, ToolError};
 pub use server::{
     Call, Execution, Handler, KeyOrder, Server, ServerInfo, Session, ToolDescriptor, ToolInfo,
-    ToolOutput, typed_call,
+    ToolOutput, TypedCall, register_tools, typed_call,
 };

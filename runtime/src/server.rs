@@ -1078,6 +1078,35 @@ pub fn unserializable_output(tool: &str, e: &serde_json::Error) -> ToolError {
     .for_tool(tool)
 }
 
+/// A generated typed call function: the implementation and the arguments in,
+/// the output out (see [`typed_call`]).
+pub type TypedCall<T> = fn(&T, Value) -> Result<ToolOutput, ToolError>;
+
+/// Adds every tool of a generated table to `server`: `infos[i]` served by
+/// `calls[i]` on `tools`. What the generated `register` functions do.
+pub fn register_tools<T: Send + Sync + 'static>(
+    mut server: Server,
+    infos: &[ToolInfo],
+    calls: &[TypedCall<T>],
+    tools: Arc<T>,
+) -> Result<Server, String> {
+    if infos.len() != calls.len() {
+        return Err(format!(
+            "{} tool descriptors but {} call functions",
+            infos.len(),
+            calls.len()
+        ));
+    }
+    for (info, &call) in infos.iter().zip(calls) {
+        let t = tools.clone();
+        server = server.tool(
+            info.descriptor(),
+            Arc::new(move |arguments| call(&t, Value::Object(arguments))),
+        )?;
+    }
+    Ok(server)
+}
+
 /// How a typed output's object keys serialize (see [`typed_call`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyOrder {
@@ -1150,6 +1179,44 @@ mod tests {
             .tool(d("a.ok"), ok)
             .and_then(|s| s.tool(d("a.fails"), fails))
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn register_tools_pairs_descriptors_with_calls() {
+        fn answer(n: &u8, _: Value) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::new(json!({ "n": n })))
+        }
+        let info = |id: &'static str| ToolInfo {
+            id,
+            name: id,
+            description: "",
+            category: "scene",
+            safety_level: "read-only",
+            tier: "core",
+            timeout_seconds: 30.0,
+            requires_approval: false,
+            notes: None,
+            input_schema: "{}",
+            output_schema: None,
+        };
+        let empty = || {
+            let info = ServerInfo {
+                name: "t".into(),
+                version: "0".into(),
+                extra: Map::new(),
+            };
+            Server::new(info, &["core"], "core").execution(Execution::Inline)
+        };
+        let calls: [TypedCall<u8>; 1] = [answer];
+        let s = register_tools(empty(), &[info("a.b")], &calls, Arc::new(7))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let out = s.call("a.b", json!({})).map(|o| o.output());
+        assert_eq!(out, Ok(json!({"n": 7})));
+        let mismatch = register_tools(empty(), &[info("a.b"), info("c.d")], &calls, Arc::new(7));
+        assert_eq!(
+            mismatch.err().as_deref(),
+            Some("2 tool descriptors but 1 call functions")
+        );
     }
 
     #[test]
