@@ -177,8 +177,7 @@ impl TemplateError {
 
 impl Templates {
     /// Renders template `name` into the generated file `path`; a problem is
-    /// reported instead. (Emitters that share a broken template each report it;
-    /// the generator keeps one report.)
+    /// reported instead.
     pub fn render_file<S: Serialize>(
         &self,
         name: &str,
@@ -232,6 +231,42 @@ impl RunTemplates {
 
     pub fn for_set(&self, set: &ToolSet) -> &Templates {
         self.per_set.get(&set.name).unwrap_or(&self.shared)
+    }
+}
+
+/// The templates of one generation, loaded by the first emitter that needs
+/// them and shared with the others (the C# and the docs emitter), so that
+/// every template is read and compiled once per run.
+#[derive(Default)]
+pub struct TemplateSource {
+    /// The command line's override directory, if any.
+    dir: Option<PathBuf>,
+    loaded: std::cell::OnceCell<Option<RunTemplates>>,
+}
+
+impl std::fmt::Debug for TemplateSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TemplateSource")
+            .field("dir", &self.dir)
+            .field("loaded", &self.loaded.get().is_some())
+            .finish()
+    }
+}
+
+impl TemplateSource {
+    pub fn new(dir: Option<PathBuf>) -> TemplateSource {
+        TemplateSource {
+            dir,
+            loaded: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The templates for `project`; `None` (problems reported to `diags`,
+    /// once) when an override does not load.
+    pub fn get(&self, project: &Project, diags: &mut Vec<Diagnostic>) -> Option<&RunTemplates> {
+        self.loaded
+            .get_or_init(|| RunTemplates::load(self.dir.as_deref(), project, diags))
+            .as_ref()
     }
 }
 

@@ -27,12 +27,12 @@ use crate::diag::Diagnostic;
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
 use crate::refs;
-use crate::templates::{RunTemplates, Templates};
+use crate::templates::{TemplateSource, Templates};
 
-/// The C# emitter; `templates` is the user's override directory, if any.
+/// The C# emitter; `templates` are the run's templates (built-ins and overrides).
 #[derive(Debug, Default)]
 pub struct CSharp {
-    pub templates: Option<std::path::PathBuf>,
+    pub templates: std::rc::Rc<TemplateSource>,
 }
 
 /// Names the generated code uses unqualified inside a tool's class, so no
@@ -725,7 +725,7 @@ impl Emitter for CSharp {
     }
 
     fn emit(&self, project: &Project, out: &mut GeneratedFiles, diags: &mut Vec<Diagnostic>) {
-        let Some(templates) = RunTemplates::load(self.templates.as_deref(), project, diags) else {
+        let Some(templates) = self.templates.get(project, diags) else {
             return;
         };
         let mut render = |t: &Templates, name: &str, path: String, ctx: &serde_json::Value| {

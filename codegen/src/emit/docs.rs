@@ -21,12 +21,12 @@ use super::{Emitter, GeneratedFiles, strings};
 use crate::diag::Diagnostic;
 use crate::ir::{Project, SafetyLevel, Tool, ToolSet};
 use crate::refs;
-use crate::templates::{RunTemplates, Templates};
+use crate::templates::{TemplateSource, Templates};
 
-/// The docs emitter; `templates` is the user's override directory, if any.
+/// The docs emitter; `templates` are the run's templates (built-ins and overrides).
 #[derive(Debug, Default)]
 pub struct Docs {
-    pub templates: Option<std::path::PathBuf>,
+    pub templates: std::rc::Rc<TemplateSource>,
 }
 
 /// Inline Markdown text: renders as exactly `s`, whatever it contains.
@@ -428,7 +428,7 @@ impl Emitter for Docs {
     }
 
     fn emit(&self, project: &Project, out: &mut GeneratedFiles, diags: &mut Vec<Diagnostic>) {
-        let Some(templates) = RunTemplates::load(self.templates.as_deref(), project, diags) else {
+        let Some(templates) = self.templates.get(project, diags) else {
             return;
         };
         let mut render = |t: &Templates, name: &str, path: String, ctx: &Value| {

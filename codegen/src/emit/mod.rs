@@ -15,6 +15,7 @@ pub mod yaml;
 use std::collections::BTreeMap;
 
 use crate::ir::Project;
+use crate::templates::TemplateSource;
 
 /// Generated files: relative path (with `/`) -> contents. Ordered, so output is deterministic.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -97,12 +98,11 @@ pub fn all(options: &EmitOptions) -> Vec<Box<dyn Emitter>> {
     if let Some(dep) = &options.rust_runtime_dependency {
         rust.runtime_dependency = dep.clone();
     }
+    let templates = std::rc::Rc::new(TemplateSource::new(options.templates.clone()));
     let csharp = csharp::CSharp {
-        templates: options.templates.clone(),
+        templates: templates.clone(),
     };
-    let docs = docs::Docs {
-        templates: options.templates.clone(),
-    };
+    let docs = docs::Docs { templates };
     vec![
         Box::new(catalog::Catalog),
         Box::new(rust),
