@@ -17,49 +17,43 @@ fn main() {
 /// `asset.info` answers; every other tool reports that it is not part of the bench.
 struct Bench;
 
-macro_rules! not_benched {
-    ($($method:ident),* $(,)?) => {
-        $(fn $method(&self, _: &mut Call, _: editormcp::$method::Input) -> Result<editormcp::$method::Output, ToolError> {
+macro_rules! bench_method {
+    (asset_info => $id:literal) => {
+        fn asset_info(
+            &self,
+            _call: &mut Call,
+            input: editormcp::asset_info::Input,
+        ) -> Result<editormcp::asset_info::Output, ToolError> {
+            Ok(editormcp::asset_info::Output {
+                dependencies: input.include_dependencies.then(Vec::new),
+                guid: "0123456789abcdef0123456789abcdef".to_owned(),
+                import_settings: Map::new(),
+                path: input.asset_path,
+                size_bytes: 4096,
+                type_: "Texture2D".to_owned(),
+            })
+        }
+    };
+    ($method:ident => $id:literal) => {
+        fn $method(
+            &self,
+            _: &mut Call,
+            _: editormcp::$method::Input,
+        ) -> Result<editormcp::$method::Output, ToolError> {
             Err(ToolError::execution("not part of the benchmark"))
-        })*
+        }
     };
 }
 
-impl EditormcpTools for Bench {
-    fn asset_info(
-        &self,
-        _call: &mut Call,
-        input: editormcp::asset_info::Input,
-    ) -> Result<editormcp::asset_info::Output, ToolError> {
-        Ok(editormcp::asset_info::Output {
-            dependencies: input.include_dependencies.then(Vec::new),
-            guid: "0123456789abcdef0123456789abcdef".to_owned(),
-            import_settings: Map::new(),
-            path: input.asset_path,
-            size_bytes: 4096,
-            type_: "Texture2D".to_owned(),
-        })
-    }
-    not_benched!(
-        asset_dependencies_graph,
-        audio_mixer_list,
-        audio_mixer_snapshot_read,
-        component_list,
-        editor_selection_info,
-        go_find,
-        go_set_parent,
-        mcp_server_info,
-        mcp_tool_describe,
-        mcp_tools_list,
-        project_assets_summary,
-        project_info,
-        project_references_missing,
-        project_scenes_list,
-        scene_components_list,
-        scene_hierarchy_dump,
-        scene_objects_find,
-    );
+macro_rules! bench_impl {
+    ($($method:ident => $id:literal),* $(,)?) => {
+        impl EditormcpTools for Bench {
+            $(bench_method!($method => $id);)*
+        }
+    };
 }
+
+toolgen_generated::for_each_editormcp_tool!(bench_impl);
 
 fn server(execution: Execution) -> Server {
     let info = ServerInfo {

@@ -299,14 +299,12 @@ macro_rules! answer_with_examples {
     };
 }
 
-answer_with_examples! {
-    toolvault, ToolvaultTools, ToolvaultExamples,
-    calculate_bearing => "calculate_bearing",
-    delete_annotations => "delete_annotations",
-    points_near_track => "points_near_track",
-    summarize_collection => "summarize_collection",
-    track_speed_profile => "track_speed_profile",
-}
+toolgen_generated::for_each_toolvault_tool!(
+    answer_with_examples,
+    toolvault,
+    ToolvaultTools,
+    ToolvaultExamples
+);
 
 #[test]
 fn every_toolvault_example_round_trips_through_the_generated_types() {
@@ -383,15 +381,12 @@ impl RaveSynth {
     }
 }
 
-answer_with_examples! {
-    ravedemo, RavedemoTools, RaveSynth,
-    ravedemo_mcp_tool_config_get => "ravedemo-mcp_tool_config_get",
-    ravedemo_mcp_tool_config_set_cache => "ravedemo-mcp_tool_config_set_cache",
-    ravedemo_mcp_tool_pipeline_run => "ravedemo-mcp_tool_pipeline_run",
-    ravedemo_mcp_tool_pipeline_status => "ravedemo-mcp_tool_pipeline_status",
-    ravedemo_mcp_tool_subject_list => "ravedemo-mcp_tool_subject_list",
-    ravedemo_mcp_tool_subject_load => "ravedemo-mcp_tool_subject_load",
-}
+toolgen_generated::for_each_ravedemo_tool!(
+    answer_with_examples,
+    ravedemo,
+    RavedemoTools,
+    RaveSynth
+);
 
 #[test]
 fn every_rave_tool_is_served_through_the_generated_dispatch() {

@@ -545,7 +545,7 @@ fn set_file(set: &ToolSet, diags: &mut Vec<Diagnostic>) -> (String, Vec<(String,
     doc(
         &mut out,
         &format!(
-            "Calls macro `$m` with every tool of `{}` as `method => \"id\"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs.",
+            "Calls macro `$m` with every tool of `{}` as `method => \"id\"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs. Tokens after `$m,` are passed first: `for_each_x_tool!(m, a, b)` calls `m! {{ a, b, method => \"id\", ... }}`.",
             set.name
         ),
     );
@@ -557,9 +557,9 @@ fn set_file(set: &ToolSet, diags: &mut Vec<Diagnostic>) -> (String, Vec<(String,
         .collect();
     let _ = writeln!(
         out,
-        "#[macro_export]\nmacro_rules! for_each_{}_tool {{ ($m:ident) => {{ $m! {{ {} }} }}; }}",
+        "#[macro_export]\nmacro_rules! for_each_{}_tool {{ ($m:ident) => {{ $m! {{ {pairs} }} }}; ($m:ident, $($args:tt)*) => {{ $m! {{ $($args)*, {pairs} }} }}; }}",
         ident::rust_snake(&set.name),
-        pairs.join(", ")
+        pairs = pairs.join(", ")
     );
     (out, tool_files)
 }

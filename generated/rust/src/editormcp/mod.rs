@@ -710,7 +710,7 @@ pub fn register<T: EditormcpTools + 'static>(
         tools,
     )
 }
-/// Calls macro `$m` with every tool of `editormcp` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs.
+/// Calls macro `$m` with every tool of `editormcp` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs. Tokens after `$m,` are passed first: `for_each_x_tool!(m, a, b)` calls `m! { a, b, method => "id", ... }`.
 #[macro_export]
 macro_rules! for_each_editormcp_tool {
     ($m:ident) => {
@@ -719,6 +719,19 @@ macro_rules! for_each_editormcp_tool {
         => "audio.mixer.snapshot.read", component_list => "component.list",
         editor_selection_info => "editor.selection.info", go_find => "go.find",
         go_set_parent => "go.setParent", mcp_server_info => "mcp.server.info",
+        mcp_tool_describe => "mcp.tool.describe", mcp_tools_list => "mcp.tools.list",
+        project_assets_summary => "project.assets.summary", project_info =>
+        "project.info", project_references_missing => "project.references.missing",
+        project_scenes_list => "project.scenes.list", scene_components_list =>
+        "scene.components.list", scene_hierarchy_dump => "scene.hierarchy.dump",
+        scene_objects_find => "scene.objects.find" }
+    };
+    ($m:ident, $($args:tt)*) => {
+        $m ! { $($args)*, asset_dependencies_graph => "asset.dependencies.graph",
+        asset_info => "asset.info", audio_mixer_list => "audio.mixer.list",
+        audio_mixer_snapshot_read => "audio.mixer.snapshot.read", component_list =>
+        "component.list", editor_selection_info => "editor.selection.info", go_find =>
+        "go.find", go_set_parent => "go.setParent", mcp_server_info => "mcp.server.info",
         mcp_tool_describe => "mcp.tool.describe", mcp_tools_list => "mcp.tools.list",
         project_assets_summary => "project.assets.summary", project_info =>
         "project.info", project_references_missing => "project.references.missing",

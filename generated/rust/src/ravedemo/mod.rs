@@ -262,11 +262,19 @@ pub fn register<T: RavedemoTools + 'static>(
         tools,
     )
 }
-/// Calls macro `$m` with every tool of `ravedemo` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs.
+/// Calls macro `$m` with every tool of `ravedemo` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs. Tokens after `$m,` are passed first: `for_each_x_tool!(m, a, b)` calls `m! { a, b, method => "id", ... }`.
 #[macro_export]
 macro_rules! for_each_ravedemo_tool {
     ($m:ident) => {
         $m ! { ravedemo_mcp_tool_config_get => "ravedemo-mcp_tool_config_get",
+        ravedemo_mcp_tool_config_set_cache => "ravedemo-mcp_tool_config_set_cache",
+        ravedemo_mcp_tool_pipeline_run => "ravedemo-mcp_tool_pipeline_run",
+        ravedemo_mcp_tool_pipeline_status => "ravedemo-mcp_tool_pipeline_status",
+        ravedemo_mcp_tool_subject_list => "ravedemo-mcp_tool_subject_list",
+        ravedemo_mcp_tool_subject_load => "ravedemo-mcp_tool_subject_load" }
+    };
+    ($m:ident, $($args:tt)*) => {
+        $m ! { $($args)*, ravedemo_mcp_tool_config_get => "ravedemo-mcp_tool_config_get",
         ravedemo_mcp_tool_config_set_cache => "ravedemo-mcp_tool_config_set_cache",
         ravedemo_mcp_tool_pipeline_run => "ravedemo-mcp_tool_pipeline_run",
         ravedemo_mcp_tool_pipeline_status => "ravedemo-mcp_tool_pipeline_status",

@@ -216,11 +216,17 @@ pub fn register<T: ToolvaultTools + 'static>(
         tools,
     )
 }
-/// Calls macro `$m` with every tool of `toolvault` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs.
+/// Calls macro `$m` with every tool of `toolvault` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs. Tokens after `$m,` are passed first: `for_each_x_tool!(m, a, b)` calls `m! { a, b, method => "id", ... }`.
 #[macro_export]
 macro_rules! for_each_toolvault_tool {
     ($m:ident) => {
         $m ! { calculate_bearing => "calculate_bearing", delete_annotations =>
+        "delete_annotations", points_near_track => "points_near_track",
+        summarize_collection => "summarize_collection", track_speed_profile =>
+        "track_speed_profile" }
+    };
+    ($m:ident, $($args:tt)*) => {
+        $m ! { $($args)*, calculate_bearing => "calculate_bearing", delete_annotations =>
         "delete_annotations", points_near_track => "points_near_track",
         summarize_collection => "summarize_collection", track_speed_profile =>
         "track_speed_profile" }
