@@ -364,8 +364,14 @@ fn tool_module(
         while defs.contains(&root) {
             root = format!("Tool{root}");
         }
-        let replace = shared.map(|s| s.replacements(schema)).unwrap_or_default();
-        match typify(schema, Some(&root), &replace) {
+        let mut replace = shared.map(|s| s.replacements(schema)).unwrap_or_default();
+        let mut result = typify(schema, Some(&root), &replace);
+        if result.is_err() && !replace.is_empty() {
+            // Should typify not take a shared type somewhere, the tool keeps its own copies.
+            replace.clear();
+            result = typify(schema, Some(&root), &replace);
+        }
+        match result {
             Ok(Typified { code, .. }) => {
                 if name == "Output" {
                     // Shared types it uses must serialize sorted too.
