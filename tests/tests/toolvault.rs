@@ -473,13 +473,24 @@ fn only_identical_definitions_are_shared() {
     let point =
         json!({"type": "object", "required": ["x"], "properties": {"x": {"type": "number"}}});
     let other = json!({"type": "object", "required": ["depth"], "properties": {"depth": {"type": "integer"}}});
-    for (name, point) in [("first", &point), ("second", &point), ("third", &other)] {
+    // `fourth` holds the shared `Point` beside a `point` of its own, which typify
+    // would name `Point` too: it keeps both to itself, under distinct names.
+    for (name, point) in [
+        ("first", &point),
+        ("second", &point),
+        ("third", &other),
+        ("fourth", &point),
+    ] {
+        let mut defs = json!({"Point": point, "Label": {"type": "string"}, format!("Only{name}"): {"type": "boolean"}});
+        if name == "fourth" {
+            defs["point"] = json!({"type": "string"});
+        }
         let tool = json!({
             "name": name,
             "description": "Takes a point.",
             "inputSchema": {
                 "type": "object",
-                "$defs": {"Point": point, "Label": {"type": "string"}, format!("Only{name}"): {"type": "boolean"}},
+                "$defs": defs,
                 "properties": {
                     "at": {"$ref": "#/$defs/Point"},
                     "label": {"$ref": "#/$defs/Label"},
@@ -520,6 +531,16 @@ fn only_identical_definitions_are_shared() {
     assert!(
         rust_types(&third).contains(&"Onlythird".to_owned()),
         "{third}"
+    );
+    let fourth = text("fourth");
+    assert!(!fourth.contains("defs::Point"), "{fourth}");
+    assert!(fourth.contains("defs::Label"), "{fourth}");
+    let mut types = rust_types(&fourth);
+    types.sort();
+    assert_eq!(
+        types,
+        ["Input", "Onlyfourth", "Point", "Point2"],
+        "{fourth}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -147,6 +147,7 @@ struct Replacement {
 fn typify(schema: &Value, name: Option<&str>, replace: &[Replacement]) -> Result<Typified, String> {
     let mut v = schema.clone();
     normalize(&mut v);
+    distinct_definition_names(&mut v);
     if let Value::Object(m) = &mut v {
         if let Some(name) = name {
             m.insert("title".into(), Value::String(name.to_owned()));
@@ -236,6 +237,79 @@ fn rust_type_name(def: &str) -> Option<String> {
     (starts_with_letter && typify::accept_as_ident(&name)).then_some(name)
 }
 
+/// Renames definitions that typify would give the same type name (`point`
+/// and `Point`; `a-b` and `a_b`): the first in key order keeps its name, the
+/// others get a number (`point_2`, typed `Point2`), and every reference follows.
+fn distinct_definition_names(schema: &mut Value) {
+    let Some(Value::Object(defs)) = schema.get("$defs") else {
+        return;
+    };
+    let mut taken: Vec<String> = Vec::new();
+    let mut renames: Vec<(String, String)> = Vec::new();
+    for key in defs.keys() {
+        let name = approximate_type_name(key);
+        if !taken.contains(&name) {
+            taken.push(name);
+            continue;
+        }
+        let (new_key, new_name) = (2..)
+            .map(|n| {
+                let k = format!("{key}_{n}");
+                let t = approximate_type_name(&k);
+                (k, t)
+            })
+            .find(|(k, t)| !taken.contains(t) && !defs.contains_key(k))
+            .unwrap_or_default();
+        taken.push(new_name);
+        renames.push((key.clone(), new_key));
+    }
+    if renames.is_empty() {
+        return;
+    }
+    let pointer = |k: &str| format!("#/$defs/{}", k.replace('~', "~0").replace('/', "~1"));
+    let by_ref: BTreeMap<String, String> = renames
+        .iter()
+        .map(|(old, new)| (pointer(old), pointer(new)))
+        .collect();
+    rewrite_refs(schema, &by_ref);
+    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        for (old, new) in renames {
+            if let Some(def) = defs.remove(&old) {
+                defs.insert(new, def);
+            }
+        }
+    }
+}
+
+/// Points every `$ref` to a renamed definition (or into one) at its new name.
+fn rewrite_refs(v: &mut Value, renames: &BTreeMap<String, String>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(r)) = m.get_mut("$ref") {
+                let renamed = renames.iter().find_map(|(old, new)| {
+                    let rest = r.strip_prefix(old.as_str())?;
+                    (rest.is_empty() || rest.starts_with('/')).then(|| format!("{new}{rest}"))
+                });
+                if let Some(new) = renamed {
+                    *r = new;
+                }
+            }
+            m.values_mut().for_each(|x| rewrite_refs(x, renames));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| rewrite_refs(x, renames)),
+        _ => {}
+    }
+}
+
+/// Close to the name typify gives definition `def`, for any name: typify
+/// turns what is not an identifier character into a word break first.
+fn approximate_type_name(def: &str) -> String {
+    use heck::ToPascalCase;
+    def.replace('\'', "")
+        .replace(|c: char| !(c.is_alphanumeric() || c == '_'), "-")
+        .to_pascal_case()
+}
+
 /// The tool set's shared module: the types of the definitions its schemas
 /// share, generated once. `None` when nothing is shared, or when typify cannot
 /// generate them or names them otherwise than expected (then every tool keeps
@@ -271,6 +345,13 @@ impl SharedModule {
                 .map(|(_, i)| i.clone())?;
             types.insert(def.clone(), (name, impls));
         }
+        // Two shared definitions typify would give one name (`track`, `Track`): share neither.
+        let mut names: Vec<&String> = types.values().map(|(n, _)| n).collect();
+        names.sort();
+        names.dedup();
+        if names.len() != types.len() {
+            return None;
+        }
         let mut module = "defs".to_owned();
         while tool_modules.contains(&module) {
             module.push('_');
@@ -287,10 +368,21 @@ impl SharedModule {
     /// The shared types `schema` refers to instead of generating its own,
     /// as paths from a tool's `input` or `output` module.
     fn replacements(&self, schema: &Value) -> Vec<Replacement> {
-        self.defs
-            .used_by(schema)
+        // typify replaces by type name: a shared name that another definition
+        // of this schema would also get (`point` beside a shared `Point`)
+        // would replace that one too, so such a name is not replaced at all.
+        let used = self.defs.used_by(schema);
+        let others: Vec<String> = schema
+            .get("$defs")
+            .and_then(Value::as_object)
             .into_iter()
+            .flat_map(|m| m.keys())
+            .filter(|k| !used.contains(k))
+            .map(|k| approximate_type_name(k))
+            .collect();
+        used.into_iter()
             .filter_map(|def| self.types.get(&def))
+            .filter(|(name, _)| !others.contains(name))
             .map(|(name, impls)| Replacement {
                 type_name: name.clone(),
                 path: format!("super::super::{}::{name}", self.module),
@@ -701,6 +793,53 @@ mod tests {
                     typified.types
                 );
             }
+        }
+    }
+
+    #[test]
+    fn definitions_typify_would_name_alike_are_renamed_with_their_references() {
+        let mut schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "a": {"$ref": "#/$defs/Point"},
+                "b": {"$ref": "#/$defs/point"},
+                "c": {"$ref": "#/$defs/point/properties/x"},
+                "d": {"$ref": "#/$defs/a-b"},
+                "e": {"$ref": "#/$defs/a_b"}
+            },
+            "$defs": {
+                "Point": {"type": "string"},
+                "point": {"type": "object", "properties": {"x": {"type": "integer"}}},
+                "a-b": {"type": "boolean"},
+                "a_b": {"type": "number"}
+            }
+        });
+        distinct_definition_names(&mut schema);
+        let keys: Vec<&String> = schema["$defs"]
+            .as_object()
+            .map(|m| m.keys().collect())
+            .unwrap_or_default();
+        assert_eq!(keys, ["Point", "a-b", "a_b_2", "point_2"]);
+        let p = &schema["properties"];
+        assert_eq!(p["b"]["$ref"], "#/$defs/point_2");
+        assert_eq!(p["c"]["$ref"], "#/$defs/point_2/properties/x");
+        assert_eq!(p["e"]["$ref"], "#/$defs/a_b_2");
+        assert_eq!(p["a"]["$ref"], "#/$defs/Point");
+        // typify takes references to definitions only.
+        if let Some(Value::Object(props)) = schema.get_mut("properties") {
+            props.remove("c");
+        }
+        let code = typify(&schema, Some("Input"), &[])
+            .map(|t| t.code)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let file = format_source(&code).unwrap_or_else(|e| panic!("{e}"));
+        for ty in [
+            "pub struct Point(",
+            "pub struct Point2 {",
+            "pub struct AB(",
+            "pub struct AB2(",
+        ] {
+            assert!(file.contains(ty), "{ty}: {file}");
         }
     }
 
