@@ -665,7 +665,244 @@ fn set_file(set: &ToolSet, diags: &mut Vec<Diagnostic>) -> (String, Vec<(String,
 fn format_source(source: &str) -> Result<String, String> {
     let mut file: syn::File = syn::parse_file(source).map_err(|e| e.to_string())?;
     share_error_modules(&mut file.items);
+    distinct_field_names(&mut file.items);
     Ok(prettyplease::unparse(&file))
+}
+
+/// typify names a property's field by snake-casing it, so `a-b`, `a_b` and
+/// `A_B` all become `a_b`: one struct with three fields of one name. Every
+/// such field after the first gets a number (`a_b_2`) and keeps its wire name
+/// in `#[serde(rename)]`; the struct literal of a generated `Default` impl
+/// follows, field by field in declaration order.
+fn distinct_field_names(items: &mut [syn::Item]) {
+    distinct_default_functions(items);
+    // Struct name -> its fields' names in declaration order, after renaming.
+    let mut renamed: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for item in items.iter_mut() {
+        match item {
+            syn::Item::Struct(s) => {
+                if let syn::Fields::Named(fields) = &mut s.fields {
+                    if let Some(names) = rename_duplicate_fields(fields) {
+                        renamed.insert(s.ident.to_string(), names);
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, content)) = &mut m.content {
+                    distinct_field_names(content);
+                }
+            }
+            _ => {}
+        }
+    }
+    if renamed.is_empty() {
+        return;
+    }
+    for item in items.iter_mut() {
+        let syn::Item::Impl(imp) = item else { continue };
+        let syn::Type::Path(ty) = &*imp.self_ty else {
+            continue;
+        };
+        let Some(names) = ty
+            .path
+            .segments
+            .last()
+            .and_then(|seg| renamed.get(&seg.ident.to_string()))
+        else {
+            continue;
+        };
+        for member in &mut imp.items {
+            let syn::ImplItem::Fn(f) = member else {
+                continue;
+            };
+            if let Some(syn::Stmt::Expr(syn::Expr::Struct(lit), None)) = f.block.stmts.last_mut() {
+                rename_struct_literal(lit, names);
+            }
+        }
+    }
+}
+
+/// typify names a field's default function `<type>_<field>` in the module's
+/// `defaults`, so properties that snake-case alike get two functions of one
+/// name. The later ones get a number, and the fields' `default = "..."`
+/// follow in order: typify writes the functions in the order of the fields.
+fn distinct_default_functions(items: &mut [syn::Item]) {
+    let mut renames: BTreeMap<String, std::collections::VecDeque<String>> = BTreeMap::new();
+    for item in items.iter_mut() {
+        let syn::Item::Mod(m) = item else { continue };
+        let Some((_, content)) = &mut m.content else {
+            continue;
+        };
+        if m.ident != "defaults" {
+            continue;
+        }
+        let names: Vec<String> = content
+            .iter()
+            .filter_map(|i| match i {
+                syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        let mut seen: Vec<String> = Vec::new();
+        for i in content.iter_mut() {
+            let syn::Item::Fn(f) = i else { continue };
+            let old = f.sig.ident.to_string();
+            let new = if seen.contains(&old) {
+                (2..)
+                    .map(|n| format!("{old}_{n}"))
+                    .find(|n| !names.contains(n) && !seen.contains(n))
+                    .unwrap_or_default()
+            } else {
+                old.clone()
+            };
+            f.sig.ident = syn::Ident::new(&new, f.sig.ident.span());
+            seen.push(new.clone());
+            renames.entry(old).or_default().push_back(new);
+        }
+    }
+    renames.retain(|_, queue| queue.len() > 1);
+    if renames.is_empty() {
+        return;
+    }
+    // `impl Default` struct literals call the functions, in field order too.
+    let mut calls = renames.clone();
+    for item in items.iter_mut() {
+        let syn::Item::Impl(imp) = item else { continue };
+        for member in &mut imp.items {
+            let syn::ImplItem::Fn(f) = member else {
+                continue;
+            };
+            let Some(syn::Stmt::Expr(syn::Expr::Struct(lit), None)) = f.block.stmts.last_mut()
+            else {
+                continue;
+            };
+            for fv in &mut lit.fields {
+                let syn::Expr::Call(call) = &mut fv.expr else {
+                    continue;
+                };
+                let syn::Expr::Path(path) = &mut *call.func else {
+                    continue;
+                };
+                let segments = &mut path.path.segments;
+                if segments.len() != 2 || segments[0].ident != "defaults" {
+                    continue;
+                }
+                let name = segments[1].ident.to_string();
+                if let Some(new) = calls
+                    .get_mut(&name)
+                    .and_then(std::collections::VecDeque::pop_front)
+                {
+                    segments[1].ident = syn::Ident::new(&new, segments[1].ident.span());
+                }
+            }
+        }
+    }
+    for item in items.iter_mut() {
+        let syn::Item::Struct(s) = item else { continue };
+        for field in &mut s.fields {
+            for attr in &mut field.attrs {
+                let syn::Meta::List(list) = &attr.meta else {
+                    continue;
+                };
+                if !list.path.is_ident("serde") {
+                    continue;
+                }
+                let text = list.tokens.to_string();
+                let Some((old, queue)) = renames.iter_mut().find(|(old, _)| {
+                    text.contains(&format!("\"defaults :: {old}\""))
+                        || text.contains(&format!("\"defaults::{old}\""))
+                }) else {
+                    continue;
+                };
+                let Some(new) = queue.pop_front() else {
+                    continue;
+                };
+                let text = text
+                    .replace(
+                        &format!("\"defaults :: {old}\""),
+                        &format!("\"defaults::{new}\""),
+                    )
+                    .replace(
+                        &format!("\"defaults::{old}\""),
+                        &format!("\"defaults::{new}\""),
+                    );
+                use syn::parse::Parser;
+                if let Ok(mut parsed) =
+                    syn::Attribute::parse_outer.parse_str(&format!("#[serde({text})]"))
+                {
+                    if let Some(a) = parsed.pop() {
+                        *attr = a;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Renames the second and later fields of one name; `None` when all differ.
+/// The result lists every field as (name typify gave, name now).
+fn rename_duplicate_fields(fields: &mut syn::FieldsNamed) -> Option<Vec<(String, String)>> {
+    let names: Vec<String> = fields
+        .named
+        .iter()
+        .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
+        .collect();
+    let mut seen: Vec<String> = Vec::new();
+    let mut result = Vec::new();
+    let mut changed = false;
+    for field in &mut fields.named {
+        let Some(ident) = &field.ident else { continue };
+        let (old, span) = (ident.to_string(), ident.span());
+        if !seen.contains(&old) {
+            seen.push(old.clone());
+            result.push((old.clone(), old));
+            continue;
+        }
+        let new = (2..)
+            .map(|n| format!("{old}_{n}"))
+            .find(|n| !names.contains(n) && !seen.contains(n))
+            .unwrap_or_default();
+        let has_rename = field.attrs.iter().any(|a| {
+            a.path().is_ident("serde")
+                && matches!(&a.meta, syn::Meta::List(l) if l.tokens.to_string().contains("rename ="))
+        });
+        if !has_rename {
+            let wire = syn::LitStr::new(&old, span);
+            field
+                .attrs
+                .push(syn::parse_quote!(#[serde(rename = #wire)]));
+        }
+        field.ident = Some(syn::Ident::new(&new, span));
+        seen.push(new.clone());
+        result.push((old, new));
+        changed = true;
+    }
+    changed.then_some(result)
+}
+
+/// Renames the fields of `Self { .. }` as `rename_duplicate_fields` renamed
+/// the struct's: the k-th `a_b` here is the k-th `a_b` there.
+fn rename_struct_literal(lit: &mut syn::ExprStruct, names: &[(String, String)]) {
+    let mut used = vec![false; names.len()];
+    for fv in &mut lit.fields {
+        let syn::Member::Named(ident) = &mut fv.member else {
+            continue;
+        };
+        let old = ident.to_string();
+        let slot = names
+            .iter()
+            .enumerate()
+            .find(|(i, (o, _))| !used[*i] && *o == old)
+            .map(|(i, _)| i);
+        if let Some(i) = slot {
+            used[i] = true;
+            if names[i].1 != old {
+                // Shorthand `Self { a_b }` becomes `Self { a_b_2: a_b }`.
+                fv.colon_token.get_or_insert_with(Default::default);
+                *ident = syn::Ident::new(&names[i].1, ident.span());
+            }
+        }
+    }
 }
 
 /// typify gives every type space an `error` module with the same 35-line
@@ -840,6 +1077,67 @@ mod tests {
             "pub struct AB2(",
         ] {
             assert!(file.contains(ty), "{ty}: {file}");
+        }
+    }
+
+    #[test]
+    fn properties_typify_would_name_alike_get_distinct_fields() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "a-b": {"type": "string", "default": "x"},
+                "a_b": {"type": "string", "default": "y"},
+                "A_B": {"type": "boolean"},
+                "a_b_2": {"type": "string"}
+            },
+            "required": ["a_b_2"]
+        });
+        // Without required properties, typify also writes `impl Default` with a struct literal.
+        let mut optional = schema.clone();
+        optional["required"] = serde_json::json!([]);
+        let code = typify(&optional, Some("Input"), &[])
+            .map(|t| t.code)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let file = format_source(&code).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            file.contains("a_b_3: defaults::input_a_b(),")
+                && file.contains("a_b_4: defaults::input_a_b_2(),"),
+            "{file}"
+        );
+        let code = typify(&schema, Some("Input"), &[])
+            .map(|t| t.code)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let file = format_source(&code).unwrap_or_else(|e| panic!("{e}"));
+        let parsed = syn::parse_file(&file).unwrap_or_else(|e| panic!("{e}"));
+        let fields: Vec<String> = parsed
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                syn::Item::Struct(s) if s.ident == "Input" => Some(&s.fields),
+                _ => None,
+            })
+            .flat_map(|f| {
+                f.iter()
+                    .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
+            })
+            .collect();
+        let mut distinct = fields.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), fields.len(), "{file}");
+        assert_eq!(fields.len(), 4, "{file}");
+        // Two defaults, two functions: `input_a_b` for `a-b`, `input_a_b_2` for `a_b`.
+        assert!(file.contains("fn input_a_b_2()"), "{file}");
+        let first = file.find("default = \"defaults::input_a_b\"");
+        let second = file.find("default = \"defaults::input_a_b_2\"");
+        assert!(first.is_some() && second > first, "{file}");
+        assert!(
+            file.find("\"x\".to_string()") < file.find("\"y\".to_string()"),
+            "{file}"
+        );
+        // Each keeps its wire name.
+        for wire in ["\"a-b\"", "\"a_b\"", "\"A_B\""] {
+            assert!(file.contains(&format!("rename = {wire}")), "{wire}: {file}");
         }
     }
 
