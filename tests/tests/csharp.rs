@@ -217,6 +217,18 @@ fn hostile_spec_text_compiles_and_stays_text() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The checked-in golden C# of the Rust-hostile fixture (tests/generated-hostile)
+/// compiles too, without a warning.
+#[test]
+fn the_rust_hostile_golden_csharp_compiles() {
+    let m = mono();
+    let dir = work_dir("rust-hostile");
+    let sources = files_below(&root().join("tests/generated-hostile/csharp"), "cs");
+    assert!(sources.len() >= 4, "{sources:?}");
+    compile(&m, &sources, &dir.join("rust-hostile.dll"), true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_unity_editor_code_path_compiles() {
     // `#if UNITY_EDITOR` code (the main-thread queue, reload handling) against stubs

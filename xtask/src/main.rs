@@ -1,6 +1,7 @@
 //! Project automation: `cargo xtask <command>`.
 //!
-//! - `gen [--check]`: regenerate `generated/` (and docs/rules.md) from `tool-specs/`;
+//! - `gen [--check]`: regenerate `generated/` (and docs/rules.md) from `tool-specs/`, and
+//!   `tests/generated-hostile/` from `tests/fixtures/rust-hostile/`;
 //!   with `--check`, write nothing and fail naming every stale, missing or extra file.
 //! - `bench [--sizes 1000,10000] [--runs 3]`: the end-to-end generator benchmark.
 //! - `test`: the whole test suite, as CI runs it (installs what it needs).
@@ -62,6 +63,17 @@ pub fn repo_generator(root: &Path) -> Generator {
         .rust_runtime_dependency("toolgen-runtime = { path = \"../../runtime\" }")
 }
 
+/// The Rust-hostile fixture, generated into `tests/generated-hostile/` and
+/// compiled by tests/tests/hostile_rust.rs: every emitter's output on names
+/// that collide once they are identifiers, kept as a golden tree.
+pub fn hostile_generator(root: &Path) -> Generator {
+    Generator::new()
+        .input(root.join("tests/fixtures/rust-hostile"))
+        .out_dir(root.join("tests/generated-hostile"))
+        .prune(Prune::All)
+        .rust_runtime_dependency("toolgen-runtime = { path = \"../../../runtime\" }")
+}
+
 /// Files outside `generated/` that are generated too.
 fn extra_files() -> GeneratedFiles {
     let mut files = GeneratedFiles::new();
@@ -71,17 +83,22 @@ fn extra_files() -> GeneratedFiles {
 
 fn generate(check: bool) -> Result<(), String> {
     let root = root();
-    let g = repo_generator(&root);
+    let trees = [
+        (repo_generator(&root), "generated"),
+        (hostile_generator(&root), "tests/generated-hostile"),
+    ];
     let docs = root.join("docs");
     if check {
-        let (_, report) = g.check().map_err(describe)?;
         let mut problems = Vec::new();
-        for (kind, list) in [
-            ("stale", &report.stale),
-            ("missing", &report.missing),
-            ("extra", &report.extra),
-        ] {
-            problems.extend(list.iter().map(|p| format!("{kind}: generated/{p}")));
+        for (g, dir) in &trees {
+            let (_, report) = g.check().map_err(describe)?;
+            for (kind, list) in [
+                ("stale", &report.stale),
+                ("missing", &report.missing),
+                ("extra", &report.extra),
+            ] {
+                problems.extend(list.iter().map(|p| format!("{kind}: {dir}/{p}")));
+            }
         }
         for (rel, contents) in extra_files().iter() {
             if std::fs::read(docs.join(rel)).ok().as_deref() != Some(contents) {
@@ -89,7 +106,7 @@ fn generate(check: bool) -> Result<(), String> {
             }
         }
         if problems.is_empty() {
-            eprintln!("generated/ is up to date");
+            eprintln!("generated/ and tests/generated-hostile/ are up to date");
             return Ok(());
         }
         for p in &problems {
@@ -100,7 +117,16 @@ fn generate(check: bool) -> Result<(), String> {
             problems.len()
         ));
     }
-    let done = g.generate().map_err(describe)?;
+    for (g, dir) in trees.iter().skip(1) {
+        let done = g.generate().map_err(describe)?;
+        eprintln!(
+            "{dir}: {} file(s) written, {} unchanged, {} removed",
+            done.report.written.len(),
+            done.report.unchanged,
+            done.report.removed.len()
+        );
+    }
+    let done = trees[0].0.generate().map_err(describe)?;
     for (rel, contents) in extra_files().iter() {
         let path = docs.join(rel);
         if std::fs::read(&path).ok().as_deref() != Some(contents) {

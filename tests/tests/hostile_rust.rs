@@ -1,0 +1,118 @@
+//! The Rust generated from `tests/fixtures/rust-hostile` (names that collide
+//! once they are identifiers: `a-b`/`a_b`/`A_B`, `id`/`Id`, `Spot`/`spot`,
+//! keywords, tool ids `collide.names`/`collide-names`), checked in under
+//! `tests/generated-hostile/` by `cargo xtask gen`, compiles here and keeps
+//! every wire name apart through a real call.
+
+#[path = "../generated-hostile/rust/src/lib.rs"]
+#[allow(unused_imports, unused_qualifications, unreachable_pub)]
+mod generated;
+
+use std::sync::Arc;
+
+use generated::hostile::{self, HostileTools};
+use serde_json::{Map, Value, json};
+use toolgen_runtime::{Call, Execution, Server, ServerInfo, Session, ToolError};
+
+/// Echoes every input field into the output, so that a mix-up shows.
+struct Echo;
+
+impl HostileTools for Echo {
+    fn collide_names(
+        &self,
+        _: &mut Call,
+        input: hostile::collide_names::Input,
+    ) -> Result<hostile::collide_names::Output, ToolError> {
+        Ok(hostile::collide_names::Output { echo: input.shared })
+    }
+
+    fn collide_names_2(
+        &self,
+        call: &mut Call,
+        input: hostile::collide_names_2::Input,
+    ) -> Result<hostile::collide_names_2::Output, ToolError> {
+        call.diagnostic(format!(
+            "type={:?} self={:?} 1st={:?} x.y={:?} mode={:?} spot={:?} spotLower={:?}",
+            input.type_,
+            input.self_,
+            input.x1st,
+            input.x_y,
+            input.mode,
+            input.spot.map(|s| s.x),
+            input.spot_lower.map(|s| s.label),
+        ));
+        Ok(hostile::collide_names_2::Output {
+            a_b: input.a_b,
+            a_b_3: input.a_b_3,
+            a_b_4: input.a_b_4,
+            a_b_2: input.a_b_2,
+            shared: input.shared,
+        })
+    }
+}
+
+fn server() -> Server {
+    let info = ServerInfo {
+        name: "hostile".to_owned(),
+        version: "0".to_owned(),
+        extra: Map::new(),
+    };
+    let server = Server::new(info, &["core"], "core").execution(Execution::Inline);
+    hostile::register(server, Arc::new(Echo)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn call(server: &Server, name: &str, arguments: Value) -> Value {
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"tool": name, "arguments": arguments}});
+    let line = server
+        .handle(&mut Session::default(), request.to_string().as_bytes())
+        .unwrap_or_default();
+    serde_json::from_slice(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+}
+
+#[test]
+fn colliding_wire_names_stay_apart_through_a_call() {
+    let s = server();
+    let response = call(
+        &s,
+        "collide.names",
+        json!({
+            "a-b": "dash!", "a_b": "underscore!", "A_B": true, "a_b_2": 7,
+            "type": "t", "self": "s", "1st": "first", "x.y": "dot", "mode": "A",
+            "spot": {"x": 1.5}, "spotLower": {"label": "low"},
+            "shared": {"id": 3, "Id": "three"}
+        }),
+    );
+    assert_eq!(
+        response["result"]["output"],
+        json!({"A_B": true, "a-b": "dash!", "a_b": "underscore!", "a_b_2": 7, "shared": {"Id": "three", "id": 3}}),
+        "{response}"
+    );
+    assert_eq!(
+        response["result"]["diagnostics"][0],
+        "type=Some(\"t\") self=Some(\"s\") 1st=Some(\"first\") x.y=Some(\"dot\") mode=Some(\"A\") spot=Some(1.5) spotLower=Some(\"low\")"
+    );
+}
+
+#[test]
+fn defaults_of_colliding_properties_stay_apart() {
+    let s = server();
+    let response = call(&s, "collide.names", json!({"a_b_2": 1}));
+    assert_eq!(
+        response["result"]["output"],
+        json!({"a-b": "dash", "a_b": "underscore", "a_b_2": 1}),
+        "{response}"
+    );
+}
+
+#[test]
+fn tools_whose_ids_make_one_module_name_are_both_served() {
+    let s = server();
+    let response = call(&s, "collide-names", json!({"shared": {"id": 1}}));
+    assert_eq!(
+        response["result"]["output"],
+        json!({"echo": {"id": 1}}),
+        "{response}"
+    );
+    let ids: Vec<&str> = hostile::TOOLS.iter().map(|t| t.id).collect();
+    assert_eq!(ids, ["collide-names", "collide.names"]);
+}
