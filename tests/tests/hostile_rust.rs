@@ -26,6 +26,27 @@ impl HostileTools for Echo {
         Ok(hostile::collide_names::Output { echo: input.shared })
     }
 
+    /// The tool module is `defs`, so the shared definitions live in `defs_`; its
+    /// definitions `Input` and `Output` push the root types to `ToolInput`/`ToolOutput`.
+    fn defs(
+        &self,
+        call: &mut Call,
+        input: hostile::defs::Input,
+    ) -> Result<hostile::defs::Output, ToolError> {
+        let hostile::defs_::Shared { id, id_2 } = input.shared;
+        let summary = format!(
+            "{id_2}/{id:?}/{:?}/{:?}/{:?}/{:?}",
+            input.input.and_then(|i| i.value),
+            input.self_,
+            input.super_,
+            input.crate_
+        );
+        call.diagnostic(summary);
+        Ok(hostile::defs::Output {
+            output: Some(hostile::defs::output::Output("OK!".to_owned())),
+        })
+    }
+
     fn collide_names_2(
         &self,
         call: &mut Call,
@@ -114,5 +135,25 @@ fn tools_whose_ids_make_one_module_name_are_both_served() {
         "{response}"
     );
     let ids: Vec<&str> = hostile::TOOLS.iter().map(|t| t.id).collect();
-    assert_eq!(ids, ["collide-names", "collide.names"]);
+    assert_eq!(ids, ["collide-names", "collide.names", "defs"]);
+}
+
+#[test]
+fn a_tool_named_like_the_shared_module_and_definitions_named_like_roots() {
+    let s = server();
+    let response = call(
+        &s,
+        "defs",
+        json!({"shared": {"id": 4, "Id": "four"}, "input": {"value": "v"}, "Self": "me", "super": 2, "crate": true}),
+    );
+    // `Output`, an enum whose values collide as variants, is typed as a string.
+    assert_eq!(
+        response["result"]["output"],
+        json!({"output": "OK!"}),
+        "{response}"
+    );
+    assert_eq!(
+        response["result"]["diagnostics"][0],
+        "4/Some(\"four\")/Some(\"v\")/Some(\"me\")/Some(2)/Some(true)"
+    );
 }

@@ -35,6 +35,14 @@ namespace Hostile.Rust
                 new ParamSpec("type", "string", false, false, null, null, null),
                 new ParamSpec("x.y", "string", false, false, null, null, null),
             }),
+            new ToolSpec("defs", "Defs", "uncategorized", "core", "read-only", 30.0, true, new ParamSpec[]
+            {
+                new ParamSpec("Self", "string", false, false, null, null, null),
+                new ParamSpec("crate", "boolean", false, false, null, null, null),
+                new ParamSpec("input", "object", false, false, null, null, null),
+                new ParamSpec("shared", "object", true, false, null, null, null),
+                new ParamSpec("super", "integer", false, false, null, null, null),
+            }),
         };
 
         /// <summary>A dispatcher for this tool set, serving <paramref name="handlers"/> (one per tool).</summary>

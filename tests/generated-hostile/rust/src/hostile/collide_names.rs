@@ -3,7 +3,7 @@ pub mod input {
     ///`Input`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Input {
-        pub shared: super::super::defs::Shared,
+        pub shared: super::super::defs_::Shared,
     }
     /// Error types.
     pub mod error {
@@ -15,7 +15,7 @@ pub mod output {
     ///`Output`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
-        pub echo: super::super::defs::Shared,
+        pub echo: super::super::defs_::Shared,
     }
     /// Error types.
     pub mod error {

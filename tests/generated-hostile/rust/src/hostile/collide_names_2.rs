@@ -23,7 +23,7 @@ pub mod input {
         #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
         pub self_: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub shared: ::std::option::Option<super::super::defs::Shared>,
+        pub shared: ::std::option::Option<super::super::defs_::Shared>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub spot: ::std::option::Option<Spot>,
         #[serde(
@@ -78,7 +78,7 @@ pub mod output {
         pub a_b_4: ::std::string::String,
         pub a_b_2: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub shared: ::std::option::Option<super::super::defs::Shared>,
+        pub shared: ::std::option::Option<super::super::defs_::Shared>,
     }
     /// Error types.
     pub mod error {

@@ -4,9 +4,10 @@ use toolgen_runtime::{
     register_tools, typed_call, Call, KeyOrder, Server, ToolError, ToolInfo, ToolOutput,
 };
 /// Types of the definitions that several tools' schemas share, generated once for the tool set.
-pub mod defs;
+pub mod defs_;
 pub mod collide_names;
 pub mod collide_names_2;
+pub mod defs;
 /// The tools of `hostile`: implement one method per tool.
 ///
 /// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics; serve an implementation with [`register`].
@@ -23,6 +24,12 @@ pub trait HostileTools: Send + Sync {
         call: &mut Call,
         input: collide_names_2::Input,
     ) -> Result<collide_names_2::Output, ToolError>;
+    /// `defs` (read-only, core): A tool named like the shared-definitions module, with definitions named like the root types.
+    fn defs(
+        &self,
+        call: &mut Call,
+        input: defs::Input,
+    ) -> Result<defs::Output, ToolError>;
 }
 /// Every tool's descriptor, sorted by id.
 pub static TOOLS: &[ToolInfo] = &[
@@ -56,6 +63,21 @@ pub static TOOLS: &[ToolInfo] = &[
             "{\"$defs\":{\"Shared\":{\"properties\":{\"Id\":{\"type\":\"string\"},\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"A_B\":{\"type\":\"boolean\"},\"a-b\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"},\"a_b_2\":{\"type\":\"integer\"},\"shared\":{\"$ref\":\"#/$defs/Shared\"}},\"required\":[\"a-b\",\"a_b\",\"a_b_2\"],\"type\":\"object\"}",
         ),
     },
+    ToolInfo {
+        id: "defs",
+        name: "Defs",
+        description: "A tool named like the shared-definitions module, with definitions named like the root types.",
+        category: "uncategorized",
+        safety_level: "read-only",
+        tier: "core",
+        timeout_seconds: 30.0,
+        requires_approval: false,
+        notes: None,
+        input_schema: "{\"$defs\":{\"Input\":{\"properties\":{\"value\":{\"type\":\"string\"}},\"type\":\"object\"},\"Shared\":{\"properties\":{\"Id\":{\"type\":\"string\"},\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"Self\":{\"type\":\"string\"},\"crate\":{\"type\":\"boolean\"},\"input\":{\"$ref\":\"#/$defs/Input\"},\"shared\":{\"$ref\":\"#/$defs/Shared\"},\"super\":{\"type\":\"integer\"}},\"required\":[\"shared\"],\"type\":\"object\"}",
+        output_schema: Some(
+            "{\"$defs\":{\"Output\":{\"enum\":[\"ok\",\"Ok\",\"OK!\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"output\":{\"$ref\":\"#/$defs/Output\"}},\"type\":\"object\"}",
+        ),
+    },
 ];
 /// Calls `collide-names`; its output serializes with sorted keys and is written straight to JSON text.
 fn call_collide_names<T: HostileTools + ?Sized>(
@@ -81,6 +103,18 @@ fn call_collide_names_2<T: HostileTools + ?Sized>(
         |call, input| tools.collide_names_2(call, input),
     )
 }
+/// Calls `defs`; its output serializes with sorted keys and is written straight to JSON text.
+fn call_defs<T: HostileTools + ?Sized>(
+    tools: &T,
+    arguments: ::serde_json::Value,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "defs",
+        arguments,
+        KeyOrder::Sorted,
+        |call, input| tools.defs(call, input),
+    )
+}
 /// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: HostileTools + ?Sized>(
     tools: &T,
@@ -90,6 +124,7 @@ pub fn dispatch<T: HostileTools + ?Sized>(
     match id {
         "collide-names" => call_collide_names(tools, arguments),
         "collide.names" => call_collide_names_2(tools, arguments),
+        "defs" => call_defs(tools, arguments),
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }
 }
@@ -98,16 +133,22 @@ pub fn register<T: HostileTools + 'static>(
     server: Server,
     tools: ::std::sync::Arc<T>,
 ) -> Result<Server, String> {
-    register_tools(server, TOOLS, &[call_collide_names, call_collide_names_2], tools)
+    register_tools(
+        server,
+        TOOLS,
+        &[call_collide_names, call_collide_names_2, call_defs],
+        tools,
+    )
 }
 /// Calls macro `$m` with every tool of `hostile` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs. Tokens after `$m,` are passed first: `for_each_x_tool!(m, a, b)` calls `m! { a, b, method => "id", ... }`.
 #[macro_export]
 macro_rules! for_each_hostile_tool {
     ($m:ident) => {
-        $m ! { collide_names => "collide-names", collide_names_2 => "collide.names" }
+        $m ! { collide_names => "collide-names", collide_names_2 => "collide.names", defs
+        => "defs" }
     };
     ($m:ident, $($args:tt)*) => {
         $m ! { $($args)*, collide_names => "collide-names", collide_names_2 =>
-        "collide.names" }
+        "collide.names", defs => "defs" }
     };
 }
