@@ -1,6 +1,6 @@
 //! The Rust generated from `tests/fixtures/rust-hostile` (names that collide
 //! once they are identifiers: `a-b`/`a_b`/`A_B`, `id`/`Id`, `Spot`/`spot`,
-//! keywords, tool ids `collide.names`/`collide-names`), checked in under
+//! keywords, tool ids `collide.names`/`collide-names`, `defs`, `type`), checked in under
 //! `tests/generated-hostile/` by `cargo xtask gen`, compiles here and keeps
 //! every wire name apart through a real call.
 
@@ -45,6 +45,15 @@ impl HostileTools for Echo {
         Ok(hostile::defs::Output {
             output: Some(hostile::defs::output::Output("OK!".to_owned())),
         })
+    }
+
+    /// A keyword as a tool id; no output schema, so the output is any JSON value.
+    fn type_(
+        &self,
+        _: &mut Call,
+        _: hostile::type_::Input,
+    ) -> Result<hostile::type_::Output, ToolError> {
+        Ok(json!({"keyword": "type"}))
     }
 
     fn collide_names_2(
@@ -135,7 +144,13 @@ fn tools_whose_ids_make_one_module_name_are_both_served() {
         "{response}"
     );
     let ids: Vec<&str> = hostile::TOOLS.iter().map(|t| t.id).collect();
-    assert_eq!(ids, ["collide-names", "collide.names", "defs"]);
+    assert_eq!(ids, ["collide-names", "collide.names", "defs", "type"]);
+    let response = call(&s, "type", json!({}));
+    assert_eq!(
+        response["result"]["output"],
+        json!({"keyword": "type"}),
+        "{response}"
+    );
 }
 
 #[test]

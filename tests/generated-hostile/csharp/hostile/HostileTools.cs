@@ -43,6 +43,7 @@ namespace Hostile.Rust
                 new ParamSpec("shared", "object", true, false, null, null, null),
                 new ParamSpec("super", "integer", false, false, null, null, null),
             }),
+            new ToolSpec("type", "Type", "uncategorized", "core", "read-only", 30.0, true, new ParamSpec[0]),
         };
 
         /// <summary>A dispatcher for this tool set, serving <paramref name="handlers"/> (one per tool).</summary>

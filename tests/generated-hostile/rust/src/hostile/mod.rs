@@ -8,6 +8,7 @@ pub mod defs_;
 pub mod collide_names;
 pub mod collide_names_2;
 pub mod defs;
+pub mod type_;
 /// The tools of `hostile`: implement one method per tool.
 ///
 /// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics; serve an implementation with [`register`].
@@ -30,6 +31,12 @@ pub trait HostileTools: Send + Sync {
         call: &mut Call,
         input: defs::Input,
     ) -> Result<defs::Output, ToolError>;
+    /// `type` (read-only, core): A tool id that is a Rust keyword, without an output schema.
+    fn type_(
+        &self,
+        call: &mut Call,
+        input: type_::Input,
+    ) -> Result<type_::Output, ToolError>;
 }
 /// Every tool's descriptor, sorted by id.
 pub static TOOLS: &[ToolInfo] = &[
@@ -78,6 +85,19 @@ pub static TOOLS: &[ToolInfo] = &[
             "{\"$defs\":{\"Output\":{\"enum\":[\"ok\",\"Ok\",\"OK!\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"output\":{\"$ref\":\"#/$defs/Output\"}},\"type\":\"object\"}",
         ),
     },
+    ToolInfo {
+        id: "type",
+        name: "Type",
+        description: "A tool id that is a Rust keyword, without an output schema.",
+        category: "uncategorized",
+        safety_level: "read-only",
+        tier: "core",
+        timeout_seconds: 30.0,
+        requires_approval: false,
+        notes: None,
+        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{},\"type\":\"object\"}",
+        output_schema: None,
+    },
 ];
 /// Calls `collide-names`; its output serializes with sorted keys and is written straight to JSON text.
 fn call_collide_names<T: HostileTools + ?Sized>(
@@ -115,6 +135,18 @@ fn call_defs<T: HostileTools + ?Sized>(
         |call, input| tools.defs(call, input),
     )
 }
+/// Calls `type`; its output serializes with sorted keys and is written straight to JSON text.
+fn call_type_<T: HostileTools + ?Sized>(
+    tools: &T,
+    arguments: ::serde_json::Value,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "type",
+        arguments,
+        KeyOrder::Sorted,
+        |call, input| tools.type_(call, input),
+    )
+}
 /// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: HostileTools + ?Sized>(
     tools: &T,
@@ -125,6 +157,7 @@ pub fn dispatch<T: HostileTools + ?Sized>(
         "collide-names" => call_collide_names(tools, arguments),
         "collide.names" => call_collide_names_2(tools, arguments),
         "defs" => call_defs(tools, arguments),
+        "type" => call_type_(tools, arguments),
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }
 }
@@ -136,7 +169,7 @@ pub fn register<T: HostileTools + 'static>(
     register_tools(
         server,
         TOOLS,
-        &[call_collide_names, call_collide_names_2, call_defs],
+        &[call_collide_names, call_collide_names_2, call_defs, call_type_],
         tools,
     )
 }
@@ -145,10 +178,10 @@ pub fn register<T: HostileTools + 'static>(
 macro_rules! for_each_hostile_tool {
     ($m:ident) => {
         $m ! { collide_names => "collide-names", collide_names_2 => "collide.names", defs
-        => "defs" }
+        => "defs", type_ => "type" }
     };
     ($m:ident, $($args:tt)*) => {
         $m ! { $($args)*, collide_names => "collide-names", collide_names_2 =>
-        "collide.names", defs => "defs" }
+        "collide.names", defs => "defs", type_ => "type" }
     };
 }
