@@ -54,24 +54,25 @@ fn main() -> ExitCode {
     }
 }
 
-/// The generator configuration for this repository.
-pub fn repo_generator(root: &Path) -> Generator {
-    Generator::new()
-        .input(root.join("tool-specs"))
-        .out_dir(root.join("generated"))
-        .prune(Prune::All)
-        .rust_runtime_dependency("toolgen-runtime = { path = \"../../runtime\" }")
-}
+/// The trees `cargo xtask gen` writes and `--check` checks: specs, output
+/// directory, and the runtime's path as the generated Cargo.toml sees it.
+/// `tests/generated-hostile/` is every emitter's output for names that collide
+/// once they are identifiers, compiled by tests/tests/hostile_rust.rs.
+const TREES: [(&str, &str, &str); 2] = [
+    ("tool-specs", "generated", "../../runtime"),
+    (
+        "tests/fixtures/rust-hostile",
+        "tests/generated-hostile",
+        "../../../runtime",
+    ),
+];
 
-/// The Rust-hostile fixture, generated into `tests/generated-hostile/` and
-/// compiled by tests/tests/hostile_rust.rs: every emitter's output on names
-/// that collide once they are identifiers, kept as a golden tree.
-pub fn hostile_generator(root: &Path) -> Generator {
+fn tree_generator(root: &Path, (specs, out, runtime): (&str, &str, &str)) -> Generator {
     Generator::new()
-        .input(root.join("tests/fixtures/rust-hostile"))
-        .out_dir(root.join("tests/generated-hostile"))
+        .input(root.join(specs))
+        .out_dir(root.join(out))
         .prune(Prune::All)
-        .rust_runtime_dependency("toolgen-runtime = { path = \"../../../runtime\" }")
+        .rust_runtime_dependency(format!("toolgen-runtime = {{ path = \"{runtime}\" }}"))
 }
 
 /// Files outside `generated/` that are generated too.
@@ -83,15 +84,12 @@ fn extra_files() -> GeneratedFiles {
 
 fn generate(check: bool) -> Result<(), String> {
     let root = root();
-    let trees = [
-        (repo_generator(&root), "generated"),
-        (hostile_generator(&root), "tests/generated-hostile"),
-    ];
     let docs = root.join("docs");
     if check {
         let mut problems = Vec::new();
-        for (g, dir) in &trees {
-            let (_, report) = g.check().map_err(describe)?;
+        for tree in TREES {
+            let dir = tree.1;
+            let (_, report) = tree_generator(&root, tree).check().map_err(describe)?;
             for (kind, list) in [
                 ("stale", &report.stale),
                 ("missing", &report.missing),
@@ -117,16 +115,18 @@ fn generate(check: bool) -> Result<(), String> {
             problems.len()
         ));
     }
-    for (g, dir) in trees.iter().skip(1) {
-        let done = g.generate().map_err(describe)?;
+    for tree in TREES {
+        let done = tree_generator(&root, tree).generate().map_err(describe)?;
         eprintln!(
-            "{dir}: {} file(s) written, {} unchanged, {} removed",
+            "{}/: {} tools in {} tool set(s): {} file(s) written, {} unchanged, {} removed",
+            tree.1,
+            done.loaded.project.tool_count(),
+            done.loaded.project.tool_sets.len(),
             done.report.written.len(),
             done.report.unchanged,
             done.report.removed.len()
         );
     }
-    let done = trees[0].0.generate().map_err(describe)?;
     for (rel, contents) in extra_files().iter() {
         let path = docs.join(rel);
         if std::fs::read(&path).ok().as_deref() != Some(contents) {
@@ -134,14 +134,6 @@ fn generate(check: bool) -> Result<(), String> {
             eprintln!("wrote docs/{rel}");
         }
     }
-    eprintln!(
-        "generated {} tools in {} tool set(s): {} file(s) written, {} unchanged, {} removed",
-        done.loaded.project.tool_count(),
-        done.loaded.project.tool_sets.len(),
-        done.report.written.len(),
-        done.report.unchanged,
-        done.report.removed.len()
-    );
     Ok(())
 }
 
