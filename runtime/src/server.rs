@@ -841,8 +841,6 @@ fn read_line_capped<R: BufRead>(
     }
 }
 
-/// A string, or an integer that round-trips exactly: a float id (or one too
-/// large for 64 bits, which parses as a float) would come back changed.
 /// A well-formed `tools/call` request (see [`Server::fast_call`]).
 #[derive(serde::Deserialize)]
 struct FastRequest<'a> {
@@ -965,6 +963,8 @@ fn mcp_error_result(e: &ToolError) -> Value {
     json!({"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}})
 }
 
+/// A string, or an integer that round-trips exactly: a float id (or one too
+/// large for 64 bits, which parses as a float) would come back changed.
 fn valid_id(id: &Value) -> bool {
     match id {
         Value::String(_) => true,
@@ -1149,12 +1149,17 @@ pub fn unknown_tool(tool: &str) -> ToolError {
 mod tests {
     use super::*;
 
-    fn server() -> Server {
+    /// A server with no tools yet, handlers run inline.
+    fn empty() -> Server {
         let info = ServerInfo {
             name: "t".into(),
             version: "0".into(),
             extra: Map::new(),
         };
+        Server::new(info, &["core"], "core").execution(Execution::Inline)
+    }
+
+    fn server() -> Server {
         let d = |id: &str| ToolDescriptor {
             id: id.into(),
             name: id.into(),
@@ -1174,8 +1179,7 @@ mod tests {
             Ok(o)
         });
         let fails: Handler = Arc::new(|_| Err(ToolError::unity("no scene")));
-        Server::new(info, &["core"], "core")
-            .execution(Execution::Inline)
+        empty()
             .tool(d("a.ok"), ok)
             .and_then(|s| s.tool(d("a.fails"), fails))
             .unwrap_or_else(|e| panic!("{e}"))
@@ -1198,14 +1202,6 @@ mod tests {
             notes: None,
             input_schema: "{}",
             output_schema: None,
-        };
-        let empty = || {
-            let info = ServerInfo {
-                name: "t".into(),
-                version: "0".into(),
-                extra: Map::new(),
-            };
-            Server::new(info, &["core"], "core").execution(Execution::Inline)
         };
         let calls: [TypedCall<u8>; 1] = [answer];
         let s = register_tools(empty(), &[info("a.b")], &calls, Arc::new(7))
