@@ -228,11 +228,11 @@ fn quietly<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
 /// for sure: typify runs the name through heck's PascalCase and then fixes up
 /// what is not an identifier; names that need no fixing are the ones shared.
 fn rust_type_name(def: &str) -> Option<String> {
-    use heck::ToPascalCase;
     if def.is_empty() || !def.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return None;
     }
-    let name = def.to_pascal_case();
+    // Nothing here for typify to replace, so the approximation is exact.
+    let name = approximate_type_name(def);
     let starts_with_letter = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
     (starts_with_letter && typify::accept_as_ident(&name)).then_some(name)
 }
@@ -252,15 +252,10 @@ fn distinct_definition_names(schema: &mut Value) {
             taken.push(name);
             continue;
         }
-        let (new_key, new_name) = (2..)
-            .map(|n| {
-                let k = format!("{key}_{n}");
-                let t = approximate_type_name(&k);
-                (k, t)
-            })
-            .find(|(k, t)| !taken.contains(t) && !defs.contains_key(k))
-            .unwrap_or_default();
-        taken.push(new_name);
+        let new_key = numbered(key, |k| {
+            defs.contains_key(k) || taken.contains(&approximate_type_name(k))
+        });
+        taken.push(approximate_type_name(&new_key));
         renames.push((key.clone(), new_key));
     }
     if renames.is_empty() {
@@ -299,6 +294,14 @@ fn rewrite_refs(v: &mut Value, renames: &BTreeMap<String, String>) {
         Value::Array(a) => a.iter_mut().for_each(|x| rewrite_refs(x, renames)),
         _ => {}
     }
+}
+
+/// `base_2`, `base_3`, ...: the first that `taken` does not claim.
+fn numbered(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    (2..)
+        .map(|n| format!("{base}_{n}"))
+        .find(|n| !taken(n))
+        .unwrap_or_default()
 }
 
 /// Close to the name typify gives definition `def`, for any name: typify
@@ -450,7 +453,7 @@ fn tool_module(
         let defs: Vec<String> = schema
             .get("$defs")
             .and_then(Value::as_object)
-            .map(|m| m.keys().map(|k| ident::pascal(k)).collect())
+            .map(|m| m.keys().map(|k| approximate_type_name(k)).collect())
             .unwrap_or_default();
         let mut root = name.to_owned();
         while defs.contains(&root) {
@@ -698,17 +701,25 @@ fn distinct_field_names(items: &mut [syn::Item]) {
     if renamed.is_empty() {
         return;
     }
-    for item in items.iter_mut() {
+    for_each_impl_literal(items, |ty, lit| {
+        if let Some(names) = renamed.get(ty) {
+            rename_struct_literal(lit, names);
+        }
+    });
+}
+
+/// Every struct literal that ends a function of an `impl` (typify's `impl
+/// Default` bodies, `Self { .. }`), with the name of the implementing type.
+fn for_each_impl_literal(
+    items: &mut [syn::Item],
+    mut visit: impl FnMut(&str, &mut syn::ExprStruct),
+) {
+    for item in items {
         let syn::Item::Impl(imp) = item else { continue };
         let syn::Type::Path(ty) = &*imp.self_ty else {
             continue;
         };
-        let Some(names) = ty
-            .path
-            .segments
-            .last()
-            .and_then(|seg| renamed.get(&seg.ident.to_string()))
-        else {
+        let Some(name) = ty.path.segments.last().map(|seg| seg.ident.to_string()) else {
             continue;
         };
         for member in &mut imp.items {
@@ -716,7 +727,7 @@ fn distinct_field_names(items: &mut [syn::Item]) {
                 continue;
             };
             if let Some(syn::Stmt::Expr(syn::Expr::Struct(lit), None)) = f.block.stmts.last_mut() {
-                rename_struct_literal(lit, names);
+                visit(&name, lit);
             }
         }
     }
@@ -748,10 +759,7 @@ fn distinct_default_functions(items: &mut [syn::Item]) {
             let syn::Item::Fn(f) = i else { continue };
             let old = f.sig.ident.to_string();
             let new = if seen.contains(&old) {
-                (2..)
-                    .map(|n| format!("{old}_{n}"))
-                    .find(|n| !names.contains(n) && !seen.contains(n))
-                    .unwrap_or_default()
+                numbered(&old, |n| names.iter().chain(&seen).any(|x| x == n))
             } else {
                 old.clone()
             };
@@ -766,37 +774,27 @@ fn distinct_default_functions(items: &mut [syn::Item]) {
     }
     // `impl Default` struct literals call the functions, in field order too.
     let mut calls = renames.clone();
-    for item in items.iter_mut() {
-        let syn::Item::Impl(imp) = item else { continue };
-        for member in &mut imp.items {
-            let syn::ImplItem::Fn(f) = member else {
+    for_each_impl_literal(items, |_, lit| {
+        for fv in &mut lit.fields {
+            let syn::Expr::Call(call) = &mut fv.expr else {
                 continue;
             };
-            let Some(syn::Stmt::Expr(syn::Expr::Struct(lit), None)) = f.block.stmts.last_mut()
-            else {
+            let syn::Expr::Path(path) = &mut *call.func else {
                 continue;
             };
-            for fv in &mut lit.fields {
-                let syn::Expr::Call(call) = &mut fv.expr else {
-                    continue;
-                };
-                let syn::Expr::Path(path) = &mut *call.func else {
-                    continue;
-                };
-                let segments = &mut path.path.segments;
-                if segments.len() != 2 || segments[0].ident != "defaults" {
-                    continue;
-                }
-                let name = segments[1].ident.to_string();
-                if let Some(new) = calls
-                    .get_mut(&name)
-                    .and_then(std::collections::VecDeque::pop_front)
-                {
-                    segments[1].ident = syn::Ident::new(&new, segments[1].ident.span());
-                }
+            let segments = &mut path.path.segments;
+            if segments.len() != 2 || segments[0].ident != "defaults" {
+                continue;
+            }
+            let name = segments[1].ident.to_string();
+            if let Some(new) = calls
+                .get_mut(&name)
+                .and_then(std::collections::VecDeque::pop_front)
+            {
+                segments[1].ident = syn::Ident::new(&new, segments[1].ident.span());
             }
         }
-    }
+    });
     for item in items.iter_mut() {
         let syn::Item::Struct(s) = item else { continue };
         for field in &mut s.fields {
@@ -808,24 +806,20 @@ fn distinct_default_functions(items: &mut [syn::Item]) {
                     continue;
                 }
                 let text = list.tokens.to_string();
-                let Some((old, queue)) = renames.iter_mut().find(|(old, _)| {
-                    text.contains(&format!("\"defaults :: {old}\""))
-                        || text.contains(&format!("\"defaults::{old}\""))
-                }) else {
+                // The path is a string literal, so its text is exactly as written.
+                let Some((old, queue)) = renames
+                    .iter_mut()
+                    .find(|(old, _)| text.contains(&format!("\"defaults::{old}\"")))
+                else {
                     continue;
                 };
                 let Some(new) = queue.pop_front() else {
                     continue;
                 };
-                let text = text
-                    .replace(
-                        &format!("\"defaults :: {old}\""),
-                        &format!("\"defaults::{new}\""),
-                    )
-                    .replace(
-                        &format!("\"defaults::{old}\""),
-                        &format!("\"defaults::{new}\""),
-                    );
+                let text = text.replace(
+                    &format!("\"defaults::{old}\""),
+                    &format!("\"defaults::{new}\""),
+                );
                 use syn::parse::Parser;
                 if let Ok(mut parsed) =
                     syn::Attribute::parse_outer.parse_str(&format!("#[serde({text})]"))
@@ -858,10 +852,7 @@ fn rename_duplicate_fields(fields: &mut syn::FieldsNamed) -> Option<Vec<(String,
             result.push((old.clone(), old));
             continue;
         }
-        let new = (2..)
-            .map(|n| format!("{old}_{n}"))
-            .find(|n| !names.contains(n) && !seen.contains(n))
-            .unwrap_or_default();
+        let new = numbered(&old, |n| names.iter().chain(&seen).any(|x| x == n));
         let has_rename = field.attrs.iter().any(|a| {
             a.path().is_ident("serde")
                 && matches!(&a.meta, syn::Meta::List(l) if l.tokens.to_string().contains("rename ="))
