@@ -30,6 +30,7 @@ use super::{Emitter, GeneratedFiles, strings};
 use crate::diag::{Diagnostic, rule};
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
+use crate::syntax::pointer_join;
 
 /// The Rust emitter. `runtime_dependency` is the `toolgen-runtime = ...`
 /// line of the generated Cargo.toml.
@@ -261,7 +262,7 @@ fn distinct_definition_names(schema: &mut Value) {
     if renames.is_empty() {
         return;
     }
-    let pointer = |k: &str| format!("#/$defs/{}", k.replace('~', "~0").replace('/', "~1"));
+    let pointer = |k: &str| pointer_join("#/$defs", k);
     let by_ref: BTreeMap<String, String> = renames
         .iter()
         .map(|(old, new)| (pointer(old), pointer(new)))
