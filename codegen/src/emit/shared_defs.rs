@@ -49,7 +49,11 @@ impl SharedDefs {
                     name.clone(),
                     serde_json::to_string(&closure).unwrap_or_default(),
                 );
-                groups.entry(key).or_insert((0, closure)).0 += 1;
+                let group = groups.entry(key).or_insert_with(|| {
+                    let owned = closure.into_iter().map(|(k, v)| (k, v.clone()));
+                    (0, owned.collect())
+                });
+                group.0 += 1;
             }
         }
         // The most widely held first; a closure whose names are taken by a
@@ -81,7 +85,7 @@ impl SharedDefs {
             .filter(|name| {
                 closure(defs, name).is_some_and(|c| {
                     c.iter()
-                        .all(|(k, v)| self.defs.get(k).is_some_and(|s| s == v))
+                        .all(|(k, v)| self.defs.get(k).is_some_and(|s| s == *v))
                 })
             })
             .cloned()
@@ -100,7 +104,7 @@ fn defs_of(schema: &Value) -> Option<&Map<String, Value>> {
 /// `name` and every definition it reaches through `#/$defs/...` references,
 /// or `None` when one of them is missing (or a reference points elsewhere in
 /// the document, which a shared copy could not follow).
-fn closure(defs: &Map<String, Value>, name: &str) -> Option<BTreeMap<String, Value>> {
+fn closure<'a>(defs: &'a Map<String, Value>, name: &str) -> Option<BTreeMap<String, &'a Value>> {
     let mut out = BTreeMap::new();
     let mut todo = vec![name.to_owned()];
     while let Some(n) = todo.pop() {
@@ -111,7 +115,7 @@ fn closure(defs: &Map<String, Value>, name: &str) -> Option<BTreeMap<String, Val
         let mut refs = Vec::new();
         local_refs(def, &mut refs)?;
         todo.extend(refs);
-        out.insert(n, def.clone());
+        out.insert(n, def);
     }
     Some(out)
 }
