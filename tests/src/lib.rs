@@ -50,6 +50,15 @@ pub fn diagnostic_lines(loaded: &Loaded, base: &Path) -> Vec<String> {
     lines
 }
 
+/// An empty directory for one test, `toolgen-<name>-<pid>` under the system's
+/// temporary directory (emptied first if a previous run left it behind).
+pub fn fresh_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolgen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
+
 /// Every file below `dir` whose name ends in `.{ext}`, in sorted order (hidden
 /// entries skipped: the generator's own directory walk).
 pub fn files_below(dir: &Path, ext: &str) -> Vec<PathBuf> {

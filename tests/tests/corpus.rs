@@ -122,13 +122,10 @@ fn rave_round_trip_gives_the_same_ir() {
     for source in [rave_corpus(), root().join("tool-specs/rave")] {
         let first = load(std::slice::from_ref(&source), &LoadOptions::default());
         assert!(!first.diagnostics.has_errors());
-        let dir = std::env::temp_dir().join(format!(
-            "toolgen-roundtrip-{}-{}",
-            source.file_name().and_then(|n| n.to_str()).unwrap_or("x"),
-            std::process::id()
+        let dir = toolgen_tests::fresh_dir(&format!(
+            "roundtrip-{}",
+            source.file_name().and_then(|n| n.to_str()).unwrap_or("x")
         ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
         let tools: Vec<&Tool> = first
             .project
             .tool_sets

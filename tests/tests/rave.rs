@@ -6,9 +6,7 @@ use toolgen::ir::SafetyLevel;
 use toolgen::load::{LoadOptions, group_filters, load};
 
 fn write_set(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolgen-rave-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let dir = toolgen_tests::fresh_dir(&format!("rave-{name}"));
     for (file, text) in files {
         std::fs::write(dir.join(file), text).unwrap_or_else(|e| panic!("{e}"));
     }

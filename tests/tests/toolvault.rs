@@ -11,7 +11,7 @@ use toolgen::load::{LoadOptions, load};
 use toolgen::refs::SchemaStore;
 use toolgen::source::SourceDb;
 use toolgen_runtime::toolvault::arguments_to_object;
-use toolgen_tests::{files_below, fixtures, root};
+use toolgen_tests::{files_below, fixtures, fresh_dir, root};
 
 fn corpus(sub: &str) -> PathBuf {
     let dir = root()
@@ -305,9 +305,7 @@ fn catalog_entries_read_back_as_mcp_tools() {
             .unwrap_or_default(),
     )
     .unwrap_or_default();
-    let dir = std::env::temp_dir().join(format!("toolgen-mcp-readback-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let dir = fresh_dir("mcp-readback");
     for t in catalog["tools"].as_array().into_iter().flatten() {
         let name = t["name"].as_str().unwrap_or("x");
         std::fs::write(dir.join(format!("{name}.json")), t.to_string())
@@ -360,8 +358,7 @@ fn catalog_entries_read_back_as_mcp_tools() {
 /// uses) get distinct names in the bundle, so no emitter can merge them.
 #[test]
 fn same_named_definitions_from_different_files_stay_distinct() {
-    let dir = std::env::temp_dir().join(format!("toolgen-collide-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("collide");
     std::fs::create_dir_all(dir.join("geo")).unwrap_or_else(|e| panic!("{e}"));
     let write = |p: &str, v: Value| {
         std::fs::write(dir.join(p), v.to_string()).unwrap_or_else(|e| panic!("{e}"))
@@ -467,9 +464,7 @@ fn shared_definitions_are_generated_once_per_tool_set() {
 /// its own, and a definition held once stays with its tool.
 #[test]
 fn only_identical_definitions_are_shared() {
-    let dir = std::env::temp_dir().join(format!("toolgen-shared-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let dir = fresh_dir("shared");
     let point =
         json!({"type": "object", "required": ["x"], "properties": {"x": {"type": "number"}}});
     let other = json!({"type": "object", "required": ["depth"], "properties": {"depth": {"type": "integer"}}});
