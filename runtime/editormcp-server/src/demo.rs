@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use serde_json::{Map, Value, json};
-use toolgen_runtime::{ToolError, ToolOutput};
+use toolgen_runtime::ToolError;
 
 pub struct Demo {
     project: Mutex<Value>,
@@ -19,8 +19,19 @@ fn s<'a>(a: &'a Args, k: &str) -> Option<&'a str> {
     a.get(k).and_then(Value::as_str)
 }
 
-fn out(v: Value) -> Result<ToolOutput, ToolError> {
-    Ok(ToolOutput::new(v))
+/// A demo tool's answer: its output and informational diagnostics. (Not a
+/// `ToolOutput`, which holds JSON text: the server turns the output into the
+/// typed `Output` next, straight from the value.)
+pub struct Answer {
+    pub output: Value,
+    pub diagnostics: Vec<String>,
+}
+
+fn out(output: Value) -> Result<Answer, ToolError> {
+    Ok(Answer {
+        output,
+        diagnostics: Vec::new(),
+    })
 }
 
 fn unity(message: &str) -> ToolError {
@@ -139,7 +150,7 @@ impl Demo {
         Ok((path, scene))
     }
 
-    pub fn call(&self, tool: &str, a: &Args) -> Result<ToolOutput, ToolError> {
+    pub fn call(&self, tool: &str, a: &Args) -> Result<Answer, ToolError> {
         match tool {
             "mcp.server.info" => self.with(|p| {
                 let mut cats: Vec<&str> = self.catalog.iter().filter_map(|t| t["category"].as_str()).collect();
@@ -201,9 +212,9 @@ impl Demo {
                     .collect();
                 large.sort_by(|x, y| y["sizeBytes"].as_u64().cmp(&x["sizeBytes"].as_u64()).then(x["path"].as_str().cmp(&y["path"].as_str())));
                 let unreferenced = assets.iter().filter(|x| x["referenced"] == false).count();
-                let mut o = ToolOutput::new(json!({"totalAssets": assets.len(), "byType": by_type, "largeAssets": large, "unreferencedCount": unreferenced}));
-                o.diagnostics.push("Timeline assets counted as 0: the Timeline package is not installed in the demo project.".to_owned());
-                Ok(o)
+                let mut a = out(json!({"totalAssets": assets.len(), "byType": by_type, "largeAssets": large, "unreferencedCount": unreferenced}))?;
+                a.diagnostics.push("Timeline assets counted as 0: the Timeline package is not installed in the demo project.".to_owned());
+                Ok(a)
             }),
             "project.references.missing" => self.with(|p| {
                 let scope = s(a, "scope").unwrap_or("all");
@@ -387,7 +398,7 @@ impl Demo {
 }
 
 /// Moves `child` under `parent` (or to the scene root when empty) in the active scene.
-fn set_parent(p: &mut Value, child: &str, parent: &str) -> Result<ToolOutput, ToolError> {
+fn set_parent(p: &mut Value, child: &str, parent: &str) -> Result<Answer, ToolError> {
     let active = p["activeScene"].as_str().unwrap_or("").to_owned();
     if active.is_empty() {
         return Err(unity("No active scene loaded"));

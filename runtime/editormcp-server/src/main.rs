@@ -50,10 +50,10 @@ impl DemoTools {
             Err(e) => return Err(ToolError::execution(format!("{id}: {e}"))),
         };
         let result = self.0.call(id, &args)?;
-        for d in &result.diagnostics {
+        for d in result.diagnostics {
             call.diagnostic(d);
         }
-        serde_json::from_str(result.output_json()).map_err(|e| {
+        serde_json::from_value(result.output).map_err(|e| {
             ToolError::execution(format!(
                 "{id}: the demo's output does not fit the Output type: {e}"
             ))
@@ -190,7 +190,7 @@ fn main() -> ExitCode {
     let mut extra = Map::new();
     let demo_info = demo
         .call("mcp.server.info", &Map::new())
-        .map(|o| o.output())
+        .map(|a| a.output)
         .unwrap_or_default();
     for key in ["unityVersion", "platform"] {
         extra.insert(
