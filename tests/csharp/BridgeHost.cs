@@ -1,5 +1,7 @@
-// Test implementations of every EditorMCP handler, and a host that serves them over the
-// generated bridge. Compiled together with generated/csharp by tests/tests/csharp.rs
+// The C# side of the end-to-end tests: the spec examples, the test handlers with behaviour
+// of their own (the other tools' handlers, which only answer with their examples, are
+// written by tests/tests/csharp.rs into ExampleHandlers.cs), and a host that serves them
+// over the generated bridge. Compiled together with generated/csharp by tests/tests/csharp.rs
 // (mcs -langversion:7.2 -warnaserror+) and run under mono.
 using System;
 using System.Collections.Generic;
@@ -67,16 +69,6 @@ namespace Toolgen.Tests
         }
     }
 
-    /// <summary>Test handler of <c>asset.dependencies.graph</c>.</summary>
-    public sealed class AssetDependenciesGraphTest : AssetDependenciesGraph.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override AssetDependenciesGraph.Output Execute(ToolContext context, AssetDependenciesGraph.Input input)
-        {
-            return Examples.Answer<AssetDependenciesGraph.Output>(context, AssetDependenciesGraph.Id, input);
-        }
-    }
-
     /// <summary>Test handler of <c>asset.info</c>.</summary>
     public sealed class AssetInfoTest : AssetInfo.Handler
     {
@@ -98,166 +90,6 @@ namespace Toolgen.Tests
                 throw new ToolException(ErrorCodes.ToolExecution, "execution", "asset is locked by version control", details);
             }
             return Examples.Answer<AssetInfo.Output>(context, AssetInfo.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>audio.mixer.list</c>.</summary>
-    public sealed class AudioMixerListTest : AudioMixerList.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override AudioMixerList.Output Execute(ToolContext context, AudioMixerList.Input input)
-        {
-            return Examples.Answer<AudioMixerList.Output>(context, AudioMixerList.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>audio.mixer.snapshot.read</c>.</summary>
-    public sealed class AudioMixerSnapshotReadTest : AudioMixerSnapshotRead.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override AudioMixerSnapshotRead.Output Execute(ToolContext context, AudioMixerSnapshotRead.Input input)
-        {
-            return Examples.Answer<AudioMixerSnapshotRead.Output>(context, AudioMixerSnapshotRead.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>component.list</c>.</summary>
-    public sealed class ComponentListTest : ComponentList.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override ComponentList.Output Execute(ToolContext context, ComponentList.Input input)
-        {
-            return Examples.Answer<ComponentList.Output>(context, ComponentList.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>editor.selection.info</c>.</summary>
-    public sealed class EditorSelectionInfoTest : EditorSelectionInfo.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override EditorSelectionInfo.Output Execute(ToolContext context, EditorSelectionInfo.Input input)
-        {
-            return Examples.Answer<EditorSelectionInfo.Output>(context, EditorSelectionInfo.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>go.find</c>.</summary>
-    public sealed class GoFindTest : GoFind.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override GoFind.Output Execute(ToolContext context, GoFind.Input input)
-        {
-            return Examples.Answer<GoFind.Output>(context, GoFind.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>go.setParent</c>.</summary>
-    public sealed class GoSetParentTest : GoSetParent.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override GoSetParent.Output Execute(ToolContext context, GoSetParent.Input input)
-        {
-            return Examples.Answer<GoSetParent.Output>(context, GoSetParent.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>mcp.server.info</c>.</summary>
-    public sealed class McpServerInfoTest : McpServerInfo.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override McpServerInfo.Output Execute(ToolContext context, McpServerInfo.Input input)
-        {
-            return Examples.Answer<McpServerInfo.Output>(context, McpServerInfo.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>mcp.tool.describe</c>.</summary>
-    public sealed class McpToolDescribeTest : McpToolDescribe.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override McpToolDescribe.Output Execute(ToolContext context, McpToolDescribe.Input input)
-        {
-            return Examples.Answer<McpToolDescribe.Output>(context, McpToolDescribe.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>mcp.tools.list</c>.</summary>
-    public sealed class McpToolsListTest : McpToolsList.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override McpToolsList.Output Execute(ToolContext context, McpToolsList.Input input)
-        {
-            return Examples.Answer<McpToolsList.Output>(context, McpToolsList.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>project.assets.summary</c>.</summary>
-    public sealed class ProjectAssetsSummaryTest : ProjectAssetsSummary.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override ProjectAssetsSummary.Output Execute(ToolContext context, ProjectAssetsSummary.Input input)
-        {
-            return Examples.Answer<ProjectAssetsSummary.Output>(context, ProjectAssetsSummary.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>project.info</c>.</summary>
-    public sealed class ProjectInfoTest : ProjectInfo.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override ProjectInfo.Output Execute(ToolContext context, ProjectInfo.Input input)
-        {
-            return Examples.Answer<ProjectInfo.Output>(context, ProjectInfo.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>project.references.missing</c>.</summary>
-    public sealed class ProjectReferencesMissingTest : ProjectReferencesMissing.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override ProjectReferencesMissing.Output Execute(ToolContext context, ProjectReferencesMissing.Input input)
-        {
-            return Examples.Answer<ProjectReferencesMissing.Output>(context, ProjectReferencesMissing.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>project.scenes.list</c>.</summary>
-    public sealed class ProjectScenesListTest : ProjectScenesList.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override ProjectScenesList.Output Execute(ToolContext context, ProjectScenesList.Input input)
-        {
-            return Examples.Answer<ProjectScenesList.Output>(context, ProjectScenesList.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>scene.components.list</c>.</summary>
-    public sealed class SceneComponentsListTest : SceneComponentsList.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override SceneComponentsList.Output Execute(ToolContext context, SceneComponentsList.Input input)
-        {
-            return Examples.Answer<SceneComponentsList.Output>(context, SceneComponentsList.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>scene.hierarchy.dump</c>.</summary>
-    public sealed class SceneHierarchyDumpTest : SceneHierarchyDump.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override SceneHierarchyDump.Output Execute(ToolContext context, SceneHierarchyDump.Input input)
-        {
-            return Examples.Answer<SceneHierarchyDump.Output>(context, SceneHierarchyDump.Id, input);
-        }
-    }
-
-    /// <summary>Test handler of <c>scene.objects.find</c>.</summary>
-    public sealed class SceneObjectsFindTest : SceneObjectsFind.Handler
-    {
-        /// <summary>Answers with the matching spec example.</summary>
-        public override SceneObjectsFind.Output Execute(ToolContext context, SceneObjectsFind.Input input)
-        {
-            return Examples.Answer<SceneObjectsFind.Output>(context, SceneObjectsFind.Id, input);
         }
     }
 

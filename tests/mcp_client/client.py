@@ -5,6 +5,7 @@ Prints `N passed, 0 failed` and exits non-zero on the first failed check.
 """
 import asyncio
 import json
+import pathlib
 import sys
 
 from mcp import ClientSession, StdioServerParameters
@@ -32,7 +33,10 @@ async def main(server):
 
             listed = await session.list_tools()
             tools = {t.name: t for t in listed.tools}
-            check(len(tools) == 18, f"18 tools listed, got {len(tools)}")
+            catalog = pathlib.Path(__file__).resolve().parents[2] / "generated/catalog/editormcp/tools.json"
+            expected = sorted(t["name"] for t in json.loads(catalog.read_text())["tools"])
+            check(sorted(tools) == expected, f"the catalog's {len(expected)} tools listed, got {sorted(tools)}")
+            check(len(tools) >= 18, "the seed's 18 core tools, at least")
             dump = tools["scene.hierarchy.dump"]
             check(dump.title == "Dump Scene Hierarchy", "title")
             check(dump.input_schema.get("required") == ["scenePath"], "input schema")

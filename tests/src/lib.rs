@@ -50,6 +50,59 @@ pub fn diagnostic_lines(loaded: &Loaded, base: &Path) -> Vec<String> {
     lines
 }
 
+/// The 18 core tools of the EditorMCP seed (`editormcp-core-tools.md`), sorted. Tests
+/// check that the repository's EditorMCP tool set has every one of them; tools that a
+/// tool author adds beside them are welcome and need no test edits.
+pub const SEED_CORE_TOOLS: [&str; 18] = [
+    "asset.dependencies.graph",
+    "asset.info",
+    "audio.mixer.list",
+    "audio.mixer.snapshot.read",
+    "component.list",
+    "editor.selection.info",
+    "go.find",
+    "go.setParent",
+    "mcp.server.info",
+    "mcp.tool.describe",
+    "mcp.tools.list",
+    "project.assets.summary",
+    "project.info",
+    "project.references.missing",
+    "project.scenes.list",
+    "scene.components.list",
+    "scene.hierarchy.dump",
+    "scene.objects.find",
+];
+
+/// The ids of the EditorMCP specs in `tool-specs/editormcp/` (each file's `id`), sorted:
+/// what the generated tables, catalog and servers must hold, whatever tools were added.
+pub fn editormcp_spec_ids() -> Vec<String> {
+    let mut ids: Vec<String> = files_below(&root().join("tool-specs/editormcp"), "json")
+        .iter()
+        .map(|path| {
+            let text =
+                std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let spec: serde_json::Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            spec["id"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{}: no string `id`", path.display()))
+                .to_owned()
+        })
+        .collect();
+    ids.sort_unstable();
+    let missing: Vec<&str> = SEED_CORE_TOOLS
+        .iter()
+        .copied()
+        .filter(|id| !ids.iter().any(|i| i == id))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "tool-specs/editormcp/ lacks core tools of the seed (editormcp-core-tools.md): {missing:?}"
+    );
+    ids
+}
+
 /// An empty directory for one test, `toolgen-<name>-<pid>` under the system's
 /// temporary directory (emptied first if a previous run left it behind).
 pub fn fresh_dir(name: &str) -> PathBuf {

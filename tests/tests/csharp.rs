@@ -1,7 +1,8 @@
 //! The generated C# bridge (generated/csharp): compiled with Mono's `mcs`
 //! (`-langversion:7.2 -warnaserror+`, XML docs checked) against
 //! Newtonsoft.Json, together with test implementations of every EditorMCP
-//! handler (tests/csharp/BridgeHost.cs), run under `mono`, and driven end to
+//! handler (tests/csharp/BridgeHost.cs, and `example_handlers` for the tools that
+//! only answer with their examples), run under `mono`, and driven end to
 //! end from Rust: the runtime's bridge forwarding behind a `Server`, both
 //! through the EditorMCP envelope and through standard MCP `tools/call`.
 //!
@@ -278,8 +279,62 @@ fn start_host(m: &Mono, exe: &Path, examples: &Path) -> Host {
         .nth(2)
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("the bridge host did not start: {line:?}"));
-    assert!(line.contains("with 18 handlers"), "{line}");
+    let handlers = format!("with {} handlers", TOOLS.len());
+    assert!(line.contains(&handlers), "{line}");
     Host { child, port }
+}
+
+/// Writes `ExampleHandlers.cs` into `dir`: a test handler for every generated EditorMCP
+/// tool class that `tests/csharp/BridgeHost.cs` does not implement by hand, answering
+/// with the matching spec example (`Examples.Answer`). Found in the generated C#, so a
+/// tool added to `tool-specs/editormcp/` needs no edit to the C# tests.
+fn example_handlers(dir: &Path) -> PathBuf {
+    let host = std::fs::read_to_string(root().join("tests/csharp/BridgeHost.cs"))
+        .unwrap_or_else(|e| panic!("tests/csharp/BridgeHost.cs: {e}"));
+    let mut classes = String::new();
+    for file in files_below(&root().join("generated/csharp/editormcp"), "cs") {
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let Some(output) = text
+            .split("public abstract class Handler : ToolHandler<Input, ")
+            .nth(1)
+            .and_then(|rest| rest.split('>').next())
+        else {
+            continue;
+        };
+        let class = text
+            .split("public static class ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{}: no tool class", file.display()));
+        if host.contains(&format!(": {class}.Handler")) {
+            continue;
+        }
+        let output = if output == "Output" {
+            format!("{class}.Output")
+        } else {
+            output.to_owned()
+        };
+        classes.push_str(&format!(
+            r#"
+    /// <summary>Test handler of <c>{class}</c>.</summary>
+    public sealed class {class}Test : {class}.Handler
+    {{
+        /// <summary>Answers with the matching spec example.</summary>
+        public override {output} Execute(ToolContext context, {class}.Input input)
+        {{
+            return Examples.Answer<{output}>(context, {class}.Id, input);
+        }}
+    }}
+"#
+        ));
+    }
+    let path = dir.join("ExampleHandlers.cs");
+    let text = format!(
+        "// Written by tests/tests/csharp.rs (example_handlers).\nusing EditorMcp.Core;\nusing Newtonsoft.Json.Linq;\nusing Toolgen.Bridge;\n\nnamespace Toolgen.Tests\n{{{classes}}}\n"
+    );
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    path
 }
 
 fn spec_examples() -> serde_json::Map<String, Value> {
@@ -352,6 +407,7 @@ fn end_to_end(unity: bool) {
     let dir = work_dir(if unity { "bridge-unity" } else { "bridge" });
     let mut sources = files_below(&root().join("generated/csharp"), "cs");
     sources.push(root().join("tests/csharp/BridgeHost.cs"));
+    sources.push(example_handlers(&dir));
     let exe = dir.join("bridge-host.exe");
     if unity {
         sources.push(root().join("tests/csharp/UnityEditorStub.cs"));
@@ -423,7 +479,10 @@ fn end_to_end(unity: bool) {
         host.port,
         r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#,
     );
-    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(18));
+    assert_eq!(
+        listed["result"]["tools"].as_array().map(Vec::len),
+        Some(TOOLS.len())
+    );
 
     // The Rust runtime forwarding to it, behind a Server: every tool, every example,
     // through the EditorMCP envelope and through MCP tools/call.
@@ -488,7 +547,7 @@ fn end_to_end(unity: bool) {
             calls += 1;
         }
     }
-    assert!(calls >= 18, "{calls} calls");
+    assert!(calls >= TOOLS.len(), "{calls} calls");
 
     // Errors through the forwarding path keep their codes.
     let r = request(

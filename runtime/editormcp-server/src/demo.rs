@@ -392,7 +392,12 @@ impl Demo {
                 }
                 out(json!({"selectedObjects": selected, "activeScene": active, "activeGameObject": first_object}))
             }),
-            other => Err(ToolError::new(toolgen_runtime::ErrorCode::ToolNotFound, format!("Tool not found: {other}"))),
+            // A tool in the catalog that the demo has no behaviour for: one added to
+            // tool-specs/ since. Say where its behaviour goes.
+            other => Err(ToolError::execution(format!(
+                "the demo project has no behaviour for `{other}` yet: add an arm for it to `Demo::call` in runtime/editormcp-server/src/demo.rs"
+            ))
+            .detail("tool", other)),
         }
     }
 }

@@ -77,7 +77,8 @@ fn spec_examples(id: &str) -> Vec<Value> {
 #[test]
 fn every_tool_answers_its_spec_examples_with_schema_valid_output() {
     let tools = catalog();
-    assert_eq!(tools.len(), 18);
+    // The seed's 18 core tools, and any a tool author added.
+    assert!(tools.len() >= 18, "{} tools in the catalog", tools.len());
     let mut calls = 0;
     for t in &tools {
         let id = t["name"].as_str().unwrap_or("");
@@ -112,7 +113,7 @@ fn every_tool_answers_its_spec_examples_with_schema_valid_output() {
             calls += 1;
         }
     }
-    assert!(calls >= 18);
+    assert!(calls >= tools.len());
 }
 
 #[test]
