@@ -52,7 +52,15 @@ fn validate_exit_codes() {
         &repo().join("tool-specs/editormcp").to_string_lossy(),
     ]);
     assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
-    assert!(stderr(&ok).contains("18 tools in 1 tool set"));
+    let specs = std::fs::read_dir(repo().join("tool-specs/editormcp"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .count()
+        })
+        .unwrap_or_default();
+    let summary = format!("{specs} tools in 1 tool set");
+    assert!(stderr(&ok).contains(&summary), "{}", stderr(&ok));
 
     let d = scratch("exit");
     let warn = d.join("warn.json");
@@ -515,5 +523,120 @@ fn a_manifest_can_name_a_templates_directory() {
         "{e}"
     );
     assert!(!d.join("out2").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A fenced block of `section`: the `n`-th (from 0) that opens with `` ```lang ``,
+/// with the list item's indentation taken off.
+fn fenced(section: &str, lang: &str, n: usize) -> String {
+    let block = section
+        .split(&format!("```{lang}\n"))
+        .nth(n + 1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap_or_else(|| panic!("README: no ```{lang} block number {n} in the walkthrough"));
+    block
+        .lines()
+        .map(|l| l.strip_prefix("   ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    for entry in std::fs::read_dir(from)
+        .unwrap_or_else(|e| panic!("{}: {e}", from.display()))
+        .flatten()
+    {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+    }
+}
+
+/// README.md's "Five minutes: add a tool", steps 1 to 3, on a copy of `tool-specs/`: its
+/// spec validates and generates the files the README names, and its deliberate mistake
+/// gives the error the README shows, character for character.
+#[test]
+fn the_readme_walkthrough_holds() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap_or_default();
+    let section = readme
+        .split("## Five minutes: add a tool")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_else(|| panic!("README.md has no \"Five minutes: add a tool\" section"));
+    let spec = fenced(section, "json", 0);
+    let expected_error = fenced(section, "text", 0);
+
+    let d = scratch("readme");
+    copy_tree(&repo().join("tool-specs"), &d.join("tool-specs"));
+    let file = d.join("tool-specs/editormcp/scene.objects.count.json");
+    write(&file, &spec);
+    let run = |args: &[&str]| -> Output {
+        Command::new(env!("CARGO_BIN_EXE_toolgen"))
+            .args(args)
+            .current_dir(&d)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run toolgen: {e}"))
+    };
+
+    let o = run(&["validate", "tool-specs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["gen", "--out", "generated", "tool-specs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for (named, files) in [
+        (
+            "generated/catalog/editormcp/schemas/scene.objects.count.{input,output}.json",
+            &[
+                "catalog/editormcp/schemas/scene.objects.count.input.json",
+                "catalog/editormcp/schemas/scene.objects.count.output.json",
+            ][..],
+        ),
+        (
+            "generated/rust/src/editormcp/",
+            &["rust/src/editormcp/scene_objects_count.rs"],
+        ),
+        (
+            "generated/docs/src/editormcp/scene.objects.count.md",
+            &["docs/src/editormcp/scene.objects.count.md"],
+        ),
+        (
+            "generated/csharp/editormcp/SceneObjectsCount.cs",
+            &["csharp/editormcp/SceneObjectsCount.cs"],
+        ),
+    ] {
+        assert!(
+            section.contains(named),
+            "the walkthrough no longer names {named}"
+        );
+        for file in files {
+            assert!(
+                d.join("generated").join(file).is_file(),
+                "{file} not generated"
+            );
+        }
+    }
+    let tools =
+        std::fs::read_to_string(d.join("generated/rust/src/editormcp/mod.rs")).unwrap_or_default();
+    assert!(
+        tools.contains("fn scene_objects_count(") && tools.contains("trait EditormcpTools"),
+        "the trait method the README shows"
+    );
+
+    write(
+        &file,
+        spec.replacen("\"tier\": \"core\"", "\"tier\": \"Pro\"", 1),
+    );
+    let o = run(&["validate", "tool-specs"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(expected_error.trim_end()),
+        "the README's error:\n{expected_error}\ntoolgen's:\n{}",
+        stderr(&o)
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
