@@ -218,6 +218,36 @@ fn hostile_spec_text_compiles_and_stays_text() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// README.md's C# under "The Unity side" (a handler, then the bridge's start-up) compiles
+/// against the generated package as it is written there.
+#[test]
+fn the_readme_csharp_compiles() {
+    let m = mono();
+    let dir = work_dir("readme");
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap_or_default();
+    let section = readme
+        .split("## The Unity side")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_else(|| panic!("README.md has no \"The Unity side\" section"));
+    let blocks: Vec<&str> = section
+        .split("```csharp\n")
+        .skip(1)
+        .filter_map(|rest| rest.split("```").next())
+        .collect();
+    assert_eq!(blocks.len(), 2, "a handler and the start-up: {blocks:?}");
+    let snippet = format!(
+        "using System.Collections.Generic;\nusing EditorMcp.Core;\nusing Toolgen.Bridge;\n\nnamespace Readme\n{{\n{}\n    public static class StartUp\n    {{\n        public static void Start()\n        {{\n{}\n        }}\n    }}\n}}\n",
+        blocks[0], blocks[1]
+    );
+    let path = dir.join("Readme.cs");
+    let _ = std::fs::write(&path, snippet);
+    let mut sources = files_below(&root().join("generated/csharp"), "cs");
+    sources.push(path);
+    compile(&m, &sources, &dir.join("readme.dll"), true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The checked-in golden C# of the Rust-hostile fixture (tests/generated-hostile)
 /// compiles too, without a warning.
 #[test]
