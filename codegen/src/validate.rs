@@ -550,15 +550,28 @@ fn compile(schema: &Schema, diags: &mut Diagnostics) -> Option<jsonschema::Valid
     {
         Ok(v) => Some(v),
         Err(e) => {
-            let ptr = e.instance_path().as_str().to_owned();
-            diags.push(
-                Diagnostic::new(
-                    &rule::INVALID_SCHEMA,
-                    schema.locate(&ptr),
-                    format!("invalid schema: {e}"),
-                )
-                .label("rejected by the JSON Schema validator"),
-            );
+            // The builder stops at the first problem; the meta-schema names them all, each
+            // at its own place. What the meta-schema allows but the builder refuses (a
+            // pointer to nothing, a bad regex) is the builder's one error.
+            let meta = jsonschema::draft202012::meta::validator();
+            let mut problems: Vec<(String, String)> = meta
+                .iter_errors(&schema.value)
+                .map(|m| (m.instance_path().as_str().to_owned(), m.to_string()))
+                .collect();
+            if problems.is_empty() {
+                problems.push((e.instance_path().as_str().to_owned(), e.to_string()));
+            }
+            problems.dedup();
+            for (ptr, message) in problems {
+                diags.push(
+                    Diagnostic::new(
+                        &rule::INVALID_SCHEMA,
+                        schema.locate(&ptr),
+                        format!("invalid schema: {message}"),
+                    )
+                    .label("rejected by the JSON Schema validator"),
+                );
+            }
             None
         }
     }
