@@ -42,8 +42,13 @@ impl HostileTools for Echo {
             input.crate_
         );
         call.diagnostic(summary);
+        // `maybe` is null or an object: the object is its own type, `MaybeInner`.
+        let note = Some("n".to_owned());
         Ok(hostile::defs::Output {
             output: Some(hostile::defs::output::Output("OK!".to_owned())),
+            maybe: Some(hostile::defs::output::Maybe(Some(
+                hostile::defs::output::MaybeInner { note },
+            ))),
         })
     }
 
@@ -164,7 +169,7 @@ fn a_tool_named_like_the_shared_module_and_definitions_named_like_roots() {
     // `Output`, an enum whose values collide as variants, is typed as a string.
     assert_eq!(
         response["result"]["output"],
-        json!({"output": "OK!"}),
+        json!({"maybe": {"note": "n"}, "output": "OK!"}),
         "{response}"
     );
     assert_eq!(

@@ -149,6 +149,8 @@ fn typify(schema: &Value, name: Option<&str>, replace: &[Replacement]) -> Result
     let mut v = schema.clone();
     normalize(&mut v);
     distinct_definition_names(&mut v);
+    let replaced: Vec<&str> = replace.iter().map(|r| r.type_name.as_str()).collect();
+    nullable_types_apart(&mut v, name, &replaced);
     if let Value::Object(m) = &mut v {
         if let Some(name) = name {
             m.insert("title".into(), Value::String(name.to_owned()));
@@ -172,7 +174,7 @@ fn typify(schema: &Value, name: Option<&str>, replace: &[Replacement]) -> Result
         }
         let mut space = typify::TypeSpace::new(&settings);
         space.add_root_schema(root).map_err(|e| e.to_string())?;
-        let types = space
+        let types: Vec<(String, Vec<TypeSpaceImpl>)> = space
             .iter_types()
             .map(|t| {
                 let impls = [
@@ -187,6 +189,20 @@ fn typify(schema: &Value, name: Option<&str>, replace: &[Replacement]) -> Result
                 (t.name(), impls)
             })
             .collect();
+        // typify has been seen to give two types one name; the code would not compile.
+        // (Only named types: `iter_types` lists `Option<..>` and the like as well.)
+        let mut names: Vec<&String> = types
+            .iter()
+            .map(|(n, _)| n)
+            .filter(|n| n.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .collect();
+        names.sort();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!(
+                "typify gives two types the name `{}`; rename the definition or the property it comes from",
+                w[0]
+            ));
+        }
         Ok(Typified {
             code: space.to_stream().to_string(),
             types,
@@ -272,6 +288,84 @@ fn distinct_definition_names(schema: &mut Value) {
         for (old, new) in renames {
             if let Some(def) = defs.remove(&old) {
                 defs.insert(new, def);
+            }
+        }
+    }
+}
+
+/// The schema `v` is null or one other schema that typify would name (`anyOf` or
+/// `oneOf` of the two), when that other schema is written in place.
+fn nullable_named(v: &Value) -> Option<(&'static str, usize)> {
+    let m = v.as_object()?;
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(options)) = m.get(key) else {
+            continue;
+        };
+        let is_null = |o: &Value| o.get("type").and_then(Value::as_str) == Some("null");
+        if options.len() != 2 || options.iter().filter(|o| is_null(o)).count() != 1 {
+            return None;
+        }
+        let inner = options.iter().position(|o| !is_null(o))?;
+        let o = options[inner].as_object()?;
+        let named = ["properties", "enum", "anyOf", "oneOf", "allOf"]
+            .iter()
+            .any(|k| o.contains_key(*k));
+        return named.then_some((key, inner));
+    }
+    None
+}
+
+/// typify types a definition `Thing` that is "null or an object" as
+/// `Thing(Option<Thing>)`, naming the object after the definition too: two
+/// types of one name. Such an object (or enum, or combination) is moved to a
+/// definition of its own, `ThingInner` (the name typify itself gives it for
+/// `"type": ["object", "null"]`), and referred to. The root schema (named
+/// `root`) is treated the same way; definitions that become `replaced` types are left alone.
+fn nullable_types_apart(schema: &mut Value, root: Option<&str>, replaced: &[&str]) {
+    let mut moves: Vec<(Option<String>, String)> = Vec::new();
+    let mut taken: Vec<String> = Vec::new();
+    if let Some(Value::Object(defs)) = schema.get("$defs") {
+        taken.extend(defs.keys().map(|k| approximate_type_name(k)));
+        for (key, def) in defs {
+            if nullable_named(def).is_some()
+                && !replaced.contains(&approximate_type_name(key).as_str())
+            {
+                moves.push((Some(key.clone()), String::new()));
+            }
+        }
+    }
+    if let Some(root) = root.filter(|_| nullable_named(schema).is_some()) {
+        taken.push(approximate_type_name(root));
+        moves.push((None, root.to_owned()));
+    }
+    for (key, root) in moves {
+        let base = format!("{}Inner", key.as_deref().unwrap_or(&root));
+        let mut new_key = base.clone();
+        if taken.contains(&approximate_type_name(&new_key)) {
+            new_key = numbered(&base, |k| taken.contains(&approximate_type_name(k)));
+        }
+        taken.push(approximate_type_name(&new_key));
+        let target = match &key {
+            Some(k) => schema.get_mut("$defs").and_then(|d| d.get_mut(k)),
+            None => Some(&mut *schema),
+        };
+        let Some(target) = target else { continue };
+        let Some((combinator, inner)) = nullable_named(target) else {
+            continue;
+        };
+        let Some(option) = target.get_mut(combinator).and_then(|o| o.get_mut(inner)) else {
+            continue;
+        };
+        let moved = std::mem::replace(
+            option,
+            serde_json::json!({ "$ref": pointer_join("#/$defs", &new_key) }),
+        );
+        if let Value::Object(m) = schema {
+            if let Value::Object(defs) = m
+                .entry("$defs")
+                .or_insert_with(|| Value::Object(serde_json::Map::new()))
+            {
+                defs.insert(new_key, moved);
             }
         }
     }
@@ -1151,5 +1245,49 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(!code.contains("struct Point"), "{code}");
         assert!(code.contains("super :: super :: defs :: Point"), "{code}");
+    }
+
+    /// A definition (or the root) that is null or an object: typify would name the
+    /// object after it too, two types of one name. The object gets its own name.
+    #[test]
+    fn nullable_objects_get_a_type_of_their_own() {
+        let schema = serde_json::json!({
+            "anyOf": [
+                {"type": "object", "properties": {"thing": {"$ref": "#/$defs/Thing"}}},
+                {"type": "null"}
+            ],
+            "$defs": {
+                "Thing": {"oneOf": [{"type": "null"}, {"type": "string", "enum": ["a", "b"]}]},
+                "ThingInner": {"type": "integer"},
+                "Plain": {"anyOf": [{"type": "string"}, {"type": "null"}]}
+            }
+        });
+        let typified = typify(&schema, Some("Output"), &[]).unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<&str> = typified.types.iter().map(|(n, _)| n.as_str()).collect();
+        for name in [
+            "Output",
+            "OutputInner",
+            "Thing",
+            "ThingInner",
+            "ThingInner2",
+            "Plain",
+        ] {
+            assert!(names.contains(&name), "{name} in {names:?}");
+        }
+        assert!(
+            !names.contains(&"PlainInner"),
+            "a nullable string needs no type: {names:?}"
+        );
+        let code = &typified.code;
+        assert!(
+            code.contains("pub struct Thing (pub :: std :: option :: Option < ThingInner2 >)"),
+            "{code}"
+        );
+        syn::parse_file(code).unwrap_or_else(|e| panic!("{e}\n{code}"));
+
+        // A replaced (shared) definition is the shared module's business.
+        let mut v = schema.clone();
+        nullable_types_apart(&mut v, None, &["Thing"]);
+        assert_eq!(v["$defs"]["Thing"], schema["$defs"]["Thing"]);
     }
 }

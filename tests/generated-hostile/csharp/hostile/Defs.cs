@@ -13,7 +13,7 @@ namespace Hostile.Rust
 {
     /// <summary>
     /// <c>defs</c> (uncategorized, read-only, core): Defs.
-    /// A tool named like the shared-definitions module, with definitions named like the root types.
+    /// A tool named like the shared-definitions module, with definitions named like the root types, and a definition that is null or an object (typify would name both after it).
     /// </summary>
     public static class Defs
     {
@@ -92,10 +92,28 @@ namespace Hostile.Rust
         public sealed class Output
         {
             /// <summary>
+            /// <c>maybe</c>.
+            /// </summary>
+            [JsonProperty("maybe", NullValueHandling = NullValueHandling.Ignore)]
+            public Maybe Maybe { get; set; }
+
+            /// <summary>
             /// <c>output</c>.
             /// </summary>
             [JsonProperty("output", NullValueHandling = NullValueHandling.Ignore)]
             public Output2? OutputValue { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Maybe</c> object.
+        /// </summary>
+        public sealed class Maybe
+        {
+            /// <summary>
+            /// <c>note</c>.
+            /// </summary>
+            [JsonProperty("note", NullValueHandling = NullValueHandling.Ignore)]
+            public string Note { get; set; }
         }
 
         /// <summary>

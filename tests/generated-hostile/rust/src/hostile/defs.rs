@@ -32,6 +32,32 @@ pub mod input {
 }
 pub use self::input::ToolInput as Input;
 pub mod output {
+    ///`Maybe`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[serde(transparent)]
+    pub struct Maybe(pub ::std::option::Option<MaybeInner>);
+    impl ::std::ops::Deref for Maybe {
+        type Target = ::std::option::Option<MaybeInner>;
+        fn deref(&self) -> &::std::option::Option<MaybeInner> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<Maybe> for ::std::option::Option<MaybeInner> {
+        fn from(value: Maybe) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::option::Option<MaybeInner>> for Maybe {
+        fn from(value: ::std::option::Option<MaybeInner>) -> Self {
+            Self(value)
+        }
+    }
+    ///`MaybeInner`
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    pub struct MaybeInner {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub note: ::std::option::Option<::std::string::String>,
+    }
     ///`Output`
     #[derive(
         ::serde::Deserialize,
@@ -76,6 +102,8 @@ pub mod output {
     ///`ToolOutput`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct ToolOutput {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub maybe: ::std::option::Option<Maybe>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub output: ::std::option::Option<Output>,
     }

@@ -25,7 +25,7 @@ pub trait HostileTools: Send + Sync {
         call: &mut Call,
         input: collide_names_2::Input,
     ) -> Result<collide_names_2::Output, ToolError>;
-    /// `defs` (read-only, core): A tool named like the shared-definitions module, with definitions named like the root types.
+    /// `defs` (read-only, core): A tool named like the shared-definitions module, with definitions named like the root types, and a definition that is null or an object (typify would name both after it).
     fn defs(
         &self,
         call: &mut Call,
@@ -73,7 +73,7 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "defs",
         name: "Defs",
-        description: "A tool named like the shared-definitions module, with definitions named like the root types.",
+        description: "A tool named like the shared-definitions module, with definitions named like the root types, and a definition that is null or an object (typify would name both after it).",
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
@@ -82,7 +82,7 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: "{\"$defs\":{\"Input\":{\"properties\":{\"value\":{\"type\":\"string\"}},\"type\":\"object\"},\"Shared\":{\"properties\":{\"Id\":{\"type\":\"string\"},\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"Self\":{\"type\":\"string\"},\"crate\":{\"type\":\"boolean\"},\"input\":{\"$ref\":\"#/$defs/Input\"},\"shared\":{\"$ref\":\"#/$defs/Shared\"},\"super\":{\"type\":\"integer\"}},\"required\":[\"shared\"],\"type\":\"object\"}",
         output_schema: Some(
-            "{\"$defs\":{\"Output\":{\"enum\":[\"ok\",\"Ok\",\"OK!\"],\"type\":\"string\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"output\":{\"$ref\":\"#/$defs/Output\"}},\"type\":\"object\"}",
+            "{\"$defs\":{\"Output\":{\"enum\":[\"ok\",\"Ok\",\"OK!\"],\"type\":\"string\"},\"maybe\":{\"anyOf\":[{\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"},{\"type\":\"null\"}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"maybe\":{\"$ref\":\"#/$defs/maybe\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"type\":\"object\"}",
         ),
     },
     ToolInfo {
