@@ -24,10 +24,12 @@ const ACTIONS: &[&str] = &[
     "list", "find", "read", "info", "scan", "dump", "describe", "graph",
 ];
 
-struct Rng(u64);
+/// A small deterministic xorshift generator: the same seed gives the same
+/// sequence on every machine (synthetic specs, the xtask's fuzzers).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x << 13;
         x ^= x >> 7;
@@ -35,8 +37,9 @@ impl Rng {
         self.0 = x;
         x
     }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+    /// A number below `n` (which must not be 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
     }
 }
 

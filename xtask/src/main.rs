@@ -13,6 +13,7 @@ mod bench;
 mod bench_calls;
 mod bench_server;
 mod docs;
+mod fuzz_rust;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -37,10 +38,11 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("docs") => docs::run(&rest),
         Some("bench-calls") => bench_calls::run(&root()),
+        Some("fuzz-rust") => fuzz_rust::run(&root(), &rest),
         Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-rust [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's generated Rust must compile"
             );
             Err("unknown command".to_owned())
         }
