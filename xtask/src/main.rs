@@ -13,7 +13,7 @@ mod bench;
 mod bench_calls;
 mod bench_server;
 mod docs;
-mod fuzz_rust;
+mod fuzz_compile;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -38,11 +38,11 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("docs") => docs::run(&rest),
         Some("bench-calls") => bench_calls::run(&root()),
-        Some("fuzz-rust") => fuzz_rust::run(&root(), &rest),
+        Some("fuzz-compile") => fuzz_compile::run(&root(), &rest),
         Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-rust [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's generated Rust must compile"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile"
             );
             Err("unknown command".to_owned())
         }
@@ -230,7 +230,7 @@ fn mcp_client() -> Result<(), String> {
 /// Mono's C# compiler and runtime and Newtonsoft.Json, which the C# tests
 /// (tests/tests/csharp.rs) compile and run the generated bridge with: Debian
 /// packages, installed with apt-get when missing (as root, or through sudo).
-fn mono_toolchain() -> Result<(), String> {
+pub fn mono_toolchain() -> Result<(), String> {
     const PACKAGES: &[&str] = &["mono-mcs", "mono-runtime", "libnewtonsoft-json-cil-dev"];
     use toolgen_tests::{newtonsoft_json_dll, which};
     if which("mcs").is_some() && which("mono").is_some() && newtonsoft_json_dll().is_some() {

@@ -1,5 +1,5 @@
-//! `cargo xtask fuzz-rust [--cases N] [--seed S]`: does the generated Rust
-//! compile for schemas nobody wrote on purpose?
+//! `cargo xtask fuzz-compile [--cases N] [--seed S] [--verbose]`: does the
+//! generated Rust and C# compile for schemas nobody wrote on purpose?
 //!
 //! Each case takes an MCP-format spec (the ToolVault tool set, the Rust-hostile
 //! fixture), mutates its `inputSchema`/`outputSchema` a few times (values swapped
@@ -7,8 +7,10 @@
 //! combinators, enums, defaults, nullable objects), and generates it. Specs that
 //! validation rejects are counted and skipped: that path is fuzzed by
 //! `codegen/tests/fuzz.rs`. Every accepted spec's Rust crate is checked with
-//! `cargo check`: an accepted spec must give code that compiles. Failing cases
-//! are kept under `target/fuzz-rust-failures/`. Deterministic for a seed.
+//! `cargo check` and its C# compiled with Mono's `mcs` (`-warnaserror+`, as the
+//! tests do; installed with apt when missing): an accepted spec must give code
+//! that compiles. Failing cases are kept under `target/fuzz-compile-failures/`.
+//! Deterministic for a seed.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +18,7 @@ use serde_json::{Map, Value, json};
 use toolgen::Generator;
 use toolgen_tests::synth::Rng;
 
-use crate::cargo;
+use crate::{cargo, mono_toolchain};
 
 const NAMES: &[&str] = &[
     "a-b",
@@ -165,9 +167,12 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         );
     }
     // Outside the workspace: the generated crate is a package of its own.
-    let work = std::env::temp_dir().join("toolgen-fuzz-rust");
+    let work = std::env::temp_dir().join("toolgen-fuzz-compile");
     let target = work.join("target");
-    let failures = root.join("target/fuzz-rust-failures");
+    let failures = root.join("target/fuzz-compile-failures");
+    mono_toolchain()?;
+    let newtonsoft = toolgen_tests::newtonsoft_json_dll()
+        .ok_or("Newtonsoft.Json.dll not found after installing it")?;
     let _ = std::fs::remove_dir_all(&failures);
     let values = replacements();
     let (mut rejected, mut compiled, mut broken) = (0, 0, 0);
@@ -225,28 +230,52 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             .env("CARGO_TARGET_DIR", &target)
             .output()
             .map_err(|e| format!("cargo check: {e}"))?;
-        let stderr = String::from_utf8_lossy(&check.stderr);
-        if check.status.success() && stderr.trim().is_empty() {
+        let rust = String::from_utf8_lossy(&check.stderr).into_owned();
+        let rust_ok = check.status.success() && rust.trim().is_empty();
+        let mcs = std::process::Command::new("mcs")
+            .args([
+                "-langversion:7.2",
+                "-warnaserror+",
+                "-nowarn:1591",
+                "-target:library",
+            ])
+            .arg(format!("-r:{}", newtonsoft.display()))
+            .arg("-r:System.Runtime.Serialization.dll")
+            .arg(format!("-out:{}", work.join("fuzz.dll").display()))
+            .args(toolgen_tests::files_below(&out.join("csharp"), "cs"))
+            .output()
+            .map_err(|e| format!("mcs: {e}"))?;
+        let csharp = String::from_utf8_lossy(&mcs.stdout).into_owned();
+        if rust_ok && mcs.status.success() {
             compiled += 1;
             continue;
         }
         broken += 1;
         let kept = failures.join(format!("case-{case}"));
         copy_dir(&specs, &kept)?;
-        let first: Vec<&str> = stderr.lines().take(6).collect();
+        let (what, errors) = if rust_ok {
+            ("C#", csharp)
+        } else {
+            ("Rust", rust)
+        };
+        let first: Vec<&str> = errors
+            .lines()
+            .filter(|l| l.contains("error"))
+            .take(6)
+            .collect();
         println!(
-            "case {case} ({}): the generated Rust does not compile; spec kept in {}\n{}",
+            "case {case} ({}): the generated {what} does not compile; spec kept in {}\n{}",
             source.display(),
             kept.display(),
             first.join("\n")
         );
     }
     println!(
-        "{cases} cases: {compiled} compiled, {rejected} rejected by validation, {broken} did not compile"
+        "{cases} cases: {compiled} compiled (Rust and C#), {rejected} rejected by validation, {broken} did not compile"
     );
     if broken > 0 {
         return Err(format!(
-            "{broken} accepted spec(s) gave Rust that does not compile"
+            "{broken} accepted spec(s) gave code that does not compile"
         ));
     }
     Ok(())
