@@ -1,6 +1,8 @@
 //! The Rust generated from `tests/fixtures/rust-hostile` (names that collide
 //! once they are identifiers: `a-b`/`a_b`/`A_B`, `id`/`Id`, `Spot`/`spot`,
-//! keywords, tool ids `collide.names`/`collide-names`, `defs`, `type`), checked in under
+//! keywords, tool ids `collide.names`/`collide-names`, `defs`, `type`), and
+//! schema keywords typify cannot type (`keywords`: `not`, `if`/`then`/`else`,
+//! `patternProperties`, enums of mixed types), checked in under
 //! `tests/generated-hostile/` by `cargo xtask gen`, compiles here and keeps
 //! every wire name apart through a real call.
 
@@ -49,6 +51,28 @@ impl HostileTools for Echo {
             maybe: Some(hostile::defs::output::Maybe(Some(
                 hostile::defs::output::MaybeInner { note },
             ))),
+        })
+    }
+
+    /// Keywords typify cannot type become looser types; the runtime has
+    /// validated them already. An object default is the type's `Default`.
+    fn keywords(
+        &self,
+        _: &mut Call,
+        input: hostile::keywords::Input,
+    ) -> Result<hostile::keywords::Output, ToolError> {
+        let opts = input.opts.unwrap_or_default();
+        Ok(hostile::keywords::Output {
+            cond: input.cond,
+            either: input.either,
+            if_: input.if_,
+            labels: input.labels,
+            not: input.not,
+            not_text: input.not_text,
+            opts: Some(hostile::keywords::output::OutputOpts {
+                format: opts.format,
+                pattern: opts.pattern,
+            }),
         })
     }
 
@@ -149,7 +173,10 @@ fn tools_whose_ids_make_one_module_name_are_both_served() {
         "{response}"
     );
     let ids: Vec<&str> = hostile::TOOLS.iter().map(|t| t.id).collect();
-    assert_eq!(ids, ["collide-names", "collide.names", "defs", "type"]);
+    assert_eq!(
+        ids,
+        ["collide-names", "collide.names", "defs", "keywords", "type"]
+    );
     let response = call(&s, "type", json!({}));
     assert_eq!(
         response["result"]["output"],
@@ -176,4 +203,38 @@ fn a_tool_named_like_the_shared_module_and_definitions_named_like_roots() {
         response["result"]["diagnostics"][0],
         "4/Some(\"four\")/Some(\"v\")/Some(\"me\")/Some(2)/Some(true)"
     );
+}
+
+#[test]
+fn keywords_typify_cannot_type_are_looser_types_and_keyword_like_data_stays() {
+    let s = server();
+    let arguments = json!({
+        "if": "then", "not": 3, "labels": {"x-a": "1", "x-b": "2"}, "either": 1,
+        "cond": 7, "notText": 2
+    });
+    let response = call(&s, "keywords", arguments.clone());
+    // Every value comes back, and the object default keeps its `format` and
+    // `pattern` keys (data, not schema keywords).
+    let mut expected = arguments;
+    expected["opts"] = json!({"format": "csv", "pattern": "*.txt"});
+    assert_eq!(response["result"]["output"], expected, "{response}");
+
+    // An empty map stays a present, empty map.
+    let response = call(&s, "keywords", json!({"labels": {}}));
+    assert_eq!(
+        response["result"]["output"]["labels"],
+        json!({}),
+        "{response}"
+    );
+
+    // The runtime validates what the types no longer say.
+    for bad in [
+        json!({"labels": {"y": "1"}}),
+        json!({"either": "b"}),
+        json!({"cond": ""}),
+        json!({"notText": "text"}),
+    ] {
+        let response = call(&s, "keywords", bad.clone());
+        assert_eq!(response["error"]["code"], -32002, "{bad}: {response}");
+    }
 }

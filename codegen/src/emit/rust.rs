@@ -10,9 +10,14 @@
 //! typify is a type mapper, not a validator (the runtime validates arguments
 //! against the JSON Schema first), and it can panic on some schemas: every
 //! call is wrapped here, and a failure becomes a located diagnostic naming the
-//! tool. Schemas are normalized before typify: string `format`s and
-//! `pattern`s are dropped (types use `String`; the runtime's validation still
-//! checks them), so generated code needs no `chrono`, `uuid` or `regress`.
+//! tool. Schemas are normalized before typify (only the types change; the
+//! runtime validates arguments against the original schema): string `format`s
+//! and `pattern`s are dropped (types use `String`), `patternProperties` become
+//! a map, so generated code needs no `chrono`, `uuid` or `regress`; `not` and
+//! `if`/`then`/`else` are dropped and enums of mixed JSON types become any JSON
+//! value, which typify cannot type; a definition that is null or an object gets
+//! a type for the object of its own. Only subschemas are walked: property names,
+//! defaults and enum values are data and stay as written.
 //!
 //! [`ToolInfo`]: https://docs.rs/toolgen-runtime
 
@@ -46,24 +51,117 @@ impl Default for RustCrate {
     }
 }
 
-/// Removes `format` from string schemas (typify would map `date-time` to chrono).
+/// Keywords whose value is one subschema.
+const SUBSCHEMA: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+];
+/// Keywords whose value is a list of subschemas.
+const SUBSCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+/// Keywords whose value maps names to subschemas.
+const SUBSCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Makes a schema something typify types without extra crates or panics. Only
+/// the types change: the runtime validates arguments against the original.
+/// Walks subschemas only: property names, defaults, enums and examples are
+/// data, and stay as they are (a property may be named `if`, and an object
+/// default may have a `format` key).
 fn normalize(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            // String formats and patterns are checked by the runtime's validator;
-            // as types they would pull chrono, uuid and regress into generated code.
-            for key in ["format", "pattern"] {
-                if m.get(key).is_some_and(Value::is_string) {
-                    m.remove(key);
-                }
-            }
-            m.remove("$schema");
-            optional_collections_nullable(m);
-            untypeable_enum_as_string(m);
-            m.values_mut().for_each(normalize);
+    let Value::Object(m) = v else {
+        return;
+    };
+    // String formats and patterns are checked by the runtime's validator;
+    // as types they would pull chrono, uuid and regress into generated code.
+    for key in ["format", "pattern"] {
+        if m.get(key).is_some_and(Value::is_string) {
+            m.remove(key);
         }
-        Value::Array(a) => a.iter_mut().for_each(normalize),
-        _ => {}
+    }
+    m.remove("$schema");
+    // Constraints that do not change the type: typify cannot type them
+    // (`not`, `if`/`then`/`else`), and the runtime validates them.
+    for key in ["not", "if", "then", "else"] {
+        m.remove(key);
+    }
+    pattern_properties_as_map(m);
+    mixed_enum_untyped(m);
+    untypeable_enum_as_string(m);
+    for (key, child) in m.iter_mut() {
+        let key = key.as_str();
+        match child {
+            Value::Object(_) if SUBSCHEMA.contains(&key) => normalize(child),
+            Value::Array(list) if SUBSCHEMA_LISTS.contains(&key) => {
+                list.iter_mut().for_each(normalize);
+            }
+            Value::Object(map) if SUBSCHEMA_MAPS.contains(&key) => {
+                map.values_mut().for_each(normalize);
+            }
+            _ => {}
+        }
+    }
+    // Last: it looks at the properties as normalized (a `patternProperties`
+    // object is a map by now).
+    optional_collections_nullable(m);
+}
+
+/// typify types `patternProperties` with the `regress` crate, which generated
+/// code does not depend on. As a type, the values of keys that match a pattern
+/// are the values of a map: with one pattern and no other extra keys allowed,
+/// `additionalProperties` becomes the pattern's schema; otherwise extra keys
+/// take any value. The runtime still checks the patterns.
+fn pattern_properties_as_map(m: &mut serde_json::Map<String, Value>) {
+    let Some(Value::Object(patterns)) = m.remove("patternProperties") else {
+        return;
+    };
+    let closed = matches!(
+        m.get("additionalProperties"),
+        None | Some(Value::Bool(false))
+    );
+    let one = patterns.len() == 1;
+    match patterns.into_iter().next() {
+        Some((_, schema)) if closed && one => {
+            m.insert("additionalProperties".into(), schema);
+        }
+        Some(_) => {
+            m.insert("additionalProperties".into(), Value::Bool(true));
+        }
+        None => {}
+    }
+}
+
+/// typify refuses an enum whose values are of several JSON types (`"a"`, `1`,
+/// `true`) when the schema names no type; such a value is typed as any JSON
+/// value. (`null` beside one other type is fine: typify makes it an `Option`.)
+fn mixed_enum_untyped(m: &mut serde_json::Map<String, Value>) {
+    let Some(Value::Array(values)) = m.get("enum") else {
+        return;
+    };
+    let kind = |v: &Value| match v {
+        Value::Null => 0,
+        Value::Bool(_) => 1,
+        Value::Number(_) => 2,
+        Value::String(_) => 3,
+        Value::Array(_) => 4,
+        Value::Object(_) => 5,
+    };
+    let mut kinds: Vec<u8> = values.iter().map(kind).filter(|k| *k != 0).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    if kinds.len() > 1 {
+        m.remove("enum");
+        m.remove("default");
+        m.remove("type");
     }
 }
 

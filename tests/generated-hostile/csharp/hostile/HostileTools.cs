@@ -43,6 +43,16 @@ namespace Hostile.Rust
                 new ParamSpec("shared", "object", true, false, null, null, null),
                 new ParamSpec("super", "integer", false, false, null, null, null),
             }),
+            new ToolSpec("keywords", "Keywords", "uncategorized", "core", "read-only", 30.0, true, new ParamSpec[]
+            {
+                new ParamSpec("cond", null, false, true, null, null, null),
+                new ParamSpec("either", null, false, true, new string[] { "\"a\"", "1", "true", "null" }, null, null),
+                new ParamSpec("if", "string", false, false, null, null, null),
+                new ParamSpec("labels", "object", false, false, null, null, null),
+                new ParamSpec("not", "integer", false, false, null, null, null),
+                new ParamSpec("notText", null, false, true, null, null, null),
+                new ParamSpec("opts", "object", false, false, null, null, null),
+            }),
             new ToolSpec("type", "Type", "uncategorized", "core", "read-only", 30.0, true, new ParamSpec[0]),
         };
 

@@ -8,6 +8,7 @@ pub mod defs_;
 pub mod collide_names;
 pub mod collide_names_2;
 pub mod defs;
+pub mod keywords;
 pub mod type_;
 /// The tools of `hostile`: implement one method per tool.
 ///
@@ -31,6 +32,12 @@ pub trait HostileTools: Send + Sync {
         call: &mut Call,
         input: defs::Input,
     ) -> Result<defs::Output, ToolError>;
+    /// `keywords` (read-only, core): Schema keywords that typify cannot type (not, if/then/else, patternProperties, enums of mixed types), and data that looks like keywords: properties named if and not, an object default with format and pattern keys.
+    fn keywords(
+        &self,
+        call: &mut Call,
+        input: keywords::Input,
+    ) -> Result<keywords::Output, ToolError>;
     /// `type` (read-only, core): A tool id that is a Rust keyword, without an output schema.
     fn type_(
         &self,
@@ -86,6 +93,21 @@ pub static TOOLS: &[ToolInfo] = &[
         ),
     },
     ToolInfo {
+        id: "keywords",
+        name: "Keywords",
+        description: "Schema keywords that typify cannot type (not, if/then/else, patternProperties, enums of mixed types), and data that looks like keywords: properties named if and not, an object default with format and pattern keys.",
+        category: "uncategorized",
+        safety_level: "read-only",
+        tier: "core",
+        timeout_seconds: 30.0,
+        requires_approval: false,
+        notes: None,
+        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"cond\":{\"else\":{\"type\":\"integer\"},\"if\":{\"type\":\"string\"},\"then\":{\"minLength\":1}},\"either\":{\"enum\":[\"a\",1,true,null]},\"if\":{\"description\":\"A property named like a keyword.\",\"type\":\"string\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"type\":\"object\"},\"not\":{\"description\":\"Another.\",\"type\":\"integer\"},\"notText\":{\"not\":{\"type\":\"string\"}},\"opts\":{\"default\":{\"format\":\"csv\",\"pattern\":\"*.txt\"},\"properties\":{\"format\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        output_schema: Some(
+            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"cond\":{\"else\":{\"type\":\"integer\"},\"if\":{\"type\":\"string\"},\"then\":{\"minLength\":1}},\"either\":{\"enum\":[\"a\",1,true,null]},\"if\":{\"type\":\"string\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"type\":\"object\"},\"not\":{\"type\":\"integer\"},\"notText\":{\"not\":{\"type\":\"string\"}},\"opts\":{\"properties\":{\"format\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        ),
+    },
+    ToolInfo {
         id: "type",
         name: "Type",
         description: "A tool id that is a Rust keyword, without an output schema.",
@@ -135,6 +157,18 @@ fn call_defs<T: HostileTools + ?Sized>(
         |call, input| tools.defs(call, input),
     )
 }
+/// Calls `keywords`; its output serializes with sorted keys and is written straight to JSON text.
+fn call_keywords<T: HostileTools + ?Sized>(
+    tools: &T,
+    arguments: ::serde_json::Value,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "keywords",
+        arguments,
+        KeyOrder::Sorted,
+        |call, input| tools.keywords(call, input),
+    )
+}
 /// Calls `type`; its output serializes with sorted keys and is written straight to JSON text.
 fn call_type_<T: HostileTools + ?Sized>(
     tools: &T,
@@ -157,6 +191,7 @@ pub fn dispatch<T: HostileTools + ?Sized>(
         "collide-names" => call_collide_names(tools, arguments),
         "collide.names" => call_collide_names_2(tools, arguments),
         "defs" => call_defs(tools, arguments),
+        "keywords" => call_keywords(tools, arguments),
         "type" => call_type_(tools, arguments),
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }
@@ -169,7 +204,13 @@ pub fn register<T: HostileTools + 'static>(
     register_tools(
         server,
         TOOLS,
-        &[call_collide_names, call_collide_names_2, call_defs, call_type_],
+        &[
+            call_collide_names,
+            call_collide_names_2,
+            call_defs,
+            call_keywords,
+            call_type_,
+        ],
         tools,
     )
 }
@@ -178,10 +219,10 @@ pub fn register<T: HostileTools + 'static>(
 macro_rules! for_each_hostile_tool {
     ($m:ident) => {
         $m ! { collide_names => "collide-names", collide_names_2 => "collide.names", defs
-        => "defs", type_ => "type" }
+        => "defs", keywords => "keywords", type_ => "type" }
     };
     ($m:ident, $($args:tt)*) => {
         $m ! { $($args)*, collide_names => "collide-names", collide_names_2 =>
-        "collide.names", defs => "defs", type_ => "type" }
+        "collide.names", defs => "defs", keywords => "keywords", type_ => "type" }
     };
 }
