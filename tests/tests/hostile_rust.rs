@@ -91,8 +91,10 @@ impl HostileTools for Echo {
         input: hostile::collide_names_2::Input,
     ) -> Result<hostile::collide_names_2::Output, ToolError> {
         call.diagnostic(format!(
-            "type={:?} self={:?} 1st={:?} x.y={:?} mode={:?} spot={:?} spotLower={:?}",
+            "type={:?} self={:?} Self={:?} 1st={:?} x.y={:?} mode={:?} spot={:?} spotLower={:?}",
             input.type_,
+            // Fields follow the properties' sorted order: `Self` comes first.
+            input.self_2,
             input.self_,
             input.x1st,
             input.x_y,
@@ -136,7 +138,7 @@ fn colliding_wire_names_stay_apart_through_a_call() {
         "collide.names",
         json!({
             "a-b": "dash!", "a_b": "underscore!", "A_B": true, "a_b_2": 7,
-            "type": "t", "self": "s", "1st": "first", "x.y": "dot", "mode": "A",
+            "type": "t", "self": "s", "Self": "S", "1st": "first", "x.y": "dot", "mode": "A",
             "spot": {"x": 1.5}, "spotLower": {"label": "low"},
             "shared": {"id": 3, "Id": "three"}
         }),
@@ -148,7 +150,7 @@ fn colliding_wire_names_stay_apart_through_a_call() {
     );
     assert_eq!(
         response["result"]["diagnostics"][0],
-        "type=Some(\"t\") self=Some(\"s\") 1st=Some(\"first\") x.y=Some(\"dot\") mode=Some(\"A\") spot=Some(1.5) spotLower=Some(\"low\")"
+        "type=Some(\"t\") self=Some(\"s\") Self=Some(\"S\") 1st=Some(\"first\") x.y=Some(\"dot\") mode=Some(\"A\") spot=Some(1.5) spotLower=Some(\"low\")"
     );
 }
 

@@ -76,6 +76,13 @@ fn replacements() -> Vec<Value> {
         json!({"enum": [1, 2, "x", null]}),
         json!({"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"]}),
         json!({"type": "array", "items": {"$ref": "#"}}),
+        json!({"type": "object", "patternProperties": {"^x-": {"type": "string"}}}),
+        json!({"not": {"type": "string"}}),
+        json!({"if": {"type": "string"}, "then": {"minLength": 1}, "else": {"type": "integer"}}),
+        json!({"enum": ["a", 1, true, null]}),
+        json!({"type": "object", "properties": {"format": {"type": "string"}}, "default": {"format": "csv"}}),
+        json!({"type": "array", "items": {"type": "number"}, "uniqueItems": true}),
+        json!({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}),
     ]
 }
 
@@ -90,6 +97,9 @@ const KEYS: &[&str] = &[
     "allOf",
     "title",
     "description",
+    "not",
+    "if",
+    "patternProperties",
 ];
 
 fn pick<'a, T>(rng: &mut Rng, items: &'a [T]) -> &'a T {
@@ -245,7 +255,12 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             .args(toolgen_tests::files_below(&out.join("csharp"), "cs"))
             .output()
             .map_err(|e| format!("mcs: {e}"))?;
-        let csharp = String::from_utf8_lossy(&mcs.stdout).into_owned();
+        // mcs prints its errors on stderr and its summary on stdout.
+        let csharp = format!(
+            "{}{}",
+            String::from_utf8_lossy(&mcs.stderr),
+            String::from_utf8_lossy(&mcs.stdout)
+        );
         if rust_ok && mcs.status.success() {
             compiled += 1;
             continue;

@@ -606,6 +606,11 @@ fn root_type<'a>(mapper: &mut Mapper<'a>, schema: &'a Value, root: &str) -> Stri
 fn tool_file(tool: &Tool, class: &str, timeout: f64) -> CsToolFile {
     // Each root maps with its own `$defs`.
     let mut mapper = Mapper::new(class);
+    // Both root names are taken before either side is mapped: an input property
+    // named `Output` must not take the name of the output's class.
+    for root in ["Input", "Output"] {
+        mapper.taken.insert(root.to_owned());
+    }
     let input_type = root_type(&mut mapper, &tool.input.value, "Input");
     let output_type = root_type(&mut mapper, &tool.output.value, "Output");
     let mut doc = vec![code_spans(&format!(

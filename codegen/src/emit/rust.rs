@@ -489,10 +489,16 @@ fn rewrite_refs(v: &mut Value, renames: &BTreeMap<String, String>) {
     }
 }
 
-/// `base_2`, `base_3`, ...: the first that `taken` does not claim.
+/// `base_2`, `base_3`, ...: the first that `taken` does not claim. A trailing
+/// `_` (`self_`, a keyword escaped) is not doubled: `self_2`, not `self__2`,
+/// which is not snake case.
 fn numbered(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    let stem = match base.trim_end_matches('_') {
+        "" => base,
+        stem => stem,
+    };
     (2..)
-        .map(|n| format!("{base}_{n}"))
+        .map(|n| format!("{stem}_{n}"))
         .find(|n| !taken(n))
         .unwrap_or_default()
 }

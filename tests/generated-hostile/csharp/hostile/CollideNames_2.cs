@@ -38,6 +38,12 @@ namespace Hostile.Rust
             public bool? AB { get; set; }
 
             /// <summary>
+            /// <c>self_</c> in Rust, like <c>self</c>: the later in key order is numbered <c>self_2</c>, not <c>self__2</c>.
+            /// </summary>
+            [JsonProperty("Self", NullValueHandling = NullValueHandling.Ignore)]
+            public string Self_ { get; set; }
+
+            /// <summary>
             /// Snake-cases to a_b.
             /// </summary>
             [JsonProperty("a-b", NullValueHandling = NullValueHandling.Ignore)]
@@ -65,7 +71,7 @@ namespace Hostile.Rust
             /// A keyword that cannot be raw.
             /// </summary>
             [JsonProperty("self", NullValueHandling = NullValueHandling.Ignore)]
-            public string Self_ { get; set; }
+            public string Self__2 { get; set; }
 
             /// <summary>
             /// <c>shared</c>.

@@ -24,6 +24,7 @@ namespace Hostile.Rust
             {
                 new ParamSpec("1st", "string", false, false, null, null, null),
                 new ParamSpec("A_B", "boolean", false, false, null, null, null),
+                new ParamSpec("Self", "string", false, false, null, null, null),
                 new ParamSpec("a-b", "string", false, false, null, null, null),
                 new ParamSpec("a_b", "string", false, false, null, null, null),
                 new ParamSpec("a_b_2", "integer", true, false, null, null, null),
@@ -45,6 +46,7 @@ namespace Hostile.Rust
             }),
             new ToolSpec("keywords", "Keywords", "uncategorized", "core", "read-only", 30.0, true, new ParamSpec[]
             {
+                new ParamSpec("Output", "object", false, false, null, null, null),
                 new ParamSpec("cond", null, false, true, null, null, null),
                 new ParamSpec("either", null, false, true, new string[] { "\"a\"", "1", "true", "null" }, null, null),
                 new ParamSpec("if", "string", false, false, null, null, null),

@@ -26,6 +26,12 @@ namespace Hostile.Rust
         public sealed class Input
         {
             /// <summary>
+            /// An input object named like the output's class (C# nests both in one class).
+            /// </summary>
+            [JsonProperty("Output", NullValueHandling = NullValueHandling.Ignore)]
+            public Output2 Output { get; set; }
+
+            /// <summary>
             /// <c>cond</c>.
             /// </summary>
             [JsonProperty("cond", NullValueHandling = NullValueHandling.Ignore)]
@@ -66,6 +72,18 @@ namespace Hostile.Rust
             /// </summary>
             [JsonProperty("opts", NullValueHandling = NullValueHandling.Ignore)]
             public Opts Opts { get; set; }
+        }
+
+        /// <summary>
+        /// An input object named like the output's class (C# nests both in one class).
+        /// </summary>
+        public sealed class Output2
+        {
+            /// <summary>
+            /// <c>x</c>.
+            /// </summary>
+            [JsonProperty("x", NullValueHandling = NullValueHandling.Ignore)]
+            public long? X { get; set; }
         }
 
         /// <summary>

@@ -19,9 +19,12 @@ pub mod input {
         ///Values that collide as variants.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub mode: ::std::option::Option<::std::string::String>,
+        ///`self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`.
+        #[serde(rename = "Self", skip_serializing_if = "::std::option::Option::is_none")]
+        pub self_: ::std::option::Option<::std::string::String>,
         ///A keyword that cannot be raw.
         #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
-        pub self_: ::std::option::Option<::std::string::String>,
+        pub self_2: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shared: ::std::option::Option<super::super::defs_::Shared>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

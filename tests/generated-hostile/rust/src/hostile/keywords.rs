@@ -24,6 +24,11 @@ pub mod input {
         pub not_text: ::std::option::Option<::serde_json::Value>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub opts: ::std::option::Option<InputOpts>,
+        #[serde(
+            rename = "Output",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub output: ::std::option::Option<InputOutput>,
     }
     ///`InputOpts`
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -40,6 +45,12 @@ pub mod input {
                 pattern: ::std::option::Option::Some("*.txt".to_string()),
             }
         }
+    }
+    ///An input object named like the output's class (C# nests both in one class).
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    pub struct InputOutput {
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub x: ::std::option::Option<i64>,
     }
     /// Error types.
     pub mod error {
