@@ -145,6 +145,8 @@ rules! {
         "The translated schema could not be compiled by the JSON Schema validator, for example because a `pattern` is not a valid regular expression.");
     UNKNOWN_REQUIRED = ("TG0313", "unknown-required", Error, "`required` names a property that is not declared",
         "Every name listed in `required` must be a key of `properties`.");
+    DEFAULT_INVALID = ("TG0314", "default-invalid", Error, "a default value does not match its schema",
+        "A default must be a value its own schema accepts: generated code turns it into a typed value, and a client that omits the parameter gets it. TG0304 and TG0306 check a default against a declared type and enum; this checks the rest with the JSON Schema validator: `$ref`s, combinators, nested properties, ranges and lengths.");
 
     // --- examples -------------------------------------------------------------------------------
     EXAMPLE_INPUT = ("TG0401", "example-input-invalid", Error, "an example's input does not match the input schema",

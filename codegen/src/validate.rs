@@ -592,6 +592,11 @@ fn has_foreign_ref(v: &Value) -> bool {
 fn check_examples(tool: &Tool, diags: &mut Diagnostics) {
     let input = compile(&tool.input, diags);
     let output = compile(&tool.output, diags);
+    for (schema, compiled) in [(&tool.input, &input), (&tool.output, &output)] {
+        if compiled.is_some() {
+            check_defaults(schema, diags);
+        }
+    }
     for (i, ex) in tool.examples.iter().enumerate() {
         let n = i + 1;
         if let Some(v) = &input {
@@ -612,6 +617,74 @@ fn check_examples(tool: &Tool, diags: &mut Diagnostics) {
                 diags,
             );
         }
+    }
+}
+
+/// Every `default` against the schema it sits in, with the JSON Schema
+/// validator (TG0314). A default that an earlier rule already reported (its
+/// type, its enum) is not reported twice; a schema that refers to anything but
+/// its own definitions (`"$ref": "#"`, a pointer into its properties) is left
+/// to those rules, since it cannot be checked apart from its root.
+fn check_defaults(schema: &Schema, diags: &mut Diagnostics) {
+    let mut found: Vec<(String, serde_json::Map<String, Value>)> = Vec::new();
+    walk_schema(&schema.value, "", &mut |ptr, obj| {
+        if obj.contains_key("default") {
+            found.push((ptr.to_owned(), obj.clone()));
+        }
+    });
+    for (ptr, mut sub) in found {
+        let Some(default) = sub.remove("default") else {
+            continue;
+        };
+        if refers_outside_definitions(&Value::Object(sub.clone())) {
+            continue;
+        }
+        for key in ["$defs", "definitions"] {
+            if let Some(defs) = schema.value.get(key) {
+                sub.entry(key).or_insert_with(|| defs.clone());
+            }
+        }
+        let Ok(validator) = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&Value::Object(sub))
+        else {
+            continue;
+        };
+        let Some(error) = validator.iter_errors(&default).next() else {
+            continue;
+        };
+        let loc = schema.locate(&pointer_join(&ptr, "default"));
+        if diags.iter().any(|d| d.loc == loc) {
+            continue;
+        }
+        let place = match error.instance_path().as_str() {
+            "" => String::new(),
+            p => format!(" at `{p}`"),
+        };
+        diags.push(
+            Diagnostic::new(
+                &rule::DEFAULT_INVALID,
+                loc,
+                format!("the default{place} does not match its schema: {error}"),
+            )
+            .label("invalid default")
+            .help("change the default to a value the schema accepts, or remove it"),
+        );
+    }
+}
+
+/// Whether a schema has a `$ref` that is not into `#/$defs/` or `#/definitions/`.
+fn refers_outside_definitions(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.iter().any(|(k, v)| {
+            (k == "$ref"
+                && v.as_str().is_some_and(|r| {
+                    !r.starts_with("#/$defs/") && !r.starts_with("#/definitions/")
+                }))
+                || refers_outside_definitions(v)
+        }),
+        Value::Array(a) => a.iter().any(refers_outside_definitions),
+        _ => false,
     }
 }
 
