@@ -117,17 +117,15 @@ fn normalize(v: &mut Value) {
 
 /// typify types `patternProperties` with the `regress` crate, which generated
 /// code does not depend on. As a type, the values of keys that match a pattern
-/// are the values of a map: with one pattern and no other extra keys allowed,
-/// `additionalProperties` becomes the pattern's schema; otherwise extra keys
-/// take any value. The runtime still checks the patterns.
+/// are the values of a map: with one pattern and other extra keys refused
+/// (`"additionalProperties": false`), `additionalProperties` becomes the
+/// pattern's schema; otherwise extra keys take any value (a key that matches
+/// no pattern may hold anything). The runtime still checks the patterns.
 fn pattern_properties_as_map(m: &mut serde_json::Map<String, Value>) {
     let Some(Value::Object(patterns)) = m.remove("patternProperties") else {
         return;
     };
-    let closed = matches!(
-        m.get("additionalProperties"),
-        None | Some(Value::Bool(false))
-    );
+    let closed = m.get("additionalProperties") == Some(&Value::Bool(false));
     let one = patterns.len() == 1;
     match patterns.into_iter().next() {
         Some((_, schema)) if closed && one => {
@@ -1393,5 +1391,44 @@ mod tests {
         let mut v = schema.clone();
         nullable_types_apart(&mut v, None, &["Thing"]);
         assert_eq!(v["$defs"]["Thing"], schema["$defs"]["Thing"]);
+    }
+
+    /// `patternProperties` are a map: of the pattern's schema when no other key
+    /// is allowed, of any value when a key that matches no pattern may hold anything.
+    #[test]
+    fn pattern_properties_are_a_map_of_what_the_keys_may_hold() {
+        let typed = |additional: Option<Value>| {
+            let mut labels = serde_json::json!({
+                "type": "object",
+                "patternProperties": {"^x-": {"type": "string"}}
+            });
+            if let Some(a) = additional {
+                labels["additionalProperties"] = a;
+            }
+            let schema = serde_json::json!({
+                "type": "object",
+                "properties": {"labels": labels},
+                "required": ["labels"]
+            });
+            let code = typify(&schema, Some("Input"), &[])
+                .map(|t| t.code)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(!code.contains("regress"), "{code}");
+            code
+        };
+        let closed = typed(Some(Value::Bool(false)));
+        assert!(
+            closed.contains("BTreeMap < :: std :: string :: String , :: std :: string :: String >"),
+            "{closed}"
+        );
+        for open in [None, Some(Value::Bool(true))] {
+            let code = typed(open);
+            assert!(
+                code.contains(
+                    ":: serde_json :: Map < :: std :: string :: String , :: serde_json :: Value >"
+                ),
+                "{code}"
+            );
+        }
     }
 }
