@@ -221,6 +221,11 @@ fn keywords_typify_cannot_type_are_looser_types_and_keyword_like_data_stays() {
     expected["opts"] = json!({"format": "csv", "pattern": "*.txt"});
     assert_eq!(response["result"]["output"], expected, "{response}");
 
+    // A constraint without a declared type constrains nothing else: 7 passes
+    // validation and fits the type.
+    let response = call(&s, "keywords", json!({"loose": 7}));
+    assert!(response.get("error").is_none(), "{response}");
+
     // An empty map stays a present, empty map.
     let response = call(&s, "keywords", json!({"labels": {}}));
     assert_eq!(

@@ -185,7 +185,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         .ok_or("Newtonsoft.Json.dll not found after installing it")?;
     let _ = std::fs::remove_dir_all(&failures);
     let values = replacements();
-    let (mut rejected, mut compiled, mut broken) = (0, 0, 0);
+    let (mut rejected, mut compiled, mut broken, mut round_trips) = (0, 0, 0, 0);
     for case in 0..cases {
         let source = pick(&mut rng, &sources).clone();
         let specs = work.join("specs");
@@ -234,14 +234,21 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             }
             continue;
         }
+        let instances = write_round_trip(&mut rng, &out, &spec)?;
+        round_trips += instances;
         let check = cargo()
-            .args(["check", "--quiet", "--message-format", "short"])
+            .args(["test", "--quiet", "--message-format", "short"])
             .current_dir(out.join("rust"))
             .env("CARGO_TARGET_DIR", &target)
             .output()
             .map_err(|e| format!("cargo check: {e}"))?;
-        let rust = String::from_utf8_lossy(&check.stderr).into_owned();
-        let rust_ok = check.status.success() && rust.trim().is_empty();
+        let rust = format!(
+            "{}{}",
+            String::from_utf8_lossy(&check.stderr),
+            String::from_utf8_lossy(&check.stdout)
+        );
+        let warned = String::from_utf8_lossy(&check.stderr).contains("warning");
+        let rust_ok = check.status.success() && !warned;
         let mcs = std::process::Command::new("mcs")
             .args([
                 "-langversion:7.2",
@@ -275,7 +282,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         };
         let first: Vec<&str> = errors
             .lines()
-            .filter(|l| l.contains("error"))
+            .filter(|l| l.contains("error") || l.contains("panicked") || l.contains("warning"))
             .take(6)
             .collect();
         println!(
@@ -286,12 +293,218 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         );
     }
     println!(
-        "{cases} cases: {compiled} compiled (Rust and C#), {rejected} rejected by validation, {broken} did not compile"
+        "{cases} cases: {compiled} compiled (Rust and C#) and round-tripped {round_trips} instances, {rejected} rejected by validation, {broken} failed"
     );
     if broken > 0 {
         return Err(format!(
-            "{broken} accepted spec(s) gave code that does not compile"
+            "{broken} accepted spec(s) gave code that does not compile or loses values"
         ));
     }
     Ok(())
+}
+
+/// Writes instances of the mutated tool's bundled schemas and the round-trip
+/// test into the generated crate; returns how many instances.
+fn write_round_trip(rng: &mut Rng, out: &Path, spec: &Value) -> Result<usize, String> {
+    let lib = std::fs::read_to_string(out.join("rust/src/lib.rs")).map_err(|e| e.to_string())?;
+    let Some(set) = lib
+        .lines()
+        .find_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';'))
+    else {
+        return Ok(0);
+    };
+    let id = spec["name"].as_str().unwrap_or("");
+    let mut sides = Map::new();
+    let mut count = 0;
+    for side in ["input", "output"] {
+        let path = out.join(format!("catalog/{set}/schemas/{id}.{side}.json"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let schema: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        let found = valid_instances(rng, &schema);
+        count += found.len();
+        sides.insert(side.to_owned(), Value::Array(found));
+    }
+    let tests = out.join("rust/tests");
+    std::fs::create_dir_all(&tests).map_err(|e| e.to_string())?;
+    let instances = json!({ id: sides });
+    std::fs::write(tests.join("instances.json"), instances.to_string())
+        .map_err(|e| e.to_string())?;
+    std::fs::write(tests.join("round_trip.rs"), round_trip_test(set)).map_err(|e| e.to_string())?;
+    Ok(count)
+}
+
+/// A value of `schema` (resolving `#/$defs/` and `#/definitions/` references in
+/// `root`), or `None` when this sketch of a generator cannot tell one. It need
+/// not be valid: every instance is checked with the JSON Schema validator
+/// before it is used.
+fn instance(rng: &mut Rng, root: &Value, schema: &Value, depth: u32) -> Option<Value> {
+    if depth > 6 {
+        return None;
+    }
+    let m = match schema {
+        Value::Bool(true) => return Some(json!("any")),
+        Value::Object(m) => m,
+        _ => return None,
+    };
+    if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+        let target = r.strip_prefix('#').and_then(|p| root.pointer(p))?;
+        return instance(rng, root, target, depth + 1);
+    }
+    if let Some(c) = m.get("const") {
+        return Some(c.clone());
+    }
+    if let Some(Value::Array(values)) = m.get("enum") {
+        return (!values.is_empty()).then(|| pick(rng, values).clone());
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(options)) = m.get(key) {
+            let option = pick(rng, options);
+            let mut merged = m.clone();
+            merged.remove(key);
+            if let Value::Object(o) = option {
+                merged.extend(o.clone());
+            }
+            return instance(rng, root, &Value::Object(merged), depth + 1);
+        }
+    }
+    if let Some(Value::Array(parts)) = m.get("allOf") {
+        let mut merged = m.clone();
+        merged.remove("allOf");
+        let mut properties = Map::new();
+        let mut required: Vec<Value> = Vec::new();
+        for part in parts {
+            let part = match part.get("$ref").and_then(Value::as_str) {
+                Some(r) => r.strip_prefix('#').and_then(|p| root.pointer(p))?,
+                None => part,
+            };
+            if let Some(Value::Object(p)) = part.get("properties") {
+                properties.extend(p.clone());
+            }
+            if let Some(Value::Array(r)) = part.get("required") {
+                required.extend(r.iter().cloned());
+            }
+            if let Some(t) = part.get("type") {
+                merged.insert("type".into(), t.clone());
+            }
+        }
+        merged.insert("properties".into(), Value::Object(properties));
+        merged.insert("required".into(), Value::Array(required));
+        return instance(rng, root, &Value::Object(merged), depth + 1);
+    }
+    let ty = match m.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => pick(rng, ts).as_str()?.to_owned(),
+        _ if m.contains_key("properties") => "object".to_owned(),
+        _ if m.contains_key("items") => "array".to_owned(),
+        _ => return Some(json!(7)),
+    };
+    let number = |key: &str| m.get(key).and_then(Value::as_f64);
+    Some(match ty.as_str() {
+        "null" => Value::Null,
+        "boolean" => json!(rng.below(2) == 1),
+        "integer" => json!(number("minimum").map_or(2, |n| n.ceil() as i64)),
+        "number" => json!(number("minimum").unwrap_or(1.5)),
+        "string" => {
+            let min = m.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+            json!("s".repeat(min.max(3) as usize))
+        }
+        "array" => {
+            let count = m.get("minItems").and_then(Value::as_u64).unwrap_or(0) + rng.below(3);
+            let items = m.get("items").cloned().unwrap_or(json!(true));
+            let mut out = Vec::new();
+            for _ in 0..count {
+                out.push(instance(rng, root, &items, depth + 1)?);
+            }
+            Value::Array(out)
+        }
+        "object" => {
+            let required: Vec<&str> = m
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut out = Map::new();
+            if let Some(Value::Object(properties)) = m.get("properties") {
+                for (name, sub) in properties {
+                    if required.contains(&name.as_str()) || rng.below(3) > 0 {
+                        out.insert(name.clone(), instance(rng, root, sub, depth + 1)?);
+                    }
+                }
+            }
+            if let Some(extra @ Value::Object(_)) = m.get("additionalProperties") {
+                if rng.below(2) == 0 {
+                    out.insert("extra-key".into(), instance(rng, root, extra, depth + 1)?);
+                }
+            }
+            Value::Object(out)
+        }
+        _ => return None,
+    })
+}
+
+/// Up to three instances of a bundled schema that its validator accepts.
+fn valid_instances(rng: &mut Rng, schema: &Value) -> Vec<Value> {
+    let Ok(validator) = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(schema)
+    else {
+        return Vec::new();
+    };
+    (0..6)
+        .filter_map(|_| instance(rng, schema, schema, 0))
+        .filter(|v| validator.is_valid(v))
+        .take(3)
+        .collect()
+}
+
+/// `tests/round_trip.rs` of a generated crate: every instance deserializes
+/// into the tool's typed `Input` (or `Output`) and serializes back without
+/// losing a value.
+fn round_trip_test(set: &str) -> String {
+    format!(
+        r#"//! Written by `cargo xtask fuzz-compile`.
+use serde_json::Value;
+
+/// Every non-null value of `a` is in `b` (which may add defaults).
+fn kept(a: &Value, b: &Value) -> bool {{
+    match (a, b) {{
+        (Value::Object(x), Value::Object(y)) => x
+            .iter()
+            .all(|(k, v)| v.is_null() || y.get(k).is_some_and(|w| kept(v, w))),
+        (Value::Array(x), Value::Array(y)) => {{
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| kept(v, w))
+        }}
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }}
+}}
+
+macro_rules! check {{
+    ($($module:ident => $id:literal),* $(,)?) => {{
+        let all: Value = serde_json::from_str(include_str!("instances.json")).unwrap_or_default();
+        $(
+            for v in all[$id]["input"].as_array().into_iter().flatten() {{
+                let typed: toolgen_generated::{set}::$module::Input = serde_json::from_value(v.clone())
+                    .unwrap_or_else(|e| panic!("{{}} input {{v}}: {{e}}", $id));
+                let back = serde_json::to_value(&typed).unwrap_or_default();
+                assert!(kept(v, &back), "{{}} input {{v}} came back as {{back}}", $id);
+            }}
+            for v in all[$id]["output"].as_array().into_iter().flatten() {{
+                let typed: toolgen_generated::{set}::$module::Output = serde_json::from_value(v.clone())
+                    .unwrap_or_else(|e| panic!("{{}} output {{v}}: {{e}}", $id));
+                let back = serde_json::to_value(&typed).unwrap_or_default();
+                assert!(kept(v, &back), "{{}} output {{v}} came back as {{back}}", $id);
+            }}
+        )*
+    }};
+}}
+
+#[test]
+fn instances_round_trip_through_the_types() {{
+    toolgen_generated::for_each_{set}_tool!(check);
+}}
+"#
+    )
 }

@@ -97,6 +97,7 @@ fn normalize(v: &mut Value) {
     pattern_properties_as_map(m);
     mixed_enum_untyped(m);
     untypeable_enum_as_string(m);
+    constraints_imply_no_type(m);
     for (key, child) in m.iter_mut() {
         let key = key.as_str();
         match child {
@@ -135,6 +136,39 @@ fn pattern_properties_as_map(m: &mut serde_json::Map<String, Value>) {
             m.insert("additionalProperties".into(), Value::Bool(true));
         }
         None => {}
+    }
+}
+
+/// Keywords that constrain values of one type and let every other type pass.
+const CONSTRAINTS: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+];
+
+/// typify infers a type from a constraint (`minLength` makes a `String`), but
+/// a schema that declares no type accepts every value a constraint does not
+/// apply to: `{"minLength": 1}` accepts `7`. Without a declared type (or an
+/// enum, const, reference or combinator that gives one), the constraints are
+/// left out of the type, which is then any JSON value unless a shape keyword
+/// (`properties`, `items`) says otherwise.
+fn constraints_imply_no_type(m: &mut serde_json::Map<String, Value>) {
+    let typed = ["type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf"]
+        .iter()
+        .any(|k| m.contains_key(*k));
+    if !typed {
+        for key in CONSTRAINTS {
+            m.remove(*key);
+        }
     }
 }
 

@@ -51,6 +51,7 @@ namespace Hostile.Rust
                 new ParamSpec("either", null, false, true, new string[] { "\"a\"", "1", "true", "null" }, null, null),
                 new ParamSpec("if", "string", false, false, null, null, null),
                 new ParamSpec("labels", "object", false, false, null, null, null),
+                new ParamSpec("loose", null, false, true, null, null, null),
                 new ParamSpec("not", "integer", false, false, null, null, null),
                 new ParamSpec("notText", null, false, true, null, null, null),
                 new ParamSpec("opts", "object", false, false, null, null, null),

@@ -56,6 +56,12 @@ namespace Hostile.Rust
             public JObject Labels { get; set; }
 
             /// <summary>
+            /// No type declared: minLength constrains strings only, and 7 passes too.
+            /// </summary>
+            [JsonProperty("loose", NullValueHandling = NullValueHandling.Ignore)]
+            public JToken Loose { get; set; }
+
+            /// <summary>
             /// Another.
             /// </summary>
             [JsonProperty("not", NullValueHandling = NullValueHandling.Ignore)]

@@ -14,6 +14,9 @@ pub mod input {
         pub labels: ::std::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
+        ///No type declared: minLength constrains strings only, and 7 passes too.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub loose: ::std::option::Option<::serde_json::Value>,
         ///Another.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub not: ::std::option::Option<i64>,
