@@ -6,11 +6,18 @@
 //! for other schemas, properties with hostile names added or removed,
 //! combinators, enums, defaults, nullable objects), and generates it. Specs that
 //! validation rejects are counted and skipped: that path is fuzzed by
-//! `codegen/tests/fuzz.rs`. Every accepted spec's Rust crate is checked with
-//! `cargo check` and its C# compiled with Mono's `mcs` (`-warnaserror+`, as the
-//! tests do; installed with apt when missing): an accepted spec must give code
-//! that compiles. Failing cases are kept under `target/fuzz-compile-failures/`.
-//! Deterministic for a seed.
+//! `codegen/tests/fuzz.rs`. Every accepted spec must give code that compiles
+//! and types that hold what the schema accepts:
+//! - its C# is compiled with Mono's `mcs` (`-warnaserror+`, as the tests do;
+//!   installed with apt when missing);
+//! - its Rust crate gets a test that deserializes instances of the mutated
+//!   tool's bundled schemas into the typed `Input`/`Output` and serializes them
+//!   back without losing a value (the instances are generated from the schema
+//!   and kept only when the JSON Schema validator accepts them), run with
+//!   `cargo test`: no error, no warning, no failure.
+//!
+//! Failing cases are kept under `target/fuzz-compile-failures/`. Deterministic
+//! for a seed.
 
 use std::path::{Path, PathBuf};
 
@@ -280,13 +287,22 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         } else {
             ("Rust", rust)
         };
-        let first: Vec<&str> = errors
-            .lines()
-            .filter(|l| l.contains("error") || l.contains("panicked") || l.contains("warning"))
-            .take(6)
+        // Compiler errors and warnings, and a failed round trip's panic with its message.
+        let lines: Vec<&str> = errors.lines().collect();
+        let first: Vec<&str> = lines
+            .iter()
+            .enumerate()
+            .filter(|(i, l)| {
+                l.contains("error")
+                    || l.contains("warning")
+                    || l.contains("panicked")
+                    || (*i > 0 && lines[i - 1].contains("panicked"))
+            })
+            .map(|(_, l)| *l)
+            .take(8)
             .collect();
         println!(
-            "case {case} ({}): the generated {what} does not compile; spec kept in {}\n{}",
+            "case {case} ({}): the generated {what} does not compile or loses values; spec kept in {}\n{}",
             source.display(),
             kept.display(),
             first.join("\n")
