@@ -577,16 +577,20 @@ fn compile(schema: &Schema, diags: &mut Diagnostics) -> Option<jsonschema::Valid
     }
 }
 
-/// Whether a schema still holds a `$ref` that is not a pointer into itself.
-fn has_foreign_ref(v: &Value) -> bool {
+/// Whether a schema holds a `$ref` (anywhere in it) whose target `matches`.
+fn any_ref(v: &Value, matches: &impl Fn(&str) -> bool) -> bool {
     match v {
-        Value::Object(m) => m.iter().any(|(k, v)| {
-            (k == "$ref" && v.as_str().is_some_and(|r| r != "#" && !r.starts_with("#/")))
-                || has_foreign_ref(v)
-        }),
-        Value::Array(a) => a.iter().any(has_foreign_ref),
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, v)| (k == "$ref" && v.as_str().is_some_and(matches)) || any_ref(v, matches)),
+        Value::Array(a) => a.iter().any(|v| any_ref(v, matches)),
         _ => false,
     }
+}
+
+/// Whether a schema still holds a `$ref` that is not a pointer into itself.
+fn has_foreign_ref(v: &Value) -> bool {
+    any_ref(v, &|r| r != "#" && !r.starts_with("#/"))
 }
 
 fn check_examples(tool: &Tool, diags: &mut Diagnostics) {
@@ -675,17 +679,9 @@ fn check_defaults(schema: &Schema, diags: &mut Diagnostics) {
 
 /// Whether a schema has a `$ref` that is not into `#/$defs/` or `#/definitions/`.
 fn refers_outside_definitions(v: &Value) -> bool {
-    match v {
-        Value::Object(m) => m.iter().any(|(k, v)| {
-            (k == "$ref"
-                && v.as_str().is_some_and(|r| {
-                    !r.starts_with("#/$defs/") && !r.starts_with("#/definitions/")
-                }))
-                || refers_outside_definitions(v)
-        }),
-        Value::Array(a) => a.iter().any(refers_outside_definitions),
-        _ => false,
-    }
+    any_ref(v, &|r| {
+        !r.starts_with("#/$defs/") && !r.starts_with("#/definitions/")
+    })
 }
 
 fn report_instance(
