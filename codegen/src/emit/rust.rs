@@ -452,7 +452,8 @@ fn nullable_named(v: &Value) -> Option<(&'static str, usize)> {
 /// `"type": ["object", "null"]`), and referred to. The root schema (named
 /// `root`) is treated the same way; definitions that become `replaced` types are left alone.
 fn nullable_types_apart(schema: &mut Value, root: Option<&str>, replaced: &[&str]) {
-    let mut moves: Vec<(Option<String>, String)> = Vec::new();
+    // The definitions to move (by key), and `None` for the root.
+    let mut moves: Vec<Option<String>> = Vec::new();
     let mut taken: Vec<String> = Vec::new();
     if let Some(Value::Object(defs)) = schema.get("$defs") {
         taken.extend(defs.keys().map(|k| approximate_type_name(k)));
@@ -460,16 +461,17 @@ fn nullable_types_apart(schema: &mut Value, root: Option<&str>, replaced: &[&str
             if nullable_named(def).is_some()
                 && !replaced.contains(&approximate_type_name(key).as_str())
             {
-                moves.push((Some(key.clone()), String::new()));
+                moves.push(Some(key.clone()));
             }
         }
     }
-    if let Some(root) = root.filter(|_| nullable_named(schema).is_some()) {
+    let root = root.filter(|_| nullable_named(schema).is_some());
+    if let Some(root) = root {
         taken.push(approximate_type_name(root));
-        moves.push((None, root.to_owned()));
+        moves.push(None);
     }
-    for (key, root) in moves {
-        let base = format!("{}Inner", key.as_deref().unwrap_or(&root));
+    for key in moves {
+        let base = format!("{}Inner", key.as_deref().or(root).unwrap_or_default());
         let mut new_key = base.clone();
         if taken.contains(&approximate_type_name(&new_key)) {
             new_key = numbered(&base, |k| taken.contains(&approximate_type_name(k)));
@@ -533,6 +535,21 @@ fn numbered(base: &str, taken: impl Fn(&str) -> bool) -> String {
         .map(|n| format!("{stem}_{n}"))
         .find(|n| !taken(n))
         .unwrap_or_default()
+}
+
+/// `names` made distinct in order: the first of each name keeps it, the later
+/// ones are `numbered` clear of every name given or made.
+fn distinct_in_order(names: &[String]) -> Vec<String> {
+    let mut made: Vec<String> = Vec::new();
+    for old in names {
+        let new = if made.contains(old) {
+            numbered(old, |n| names.iter().chain(&made).any(|x| x == n))
+        } else {
+            old.clone()
+        };
+        made.push(new);
+    }
+    made
 }
 
 /// Close to the name typify gives definition `def`, for any name: typify
@@ -985,18 +1002,13 @@ fn distinct_default_functions(items: &mut [syn::Item]) {
                 _ => None,
             })
             .collect();
-        let mut seen: Vec<String> = Vec::new();
-        for i in content.iter_mut() {
-            let syn::Item::Fn(f) = i else { continue };
-            let old = f.sig.ident.to_string();
-            let new = if seen.contains(&old) {
-                numbered(&old, |n| names.iter().chain(&seen).any(|x| x == n))
-            } else {
-                old.clone()
-            };
+        let functions = content.iter_mut().filter_map(|i| match i {
+            syn::Item::Fn(f) => Some(f),
+            _ => None,
+        });
+        for ((f, old), new) in functions.zip(&names).zip(distinct_in_order(&names)) {
             f.sig.ident = syn::Ident::new(&new, f.sig.ident.span());
-            seen.push(new.clone());
-            renames.entry(old).or_default().push_back(new);
+            renames.entry(old.clone()).or_default().push_back(new);
         }
     }
     renames.retain(|_, queue| queue.len() > 1);
@@ -1072,18 +1084,18 @@ fn rename_duplicate_fields(fields: &mut syn::FieldsNamed) -> Option<Vec<(String,
         .iter()
         .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
         .collect();
-    let mut seen: Vec<String> = Vec::new();
+    let distinct = distinct_in_order(&names);
     let mut result = Vec::new();
     let mut changed = false;
-    for field in &mut fields.named {
-        let Some(ident) = &field.ident else { continue };
-        let (old, span) = (ident.to_string(), ident.span());
-        if !seen.contains(&old) {
-            seen.push(old.clone());
+    let named = fields.named.iter_mut().filter(|f| f.ident.is_some());
+    for ((field, old), new) in named.zip(names).zip(distinct) {
+        let Some(span) = field.ident.as_ref().map(syn::Ident::span) else {
+            continue; // filtered out above
+        };
+        if new == old {
             result.push((old.clone(), old));
             continue;
         }
-        let new = numbered(&old, |n| names.iter().chain(&seen).any(|x| x == n));
         let has_rename = field.attrs.iter().any(|a| {
             a.path().is_ident("serde")
                 && matches!(&a.meta, syn::Meta::List(l) if l.tokens.to_string().contains("rename ="))
@@ -1095,7 +1107,6 @@ fn rename_duplicate_fields(fields: &mut syn::FieldsNamed) -> Option<Vec<(String,
                 .push(syn::parse_quote!(#[serde(rename = #wire)]));
         }
         field.ident = Some(syn::Ident::new(&new, span));
-        seen.push(new.clone());
         result.push((old, new));
         changed = true;
     }
