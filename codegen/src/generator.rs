@@ -181,6 +181,12 @@ impl Generator {
         self
     }
 
+    /// The generated Rust crate depends on the runtime at `path` (as the
+    /// generated `Cargo.toml` sees it) instead of the crates.io release.
+    pub fn rust_runtime_path(self, path: &str) -> Self {
+        self.rust_runtime_dependency(format!("toolgen-runtime = {{ path = {path:?} }}"))
+    }
+
     /// A directory whose files override the built-in templates of the same
     /// relative name (`csharp/tool.cs.jinja`, ...).
     pub fn templates(mut self, dir: impl Into<PathBuf>) -> Self {

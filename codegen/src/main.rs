@@ -261,7 +261,7 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
                 g = g.templates(dir);
             }
             if let Some(path) = rust_runtime_path {
-                g = g.rust_runtime_dependency(format!("toolgen-runtime = {{ path = {path:?} }}"));
+                g = g.rust_runtime_path(&path);
             }
             let g = g
                 .out_dir(&out)

@@ -213,7 +213,9 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         }
         for _ in 0..1 + rng.below(4) {
             let key = *pick(&mut rng, &schemas);
-            let schema = tool.entry(key).or_insert_with(|| Value::Object(Map::new()));
+            let Some(schema) = tool.get_mut(key) else {
+                continue;
+            };
             mutate(&mut rng, schema, &values);
             if key == "inputSchema" {
                 if let Value::Object(m) = schema {
@@ -228,10 +230,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         let generated = Generator::new()
             .input(&specs)
             .out_dir(&out)
-            .rust_runtime_dependency(format!(
-                "toolgen-runtime = {{ path = {:?} }}",
-                root.join("runtime").display().to_string()
-            ))
+            .rust_runtime_path(&root.join("runtime").display().to_string())
             .generate();
         if let Err(e) = generated {
             rejected += 1;

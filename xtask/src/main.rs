@@ -74,7 +74,7 @@ fn tree_generator(root: &Path, (specs, out, runtime): (&str, &str, &str)) -> Gen
         .input(root.join(specs))
         .out_dir(root.join(out))
         .prune(Prune::All)
-        .rust_runtime_dependency(format!("toolgen-runtime = {{ path = \"{runtime}\" }}"))
+        .rust_runtime_path(runtime)
 }
 
 /// Files outside `generated/` that are generated too.
