@@ -103,6 +103,15 @@ pub fn editormcp_spec_ids() -> Vec<String> {
     ids
 }
 
+/// The `examples` of the EditorMCP spec `tool-specs/editormcp/<id>.json`
+/// (none when the file or the field is missing).
+pub fn editormcp_spec_examples(id: &str) -> Vec<serde_json::Value> {
+    let path = root().join(format!("tool-specs/editormcp/{id}.json"));
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let spec: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    spec["examples"].as_array().cloned().unwrap_or_default()
+}
+
 /// An empty directory for one test, `toolgen-<name>-<pid>` under the system's
 /// temporary directory (emptied first if a previous run left it behind).
 pub fn fresh_dir(name: &str) -> PathBuf {

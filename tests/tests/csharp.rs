@@ -370,11 +370,8 @@ fn example_handlers(dir: &Path) -> PathBuf {
 fn spec_examples() -> serde_json::Map<String, Value> {
     let mut all = serde_json::Map::new();
     for info in TOOLS {
-        let text =
-            std::fs::read_to_string(root().join(format!("tool-specs/editormcp/{}.json", info.id)))
-                .unwrap_or_default();
-        let v: Value = serde_json::from_str(&text).unwrap_or_default();
-        all.insert(info.id.to_owned(), v["examples"].clone());
+        let examples = toolgen_tests::editormcp_spec_examples(info.id);
+        all.insert(info.id.to_owned(), Value::Array(examples));
     }
     all
 }

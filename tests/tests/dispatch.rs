@@ -14,12 +14,7 @@ use toolgen_generated::{ravedemo, toolvault};
 use toolgen_runtime::{Call, ToolError, ToolOutput};
 use toolgen_tests::{editormcp_spec_ids, root, same_json};
 
-fn spec_examples(id: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(root().join(format!("tool-specs/editormcp/{id}.json")))
-        .unwrap_or_default();
-    let v: Value = serde_json::from_str(&text).unwrap_or_default();
-    v["examples"].as_array().cloned().unwrap_or_default()
-}
+use toolgen_tests::editormcp_spec_examples as spec_examples;
 
 /// Answers with the output of spec example number `.0` of the called tool, after
 /// checking that the typed input it received agrees with that example's input.
