@@ -25,7 +25,7 @@ pub fn validate(project: &Project, diags: &mut Diagnostics) {
             let items_required = set.format != crate::ir::Format::Mcp;
             check_schema(&tool.input, items_required, diags);
             check_schema(&tool.output, items_required, diags);
-            check_examples(tool, diags);
+            check_with_validator(tool, diags);
         }
     }
 }
@@ -593,7 +593,10 @@ fn has_foreign_ref(v: &Value) -> bool {
     any_ref(v, &|r| r != "#" && !r.starts_with("#/"))
 }
 
-fn check_examples(tool: &Tool, diags: &mut Diagnostics) {
+/// Compiles the tool's schemas with the JSON Schema validator, then checks
+/// what needs it: every default against its schema, every example against
+/// the input and output schemas.
+fn check_with_validator(tool: &Tool, diags: &mut Diagnostics) {
     let input = compile(&tool.input, diags);
     let output = compile(&tool.output, diags);
     for (schema, compiled) in [(&tool.input, &input), (&tool.output, &output)] {
