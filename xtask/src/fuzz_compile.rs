@@ -350,6 +350,11 @@ fn write_round_trip(rng: &mut Rng, out: &Path, spec: &Value) -> Result<usize, St
     Ok(count)
 }
 
+/// What a `#...` reference points at in `root`.
+fn local_target<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    root.pointer(reference.strip_prefix('#')?)
+}
+
 /// A value of `schema` (resolving `#/$defs/` and `#/definitions/` references in
 /// `root`), or `None` when this sketch of a generator cannot tell one. It need
 /// not be valid: every instance is checked with the JSON Schema validator
@@ -364,7 +369,7 @@ fn instance(rng: &mut Rng, root: &Value, schema: &Value, depth: u32) -> Option<V
         _ => return None,
     };
     if let Some(r) = m.get("$ref").and_then(Value::as_str) {
-        let target = r.strip_prefix('#').and_then(|p| root.pointer(p))?;
+        let target = local_target(root, r)?;
         return instance(rng, root, target, depth + 1);
     }
     if let Some(c) = m.get("const") {
@@ -391,7 +396,7 @@ fn instance(rng: &mut Rng, root: &Value, schema: &Value, depth: u32) -> Option<V
         let mut required: Vec<Value> = Vec::new();
         for part in parts {
             let part = match part.get("$ref").and_then(Value::as_str) {
-                Some(r) => r.strip_prefix('#').and_then(|p| root.pointer(p))?,
+                Some(r) => local_target(root, r)?,
                 None => part,
             };
             if let Some(Value::Object(p)) = part.get("properties") {
