@@ -165,12 +165,11 @@ impl Generator {
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
         let mut files = GeneratedFiles::new();
         let mut diags = Vec::new();
+        // (Emitters that share templates load them once, through one
+        // `TemplateSource`, so a broken one is reported once.)
         for emitter in emit::all(&self.emit) {
             emitter.emit(project, &mut files, &mut diags);
         }
-        // Emitters that share templates report a broken one once each: keep one.
-        let mut seen = std::collections::BTreeSet::new();
-        diags.retain(|d| seen.insert((d.rule.code, d.message.clone(), d.loc)));
         (files, diags)
     }
 
