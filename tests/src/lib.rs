@@ -14,6 +14,29 @@ pub fn root() -> PathBuf {
         .unwrap_or_default()
 }
 
+/// A folder of `../shared/` (the real-world corpus beside the repository), or
+/// `None` after printing a visible `SKIPPED` line naming it: a clone with
+/// nothing beside it must pass its tests. The line goes straight to the
+/// process's stderr, past the test harness's capture, so that it shows in a
+/// normal `cargo test` run.
+pub fn shared(sub: &str, test: &str) -> Option<PathBuf> {
+    let dir = root()
+        .parent()
+        .map(|p| p.join("shared").join(sub))
+        .unwrap_or_default();
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: {} is not there (the shared corpus beside the repository); \
+         the project's own fixtures cover the same behaviour",
+        dir.display()
+    );
+    None
+}
+
 /// The fixtures directory.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")

@@ -1,38 +1,41 @@
-//! The real RAVE files in ../shared/corpus/rave (written by ravepipeline's
-//! `mcptool_build()`, kept byte for byte) go through the whole pipeline.
+//! Real-world RAVE files go through the whole pipeline: the project's own
+//! fixtures in tests/fixtures/rave-loose (always), and the real files in
+//! ../shared/corpus/rave (written by ravepipeline's `mcptool_build()`, kept
+//! byte for byte) when that folder is beside the repository.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use serde_json::{Value, json};
 use toolgen::Generator;
 use toolgen::diag::Severity;
 use toolgen::emit::rave::to_rave_yaml;
 use toolgen::ir::Tool;
 use toolgen::load::{LoadOptions, load};
-use toolgen_tests::{fixtures, root};
+use toolgen_tests::{fixtures, root, shared};
 
-fn rave_corpus() -> PathBuf {
-    let dir = root()
-        .parent()
-        .map(|p| p.join("shared/corpus/rave"))
-        .unwrap_or_default();
-    assert!(
-        dir.is_dir(),
-        "the RAVE corpus is expected at {} (shared/ beside the repository)",
-        dir.display()
-    );
-    dir
+/// The project's own RAVE files, written in the style of `mcptool_build()`.
+fn own_fixtures() -> PathBuf {
+    fixtures().join("rave-loose")
 }
 
-#[test]
-fn rave_corpus_validates_without_errors_and_generates() {
-    let dir = rave_corpus();
-    let loaded = load(std::slice::from_ref(&dir), &LoadOptions::default());
-    assert_eq!(loaded.spec_files, 18);
-    assert_eq!(loaded.project.tool_count(), 18);
+/// The catalog entry of tool `name`.
+fn catalog_tool(catalog: &Value, name: &str) -> Value {
+    catalog["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == name))
+        .cloned()
+        .unwrap_or_else(|| panic!("{name} is not in the catalog"))
+}
+
+/// Loads `dir`, compares its diagnostics with `golden` (code, position and
+/// message of each), generates, and returns the catalog.
+fn validates_with_golden_diagnostics(dir: &Path, files: usize, golden: &str) -> Value {
+    let loaded = load(&[dir.to_path_buf()], &LoadOptions::default());
+    assert_eq!(loaded.spec_files, files);
+    assert_eq!(loaded.project.tool_count(), files);
     assert_eq!(loaded.diagnostics.count(Severity::Error), 0);
 
-    // The diagnostics, snapshotted: code, position and message of every warning.
     let base = dir.to_string_lossy().into_owned();
     let mut lines: Vec<String> = loaded
         .diagnostics
@@ -51,65 +54,108 @@ fn rave_corpus_validates_without_errors_and_generates() {
         .collect();
     lines.sort();
     let text = lines.join("\n") + "\n";
-    let golden = fixtures().join("corpus/rave.diagnostics.txt");
+    let golden = fixtures().join("corpus").join(golden);
     if std::env::var_os("TOOLGEN_BLESS").is_some() {
-        let _ = std::fs::create_dir_all(golden.parent().unwrap_or(&dir));
+        let _ = std::fs::create_dir_all(golden.parent().unwrap_or(dir));
         let _ = std::fs::write(&golden, &text);
     } else {
         let expected = std::fs::read_to_string(&golden).unwrap_or_default();
         assert_eq!(
-            expected, text,
-            "corpus diagnostics changed; re-bless with TOOLGEN_BLESS=1 after review"
+            expected,
+            text,
+            "diagnostics of {} changed; re-bless with TOOLGEN_BLESS=1 after review",
+            dir.display()
         );
     }
 
     // Generation works and covers every tool.
-    let files = Generator::render(&loaded.project);
-    let catalog = files.get("catalog/rave/tools.json").unwrap_or_default();
-    let catalog: serde_json::Value = serde_json::from_slice(catalog).unwrap_or_default();
-    assert_eq!(catalog["tools"].as_array().map(Vec::len), Some(18));
-    // requires_approval and dangerous reach the catalog.
-    let run = catalog["tools"]
-        .as_array()
-        .and_then(|t| {
-            t.iter()
-                .find(|t| t["name"] == "ravepipeline-mcp_tool_pipeline_run")
-        })
-        .cloned()
+    let set = &loaded.project.tool_sets[0].name;
+    let files_out = Generator::render(&loaded.project);
+    let catalog = files_out
+        .get(&format!("catalog/{set}/tools.json"))
         .unwrap_or_default();
-    assert_eq!(run["annotations"]["destructiveHint"], true);
-    assert_eq!(run["_meta"]["toolgen"]["requiresApproval"], true);
-    assert_eq!(run["_meta"]["toolgen"]["annotations"]["group"], "pipeline");
-    // Integer defaults written as 5.0 come out as integers; string examples as numbers.
-    let script = catalog["tools"]
-        .as_array()
-        .and_then(|t| {
-            t.iter()
-                .find(|t| t["name"] == "ravepipeline-mcp_tool_pipeline_get_script")
-        })
-        .cloned()
-        .unwrap_or_default();
-    let context = &script["inputSchema"]["properties"]["context_size"];
-    assert_eq!(context["default"], serde_json::json!(5));
-    assert!(context["default"].is_u64());
-    assert_eq!(context["examples"], serde_json::json!([3, 10, 20]));
+    let catalog: Value = serde_json::from_slice(catalog).unwrap_or_default();
+    assert_eq!(catalog["tools"].as_array().map(Vec::len), Some(files));
+    catalog
+}
+
+/// An integer default written `5.0` comes out as the integer 5; string
+/// examples on an integer parameter come out as numbers.
+fn integers_are_integers(tool: &Value, parameter: &str, default: u64, examples: Value) {
+    let p = &tool["inputSchema"]["properties"][parameter];
+    assert_eq!(p["default"], json!(default));
+    assert!(p["default"].is_u64(), "{p}");
+    assert_eq!(p["examples"], examples);
 }
 
 #[test]
-fn strict_mode_fails_on_the_corpus_warnings() {
-    let loaded = Generator::new().input(rave_corpus()).deny_warnings(true);
-    let result = loaded.load();
+fn own_rave_fixtures_validate_with_warnings_and_generate() {
+    let catalog =
+        validates_with_golden_diagnostics(&own_fixtures(), 4, "rave-loose.diagnostics.txt");
+    // `dangerous: yes` and `requires_approval: yes` (YAML 1.1) reach the catalog.
+    let reset = catalog_tool(&catalog, "toyeeg-mcp_tool_state_reset");
+    assert_eq!(reset["annotations"]["destructiveHint"], true);
+    assert_eq!(reset["_meta"]["toolgen"]["requiresApproval"], true);
+    assert_eq!(reset["_meta"]["toolgen"]["annotations"]["group"], "state");
     assert!(
-        !loaded.accepts(&result),
-        "--deny-warnings must reject a corpus with warnings"
+        reset["inputSchema"]["properties"].get(".state_env").is_none(),
+        "hidden parameters are dropped"
+    );
+    let filter = catalog_tool(&catalog, "toyeeg-mcp_tool_signal_filter");
+    integers_are_integers(&filter, "order", 4, json!([2, 4, 8]));
+    assert_eq!(
+        filter["inputSchema"]["properties"]["zero_phase"]["default"],
+        true
+    );
+    let docs = catalog_tool(&catalog, "toyeeg-mcp_tool_docs_topic");
+    integers_are_integers(&docs, "max_lines", 200, json!([50, 100]));
+    assert_eq!(
+        docs["inputSchema"]["properties"]["topic"]["examples"],
+        json!(["filter", "epoch"]),
+        "the repeated example is removed"
+    );
+    assert!(
+        !docs["description"].to_string().contains("\\code"),
+        "Rd markup is cleaned: {}",
+        docs["description"]
     );
 }
 
+#[test]
+fn rave_corpus_validates_without_errors_and_generates() {
+    let Some(dir) = shared("corpus/rave", "rave_corpus_validates_without_errors_and_generates")
+    else {
+        return;
+    };
+    let catalog = validates_with_golden_diagnostics(&dir, 18, "rave.diagnostics.txt");
+    let run = catalog_tool(&catalog, "ravepipeline-mcp_tool_pipeline_run");
+    assert_eq!(run["annotations"]["destructiveHint"], true);
+    assert_eq!(run["_meta"]["toolgen"]["requiresApproval"], true);
+    assert_eq!(run["_meta"]["toolgen"]["annotations"]["group"], "pipeline");
+    let script = catalog_tool(&catalog, "ravepipeline-mcp_tool_pipeline_get_script");
+    integers_are_integers(&script, "context_size", 5, json!([3, 10, 20]));
+}
+
+#[test]
+fn strict_mode_fails_on_the_warnings() {
+    let mut dirs = vec![own_fixtures()];
+    dirs.extend(shared("corpus/rave", "strict_mode_fails_on_the_warnings"));
+    for dir in dirs {
+        let generator = Generator::new().input(&dir).deny_warnings(true);
+        let result = generator.load();
+        assert!(
+            !generator.accepts(&result),
+            "--deny-warnings must reject {}, which has warnings",
+            dir.display()
+        );
+    }
+}
+
 /// What must survive a round trip: everything but source locations.
-fn essence(t: &Tool) -> serde_json::Value {
-    let annotations: BTreeMap<&String, &serde_json::Value> =
+fn essence(t: &Tool) -> Value {
+    let annotations: BTreeMap<&String, &Value> =
         t.annotations.iter().map(|(k, v)| (k, &v.value)).collect();
-    serde_json::json!({
+    json!({
         "id": t.id.value, "name": t.name.value, "description": t.description.value,
         "category": t.category.value, "safety": t.safety.value.as_str(), "tier": t.tier.value,
         "input": t.input.value, "output": t.output.value, "requiresApproval": t.requires_approval,
@@ -119,7 +165,9 @@ fn essence(t: &Tool) -> serde_json::Value {
 
 #[test]
 fn rave_round_trip_gives_the_same_ir() {
-    for source in [rave_corpus(), root().join("tool-specs/rave")] {
+    let mut sources = vec![own_fixtures(), root().join("tool-specs/rave")];
+    sources.extend(shared("corpus/rave", "rave_round_trip_gives_the_same_ir"));
+    for source in sources {
         let first = load(std::slice::from_ref(&source), &LoadOptions::default());
         assert!(!first.diagnostics.has_errors());
         let dir = toolgen_tests::fresh_dir(&format!(

@@ -1,8 +1,6 @@
 //! MCP / ToolVault tool JSON: the protocol's schemas, the MCP specification's
 //! example tools, and bundled schemas checked against real feature JSON.
 
-use std::path::PathBuf;
-
 use serde_json::{Value, json};
 use toolgen::Generator;
 use toolgen::diag::Severity;
@@ -11,20 +9,7 @@ use toolgen::load::{LoadOptions, load};
 use toolgen::refs::SchemaStore;
 use toolgen::source::SourceDb;
 use toolgen_runtime::toolvault::arguments_to_object;
-use toolgen_tests::{files_below, fixtures, fresh_dir, root};
-
-fn corpus(sub: &str) -> PathBuf {
-    let dir = root()
-        .parent()
-        .map(|p| p.join("shared/corpus").join(sub))
-        .unwrap_or_default();
-    assert!(
-        dir.is_dir(),
-        "the corpus is expected at {} (shared/ beside the repository)",
-        dir.display()
-    );
-    dir
-}
+use toolgen_tests::{files_below, fixtures, fresh_dir, root, shared};
 
 fn feature(name: &str) -> Value {
     let text = std::fs::read_to_string(fixtures().join("toolvault").join(name)).unwrap_or_default();
@@ -46,8 +31,11 @@ fn errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
 
 #[test]
 fn vendored_schemas_equal_the_corpus() {
+    let Some(original) = shared("corpus/toolvault/schemas", "vendored_schemas_equal_the_corpus")
+    else {
+        return;
+    };
     let vendored = root().join("tool-specs/toolvault/schemas");
-    let original = corpus("toolvault/schemas");
     let files = files_below(&original, "json");
     assert_eq!(files.len(), 17);
     for f in files {
@@ -62,9 +50,16 @@ fn vendored_schemas_equal_the_corpus() {
     }
 }
 
-#[test]
-fn mcp_specification_example_tools_load_and_generate() {
-    let loaded = load(&[corpus("mcp-spec/Tool")], &LoadOptions::default());
+/// Loose MCP tool files (no manifest) load and generate: an identical tool
+/// defined twice is one tool and a note, array output schemas and titles are
+/// kept, and no output schema is invented.
+fn loose_mcp_tools_load_and_generate(
+    dir: &std::path::Path,
+    ids: &[&str],
+    array_output: &str,
+    title: &str,
+) {
+    let loaded = load(&[dir.to_path_buf()], &LoadOptions::default());
     assert_eq!(
         loaded.diagnostics.count(Severity::Error),
         0,
@@ -72,37 +67,73 @@ fn mcp_specification_example_tools_load_and_generate() {
         loaded.diagnostics
     );
     assert_eq!(loaded.diagnostics.count(Severity::Warning), 0);
-    // Two files define `calculate_sum` identically (one with an explicit draft-07 `$schema`).
+    // Two files define one tool identically (one with an explicit draft-07 `$schema`).
     let notes: Vec<&str> = loaded.diagnostics.iter().map(|d| d.rule.code).collect();
     assert_eq!(notes, ["TG0505"]);
     let tools = &loaded.project.tool_sets[0].tools;
-    let ids: Vec<&str> = tools.iter().map(|t| t.id.value.as_str()).collect();
-    assert_eq!(
-        ids,
-        [
-            "calculate_sum",
-            "find_resource",
-            "get_current_time",
-            "get_weather_data",
-            "list_users"
-        ]
-    );
+    let found: Vec<&str> = tools.iter().map(|t| t.id.value.as_str()).collect();
+    assert_eq!(found, ids);
     let files = Generator::render(&loaded.project);
     let catalog: Value =
         serde_json::from_slice(files.get("catalog/mcp/tools.json").unwrap_or_default())
             .unwrap_or_default();
-    let list_users = &catalog["tools"][4];
+    let tool = |name: &str| -> Value {
+        catalog["tools"]
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["name"] == name))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let array = tool(array_output);
     assert_eq!(
-        list_users["outputSchema"]["type"], "array",
+        array["outputSchema"]["type"], "array",
         "array output schemas are kept"
     );
-    assert_eq!(list_users["title"], "User List");
+    assert_eq!(array["title"], title);
     assert!(
         catalog["tools"][0].get("outputSchema").is_none(),
         "no outputSchema is invented"
     );
     // No annotations: MCP's defaults, so the tool may be destructive.
     assert_eq!(tools[0].safety.value, SafetyLevel::Destructive);
+}
+
+#[test]
+fn own_loose_mcp_tools_load_and_generate() {
+    loose_mcp_tools_load_and_generate(
+        &fixtures().join("mcp-tools"),
+        &[
+            "lookup_station",
+            "multiply",
+            "sensor_list",
+            "server_uptime",
+            "station_reading",
+        ],
+        "sensor_list",
+        "Sensor List",
+    );
+}
+
+#[test]
+fn mcp_specification_example_tools_load_and_generate() {
+    let Some(dir) = shared(
+        "corpus/mcp-spec/Tool",
+        "mcp_specification_example_tools_load_and_generate",
+    ) else {
+        return;
+    };
+    loose_mcp_tools_load_and_generate(
+        &dir,
+        &[
+            "calculate_sum",
+            "find_resource",
+            "get_current_time",
+            "get_weather_data",
+            "list_users",
+        ],
+        "list_users",
+        "User List",
+    );
 }
 
 #[test]
@@ -444,7 +475,7 @@ fn shared_definitions_are_generated_once_per_tool_set() {
     ] {
         assert!(shared.contains(&name.to_owned()), "{name} in {shared:?}");
     }
-    let tools: Vec<PathBuf> = files_below(&dir, "rs")
+    let tools: Vec<std::path::PathBuf> = files_below(&dir, "rs")
         .into_iter()
         .filter(|p| !p.ends_with("defs.rs") && !p.ends_with("mod.rs"))
         .collect();
