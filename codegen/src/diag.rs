@@ -79,6 +79,8 @@ rules! {
         "Objects and arrays may be nested at most 128 levels deep. Deeper nesting is refused to keep every later stage safe from stack exhaustion.");
     UNKNOWN_FORMAT = ("TG0008", "unknown-format", Error, "the format of a spec file cannot be determined",
         "toolgen detects the format from the content: an EditorMCP tool definition is a JSON object with `id`, `inputs` and `outputs`. Pass `--format` to force a format, or put the file in a directory with a `toolset.yaml` that names its format.");
+    NO_SPEC_FILES = ("TG0009", "no-spec-files", Error, "the inputs hold no spec files",
+        "toolgen reads `*.json`, `*.yaml` and `*.yml` files as specs (except `toolset.yaml` manifests and `*.schema.json` schema documents), in the paths given and the folders below them, skipping hidden ones, and a manifest's `specs` folders. None was found, so there is nothing to validate or generate: check the path, or create a tool set with `toolgen init`.");
 
     // --- structure of a document ----------------------------------------------------------
     MISSING_FIELD = ("TG0101", "missing-field", Error, "a required field is missing",
@@ -209,6 +211,68 @@ pub fn find_rule(key: &str) -> Option<&'static Rule> {
         .iter()
         .copied()
         .find(|r| r.code.eq_ignore_ascii_case(key) || r.name == key)
+}
+
+/// The level a rule is set to, by a manifest's `lints` or by `--allow`,
+/// `--warn` and `--deny` on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LintLevel {
+    /// Not reported.
+    Allow,
+    /// Reported as a warning.
+    Warn,
+    /// Reported as an error: the run fails.
+    Deny,
+}
+
+impl LintLevel {
+    pub const ALL: [LintLevel; 3] = [LintLevel::Allow, LintLevel::Warn, LintLevel::Deny];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LintLevel::Allow => "allow",
+            LintLevel::Warn => "warn",
+            LintLevel::Deny => "deny",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<LintLevel> {
+        LintLevel::ALL.into_iter().find(|l| l.as_str() == s)
+    }
+}
+
+impl Rule {
+    /// Whether a manifest or the command line may change this rule's level.
+    /// Errors stay errors: they mean that a spec cannot be read or generated
+    /// faithfully, and output is never produced from such a spec. Warnings and
+    /// notes (style, real-world looseness that is normalized) can be allowed,
+    /// kept, or denied.
+    pub fn is_configurable(&self) -> bool {
+        self.severity != Severity::Error
+    }
+}
+
+/// A rule given by code or name where one is configured (`--allow TG0603`,
+/// `lints: {float-for-integer: allow}`), checked: unknown rules get a
+/// suggestion, and error rules cannot be allowed or warned.
+pub fn configurable_rule(key: &str, level: LintLevel) -> Result<&'static Rule, String> {
+    let Some(rule) = find_rule(key) else {
+        let mut names: Vec<&str> = rule::ALL.iter().map(|r| r.code).collect();
+        names.extend(rule::ALL.iter().map(|r| r.name));
+        let hint = did_you_mean(key, names.iter().copied())
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_else(|| "; `toolgen rules` lists them".to_owned());
+        return Err(format!("no rule `{key}`{hint}"));
+    };
+    if !rule.is_configurable() && level != LintLevel::Deny {
+        return Err(format!(
+            "{} ({}) is an error and cannot be set to `{}`: an error means the spec cannot be generated faithfully; only warnings and notes can be allowed",
+            rule.code,
+            rule.name,
+            level.as_str()
+        ));
+    }
+    Ok(rule)
 }
 
 /// A secondary location with its own message.

@@ -1,23 +1,35 @@
 //! The builder API: what the CLI, the xtask and `build.rs` scripts call.
 //!
+//! From a `build.rs` (with `toolgen-runtime` a dependency of the package and
+//! toolgen a build-dependency without default features):
+//!
 //! ```no_run
 //! // build.rs
-//! toolgen::Generator::new()
+//! fn main() -> Result<(), toolgen::BuildError> {
+//!     toolgen::Generator::new().input("tools").rust().compile()
+//! }
+//! ```
+//!
+//! and in the package, `toolgen_runtime::include_tools!();`. Elsewhere:
+//!
+//! ```no_run
+//! let done = toolgen::Generator::new()
 //!     .input("tool-specs")
-//!     .out_dir(std::env::var("OUT_DIR").unwrap_or_default())
-//!     .generate()
-//!     .unwrap_or_else(|e| panic!("{e}"));
+//!     .out_dir("generated")
+//!     .generate();
 //! ```
 
 use std::fmt;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::diag::{HumanRenderer, Severity};
-use crate::emit::{self, GeneratedFiles};
-use crate::ir::{Format, Project};
+use crate::diag::{HumanRenderer, LintLevel, Severity};
+use crate::emit::{self, GeneratedFiles, RustLayout};
+use crate::ir::{Format, OutputKind, Project, RuntimeSource};
 use crate::load::{self, LoadOptions, Loaded};
 use crate::output::{self, CheckReport, OutputError, Prune, WriteReport};
+use crate::progress::Progress;
 
 /// Configures and runs one generation.
 #[derive(Clone, Debug, Default)]
@@ -66,6 +78,41 @@ impl fmt::Display for GenerateError {
 }
 
 impl std::error::Error for GenerateError {}
+
+/// Why [`Generator::compile`] failed. Its `Debug` form is its message, so a
+/// build script's `fn main() -> Result<(), toolgen::BuildError>` ends with a
+/// readable line, not a struct dump; the located diagnostics were printed
+/// before it.
+pub enum BuildError {
+    /// The specs have errors (printed above, and as `cargo::error=` lines).
+    Invalid { errors: usize, warnings: usize },
+    /// The package's `toolgen-runtime` is missing or of a version the
+    /// generated code cannot use.
+    Runtime(String),
+    /// The output could not be written, or the build script is not set up
+    /// (no `OUT_DIR`).
+    Setup(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Invalid { errors, warnings } => write!(
+                f,
+                "toolgen: the tool specs have {errors} error(s) and {warnings} warning(s) (shown above); nothing was generated"
+            ),
+            BuildError::Runtime(m) | BuildError::Setup(m) => write!(f, "toolgen: {m}"),
+        }
+    }
+}
+
+impl fmt::Debug for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for BuildError {}
 
 /// What a successful generation did.
 #[derive(Debug)]
@@ -129,6 +176,22 @@ impl Generator {
         self
     }
 
+    /// The manifest (`toolset.yaml`) every input belongs to, wherever it is:
+    /// for spec folders that cannot hold one. Without inputs, the manifest's
+    /// `specs` (or its directory) are read.
+    pub fn manifest(mut self, path: impl Into<PathBuf>) -> Self {
+        self.options.manifest = Some(path.into());
+        self
+    }
+
+    /// Sets a rule (by code, `TG0603`, or name, `float-for-integer`) to a
+    /// level for this run, over what the manifests say. An unknown rule, or
+    /// an error rule set below `deny`, is reported when the specs are loaded.
+    pub fn lint(mut self, rule: impl Into<String>, level: LintLevel) -> Self {
+        self.options.lints.push((rule.into(), level));
+        self
+    }
+
     /// Treats warnings as errors.
     pub fn deny_warnings(mut self, yes: bool) -> Self {
         self.deny_warnings = yes;
@@ -138,6 +201,78 @@ impl Generator {
     /// Which existing files in the output directory may be removed.
     pub fn prune(mut self, prune: Prune) -> Self {
         self.prune = prune;
+        self
+    }
+
+    /// Asks for output `kind`. With none asked for, [`Generator::generate`]
+    /// writes every output and [`Generator::compile`] the Rust module; either
+    /// way a tool set's manifest may leave outputs out (`outputs:`).
+    pub fn output(mut self, kind: OutputKind) -> Self {
+        if !self.emit.outputs.contains(&kind) {
+            self.emit.outputs.push(kind);
+            self.emit.outputs.sort();
+        }
+        self
+    }
+
+    /// Asks for the Rust types, trait and dispatch.
+    pub fn rust(self) -> Self {
+        self.output(OutputKind::Rust)
+    }
+
+    /// Asks for the JSON catalog (`catalog/`).
+    pub fn catalog(self) -> Self {
+        self.output(OutputKind::Catalog)
+    }
+
+    /// Asks for the C# bridge for the Unity Editor (`csharp/`).
+    pub fn csharp(self) -> Self {
+        self.output(OutputKind::CSharp)
+    }
+
+    /// Asks for the mdBook source of the docs site (`docs/`).
+    pub fn docs(self) -> Self {
+        self.output(OutputKind::Docs)
+    }
+
+    /// How the Rust output is laid out (a crate under `rust/`, or the one
+    /// `tools.rs` a build script writes).
+    pub fn rust_layout(mut self, layout: RustLayout) -> Self {
+        self.emit.rust_layout = layout;
+        self
+    }
+
+    /// Where the generated crate gets `toolgen-runtime` from, over the
+    /// manifests' `runtime` (default: bundled beside the crate).
+    pub fn runtime(mut self, source: RuntimeSource) -> Self {
+        self.emit.runtime = Some(source);
+        self
+    }
+
+    /// The generated crate depends on the runtime at `path` (as the generated
+    /// `Cargo.toml` sees it): `runtime(RuntimeSource::Path(..))`.
+    pub fn rust_runtime_path(self, path: &str) -> Self {
+        self.runtime(RuntimeSource::Path(path.to_owned()))
+    }
+
+    /// A directory whose files override the built-in templates of the same
+    /// relative name (`csharp/tool.cs.jinja`, ...).
+    pub fn templates(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.emit.templates = Some(dir.into());
+        self
+    }
+
+    /// The command that regenerates the output, named in the headers of
+    /// generated files (default `toolgen gen`).
+    pub fn regenerate_command(mut self, command: impl Into<String>) -> Self {
+        self.emit.regenerate = command.into();
+        self
+    }
+
+    /// Reports progress of long runs (see [`Progress`]).
+    pub fn progress(mut self, progress: Progress) -> Self {
+        self.options.progress = progress.clone();
+        self.emit.progress = progress;
         self
     }
 
@@ -157,8 +292,9 @@ impl Generator {
         Generator::new().render_checked(project).0
     }
 
-    /// Runs every emitter over a project; returns the files and the problems
-    /// the emitters found.
+    /// Runs the emitters of the outputs asked for over a project, each over
+    /// the tool sets whose manifests want its output; returns the files and
+    /// the problems the emitters found.
     pub fn render_checked(
         &self,
         project: &Project,
@@ -167,30 +303,19 @@ impl Generator {
         let mut diags = Vec::new();
         // (Emitters that share templates load them once, through one
         // `TemplateSource`, so a broken one is reported once.)
-        for emitter in emit::all(&self.emit) {
-            emitter.emit(project, &mut files, &mut diags);
+        let emitters = emit::all(&self.emit);
+        let total = emitters.len();
+        for (done, (kind, emitter)) in emitters.into_iter().enumerate() {
+            self.emit.progress.report("generating", done, total);
+            if !self.emit.asks_for(kind) {
+                continue;
+            }
+            if let Some(part) = emit::project_for(project, kind) {
+                emitter.emit(&part, &mut files, &mut diags);
+            }
         }
+        self.emit.progress.report("generating", total, total);
         (files, diags)
-    }
-
-    /// The `toolgen-runtime = ...` dependency line of the generated Rust crate
-    /// (default: the crates.io release).
-    pub fn rust_runtime_dependency(mut self, line: impl Into<String>) -> Self {
-        self.emit.rust_runtime_dependency = Some(line.into());
-        self
-    }
-
-    /// The generated Rust crate depends on the runtime at `path` (as the
-    /// generated `Cargo.toml` sees it) instead of the crates.io release.
-    pub fn rust_runtime_path(self, path: &str) -> Self {
-        self.rust_runtime_dependency(format!("toolgen-runtime = {{ path = {path:?} }}"))
-    }
-
-    /// A directory whose files override the built-in templates of the same
-    /// relative name (`csharp/tool.cs.jinja`, ...).
-    pub fn templates(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.emit.templates = Some(dir.into());
-        self
     }
 
     fn loaded_valid(
@@ -201,6 +326,14 @@ impl Generator {
         let started = Instant::now();
         let loaded = self.load();
         timings.load = started.elapsed();
+        self.render_valid(loaded, timings).map(|(l, f)| (l, f, out))
+    }
+
+    fn render_valid(
+        &self,
+        loaded: Loaded,
+        timings: &mut Timings,
+    ) -> Result<(Loaded, GeneratedFiles), GenerateError> {
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
         }
@@ -215,7 +348,7 @@ impl Generator {
             return Err(GenerateError::Invalid(Box::new(loaded)));
         }
         timings.render = started.elapsed();
-        Ok((loaded, files, out))
+        Ok((loaded, files))
     }
 
     /// Loads, validates, generates and writes. Nothing is written when the
@@ -239,5 +372,145 @@ impl Generator {
         let (loaded, files, out) = self.loaded_valid(&mut Timings::default())?;
         let report = output::check(out, &files, self.prune).map_err(GenerateError::Output)?;
         Ok((loaded, report))
+    }
+
+    /// Generates from a `build.rs`, the way Cargo expects a build script to:
+    ///
+    /// - into `OUT_DIR` (unless [`Generator::out_dir`] says otherwise), with
+    ///   the Rust as one file, `tools.rs`, which the package includes with
+    ///   `toolgen_runtime::include_tools!()`; only the outputs asked for
+    ///   (the Rust alone when none was);
+    /// - `cargo::rerun-if-changed` for every input and every file read
+    ///   (specs, manifests, `$ref`'d schema documents, template directories);
+    /// - warnings as `cargo::warning=` lines; errors as located, rustc-style
+    ///   diagnostics on stderr and `cargo::error=` lines, and an `Err` whose
+    ///   message says so (no panic, no backtrace);
+    /// - the package's `toolgen-runtime` (a normal dependency: its version
+    ///   reaches the build script as `DEP_TOOLGEN_RUNTIME_VERSION`) must be
+    ///   one the generated code can use, or nothing is generated and the
+    ///   error names both versions.
+    pub fn compile(&self) -> Result<(), BuildError> {
+        let stdout = std::io::stdout();
+        let mut cargo = stdout.lock();
+        let mut g = self.clone();
+        g.emit.rust_layout = RustLayout::Module;
+        if g.emit.outputs.is_empty() {
+            g.emit.outputs.push(OutputKind::Rust);
+        }
+        if g.emit.regenerate == emit::EmitOptions::default().regenerate {
+            g.emit.regenerate = "cargo build (this package's build.rs)".to_owned();
+        }
+        let out = match g.out_dir.clone().or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from)) {
+            Some(dir) => dir,
+            None => {
+                return Err(BuildError::Setup(
+                    "OUT_DIR is not set: `compile` is for build scripts, which Cargo runs with it; elsewhere, use `out_dir(..).generate()`".to_owned(),
+                ));
+            }
+        };
+        for input in &g.inputs {
+            let _ = writeln!(cargo, "cargo::rerun-if-changed={}", input.display());
+        }
+        if let Some(m) = &g.options.manifest {
+            let _ = writeln!(cargo, "cargo::rerun-if-changed={}", m.display());
+        }
+        if g.emit.outputs.contains(&OutputKind::Rust) {
+            runtime_matches(std::env::var("DEP_TOOLGEN_RUNTIME_VERSION").ok().as_deref())
+                .map_err(BuildError::Runtime)?;
+        }
+        let loaded = g.load();
+        for (_, file) in loaded.db.files() {
+            let _ = writeln!(cargo, "cargo::rerun-if-changed={}", file.path.display());
+        }
+        for set in &loaded.project.tool_sets {
+            if let Some(t) = &set.templates {
+                let _ = writeln!(cargo, "cargo::rerun-if-changed={}", t.value.display());
+            }
+        }
+        if let Some(t) = &g.emit.templates {
+            let _ = writeln!(cargo, "cargo::rerun-if-changed={}", t.display());
+        }
+        let loaded = match g.render_valid(loaded, &mut Timings::default()) {
+            Ok((loaded, files)) => {
+                report_for_cargo(&loaded, &mut cargo);
+                output::write(&out, &files, g.prune)
+                    .map_err(|e| BuildError::Setup(format!("cannot write {}: {e}", out.display())))?;
+                return Ok(());
+            }
+            Err(GenerateError::Invalid(loaded)) => loaded,
+            Err(other) => return Err(BuildError::Setup(other.to_string())),
+        };
+        report_for_cargo(&loaded, &mut cargo);
+        let render = HumanRenderer {
+            db: &loaded.db,
+            color: false,
+        };
+        let mut stderr = std::io::stderr().lock();
+        for d in loaded.diagnostics.iter() {
+            let _ = writeln!(stderr, "{}", render.render(d));
+        }
+        let warnings = loaded.diagnostics.count(Severity::Warning);
+        let errors = loaded.diagnostics.count(Severity::Error);
+        if errors == 0 {
+            // Only `deny_warnings` fails a run without errors.
+            let _ = writeln!(
+                cargo,
+                "cargo::error=toolgen: warnings are denied (deny_warnings); nothing was generated"
+            );
+        }
+        Err(BuildError::Invalid { errors, warnings })
+    }
+}
+
+/// Checks the version of the package's `toolgen-runtime` against this toolgen's.
+fn runtime_matches(found: Option<&str>) -> Result<(), String> {
+    let ours = emit::runtime_crate::VERSION;
+    match found {
+        None => Err(format!(
+            "the generated code needs `toolgen-runtime` as a dependency of this package (in [dependencies], not [build-dependencies]); add `toolgen-runtime = \"{ours}\"` (or a `path`/`git` source of version {ours})"
+        )),
+        Some(v) => match emit::runtime_crate::compatible(ours, v) {
+            Some(true) => Ok(()),
+            _ => Err(format!(
+                "this package depends on toolgen-runtime {v}, but toolgen {ours} (the build-dependency) generates code for toolgen-runtime ^{ours}; use the same version of both: `toolgen = \"{ours}\"` and `toolgen-runtime = \"{ours}\"`, or toolgen {v} for this runtime"
+            )),
+        },
+    }
+}
+
+/// Every diagnostic as one `cargo::warning=` or `cargo::error=` line, with its place.
+fn report_for_cargo(loaded: &Loaded, cargo: &mut impl std::io::Write) {
+    for d in loaded.diagnostics.iter() {
+        let place = d
+            .loc
+            .map(|l| format!(" ({})", loaded.db.describe(l)))
+            .or_else(|| d.path.as_ref().map(|p| format!(" ({p})")))
+            .unwrap_or_default();
+        let message = d.message.replace(['\n', '\r'], " ");
+        let line = format!("{}[{}]: {message}{place}", d.severity.as_str(), d.rule.code);
+        let directive = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => continue,
+        };
+        let _ = writeln!(cargo, "cargo::{directive}={line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runtime_must_be_there_and_of_a_matching_version() {
+        let ours = emit::runtime_crate::VERSION;
+        assert!(runtime_matches(Some(ours)).is_ok());
+        let missing = runtime_matches(None).err().unwrap_or_default();
+        assert!(missing.contains("[dependencies]"), "{missing}");
+        let old = runtime_matches(Some("0.0.1")).err().unwrap_or_default();
+        assert!(
+            old.contains("toolgen-runtime 0.0.1") && old.contains(&format!("toolgen {ours}")),
+            "both versions are named: {old}"
+        );
     }
 }

@@ -60,6 +60,129 @@ impl fmt::Display for Format {
     }
 }
 
+/// The outputs a generation can write. A tool set's manifest may choose some
+/// (`outputs: [catalog, docs]`); a generation may ask for some.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OutputKind {
+    /// The JSON catalog MCP clients read (`catalog/`).
+    Catalog,
+    /// Rust types, the tools trait and dispatch (`rust/`, or `tools.rs` from a build script).
+    Rust,
+    /// The C# bridge for the Unity Editor (`csharp/`).
+    CSharp,
+    /// The mdBook source of the docs site (`docs/`).
+    Docs,
+}
+
+impl OutputKind {
+    pub const ALL: [OutputKind; 4] = [
+        OutputKind::Catalog,
+        OutputKind::Rust,
+        OutputKind::CSharp,
+        OutputKind::Docs,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputKind::Catalog => "catalog",
+            OutputKind::Rust => "rust",
+            OutputKind::CSharp => "csharp",
+            OutputKind::Docs => "docs",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<OutputKind> {
+        OutputKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl fmt::Display for OutputKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where the generated Rust crate gets `toolgen-runtime` from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum RuntimeSource {
+    /// The runtime's source is written beside the generated crate
+    /// (`rust/toolgen-runtime/`), from the copy built into toolgen: it builds
+    /// anywhere, offline, and always matches the generated code.
+    #[default]
+    Bundled,
+    /// A `toolgen-runtime` crate at this path, as the generated Cargo.toml sees it.
+    Path(String),
+    /// A git repository holding the `toolgen-runtime` crate, optionally at a
+    /// `rev`, `branch` or `tag` (`("rev", "abc123")`).
+    Git {
+        url: String,
+        reference: Option<(String, String)>,
+    },
+    /// A release from the registry, by version requirement.
+    Version(String),
+}
+
+impl RuntimeSource {
+    /// What `--runtime` and a manifest's `runtime:` accept: `bundled`,
+    /// `path=DIR`, `git=URL` (with `,rev=R`, `,branch=B` or `,tag=T`), `version=REQ`.
+    pub const SYNTAX: &'static str =
+        "`bundled`, `path=DIR`, `git=URL` (optionally `,rev=R`, `,branch=B` or `,tag=T`) or `version=REQ`";
+
+    pub fn parse(s: &str) -> Result<RuntimeSource, String> {
+        let s = s.trim();
+        if s == "bundled" {
+            return Ok(RuntimeSource::Bundled);
+        }
+        let bad = || format!("`{s}` is not a runtime source; write {}", Self::SYNTAX);
+        let (kind, rest) = s.split_once('=').ok_or_else(bad)?;
+        let rest = rest.trim();
+        if rest.is_empty() || rest.contains(['"', '\\', '\n']) {
+            return Err(bad());
+        }
+        match kind.trim() {
+            "path" => Ok(RuntimeSource::Path(rest.to_owned())),
+            "version" => Ok(RuntimeSource::Version(rest.to_owned())),
+            "git" => {
+                let mut parts = rest.split(',');
+                let url = parts.next().unwrap_or_default().trim().to_owned();
+                let reference = match parts.next() {
+                    None => None,
+                    Some(r) => {
+                        let (k, v) = r.split_once('=').ok_or_else(bad)?;
+                        let k = k.trim();
+                        if !["rev", "branch", "tag"].contains(&k) || v.trim().is_empty() {
+                            return Err(bad());
+                        }
+                        Some((k.to_owned(), v.trim().to_owned()))
+                    }
+                };
+                if url.is_empty() || parts.next().is_some() {
+                    return Err(bad());
+                }
+                Ok(RuntimeSource::Git { url, reference })
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for RuntimeSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeSource::Bundled => f.write_str("bundled"),
+            RuntimeSource::Path(p) => write!(f, "path={p}"),
+            RuntimeSource::Version(v) => write!(f, "version={v}"),
+            RuntimeSource::Git { url, reference } => {
+                write!(f, "git={url}")?;
+                if let Some((k, v)) = reference {
+                    write!(f, ",{k}={v}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// What a tool may do to the system it works on, from least to most dangerous.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SafetyLevel {
@@ -265,11 +388,24 @@ pub struct ToolSet {
     pub templates: Option<Spanned<std::path::PathBuf>>,
     /// Where the manifest is; `None` for loose files that use the format's defaults.
     pub manifest: Option<Loc>,
+    /// The outputs this tool set is generated into (the manifest's `outputs`);
+    /// `None`: every output.
+    pub outputs: Option<Vec<OutputKind>>,
+    /// Where its generated Rust gets the runtime from (the manifest's `runtime`).
+    pub runtime: Option<Spanned<RuntimeSource>>,
+    /// Rule levels the manifest sets (`lints: {TG0603: allow}`), applied to
+    /// the diagnostics in this tool set's files.
+    pub lints: Vec<(&'static crate::diag::Rule, crate::diag::LintLevel, Loc)>,
     /// Tools sorted by id.
     pub tools: Vec<Tool>,
 }
 
 impl ToolSet {
+    /// Whether this tool set is generated into `kind`.
+    pub fn wants(&self, kind: OutputKind) -> bool {
+        self.outputs.as_ref().is_none_or(|o| o.contains(&kind))
+    }
+
     /// The position of a tier in the tool set's order (0 = lowest).
     pub fn tier_rank(&self, tier: &str) -> Option<usize> {
         self.tiers.iter().position(|t| t.id == tier)

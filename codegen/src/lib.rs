@@ -10,7 +10,10 @@
 //! ```
 //!
 //! The library is the product; the `toolgen` binary and `cargo xtask gen` are
-//! thin layers over [`Generator`], which `build.rs` scripts can use too.
+//! thin layers over [`Generator`], which `build.rs` scripts use too
+//! ([`Generator::compile`]). The binary is behind the default `cli` feature:
+//! a build script depends on toolgen with `default-features = false` and
+//! compiles no argument parser.
 
 pub mod diag;
 pub mod emit;
@@ -20,12 +23,19 @@ pub mod ir;
 pub mod load;
 pub mod manifest;
 pub mod output;
+pub mod progress;
 pub mod refs;
+pub mod scaffold;
 pub mod source;
+pub mod spec_schemas;
 pub mod syntax;
 pub mod templates;
 pub mod validate;
 
 mod generator;
 
-pub use generator::{GenerateError, Generated, Generator, Timings};
+pub use diag::LintLevel;
+pub use emit::RustLayout;
+pub use generator::{BuildError, GenerateError, Generated, Generator, Timings};
+pub use ir::{OutputKind, RuntimeSource};
+pub use progress::Progress;

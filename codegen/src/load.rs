@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use crate::diag::{Diagnostic, Diagnostics, rule};
+use crate::diag::{Diagnostic, Diagnostics, LintLevel, Rule, Severity, configurable_rule, rule};
+use crate::progress::Progress;
 use crate::formats::{self, editormcp, fields::Cx, mcp, rave};
 use crate::ir::{Format, Project, ToolSet};
 use crate::manifest::{self, MANIFEST_NAMES};
@@ -28,6 +29,12 @@ pub struct LoadOptions {
     pub max_file_size: u64,
     /// Keep only tools in these groups (see [`group_filters`]); empty keeps all.
     pub groups: Vec<Regex>,
+    /// The manifest every spec belongs to (`--manifest`), wherever it is.
+    pub manifest: Option<PathBuf>,
+    /// Rule levels for this run (`--allow`, `--warn`, `--deny`), by code or
+    /// name; over the manifests' `lints`.
+    pub lints: Vec<(String, LintLevel)>,
+    pub progress: Progress,
 }
 
 impl Default for LoadOptions {
@@ -36,6 +43,9 @@ impl Default for LoadOptions {
             format: None,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             groups: Vec::new(),
+            manifest: None,
+            lints: Vec::new(),
+            progress: Progress::default(),
         }
     }
 }
@@ -68,8 +78,56 @@ pub struct Loaded {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum SetKey {
     Manifest(PathBuf),
-    /// Files with no manifest, grouped by format.
-    Loose(Format),
+    /// Files with no manifest, grouped by format (and RAVE tools by the
+    /// package their names start with).
+    Loose(Format, Option<String>),
+}
+
+/// Manifests read so far, by path: parsed once, whether the directory walk
+/// met them or a spec file's search for its manifest did. `None`: unreadable
+/// (reported).
+#[derive(Default)]
+struct Manifests {
+    parsed: HashMap<PathBuf, Option<(FileId, Node)>>,
+}
+
+impl Manifests {
+    fn get(
+        &mut self,
+        db: &mut SourceDb,
+        path: &Path,
+        options: &LoadOptions,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<&(FileId, Node)> {
+        if !self.parsed.contains_key(path) {
+            let parsed = read_and_parse(db, path, true, options, diags)
+                .and_then(|(file, root)| root.map(|r| (file, r)));
+            self.parsed.insert(path.to_path_buf(), parsed);
+        }
+        self.parsed.get(path).and_then(Option::as_ref)
+    }
+
+    /// The manifest's `specs` folders, as absolute paths (`None`: it names none).
+    fn spec_dirs(
+        &mut self,
+        db: &mut SourceDb,
+        path: &Path,
+        options: &LoadOptions,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<PathBuf>> {
+        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let (_, root) = self.get(db, path, options, diags)?;
+        manifest::spec_paths(root).map(|ps| ps.iter().map(|p| dir.join(p)).collect())
+    }
+}
+
+/// The package a RAVE tool name starts with (`{package}-{function}`:
+/// `ieegio-mcp_tool_surface_read` -> `ieegio`), as a tool-set name; `None`
+/// when the name has no package part that makes one.
+fn rave_package(id: &str) -> Option<String> {
+    let (package, _) = id.split_once('-')?;
+    let name = package.to_ascii_lowercase();
+    manifest::is_valid_name(&name).then_some(name)
 }
 
 /// Loads and validates the spec files at `paths` (files or directories).
@@ -77,11 +135,40 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     let mut loaded = Loaded::default();
     let mut diags = Vec::new();
 
-    // 1. Discover files.
+    // 1. Discover files. A directory with a manifest that names its `specs`
+    // folders contributes only those.
+    let mut cache = Manifests::default();
     let mut specs: Vec<PathBuf> = Vec::new();
     let mut manifests: Vec<PathBuf> = Vec::new();
-    for path in paths {
-        discover(path, true, &mut specs, &mut manifests, &mut diags);
+    let explicit_manifest = options
+        .manifest
+        .as_ref()
+        .map(|m| std::path::absolute(m).unwrap_or_else(|_| m.clone()));
+    let mut roots: Vec<PathBuf> = paths.to_vec();
+    if let Some(m) = &explicit_manifest {
+        if cache.get(&mut loaded.db, m, options, &mut diags).is_some() {
+            manifests.push(m.clone());
+            if roots.is_empty() {
+                roots = cache
+                    .spec_dirs(&mut loaded.db, m, options, &mut diags)
+                    .unwrap_or_else(|| vec![m.parent().unwrap_or(Path::new(".")).to_path_buf()]);
+            }
+        } else if !diags.iter().any(|d| d.severity == Severity::Error) {
+            diags.push(io_error(m, format!("`{}` holds no manifest", display_path(m))));
+        }
+    }
+    {
+        let mut walk = Walk {
+            db: &mut loaded.db,
+            cache: &mut cache,
+            options,
+            specs: &mut specs,
+            manifests: &mut manifests,
+            diags: &mut diags,
+        };
+        for path in &roots {
+            walk.discover(path, true);
+        }
     }
     // Manifests above explicitly named files and directories also apply.
     let mut owner_cache: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
@@ -91,15 +178,27 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     // `*.schema.json` files are schema documents for `$ref`s, never tool specs.
     let (schema_docs, specs): (Vec<PathBuf>, Vec<PathBuf>) =
         specs.into_iter().partition(|p| refs::is_schema_doc(p));
-    let mut store = refs::SchemaStore::new(paths);
+    let mut store = refs::SchemaStore::new(&roots);
     for doc in &schema_docs {
         if let Some(text) = read_text(&mut loaded.db, doc, options, &mut diags) {
             store.add_file(&mut loaded.db, doc, text, &mut diags);
         }
     }
     for spec in &specs {
-        let dir = spec.parent().map(Path::to_path_buf).unwrap_or_default();
-        let owner = find_manifest(&dir, &mut owner_cache);
+        let owner = match &explicit_manifest {
+            Some(m) => Some(m.clone()),
+            None => {
+                let dir = spec.parent().map(Path::to_path_buf).unwrap_or_default();
+                let mut find = FindOwner {
+                    db: &mut loaded.db,
+                    cache: &mut cache,
+                    options,
+                    diags: &mut diags,
+                    owners: &mut owner_cache,
+                };
+                find.manifest_of(spec, &dir)
+            }
+        };
         if let Some(m) = &owner {
             manifests.push(m.clone());
         }
@@ -108,16 +207,25 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     manifests.sort();
     manifests.dedup();
     loaded.spec_files = specs.len();
+    if specs.is_empty() && !diags.iter().any(|d| std::ptr::eq(d.rule, &rule::IO_ERROR)) {
+        let shown: Vec<String> = roots.iter().map(|p| format!("`{}`", display_path(p))).collect();
+        diags.push(
+            Diagnostic::new(
+                &rule::NO_SPEC_FILES,
+                None,
+                format!("no spec files in {}", shown.join(", ")),
+            )
+            .help("spec files are `*.json`, `*.yaml` and `*.yml` files (not `toolset.yaml`, not `*.schema.json`, not in hidden folders); create a tool set with `toolgen init DIR --format mcp|editormcp|rave`"),
+        );
+    }
 
     // 2. Manifests -> tool-set shells.
     // Tool set, whether it has a manifest, and how many spec files belong to it.
     let mut sets: BTreeMap<SetKey, (ToolSet, bool, usize)> = BTreeMap::new();
     for m in &manifests {
-        let Some((file, root)) = read_and_parse(&mut loaded.db, m, true, options, &mut diags)
-        else {
+        let Some((file, root)) = cache.get(&mut loaded.db, m, options, &mut diags).cloned() else {
             continue;
         };
-        let Some(root) = root else { continue };
         let mut cx = Cx {
             file,
             diags: &mut diags,
@@ -143,7 +251,11 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     }
 
     // 3. Spec files -> tools.
-    for (spec, owner) in owners {
+    let total = owners.len();
+    for (done, (spec, owner)) in owners.into_iter().enumerate() {
+        if done % 64 == 0 {
+            options.progress.report("reading specs", done, total);
+        }
         let manifest_format = owner
             .as_ref()
             .and_then(|o| sets.get(&SetKey::Manifest(o.clone())))
@@ -211,11 +323,21 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
             (Some(m), Some(_)) => SetKey::Manifest(m.clone()),
             // The manifest is broken: the file was checked, but belongs to no usable tool set.
             (Some(_), None) => continue,
-            (None, _) => SetKey::Loose(format),
+            (None, _) if format == Format::Rave => SetKey::Loose(
+                format,
+                tool.as_ref().and_then(|t| rave_package(&t.id.value)),
+            ),
+            (None, _) => SetKey::Loose(format, None),
         };
-        let entry = sets
-            .entry(key)
-            .or_insert_with(|| (formats::default_tool_set(format), false, 0));
+        let entry = sets.entry(key.clone()).or_insert_with(|| {
+            let mut set = formats::default_tool_set(format);
+            // Loose RAVE tools are a tool set named after their package.
+            if let SetKey::Loose(_, Some(package)) = &key {
+                set.namespace = crate::ident::pascal(package);
+                set.name = package.clone();
+            }
+            (set, false, 0)
+        });
         entry.0.tools.extend(tool);
     }
 
@@ -276,12 +398,71 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     tool_sets.sort_by(|a, b| a.name.cmp(&b.name));
     loaded.project = Project { tool_sets };
 
+    options.progress.report("reading specs", total, total);
     for d in diags {
         loaded.diagnostics.push(d);
     }
     validate::validate(&loaded.project, &mut loaded.diagnostics);
+    apply_lints(&mut loaded, &options.lints);
     loaded.diagnostics.sort(&loaded.db);
     loaded
+}
+
+/// Applies rule levels: the command line's (`options.lints`) everywhere, over
+/// each tool set's manifest `lints` in its own files (its specs and its
+/// manifest). An unknown or unconfigurable rule on the command line is an error.
+fn apply_lints(loaded: &mut Loaded, cli: &[(String, LintLevel)]) {
+    let mut given: Vec<(&'static Rule, LintLevel)> = Vec::new();
+    let mut problems = Vec::new();
+    for (key, level) in cli {
+        match configurable_rule(key, *level) {
+            Ok(rule) => given.push((rule, *level)),
+            Err(e) => problems.push(Diagnostic::new(&rule::INVALID_VALUE, None, e)),
+        }
+    }
+    // File -> the manifest lints of the tool set it belongs to.
+    let mut per_file: HashMap<FileId, &[(&'static Rule, LintLevel, Loc)]> = HashMap::new();
+    for set in &loaded.project.tool_sets {
+        if set.lints.is_empty() {
+            continue;
+        }
+        for tool in &set.tools {
+            per_file.insert(tool.loc.file, &set.lints);
+        }
+        if let Some(m) = set.manifest {
+            per_file.insert(m.file, &set.lints);
+        }
+    }
+    if given.is_empty() && per_file.is_empty() && problems.is_empty() {
+        return;
+    }
+    let level_of = |d: &Diagnostic| -> Option<LintLevel> {
+        // The last word wins: the command line over the manifest.
+        if let Some((_, l)) = given.iter().rev().find(|(r, _)| std::ptr::eq(*r, d.rule)) {
+            return Some(*l);
+        }
+        let lints = per_file.get(&d.loc?.file)?;
+        lints
+            .iter()
+            .find(|(r, _, _)| std::ptr::eq(*r, d.rule))
+            .map(|(_, l, _)| *l)
+    };
+    let mut kept = Diagnostics::new();
+    for mut d in std::mem::take(&mut loaded.diagnostics).into_vec() {
+        match level_of(&d) {
+            // Errors are never lowered (see `Rule::is_configurable`).
+            _ if d.severity == Severity::Error => {}
+            Some(LintLevel::Allow) => continue,
+            Some(LintLevel::Warn) => d.severity = Severity::Warning,
+            Some(LintLevel::Deny) => d.severity = Severity::Error,
+            None => {}
+        }
+        kept.push(d);
+    }
+    for p in problems {
+        kept.push(p);
+    }
+    loaded.diagnostics = kept;
 }
 
 fn read_tool(cx: &mut Cx<'_>, format: Format, root: &Node, path: &Path) -> Option<crate::ir::Tool> {
@@ -342,70 +523,128 @@ fn io_error(path: &Path, message: String) -> Diagnostic {
     Diagnostic::new(&rule::IO_ERROR, None, message).path(display_path(path))
 }
 
-fn discover(
-    path: &Path,
-    explicit: bool,
-    specs: &mut Vec<PathBuf>,
-    manifests: &mut Vec<PathBuf>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let meta = match std::fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) => {
-            diags.push(io_error(
-                path,
-                format!("cannot read `{}`: {e}", display_path(path)),
+/// The directory walk: spec files and manifests below the inputs.
+struct Walk<'a> {
+    db: &'a mut SourceDb,
+    cache: &'a mut Manifests,
+    options: &'a LoadOptions,
+    specs: &'a mut Vec<PathBuf>,
+    manifests: &'a mut Vec<PathBuf>,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Walk<'_> {
+    fn discover(&mut self, path: &Path, explicit: bool) {
+        let meta = match std::fs::metadata(path) {
+            Ok(m) => m,
+            Err(e) => {
+                self.diags.push(io_error(
+                    path,
+                    format!("cannot read `{}`: {e}", display_path(path)),
+                ));
+                return;
+            }
+        };
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        if meta.is_file() {
+            if is_manifest_path(&path) {
+                self.manifests.push(path);
+            } else if explicit || is_spec_path(&path) {
+                self.specs.push(path);
+            }
+            return;
+        }
+        if !meta.is_dir() {
+            self.diags.push(io_error(
+                &path,
+                format!(
+                    "`{}` is neither a file nor a directory",
+                    display_path(&path)
+                ),
             ));
             return;
         }
-    };
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    if meta.is_file() {
-        if is_manifest_path(&path) {
-            manifests.push(path);
-        } else if explicit || is_spec_path(&path) {
-            specs.push(path);
-        }
-        return;
-    }
-    if !meta.is_dir() {
-        diags.push(io_error(
-            &path,
-            format!(
-                "`{}` is neither a file nor a directory",
-                display_path(&path)
-            ),
-        ));
-        return;
-    }
-    match crate::source::sorted_children(&path) {
-        Ok(children) => {
-            for child in children {
-                discover(&child, false, specs, manifests, diags);
+        // A manifest here that names its spec folders: only those are read.
+        let manifest = MANIFEST_NAMES
+            .iter()
+            .map(|n| path.join(n))
+            .find(|p| p.is_file());
+        if let Some(m) = manifest {
+            if let Some(dirs) = self.cache.spec_dirs(self.db, &m, self.options, self.diags) {
+                self.manifests.push(m);
+                for dir in dirs {
+                    if dir.is_dir() {
+                        self.discover(&dir, false);
+                    } else {
+                        self.diags.push(io_error(
+                            &dir,
+                            format!(
+                                "`{}`, a `specs` folder of `{}`, is not a directory",
+                                display_path(&dir),
+                                display_path(&path)
+                            ),
+                        ));
+                    }
+                }
+                return;
             }
         }
-        Err(e) => diags.push(io_error(
-            &path,
-            format!("cannot list `{}`: {e}", display_path(&path)),
-        )),
+        match crate::source::sorted_children(&path) {
+            Ok(children) => {
+                for child in children {
+                    self.discover(&child, false);
+                }
+            }
+            Err(e) => self.diags.push(io_error(
+                &path,
+                format!("cannot list `{}`: {e}", display_path(&path)),
+            )),
+        }
     }
 }
 
-/// The manifest that governs files in `dir`: the nearest `toolset.yaml` in it or above it.
-fn find_manifest(dir: &Path, cache: &mut HashMap<PathBuf, Option<PathBuf>>) -> Option<PathBuf> {
-    if let Some(hit) = cache.get(dir) {
-        return hit.clone();
+/// Finds the manifest that governs a spec file: the nearest `toolset.yaml`
+/// in its directory or above, skipping manifests whose `specs` do not cover it.
+struct FindOwner<'a> {
+    db: &'a mut SourceDb,
+    cache: &'a mut Manifests,
+    options: &'a LoadOptions,
+    diags: &'a mut Vec<Diagnostic>,
+    /// Directory -> the nearest manifest in or above it (whatever its `specs`).
+    owners: &'a mut HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl FindOwner<'_> {
+    fn manifest_of(&mut self, spec: &Path, dir: &Path) -> Option<PathBuf> {
+        let mut dir = dir.to_path_buf();
+        loop {
+            let m = self.nearest(&dir)?;
+            let covers = match self.cache.spec_dirs(self.db, &m, self.options, self.diags) {
+                None => true,
+                Some(dirs) => dirs.iter().any(|d| spec.starts_with(d)),
+            };
+            if covers {
+                return Some(m);
+            }
+            dir = m.parent()?.parent()?.to_path_buf();
+        }
     }
-    let here = MANIFEST_NAMES
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| p.is_file());
-    let found = match here {
-        Some(p) => Some(p),
-        None => dir.parent().and_then(|parent| find_manifest(parent, cache)),
-    };
-    cache.insert(dir.to_path_buf(), found.clone());
-    found
+
+    fn nearest(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(hit) = self.owners.get(dir) {
+            return hit.clone();
+        }
+        let here = MANIFEST_NAMES
+            .iter()
+            .map(|n| dir.join(n))
+            .find(|p| p.is_file());
+        let found = match here {
+            Some(p) => Some(p),
+            None => dir.parent().and_then(|parent| self.nearest(parent)),
+        };
+        self.owners.insert(dir.to_path_buf(), found.clone());
+        found
+    }
 }
 
 /// Reads a file with the size and encoding checks. A non-UTF-8 file is added

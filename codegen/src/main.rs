@@ -6,17 +6,21 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use toolgen::diag::{self, HumanRenderer, Severity};
-use toolgen::ir::Format;
+use toolgen::diag::{self, HumanRenderer, LintLevel, Severity};
+use toolgen::ir::{Format, OutputKind, RuntimeSource};
 use toolgen::load::{DEFAULT_MAX_FILE_SIZE, Loaded};
 use toolgen::output::Prune;
-use toolgen::{GenerateError, Generator};
+use toolgen::{GenerateError, Generator, Progress};
 
 /// Schema-first code generator for MCP tools.
 ///
-/// Reads tool specs (EditorMCP JSON; RAVE YAML and MCP tool JSON are coming),
-/// validates them with located diagnostics, and generates the JSON catalog
-/// that MCP clients read.
+/// Reads tool specs in three formats (EditorMCP JSON, RAVE YAML written by R
+/// packages, and standard MCP tool JSON), validates them with located
+/// diagnostics, and generates the JSON catalog MCP clients read, Rust types
+/// with a tools trait and dispatch, a C# bridge for the Unity Editor, and an
+/// mdBook docs site.
+///
+/// Start with `toolgen init DIR --format mcp` and `toolgen new ID --dir DIR`.
 #[derive(Parser)]
 #[command(name = "toolgen", version, propagate_version = true)]
 struct Cli {
@@ -53,9 +57,15 @@ enum ColorChoice {
 
 #[derive(clap::Args)]
 struct InputArgs {
-    /// Spec files or directories (searched recursively; `toolset.yaml` manifests group files).
-    #[arg(required = true)]
+    /// Spec files or directories (searched recursively; `toolset.yaml` manifests
+    /// group files). Optional with `--manifest`.
+    #[arg(required_unless_present = "manifest")]
     paths: Vec<PathBuf>,
+
+    /// The manifest (`toolset.yaml`) every spec belongs to, wherever it is; without
+    /// PATHS, its `specs` folders (or its directory) are read.
+    #[arg(long, value_name = "FILE")]
+    manifest: Option<PathBuf>,
 
     /// Read every spec in this format instead of detecting it from the content.
     #[arg(long, value_parser = parse_format)]
@@ -64,6 +74,18 @@ struct InputArgs {
     /// Fail on warnings too.
     #[arg(long)]
     deny_warnings: bool,
+
+    /// Do not report this rule (code such as TG0603, or name). Warnings and notes only.
+    #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Allow))]
+    allow: Vec<String>,
+
+    /// Report this rule as a warning (code or name).
+    #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Warn))]
+    warn: Vec<String>,
+
+    /// Report this rule as an error, failing the run (code or name).
+    #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Deny))]
+    deny: Vec<String>,
 
     /// Only tools in this group (a regex matched as `^[a-zA-Z0-9]+-mcp_tool_GROUP`, as
     /// RAVE's `mcptool_list()` does). Repeat for several groups; they combine with OR.
@@ -75,11 +97,21 @@ struct InputArgs {
     max_file_size: u64,
 }
 
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum InitFormat {
+    /// Standard MCP tool JSON.
+    Mcp,
+    /// EditorMCP tool definitions (Unity Editor bridge).
+    Editormcp,
+    /// RAVE tool YAML (R packages).
+    Rave,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Check spec files and report every problem (exit 1 on errors).
     Validate(InputArgs),
-    /// Validate, then generate all outputs into a directory.
+    /// Validate, then generate the outputs into a directory.
     Gen {
         #[command(flatten)]
         input: InputArgs,
@@ -89,9 +121,18 @@ enum Command {
         /// Write nothing; exit 1 if the output directory is not up to date.
         #[arg(long)]
         check: bool,
-        /// Path of the `toolgen-runtime` crate for the generated Rust crate's
-        /// Cargo.toml (default: the crates.io release).
-        #[arg(long, value_name = "PATH")]
+        /// Only these outputs (comma-separated or repeated): catalog, rust, csharp,
+        /// docs. Default: all (a tool set's manifest may leave some out).
+        #[arg(long, value_name = "OUTPUT", value_delimiter = ',', value_parser = parse_output)]
+        emit: Vec<OutputKind>,
+        /// Where the generated Rust crate gets toolgen-runtime: `bundled` (default:
+        /// its source beside the crate, so it builds anywhere, offline), `path=DIR`
+        /// (relative to the generated Cargo.toml), `git=URL[,rev=R|,branch=B|,tag=T]`,
+        /// or `version=REQ`.
+        #[arg(long, value_name = "SOURCE", value_parser = RuntimeSource::parse)]
+        runtime: Option<RuntimeSource>,
+        /// Same as `--runtime path=PATH`.
+        #[arg(long, value_name = "PATH", hide = true, conflicts_with = "runtime")]
         rust_runtime_path: Option<String>,
         /// Treat every file in the output directory as generated: remove (or, with
         /// --check, report) files that would not be generated. By default only files
@@ -102,6 +143,41 @@ enum Command {
         /// relative name (e.g. `csharp/tool.cs.jinja`); see `templates/README.md`.
         #[arg(long, value_name = "DIR")]
         templates: Option<PathBuf>,
+    },
+    /// Create a tool set: `toolset.yaml`, one example spec, and the JSON Schemas
+    /// editors use to complete and check specs (in `DIR/.toolgen/`).
+    Init {
+        /// Where (default: the current directory; created when missing).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// The spec format.
+        #[arg(long, value_enum)]
+        format: InitFormat,
+        /// The tool set's name (default: from the directory's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// A folder below DIR for the spec files, named by the manifest (for a
+        /// folder another program owns, such as an R package's `inst/mcp/tools`).
+        #[arg(long, value_name = "FOLDER")]
+        specs: Option<String>,
+    },
+    /// Add a spec for a new tool, with every field its format requires, to a tool set.
+    New {
+        /// The tool's id (EditorMCP `category.action`, an MCP name, a RAVE
+        /// `pkg-mcp_tool_group_action` or just `group_action`).
+        id: String,
+        /// A directory in or below the tool set (default: the current directory).
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The tool set's manifest, instead of searching from `--dir`.
+        #[arg(long, value_name = "FILE", conflicts_with = "dir")]
+        manifest: Option<PathBuf>,
+    },
+    /// Write the JSON Schemas of the spec formats and of `toolset.yaml` (for editors).
+    Schemas {
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Convert specs into another input format (written as `OUT/<tool set>/<id>.yaml`).
     Convert {
@@ -132,6 +208,21 @@ fn parse_format(s: &str) -> Result<Format, String> {
             names.join(", ")
         )
     })
+}
+
+fn parse_output(s: &str) -> Result<OutputKind, String> {
+    OutputKind::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = OutputKind::ALL.iter().map(|k| k.as_str()).collect();
+        format!(
+            "unknown output `{s}`; expected one of: {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// A value parser for `--allow/--warn/--deny`: the rule must exist and be settable.
+fn lint(level: LintLevel) -> impl Fn(&str) -> Result<String, String> + Clone {
+    move |s: &str| diag::configurable_rule(s, level).map(|r| r.code.to_owned())
 }
 
 struct Reporter {
@@ -194,6 +285,36 @@ impl Reporter {
             }
         }
     }
+
+    /// A progress line for long runs: only on a terminal, in human mode, outside CI.
+    fn progress(&self) -> Progress {
+        let on = matches!(self.format, MessageFormat::Human)
+            && std::io::stderr().is_terminal()
+            && std::env::var_os("CI").is_none();
+        if !on {
+            return Progress::default();
+        }
+        let last = std::sync::Mutex::new((String::new(), usize::MAX));
+        Progress::new(move |stage, done, total| {
+            // Small runs finish before a line would help.
+            if total < 200 {
+                return;
+            }
+            let percent = done * 100 / total.max(1);
+            let Ok(mut last) = last.lock() else { return };
+            if last.0 == stage && last.1 == percent {
+                return;
+            }
+            *last = (stage.to_owned(), percent);
+            let mut err = std::io::stderr().lock();
+            if done >= total {
+                let _ = write!(err, "\r\x1b[K");
+            } else {
+                let _ = write!(err, "\r\x1b[K{stage}: {done}/{total} ({percent}%)");
+            }
+            let _ = err.flush();
+        })
+    }
 }
 
 fn plural(n: usize) -> &'static str {
@@ -225,19 +346,57 @@ fn main() -> ExitCode {
     code
 }
 
-fn generator(input: &InputArgs) -> Generator {
-    Generator::new()
+fn generator(input: &InputArgs, reporter: &Reporter) -> Generator {
+    let mut g = Generator::new()
         .inputs(input.paths.iter().cloned())
         .format(input.format)
         .deny_warnings(input.deny_warnings)
         .max_file_size(input.max_file_size)
         .groups(input.groups.clone())
+        .progress(reporter.progress());
+    if let Some(m) = &input.manifest {
+        g = g.manifest(m);
+    }
+    for (rules, level) in [
+        (&input.allow, LintLevel::Allow),
+        (&input.warn, LintLevel::Warn),
+        (&input.deny, LintLevel::Deny),
+    ] {
+        for r in rules {
+            g = g.lint(r.clone(), level);
+        }
+    }
+    g
+}
+
+/// The `toolgen gen` command line that regenerates `out`, for the headers of
+/// generated files: the arguments that change what is generated, as given.
+fn regenerate_command(input: &InputArgs, out: &std::path::Path, extra: &[String]) -> String {
+    let mut words = vec!["toolgen".to_owned(), "gen".to_owned()];
+    words.push(format!("--out {}", out.display()));
+    if let Some(m) = &input.manifest {
+        words.push(format!("--manifest {}", m.display()));
+    }
+    if let Some(f) = input.format {
+        words.push(format!("--format {f}"));
+    }
+    for g in &input.groups {
+        let pattern = g.as_str();
+        let group = pattern
+            .strip_prefix("^[a-zA-Z0-9]+-mcp_tool_(?:")
+            .and_then(|p| p.strip_suffix(')'))
+            .unwrap_or(pattern);
+        words.push(format!("--groups {group}"));
+    }
+    words.extend(extra.iter().cloned());
+    words.extend(input.paths.iter().map(|p| p.display().to_string()));
+    words.join(" ")
 }
 
 fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
     match command {
         Command::Validate(input) => {
-            let g = generator(&input);
+            let g = generator(&input, reporter);
             let loaded = g.load();
             reporter.diagnostics(&loaded);
             let ok = g.accepts(&loaded);
@@ -252,18 +411,32 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             input,
             out,
             check,
+            emit,
+            runtime,
             prune_all,
             rust_runtime_path,
             templates,
         } => {
-            let mut g = generator(&input);
+            let mut g = generator(&input, reporter);
+            let mut extra = Vec::new();
+            if !emit.is_empty() {
+                let names: Vec<&str> = emit.iter().map(|k| k.as_str()).collect();
+                extra.push(format!("--emit {}", names.join(",")));
+            }
+            for kind in emit {
+                g = g.output(kind);
+            }
             if let Some(dir) = templates {
+                extra.push(format!("--templates {}", dir.display()));
                 g = g.templates(dir);
             }
-            if let Some(path) = rust_runtime_path {
-                g = g.rust_runtime_path(&path);
+            let runtime = runtime.or(rust_runtime_path.map(RuntimeSource::Path));
+            if let Some(r) = runtime {
+                extra.push(format!("--runtime {r}"));
+                g = g.runtime(r);
             }
             let g = g
+                .regenerate_command(regenerate_command(&input, &out, &extra))
                 .out_dir(&out)
                 .prune(if prune_all { Prune::All } else { Prune::Owned });
             if check {
@@ -327,8 +500,63 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
                 }
             }
         }
+        Command::Init {
+            dir,
+            format,
+            name,
+            specs,
+        } => {
+            let format = match format {
+                InitFormat::Mcp => Format::Mcp,
+                InitFormat::Editormcp => Format::EditorMcp,
+                InitFormat::Rave => Format::Rave,
+            };
+            match toolgen::scaffold::init(&dir, format, name.as_deref(), specs.as_deref()) {
+                Ok(done) => {
+                    eprintln!(
+                        "created the tool set in {}:\n  {}  (the manifest)\n  {}  (an example tool)\n  {}/  (JSON Schemas for editors)\nnext: `toolgen new ID --dir {}`, then `toolgen validate {}`",
+                        dir.display(),
+                        done.manifest.display(),
+                        done.spec.display(),
+                        dir.join(toolgen::scaffold::SCHEMA_DIR).display(),
+                        dir.display(),
+                        dir.display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Command::New { id, dir, manifest } => {
+            let start = manifest.unwrap_or(dir);
+            match toolgen::scaffold::new_spec(&start, &id) {
+                Ok(path) => {
+                    eprintln!("created {}", path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+        Command::Schemas { out } => match toolgen::scaffold::write_schemas(&out) {
+            Ok(written) => {
+                for p in written {
+                    eprintln!("wrote {}", p.display());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Convert { input, to, out } => {
-            let g = generator(&input);
+            let g = generator(&input, reporter);
             let loaded = g.load();
             reporter.diagnostics(&loaded);
             if !g.accepts(&loaded) {

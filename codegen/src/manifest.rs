@@ -21,17 +21,28 @@
 //! safetyLevels: [read-only, safe-write]
 //! maxTier: core              # optional: no tool above this tier
 //! templates: templates       # optional: template overrides, relative to this file
+//! specs: inst/mcp/tools      # optional: where the spec files are, relative to this file
+//! outputs: [catalog, docs]   # optional: only these outputs (catalog, rust, csharp, docs)
+//! lints:                     # optional: rule levels (allow, warn, deny), by code or name
+//!   TG0603: allow
+//! runtime: bundled           # optional: where the generated crate gets toolgen-runtime
 //! ```
+//!
+//! With `specs`, the manifest governs only the files below those paths, and a
+//! directory walk that meets the manifest reads only them: a manifest can sit
+//! at a package's root, outside a folder that another program owns (RAVE's
+//! generator reads every YAML file in `inst/mcp/tools/` as a tool).
 
 use crate::diag::{Diagnostic, rule};
 use crate::formats::{self, editormcp, fields::Cx, fields::suggest};
-use crate::ir::{Category, Format, SafetyLevel, Spanned, Tier, ToolSet};
+use crate::diag::{LintLevel, configurable_rule};
+use crate::ir::{Category, Format, OutputKind, RuntimeSource, SafetyLevel, Spanned, Tier, ToolSet};
 use crate::syntax::{Node, NodeKind};
 
 /// File names recognised as manifests.
 pub const MANIFEST_NAMES: &[&str] = &["toolset.yaml", "toolset.yml"];
 
-const KEYS: &[&str] = &[
+pub(crate) const KEYS: &[&str] = &[
     "name",
     "title",
     "description",
@@ -44,7 +55,27 @@ const KEYS: &[&str] = &[
     "safetyLevels",
     "maxTier",
     "templates",
+    "specs",
+    "outputs",
+    "lints",
+    "runtime",
 ];
+
+/// The manifest's `specs`: where its spec files are, relative to it, as
+/// written. Read before the rest of the manifest (the directory walk needs
+/// it); `None` when absent or not a string or a list of strings (then
+/// [`read`] reports it).
+pub fn spec_paths(root: &Node) -> Option<Vec<String>> {
+    let node = root.get("specs")?;
+    match &node.kind {
+        NodeKind::String(s) => Some(vec![s.clone()]),
+        NodeKind::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_owned))
+            .collect(),
+        _ => None,
+    }
+}
 
 /// Whether `s` is a valid tool-set name.
 pub fn is_valid_name(s: &str) -> bool {
@@ -214,7 +245,175 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
             None => ok = false,
         }
     }
+    if let Some(n) = get("specs") {
+        ok &= specs(cx, n);
+    }
+    if let Some(n) = get("outputs") {
+        match outputs(cx, n) {
+            Some(o) => set.outputs = Some(o),
+            None => ok = false,
+        }
+    }
+    if let Some(n) = get("lints") {
+        match lints(cx, n) {
+            Some(l) => set.lints = l,
+            None => ok = false,
+        }
+    }
+    if let Some(n) = get("runtime") {
+        match cx.string(n, "`runtime`", true) {
+            Some(r) => match RuntimeSource::parse(&r.value) {
+                Ok(source) => set.runtime = Some(Spanned::new(source, r.loc)),
+                Err(e) => {
+                    cx.report(
+                        Diagnostic::at(&rule::INVALID_VALUE, r.loc, e)
+                            .label("not a runtime source")
+                            .help("`bundled` (the default) writes the runtime beside the generated crate; `path=../runtime` is relative to the generated Cargo.toml"),
+                    );
+                    ok = false;
+                }
+            },
+            None => ok = false,
+        }
+    }
     ok.then_some(set)
+}
+
+/// Checks `specs`: a path or list of relative paths to existing directories.
+fn specs(cx: &mut Cx<'_>, node: &Node) -> bool {
+    let items: Vec<&Node> = match &node.kind {
+        NodeKind::String(_) => vec![node],
+        NodeKind::Array(items) if !items.is_empty() => items.iter().collect(),
+        _ => {
+            cx.wrong_type(
+                node,
+                "`specs`",
+                "a path or a non-empty list of paths, relative to the manifest",
+            );
+            return false;
+        }
+    };
+    let mut ok = true;
+    for item in items {
+        let Some(p) = cx.string(item, "an entry of `specs`", true) else {
+            ok = false;
+            continue;
+        };
+        let path = std::path::Path::new(&p.value);
+        if path.is_absolute() || path.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+            cx.report(
+                Diagnostic::at(
+                    &rule::INVALID_VALUE,
+                    p.loc,
+                    format!("`specs` entry `{}` leaves the manifest's directory", p.value),
+                )
+                .label("not below the manifest")
+                .help("name folders below the manifest's directory, e.g. `inst/mcp/tools`; a manifest elsewhere is given with `--manifest`"),
+            );
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// Reads `outputs`: a non-empty list of output names.
+fn outputs(cx: &mut Cx<'_>, node: &Node) -> Option<Vec<OutputKind>> {
+    let Some(items) = node.as_array().filter(|i| !i.is_empty()) else {
+        cx.wrong_type(node, "`outputs`", "a non-empty list of outputs");
+        return None;
+    };
+    let names: Vec<&str> = OutputKind::ALL.iter().map(|k| k.as_str()).collect();
+    let mut out = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let Some(s) = cx.string(item, "an entry of `outputs`", true) else {
+            ok = false;
+            continue;
+        };
+        match OutputKind::parse(&s.value) {
+            Some(k) if !out.contains(&k) => out.push(k),
+            Some(_) => {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        s.loc,
+                        format!("`{}` is listed twice in `outputs`", s.value),
+                    )
+                    .label("duplicate entry"),
+                );
+                ok = false;
+            }
+            None => {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        s.loc,
+                        format!("unknown output `{}`", s.value),
+                    )
+                    .label("not an output")
+                    .help(suggest(&s.value, &names)),
+                );
+                ok = false;
+            }
+        }
+    }
+    out.sort();
+    ok.then_some(out)
+}
+
+/// Reads `lints`: rule (code or name) -> `allow`, `warn` or `deny`.
+fn lints(
+    cx: &mut Cx<'_>,
+    node: &Node,
+) -> Option<Vec<(&'static crate::diag::Rule, LintLevel, crate::source::Loc)>> {
+    let members = cx.object(node, "`lints`")?;
+    let levels: Vec<&str> = LintLevel::ALL.iter().map(|l| l.as_str()).collect();
+    let mut out: Vec<(&'static crate::diag::Rule, LintLevel, crate::source::Loc)> = Vec::new();
+    let mut ok = true;
+    for m in members {
+        let Some(level) = cx.string(&m.value, &format!("the level of `{}`", m.key), true) else {
+            ok = false;
+            continue;
+        };
+        let Some(l) = LintLevel::parse(&level.value) else {
+            cx.report(
+                Diagnostic::at(
+                    &rule::INVALID_VALUE,
+                    level.loc,
+                    format!("unknown level `{}`", level.value),
+                )
+                .label("not a level")
+                .help(suggest(&level.value, &levels)),
+            );
+            ok = false;
+            continue;
+        };
+        let key_loc = cx.loc(m.key_span);
+        match configurable_rule(&m.key, l) {
+            Ok(rule) if out.iter().any(|(r, _, _)| std::ptr::eq(*r, rule)) => {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        key_loc,
+                        format!("{} is set twice in `lints`", rule.code),
+                    )
+                    .label("set again")
+                    .help("a rule's code and its name are the same rule; keep one"),
+                );
+                ok = false;
+            }
+            Ok(rule) => out.push((rule, l, key_loc)),
+            Err(e) => {
+                cx.report(
+                    Diagnostic::at(&rule::INVALID_VALUE, key_loc, e)
+                        .label("cannot be set")
+                        .help("`toolgen rules` lists every rule with its default level"),
+                );
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(out)
 }
 
 /// A list of `id` strings or `{id, <extra>}` objects; duplicates are reported.

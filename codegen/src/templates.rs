@@ -115,7 +115,14 @@ impl Templates {
     /// The built-in templates, with any file of the same name in `dir` taking
     /// precedence. Fails on an unreadable or syntactically broken override.
     pub fn new(dir: Option<&Path>) -> Result<Templates, TemplateError> {
+        Templates::with_regenerate(dir, "toolgen gen")
+    }
+
+    /// Like [`Templates::new`]; `regenerate` is the command that regenerates
+    /// the output, which templates name in their headers (`{{ regenerate }}`).
+    pub fn with_regenerate(dir: Option<&Path>, regenerate: &str) -> Result<Templates, TemplateError> {
         let mut env = Environment::new();
+        env.add_global("regenerate", regenerate.to_owned());
         let syntax = minijinja::syntax::SyntaxConfig::builder()
             .trim_blocks(true)
             .lstrip_blocks(true)
@@ -205,17 +212,18 @@ impl RunTemplates {
     /// Loads every override directory; problems are reported and give `None`.
     pub fn load(
         cli: Option<&Path>,
+        regenerate: &str,
         project: &Project,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<RunTemplates> {
-        let shared = Templates::new(cli)
+        let shared = Templates::with_regenerate(cli, regenerate)
             .map_err(|e| diags.push(e.diagnostic()))
             .ok()?;
         let mut per_set = BTreeMap::new();
         if cli.is_none() {
             for set in &project.tool_sets {
                 if let Some(dir) = &set.templates {
-                    let t = Templates::new(Some(&dir.value))
+                    let t = Templates::with_regenerate(Some(&dir.value), regenerate)
                         .map_err(|e| diags.push(e.diagnostic()))
                         .ok()?;
                     per_set.insert(set.name.clone(), t);
@@ -241,6 +249,8 @@ impl RunTemplates {
 pub struct TemplateSource {
     /// The command line's override directory, if any.
     dir: Option<PathBuf>,
+    /// The command that regenerates the output (the templates' `regenerate`).
+    regenerate: String,
     loaded: std::cell::OnceCell<Option<RunTemplates>>,
 }
 
@@ -254,9 +264,10 @@ impl std::fmt::Debug for TemplateSource {
 }
 
 impl TemplateSource {
-    pub fn new(dir: Option<PathBuf>) -> TemplateSource {
+    pub fn new(dir: Option<PathBuf>, regenerate: String) -> TemplateSource {
         TemplateSource {
             dir,
+            regenerate,
             loaded: std::cell::OnceCell::new(),
         }
     }
@@ -265,7 +276,7 @@ impl TemplateSource {
     /// once) when an override does not load.
     pub fn get(&self, project: &Project, diags: &mut Vec<Diagnostic>) -> Option<&RunTemplates> {
         self.loaded
-            .get_or_init(|| RunTemplates::load(self.dir.as_deref(), project, diags))
+            .get_or_init(|| RunTemplates::load(self.dir.as_deref(), &self.regenerate, project, diags))
             .as_ref()
     }
 }

@@ -8,6 +8,9 @@
 //! - [`bridge`]: handlers that forward calls to the generated C# bridge in the Unity Editor;
 //! - [`toolvault`]: the ToolVault argument array <-> object conversion.
 
+//! Code that a `build.rs` generates with `toolgen::Generator::compile` is
+//! included with [`include_tools!`].
+
 pub mod bridge;
 pub mod error;
 pub mod server;
@@ -18,3 +21,25 @@ pub use server::{
     Call, Execution, Handler, KeyOrder, Server, ServerInfo, Session, ToolDescriptor, ToolInfo,
     ToolOutput, TypedCall, register_tools, typed_call,
 };
+
+/// This crate's version: generated code and the generator that wrote it must
+/// agree with it (toolgen checks before it generates).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Includes the Rust that `toolgen::Generator::compile` wrote into `OUT_DIR`
+/// from a `build.rs`: one module per tool set (`tools.rs`; pass another file
+/// name if the build script chose one).
+///
+/// ```ignore
+/// toolgen_runtime::include_tools!();
+/// // now `weather::WeatherTools`, `weather::register`, ...
+/// ```
+#[macro_export]
+macro_rules! include_tools {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/tools.rs"));
+    };
+    ($file:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $file));
+    };
+}

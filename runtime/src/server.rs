@@ -163,6 +163,17 @@ pub struct ServerInfo {
     pub extra: Map<String, Value>,
 }
 
+impl ServerInfo {
+    /// A server called `name` at `version`, with no extra fields.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> ServerInfo {
+        ServerInfo {
+            name: name.into(),
+            version: version.into(),
+            extra: Map::new(),
+        }
+    }
+}
+
 struct Entry {
     descriptor: ToolDescriptor,
     handler: Handler,

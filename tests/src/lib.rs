@@ -4,7 +4,34 @@ pub mod synth;
 
 use std::path::{Path, PathBuf};
 
+use toolgen::Generator;
 use toolgen::load::Loaded;
+use toolgen::output::Prune;
+
+/// The trees `cargo xtask gen` writes and `--check` checks: specs, output
+/// directory, and the runtime's path as the generated Cargo.toml sees it.
+/// `tests/generated-hostile/` is every emitter's output for names that collide
+/// once they are identifiers, compiled by tests/tests/hostile_rust.rs.
+pub const TREES: [(&str, &str, &str); 2] = [
+    ("tool-specs", "generated", "../../runtime"),
+    (
+        "tests/fixtures/rust-hostile",
+        "tests/generated-hostile",
+        "../../../runtime",
+    ),
+];
+
+/// The generator of one of [`TREES`], as `cargo xtask gen` runs it: the
+/// generated crate uses the workspace's runtime (no bundled copy), and the
+/// headers name `cargo xtask gen`.
+pub fn tree_generator(root: &Path, (specs, out, runtime): (&str, &str, &str)) -> Generator {
+    Generator::new()
+        .input(root.join(specs))
+        .out_dir(root.join(out))
+        .prune(Prune::All)
+        .rust_runtime_path(runtime)
+        .regenerate_command("cargo xtask gen")
+}
 
 /// The repository root.
 pub fn root() -> PathBuf {

@@ -2,17 +2,11 @@
 //! and generation must be deterministic.
 
 use toolgen::Generator;
-use toolgen::output::Prune;
 use toolgen_tests::{editormcp_spec_ids, root};
 
 #[test]
 fn generated_tree_is_up_to_date() {
-    let root = root();
-    let g = Generator::new()
-        .input(root.join("tool-specs"))
-        .out_dir(root.join("generated"))
-        .prune(Prune::All)
-        .rust_runtime_dependency("toolgen-runtime = { path = \"../../runtime\" }");
+    let g = toolgen_tests::tree_generator(&root(), toolgen_tests::TREES[0]);
     match g.check() {
         Ok((_, report)) => assert!(
             report.is_clean(),

@@ -64,8 +64,11 @@ fn yaml11_booleans_hidden_parameters_and_odd_names() {
     assert_eq!(input["properties"]["data.frame"]["default"], false);
     // Names that are not identifiers load, keep their wire names in the catalog, and
     // get valid, distinct identifiers for generated code.
+    // Loose RAVE files are a tool set named after their package.
+    assert_eq!(loaded.project.tool_sets[0].name, "pkg");
+    assert_eq!(loaded.project.tool_sets[0].namespace, "Pkg");
     let files = Generator::render(&loaded.project);
-    let catalog = String::from_utf8_lossy(files.get("catalog/rave/tools.json").unwrap_or_default())
+    let catalog = String::from_utf8_lossy(files.get("catalog/pkg/tools.json").unwrap_or_default())
         .into_owned();
     assert!(catalog.contains("\"data.frame\"") && catalog.contains("\"type\""));
     let names: Vec<&str> = input["properties"]

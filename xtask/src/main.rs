@@ -19,8 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use toolgen::emit::GeneratedFiles;
-use toolgen::output::{self, Prune};
-use toolgen::{GenerateError, Generator};
+use toolgen::GenerateError;
+use toolgen::output;
+use toolgen_tests::{TREES, tree_generator};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -54,27 +55,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// The trees `cargo xtask gen` writes and `--check` checks: specs, output
-/// directory, and the runtime's path as the generated Cargo.toml sees it.
-/// `tests/generated-hostile/` is every emitter's output for names that collide
-/// once they are identifiers, compiled by tests/tests/hostile_rust.rs.
-const TREES: [(&str, &str, &str); 2] = [
-    ("tool-specs", "generated", "../../runtime"),
-    (
-        "tests/fixtures/rust-hostile",
-        "tests/generated-hostile",
-        "../../../runtime",
-    ),
-];
-
-fn tree_generator(root: &Path, (specs, out, runtime): (&str, &str, &str)) -> Generator {
-    Generator::new()
-        .input(root.join(specs))
-        .out_dir(root.join(out))
-        .prune(Prune::All)
-        .rust_runtime_path(runtime)
 }
 
 /// Files outside `generated/` that are generated too.

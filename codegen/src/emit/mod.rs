@@ -8,13 +8,14 @@ pub mod catalog;
 pub mod csharp;
 pub mod docs;
 pub mod rave;
+pub mod runtime_crate;
 pub mod rust;
 pub mod shared_defs;
 pub mod yaml;
 
 use std::collections::BTreeMap;
 
-use crate::ir::Project;
+use crate::ir::{OutputKind, Project, RuntimeSource};
 use crate::templates::TemplateSource;
 
 /// Generated files: relative path (with `/`) -> contents. Ordered, so output is deterministic.
@@ -83,30 +84,97 @@ pub(crate) fn strings(v: Option<&serde_json::Value>) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// Settings of the emitters.
-#[derive(Clone, Debug, Default)]
-pub struct EmitOptions {
-    /// Overrides the `toolgen-runtime` dependency line of the generated Rust crate.
-    pub rust_runtime_dependency: Option<String>,
-    /// A directory whose files override the built-in templates of the same name.
-    pub templates: Option<std::path::PathBuf>,
+/// How the Rust output is laid out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RustLayout {
+    /// A crate under `rust/`: `Cargo.toml`, `src/lib.rs`, a module directory
+    /// per tool set, and (with the bundled runtime) `toolgen-runtime/` beside.
+    #[default]
+    Crate,
+    /// One file, `tools.rs`, with a module per tool set, for a `build.rs` to
+    /// write into `OUT_DIR` and the package to `include!`.
+    Module,
 }
 
-/// Every emitter, in the order they run.
-pub fn all(options: &EmitOptions) -> Vec<Box<dyn Emitter>> {
-    let mut rust = rust::RustCrate::default();
-    if let Some(dep) = &options.rust_runtime_dependency {
-        rust.runtime_dependency = dep.clone();
+/// Settings of the emitters.
+#[derive(Clone, Debug)]
+pub struct EmitOptions {
+    /// The outputs asked for; empty: every output (each tool set's manifest
+    /// may still leave some out).
+    pub outputs: Vec<OutputKind>,
+    pub rust_layout: RustLayout,
+    /// Where the generated crate gets `toolgen-runtime` from; overrides the
+    /// manifests' `runtime`. `None`: the manifests', else bundled.
+    pub runtime: Option<RuntimeSource>,
+    /// A directory whose files override the built-in templates of the same name.
+    pub templates: Option<std::path::PathBuf>,
+    /// The command that regenerates the output, named in generated headers
+    /// (`toolgen gen --out generated specs`, `cargo xtask gen`, ...).
+    pub regenerate: String,
+    /// Reports how far the emitters are (the Rust emitter, the slow one, per tool).
+    pub progress: crate::progress::Progress,
+}
+
+impl Default for EmitOptions {
+    fn default() -> Self {
+        EmitOptions {
+            outputs: Vec::new(),
+            rust_layout: RustLayout::Crate,
+            runtime: None,
+            templates: None,
+            regenerate: "toolgen gen".to_owned(),
+            progress: crate::progress::Progress::default(),
+        }
     }
-    let templates = std::rc::Rc::new(TemplateSource::new(options.templates.clone()));
+}
+
+impl EmitOptions {
+    /// Whether output `kind` was asked for.
+    pub fn asks_for(&self, kind: OutputKind) -> bool {
+        self.outputs.is_empty() || self.outputs.contains(&kind)
+    }
+}
+
+/// The regenerate command as one line, safe in any line comment.
+pub(crate) fn one_line(command: &str) -> String {
+    command.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every emitter with its output kind, in the order they run.
+pub fn all(options: &EmitOptions) -> Vec<(OutputKind, Box<dyn Emitter>)> {
+    let rust = rust::RustCrate {
+        layout: options.rust_layout,
+        runtime: options.runtime.clone(),
+        regenerate: one_line(&options.regenerate),
+        progress: options.progress.clone(),
+    };
+    let templates = std::rc::Rc::new(TemplateSource::new(
+        options.templates.clone(),
+        one_line(&options.regenerate),
+    ));
     let csharp = csharp::CSharp {
         templates: templates.clone(),
     };
     let docs = docs::Docs { templates };
     vec![
-        Box::new(catalog::Catalog),
-        Box::new(rust),
-        Box::new(csharp),
-        Box::new(docs),
+        (OutputKind::Catalog, Box::new(catalog::Catalog) as Box<dyn Emitter>),
+        (OutputKind::Rust, Box::new(rust)),
+        (OutputKind::CSharp, Box::new(csharp)),
+        (OutputKind::Docs, Box::new(docs)),
     ]
+}
+
+/// The part of `project` that output `kind` is generated from: the tool sets
+/// whose manifests want it. `None` when that is no tool set.
+pub fn project_for(project: &Project, kind: OutputKind) -> Option<std::borrow::Cow<'_, Project>> {
+    if project.tool_sets.iter().all(|s| s.wants(kind)) {
+        return (!project.tool_sets.is_empty()).then_some(std::borrow::Cow::Borrowed(project));
+    }
+    let tool_sets: Vec<_> = project
+        .tool_sets
+        .iter()
+        .filter(|s| s.wants(kind))
+        .cloned()
+        .collect();
+    (!tool_sets.is_empty()).then(|| std::borrow::Cow::Owned(Project { tool_sets }))
 }

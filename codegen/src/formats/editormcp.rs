@@ -24,7 +24,7 @@ use crate::syntax::{Member, Node, NodeKind, pointer_join};
 /// JSON Schema dialect of every schema toolgen emits.
 pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-const TOP_KEYS: &[&str] = &[
+pub(crate) const TOP_KEYS: &[&str] = &[
     "$schema",
     "id",
     "name",
@@ -40,7 +40,7 @@ const TOP_KEYS: &[&str] = &[
     "timeoutSeconds",
 ];
 
-const PROPERTY_KEYS: &[&str] = &[
+pub(crate) const PROPERTY_KEYS: &[&str] = &[
     "type",
     "description",
     "required",
@@ -120,6 +120,9 @@ pub fn default_tool_set() -> ToolSet {
         templates: None,
         default_timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
         manifest: None,
+        outputs: None,
+        runtime: None,
+        lints: Vec::new(),
         tools: Vec::new(),
     }
 }

@@ -22,7 +22,8 @@ use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
 use crate::source::Span;
 use crate::syntax::{Node, NodeKind};
 
-const TOP_KEYS: &[&str] = &[
+pub(crate) const TOP_KEYS: &[&str] = &[
+    "$schema",
     "name",
     "title",
     "description",

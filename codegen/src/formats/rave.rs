@@ -37,7 +37,7 @@ use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
 use crate::source::{Loc, Span};
 use crate::syntax::{Member, Node, NodeKind, pointer_join};
 
-const TOP_KEYS: &[&str] = &[
+pub(crate) const TOP_KEYS: &[&str] = &[
     "name",
     "description",
     "parameters",

@@ -1,0 +1,454 @@
+//! `toolgen init` and `toolgen new`: a tool set to start from, and new specs
+//! in it, each with every field its format requires. What they write
+//! validates with no warnings (`new` checks the new spec with the same
+//! loader `validate` uses, and writes nothing when it would not), and names
+//! its JSON Schema so that editors complete and check while the author types.
+//!
+//! The schemas go to `.toolgen/` beside the manifest: a hidden folder, which
+//! the directory walk skips, so they are never read as specs.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::diag::{HumanRenderer, Severity};
+use crate::ir::{Format, ToolSet};
+use crate::load::{LoadOptions, load};
+use crate::manifest::{self, MANIFEST_NAMES};
+use crate::spec_schemas;
+
+/// The folder, beside a manifest, that holds the JSON Schemas for editors.
+pub const SCHEMA_DIR: &str = ".toolgen";
+
+/// What `init` wrote.
+#[derive(Debug)]
+pub struct Initialized {
+    pub manifest: PathBuf,
+    pub spec: PathBuf,
+    pub schemas: Vec<PathBuf>,
+}
+
+/// A tool-set name from a directory name: lowercase letters, digits and `_`.
+fn set_name(dir: &Path) -> String {
+    let raw = std::path::absolute(dir)
+        .ok()
+        .and_then(|d| d.file_name().and_then(|n| n.to_str()).map(str::to_owned))
+        .unwrap_or_default();
+    let mut name: String = raw
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    name = name.trim_matches('_').to_owned();
+    if !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        name = format!("tools_{name}").trim_end_matches('_').to_owned();
+    }
+    name
+}
+
+/// Writes a file that must not exist yet.
+fn create(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
+    }
+    use std::io::Write as _;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => format!(
+                "`{}` already exists; toolgen does not overwrite it",
+                path.display()
+            ),
+            _ => format!("cannot create `{}`: {e}", path.display()),
+        })?;
+    file.write_all(text.as_bytes())
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+}
+
+/// Writes (or refreshes) the JSON Schemas into `dir`; returns their paths.
+pub fn write_schemas(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut written = Vec::new();
+    for (name, schema) in spec_schemas::all() {
+        let path = dir.join(name);
+        crate::output::write_atomic(&path, spec_schemas::to_text(&schema).as_bytes())
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// A relative path from directory `from` to `to` (both absolute), with `/`.
+fn relative(from: &Path, to: &Path) -> String {
+    let from: Vec<Component> = from.components().collect();
+    let to_parts: Vec<Component> = to.components().collect();
+    let common = from
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut parts: Vec<String> = vec!["..".to_owned(); from.len() - common];
+    parts.extend(
+        to_parts[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+fn checked_relative(specs: &str) -> Result<(), String> {
+    let p = Path::new(specs);
+    if p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(format!(
+            "`--specs {specs}` must be a folder below the tool set's directory"
+        ));
+    }
+    Ok(())
+}
+
+/// Creates a tool set in `dir`: `toolset.yaml`, one example spec and the JSON
+/// Schemas. `specs`: a folder below `dir` for the spec files (the manifest
+/// names it), for folders that another program owns.
+pub fn init(
+    dir: &Path,
+    format: Format,
+    name: Option<&str>,
+    specs: Option<&str>,
+) -> Result<Initialized, String> {
+    if let Some(existing) = MANIFEST_NAMES
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file())
+    {
+        return Err(format!(
+            "`{}` is already a tool set; add specs to it with `toolgen new ID --dir {}`",
+            existing.display(),
+            dir.display()
+        ));
+    }
+    let name = match name {
+        Some(n) if manifest::is_valid_name(n) => n.to_owned(),
+        Some(n) => {
+            return Err(format!(
+                "`{n}` is not a tool-set name: use lowercase letters, digits and `_`, starting with a letter"
+            ));
+        }
+        None => set_name(dir),
+    };
+    if let Some(s) = specs {
+        checked_relative(s)?;
+    }
+    let schemas = write_schemas(&dir.join(SCHEMA_DIR))?;
+    let manifest_path = dir.join("toolset.yaml");
+    create(&manifest_path, &manifest_text(&name, format, specs))?;
+    let spec = new_spec_in(&manifest_path, &example_id(format, &name), true)?;
+    Ok(Initialized {
+        manifest: manifest_path,
+        spec,
+        schemas,
+    })
+}
+
+fn example_id(format: Format, set: &str) -> String {
+    match format {
+        Format::EditorMcp => "project.hello".to_owned(),
+        Format::Mcp => "hello".to_owned(),
+        Format::Rave => format!("{}-mcp_tool_example_hello", rave_package(set)),
+    }
+}
+
+/// A RAVE package prefix from a tool-set name (letters and digits only).
+fn rave_package(set: &str) -> String {
+    let p: String = set.chars().filter(char::is_ascii_alphanumeric).collect();
+    if p.is_empty() { "pkg".to_owned() } else { p }
+}
+
+fn manifest_text(name: &str, format: Format, specs: Option<&str>) -> String {
+    let title = crate::ident::title_case(name);
+    let namespace = crate::ident::pascal(name);
+    let mut t = format!(
+        "# yaml-language-server: $schema={SCHEMA_DIR}/{manifest}\n# The tool set `{name}`: every spec file {where_} is one tool in the {format} format.\n# toolgen validate . && toolgen gen --out generated .\nname: {name}\ntitle: {title}\nversion: 0.1.0\nformat: {format}\nnamespace: {namespace}\n",
+        manifest = spec_schemas::MANIFEST,
+        where_ = match specs {
+            Some(s) => format!("in `{s}`"),
+            None => "next to this manifest".to_owned(),
+        },
+    );
+    if let Some(s) = specs {
+        t.push_str(&format!("# Where the spec files are (relative to this file); only they are read.\nspecs: {s}\n"));
+    }
+    match format {
+        Format::EditorMcp => t.push_str(
+            "defaultTimeoutSeconds: 30\ncategories:\n  - id: project\n    description: Project-wide inspection\ntiers:\n  - id: core\n    title: Core\nsafetyLevels: [read-only, safe-write]\n",
+        ),
+        Format::Mcp | Format::Rave => {}
+    }
+    t.push_str(
+        "# Optional:\n# outputs: [catalog, rust, csharp, docs]   # only these outputs (default: all)\n# lints: {TG0209: allow}                  # rule levels: allow, warn, deny\n",
+    );
+    t
+}
+
+/// Adds a spec for tool `id` to the tool set whose manifest is found from
+/// `start` (a manifest, or a directory in or below the tool set): in the
+/// manifest's first `specs` folder, or beside it. RAVE ids without a package
+/// (`signal_filter`) get the tool set's (`pkg-mcp_tool_signal_filter`).
+pub fn new_spec(start: &Path, id: &str) -> Result<PathBuf, String> {
+    let manifest = find_manifest(start)?;
+    new_spec_in(&manifest, id, false)
+}
+
+/// The manifest at `start`, or the nearest one in or above the directory `start`.
+pub fn find_manifest(start: &Path) -> Result<PathBuf, String> {
+    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    if start.is_file() {
+        return Ok(start);
+    }
+    let mut dir = Some(start.as_path());
+    while let Some(d) = dir {
+        if let Some(m) = MANIFEST_NAMES.iter().map(|n| d.join(n)).find(|p| p.is_file()) {
+            return Ok(m);
+        }
+        dir = d.parent();
+    }
+    Err(format!(
+        "no toolset.yaml in `{}` or above it; create a tool set with `toolgen init DIR --format mcp|editormcp|rave`, or name one with `--manifest`",
+        start.display()
+    ))
+}
+
+/// Reads the manifest at `path` into a tool-set shell and its spec folder.
+fn read_manifest(path: &Path) -> Result<(ToolSet, PathBuf), String> {
+    let mut db = crate::source::SourceDb::new();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let file = db.add(path, text);
+    let parsed = crate::syntax::yaml::parse(
+        file,
+        &db.get(file).text,
+        crate::syntax::yaml::Schema::Core,
+    );
+    let mut diags = parsed.diagnostics;
+    let root = parsed.root;
+    let set = root.as_ref().and_then(|root| {
+        let mut cx = crate::formats::fields::Cx {
+            file,
+            diags: &mut diags,
+        };
+        manifest::read(&mut cx, root)
+    });
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| HumanRenderer { db: &db, color: false }.render(d))
+        .collect();
+    match set {
+        Some(set) if errors.is_empty() => {
+            let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+            let specs = root
+                .as_ref()
+                .and_then(manifest::spec_paths)
+                .and_then(|s| s.into_iter().next())
+                .map_or_else(|| dir.clone(), |s| dir.join(s));
+            Ok((set, specs))
+        }
+        _ => Err(format!(
+            "the manifest `{}` has errors:\n{}",
+            path.display(),
+            errors.join("")
+        )),
+    }
+}
+
+fn new_spec_in(manifest_path: &Path, id: &str, example: bool) -> Result<PathBuf, String> {
+    let manifest_path =
+        std::path::absolute(manifest_path).unwrap_or_else(|_| manifest_path.to_path_buf());
+    let (set, spec_dir) = read_manifest(&manifest_path)?;
+    let id = match set.format {
+        Format::Rave if !id.contains('-') => {
+            format!("{}-mcp_tool_{id}", rave_package(&set.name))
+        }
+        _ => id.to_owned(),
+    };
+    if id.is_empty() || id.contains(['/', '\\']) || id.starts_with('.') {
+        return Err(format!(
+            "`{id}` cannot be a tool id: it becomes a file name"
+        ));
+    }
+    let ext = if set.format == Format::Rave { "yaml" } else { "json" };
+    let path = spec_dir.join(format!("{id}.{ext}"));
+    let schema_dir = manifest_path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(SCHEMA_DIR);
+    let schema_file = spec_schemas::for_format(set.format);
+    if !schema_dir.join(schema_file).is_file() {
+        write_schemas(&schema_dir)?;
+    }
+    let schema_ref = format!("{}/{schema_file}", relative(&spec_dir, &schema_dir));
+    let text = spec_text(&set, &id, &schema_ref, example);
+    create(&path, &text)?;
+    // Checked as `toolgen validate` checks it, with its tool set: a spec that
+    // is not valid with no warnings is not left behind.
+    let loaded = load(
+        std::slice::from_ref(&path),
+        &LoadOptions {
+            manifest: Some(manifest_path.clone()),
+            ..LoadOptions::default()
+        },
+    );
+    let render = HumanRenderer {
+        db: &loaded.db,
+        color: false,
+    };
+    let own: Vec<String> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity != Severity::Note)
+        .filter(|d| {
+            d.loc
+                .is_none_or(|l| loaded.db.get(l.file).path == path)
+        })
+        .map(|d| render.render(d))
+        .collect();
+    if !own.is_empty() {
+        let _ = std::fs::remove_file(&path);
+        return Err(format!(
+            "a spec for `{id}` would not validate, so none was written:\n{}",
+            own.join("")
+        ));
+    }
+    Ok(path)
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String {
+    let title = crate::ident::title_case(id.rsplit("mcp_tool_").next().unwrap_or(id));
+    let description = if example {
+        "Greets someone by name: an example tool to edit or delete."
+    } else {
+        "Describe in one to three sentences what the tool does."
+    };
+    let category = set.categories.first().map(|c| c.id.clone());
+    let tier = set
+        .tiers
+        .first()
+        .map_or_else(|| "core".to_owned(), |t| t.id.clone());
+    let safety = set
+        .safety_levels
+        .first()
+        .copied()
+        .unwrap_or(crate::ir::SafetyLevel::ReadOnly);
+    let (param, param_doc, result, result_doc) = if example {
+        ("name", "Who to greet.", "greeting", "The greeting.")
+    } else {
+        (
+            "query",
+            "Describe this parameter.",
+            "result",
+            "Describe this result.",
+        )
+    };
+    match set.format {
+        Format::EditorMcp => format!(
+            r#"{{
+  "$schema": {schema},
+  "id": {id},
+  "name": {title},
+  "description": {description},
+  "category": {category},
+  "safetyLevel": "{safety}",
+  "tier": {tier},
+  "inputs": {{
+    "{param}": {{"type": "string", "required": true, "description": "{param_doc}"}}
+  }},
+  "outputs": {{
+    "{result}": {{"type": "string", "description": "{result_doc}"}}
+  }},
+  "examples": [
+    {{"description": "A typical call", "input": {{"{param}": "Ada"}}, "output": {{"{result}": "Hello, Ada!"}}}}
+  ]
+}}
+"#,
+            schema = json_string(schema_ref),
+            id = json_string(id),
+            title = json_string(&title),
+            description = json_string(description),
+            category = json_string(category.as_deref().unwrap_or("project")),
+            tier = json_string(&tier),
+        ),
+        Format::Mcp => {
+            let category = category
+                .map(|c| format!("\"category\": {}, ", json_string(&c)))
+                .unwrap_or_default();
+            let (read_only, destructive) = safety.mcp_hints();
+            format!(
+                r#"{{
+  "$schema": {schema},
+  "name": {id},
+  "title": {title},
+  "description": {description},
+  "inputSchema": {{
+    "type": "object",
+    "properties": {{
+      "{param}": {{"type": "string", "description": "{param_doc}"}}
+    }},
+    "required": ["{param}"],
+    "additionalProperties": false
+  }},
+  "outputSchema": {{
+    "type": "object",
+    "properties": {{
+      "{result}": {{"type": "string", "description": "{result_doc}"}}
+    }},
+    "required": ["{result}"]
+  }},
+  "annotations": {{"readOnlyHint": {read_only}, "destructiveHint": {destructive}}},
+  "_meta": {{
+    "toolgen": {{
+      {category}"examples": [
+        {{"description": "A typical call", "input": {{"{param}": "Ada"}}, "output": {{"{result}": "Hello, Ada!"}}}}
+      ]
+    }}
+  }}
+}}
+"#,
+                schema = json_string(schema_ref),
+                id = json_string(id),
+                title = json_string(&title),
+                description = json_string(description),
+            )
+        }
+        Format::Rave => {
+            let (package, function) = id.split_once('-').unwrap_or((id, id));
+            format!(
+                "# yaml-language-server: $schema={schema_ref}\nname: {id}\ndescription: {description}\nparameters:\n  type: object\n  properties:\n    {param}:\n      type: string\n      description: {param_doc}\n  required:\n  - {param}\ncategory: {category}\nreturns:\n  type: object\n  properties:\n    {result}:\n      type: string\n      description: {result_doc}\nimplementation_example: |\n  {package}:::{function}({param} = \"Ada\")\n  #> ${result}\n  #> [1] \"Hello, Ada!\"\n",
+                description = json_string(description),
+                param_doc = json_string(param_doc),
+                result_doc = json_string(result_doc),
+                category = json_string(category.as_deref().unwrap_or("general")),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_paths() {
+        assert_eq!(set_name(Path::new("/x/My Tools-2")), "my_tools_2");
+        assert_eq!(set_name(Path::new("/x/2d")), "tools_2d");
+        assert_eq!(
+            relative(Path::new("/a/b/c"), Path::new("/a/.toolgen")),
+            "../../.toolgen"
+        );
+        assert_eq!(relative(Path::new("/a"), Path::new("/a/.toolgen")), ".toolgen");
+        assert!(checked_relative("../x").is_err());
+        assert!(checked_relative("inst/mcp/tools").is_ok());
+    }
+}
