@@ -154,6 +154,7 @@ impl Generator {
         self
     }
 
+    /// Where the output goes (below an input is fine: it is never read as specs).
     pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.out_dir = Some(dir.into());
         self
@@ -276,9 +277,16 @@ impl Generator {
         self
     }
 
-    /// Reads and validates the inputs.
+    /// Reads and validates the inputs (never the output directory, should it
+    /// be below an input).
     pub fn load(&self) -> Loaded {
-        load::load(&self.inputs, &self.options)
+        let mut options = self.options.clone();
+        if let Some(out) = &self.out_dir {
+            options
+                .exclude
+                .push(std::path::absolute(out).unwrap_or_else(|_| out.clone()));
+        }
+        load::load(&self.inputs, &options)
     }
 
     /// Whether `loaded` may be generated from under this configuration.
@@ -400,7 +408,11 @@ impl Generator {
         if g.emit.regenerate == emit::EmitOptions::default().regenerate {
             g.emit.regenerate = "cargo build (this package's build.rs)".to_owned();
         }
-        let out = match g.out_dir.clone().or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from)) {
+        let out = match g
+            .out_dir
+            .clone()
+            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
+        {
             Some(dir) => dir,
             None => {
                 return Err(BuildError::Setup(
@@ -433,8 +445,9 @@ impl Generator {
         let loaded = match g.render_valid(loaded, &mut Timings::default()) {
             Ok((loaded, files)) => {
                 report_for_cargo(&loaded, &mut cargo);
-                output::write(&out, &files, g.prune)
-                    .map_err(|e| BuildError::Setup(format!("cannot write {}: {e}", out.display())))?;
+                output::write(&out, &files, g.prune).map_err(|e| {
+                    BuildError::Setup(format!("cannot write {}: {e}", out.display()))
+                })?;
                 return Ok(());
             }
             Err(GenerateError::Invalid(loaded)) => loaded,
@@ -487,7 +500,7 @@ fn report_for_cargo(loaded: &Loaded, cargo: &mut impl std::io::Write) {
             .or_else(|| d.path.as_ref().map(|p| format!(" ({p})")))
             .unwrap_or_default();
         let message = d.message.replace(['\n', '\r'], " ");
-        let line = format!("{}[{}]: {message}{place}", d.severity.as_str(), d.rule.code);
+        let line = format!("{}: {message}{place}", d.rule.code);
         let directive = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",

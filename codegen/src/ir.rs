@@ -125,8 +125,7 @@ pub enum RuntimeSource {
 impl RuntimeSource {
     /// What `--runtime` and a manifest's `runtime:` accept: `bundled`,
     /// `path=DIR`, `git=URL` (with `,rev=R`, `,branch=B` or `,tag=T`), `version=REQ`.
-    pub const SYNTAX: &'static str =
-        "`bundled`, `path=DIR`, `git=URL` (optionally `,rev=R`, `,branch=B` or `,tag=T`) or `version=REQ`";
+    pub const SYNTAX: &'static str = "`bundled`, `path=DIR`, `git=URL` (optionally `,rev=R`, `,branch=B` or `,tag=T`) or `version=REQ`";
 
     pub fn parse(s: &str) -> Result<RuntimeSource, String> {
         let s = s.trim();

@@ -7,10 +7,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Diagnostics, LintLevel, Rule, Severity, configurable_rule, rule};
-use crate::progress::Progress;
 use crate::formats::{self, editormcp, fields::Cx, mcp, rave};
 use crate::ir::{Format, Project, ToolSet};
 use crate::manifest::{self, MANIFEST_NAMES};
+use crate::progress::Progress;
 use crate::refs;
 use crate::source::{FileId, Loc, SourceDb, Span, display_path};
 use crate::syntax::{self, Node, yaml};
@@ -34,6 +34,8 @@ pub struct LoadOptions {
     /// Rule levels for this run (`--allow`, `--warn`, `--deny`), by code or
     /// name; over the manifests' `lints`.
     pub lints: Vec<(String, LintLevel)>,
+    /// Directories the walk does not enter (the output directory of the run).
+    pub exclude: Vec<PathBuf>,
     pub progress: Progress,
 }
 
@@ -45,6 +47,7 @@ impl Default for LoadOptions {
             groups: Vec::new(),
             manifest: None,
             lints: Vec::new(),
+            exclude: Vec::new(),
             progress: Progress::default(),
         }
     }
@@ -154,7 +157,10 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
                     .unwrap_or_else(|| vec![m.parent().unwrap_or(Path::new(".")).to_path_buf()]);
             }
         } else if !diags.iter().any(|d| d.severity == Severity::Error) {
-            diags.push(io_error(m, format!("`{}` holds no manifest", display_path(m))));
+            diags.push(io_error(
+                m,
+                format!("`{}` holds no manifest", display_path(m)),
+            ));
         }
     }
     {
@@ -208,7 +214,10 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     manifests.dedup();
     loaded.spec_files = specs.len();
     if specs.is_empty() && !diags.iter().any(|d| std::ptr::eq(d.rule, &rule::IO_ERROR)) {
-        let shown: Vec<String> = roots.iter().map(|p| format!("`{}`", display_path(p))).collect();
+        let shown: Vec<String> = roots
+            .iter()
+            .map(|p| format!("`{}`", display_path(p)))
+            .collect();
         diags.push(
             Diagnostic::new(
                 &rule::NO_SPEC_FILES,
@@ -562,6 +571,14 @@ impl Walk<'_> {
                     display_path(&path)
                 ),
             ));
+            return;
+        }
+        // toolgen's own output (a generation's file list marks it) is never
+        // read back as specs, wherever it sits (`gen --out generated .`).
+        if !explicit
+            && (path.join(crate::output::FILE_LIST).is_file()
+                || self.options.exclude.contains(&path))
+        {
             return;
         }
         // A manifest here that names its spec folders: only those are read.

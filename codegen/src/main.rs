@@ -317,6 +317,10 @@ impl Reporter {
     }
 }
 
+fn shown(p: &std::path::Path) -> String {
+    toolgen::source::display_path(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
@@ -516,9 +520,9 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
                     eprintln!(
                         "created the tool set in {}:\n  {}  (the manifest)\n  {}  (an example tool)\n  {}/  (JSON Schemas for editors)\nnext: `toolgen new ID --dir {}`, then `toolgen validate {}`",
                         dir.display(),
-                        done.manifest.display(),
-                        done.spec.display(),
-                        dir.join(toolgen::scaffold::SCHEMA_DIR).display(),
+                        shown(&done.manifest),
+                        shown(&done.spec),
+                        shown(&dir.join(toolgen::scaffold::SCHEMA_DIR)),
                         dir.display(),
                         dir.display()
                     );
@@ -534,7 +538,7 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             let start = manifest.unwrap_or(dir);
             match toolgen::scaffold::new_spec(&start, &id) {
                 Ok(path) => {
-                    eprintln!("created {}", path.display());
+                    eprintln!("created {}", shown(&path));
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
@@ -546,7 +550,7 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
         Command::Schemas { out } => match toolgen::scaffold::write_schemas(&out) {
             Ok(written) => {
                 for p in written {
-                    eprintln!("wrote {}", p.display());
+                    eprintln!("wrote {}", shown(&p));
                 }
                 ExitCode::SUCCESS
             }

@@ -34,8 +34,8 @@
 //! generator reads every YAML file in `inst/mcp/tools/` as a tool).
 
 use crate::diag::{Diagnostic, rule};
-use crate::formats::{self, editormcp, fields::Cx, fields::suggest};
 use crate::diag::{LintLevel, configurable_rule};
+use crate::formats::{self, editormcp, fields::Cx, fields::suggest};
 use crate::ir::{Category, Format, OutputKind, RuntimeSource, SafetyLevel, Spanned, Tier, ToolSet};
 use crate::syntax::{Node, NodeKind};
 
@@ -300,7 +300,11 @@ fn specs(cx: &mut Cx<'_>, node: &Node) -> bool {
             continue;
         };
         let path = std::path::Path::new(&p.value);
-        if path.is_absolute() || path.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+        if path.is_absolute()
+            || path
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir))
+        {
             cx.report(
                 Diagnostic::at(
                     &rule::INVALID_VALUE,

@@ -175,7 +175,9 @@ fn manifest_text(name: &str, format: Format, specs: Option<&str>) -> String {
         },
     );
     if let Some(s) = specs {
-        t.push_str(&format!("# Where the spec files are (relative to this file); only they are read.\nspecs: {s}\n"));
+        t.push_str(&format!(
+            "# Where the spec files are (relative to this file); only they are read.\nspecs: {s}\n"
+        ));
     }
     match format {
         Format::EditorMcp => t.push_str(
@@ -206,7 +208,11 @@ pub fn find_manifest(start: &Path) -> Result<PathBuf, String> {
     }
     let mut dir = Some(start.as_path());
     while let Some(d) = dir {
-        if let Some(m) = MANIFEST_NAMES.iter().map(|n| d.join(n)).find(|p| p.is_file()) {
+        if let Some(m) = MANIFEST_NAMES
+            .iter()
+            .map(|n| d.join(n))
+            .find(|p| p.is_file())
+        {
             return Ok(m);
         }
         dir = d.parent();
@@ -223,11 +229,8 @@ fn read_manifest(path: &Path) -> Result<(ToolSet, PathBuf), String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let file = db.add(path, text);
-    let parsed = crate::syntax::yaml::parse(
-        file,
-        &db.get(file).text,
-        crate::syntax::yaml::Schema::Core,
-    );
+    let parsed =
+        crate::syntax::yaml::parse(file, &db.get(file).text, crate::syntax::yaml::Schema::Core);
     let mut diags = parsed.diagnostics;
     let root = parsed.root;
     let set = root.as_ref().and_then(|root| {
@@ -240,7 +243,13 @@ fn read_manifest(path: &Path) -> Result<(ToolSet, PathBuf), String> {
     let errors: Vec<String> = diags
         .iter()
         .filter(|d| d.severity == Severity::Error)
-        .map(|d| HumanRenderer { db: &db, color: false }.render(d))
+        .map(|d| {
+            HumanRenderer {
+                db: &db,
+                color: false,
+            }
+            .render(d)
+        })
         .collect();
     match set {
         Some(set) if errors.is_empty() => {
@@ -275,7 +284,11 @@ fn new_spec_in(manifest_path: &Path, id: &str, example: bool) -> Result<PathBuf,
             "`{id}` cannot be a tool id: it becomes a file name"
         ));
     }
-    let ext = if set.format == Format::Rave { "yaml" } else { "json" };
+    let ext = if set.format == Format::Rave {
+        "yaml"
+    } else {
+        "json"
+    };
     let path = spec_dir.join(format!("{id}.{ext}"));
     let schema_dir = manifest_path
         .parent()
@@ -305,10 +318,7 @@ fn new_spec_in(manifest_path: &Path, id: &str, example: bool) -> Result<PathBuf,
         .diagnostics
         .iter()
         .filter(|d| d.severity != Severity::Note)
-        .filter(|d| {
-            d.loc
-                .is_none_or(|l| loaded.db.get(l.file).path == path)
-        })
+        .filter(|d| d.loc.is_none_or(|l| loaded.db.get(l.file).path == path))
         .map(|d| render.render(d))
         .collect();
     if !own.is_empty() {
@@ -319,6 +329,18 @@ fn new_spec_in(manifest_path: &Path, id: &str, example: bool) -> Result<PathBuf,
         ));
     }
     Ok(path)
+}
+
+/// A YAML scalar: plain when that reads back as the same string, else quoted.
+fn yaml_scalar(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || " .,_-()'".contains(c))
+        && s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !s.ends_with(' ')
+        && !["yes", "no", "on", "off", "true", "false", "null"]
+            .contains(&s.to_ascii_lowercase().as_str());
+    if plain { s.to_owned() } else { json_string(s) }
 }
 
 fn json_string(s: &str) -> String {
@@ -342,14 +364,23 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
         .first()
         .copied()
         .unwrap_or(crate::ir::SafetyLevel::ReadOnly);
-    let (param, param_doc, result, result_doc) = if example {
-        ("name", "Who to greet.", "greeting", "The greeting.")
+    let (param, param_doc, result, result_doc, input, output) = if example {
+        (
+            "name",
+            "Who to greet.",
+            "greeting",
+            "The greeting.",
+            "Ada",
+            "Hello, Ada!",
+        )
     } else {
         (
             "query",
             "Describe this parameter.",
             "result",
             "Describe this result.",
+            "example",
+            "an example result",
         )
     };
     match set.format {
@@ -369,7 +400,7 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
     "{result}": {{"type": "string", "description": "{result_doc}"}}
   }},
   "examples": [
-    {{"description": "A typical call", "input": {{"{param}": "Ada"}}, "output": {{"{result}": "Hello, Ada!"}}}}
+    {{"description": "A typical call", "input": {{"{param}": "{input}"}}, "output": {{"{result}": "{output}"}}}}
   ]
 }}
 "#,
@@ -410,7 +441,7 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
   "_meta": {{
     "toolgen": {{
       {category}"examples": [
-        {{"description": "A typical call", "input": {{"{param}": "Ada"}}, "output": {{"{result}": "Hello, Ada!"}}}}
+        {{"description": "A typical call", "input": {{"{param}": "{input}"}}, "output": {{"{result}": "{output}"}}}}
       ]
     }}
   }}
@@ -425,11 +456,11 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
         Format::Rave => {
             let (package, function) = id.split_once('-').unwrap_or((id, id));
             format!(
-                "# yaml-language-server: $schema={schema_ref}\nname: {id}\ndescription: {description}\nparameters:\n  type: object\n  properties:\n    {param}:\n      type: string\n      description: {param_doc}\n  required:\n  - {param}\ncategory: {category}\nreturns:\n  type: object\n  properties:\n    {result}:\n      type: string\n      description: {result_doc}\nimplementation_example: |\n  {package}:::{function}({param} = \"Ada\")\n  #> ${result}\n  #> [1] \"Hello, Ada!\"\n",
-                description = json_string(description),
-                param_doc = json_string(param_doc),
-                result_doc = json_string(result_doc),
-                category = json_string(category.as_deref().unwrap_or("general")),
+                "# yaml-language-server: $schema={schema_ref}\nname: {id}\ndescription: {description}\nparameters:\n  type: object\n  properties:\n    {param}:\n      type: string\n      description: {param_doc}\n  required:\n  - {param}\ncategory: {category}\nreturns:\n  type: object\n  properties:\n    {result}:\n      type: string\n      description: {result_doc}\nimplementation_example: |\n  {package}:::{function}({param} = \"{input}\")\n  #> ${result}\n  #> [1] \"{output}\"\n",
+                description = yaml_scalar(description),
+                param_doc = yaml_scalar(param_doc),
+                result_doc = yaml_scalar(result_doc),
+                category = yaml_scalar(category.as_deref().unwrap_or("general")),
             )
         }
     }
@@ -447,7 +478,10 @@ mod tests {
             relative(Path::new("/a/b/c"), Path::new("/a/.toolgen")),
             "../../.toolgen"
         );
-        assert_eq!(relative(Path::new("/a"), Path::new("/a/.toolgen")), ".toolgen");
+        assert_eq!(
+            relative(Path::new("/a"), Path::new("/a/.toolgen")),
+            ".toolgen"
+        );
         assert!(checked_relative("../x").is_err());
         assert!(checked_relative("inst/mcp/tools").is_ok());
     }

@@ -66,11 +66,31 @@ fn generate<T: JsonSchema>(file: &str, title: &str) -> Value {
     settings.option_nullable = false;
     let root = settings.into_generator().into_root_schema_for::<T>();
     let mut v = serde_json::to_value(root).unwrap_or(Value::Null);
+    drop_number_formats(&mut v);
     if let Value::Object(m) = &mut v {
         m.insert("$id".into(), json!(format!("{BASE_ID}{file}")));
         m.insert("title".into(), json!(title));
     }
     v
+}
+
+/// Removes the `format`s schemars gives numbers (`double`, `uint64`): they are
+/// Rust's types, not JSON Schema's, and mean nothing to an editor.
+fn drop_number_formats(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            let numeric = matches!(
+                m.get("type").and_then(Value::as_str),
+                Some("number" | "integer")
+            );
+            if numeric {
+                m.remove("format");
+            }
+            m.values_mut().for_each(drop_number_formats);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_number_formats),
+        _ => {}
+    }
 }
 
 /// Lets `x-*` keys (custom annotations) into an object schema that refuses
@@ -263,8 +283,12 @@ struct EditorMcpTool {
 fn editormcp_tool() -> Value {
     let mut s = generate::<EditorMcpTool>(EDITORMCP, "EditorMCP tool definition");
     allow_extensions(&mut s);
-    s["properties"]["timeoutSeconds"] =
-        json!({"type": "number", "exclusiveMinimum": 0, "maximum": 3600, "description": s["properties"]["timeoutSeconds"]["description"]});
+    s["properties"]["timeoutSeconds"] = json!({"type": "number", "exclusiveMinimum": 0, "maximum": 3600, "description": s["properties"]["timeoutSeconds"]["description"]});
+    // Names become identifiers in generated code (TG0301).
+    let identifier = json!({"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"});
+    for key in ["inputs", "outputs", "definitions"] {
+        s["properties"][key]["propertyNames"] = identifier.clone();
+    }
     for name in [
         "EditorMcpParameter",
         "EditorMcpOutputField",
@@ -273,8 +297,21 @@ fn editormcp_tool() -> Value {
     ] {
         let d = definition(&mut s, name);
         allow_extensions(d);
-        // A type, or a reference to a definition that has one.
-        d["anyOf"] = json!([{"required": ["type"]}, {"required": ["$ref"]}]);
+        d["properties"]["properties"]["propertyNames"] = identifier.clone();
+        d["allOf"] = json!([
+            // A type, or a reference to a definition that has one.
+            {"anyOf": [{"required": ["type"]}, {"required": ["$ref"]}]},
+            // Arrays declare their items (TG0308).
+            {"if": {"properties": {"type": {"const": "array"}}, "required": ["type"]},
+             "then": {"required": ["items"]}},
+        ]);
+    }
+    // A required parameter has no default (TG0303).
+    if let Some(all) = definition(&mut s, "EditorMcpParameter")["allOf"].as_array_mut() {
+        all.push(json!({
+            "if": {"properties": {"required": {"const": true}}},
+            "then": {"not": {"required": ["default"]}},
+        }));
     }
     s
 }
@@ -452,7 +489,23 @@ enum NullableText {
 }
 
 fn rave_tool() -> Value {
-    generate::<RaveTool>(RAVE, "RAVE tool")
+    let mut s = generate::<RaveTool>(RAVE, "RAVE tool");
+    // YAML 1.1 words, in any case, as toolgen reads them (JSON Schema
+    // patterns have no case-insensitive flag).
+    definition(&mut s, "YamlBool")["anyOf"][1]["pattern"] = json!(
+        "^([Yy][Ee][Ss]|[Nn][Oo]|[Oo][Nn]|[Oo][Ff][Ff]|[Yy]|[Nn]|[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$"
+    );
+    // Every parameter has a type (TG0101), one of JSON Schema's (TG0302).
+    let ty = json!({"anyOf": [
+        {"enum": crate::formats::rave::TYPES},
+        {"type": "array", "items": {"enum": crate::formats::rave::TYPES}, "minItems": 1},
+    ]});
+    definition(&mut s, "RaveSchema")["properties"]["properties"]["additionalProperties"] = json!({
+        "type": "object",
+        "required": ["type"],
+        "properties": {"type": ty, "description": {"type": ["string", "null"]}},
+    });
+    s
 }
 
 // --- toolset.yaml ----------------------------------------------------------------------------
@@ -491,7 +544,10 @@ enum OutputName {
 #[allow(dead_code)]
 enum CategoryEntry {
     Id(String),
-    Full { id: String, description: Option<String> },
+    Full {
+        id: String,
+        description: Option<String>,
+    },
 }
 
 /// A tier: its id, or the id with a display title.
@@ -553,7 +609,9 @@ struct Manifest {
     /// Where the generated Rust crate gets toolgen-runtime from: `bundled`
     /// (default: beside the crate), `path=DIR` (relative to the generated
     /// Cargo.toml), `git=URL[,rev=R|,branch=B|,tag=T]`, `version=REQ`.
-    #[schemars(regex(pattern = r"^(bundled|path=.+|version=.+|git=[^,]+(,(rev|branch|tag)=.+)?)$"))]
+    #[schemars(regex(
+        pattern = r"^(bundled|path=.+|version=.+|git=[^,]+(,(rev|branch|tag)=.+)?)$"
+    ))]
     runtime: Option<String>,
 }
 

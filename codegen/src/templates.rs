@@ -120,7 +120,10 @@ impl Templates {
 
     /// Like [`Templates::new`]; `regenerate` is the command that regenerates
     /// the output, which templates name in their headers (`{{ regenerate }}`).
-    pub fn with_regenerate(dir: Option<&Path>, regenerate: &str) -> Result<Templates, TemplateError> {
+    pub fn with_regenerate(
+        dir: Option<&Path>,
+        regenerate: &str,
+    ) -> Result<Templates, TemplateError> {
         let mut env = Environment::new();
         env.add_global("regenerate", regenerate.to_owned());
         let syntax = minijinja::syntax::SyntaxConfig::builder()
@@ -276,7 +279,9 @@ impl TemplateSource {
     /// once) when an override does not load.
     pub fn get(&self, project: &Project, diags: &mut Vec<Diagnostic>) -> Option<&RunTemplates> {
         self.loaded
-            .get_or_init(|| RunTemplates::load(self.dir.as_deref(), &self.regenerate, project, diags))
+            .get_or_init(|| {
+                RunTemplates::load(self.dir.as_deref(), &self.regenerate, project, diags)
+            })
             .as_ref()
     }
 }

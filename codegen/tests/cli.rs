@@ -640,3 +640,264 @@ fn the_readme_walkthrough_holds() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `toolgen init` and `toolgen new` write, in each format, specs that
+/// validate with no warnings and that name their JSON Schema, which accepts them.
+#[test]
+fn init_and_new_scaffold_specs_that_validate_with_no_warnings() {
+    let d = scratch("scaffold");
+    for (format, ext) in [("mcp", "json"), ("editormcp", "json"), ("rave", "yaml")] {
+        let set = d.join(format);
+        let set_s = set.to_string_lossy().into_owned();
+        let o = toolgen(&["init", &set_s, "--format", format]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let o = toolgen(&["new", "forecast", "--dir", &set_s]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let o = toolgen(&["validate", "--deny-warnings", &set_s]);
+        assert_eq!(o.status.code(), Some(0), "{format}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("2 tools in 1 tool set (0 warnings)"),
+            "{}",
+            stderr(&o)
+        );
+        // Every scaffolded file names a schema that exists and accepts it.
+        let specs: Vec<PathBuf> = std::fs::read_dir(&set)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == ext || x == "yaml"))
+            .collect();
+        assert_eq!(specs.len(), 3, "{specs:?}");
+        for spec in specs {
+            let text = std::fs::read_to_string(&spec).unwrap_or_default();
+            let reference = text
+                .lines()
+                .find_map(|l| {
+                    l.split_once("$schema=")
+                        .map(|(_, r)| r.trim().to_owned())
+                        .or_else(|| {
+                            l.trim()
+                                .strip_prefix("\"$schema\": \"")
+                                .and_then(|r| r.split('"').next())
+                                .map(str::to_owned)
+                        })
+                })
+                .unwrap_or_else(|| panic!("{} names no schema", spec.display()));
+            let schema = spec.parent().unwrap_or(&d).join(&reference);
+            assert!(schema.is_file(), "{}: {}", spec.display(), schema.display());
+        }
+        // `new` refuses to overwrite, and an id that cannot be one is refused.
+        let o = toolgen(&["new", "forecast", "--dir", &set_s]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(stderr(&o).contains("already exists"), "{}", stderr(&o));
+        let o = toolgen(&["init", &set_s, "--format", format]);
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "init refuses an existing tool set"
+        );
+    }
+    // An EditorMCP id off the naming rules: nothing is left behind.
+    let set = d.join("editormcp");
+    let o = toolgen(&["new", "Bad Id", "--dir", &set.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("TG0201"), "{}", stderr(&o));
+    assert!(!set.join("Bad Id.json").exists());
+    // `new` without a tool set says how to make one.
+    let lone = scratch("scaffold-lone");
+    let o = toolgen(&["new", "x", "--dir", &lone.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("toolgen init"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_input_without_spec_files_is_an_error_that_says_where_it_looked() {
+    let d = scratch("empty");
+    write(&d.join("notes.md"), "nothing to read");
+    let o = toolgen(&["validate", &d.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("error[TG0009]") && !e.contains("notes"),
+        "{e}"
+    );
+    assert!(e.contains("*.json") && e.contains("toolgen init"), "{e}");
+    let o = toolgen(&[
+        "gen",
+        "--out",
+        &d.join("out").to_string_lossy(),
+        &d.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!d.join("out").exists());
+}
+
+/// A manifest at an R package's root names the spec folder that RAVE's own
+/// generator owns, chooses outputs and silences a rule; `--allow`/`--deny`
+/// work on the command line.
+#[test]
+fn manifests_outside_the_spec_folder_choose_outputs_and_rule_levels() {
+    let d = scratch("rpkg");
+    let tools = d.join("inst/mcp/tools");
+    std::fs::create_dir_all(&tools).unwrap_or_else(|e| panic!("{e}"));
+    let spec = "name: mypkg-mcp_tool_data_load\ndescription: Loads data.\nparameters:\n  type: object\n  properties:\n    rows:\n      type: integer\n      description: How many rows.\n      default: 10.0\ncategory: data\nimplementation_example: |\n  mypkg:::mcp_tool_data_load(rows = 5L)\n";
+    write(&tools.join("mypkg-mcp_tool_data_load.yaml"), spec);
+    // Another YAML file at the root that is not a spec: never read.
+    write(&d.join("_pkgdown.yml"), "url: https://example.org\n");
+    let d_s = d.to_string_lossy().into_owned();
+    // Without a manifest: loose RAVE tools, named after their package, and a warning.
+    let o = toolgen(&["validate", "--deny-warnings", &tools.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("TG0603"), "{}", stderr(&o));
+    let o = toolgen(&[
+        "validate",
+        "--deny-warnings",
+        "--allow",
+        "float-for-integer",
+        &tools.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = toolgen(&["validate", "--deny", "TG0603", &tools.to_string_lossy()]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "--deny makes the warning an error"
+    );
+    assert!(stderr(&o).contains("error[TG0603]"), "{}", stderr(&o));
+
+    write(
+        &d.join("toolset.yaml"),
+        "name: mypkg\nformat: rave\nspecs: inst/mcp/tools\noutputs: [catalog, docs]\nlints:\n  TG0603: allow\n",
+    );
+    let o = toolgen(&["validate", "--deny-warnings", &d_s]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 tool in 1 tool set"),
+        "{}",
+        stderr(&o)
+    );
+    // The command line wins over the manifest.
+    let o = toolgen(&["validate", "--warn", "TG0603", "--deny-warnings", &d_s]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    // The spec folder alone finds the manifest above it, which names it.
+    let o = toolgen(&["validate", "--deny-warnings", &tools.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // --manifest from anywhere, with no paths: its `specs`.
+    let manifest = d.join("toolset.yaml");
+    let o = toolgen(&[
+        "validate",
+        "--deny-warnings",
+        "--manifest",
+        &manifest.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let out = d.join("out");
+    let o = toolgen(&["gen", "--out", &out.to_string_lossy(), &d_s]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join("catalog/mypkg/tools.json").is_file());
+    assert!(out.join("docs/book.toml").is_file());
+    assert!(
+        !out.join("rust").exists() && !out.join("csharp").exists(),
+        "only the outputs the manifest asks for"
+    );
+    // --emit narrows further; headers name the command that regenerates them.
+    let only = d.join("only");
+    let o = toolgen(&[
+        "gen",
+        "--emit",
+        "docs",
+        "--out",
+        &only.to_string_lossy(),
+        &d_s,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!only.join("catalog").exists());
+    let book = std::fs::read_to_string(only.join("docs/book.toml")).unwrap_or_default();
+    assert!(
+        book.contains(&format!(
+            "toolgen gen --out {} --emit docs {d_s}",
+            only.display()
+        )),
+        "{book}"
+    );
+
+    // A bad manifest entry is located.
+    write(
+        &d.join("toolset.yaml"),
+        "name: mypkg\nformat: rave\nspecs: inst/mcp/tools\noutputs: [catalog, unity]\nlints:\n  TG0101: allow\n",
+    );
+    let o = toolgen(&["validate", &d_s]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("unknown output `unity`") && e.contains("toolset.yaml:4:"),
+        "{e}"
+    );
+    assert!(
+        e.contains("TG0101 (missing-field) is an error") && e.contains("toolset.yaml:6:3"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_generated_crate_bundles_the_runtime_unless_told_otherwise() {
+    let d = scratch("runtime");
+    write(&d.join("tool.json"), VALID);
+    let out = d.join("out");
+    let o = toolgen(&["gen", "--out", &out.to_string_lossy(), &d.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let cargo = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap_or_default();
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        cargo.contains(&format!(
+            "toolgen-runtime = {{ version = \"{version}\", path = \"toolgen-runtime\" }}"
+        )),
+        "{cargo}"
+    );
+    for file in ["Cargo.toml", "build.rs", "src/lib.rs", "src/server.rs"] {
+        assert!(
+            out.join("rust/toolgen-runtime").join(file).is_file(),
+            "{file}"
+        );
+    }
+    let lib = std::fs::read_to_string(out.join("rust/src/lib.rs")).unwrap_or_default();
+    assert!(
+        lib.contains(&format!(
+            "run `toolgen gen --out {} {}`",
+            out.display(),
+            d.display()
+        )),
+        "{lib}"
+    );
+    // Another source: no bundled copy, and the old one is removed.
+    let o = toolgen(&[
+        "gen",
+        "--out",
+        &out.to_string_lossy(),
+        "--runtime",
+        "git=https://example.org/toolgen.git,tag=v1",
+        &d.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let cargo = std::fs::read_to_string(out.join("rust/Cargo.toml")).unwrap_or_default();
+    assert!(
+        cargo.contains("git = \"https://example.org/toolgen.git\", tag = \"v1\""),
+        "{cargo}"
+    );
+    assert!(!out.join("rust/toolgen-runtime").exists());
+    let o = toolgen(&[
+        "gen",
+        "--out",
+        &out.to_string_lossy(),
+        "--runtime",
+        "ftp=x",
+        &d.to_string_lossy(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a bad runtime source is a usage error"
+    );
+}

@@ -8,6 +8,7 @@
 //! - [`bridge`]: handlers that forward calls to the generated C# bridge in the Unity Editor;
 //! - [`toolvault`]: the ToolVault argument array <-> object conversion.
 
+//!
 //! Code that a `build.rs` generates with `toolgen::Generator::compile` is
 //! included with [`include_tools!`].
 

@@ -98,7 +98,9 @@ fn own_rave_fixtures_validate_with_warnings_and_generate() {
     assert_eq!(reset["_meta"]["toolgen"]["requiresApproval"], true);
     assert_eq!(reset["_meta"]["toolgen"]["annotations"]["group"], "state");
     assert!(
-        reset["inputSchema"]["properties"].get(".state_env").is_none(),
+        reset["inputSchema"]["properties"]
+            .get(".state_env")
+            .is_none(),
         "hidden parameters are dropped"
     );
     let filter = catalog_tool(&catalog, "toyeeg-mcp_tool_signal_filter");
@@ -123,8 +125,10 @@ fn own_rave_fixtures_validate_with_warnings_and_generate() {
 
 #[test]
 fn rave_corpus_validates_without_errors_and_generates() {
-    let Some(dir) = shared("corpus/rave", "rave_corpus_validates_without_errors_and_generates")
-    else {
+    let Some(dir) = shared(
+        "corpus/rave",
+        "rave_corpus_validates_without_errors_and_generates",
+    ) else {
         return;
     };
     let catalog = validates_with_golden_diagnostics(&dir, 18, "rave.diagnostics.txt");

@@ -72,40 +72,81 @@ fn output_does_not_depend_on_input_order() {
     assert_eq!(a, c);
 }
 
-/// docs/schemas/editormcp-tool.schema.json (for editor support) accepts every
-/// shipped spec, and rejects a spec with a misspelt field.
+/// The runtime toolgen bundles beside generated crates is this workspace's
+/// `runtime/`: every file, byte for byte, and its dependencies as its
+/// Cargo.toml declares them (read through `cargo metadata`).
 #[test]
-fn specs_conform_to_the_published_format_schema() {
-    let root = root();
-    let text = std::fs::read_to_string(root.join("docs/schemas/editormcp-tool.schema.json"))
+fn the_bundled_runtime_is_the_workspace_runtime() {
+    use toolgen::emit::runtime_crate::{DEPENDENCIES, FILES};
+    let runtime = root().join("runtime");
+    let mut on_disk: Vec<String> = toolgen_tests::files_below(&runtime.join("src"), "rs")
+        .iter()
+        .filter_map(|p| p.strip_prefix(&runtime).ok())
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .collect();
+    on_disk.push("build.rs".to_owned());
+    on_disk.sort();
+    let mut bundled: Vec<String> = FILES.iter().map(|(p, _)| (*p).to_owned()).collect();
+    bundled.sort();
+    assert_eq!(
+        bundled, on_disk,
+        "codegen/src/emit/runtime_crate.rs must list every file of runtime/src"
+    );
+    for (path, text) in FILES {
+        let disk = std::fs::read_to_string(runtime.join(path)).unwrap_or_default();
+        assert!(disk == *text, "{path} differs from the bundled copy");
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|e| panic!("cargo metadata: {e}"));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let package = meta["packages"]
+        .as_array()
+        .and_then(|p| p.iter().find(|p| p["name"] == "toolgen-runtime"))
+        .cloned()
         .unwrap_or_default();
-    let schema: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-    let validator = jsonschema::validator_for(&schema)
-        .unwrap_or_else(|e| panic!("the format schema does not compile: {e}"));
-    let mut count = 0;
-    for entry in std::fs::read_dir(root.join("tool-specs/editormcp"))
+    assert_eq!(package["links"], "toolgen_runtime");
+    let mut declared: Vec<(String, String)> = package["dependencies"]
+        .as_array()
         .into_iter()
         .flatten()
-        .flatten()
-    {
-        let path = entry.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
-        }
-        let spec: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_default())
-                .unwrap_or_default();
-        let errors: Vec<String> = validator
-            .iter_errors(&spec)
-            .map(|e| format!("{}: {e}", e.instance_path().as_str()))
-            .collect();
-        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
-        count += 1;
-    }
-    assert_eq!(count, editormcp_spec_ids().len());
-    let bad = serde_json::json!({
-        "id": "a.b", "name": "A", "description": "d", "category": "scene", "safetyLevel": "read-only",
-        "tier": "core", "inputs": {"x": {"type": "string", "requried": true, "description": "x"}}, "outputs": {}
-    });
-    assert!(!validator.is_valid(&bad));
+        .filter(|d| d["kind"].is_null())
+        .map(|d| {
+            let version = d["req"].as_str().unwrap_or("").trim_start_matches('^');
+            let features: Vec<String> = d["features"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f.as_str().map(|f| format!("\"{f}\"")))
+                .collect();
+            let mut options = Vec::new();
+            if d["uses_default_features"] == false {
+                options.push("default-features = false".to_owned());
+            }
+            if !features.is_empty() {
+                options.push(format!("features = [{}]", features.join(", ")));
+            }
+            let spec = if options.is_empty() {
+                format!("\"{version}\"")
+            } else {
+                format!("{{ version = \"{version}\", {} }}", options.join(", "))
+            };
+            (d["name"].as_str().unwrap_or("").to_owned(), spec)
+        })
+        .collect();
+    declared.sort();
+    let bundled: Vec<(String, String)> = DEPENDENCIES
+        .iter()
+        .map(|(n, s)| ((*n).to_owned(), (*s).to_owned()))
+        .collect();
+    assert_eq!(bundled, declared, "the bundled runtime's [dependencies]");
 }

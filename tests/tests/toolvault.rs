@@ -31,8 +31,10 @@ fn errors(v: &jsonschema::Validator, instance: &Value) -> Vec<String> {
 
 #[test]
 fn vendored_schemas_equal_the_corpus() {
-    let Some(original) = shared("corpus/toolvault/schemas", "vendored_schemas_equal_the_corpus")
-    else {
+    let Some(original) = shared(
+        "corpus/toolvault/schemas",
+        "vendored_schemas_equal_the_corpus",
+    ) else {
         return;
     };
     let vendored = root().join("tool-specs/toolvault/schemas");

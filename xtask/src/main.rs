@@ -8,18 +8,21 @@
 //! - `docs [--browser]`: build the docs site with mdBook and check it.
 //! - `bench-server`: MCP over stdio, `editormcp-server` against the Python SDK.
 //! - `bench-calls`: instructions per in-process typed `tools/call` (callgrind).
+//! - `outside`: README's "Use toolgen in your project", followed in a directory
+//!   outside the workspace (also a step of `test`).
 
 mod bench;
 mod bench_calls;
 mod bench_server;
 mod docs;
 mod fuzz_compile;
+mod outside;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use toolgen::emit::GeneratedFiles;
 use toolgen::GenerateError;
+use toolgen::emit::GeneratedFiles;
 use toolgen::output;
 use toolgen_tests::{TREES, tree_generator};
 
@@ -40,10 +43,11 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&rest),
         Some("bench-calls") => bench_calls::run(&root()),
         Some("fuzz-compile") => fuzz_compile::run(&root(), &rest),
+        Some("outside") => python_venv().and_then(|py| outside::run_all(&root(), &py)),
         Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances"
             );
             Err("unknown command".to_owned())
         }
@@ -61,6 +65,13 @@ fn main() -> ExitCode {
 fn extra_files() -> GeneratedFiles {
     let mut files = GeneratedFiles::new();
     files.add("rules.md", toolgen::diag::rules_markdown());
+    // The JSON Schemas of the spec formats and of toolset.yaml, for editors.
+    for (name, schema) in toolgen::spec_schemas::all() {
+        files.add(
+            format!("schemas/{name}"),
+            toolgen::spec_schemas::to_text(&schema),
+        );
+    }
     files
 }
 
@@ -138,6 +149,12 @@ fn step(name: &str, cmd: &mut Command) -> Result<(), String> {
     } else {
         Err(format!("{name} failed ({status})"))
     }
+}
+
+/// Runs a step that is a function, announced like the others.
+fn step_fn(name: &str, f: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    eprintln!("==> {name}");
+    f().map_err(|e| format!("{name}: {e}"))
 }
 
 /// A venv under target/ with the official MCP Python SDK (PyPI `mcp`), created
@@ -258,6 +275,10 @@ fn test() -> Result<(), String> {
     mono_toolchain()?;
     step("cargo test", cargo().args(["test", "--workspace"]))?;
     mcp_client()?;
+    step_fn(
+        "toolgen outside this repository (README's \"Use toolgen in your project\")",
+        || outside::run_all(&root(), &python_venv()?),
+    )?;
     docs::run(&["--browser"])?;
     eprintln!("==> cargo xtask gen --check");
     generate(true)

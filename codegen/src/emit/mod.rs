@@ -157,7 +157,10 @@ pub fn all(options: &EmitOptions) -> Vec<(OutputKind, Box<dyn Emitter>)> {
     };
     let docs = docs::Docs { templates };
     vec![
-        (OutputKind::Catalog, Box::new(catalog::Catalog) as Box<dyn Emitter>),
+        (
+            OutputKind::Catalog,
+            Box::new(catalog::Catalog) as Box<dyn Emitter>,
+        ),
         (OutputKind::Rust, Box::new(rust)),
         (OutputKind::CSharp, Box::new(csharp)),
         (OutputKind::Docs, Box::new(docs)),
@@ -176,5 +179,5 @@ pub fn project_for(project: &Project, kind: OutputKind) -> Option<std::borrow::C
         .filter(|s| s.wants(kind))
         .cloned()
         .collect();
-    (!tool_sets.is_empty()).then(|| std::borrow::Cow::Owned(Project { tool_sets }))
+    (!tool_sets.is_empty()).then_some(std::borrow::Cow::Owned(Project { tool_sets }))
 }

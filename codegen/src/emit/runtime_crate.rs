@@ -24,10 +24,19 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The runtime's files, by path inside the crate.
 pub const FILES: &[(&str, &str)] = &[
     ("build.rs", include_str!("../../../runtime/build.rs")),
-    ("src/bridge.rs", include_str!("../../../runtime/src/bridge.rs")),
-    ("src/error.rs", include_str!("../../../runtime/src/error.rs")),
+    (
+        "src/bridge.rs",
+        include_str!("../../../runtime/src/bridge.rs"),
+    ),
+    (
+        "src/error.rs",
+        include_str!("../../../runtime/src/error.rs"),
+    ),
     ("src/lib.rs", include_str!("../../../runtime/src/lib.rs")),
-    ("src/server.rs", include_str!("../../../runtime/src/server.rs")),
+    (
+        "src/server.rs",
+        include_str!("../../../runtime/src/server.rs"),
+    ),
     (
         "src/toolvault.rs",
         include_str!("../../../runtime/src/toolvault.rs"),
@@ -37,7 +46,10 @@ pub const FILES: &[(&str, &str)] = &[
 /// The runtime's `[dependencies]`, as its own Cargo.toml (with the
 /// workspace's versions and features) declares them.
 pub const DEPENDENCIES: &[(&str, &str)] = &[
-    ("jsonschema", "{ version = \"0.61\", default-features = false }"),
+    (
+        "jsonschema",
+        "{ version = \"0.61\", default-features = false }",
+    ),
     ("serde", "{ version = \"1\", features = [\"derive\"] }"),
     ("serde_json", "\"1\""),
 ];
@@ -134,7 +146,9 @@ mod tests {
         let git = RuntimeSource::parse("git=https://example.org/toolgen.git,tag=v1").ok();
         assert_eq!(
             git.map(|g| dependency(&g, "")),
-            Some(format!("toolgen-runtime = {{ version = \"{VERSION}\", git = \"https://example.org/toolgen.git\", tag = \"v1\" }}"))
+            Some(format!(
+                "toolgen-runtime = {{ version = \"{VERSION}\", git = \"https://example.org/toolgen.git\", tag = \"v1\" }}"
+            ))
         );
         assert!(RuntimeSource::parse("path=\"x").is_err());
         assert!(RuntimeSource::parse("nope").is_err());

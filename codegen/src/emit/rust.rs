@@ -1211,6 +1211,10 @@ fn share_error_modules(items: &mut [syn::Item]) {
     }
 }
 
+/// A tool set's module name, its `mod.rs` source, and its tool modules'
+/// names and sources, before formatting.
+type SetSource = (String, String, Vec<(String, String)>);
+
 /// The runtime source the generated crate uses: the command line's, else
 /// the one the tool sets' manifests agree on, else bundled. Manifests that
 /// disagree are an error at the second one.
@@ -1307,7 +1311,7 @@ impl RustCrate {
     fn emit_crate(
         &self,
         project: &Project,
-        sets: Vec<(String, String, Vec<(String, String)>)>,
+        sets: Vec<SetSource>,
         out: &mut GeneratedFiles,
         diags: &mut Vec<Diagnostic>,
     ) {

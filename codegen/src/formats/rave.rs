@@ -79,7 +79,7 @@ const SCHEMA_KEYS: &[&str] = &[
     "nullable",
 ];
 
-const TYPES: &[&str] = &[
+pub(crate) const TYPES: &[&str] = &[
     "string", "number", "integer", "boolean", "object", "array", "null",
 ];
 
