@@ -718,10 +718,7 @@ fn an_input_without_spec_files_is_an_error_that_says_where_it_looked() {
     let o = toolgen(&["validate", &d.to_string_lossy()]);
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
-    assert!(
-        e.contains("error[TG0009]") && !e.contains("notes"),
-        "{e}"
-    );
+    assert!(e.contains("error[TG0009]") && !e.contains("notes"), "{e}");
     assert!(e.contains("*.json") && e.contains("toolgen init"), "{e}");
     let o = toolgen(&[
         "gen",

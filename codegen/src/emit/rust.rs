@@ -753,6 +753,7 @@ fn tool_module(
 fn set_file(
     set: &ToolSet,
     regenerate: &str,
+    tick: &mut dyn FnMut(),
     diags: &mut Vec<Diagnostic>,
 ) -> (String, Vec<(String, String)>) {
     let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
@@ -792,6 +793,7 @@ fn set_file(
     for (tool, module) in set.tools.iter().zip(&modules) {
         let _ = writeln!(out, "pub mod {module};");
         let m = tool_module(tool, shared.as_ref(), regenerate, diags);
+        tick();
         sorted_outputs.push(m.as_ref().is_some_and(|m| m.sorted_output));
         if let Some(m) = m {
             tool_files.push((module.clone(), m.text));
@@ -1260,12 +1262,16 @@ impl Emitter for RustCrate {
         let mut sets = Vec::new();
         let total = project.tool_count();
         let mut done = 0;
+        let mut tick = || {
+            done += 1;
+            if done % 16 == 0 {
+                self.progress.report("rust", done, total);
+            }
+        };
         for set in &project.tool_sets {
-            self.progress.report("rust", done, total);
-            done += set.tools.len();
             let module = ident::rust_snake(&set.name);
             let before = diags.len();
-            let (source, tools) = set_file(set, regenerate, diags);
+            let (source, tools) = set_file(set, regenerate, &mut tick, diags);
             if diags.len() > before {
                 continue;
             }
