@@ -383,6 +383,10 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
             "an example result",
         )
     };
+    // The one worked example, the same in both JSON formats.
+    let example = format!(
+        r#"{{"description": "A typical call", "input": {{"{param}": "{input}"}}, "output": {{"{result}": "{output}"}}}}"#
+    );
     match set.format {
         Format::EditorMcp => format!(
             r#"{{
@@ -400,7 +404,7 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
     "{result}": {{"type": "string", "description": "{result_doc}"}}
   }},
   "examples": [
-    {{"description": "A typical call", "input": {{"{param}": "{input}"}}, "output": {{"{result}": "{output}"}}}}
+    {example}
   ]
 }}
 "#,
@@ -441,7 +445,7 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
   "_meta": {{
     "toolgen": {{
       {category}"examples": [
-        {{"description": "A typical call", "input": {{"{param}": "{input}"}}, "output": {{"{result}": "{output}"}}}}
+        {example}
       ]
     }}
   }}

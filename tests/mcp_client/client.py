@@ -11,16 +11,7 @@ import sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-PASSED = 0
-
-
-def check(condition, what):
-    global PASSED
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        print(f"{PASSED} passed, 1 failed")
-        sys.exit(1)
-    PASSED += 1
+from checks import check, passed
 
 
 async def main(server):
@@ -61,7 +52,7 @@ async def main(server):
             check("scenePath" in bad.content[0].text, "the error names the missing parameter")
             await session.send_ping()
             check(True, "ping")
-    print(f"{PASSED} passed, 0 failed")
+    print(f"{passed()} passed, 0 failed")
 
 
 if __name__ == "__main__":

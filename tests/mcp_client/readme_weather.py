@@ -10,16 +10,7 @@ import sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-PASSED = 0
-
-
-def check(condition, what):
-    global PASSED
-    if not condition:
-        print(f"FAILED: {what}", file=sys.stderr)
-        print(f"{PASSED} passed, 1 failed")
-        sys.exit(1)
-    PASSED += 1
+from checks import check, passed
 
 
 async def main(server):
@@ -47,7 +38,7 @@ async def main(server):
 
             bad = await session.call_tool("forecast", {"query": 3})
             check(bad.is_error is True, "arguments that break the schema are a tool error")
-    print(f"{PASSED} passed, 0 failed")
+    print(f"{passed()} passed, 0 failed")
 
 
 if __name__ == "__main__":
