@@ -17,6 +17,7 @@
 
 pub mod diag;
 pub mod emit;
+pub mod files;
 pub mod formats;
 pub mod ident;
 pub mod ir;
@@ -25,11 +26,13 @@ pub mod manifest;
 pub mod output;
 pub mod progress;
 pub mod refs;
+pub mod schema;
 pub mod scaffold;
 pub mod source;
 pub mod spec_schemas;
 pub mod syntax;
 pub mod templates;
+pub mod text;
 pub mod validate;
 
 mod generator;

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::emit::GeneratedFiles;
+use crate::files::GeneratedFiles;
 
 /// The list of files toolgen wrote, kept in the output directory.
 pub const FILE_LIST: &str = ".toolgen-files";

@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::diag::{Diagnostic, rule};
 use crate::ir::Schema;
+use crate::schema::{at_pointer, unescape};
 use crate::source::{Loc, SourceDb};
 use crate::syntax::{self, pointer_join};
 
@@ -115,55 +116,6 @@ pub fn file_uri(path: &Path) -> String {
 
 fn uri_to_path(uri: &str) -> Option<PathBuf> {
     uri.strip_prefix("file://").map(PathBuf::from)
-}
-
-/// Decodes one JSON-pointer token.
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
-}
-
-/// The value at a JSON pointer (`""` is the whole value).
-pub fn at_pointer<'v>(value: &'v Value, pointer: &str) -> Option<&'v Value> {
-    if pointer.is_empty() {
-        return Some(value);
-    }
-    let mut v = value;
-    for token in pointer.strip_prefix('/')?.split('/') {
-        let token = unescape(token);
-        v = match v {
-            Value::Object(m) => m.get(&token)?,
-            Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(v)
-}
-
-/// The definition a local reference names (`#/$defs/Name`, pointer-escaped).
-pub fn def_name(reference: &str) -> Option<String> {
-    reference.strip_prefix("#/$defs/").map(unescape)
-}
-
-/// What a local reference of a bundled schema (`#`, `#/$defs/X`, `#/any/pointer`)
-/// points at within `root`.
-pub fn local_target<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
-    at_pointer(root, reference.strip_prefix('#')?)
-}
-
-/// `schema` with its local `$ref`s followed within `root` (a bounded number of
-/// hops, so that a reference loop ends).
-pub fn follow<'v>(root: &'v Value, mut schema: &'v Value) -> &'v Value {
-    for _ in 0..16 {
-        match schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| local_target(root, r))
-        {
-            Some(target) => schema = target,
-            None => break,
-        }
-    }
-    schema
 }
 
 /// A schema document: a `*.schema.json` file, or a tool's own schema.
@@ -393,7 +345,7 @@ pub fn bundle(
         m.remove("$id");
         m.insert(
             "$schema".into(),
-            Value::String(crate::formats::editormcp::SCHEMA_DIALECT.to_owned()),
+            Value::String(crate::schema::DIALECT.to_owned()),
         );
     }
     (
@@ -736,6 +688,7 @@ impl SchemaStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::{def_name, follow};
 
     #[test]
     fn uri_resolution() {

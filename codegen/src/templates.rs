@@ -15,7 +15,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use crate::diag::{Diagnostic, rule};
-use crate::emit::GeneratedFiles;
+use crate::files::GeneratedFiles;
 use crate::ir::{Project, ToolSet};
 
 /// Every built-in template: relative name and text.

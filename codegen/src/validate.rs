@@ -9,10 +9,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::diag::{Diagnostic, Diagnostics, did_you_mean, rule};
-use crate::formats::fields::list;
+use crate::diag::{Diagnostic, Diagnostics, rule};
+use crate::schema::{types_of, value_has_type, walk};
+use crate::text::{did_you_mean, list};
 use crate::ir::{LocatedValue, Project, Schema, Tool, ToolSet};
-use crate::syntax::pointer_join;
+use crate::schema::pointer_join;
 
 /// Runs every IR-level rule over `project`.
 pub fn validate(project: &Project, diags: &mut Diagnostics) {
@@ -210,29 +211,6 @@ fn check_membership(set: &ToolSet, tool: &Tool, diags: &mut Diagnostics) {
     }
 }
 
-fn types_of(schema: &serde_json::Map<String, Value>) -> BTreeSet<&str> {
-    match schema.get("type") {
-        Some(Value::String(s)) => [s.as_str()].into_iter().collect(),
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
-        _ => BTreeSet::new(),
-    }
-}
-
-/// Whether `v` is a value of JSON Schema type `ty`. Integers must be written
-/// without a fractional part (`5`, not `5.0`).
-pub fn value_has_type(v: &Value, ty: &str) -> bool {
-    match ty {
-        "string" => v.is_string(),
-        "integer" => v.is_i64() || v.is_u64(),
-        "number" => v.is_number(),
-        "boolean" => v.is_boolean(),
-        "array" => v.is_array(),
-        "object" => v.is_object(),
-        "null" => v.is_null(),
-        _ => true,
-    }
-}
-
 fn type_phrase(types: &BTreeSet<&str>) -> String {
     let v: Vec<&str> = types.iter().copied().collect();
     v.join(" or ")
@@ -248,50 +226,9 @@ fn short(v: &Value) -> String {
 }
 
 fn check_schema(schema: &Schema, items_required: bool, diags: &mut Diagnostics) {
-    walk_schema(&schema.value, "", &mut |ptr, obj| {
+    walk(&schema.value, "", &mut |ptr, obj| {
         check_subschema(schema, items_required, ptr, obj, diags)
     });
-}
-
-/// Calls `f` for every subschema object of `v` (properties, items, $defs, combinators).
-pub fn walk_schema(
-    v: &Value,
-    ptr: &str,
-    f: &mut impl FnMut(&str, &serde_json::Map<String, Value>),
-) {
-    let Some(obj) = v.as_object() else { return };
-    f(ptr, obj);
-    for key in ["properties", "$defs", "definitions", "patternProperties"] {
-        if let Some(Value::Object(m)) = obj.get(key) {
-            for (name, sub) in m {
-                walk_schema(sub, &pointer_join(&pointer_join(ptr, key), name), f);
-            }
-        }
-    }
-    for key in [
-        "items",
-        "additionalProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-    ] {
-        if let Some(sub) = obj.get(key) {
-            walk_schema(sub, &pointer_join(ptr, key), f);
-        }
-    }
-    for key in ["allOf", "anyOf", "oneOf", "prefixItems"] {
-        if let Some(Value::Array(a)) = obj.get(key) {
-            for (i, sub) in a.iter().enumerate() {
-                walk_schema(
-                    sub,
-                    &pointer_join(&pointer_join(ptr, key), &i.to_string()),
-                    f,
-                );
-            }
-        }
-    }
 }
 
 fn check_subschema(
@@ -634,7 +571,7 @@ fn check_with_validator(tool: &Tool, diags: &mut Diagnostics) {
 /// to those rules, since it cannot be checked apart from its root.
 fn check_defaults(schema: &Schema, diags: &mut Diagnostics) {
     let mut found: Vec<(String, serde_json::Map<String, Value>)> = Vec::new();
-    walk_schema(&schema.value, "", &mut |ptr, obj| {
+    walk(&schema.value, "", &mut |ptr, obj| {
         if obj.contains_key("default") {
             found.push((ptr.to_owned(), obj.clone()));
         }

@@ -22,11 +22,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Emitter, GeneratedFiles, strings};
+use super::{Emitter, GeneratedFiles};
+use crate::schema::strings;
 use crate::diag::Diagnostic;
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
-use crate::refs;
 use crate::templates::{TemplateSource, Templates};
 
 /// The C# emitter; `templates` are the run's templates (built-ins and overrides).
@@ -351,7 +351,7 @@ impl<'a> Mapper<'a> {
                 .clone()
                 .map_or_else(Mapper::any, |n| Mapped::plain(&n, false));
         }
-        let Some(name) = refs::def_name(r) else {
+        let Some(name) = crate::schema::def_name(r) else {
             return Mapper::any();
         };
         if let Some(m) = self.def_types.get(&name) {
@@ -654,7 +654,7 @@ fn spec(tool: &Tool, timeout: f64) -> CsSpec {
         .into_iter()
         .flatten()
     {
-        let s = refs::follow(input, schema);
+        let s = crate::schema::follow(input, schema);
         let (ty, nullable) = match s.get("type") {
             Some(Value::String(t)) => (Some(t.clone()), t == "null"),
             Some(Value::Array(ts)) => {

@@ -17,10 +17,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Emitter, GeneratedFiles, strings};
+use super::{Emitter, GeneratedFiles};
+use crate::schema::strings;
 use crate::diag::Diagnostic;
 use crate::ir::{Project, SafetyLevel, Tool, ToolSet};
-use crate::refs;
 use crate::templates::{TemplateSource, Templates};
 
 /// The docs emitter; `templates` are the run's templates (built-ins and overrides).
@@ -172,9 +172,9 @@ fn output_tree(
         match s
             .get("$ref")
             .and_then(Value::as_str)
-            .and_then(refs::def_name)
+            .and_then(crate::schema::def_name)
         {
-            Some(name) => (refs::follow(root, s).clone(), Some(name)),
+            Some(name) => (crate::schema::follow(root, s).clone(), Some(name)),
             None => (s.clone(), None),
         }
     };
@@ -232,7 +232,7 @@ fn output_tree(
 /// The outputs section: a field tree for objects (the root `$ref` followed), one
 /// sub-list per alternative for unions, else the type.
 fn outputs_section(schema: &Value) -> String {
-    let root = refs::follow(schema, schema);
+    let root = crate::schema::follow(schema, schema);
     let mut out = String::new();
     if let Some(d) = root.get("description").and_then(Value::as_str) {
         if schema.get("$ref").is_some() {

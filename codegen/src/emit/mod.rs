@@ -13,54 +13,9 @@ pub mod rust;
 pub mod shared_defs;
 pub mod yaml;
 
-use std::collections::BTreeMap;
-
+pub use crate::files::GeneratedFiles;
 use crate::ir::{OutputKind, Project, RuntimeSource};
 use crate::templates::TemplateSource;
-
-/// Generated files: relative path (with `/`) -> contents. Ordered, so output is deterministic.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GeneratedFiles {
-    files: BTreeMap<String, Vec<u8>>,
-}
-
-impl GeneratedFiles {
-    pub fn new() -> GeneratedFiles {
-        GeneratedFiles::default()
-    }
-
-    /// Adds a file. Paths are relative, `/`-separated, without `.` or `..` components.
-    pub fn add(&mut self, path: impl Into<String>, contents: impl Into<Vec<u8>>) {
-        self.files.insert(path.into(), contents.into());
-    }
-
-    /// Adds a JSON file, pretty-printed with sorted keys and a final newline.
-    pub fn add_json(&mut self, path: impl Into<String>, value: &serde_json::Value) {
-        let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
-        text.push('\n');
-        self.add(path, text);
-    }
-
-    pub fn get(&self, path: &str) -> Option<&[u8]> {
-        self.files.get(path).map(Vec::as_slice)
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
-    }
-
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
-
-    pub fn total_bytes(&self) -> usize {
-        self.files.values().map(Vec::len).sum()
-    }
-}
 
 /// One output kind (the JSON catalog, Rust types, C# stubs, docs, ...).
 pub trait Emitter {
@@ -74,14 +29,6 @@ pub trait Emitter {
         out: &mut GeneratedFiles,
         diags: &mut Vec<crate::diag::Diagnostic>,
     );
-}
-
-/// The strings of a JSON array member (a schema's `required`, say); empty when
-/// it is absent or not an array.
-pub(crate) fn strings(v: Option<&serde_json::Value>) -> Vec<&str> {
-    v.and_then(serde_json::Value::as_array)
-        .map(|a| a.iter().filter_map(serde_json::Value::as_str).collect())
-        .unwrap_or_default()
 }
 
 /// How the Rust output is laid out.

@@ -31,11 +31,12 @@ use serde_json::Value;
 use typify::TypeSpaceImpl;
 
 use super::shared_defs::SharedDefs;
-use super::{Emitter, GeneratedFiles, strings};
+use super::{Emitter, GeneratedFiles};
+use crate::schema::strings;
 use crate::diag::{Diagnostic, rule};
 use crate::ident;
 use crate::ir::{Project, RuntimeSource, Spanned, Tool, ToolSet};
-use crate::syntax::pointer_join;
+use crate::schema::pointer_join;
 
 /// The Rust emitter.
 #[derive(Debug, Default)]

@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::refs;
 
 /// The definitions shared within one tool set, by name.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -127,7 +126,7 @@ fn local_refs(v: &Value, out: &mut Vec<String>) -> Option<()> {
         Value::Object(m) => {
             if let Some(r) = m.get("$ref").and_then(Value::as_str) {
                 if r.starts_with('#') {
-                    out.push(refs::def_name(r)?);
+                    out.push(crate::schema::def_name(r)?);
                 }
             }
             m.values().try_for_each(|x| local_refs(x, out))

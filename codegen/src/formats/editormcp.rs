@@ -16,13 +16,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use super::fields::{Cx, is_identifier, list};
-use crate::diag::{Diagnostic, did_you_mean, rule};
+use crate::diag::{Diagnostic, rule};
+use crate::text::did_you_mean;
 use crate::ir::{Category, Example, Format, SafetyLevel, Schema, Spanned, Tier, Tool, ToolSet};
 use crate::source::{Loc, Span};
 use crate::syntax::{Member, Node, NodeKind, pointer_join};
 
-/// JSON Schema dialect of every schema toolgen emits.
-pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+use crate::schema::DIALECT as SCHEMA_DIALECT;
 
 pub(crate) const TOP_KEYS: &[&str] = &[
     "$schema",

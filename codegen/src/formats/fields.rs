@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::diag::{Diagnostic, did_you_mean, rule};
+use crate::diag::{Diagnostic, rule};
+pub use crate::text::{list, suggest};
+use crate::text::did_you_mean;
 use crate::ir::{LocatedValue, SafetyLevel, Spanned};
 use crate::source::{FileId, Loc, Span};
 use crate::syntax::{Member, Node, NodeKind};
@@ -163,14 +165,6 @@ impl Cx<'_> {
     }
 }
 
-/// "did you mean `x`?" when a candidate is close to `word`, else "use one of `a`, `b` and `c`".
-pub fn suggest(word: &str, candidates: &[&str]) -> String {
-    match did_you_mean(word, candidates.iter().copied()) {
-        Some(s) => format!("did you mean `{s}`?"),
-        None => format!("use one of {}", list(candidates)),
-    }
-}
-
 /// Parses a safety level, reporting TG0206 (with a suggestion) when it is unknown.
 pub fn safety_level(cx: &mut Cx<'_>, s: &Spanned<String>) -> Option<SafetyLevel> {
     let level = SafetyLevel::parse(&s.value);
@@ -187,16 +181,6 @@ pub fn safety_level(cx: &mut Cx<'_>, s: &Spanned<String>) -> Option<SafetyLevel>
         );
     }
     level
-}
-
-/// `a`, `b` and `c` — for messages.
-pub fn list(items: &[&str]) -> String {
-    let quoted: Vec<String> = items.iter().map(|s| format!("`{s}`")).collect();
-    match quoted.len() {
-        0 => String::new(),
-        1 => quoted[0].clone(),
-        n => format!("{} and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
-    }
 }
 
 /// Whether `s` is an identifier: ASCII letter or `_`, then letters, digits, `_`.

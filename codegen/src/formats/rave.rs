@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value, json};
 
-use super::editormcp::SCHEMA_DIALECT;
+use crate::schema::DIALECT as SCHEMA_DIALECT;
 use super::fields::{Cx, suggest};
 use crate::diag::{Diagnostic, rule};
 use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
@@ -616,7 +616,7 @@ impl Translator<'_, '_> {
         if types.is_empty()
             || types
                 .iter()
-                .any(|t| crate::validate::value_has_type(&value, t))
+                .any(|t| crate::schema::value_has_type(&value, t))
         {
             return Some(value);
         }
@@ -687,7 +687,7 @@ impl Translator<'_, '_> {
         let mut converted = Vec::new();
         for item in items {
             let mut v = item.to_json();
-            if numeric_or_bool && !types.iter().any(|t| crate::validate::value_has_type(&v, t)) {
+            if numeric_or_bool && !types.iter().any(|t| crate::schema::value_has_type(&v, t)) {
                 match item.as_str().and_then(|s| parse_as(s, types)) {
                     Some(parsed) => {
                         converted.push(item.span);

@@ -10,6 +10,7 @@ pub mod yaml;
 use serde_json::{Map, Number, Value};
 
 use crate::diag::Diagnostic;
+pub use crate::schema::{pointer_join, push_pointer_token};
 use crate::source::{FileId, Loc, Span};
 
 /// Objects and arrays may be nested at most this deep.
@@ -148,26 +149,6 @@ impl Node {
             _ => {}
         }
     }
-}
-
-/// Appends a JSON-pointer token, escaping `~` and `/`.
-pub fn push_pointer_token(pointer: &mut String, token: &str) {
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
-}
-
-/// A pointer with one more token.
-pub fn pointer_join(base: &str, token: &str) -> String {
-    let mut p = String::with_capacity(base.len() + token.len() + 1);
-    p.push_str(base);
-    p.push('/');
-    push_pointer_token(&mut p, token);
-    p
 }
 
 /// The result of parsing one file: the tree (if the text was well-formed enough

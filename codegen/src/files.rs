@@ -1,0 +1,50 @@
+//! Generated files, in memory: what emitters produce and `output` writes.
+//!
+//! A leaf: it imports nothing of the crate.
+
+use std::collections::BTreeMap;
+
+/// Generated files: relative path (with `/`) -> contents. Ordered, so output is deterministic.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GeneratedFiles {
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+impl GeneratedFiles {
+    pub fn new() -> GeneratedFiles {
+        GeneratedFiles::default()
+    }
+
+    /// Adds a file. Paths are relative, `/`-separated, without `.` or `..` components.
+    pub fn add(&mut self, path: impl Into<String>, contents: impl Into<Vec<u8>>) {
+        self.files.insert(path.into(), contents.into());
+    }
+
+    /// Adds a JSON file, pretty-printed with sorted keys and a final newline.
+    pub fn add_json(&mut self, path: impl Into<String>, value: &serde_json::Value) {
+        let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
+        text.push('\n');
+        self.add(path, text);
+    }
+
+    pub fn get(&self, path: &str) -> Option<&[u8]> {
+        self.files.get(path).map(Vec::as_slice)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    pub fn total_bytes(&self) -> usize {
+        self.files.values().map(Vec::len).sum()
+    }
+}
+

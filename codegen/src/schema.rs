@@ -1,0 +1,232 @@
+//! JSON Schema facts every stage shares: the dialect toolgen emits, JSON
+//! pointers, where subschemas sit, JSON types, and local `$ref`s.
+//!
+//! A leaf: it imports nothing of the crate, so readers, `validate`, `refs`
+//! and the emitters can all use it without an arrow pointing up.
+
+use serde_json::{Map, Value};
+
+/// The JSON Schema dialect of every schema in the IR and in toolgen's output.
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// Keywords whose value is one subschema.
+pub const SUBSCHEMA: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+
+/// Keywords whose value is a list of subschemas (`items` too, in draft 7's tuple form).
+pub const SUBSCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+
+/// Keywords whose value maps names to subschemas.
+pub const SUBSCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Appends a JSON-pointer token, escaping `~` and `/`.
+pub fn push_pointer_token(pointer: &mut String, token: &str) {
+    for c in token.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+/// A pointer with one more token.
+pub fn pointer_join(base: &str, token: &str) -> String {
+    let mut p = String::with_capacity(base.len() + token.len() + 1);
+    p.push_str(base);
+    p.push('/');
+    push_pointer_token(&mut p, token);
+    p
+}
+
+/// Decodes one JSON-pointer token.
+pub fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// The value at a JSON pointer (`""` is the whole value).
+pub fn at_pointer<'v>(value: &'v Value, pointer: &str) -> Option<&'v Value> {
+    if pointer.is_empty() {
+        return Some(value);
+    }
+    let mut v = value;
+    for token in pointer.strip_prefix('/')?.split('/') {
+        let token = unescape(token);
+        v = match v {
+            Value::Object(m) => m.get(&token)?,
+            Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(v)
+}
+
+/// The definition a local reference names (`#/$defs/Name`, pointer-escaped).
+pub fn def_name(reference: &str) -> Option<String> {
+    reference.strip_prefix("#/$defs/").map(unescape)
+}
+
+/// What a local reference of a bundled schema (`#`, `#/$defs/X`, `#/any/pointer`)
+/// points at within `root`.
+pub fn local_target<'v>(root: &'v Value, reference: &str) -> Option<&'v Value> {
+    at_pointer(root, reference.strip_prefix('#')?)
+}
+
+/// `schema` with its local `$ref`s followed within `root` (a bounded number of
+/// hops, so that a reference loop ends).
+pub fn follow<'v>(root: &'v Value, mut schema: &'v Value) -> &'v Value {
+    for _ in 0..16 {
+        match schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| local_target(root, r))
+        {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
+}
+
+/// The strings of a JSON array member (a schema's `required`, say); empty when
+/// it is absent or not an array.
+pub fn strings(v: Option<&Value>) -> Vec<&str> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The types a schema object declares (`"type": "x"` or `["x", "y"]`), sorted.
+pub fn types_of(schema: &Map<String, Value>) -> std::collections::BTreeSet<&str> {
+    match schema.get("type") {
+        Some(Value::String(s)) => [s.as_str()].into_iter().collect(),
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => std::collections::BTreeSet::new(),
+    }
+}
+
+/// Whether `v` is a value of JSON Schema type `ty`. Integers must be written
+/// without a fractional part (`5`, not `5.0`).
+pub fn value_has_type(v: &Value, ty: &str) -> bool {
+    match ty {
+        "string" => v.is_string(),
+        "integer" => v.is_i64() || v.is_u64(),
+        "number" => v.is_number(),
+        "boolean" => v.is_boolean(),
+        "array" => v.is_array(),
+        "object" => v.is_object(),
+        "null" => v.is_null(),
+        _ => true,
+    }
+}
+
+/// Calls `f` with the pointer and the object of every direct subschema of
+/// `obj` (the members of `properties` and `$defs`, `items`, each branch of
+/// `anyOf`, ...), in keyword order. Property names, defaults, enum values and
+/// examples are data, never visited.
+pub fn for_each_child<'v>(
+    obj: &'v Map<String, Value>,
+    ptr: &str,
+    f: &mut impl FnMut(String, &'v Map<String, Value>),
+) {
+    for (key, child) in obj {
+        let key = key.as_str();
+        match child {
+            Value::Object(sub) if SUBSCHEMA.contains(&key) => f(pointer_join(ptr, key), sub),
+            Value::Array(list) if SUBSCHEMA_LISTS.contains(&key) => {
+                let base = pointer_join(ptr, key);
+                for (i, sub) in list.iter().enumerate() {
+                    if let Value::Object(sub) = sub {
+                        f(pointer_join(&base, &i.to_string()), sub);
+                    }
+                }
+            }
+            Value::Object(map) if SUBSCHEMA_MAPS.contains(&key) => {
+                let base = pointer_join(ptr, key);
+                for (name, sub) in map {
+                    if let Value::Object(sub) = sub {
+                        f(pointer_join(&base, name), sub);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Like [`for_each_child`], for changing the subschemas in place.
+pub fn for_each_child_mut(obj: &mut Map<String, Value>, f: &mut impl FnMut(&mut Value)) {
+    for (key, child) in obj.iter_mut() {
+        let key = key.as_str();
+        match child {
+            Value::Object(_) if SUBSCHEMA.contains(&key) => f(child),
+            Value::Array(list) if SUBSCHEMA_LISTS.contains(&key) => list.iter_mut().for_each(&mut *f),
+            Value::Object(map) if SUBSCHEMA_MAPS.contains(&key) => map.values_mut().for_each(&mut *f),
+            _ => {}
+        }
+    }
+}
+
+/// Calls `f` for `v` and every subschema below it, with its pointer, parents first.
+pub fn walk<'v>(v: &'v Value, ptr: &str, f: &mut impl FnMut(&str, &'v Map<String, Value>)) {
+    if let Value::Object(obj) = v {
+        walk_object(obj, ptr, f);
+    }
+}
+
+fn walk_object<'v>(
+    obj: &'v Map<String, Value>,
+    ptr: &str,
+    f: &mut impl FnMut(&str, &'v Map<String, Value>),
+) {
+    f(ptr, obj);
+    for_each_child(obj, ptr, &mut |p, sub| walk_object(sub, &p, f));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pointers_and_refs() {
+        assert_eq!(pointer_join("/a", "b/c~d"), "/a/b~1c~0d");
+        let v = json!({"$defs": {"a/b": {"type": "string"}}, "x": {"$ref": "#/$defs/a~1b"}});
+        assert_eq!(def_name("#/$defs/a~1b").as_deref(), Some("a/b"));
+        assert_eq!(follow(&v, &v["x"]), &json!({"type": "string"}));
+        assert_eq!(at_pointer(&v, "/$defs/a~1b/type"), Some(&json!("string")));
+    }
+
+    #[test]
+    fn walks_subschemas_only() {
+        let v = json!({
+            "properties": {"if": {"type": "string", "default": {"properties": {"x": {}}}}},
+            "items": [{"type": "integer"}],
+            "anyOf": [{"not": {"type": "null"}}],
+            "enum": [{"properties": {}}],
+        });
+        let mut seen = Vec::new();
+        walk(&v, "", &mut |p, _| seen.push(p.to_owned()));
+        assert_eq!(
+            seen,
+            ["", "/anyOf/0", "/anyOf/0/not", "/items/0", "/properties/if"]
+        );
+    }
+}
