@@ -30,6 +30,7 @@ use crate::ir::{Format, OutputKind, Project, RuntimeSource};
 use crate::load::{self, LoadOptions, Loaded};
 use crate::output::{self, CheckReport, OutputError, Prune, WriteReport};
 use crate::progress::Progress;
+use crate::templates::RunTemplates;
 
 /// Configures and runs one generation.
 #[derive(Clone, Debug, Default)]
@@ -309,18 +310,33 @@ impl Generator {
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
         let mut files = GeneratedFiles::new();
         let mut diags = Vec::new();
-        // (Emitters that share templates load them once, through one
-        // `TemplateSource`, so a broken one is reported once.)
-        let emitters = emit::all(&self.emit);
+        let emitters: Vec<_> = emit::all()
+            .into_iter()
+            .filter(|(kind, _)| self.emit.asks_for(*kind))
+            .filter_map(|(kind, e)| emit::project_for(project, kind).map(|part| (e, part)))
+            .collect();
+        // The templates, loaded once for every emitter that renders them.
+        let templates = if emitters.iter().any(|(e, _)| e.renders_templates()) {
+            match RunTemplates::load(
+                self.emit.templates.as_deref(),
+                &emit::one_line(&self.emit.regenerate),
+                project,
+                &mut diags,
+            ) {
+                Some(t) => Some(t),
+                None => return (files, diags),
+            }
+        } else {
+            None
+        };
+        let cx = emit::EmitContext {
+            options: &self.emit,
+            templates: templates.as_ref(),
+        };
         let total = emitters.len();
-        for (done, (kind, emitter)) in emitters.into_iter().enumerate() {
+        for (done, (emitter, part)) in emitters.iter().enumerate() {
             self.emit.progress.report("generating", done, total);
-            if !self.emit.asks_for(kind) {
-                continue;
-            }
-            if let Some(part) = emit::project_for(project, kind) {
-                emitter.emit(&part, &mut files, &mut diags);
-            }
+            emitter.emit(&cx, part, &mut files, &mut diags);
         }
         self.emit.progress.report("generating", total, total);
         (files, diags)

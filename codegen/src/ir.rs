@@ -392,6 +392,13 @@ pub struct ToolSet {
     pub outputs: Option<Vec<OutputKind>>,
     /// Where its generated Rust gets the runtime from (the manifest's `runtime`).
     pub runtime: Option<Spanned<RuntimeSource>>,
+    /// Whether every array schema must declare its `items` (a fact of the
+    /// format, set by its reader: EditorMCP and RAVE require it, NOTES 7; in
+    /// plain JSON Schema, MCP, an array without `items` holds any values).
+    pub arrays_need_items: bool,
+    /// The language of the tools' `implementation_example` annotation, for
+    /// code blocks (`r` for RAVE, whose examples are R code).
+    pub implementation_language: Option<String>,
     /// Rule levels the manifest sets (`lints: {TG0603: allow}`), applied to
     /// the diagnostics in this tool set's files.
     pub lints: Vec<(&'static crate::diag::Rule, crate::diag::LintLevel, Loc)>,

@@ -35,7 +35,7 @@
 
 use crate::diag::{Diagnostic, rule};
 use crate::diag::{LintLevel, configurable_rule};
-use crate::formats::{self, editormcp, fields::Cx, fields::suggest};
+use crate::formats::{self, fields::Cx, fields::suggest};
 use crate::ir::{Category, Format, OutputKind, RuntimeSource, SafetyLevel, Spanned, Tier, ToolSet};
 use crate::syntax::{Node, NodeKind};
 
@@ -186,7 +186,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
     }
     if let Some(n) = get("defaultTimeoutSeconds") {
         match cx.number(n, "`defaultTimeoutSeconds`") {
-            Some(v) if editormcp::check_timeout(cx, v, cx.loc(n.span)) => {
+            Some(v) if formats::fields::check_timeout(cx, v, cx.loc(n.span)) => {
                 set.default_timeout_seconds = v
             }
             _ => ok = false,

@@ -245,47 +245,6 @@ impl RunTemplates {
     }
 }
 
-/// The templates of one generation, loaded by the first emitter that needs
-/// them and shared with the others (the C# and the docs emitter), so that
-/// every template is read and compiled once per run.
-#[derive(Default)]
-pub struct TemplateSource {
-    /// The command line's override directory, if any.
-    dir: Option<PathBuf>,
-    /// The command that regenerates the output (the templates' `regenerate`).
-    regenerate: String,
-    loaded: std::cell::OnceCell<Option<RunTemplates>>,
-}
-
-impl std::fmt::Debug for TemplateSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TemplateSource")
-            .field("dir", &self.dir)
-            .field("loaded", &self.loaded.get().is_some())
-            .finish()
-    }
-}
-
-impl TemplateSource {
-    pub fn new(dir: Option<PathBuf>, regenerate: String) -> TemplateSource {
-        TemplateSource {
-            dir,
-            regenerate,
-            loaded: std::cell::OnceCell::new(),
-        }
-    }
-
-    /// The templates for `project`; `None` (problems reported to `diags`,
-    /// once) when an override does not load.
-    pub fn get(&self, project: &Project, diags: &mut Vec<Diagnostic>) -> Option<&RunTemplates> {
-        self.loaded
-            .get_or_init(|| {
-                RunTemplates::load(self.dir.as_deref(), &self.regenerate, project, diags)
-            })
-            .as_ref()
-    }
-}
-
 fn error(path: &Option<PathBuf>, name: &str, e: &minijinja::Error) -> TemplateError {
     let mut message = e
         .detail()

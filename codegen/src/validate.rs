@@ -21,11 +21,8 @@ pub fn validate(project: &Project, diags: &mut Diagnostics) {
         check_ids(set, diags);
         for tool in &set.tools {
             check_membership(set, tool, diags);
-            // EditorMCP and RAVE require `items` on every array (NOTES 7); in plain
-            // JSON Schema (MCP) an array without `items` holds values of any type.
-            let items_required = set.format != crate::ir::Format::Mcp;
-            check_schema(&tool.input, items_required, diags);
-            check_schema(&tool.output, items_required, diags);
+            check_schema(&tool.input, set.arrays_need_items, diags);
+            check_schema(&tool.output, set.arrays_need_items, diags);
             check_with_validator(tool, diags);
         }
     }

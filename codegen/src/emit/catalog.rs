@@ -25,6 +25,7 @@ impl Emitter for Catalog {
 
     fn emit(
         &self,
+        _cx: &super::EmitContext<'_>,
         project: &Project,
         out: &mut GeneratedFiles,
         _diags: &mut Vec<crate::diag::Diagnostic>,

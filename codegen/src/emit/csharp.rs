@@ -27,13 +27,11 @@ use crate::schema::strings;
 use crate::diag::Diagnostic;
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
-use crate::templates::{TemplateSource, Templates};
+use crate::templates::Templates;
 
-/// The C# emitter; `templates` are the run's templates (built-ins and overrides).
+/// The C# emitter: it renders the run's templates (built-ins and overrides).
 #[derive(Debug, Default)]
-pub struct CSharp {
-    pub templates: std::rc::Rc<TemplateSource>,
-}
+pub struct CSharp;
 
 /// Names the generated code uses unqualified inside a tool's class, so no
 /// nested type may take them.
@@ -725,12 +723,23 @@ fn class_names(set: &ToolSet) -> (Vec<String>, String) {
 }
 
 impl Emitter for CSharp {
+    fn renders_templates(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "csharp"
     }
 
-    fn emit(&self, project: &Project, out: &mut GeneratedFiles, diags: &mut Vec<Diagnostic>) {
-        let Some(templates) = self.templates.get(project, diags) else {
+    fn emit(
+        &self,
+        cx: &super::EmitContext<'_>,
+        project: &Project,
+        out: &mut GeneratedFiles,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        // Loaded by the run for every emitter that renders templates.
+        let Some(templates) = cx.templates else {
             return;
         };
         let mut render = |t: &Templates, name: &str, path: String, ctx: &serde_json::Value| {

@@ -21,13 +21,11 @@ use super::{Emitter, GeneratedFiles};
 use crate::schema::strings;
 use crate::diag::Diagnostic;
 use crate::ir::{Project, SafetyLevel, Tool, ToolSet};
-use crate::templates::{TemplateSource, Templates};
+use crate::templates::Templates;
 
-/// The docs emitter; `templates` are the run's templates (built-ins and overrides).
+/// The docs emitter: it renders the run's templates (built-ins and overrides).
 #[derive(Debug, Default)]
-pub struct Docs {
-    pub templates: std::rc::Rc<TemplateSource>,
-}
+pub struct Docs;
 
 /// Inline Markdown text: renders as exactly `s`, whatever it contains.
 pub fn md(s: &str) -> String {
@@ -347,11 +345,7 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
     };
     let group = annotation("group").map(|g| md_cell(&g));
     let implementation_example = annotation("implementation_example").map(|code| {
-        let lang = if set.format == crate::ir::Format::Rave {
-            "r"
-        } else {
-            ""
-        };
+        let lang = set.implementation_language.as_deref().unwrap_or("");
         code_block(lang, code.trim_end())
     });
     ToolPage {
@@ -423,12 +417,23 @@ fn counts<'a>(tools: impl Iterator<Item = &'a str>) -> Vec<(String, usize)> {
 }
 
 impl Emitter for Docs {
+    fn renders_templates(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "docs"
     }
 
-    fn emit(&self, project: &Project, out: &mut GeneratedFiles, diags: &mut Vec<Diagnostic>) {
-        let Some(templates) = self.templates.get(project, diags) else {
+    fn emit(
+        &self,
+        cx: &super::EmitContext<'_>,
+        project: &Project,
+        out: &mut GeneratedFiles,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        // Loaded by the run for every emitter that renders templates.
+        let Some(templates) = cx.templates else {
             return;
         };
         let mut render = |t: &Templates, name: &str, path: String, ctx: &Value| {

@@ -15,16 +15,30 @@ pub mod yaml;
 
 pub use crate::files::GeneratedFiles;
 use crate::ir::{OutputKind, Project, RuntimeSource};
-use crate::templates::TemplateSource;
+use crate::templates::RunTemplates;
+
+/// What every emitter gets besides the project: the run's settings, and its
+/// templates (built-ins with the overrides of the command line and the
+/// manifests), loaded once by the generator before any emitter runs.
+pub struct EmitContext<'a> {
+    pub options: &'a EmitOptions,
+    /// Loaded when an emitter of the run renders templates (`None` otherwise).
+    pub templates: Option<&'a RunTemplates>,
+}
 
 /// One output kind (the JSON catalog, Rust types, C# stubs, docs, ...).
 pub trait Emitter {
     /// A short name, used in messages and benchmarks.
     fn name(&self) -> &'static str;
+    /// Whether it renders templates (then the run loads them first).
+    fn renders_templates(&self) -> bool {
+        false
+    }
     /// Adds this emitter's files for `project` to `out`; problems (a schema
     /// that cannot be mapped to a type, say) go to `diags`.
     fn emit(
         &self,
+        cx: &EmitContext<'_>,
         project: &Project,
         out: &mut GeneratedFiles,
         diags: &mut Vec<crate::diag::Diagnostic>,
@@ -88,29 +102,12 @@ pub(crate) fn one_line(command: &str) -> String {
 }
 
 /// Every emitter with its output kind, in the order they run.
-pub fn all(options: &EmitOptions) -> Vec<(OutputKind, Box<dyn Emitter>)> {
-    let rust = rust::RustCrate {
-        layout: options.rust_layout,
-        runtime: options.runtime.clone(),
-        regenerate: one_line(&options.regenerate),
-        progress: options.progress.clone(),
-    };
-    let templates = std::rc::Rc::new(TemplateSource::new(
-        options.templates.clone(),
-        one_line(&options.regenerate),
-    ));
-    let csharp = csharp::CSharp {
-        templates: templates.clone(),
-    };
-    let docs = docs::Docs { templates };
+pub fn all() -> Vec<(OutputKind, Box<dyn Emitter>)> {
     vec![
-        (
-            OutputKind::Catalog,
-            Box::new(catalog::Catalog) as Box<dyn Emitter>,
-        ),
-        (OutputKind::Rust, Box::new(rust)),
-        (OutputKind::CSharp, Box::new(csharp)),
-        (OutputKind::Docs, Box::new(docs)),
+        (OutputKind::Catalog, Box::new(catalog::Catalog) as Box<dyn Emitter>),
+        (OutputKind::Rust, Box::new(rust::RustCrate)),
+        (OutputKind::CSharp, Box::new(csharp::CSharp)),
+        (OutputKind::Docs, Box::new(docs::Docs)),
     ]
 }
 

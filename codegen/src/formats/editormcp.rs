@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use super::fields::{Cx, is_identifier, list};
 use crate::diag::{Diagnostic, rule};
 use crate::text::did_you_mean;
-use crate::ir::{Category, Example, Format, SafetyLevel, Schema, Spanned, Tier, Tool, ToolSet};
+use crate::ir::{Category, Format, SafetyLevel, Schema, Spanned, Tier, Tool, ToolSet};
 use crate::source::{Loc, Span};
 use crate::syntax::{Member, Node, NodeKind, pointer_join};
 
@@ -122,6 +122,8 @@ pub fn default_tool_set() -> ToolSet {
         manifest: None,
         outputs: None,
         runtime: None,
+        arrays_need_items: true,
+        implementation_language: None,
         lints: Vec::new(),
         tools: Vec::new(),
     }
@@ -216,7 +218,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         .find(|m| m.key == "timeoutSeconds")
         .and_then(|m| {
             let v = cx.number(&m.value, "`timeoutSeconds`")?;
-            check_timeout(cx, v, cx.loc(m.value.span))
+            super::fields::check_timeout(cx, v, cx.loc(m.value.span))
                 .then(|| Spanned::new(v, cx.loc(m.value.span)))
         });
 
@@ -247,7 +249,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
     // Definitions that neither side uses are still checked.
     check_unused_definitions(cx, &definitions, &input, &output);
 
-    let examples = read_examples(cx, obj);
+    let examples = super::fields::read_examples(cx, obj);
     missing_examples(cx, root);
     let mut annotations = BTreeMap::new();
     for m in obj.iter().filter(|m| m.key.starts_with("x-")) {
@@ -277,23 +279,6 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         annotations,
         loc: cx.loc(root.span),
     })
-}
-
-/// Checks that a time limit is within (0, 3600] seconds.
-pub fn check_timeout(cx: &mut Cx<'_>, seconds: f64, loc: Loc) -> bool {
-    let ok = seconds > 0.0 && seconds <= 3600.0;
-    if !ok {
-        cx.report(
-            Diagnostic::at(
-                &rule::TIMEOUT_RANGE,
-                loc,
-                format!("time limit {seconds} s is out of range"),
-            )
-            .label("must be > 0 and <= 3600")
-            .help("give the limit in seconds, e.g. `15`"),
-        );
-    }
-    ok
 }
 
 fn check_id(cx: &mut Cx<'_>, id: &Spanned<String>) {
@@ -834,86 +819,6 @@ impl Translator<'_, '_> {
         }
         Some((Value::Object(out), required))
     }
-}
-
-pub(crate) fn read_examples(cx: &mut Cx<'_>, obj: &[Member]) -> Option<Vec<Example>> {
-    let Some(m) = obj.iter().find(|m| m.key == "examples") else {
-        return Some(Vec::new());
-    };
-    let NodeKind::Array(items) = &m.value.kind else {
-        cx.wrong_type(&m.value, "`examples`", "an array");
-        return None;
-    };
-    let mut out = Vec::new();
-    // Whether every example could be read; only then is their number judged.
-    let mut ok = true;
-    for item in items {
-        let Some(fields) = cx.object(item, "an example") else {
-            ok = false;
-            continue;
-        };
-        cx.check_keys(
-            fields,
-            &["description", "input", "output"],
-            false,
-            "an example",
-        );
-        let get = |k: &str| fields.iter().find(|m| m.key == k).map(|m| &m.value);
-        let description = get("description")
-            .and_then(|d| cx.string(d, "`description`", false))
-            .map(|s| s.value);
-        let input = match get("input") {
-            Some(n) if matches!(n.kind, NodeKind::Object(_)) => cx.located(n),
-            Some(n) => {
-                cx.wrong_type(n, "an example's `input`", "an object of arguments");
-                ok = false;
-                continue;
-            }
-            None => {
-                cx.require(
-                    item,
-                    fields,
-                    "input",
-                    "an example",
-                    "an object of arguments ({} for none)",
-                );
-                ok = false;
-                continue;
-            }
-        };
-        let output = match get("output") {
-            Some(n) if matches!(n.kind, NodeKind::Object(_)) => Some(cx.located(n)),
-            Some(n) => {
-                cx.wrong_type(n, "an example's `output`", "an object");
-                ok = false;
-                continue;
-            }
-            None => None,
-        };
-        out.push(Example {
-            description,
-            input,
-            output,
-            loc: cx.loc(item.span),
-        });
-    }
-    let n = out.len();
-    if ok && (n == 0 || n > 3) {
-        cx.report(
-            Diagnostic::at(
-                &rule::EXAMPLE_COUNT,
-                cx.loc(m.value.span),
-                format!("tool has {n} examples; the format asks for 1-3 representative ones"),
-            )
-            .label(if n == 0 {
-                "no examples"
-            } else {
-                "too many examples"
-            }),
-        );
-    }
-    // Broken examples have been reported and are left out; the rest are still checked.
-    Some(out)
 }
 
 /// Reports TG0403 for a tool without an `examples` field at all.

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::diag::{Diagnostic, rule};
 pub use crate::text::{list, suggest};
 use crate::text::did_you_mean;
-use crate::ir::{LocatedValue, SafetyLevel, Spanned};
+use crate::ir::{Example, LocatedValue, SafetyLevel, Spanned};
 use crate::source::{FileId, Loc, Span};
 use crate::syntax::{Member, Node, NodeKind};
 
@@ -190,4 +190,103 @@ pub fn is_identifier(s: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Checks that a time limit is within (0, 3600] seconds.
+pub fn check_timeout(cx: &mut Cx<'_>, seconds: f64, loc: Loc) -> bool {
+    let ok = seconds > 0.0 && seconds <= 3600.0;
+    if !ok {
+        cx.report(
+            Diagnostic::at(
+                &rule::TIMEOUT_RANGE,
+                loc,
+                format!("time limit {seconds} s is out of range"),
+            )
+            .label("must be > 0 and <= 3600")
+            .help("give the limit in seconds, e.g. `15`"),
+        );
+    }
+    ok
+}
+
+/// Reads `examples`: `[{description, input, output}]` (EditorMCP's shape,
+/// which MCP tools carry in `_meta.toolgen`); 1-3 are asked for (TG0403).
+pub(crate) fn read_examples(cx: &mut Cx<'_>, obj: &[Member]) -> Option<Vec<Example>> {
+    let Some(m) = obj.iter().find(|m| m.key == "examples") else {
+        return Some(Vec::new());
+    };
+    let NodeKind::Array(items) = &m.value.kind else {
+        cx.wrong_type(&m.value, "`examples`", "an array");
+        return None;
+    };
+    let mut out = Vec::new();
+    // Whether every example could be read; only then is their number judged.
+    let mut ok = true;
+    for item in items {
+        let Some(fields) = cx.object(item, "an example") else {
+            ok = false;
+            continue;
+        };
+        cx.check_keys(
+            fields,
+            &["description", "input", "output"],
+            false,
+            "an example",
+        );
+        let get = |k: &str| fields.iter().find(|m| m.key == k).map(|m| &m.value);
+        let description = get("description")
+            .and_then(|d| cx.string(d, "`description`", false))
+            .map(|s| s.value);
+        let input = match get("input") {
+            Some(n) if matches!(n.kind, NodeKind::Object(_)) => cx.located(n),
+            Some(n) => {
+                cx.wrong_type(n, "an example's `input`", "an object of arguments");
+                ok = false;
+                continue;
+            }
+            None => {
+                cx.require(
+                    item,
+                    fields,
+                    "input",
+                    "an example",
+                    "an object of arguments ({} for none)",
+                );
+                ok = false;
+                continue;
+            }
+        };
+        let output = match get("output") {
+            Some(n) if matches!(n.kind, NodeKind::Object(_)) => Some(cx.located(n)),
+            Some(n) => {
+                cx.wrong_type(n, "an example's `output`", "an object");
+                ok = false;
+                continue;
+            }
+            None => None,
+        };
+        out.push(Example {
+            description,
+            input,
+            output,
+            loc: cx.loc(item.span),
+        });
+    }
+    let n = out.len();
+    if ok && (n == 0 || n > 3) {
+        cx.report(
+            Diagnostic::at(
+                &rule::EXAMPLE_COUNT,
+                cx.loc(m.value.span),
+                format!("tool has {n} examples; the format asks for 1-3 representative ones"),
+            )
+            .label(if n == 0 {
+                "no examples"
+            } else {
+                "too many examples"
+            }),
+        );
+    }
+    // Broken examples have been reported and are left out; the rest are still checked.
+    Some(out)
 }

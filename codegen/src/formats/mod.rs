@@ -48,6 +48,10 @@ pub fn default_tool_set(format: Format) -> ToolSet {
         };
         // RAVE and MCP categories are free-form: any category is allowed.
         set.categories = Vec::new();
+        // Plain JSON Schema: an array without `items` holds any values.
+        set.arrays_need_items = format != Format::Mcp;
+        // RAVE's implementation examples are R code.
+        set.implementation_language = (format == Format::Rave).then(|| "r".to_owned());
     }
     set
 }
