@@ -47,4 +47,3 @@ impl GeneratedFiles {
         self.files.values().map(Vec::len).sum()
     }
 }
-

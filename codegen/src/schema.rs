@@ -177,8 +177,12 @@ pub fn for_each_child_mut(obj: &mut Map<String, Value>, f: &mut impl FnMut(&mut 
         let key = key.as_str();
         match child {
             Value::Object(_) if SUBSCHEMA.contains(&key) => f(child),
-            Value::Array(list) if SUBSCHEMA_LISTS.contains(&key) => list.iter_mut().for_each(&mut *f),
-            Value::Object(map) if SUBSCHEMA_MAPS.contains(&key) => map.values_mut().for_each(&mut *f),
+            Value::Array(list) if SUBSCHEMA_LISTS.contains(&key) => {
+                list.iter_mut().for_each(&mut *f)
+            }
+            Value::Object(map) if SUBSCHEMA_MAPS.contains(&key) => {
+                map.values_mut().for_each(&mut *f)
+            }
             _ => {}
         }
     }

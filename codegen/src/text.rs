@@ -49,4 +49,3 @@ pub fn list(items: &[&str]) -> String {
         n => format!("{} and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
     }
 }
-

@@ -10,10 +10,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use crate::diag::{Diagnostic, Diagnostics, rule};
-use crate::schema::{types_of, value_has_type, walk};
-use crate::text::{did_you_mean, list};
 use crate::ir::{LocatedValue, Project, Schema, Tool, ToolSet};
 use crate::schema::pointer_join;
+use crate::schema::{types_of, value_has_type, walk};
+use crate::text::{did_you_mean, list};
 
 /// Runs every IR-level rule over `project`.
 pub fn validate(project: &Project, diags: &mut Diagnostics) {

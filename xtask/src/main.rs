@@ -97,7 +97,9 @@ fn generate(check: bool) -> Result<(), String> {
             }
         }
         if problems.is_empty() {
-            eprintln!("generated/, tests/generated-hostile/, docs/rules.md and docs/schemas/ are up to date");
+            eprintln!(
+                "generated/, tests/generated-hostile/, docs/rules.md and docs/schemas/ are up to date"
+            );
             return Ok(());
         }
         for p in &problems {

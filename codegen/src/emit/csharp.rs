@@ -23,10 +23,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{Emitter, GeneratedFiles};
-use crate::schema::strings;
 use crate::diag::Diagnostic;
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
+use crate::schema::strings;
 use crate::templates::Templates;
 
 /// The C# emitter: it renders the run's templates (built-ins and overrides).

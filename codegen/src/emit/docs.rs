@@ -18,9 +18,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Emitter, GeneratedFiles};
-use crate::schema::strings;
 use crate::diag::Diagnostic;
 use crate::ir::{Project, SafetyLevel, Tool, ToolSet};
+use crate::schema::strings;
 use crate::templates::Templates;
 
 /// The docs emitter: it renders the run's templates (built-ins and overrides).

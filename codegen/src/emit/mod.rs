@@ -10,7 +10,6 @@ pub mod docs;
 pub mod rave;
 pub mod runtime_crate;
 pub mod rust;
-pub mod shared_defs;
 pub mod yaml;
 
 pub use crate::files::GeneratedFiles;
@@ -104,7 +103,10 @@ pub(crate) fn one_line(command: &str) -> String {
 /// Every emitter with its output kind, in the order they run.
 pub fn all() -> Vec<(OutputKind, Box<dyn Emitter>)> {
     vec![
-        (OutputKind::Catalog, Box::new(catalog::Catalog) as Box<dyn Emitter>),
+        (
+            OutputKind::Catalog,
+            Box::new(catalog::Catalog) as Box<dyn Emitter>,
+        ),
         (OutputKind::Rust, Box::new(rust::RustCrate)),
         (OutputKind::CSharp, Box::new(csharp::CSharp)),
         (OutputKind::Docs, Box::new(docs::Docs)),

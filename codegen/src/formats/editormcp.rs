@@ -17,10 +17,10 @@ use serde_json::{Map, Value, json};
 
 use super::fields::{Cx, is_identifier, list};
 use crate::diag::{Diagnostic, rule};
-use crate::text::did_you_mean;
 use crate::ir::{Category, Format, SafetyLevel, Schema, Spanned, Tier, Tool, ToolSet};
 use crate::source::{Loc, Span};
 use crate::syntax::{Member, Node, NodeKind, pointer_join};
+use crate::text::did_you_mean;
 
 use crate::schema::DIALECT as SCHEMA_DIALECT;
 

@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 
 use crate::diag::{Diagnostic, rule};
-pub use crate::text::{list, suggest};
-use crate::text::did_you_mean;
 use crate::ir::{Example, LocatedValue, SafetyLevel, Spanned};
 use crate::source::{FileId, Loc, Span};
 use crate::syntax::{Member, Node, NodeKind};
+use crate::text::did_you_mean;
+pub use crate::text::{list, suggest};
 
 /// The reading context of one file: where diagnostics go.
 pub struct Cx<'a> {

@@ -177,8 +177,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
     let notes = meta_str(cx, "notes");
     let timeout_seconds = meta.and_then(|m| m.get("timeoutSeconds")).and_then(|n| {
         let v = cx.number(n, "`_meta.toolgen.timeoutSeconds`")?;
-        super::fields::check_timeout(cx, v, cx.loc(n.span))
-            .then(|| Spanned::new(v, cx.loc(n.span)))
+        super::fields::check_timeout(cx, v, cx.loc(n.span)).then(|| Spanned::new(v, cx.loc(n.span)))
     });
     // Examples in the EditorMCP shape (`[{description, input, output}]`): MCP
     // has no place for them, so toolgen's metadata carries them.

@@ -30,10 +30,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value, json};
 
-use crate::schema::DIALECT as SCHEMA_DIALECT;
 use super::fields::{Cx, suggest};
 use crate::diag::{Diagnostic, rule};
 use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
+use crate::schema::DIALECT as SCHEMA_DIALECT;
 use crate::source::{Loc, Span};
 use crate::syntax::{Member, Node, NodeKind, pointer_join};
 

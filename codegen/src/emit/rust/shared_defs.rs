@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-
 /// The definitions shared within one tool set, by name.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SharedDefs {
@@ -119,21 +118,22 @@ fn closure<'a>(defs: &'a Map<String, Value>, name: &str) -> Option<BTreeMap<Stri
     Some(out)
 }
 
-/// The definition names `v` references; `None` for a local reference that is
-/// not to a definition.
+/// The definition names `v` references (in its subschemas; data is not
+/// looked at); `None` for a local reference that is not to a definition.
 fn local_refs(v: &Value, out: &mut Vec<String>) -> Option<()> {
-    match v {
-        Value::Object(m) => {
-            if let Some(r) = m.get("$ref").and_then(Value::as_str) {
-                if r.starts_with('#') {
-                    out.push(crate::schema::def_name(r)?);
-                }
+    let mut ok = true;
+    crate::schema::walk(v, "", &mut |_, obj| {
+        let Some(r) = obj.get("$ref").and_then(Value::as_str) else {
+            return;
+        };
+        if r.starts_with('#') {
+            match crate::schema::def_name(r) {
+                Some(name) => out.push(name),
+                None => ok = false,
             }
-            m.values().try_for_each(|x| local_refs(x, out))
         }
-        Value::Array(a) => a.iter().try_for_each(|x| local_refs(x, out)),
-        _ => Some(()),
-    }
+    });
+    ok.then_some(())
 }
 
 #[cfg(test)]

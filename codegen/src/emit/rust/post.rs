@@ -1,0 +1,399 @@
+//! Post-processing of typify's items, on the syntax tree parsed once: what
+//! typify would get wrong for schemas toolgen accepts, fixed where it shows.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use syn::punctuated::Punctuated;
+use syn::{Expr, Lit, Meta, Token};
+
+use super::names::distinct_in_order;
+
+/// Every pass, in order, over the items of one generated file.
+pub fn all(items: &mut [syn::Item]) {
+    share_error_modules(items);
+    distinct_field_names(items);
+}
+
+/// The metas of a `#[serde(...)]` attribute; `None` for another attribute.
+fn serde_metas(attr: &syn::Attribute) -> Option<Punctuated<Meta, Token![,]>> {
+    if !attr.path().is_ident("serde") {
+        return None;
+    }
+    attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+        .ok()
+}
+
+/// Whether typify's types serialize object keys in sorted order, as a response
+/// must. Struct fields are declared in the order of the schema's properties,
+/// which is sorted, and maps are `BTreeMap`s or `serde_json::Map`s; only
+/// flattened fields and internally tagged enums (`tag = "type"` goes first)
+/// break it.
+pub fn serializes_sorted(items: &[syn::Item]) -> bool {
+    let unsorted = |attrs: &[syn::Attribute]| {
+        attrs.iter().filter_map(serde_metas).any(|metas| {
+            metas
+                .iter()
+                .any(|m| m.path().is_ident("flatten") || m.path().is_ident("tag"))
+        })
+    };
+    let fields_unsorted = |fields: &syn::Fields| fields.iter().any(|f| unsorted(&f.attrs));
+    items.iter().all(|item| match item {
+        syn::Item::Struct(s) => !unsorted(&s.attrs) && !fields_unsorted(&s.fields),
+        syn::Item::Enum(e) => {
+            !unsorted(&e.attrs)
+                && e.variants
+                    .iter()
+                    .all(|v| !unsorted(&v.attrs) && !fields_unsorted(&v.fields))
+        }
+        syn::Item::Mod(m) => m
+            .content
+            .as_ref()
+            .is_none_or(|(_, items)| serializes_sorted(items)),
+        _ => true,
+    })
+}
+
+/// typify gives every type space an `error` module with the same 35-line
+/// `ConversionError`; each becomes a re-export of the runtime's one definition,
+/// so that no tool pays to compile its own copy.
+fn share_error_modules(items: &mut [syn::Item]) {
+    for item in items {
+        let syn::Item::Mod(m) = item else { continue };
+        let Some((_, content)) = &mut m.content else {
+            continue;
+        };
+        let typify_error = m.ident == "error"
+            && content
+                .iter()
+                .any(|i| matches!(i, syn::Item::Struct(s) if s.ident == "ConversionError"));
+        if typify_error {
+            *content = vec![syn::parse_quote!(
+                pub use ::toolgen_runtime::ConversionError;
+            )];
+        } else {
+            share_error_modules(content);
+        }
+    }
+}
+
+/// typify names a property's field by snake-casing it, so `a-b`, `a_b` and
+/// `A_B` all become `a_b`: one struct with three fields of one name. Every
+/// such field after the first gets a number (`a_b_2`) and keeps its wire name
+/// in `#[serde(rename)]`; the struct literal of a generated `Default` impl
+/// follows, field by field in declaration order.
+fn distinct_field_names(items: &mut [syn::Item]) {
+    distinct_default_functions(items);
+    // Struct name -> its fields' names in declaration order, after renaming.
+    let mut renamed: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for item in items.iter_mut() {
+        match item {
+            syn::Item::Struct(s) => {
+                if let syn::Fields::Named(fields) = &mut s.fields {
+                    if let Some(names) = rename_duplicate_fields(fields) {
+                        renamed.insert(s.ident.to_string(), names);
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, content)) = &mut m.content {
+                    distinct_field_names(content);
+                }
+            }
+            _ => {}
+        }
+    }
+    if renamed.is_empty() {
+        return;
+    }
+    for_each_impl_literal(items, |ty, lit| {
+        if let Some(names) = renamed.get(ty) {
+            rename_struct_literal(lit, names);
+        }
+    });
+}
+
+/// Every struct literal that ends a function of an `impl` (typify's `impl
+/// Default` bodies, `Self { .. }`), with the name of the implementing type.
+fn for_each_impl_literal(
+    items: &mut [syn::Item],
+    mut visit: impl FnMut(&str, &mut syn::ExprStruct),
+) {
+    for item in items {
+        let syn::Item::Impl(imp) = item else { continue };
+        let syn::Type::Path(ty) = &*imp.self_ty else {
+            continue;
+        };
+        let Some(name) = ty.path.segments.last().map(|seg| seg.ident.to_string()) else {
+            continue;
+        };
+        for member in &mut imp.items {
+            let syn::ImplItem::Fn(f) = member else {
+                continue;
+            };
+            if let Some(syn::Stmt::Expr(Expr::Struct(lit), None)) = f.block.stmts.last_mut() {
+                visit(&name, lit);
+            }
+        }
+    }
+}
+
+/// typify names a field's default function `<type>_<field>` in the module's
+/// `defaults`, so properties that snake-case alike get two functions of one
+/// name. The later ones get a number, and the fields' `default = "..."` and
+/// the `impl Default` calls follow in order: typify writes the functions in
+/// the order of the fields.
+fn distinct_default_functions(items: &mut [syn::Item]) {
+    let mut renames = rename_default_functions(items);
+    renames.retain(|_, queue| queue.len() > 1);
+    if renames.is_empty() {
+        return;
+    }
+    // `impl Default` struct literals call the functions, in field order too.
+    let mut calls = renames.clone();
+    for_each_impl_literal(items, |_, lit| {
+        for fv in &mut lit.fields {
+            let Expr::Call(call) = &mut fv.expr else {
+                continue;
+            };
+            let Expr::Path(path) = &mut *call.func else {
+                continue;
+            };
+            let segments = &mut path.path.segments;
+            if segments.len() != 2 || segments[0].ident != "defaults" {
+                continue;
+            }
+            let name = segments[1].ident.to_string();
+            if let Some(new) = calls.get_mut(&name).and_then(VecDeque::pop_front) {
+                segments[1].ident = syn::Ident::new(&new, segments[1].ident.span());
+            }
+        }
+    });
+    for item in items.iter_mut() {
+        let syn::Item::Struct(s) = item else { continue };
+        for field in &mut s.fields {
+            for attr in &mut field.attrs {
+                rename_default_path(attr, &mut renames);
+            }
+        }
+    }
+}
+
+/// Numbers the repeated functions of every `defaults` module; returns, per
+/// old name, the new names in order.
+fn rename_default_functions(items: &mut [syn::Item]) -> BTreeMap<String, VecDeque<String>> {
+    let mut renames: BTreeMap<String, VecDeque<String>> = BTreeMap::new();
+    for item in items.iter_mut() {
+        let syn::Item::Mod(m) = item else { continue };
+        let Some((_, content)) = &mut m.content else {
+            continue;
+        };
+        if m.ident != "defaults" {
+            continue;
+        }
+        let names: Vec<String> = content
+            .iter()
+            .filter_map(|i| match i {
+                syn::Item::Fn(f) => Some(f.sig.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        let functions = content.iter_mut().filter_map(|i| match i {
+            syn::Item::Fn(f) => Some(f),
+            _ => None,
+        });
+        for ((f, old), new) in functions.zip(&names).zip(distinct_in_order(&names)) {
+            f.sig.ident = syn::Ident::new(&new, f.sig.ident.span());
+            renames.entry(old.clone()).or_default().push_back(new);
+        }
+    }
+    renames
+}
+
+/// In `#[serde(default = "defaults::old")]`, the next new name of `old`.
+fn rename_default_path(
+    attr: &mut syn::Attribute,
+    renames: &mut BTreeMap<String, VecDeque<String>>,
+) {
+    let Some(mut metas) = serde_metas(attr) else {
+        return;
+    };
+    let mut changed = false;
+    for meta in metas.iter_mut() {
+        let Meta::NameValue(nv) = meta else { continue };
+        if !nv.path.is_ident("default") {
+            continue;
+        }
+        let Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(path),
+            ..
+        }) = &mut nv.value
+        else {
+            continue;
+        };
+        let Some(old) = path.value().strip_prefix("defaults::").map(str::to_owned) else {
+            continue;
+        };
+        if let Some(new) = renames.get_mut(&old).and_then(VecDeque::pop_front) {
+            *path = syn::LitStr::new(&format!("defaults::{new}"), path.span());
+            changed = true;
+        }
+    }
+    if changed {
+        *attr = syn::parse_quote!(#[serde(#metas)]);
+    }
+}
+
+/// Renames the second and later fields of one name; `None` when all differ.
+/// The result lists every field as (name typify gave, name now).
+fn rename_duplicate_fields(fields: &mut syn::FieldsNamed) -> Option<Vec<(String, String)>> {
+    let names: Vec<String> = fields
+        .named
+        .iter()
+        .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
+        .collect();
+    let distinct = distinct_in_order(&names);
+    let mut result = Vec::new();
+    let mut changed = false;
+    let named = fields.named.iter_mut().filter(|f| f.ident.is_some());
+    for ((field, old), new) in named.zip(names).zip(distinct) {
+        let Some(span) = field.ident.as_ref().map(syn::Ident::span) else {
+            continue; // filtered out above
+        };
+        if new == old {
+            result.push((old.clone(), old));
+            continue;
+        }
+        let has_rename = field
+            .attrs
+            .iter()
+            .filter_map(serde_metas)
+            .any(|metas| metas.iter().any(|m| m.path().is_ident("rename")));
+        if !has_rename {
+            let wire = syn::LitStr::new(&old, span);
+            field
+                .attrs
+                .push(syn::parse_quote!(#[serde(rename = #wire)]));
+        }
+        field.ident = Some(syn::Ident::new(&new, span));
+        result.push((old, new));
+        changed = true;
+    }
+    changed.then_some(result)
+}
+
+/// Renames the fields of `Self { .. }` as `rename_duplicate_fields` renamed
+/// the struct's: the k-th `a_b` here is the k-th `a_b` there.
+fn rename_struct_literal(lit: &mut syn::ExprStruct, names: &[(String, String)]) {
+    let mut used = vec![false; names.len()];
+    for fv in &mut lit.fields {
+        let syn::Member::Named(ident) = &mut fv.member else {
+            continue;
+        };
+        let old = ident.to_string();
+        let slot = names
+            .iter()
+            .enumerate()
+            .find(|(i, (o, _))| !used[*i] && *o == old)
+            .map(|(i, _)| i);
+        if let Some(i) = slot {
+            used[i] = true;
+            if names[i].1 != old {
+                // Shorthand `Self { a_b }` becomes `Self { a_b_2: a_b }`.
+                fv.colon_token.get_or_insert_with(Default::default);
+                *ident = syn::Ident::new(&names[i].1, ident.span());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::type_space::{tests::text, typify};
+    use super::*;
+    use serde_json::json;
+
+    fn processed(schema: &serde_json::Value) -> String {
+        let mut items = typify(schema, Some("Input"), &[])
+            .map(|t| t.items)
+            .unwrap_or_else(|e| panic!("{e}"));
+        all(&mut items);
+        text(&items)
+    }
+
+    #[test]
+    fn properties_typify_would_name_alike_get_distinct_fields() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a-b": {"type": "string", "default": "x"},
+                "a_b": {"type": "string", "default": "y"},
+                "A_B": {"type": "boolean"},
+                "a_b_2": {"type": "string"}
+            },
+            "required": ["a_b_2"]
+        });
+        // Without required properties, typify also writes `impl Default` with a struct literal.
+        let mut optional = schema.clone();
+        optional["required"] = json!([]);
+        let file = processed(&optional);
+        assert!(
+            file.contains("a_b_3: defaults::input_a_b(),")
+                && file.contains("a_b_4: defaults::input_a_b_2(),"),
+            "{file}"
+        );
+        let file = processed(&schema);
+        let parsed = syn::parse_file(&file).unwrap_or_else(|e| panic!("{e}"));
+        let fields: Vec<String> = parsed
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                syn::Item::Struct(s) if s.ident == "Input" => Some(&s.fields),
+                _ => None,
+            })
+            .flat_map(|f| {
+                f.iter()
+                    .filter_map(|f| f.ident.as_ref().map(ToString::to_string))
+            })
+            .collect();
+        let mut distinct = fields.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), fields.len(), "{file}");
+        assert_eq!(fields.len(), 4, "{file}");
+        // Two defaults, two functions: `input_a_b` for `a-b`, `input_a_b_2` for `a_b`.
+        assert!(file.contains("fn input_a_b_2()"), "{file}");
+        let first = file.find("default = \"defaults::input_a_b\"");
+        let second = file.find("default = \"defaults::input_a_b_2\"");
+        assert!(first.is_some() && second > first, "{file}");
+        assert!(
+            file.find("\"x\".to_string()") < file.find("\"y\".to_string()"),
+            "{file}"
+        );
+        // Each keeps its wire name.
+        for wire in ["\"a-b\"", "\"a_b\"", "\"A_B\""] {
+            assert!(file.contains(&format!("rename = {wire}")), "{wire}: {file}");
+        }
+    }
+
+    #[test]
+    fn key_order_is_read_from_the_serde_attributes() {
+        let sorted: Vec<syn::Item> = vec![syn::parse_quote! {
+            #[derive(Serialize)]
+            #[serde(rename_all = "camelCase")]
+            pub struct A { #[serde(rename = "flatten")] pub x: i32 }
+        }];
+        assert!(
+            serializes_sorted(&sorted),
+            "a field renamed `flatten` is not flattened"
+        );
+        let flattened: Vec<syn::Item> = vec![syn::parse_quote! {
+            pub mod m { pub struct A { #[serde(flatten)] pub x: B } }
+        }];
+        assert!(!serializes_sorted(&flattened));
+        let tagged: Vec<syn::Item> = vec![syn::parse_quote! {
+            #[serde(tag = "type")]
+            pub enum E { A { x: i32 } }
+        }];
+        assert!(!serializes_sorted(&tagged));
+    }
+}
