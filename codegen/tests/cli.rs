@@ -853,7 +853,7 @@ fn the_generated_crate_bundles_the_runtime_unless_told_otherwise() {
         )),
         "{cargo}"
     );
-    for file in ["Cargo.toml", "build.rs", "src/lib.rs", "src/server.rs"] {
+    for file in ["Cargo.toml", "build.rs", "src/lib.rs", "src/server/mod.rs"] {
         assert!(
             out.join("rust/toolgen-runtime").join(file).is_file(),
             "{file}"

@@ -20,7 +20,7 @@ pub mod toolvault;
 pub use error::{ConversionError, ErrorCode, ErrorType, ToolError};
 pub use server::{
     Call, Execution, Handler, KeyOrder, Server, ServerInfo, Session, ToolDescriptor, ToolInfo,
-    ToolOutput, TypedCall, register_tools, typed_call,
+    ToolOutput, TypedCall, TypedEntry, register_tools, typed_call,
 };
 
 /// This crate's version: generated code and the generator that wrote it must

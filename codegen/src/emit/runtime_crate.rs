@@ -34,8 +34,44 @@ pub const FILES: &[(&str, &str)] = &[
     ),
     ("src/lib.rs", include_str!("../../../runtime/src/lib.rs")),
     (
-        "src/server.rs",
-        include_str!("../../../runtime/src/server.rs"),
+        "src/server/envelope.rs",
+        include_str!("../../../runtime/src/server/envelope.rs"),
+    ),
+    (
+        "src/server/execution.rs",
+        include_str!("../../../runtime/src/server/execution.rs"),
+    ),
+    (
+        "src/server/fast.rs",
+        include_str!("../../../runtime/src/server/fast.rs"),
+    ),
+    (
+        "src/server/jsonrpc.rs",
+        include_str!("../../../runtime/src/server/jsonrpc.rs"),
+    ),
+    (
+        "src/server/mcp.rs",
+        include_str!("../../../runtime/src/server/mcp.rs"),
+    ),
+    (
+        "src/server/mod.rs",
+        include_str!("../../../runtime/src/server/mod.rs"),
+    ),
+    (
+        "src/server/stdio.rs",
+        include_str!("../../../runtime/src/server/stdio.rs"),
+    ),
+    (
+        "src/server/tool.rs",
+        include_str!("../../../runtime/src/server/tool.rs"),
+    ),
+    (
+        "src/server/typed.rs",
+        include_str!("../../../runtime/src/server/typed.rs"),
+    ),
+    (
+        "src/server/wire.rs",
+        include_str!("../../../runtime/src/server/wire.rs"),
     ),
     (
         "src/toolvault.rs",

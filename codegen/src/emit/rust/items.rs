@@ -300,6 +300,7 @@ fn calls(
             }
         });
     let ids = set.tools.iter().map(|t| lit(&t.id.value));
+    let indices = (0..set.tools.len()).map(Literal::usize_unsuffixed);
     let doc_dispatch = doc(
         "Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).",
     );
@@ -317,7 +318,7 @@ fn calls(
         }
         #doc_register
         pub fn register<T: #trait_name + 'static>(server: Server, tools: ::std::sync::Arc<T>) -> Result<Server, String> {
-            register_tools(server, TOOLS, &[#(#call_fns),*], tools)
+            register_tools(server, tools, &[#((&TOOLS[#indices], #call_fns)),*])
         }
     }
 }

@@ -252,16 +252,15 @@ pub fn register<T: RavedemoTools + 'static>(
 ) -> Result<Server, String> {
     register_tools(
         server,
-        TOOLS,
-        &[
-            call_ravedemo_mcp_tool_config_get,
-            call_ravedemo_mcp_tool_config_set_cache,
-            call_ravedemo_mcp_tool_pipeline_run,
-            call_ravedemo_mcp_tool_pipeline_status,
-            call_ravedemo_mcp_tool_subject_list,
-            call_ravedemo_mcp_tool_subject_load,
-        ],
         tools,
+        &[
+            (&TOOLS[0], call_ravedemo_mcp_tool_config_get),
+            (&TOOLS[1], call_ravedemo_mcp_tool_config_set_cache),
+            (&TOOLS[2], call_ravedemo_mcp_tool_pipeline_run),
+            (&TOOLS[3], call_ravedemo_mcp_tool_pipeline_status),
+            (&TOOLS[4], call_ravedemo_mcp_tool_subject_list),
+            (&TOOLS[5], call_ravedemo_mcp_tool_subject_load),
+        ],
     )
 }
 /// Calls macro `$m` with every tool of `ravedemo` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs. Tokens after `$m,` are passed first: `for_each_x_tool!(m, a, b)` calls `m! { a, b, method => "id", ... }`.

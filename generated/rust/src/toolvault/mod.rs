@@ -207,15 +207,14 @@ pub fn register<T: ToolvaultTools + 'static>(
 ) -> Result<Server, String> {
     register_tools(
         server,
-        TOOLS,
-        &[
-            call_calculate_bearing,
-            call_delete_annotations,
-            call_points_near_track,
-            call_summarize_collection,
-            call_track_speed_profile,
-        ],
         tools,
+        &[
+            (&TOOLS[0], call_calculate_bearing),
+            (&TOOLS[1], call_delete_annotations),
+            (&TOOLS[2], call_points_near_track),
+            (&TOOLS[3], call_summarize_collection),
+            (&TOOLS[4], call_track_speed_profile),
+        ],
     )
 }
 /// Calls macro `$m` with every tool of `toolvault` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs. Tokens after `$m,` are passed first: `for_each_x_tool!(m, a, b)` calls `m! { a, b, method => "id", ... }`.

@@ -205,15 +205,14 @@ pub fn register<T: HostileTools + 'static>(
 ) -> Result<Server, String> {
     register_tools(
         server,
-        TOOLS,
-        &[
-            call_collide_names,
-            call_collide_names_2,
-            call_defs,
-            call_keywords,
-            call_type_,
-        ],
         tools,
+        &[
+            (&TOOLS[0], call_collide_names),
+            (&TOOLS[1], call_collide_names_2),
+            (&TOOLS[2], call_defs),
+            (&TOOLS[3], call_keywords),
+            (&TOOLS[4], call_type_),
+        ],
     )
 }
 /// Calls macro `$m` with every tool of `hostile` as `method => "id"` pairs, so that code naming each tool (an implementation written by a macro, a test) follows the specs. Tokens after `$m,` are passed first: `for_each_x_tool!(m, a, b)` calls `m! { a, b, method => "id", ... }`.

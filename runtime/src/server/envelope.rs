@@ -1,0 +1,92 @@
+//! The EditorMCP envelope (`editormcp-envelope.md`): `server/info`,
+//! `tools/list` (category and tier filters), `tools/describe`, and
+//! `tools/call` with `params.tool`, answered `{tool, output, diagnostics}`;
+//! failures are JSON-RPC errors with the envelope's codes and details.
+
+use serde_json::{Map, Value, json};
+
+use super::wire::{result_value, write_envelope_result};
+use super::{Server, plain_error};
+use crate::error::{ErrorCode, ToolError};
+
+/// Answers an envelope method; `None` when `method` is not one.
+pub(super) fn answer(
+    server: &Server,
+    method: &str,
+    params: &mut Map<String, Value>,
+) -> Option<Result<Value, ToolError>> {
+    Some(match method {
+        "server/info" => Ok(server_info(server)),
+        "tools/list" => Ok(list(server, params)),
+        "tools/describe" => describe(server, params),
+        "tools/call" => call(server, params),
+        _ => return None,
+    })
+}
+
+/// The server's info, its tier, and the categories of its tools.
+fn server_info(server: &Server) -> Value {
+    let mut info = server.info.extra.clone();
+    info.insert("serverVersion".into(), json!(server.info.version));
+    info.insert("tier".into(), json!(server.tier));
+    let mut categories: Vec<&str> = server
+        .tools
+        .values()
+        .map(|e| e.descriptor.category.as_str())
+        .collect();
+    categories.sort_unstable();
+    categories.dedup();
+    info.insert("enabledToolCategories".into(), json!(categories));
+    Value::Object(info)
+}
+
+/// The tools, optionally of one category or tier.
+fn list(server: &Server, params: &Map<String, Value>) -> Value {
+    let category = params.get("category").and_then(Value::as_str);
+    let tier = params.get("tier").and_then(Value::as_str);
+    let tools: Vec<Value> = server
+        .descriptors()
+        .filter(|d| category.is_none_or(|c| d.category == c))
+        .filter(|d| tier.is_none_or(|t| d.tier == t))
+        .map(|d| json!({"id": d.id, "name": d.name, "description": d.description, "category": d.category, "safetyLevel": d.safety_level, "tier": d.tier}))
+        .collect();
+    json!({"tools": tools})
+}
+
+/// One tool with its schemas, time limit and notes.
+fn describe(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolError> {
+    let tool = params.get("tool").and_then(Value::as_str).ok_or_else(|| {
+        plain_error(
+            ErrorCode::InvalidParams,
+            "Invalid params: `tool` (a string) is required",
+        )
+    })?;
+    let d = &server
+        .tools
+        .get(tool)
+        .ok_or_else(|| {
+            plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
+        })?
+        .descriptor;
+    let mut t = json!({"id": d.id, "name": d.name, "description": d.description, "category": d.category, "safetyLevel": d.safety_level, "tier": d.tier, "inputSchema": d.input_schema, "timeoutSeconds": d.timeout.as_secs_f64()});
+    if let Some(o) = &d.output_schema {
+        t["outputSchema"] = o.clone();
+    }
+    if let Some(n) = &d.notes {
+        t["notes"] = json!(n);
+    }
+    Ok(json!({"tool": t}))
+}
+
+/// `tools/call` with `tool`.
+fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Value, ToolError> {
+    let args = params.remove("arguments").unwrap_or(Value::Null);
+    let tool = params.get("tool").and_then(Value::as_str).ok_or_else(|| {
+        plain_error(
+            ErrorCode::InvalidParams,
+            "Invalid params: `tool` (a string) is required",
+        )
+    })?;
+    let out = server.call(tool, args)?;
+    Ok(result_value(|buf| write_envelope_result(buf, tool, &out)))
+}

@@ -1,0 +1,99 @@
+//! The MCP dialect: `initialize`, `ping`, `tools/list` in MCP form (once the
+//! connection has sent `initialize`), `tools/call` with `params.name`
+//! (answered with `content`, `structuredContent` and `isError`: tool errors
+//! are results, so that the model sees them and can correct itself).
+
+use serde_json::{Map, Value, json};
+
+use super::wire::{result_value, write_mcp_result};
+use super::{MCP_PROTOCOL_VERSIONS, Server, Session, ToolDescriptor, plain_error};
+use crate::error::{ErrorCode, ToolError};
+
+/// A descriptor in MCP `tools/list` form; annotations follow the safety level.
+pub fn mcp_tool(d: &ToolDescriptor) -> Value {
+    let (read_only, destructive) = match d.safety_level.as_str() {
+        "read-only" => (true, false),
+        "safe-write" => (false, false),
+        _ => (false, true),
+    };
+    let mut t = json!({
+        "name": d.id,
+        "title": d.name,
+        "description": d.description,
+        "inputSchema": d.input_schema,
+        "annotations": {"title": d.name, "readOnlyHint": read_only, "destructiveHint": destructive},
+        "_meta": {"toolgen": {"category": d.category, "tier": d.tier, "safetyLevel": d.safety_level, "timeoutSeconds": d.timeout.as_secs_f64()}},
+    });
+    if let Some(o) = &d.output_schema {
+        t["outputSchema"] = o.clone();
+    }
+    if d.requires_approval {
+        t["_meta"]["toolgen"]["requiresApproval"] = json!(true);
+    }
+    t
+}
+
+/// An MCP tool error: a result (not a JSON-RPC error), so that the model sees it
+/// and can correct itself; the envelope's error object rides in `_meta`.
+pub(super) fn mcp_error_result(e: &ToolError) -> Value {
+    json!({"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}})
+}
+
+/// Answers an MCP method; `None` when `method` (with these params) is not one.
+pub(super) fn answer(
+    server: &Server,
+    session: &mut Session,
+    method: &str,
+    params: &mut Map<String, Value>,
+) -> Option<Result<Value, ToolError>> {
+    Some(match method {
+        "initialize" => Ok(initialize(server, session, params)),
+        "ping" => Ok(json!({})),
+        "tools/list" if session.mcp_version.is_some() => {
+            Ok(json!({"tools": server.descriptors().map(mcp_tool).collect::<Vec<_>>()}))
+        }
+        "tools/call" if params.contains_key("name") => call(server, params),
+        _ => return None,
+    })
+}
+
+/// Negotiates the protocol version: the client's when this server speaks it,
+/// else the newest this server speaks.
+fn initialize(server: &Server, session: &mut Session, params: &Map<String, Value>) -> Value {
+    let requested = params
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let version = MCP_PROTOCOL_VERSIONS
+        .iter()
+        .find(|v| **v == requested)
+        .unwrap_or(&MCP_PROTOCOL_VERSIONS[0]);
+    session.mcp_version = Some((*version).to_owned());
+    json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": {"name": server.info.name, "version": server.info.version},
+    })
+}
+
+/// `tools/call` with `name`: an unknown tool is a protocol error (-32602), a
+/// failing call a result with `isError`.
+fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Value, ToolError> {
+    let args = params.remove("arguments").unwrap_or(Value::Null);
+    let name = params.get("name").and_then(Value::as_str).ok_or_else(|| {
+        plain_error(
+            ErrorCode::InvalidParams,
+            "Invalid params: `name` must be a string",
+        )
+    })?;
+    if !server.tools.contains_key(name) {
+        return Err(
+            plain_error(ErrorCode::InvalidParams, format!("Unknown tool: {name}")).for_tool(name),
+        );
+    }
+    Ok(match server.call(name, args) {
+        Ok(out) => result_value(|buf| write_mcp_result(buf, &out)),
+        // Tool errors are results, so that the model sees them and can correct itself.
+        Err(e) => mcp_error_result(&e),
+    })
+}

@@ -1,0 +1,142 @@
+//! What a tool is to the server: its descriptor, its output (compact JSON
+//! text with sorted keys), the [`Call`] a handler gets, and the server's info.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::error::ToolError;
+
+/// What clients learn about a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolDescriptor {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub category: String,
+    /// `read-only`, `safe-write` or `destructive`.
+    pub safety_level: String,
+    pub tier: String,
+    pub input_schema: Value,
+    /// `None` when the tool declares no output schema.
+    pub output_schema: Option<Value>,
+    pub timeout: Duration,
+    pub requires_approval: bool,
+    pub notes: Option<String>,
+}
+
+/// A successful call: the output and informational diagnostics.
+///
+/// The output is held as the compact JSON text it goes out as (object keys in
+/// sorted order), so that a response copies it instead of serializing it again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutput {
+    pub(super) output: String,
+    /// Partial results, best-effort limits, performance notes.
+    pub diagnostics: Vec<String>,
+}
+
+impl ToolOutput {
+    pub fn new(output: Value) -> ToolOutput {
+        ToolOutput {
+            output: raw_json(&output),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// An output written straight from a typed value, without a `Value` in
+    /// between. `output` must serialize its object keys in sorted order (as
+    /// structs whose fields are declared in that order do, with `BTreeMap` and
+    /// `serde_json::Map` for maps); use [`ToolOutput::new`] for anything else.
+    pub fn from_sorted<T: serde::Serialize + ?Sized>(
+        output: &T,
+    ) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput {
+            output: serde_json::to_string(output)?,
+            diagnostics: Vec::new(),
+        })
+    }
+
+    /// The output as a JSON value.
+    pub fn output(&self) -> Value {
+        // The text was written by serde_json, so it parses; `Null` cannot happen.
+        serde_json::from_str(&self.output).unwrap_or(Value::Null)
+    }
+
+    /// The output as compact JSON text, object keys sorted.
+    pub fn output_json(&self) -> &str {
+        &self.output
+    }
+}
+
+/// `value` as compact JSON text. A `Value` always serializes (its keys are
+/// strings and its numbers finite), so the `null` fallback is never taken.
+fn raw_json(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
+}
+
+/// What a typed tool method gets besides its input: a place for the
+/// informational diagnostics of a successful call (partial results,
+/// best-effort limits), which the EditorMCP envelope returns beside the output.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Call {
+    diagnostics: Vec<String>,
+}
+
+impl Call {
+    pub fn new() -> Call {
+        Call::default()
+    }
+
+    /// Adds a diagnostic to the call's result.
+    pub fn diagnostic(&mut self, message: impl Into<String>) {
+        self.diagnostics.push(message.into());
+    }
+
+    pub fn diagnostics(&self) -> &[String] {
+        &self.diagnostics
+    }
+
+    /// The successful result: `output` with the diagnostics gathered so far.
+    pub fn finish(self, output: Value) -> ToolOutput {
+        self.finish_with(ToolOutput::new(output))
+    }
+
+    /// The successful result of a typed output whose keys serialize in sorted
+    /// order (see [`ToolOutput::from_sorted`]), with the diagnostics gathered so far.
+    pub fn finish_sorted<T: serde::Serialize + ?Sized>(
+        self,
+        output: &T,
+    ) -> Result<ToolOutput, serde_json::Error> {
+        Ok(self.finish_with(ToolOutput::from_sorted(output)?))
+    }
+
+    fn finish_with(self, mut output: ToolOutput) -> ToolOutput {
+        output.diagnostics = self.diagnostics;
+        output
+    }
+}
+
+/// A tool implementation: validated arguments in, output or error out.
+pub type Handler = Arc<dyn Fn(Map<String, Value>) -> Result<ToolOutput, ToolError> + Send + Sync>;
+
+/// Identification of the server.
+#[derive(Clone, Debug)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+    /// Extra fields of EditorMCP's `server/info` result (`unityVersion`, `platform`, ...).
+    pub extra: Map<String, Value>,
+}
+
+impl ServerInfo {
+    /// A server called `name` at `version`, with no extra fields.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> ServerInfo {
+        ServerInfo {
+            name: name.into(),
+            version: version.into(),
+            extra: Map::new(),
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The glue generated code calls: its descriptor table ([`ToolInfo`]), typed
+//! calls ([`typed_call`]), and [`register_tools`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{Call, Server, ToolDescriptor, ToolOutput, plain_error};
+use crate::error::{ErrorCode, ToolError};
+
+/// A tool descriptor as generated code writes it: static text, parsed on demand.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ToolInfo {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub category: &'static str,
+    pub safety_level: &'static str,
+    pub tier: &'static str,
+    pub timeout_seconds: f64,
+    pub requires_approval: bool,
+    pub notes: Option<&'static str>,
+    /// The tool's bundled input JSON Schema, as JSON text.
+    pub input_schema: &'static str,
+    /// The tool's bundled output JSON Schema, when it declares one.
+    pub output_schema: Option<&'static str>,
+}
+
+impl ToolInfo {
+    /// The runtime descriptor (the schemas parsed).
+    pub fn descriptor(&self) -> ToolDescriptor {
+        ToolDescriptor {
+            id: self.id.to_owned(),
+            name: self.name.to_owned(),
+            description: self.description.to_owned(),
+            category: self.category.to_owned(),
+            safety_level: self.safety_level.to_owned(),
+            tier: self.tier.to_owned(),
+            input_schema: serde_json::from_str(self.input_schema).unwrap_or(Value::Null),
+            output_schema: self
+                .output_schema
+                .and_then(|s| serde_json::from_str(s).ok()),
+            timeout: Duration::from_secs_f64(self.timeout_seconds),
+            requires_approval: self.requires_approval,
+            notes: self.notes.map(str::to_owned),
+        }
+    }
+}
+
+/// The error for arguments that do not deserialize into a tool's input type.
+pub fn invalid_arguments(tool: &str, e: &serde_json::Error) -> ToolError {
+    plain_error(
+        ErrorCode::InvalidArguments,
+        format!("Invalid tool arguments: {e}"),
+    )
+    .for_tool(tool)
+}
+
+/// The error for an output that does not serialize.
+pub fn unserializable_output(tool: &str, e: &serde_json::Error) -> ToolError {
+    plain_error(
+        ErrorCode::InternalError,
+        format!("Internal error: the output of {tool} does not serialize: {e}"),
+    )
+    .for_tool(tool)
+}
+
+/// A generated typed call function: the implementation and the arguments in,
+/// the output out (see [`typed_call`]).
+pub type TypedCall<T> = fn(&T, Value) -> Result<ToolOutput, ToolError>;
+
+/// One tool of a generated table: its descriptor and its typed call.
+pub type TypedEntry<T> = (&'static ToolInfo, TypedCall<T>);
+
+/// Adds every tool of a generated table to `server`, each served by its call
+/// on `tools`. What the generated `register` functions do.
+pub fn register_tools<T: Send + Sync + 'static>(
+    mut server: Server,
+    tools: Arc<T>,
+    entries: &[TypedEntry<T>],
+) -> Result<Server, String> {
+    for &(info, call) in entries {
+        let t = tools.clone();
+        server = server.tool(
+            info.descriptor(),
+            Arc::new(move |arguments| call(&t, Value::Object(arguments))),
+        )?;
+    }
+    Ok(server)
+}
+
+/// How a typed output's object keys serialize (see [`typed_call`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyOrder {
+    /// In sorted order: the output is written straight to JSON text.
+    Sorted,
+    /// In some other order: the output goes through a `Value`, which sorts them.
+    Unsorted,
+}
+
+/// One typed tool call, as the generated `call_<tool>` functions make it:
+/// `arguments` deserialized into the tool's input type (-32002 if they do not
+/// fit), `method` called with a fresh [`Call`], and the output serialized with
+/// the call's diagnostics.
+pub fn typed_call<I, O>(
+    tool: &str,
+    arguments: Value,
+    keys: KeyOrder,
+    method: impl FnOnce(&mut Call, I) -> Result<O, ToolError>,
+) -> Result<ToolOutput, ToolError>
+where
+    I: serde::de::DeserializeOwned,
+    O: serde::Serialize,
+{
+    let input: I = serde_json::from_value(arguments).map_err(|e| invalid_arguments(tool, &e))?;
+    let mut call = Call::new();
+    let output = method(&mut call, input)?;
+    match keys {
+        KeyOrder::Sorted => call.finish_sorted(&output),
+        KeyOrder::Unsorted => serde_json::to_value(output).map(|o| call.finish(o)),
+    }
+    .map_err(|e| unserializable_output(tool, &e))
+}
+
+/// The error for a tool id that a dispatch table does not know.
+pub fn unknown_tool(tool: &str) -> ToolError {
+    plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
+}

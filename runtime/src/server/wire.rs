@@ -1,0 +1,98 @@
+//! The two `tools/call` success results, written by hand with keys in sorted
+//! order, because the output is already JSON text: the envelope copies it,
+//! MCP copies it as `structuredContent` and escapes it once as the `text`
+//! item. The general path uses the same writers (through `result_value`), so
+//! both paths answer alike byte for byte.
+
+use serde_json::Value;
+
+use super::ToolOutput;
+
+/// `{"id":…,"jsonrpc":"2.0","result":…}`, the result written by `result`.
+pub(super) fn write_response(out: &mut Vec<u8>, id: &Value, result: impl FnOnce(&mut Vec<u8>)) {
+    out.extend_from_slice(b"{\"id\":");
+    write_json(out, id);
+    out.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":");
+    result(out);
+    out.push(b'}');
+}
+
+/// The EditorMCP success result: `{"diagnostics":[…],"output":…,"tool":…}`,
+/// `diagnostics` only when there are some.
+pub(super) fn write_envelope_result(out: &mut Vec<u8>, tool: &str, o: &ToolOutput) {
+    out.reserve(o.output.len() + tool.len() + 64);
+    out.push(b'{');
+    if !o.diagnostics.is_empty() {
+        out.extend_from_slice(b"\"diagnostics\":");
+        write_json(out, &o.diagnostics);
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"output\":");
+    out.extend_from_slice(o.output_json().as_bytes());
+    out.extend_from_slice(b",\"tool\":");
+    write_json(out, tool);
+    out.push(b'}');
+}
+
+/// The MCP success result: the output as text (its JSON) and as structured
+/// content, and each diagnostic as one more text item:
+/// `{"content":[{"text":…,"type":"text"},…],"isError":false,"structuredContent":…}`.
+pub(super) fn write_mcp_result(out: &mut Vec<u8>, o: &ToolOutput) {
+    // The text item is the output escaped: at most twice as long, and close to it.
+    out.reserve(2 * o.output.len() + 128);
+    out.extend_from_slice(b"{\"content\":[{\"text\":\"");
+    write_escaped(out, o.output_json());
+    out.extend_from_slice(b"\",\"type\":\"text\"}");
+    for d in &o.diagnostics {
+        out.extend_from_slice(b",{\"text\":");
+        write_json(out, d);
+        out.extend_from_slice(b",\"type\":\"text\"}");
+    }
+    out.extend_from_slice(b"],\"isError\":false,\"structuredContent\":");
+    out.extend_from_slice(o.output_json().as_bytes());
+    out.push(b'}');
+}
+
+/// A result written by `write` as a `Value`, for the general path.
+pub(super) fn result_value(write: impl FnOnce(&mut Vec<u8>)) -> Value {
+    let mut buf = Vec::with_capacity(256);
+    write(&mut buf);
+    // The writers produce JSON; `Null` cannot happen.
+    serde_json::from_slice(&buf).unwrap_or(Value::Null)
+}
+
+/// `value` as JSON. Writing strings, ids and `Value`s into memory cannot fail.
+pub(super) fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(out, value);
+}
+
+/// The contents of a JSON string holding `text`, escaped exactly as
+/// serde_json escapes it. Outputs are compact JSON written by serde_json, so
+/// they hold no raw control characters and only `"` and `\` need a backslash;
+/// that is done here in one pass over reserved space. Anything else (never an
+/// output) is left to serde_json.
+pub(super) fn write_escaped(out: &mut Vec<u8>, text: &str) {
+    // A fold rather than `any`: no early exit, so it vectorizes.
+    if text.bytes().fold(false, |seen, b| seen | (b < 0x20)) {
+        let quoted = serde_json::to_string(text).unwrap_or_default();
+        out.extend_from_slice(
+            quoted
+                .as_bytes()
+                .get(1..quoted.len() - 1)
+                .unwrap_or_default(),
+        );
+        return;
+    }
+    let start = out.len();
+    out.resize(start + 2 * text.len(), 0);
+    let mut end = start;
+    for &b in text.as_bytes() {
+        if b == b'"' || b == b'\\' {
+            out[end] = b'\\';
+            end += 1;
+        }
+        out[end] = b;
+        end += 1;
+    }
+    out.truncate(end);
+}
