@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::shape::{Kind, Model, Node, Property, Scalar};
 use super::{Emitter, GeneratedFiles};
 use crate::diag::Diagnostic;
 use crate::ident;
@@ -135,21 +136,7 @@ pub fn doc_lines(text: &str) -> Vec<String> {
 
 /// Paired backticks on one (already escaped) line become `<c>...</c>`.
 fn code_spans(line: &str) -> String {
-    let parts: Vec<&str> = line.split('`').collect();
-    if parts.len() < 3 || parts.len() % 2 == 0 {
-        return line.to_owned();
-    }
-    let mut out = String::new();
-    for (i, p) in parts.iter().enumerate() {
-        if i % 2 == 1 {
-            out.push_str("<c>");
-            out.push_str(p);
-            out.push_str("</c>");
-        } else {
-            out.push_str(p);
-        }
-    }
-    out
+    super::markup::render_line(line, str::to_owned, str::to_owned, ("<c>", "</c>"))
 }
 
 fn double_literal(x: f64) -> String {
@@ -207,12 +194,13 @@ impl Mapped {
     }
 }
 
-/// Maps one tool's schemas to C# types.
+/// Maps one tool's schemas, lowered ([`Model`]), to C# types.
 struct Mapper<'a> {
-    defs: Option<&'a serde_json::Map<String, Value>>,
+    /// The schema being mapped (its definitions).
+    model: Option<&'a Model>,
     types: Vec<CsType>,
     taken: BTreeSet<String>,
-    /// `$defs` name -> its mapped type (inserted before mapping, for recursion).
+    /// Definition name -> its mapped type (inserted before mapping, for recursion).
     def_types: BTreeMap<String, Mapped>,
     /// The C# type of `#` (the root being mapped), when it is a class.
     root: Option<String>,
@@ -224,7 +212,7 @@ impl<'a> Mapper<'a> {
         let mut taken: BTreeSet<String> = RESERVED_TYPES.iter().map(|s| (*s).to_owned()).collect();
         taken.insert(tool_class.to_owned());
         Mapper {
-            defs: None,
+            model: None,
             types: Vec::new(),
             taken,
             def_types: BTreeMap::new(),
@@ -250,159 +238,95 @@ impl<'a> Mapper<'a> {
         Mapped::plain("JToken", false)
     }
 
-    /// The C# type of `schema`; named types are called after `hint`.
-    fn map(&mut self, schema: &Value, hint: &str, named: Option<String>) -> Mapped {
+    fn scalar(s: Scalar) -> Mapped {
+        match s {
+            Scalar::String => Mapped::plain("string", false),
+            Scalar::Integer => Mapped::plain("long", true),
+            Scalar::Number => Mapped::plain("double", true),
+            Scalar::Boolean => Mapped::plain("bool", true),
+        }
+    }
+
+    /// The C# type of `node`; named types are called after `hint`.
+    fn map(&mut self, node: &Node, hint: &str, named: Option<String>) -> Mapped {
         if self.depth > 64 {
             return Mapper::any();
         }
         self.depth += 1;
-        let m = self.map_inner(schema, hint, named);
+        let m = self.map_kind(node, hint, named);
         self.depth -= 1;
         m
     }
 
-    fn map_inner(&mut self, schema: &Value, hint: &str, named: Option<String>) -> Mapped {
-        let Value::Object(s) = schema else {
-            return Mapper::any();
-        };
-        if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-            return self.reference(r);
-        }
-        for key in ["anyOf", "oneOf"] {
-            if let Some(Value::Array(options)) = s.get(key) {
-                let non_null: Vec<&Value> = options
-                    .iter()
-                    .filter(|o| o.get("type").and_then(Value::as_str) != Some("null"))
-                    .collect();
-                if non_null.len() == 1 && options.len() == 2 {
-                    return self.map(non_null[0], hint, named);
-                }
-                return Mapper::any();
+    fn map_kind(&mut self, node: &Node, hint: &str, named: Option<String>) -> Mapped {
+        match &node.kind {
+            Kind::Root => self
+                .root
+                .clone()
+                .map_or_else(Mapper::any, |n| Mapped::plain(&n, false)),
+            Kind::Ref(name) => self.reference(name),
+            Kind::Scalar(s) => Mapper::scalar(*s),
+            Kind::Const { of, .. } => of.map_or_else(Mapper::any, Mapper::scalar),
+            Kind::Enum { values, of } => {
+                self.enumeration(values, *of, hint, named, node.description.as_deref())
             }
-        }
-        if let Some(Value::Array(all)) = s.get("allOf") {
-            if all.len() == 1 {
-                return self.map(&all[0], hint, named);
-            }
-            return Mapper::any();
-        }
-        let ty = match s.get("type") {
-            Some(Value::String(t)) => Some(t.as_str()),
-            Some(Value::Array(ts)) => {
-                let non_null: Vec<&str> = ts
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .filter(|t| *t != "null")
-                    .collect();
-                if non_null.len() == 1 {
-                    Some(non_null[0])
-                } else {
-                    return Mapper::any();
-                }
-            }
-            _ if s.contains_key("properties") => Some("object"),
-            _ => None,
-        };
-        if let Some(Value::Array(values)) = s.get("enum") {
-            return self.enumeration(values, ty, hint, named, s);
-        }
-        match ty {
-            Some("string") => Mapped::plain("string", false),
-            Some("integer") => Mapped::plain("long", true),
-            Some("number") => Mapped::plain("double", true),
-            Some("boolean") => Mapped::plain("bool", true),
-            Some("array") => {
-                let item = match s.get("items") {
-                    Some(items @ Value::Object(_)) => {
-                        self.map(items, &format!("{}Item", ident::pascal(hint)), None)
-                    }
-                    _ => Mapper::any(),
-                };
+            Kind::Array(items) => {
+                let item = self.map(items, &format!("{}Item", ident::pascal(hint)), None);
                 Mapped::plain(&format!("List<{}>", item.text), false)
             }
-            Some("object") => {
-                let has_props = s
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .is_some_and(|p| !p.is_empty());
-                if has_props {
-                    let name = named.unwrap_or_else(|| self.claim(hint));
-                    self.class(s, &name);
-                    return Mapped::plain(&name, false);
-                }
-                match s.get("additionalProperties") {
-                    Some(v @ Value::Object(_)) => {
-                        let value = self.map(v, &format!("{}Value", ident::pascal(hint)), None);
-                        Mapped::plain(&format!("Dictionary<string, {}>", value.text), false)
-                    }
-                    _ => Mapped::plain("JObject", false),
-                }
+            Kind::Object(props) => {
+                let name = named.unwrap_or_else(|| self.claim(hint));
+                self.class(props, node.description.as_deref(), &name);
+                Mapped::plain(&name, false)
             }
-            _ => Mapper::any(),
+            Kind::Map(value) => {
+                let value = self.map(value, &format!("{}Value", ident::pascal(hint)), None);
+                Mapped::plain(&format!("Dictionary<string, {}>", value.text), false)
+            }
+            Kind::FreeObject => Mapped::plain("JObject", false),
+            Kind::Any | Kind::Null | Kind::Union(_) | Kind::AllOf(_) => Mapper::any(),
         }
     }
 
-    fn reference(&mut self, r: &str) -> Mapped {
-        if r == "#" {
-            return self
-                .root
-                .clone()
-                .map_or_else(Mapper::any, |n| Mapped::plain(&n, false));
-        }
-        let Some(name) = crate::schema::def_name(r) else {
-            return Mapper::any();
-        };
-        if let Some(m) = self.def_types.get(&name) {
+    fn reference(&mut self, name: &str) -> Mapped {
+        if let Some(m) = self.def_types.get(name) {
             return m.clone();
         }
-        let Some(def) = self.defs.and_then(|d| d.get(&name)) else {
+        let Some(def) = self.model.and_then(|m| m.definitions.get(name)) else {
             return Mapper::any();
         };
         // Named types (classes, enums) get the definition's name, claimed
         // before mapping so that recursion finds it.
-        let is_class = def
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|p| !p.is_empty())
-            && def.get("anyOf").is_none()
-            && def.get("oneOf").is_none();
-        let is_enum = def
-            .get("enum")
-            .and_then(Value::as_array)
-            .is_some_and(|v| v.iter().all(Value::is_string));
+        let is_class = matches!(def.kind, Kind::Object(_));
+        let is_enum =
+            matches!(&def.kind, Kind::Enum { values, .. } if values.iter().all(Value::is_string));
         if is_class || is_enum {
-            let claimed = self.claim(&name);
+            let claimed = self.claim(name);
             if is_class {
                 self.def_types
-                    .insert(name.clone(), Mapped::plain(&claimed, false));
+                    .insert(name.to_owned(), Mapped::plain(&claimed, false));
             }
-            let m = self.map(def, &name, Some(claimed));
-            self.def_types.insert(name, m.clone());
+            let m = self.map(def, name, Some(claimed));
+            self.def_types.insert(name.to_owned(), m.clone());
             return m;
         }
         // Guard against a definition that refers to itself without a class in between.
-        self.def_types.insert(name.clone(), Mapper::any());
-        let m = self.map(def, &name, None);
-        self.def_types.insert(name, m.clone());
+        self.def_types.insert(name.to_owned(), Mapper::any());
+        let m = self.map(def, name, None);
+        self.def_types.insert(name.to_owned(), m.clone());
         m
     }
 
     fn enumeration(
         &mut self,
         values: &[Value],
-        ty: Option<&str>,
+        ty: Option<Scalar>,
         hint: &str,
         named: Option<String>,
-        s: &serde_json::Map<String, Value>,
+        description: Option<&str>,
     ) -> Mapped {
         if values.is_empty() || !values.iter().all(Value::is_string) {
-            return match ty {
-                Some("integer") => Mapped::plain("long", true),
-                Some("number") => Mapped::plain("double", true),
-                Some("boolean") => Mapped::plain("bool", true),
-                Some("string") => Mapped::plain("string", false),
-                _ => Mapper::any(),
-            };
+            return ty.map_or_else(Mapper::any, Mapper::scalar);
         }
         let wires: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
         let names = ident::unique(&wires, |w| {
@@ -414,7 +338,7 @@ impl<'a> Mapper<'a> {
             }
         });
         let name = named.unwrap_or_else(|| self.claim(hint));
-        let doc = s.get("description").and_then(Value::as_str).map_or_else(
+        let doc = description.map_or_else(
             || vec![format!("Values of <c>{}</c>.", doc_lines(hint).join(" "))],
             doc_lines,
         );
@@ -446,26 +370,17 @@ impl<'a> Mapper<'a> {
         }
     }
 
-    fn class(&mut self, s: &serde_json::Map<String, Value>, name: &str) {
+    fn class(&mut self, props: &[Property], description: Option<&str>, name: &str) {
         // Reserve the slot first so that nested types come after their parent.
         let index = self.types.len();
         self.types.push(CsType {
             kind: "class",
             name: name.to_owned(),
-            doc: s
-                .get("description")
-                .and_then(Value::as_str)
-                .map_or_else(|| vec![format!("The <c>{name}</c> object.")], doc_lines),
+            doc: description.map_or_else(|| vec![format!("The <c>{name}</c> object.")], doc_lines),
             props: Vec::new(),
             members: Vec::new(),
         });
-        let required = strings(s.get("required"));
-        let empty = serde_json::Map::new();
-        let props = s
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let wires: Vec<&str> = props.keys().map(String::as_str).collect();
+        let wires: Vec<&str> = props.iter().map(|p| p.wire.as_str()).collect();
         let names = ident::unique(&wires, |w| {
             let p = ident::pascal(w);
             if p == name || RESERVED_MEMBERS.contains(&p.as_str()) {
@@ -475,28 +390,25 @@ impl<'a> Mapper<'a> {
             }
         });
         let mut out = Vec::new();
-        for ((wire, schema), prop_name) in props.iter().zip(names) {
-            let is_required = required.contains(&wire.as_str());
-            let mapped = self.map(schema, wire, None);
-            let nullable = schema
-                .get("type")
-                .and_then(Value::as_array)
-                .is_some_and(|t| t.iter().any(|x| x == "null"));
-            let init = schema.get("default").and_then(|d| default_init(&mapped, d));
-            let ty = if mapped.value_type && (init.is_none() && (!is_required || nullable)) {
-                format!("{}?", mapped.text)
-            } else {
-                mapped.text.clone()
-            };
-            let doc = schema
-                .get("description")
-                .and_then(Value::as_str)
-                .map_or_else(|| doc_lines(&format!("`{wire}`.")), doc_lines);
+        for (prop, prop_name) in props.iter().zip(names) {
+            let node = &prop.node;
+            let mapped = self.map(node, &prop.wire, None);
+            let init = node.default.as_ref().and_then(|d| default_init(&mapped, d));
+            let ty =
+                if mapped.value_type && (init.is_none() && (!prop.required || node.null_in_type)) {
+                    format!("{}?", mapped.text)
+                } else {
+                    mapped.text.clone()
+                };
+            let doc = node
+                .description
+                .as_deref()
+                .map_or_else(|| doc_lines(&format!("`{}`.", prop.wire)), doc_lines);
             out.push(CsProp {
-                wire: string_literal(wire),
+                wire: string_literal(&prop.wire),
                 name: prop_name,
                 ty,
-                required: is_required,
+                required: prop.required,
                 init,
                 doc,
             });
@@ -569,31 +481,26 @@ struct CsSpec {
 }
 
 /// The type of a root schema (`Input`/`Output`): named after `root`.
-fn root_type<'a>(mapper: &mut Mapper<'a>, schema: &'a Value, root: &str) -> String {
-    mapper.defs = schema.get("$defs").and_then(Value::as_object);
+fn root_type<'a>(mapper: &mut Mapper<'a>, model: &'a Model, schema: &Value, root: &str) -> String {
+    mapper.model = Some(model);
     mapper.def_types.clear();
-    if schema.is_null() {
+    let Some(node) = &model.root else {
         return "JToken".to_owned();
-    }
-    let is_class = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .is_some_and(|p| !p.is_empty());
+    };
+    let is_class = matches!(node.kind, Kind::Object(_));
     if is_class || schema.get("type").and_then(Value::as_str) == Some("object") {
         mapper.taken.insert(root.to_owned());
         mapper.root = Some(root.to_owned());
-        let mut s = schema.as_object().cloned().unwrap_or_default();
         if !is_class {
             // An object without properties still gets its class, so the handler signature reads well.
-            mapper.class(&s, root);
+            mapper.class(&[], node.description.as_deref(), root);
             return root.to_owned();
         }
-        s.remove("$defs");
-        let m = mapper.map(&Value::Object(s), root, Some(root.to_owned()));
+        let m = mapper.map(node, root, Some(root.to_owned()));
         mapper.root = None;
         return m.text;
     }
-    let m = mapper.map(schema, root, None);
+    let m = mapper.map(node, root, None);
     if m.value_type {
         format!("{}?", m.text)
     } else {
@@ -609,8 +516,12 @@ fn tool_file(tool: &Tool, class: &str, timeout: f64) -> CsToolFile {
     for root in ["Input", "Output"] {
         mapper.taken.insert(root.to_owned());
     }
-    let input_type = root_type(&mut mapper, &tool.input.value, "Input");
-    let output_type = root_type(&mut mapper, &tool.output.value, "Output");
+    let (input, output) = (
+        Model::new(&tool.input.value),
+        Model::new(&tool.output.value),
+    );
+    let input_type = root_type(&mut mapper, &input, &tool.input.value, "Input");
+    let output_type = root_type(&mut mapper, &output, &tool.output.value, "Output");
     let mut doc = vec![code_spans(&format!(
         "`{}` ({}, {}, {}): {}.",
         doc_lines(&tool.id.value).join(" "),

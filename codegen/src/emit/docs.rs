@@ -17,10 +17,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::shape::{Kind, Model, Node, Scalar};
 use super::{Emitter, GeneratedFiles};
 use crate::diag::Diagnostic;
 use crate::ir::{Project, SafetyLevel, Tool, ToolSet};
-use crate::schema::strings;
 use crate::templates::Templates;
 
 /// The docs emitter: it renders the run's templates (built-ins and overrides).
@@ -49,15 +49,6 @@ pub fn md(s: &str) -> String {
     out
 }
 
-/// A Markdown paragraph block: escaped lines; a blank line stays a paragraph break.
-pub fn md_block(s: &str) -> String {
-    md(s)
-        .lines()
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// A table cell: escaped and on one line.
 pub fn md_cell(s: &str) -> String {
     md(s)
@@ -79,30 +70,70 @@ fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".to_owned())
 }
 
-/// A short type description of a schema (`string`, `array of integer`, `Node`, ...).
-fn type_of(s: &Value) -> String {
-    if let Some(c) = s.get("const") {
-        return format!("always {c}");
-    }
-    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-        return r.rsplit('/').next().unwrap_or("object").to_owned();
-    }
-    let base = match s.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        _ if s.get("anyOf").is_some() || s.get("oneOf").is_some() => "one of several".to_owned(),
-        _ => "any".to_owned(),
-    };
-    if base == "array" {
-        if let Some(items) = s.get("items") {
-            return format!("array of {}", type_of(items));
+/// Prose (a description, notes) as Markdown: code spans as `<code>`, the
+/// rest escaped so that it shows as written; lines kept (a blank line stays a
+/// paragraph break).
+pub fn md_prose(s: &str) -> String {
+    md_lines(s)
+        .iter()
+        .map(|l| super::markup::render_line(l.trim_end(), md, md, ("<code>", "</code>")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Prose in a table cell: as [`md_prose`], on one line.
+pub fn md_prose_cell(s: &str) -> String {
+    md_lines(s)
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| super::markup::render_line(l, md, md, ("<code>", "</code>")))
+        .collect::<Vec<_>>()
+        .join("<br>")
+}
+
+/// The lines of `s` as Markdown reads them (every line terminator a line
+/// break, other control characters dropped).
+fn md_lines(s: &str) -> Vec<String> {
+    let normalized: String = s
+        .chars()
+        .filter(|c| *c != '\r')
+        .map(|c| match c {
+            '\u{2028}' | '\u{2029}' | '\u{85}' => '\n',
+            c if c.is_control() && c != '\n' => ' ',
+            c => c,
+        })
+        .collect();
+    normalized.lines().map(str::to_owned).collect()
+}
+
+/// A short type description of a node (`string`, `array of integer`, `Node`,
+/// `string or null`, ...).
+fn type_of(node: &Node) -> String {
+    let base = match &node.kind {
+        Kind::Const { value, .. } => return format!("always {value}"),
+        Kind::Ref(name) => name.clone(),
+        Kind::Root => "#".to_owned(),
+        Kind::Scalar(s) => s.as_str().to_owned(),
+        Kind::Enum { of, .. } => of.map_or("any", Scalar::as_str).to_owned(),
+        Kind::Null => "null".to_owned(),
+        Kind::Array(items) => format!("array of {}", type_of(items)),
+        Kind::Object(_) | Kind::FreeObject | Kind::Map(_) => "object".to_owned(),
+        Kind::Union(branches) if branches.iter().all(|b| matches!(b.kind, Kind::Scalar(_))) => {
+            branches
+                .iter()
+                .map(type_of)
+                .collect::<Vec<_>>()
+                .join(" or ")
         }
+        Kind::Union(_) => "one of several".to_owned(),
+        Kind::Any | Kind::AllOf(_) => "any".to_owned(),
+    };
+    if node.nullable && !matches!(node.kind, Kind::Null | Kind::Any) {
+        format!("{base} or null")
+    } else {
+        base
     }
-    base
 }
 
 #[derive(Serialize)]
@@ -117,16 +148,16 @@ struct InputRow {
     description: String,
 }
 
-fn inputs(schema: &Value) -> Vec<InputRow> {
-    let required = strings(schema.get("required"));
+fn inputs(model: &Model) -> Vec<InputRow> {
     let code = |v: &Value| format!("<code>{}</code>", md_cell(&v.to_string()));
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(name, s)| {
-            let range = match (s.get("minimum"), s.get("maximum")) {
+    let Some(root) = &model.root else {
+        return Vec::new();
+    };
+    root.properties()
+        .iter()
+        .map(|p| {
+            let n = &p.node;
+            let range = match (&n.minimum, &n.maximum) {
                 (Some(a), Some(b)) => {
                     format!("{} … {}", md_cell(&a.to_string()), md_cell(&b.to_string()))
                 }
@@ -134,92 +165,67 @@ fn inputs(schema: &Value) -> Vec<InputRow> {
                 (None, Some(b)) => format!("≤ {}", md_cell(&b.to_string())),
                 (None, None) => String::new(),
             };
+            let values = match &n.kind {
+                Kind::Enum { values, .. } => values.iter().map(code).collect::<Vec<_>>().join(", "),
+                _ => String::new(),
+            };
             InputRow {
-                name: format!("<code>{}</code>", md_cell(name)),
-                ty: md_cell(&type_of(s)),
-                required: if required.contains(&name.as_str()) {
-                    "yes"
-                } else {
-                    "no"
-                },
-                default: s.get("default").map(code).unwrap_or_default(),
-                values: s
-                    .get("enum")
-                    .and_then(Value::as_array)
-                    .map(|vs| vs.iter().map(code).collect::<Vec<_>>().join(", "))
-                    .unwrap_or_default(),
+                name: format!("<code>{}</code>", md_cell(&p.wire)),
+                ty: md_cell(&type_of(n)),
+                required: if p.required { "yes" } else { "no" },
+                default: n.default.as_ref().map(code).unwrap_or_default(),
+                values,
                 range,
-                description: md_cell(s.get("description").and_then(Value::as_str).unwrap_or("")),
+                description: md_prose_cell(n.description.as_deref().unwrap_or("")),
             }
         })
         .collect()
 }
 
-/// The outputs as a nested Markdown list.
-/// `root` is the whole bundled schema, against which `$defs` references resolve.
-fn output_tree(
-    schema: &Value,
-    root: &Value,
-    depth: usize,
-    seen: &mut Vec<String>,
-    out: &mut String,
-) {
-    let required = strings(schema.get("required"));
-    // A reference to a definition: the definition, and its name (for recursion).
-    let resolve = |s: &'_ Value| -> (Value, Option<String>) {
-        match s
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(crate::schema::def_name)
-        {
-            Some(name) => (crate::schema::follow(root, s).clone(), Some(name)),
-            None => (s.clone(), None),
-        }
-    };
-    for (name, s) in schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+/// The definition a reference names (`None` for any other node).
+fn via(node: &Node) -> Option<&str> {
+    match &node.kind {
+        Kind::Ref(name) => Some(name),
+        _ => None,
+    }
+}
+
+/// The fields of `node` as a nested Markdown list, references followed in
+/// `model`; a definition already being listed above is named, not repeated.
+fn output_tree(model: &Model, node: &Node, depth: usize, seen: &mut Vec<String>, out: &mut String) {
+    for p in node.properties() {
         let indent = "  ".repeat(depth);
-        let (target, via) = resolve(s);
-        let (inner, inner_via, suffix) = match target.get("items") {
-            Some(items) if target.get("type").and_then(Value::as_str) == Some("array") => {
-                let (i, v) = resolve(items);
-                (i, v.or(via.clone()), "[]")
-            }
-            _ => (target.clone(), via.clone(), ""),
+        let target = model.resolve(&p.node);
+        let (inner, inner_via, suffix) = match &target.kind {
+            Kind::Array(items) => (model.resolve(items), via(items).or(via(&p.node)), "[]"),
+            _ => (target, via(&p.node), ""),
         };
-        let description = s
-            .get("description")
-            .or_else(|| target.get("description"))
-            .and_then(Value::as_str)
+        let description = p
+            .node
+            .description
+            .as_deref()
+            .or(target.description.as_deref())
             .unwrap_or("");
         out.push_str(&format!(
             "{indent}- <code>{}{suffix}</code> ({}{}){}{}\n",
-            md_cell(name),
-            md_cell(&type_of(s)),
-            if required.contains(&name.as_str()) {
-                ", required"
-            } else {
-                ""
-            },
+            md_cell(&p.wire),
+            md_cell(&type_of(&p.node)),
+            if p.required { ", required" } else { "" },
             if description.is_empty() { "" } else { ": " },
-            md_cell(description)
+            md_prose_cell(description)
         ));
-        if inner.get("properties").is_some() && depth < 8 {
-            if let Some(v) = &inner_via {
-                if seen.contains(v) {
+        if matches!(inner.kind, Kind::Object(_)) && depth < 8 {
+            if let Some(v) = inner_via {
+                if seen.iter().any(|s| s == v) {
                     out.push_str(&format!(
                         "{indent}  - … (recursive: the same fields as <code>{}</code>)\n",
                         md_cell(v)
                     ));
                     continue;
                 }
-                seen.push(v.clone());
+                seen.push(v.to_owned());
             }
-            output_tree(&inner, root, depth + 1, seen, out);
+            output_tree(model, inner, depth + 1, seen, out);
             if inner_via.is_some() {
                 seen.pop();
             }
@@ -227,43 +233,40 @@ fn output_tree(
     }
 }
 
-/// The outputs section: a field tree for objects (the root `$ref` followed), one
-/// sub-list per alternative for unions, else the type.
-fn outputs_section(schema: &Value) -> String {
-    let root = crate::schema::follow(schema, schema);
+/// The outputs section: a field tree for objects (the root reference
+/// followed), one sub-list per alternative for unions, else the type.
+fn outputs_section(model: &Model) -> String {
+    let Some(top) = &model.root else {
+        return "The tool declares no output schema.\n".to_owned();
+    };
+    let root = model.resolve(top);
     let mut out = String::new();
-    if let Some(d) = root.get("description").and_then(Value::as_str) {
-        if schema.get("$ref").is_some() {
-            out.push_str(&md_block(d));
-            out.push_str("\n\n");
-        }
+    if let (Some(d), true) = (&root.description, via(top).is_some()) {
+        out.push_str(&md_prose(d));
+        out.push_str("\n\n");
     }
-    let alternatives = root
-        .get("oneOf")
-        .or_else(|| root.get("anyOf"))
-        .and_then(Value::as_array);
-    if let Some(alts) = alternatives {
+    if let Kind::Union(alts) = &root.kind {
         out.push_str(&format!("One of {} shapes:\n\n", alts.len()));
         for (i, alt) in alts.iter().enumerate() {
             // Name an alternative by its constant discriminator, if it has one.
             let tag = alt
-                .get("properties")
-                .and_then(Value::as_object)
-                .and_then(|p| {
-                    p.iter()
-                        .find_map(|(k, v)| v.get("const").map(|c| format!("{k} = {c}")))
+                .properties()
+                .iter()
+                .find_map(|p| match &p.node.kind {
+                    Kind::Const { value, .. } => Some(format!("{} = {value}", p.wire)),
+                    _ => None,
                 })
-                .or_else(|| alt.get("title").and_then(Value::as_str).map(str::to_owned))
+                .or_else(|| alt.title.clone())
                 .unwrap_or_else(|| format!("shape {}", i + 1));
             out.push_str(&format!("- <code>{}</code>\n", md_cell(&tag)));
             let mut sub = String::new();
-            output_tree(alt, schema, 1, &mut Vec::new(), &mut sub);
+            output_tree(model, alt, 1, &mut Vec::new(), &mut sub);
             out.push_str(&sub);
         }
         return out;
     }
     let mut tree = String::new();
-    output_tree(root, schema, 0, &mut Vec::new(), &mut tree);
+    output_tree(model, root, 0, &mut Vec::new(), &mut tree);
     if tree.is_empty() {
         out.push_str(&format!("Type: {}\n", md(&type_of(root))));
     } else {
@@ -329,12 +332,7 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
     let output = first
         .and_then(|e| e.output.as_ref())
         .map_or_else(|| json!({}), |o| o.value.clone());
-    let mut outputs = String::new();
-    if tool.output.value.is_null() {
-        outputs.push_str("The tool declares no output schema.\n");
-    } else {
-        outputs = outputs_section(&tool.output.value);
-    }
+    let outputs = outputs_section(&Model::new(&tool.output.value));
     let text = serde_json::to_string(&output).unwrap_or_default();
     // Readers record a tool's group and implementation example as annotations (RAVE does).
     let annotation = |k: &str| {
@@ -357,11 +355,11 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
         writes: tool.safety.value != SafetyLevel::ReadOnly,
         tier: md_cell(&tool.tier.value),
         timeout: format!("{}", set.timeout_of(tool)),
-        description: md_block(&tool.description.value),
+        description: md_prose(&tool.description.value),
         requires_approval: tool.requires_approval,
         group,
         implementation_example,
-        inputs: inputs(&tool.input.value),
+        inputs: inputs(&Model::new(&tool.input.value)),
         outputs,
         examples: tool
             .examples
@@ -379,7 +377,7 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
                     .map(|o| code_block("json", &pretty(&o.value))),
             })
             .collect(),
-        notes: tool.notes.as_ref().map(|n| md_block(&n.value)),
+        notes: tool.notes.as_ref().map(|n| md_prose(&n.value)),
         envelope_request: code_block(
             "json",
             &pretty(
@@ -471,7 +469,7 @@ impl Emitter for Docs {
                         .iter()
                         .find(|k| k.id == c)
                         .and_then(|k| k.description.as_deref())
-                        .map(md_cell)
+                        .map(md_prose_cell)
                         .unwrap_or_default();
                     json!({"id": md_cell(c), "description": description, "tools": tools})
                 })
@@ -479,7 +477,7 @@ impl Emitter for Docs {
             let set_ctx = json!({
                 "name": set.name,
                 "title": md_cell(set.title.as_deref().unwrap_or(&set.name)),
-                "description": set.description.as_deref().map(md_block).unwrap_or_default(),
+                "description": set.description.as_deref().map(md_prose).unwrap_or_default(),
                 "format": set.format.as_str(),
                 "count": set.tools.len(),
                 "categories": categories,

@@ -7,9 +7,11 @@
 pub mod catalog;
 pub mod csharp;
 pub mod docs;
+pub mod markup;
 pub mod rave;
 pub mod runtime_crate;
 pub mod rust;
+pub mod shape;
 pub mod yaml;
 
 pub use crate::files::GeneratedFiles;
