@@ -257,6 +257,13 @@ impl Generator {
         self.runtime(RuntimeSource::Path(path.to_owned()))
     }
 
+    /// Whether the C# bridge package (`com.toolgen.bridge`) is written beside
+    /// the generated one (`csharp-bridge/`, the default) or installed already.
+    pub fn csharp_bridge(mut self, bridge: emit::csharp_bridge::CsharpBridge) -> Self {
+        self.emit.csharp_bridge = bridge;
+        self
+    }
+
     /// A directory whose files override the built-in templates of the same
     /// relative name (`csharp/tool.cs.jinja`, ...).
     pub fn templates(mut self, dir: impl Into<PathBuf>) -> Self {

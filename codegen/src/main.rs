@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use toolgen::diag::{self, HumanRenderer, LintLevel, Severity};
+use toolgen::emit::csharp_bridge::CsharpBridge;
 use toolgen::ir::{Format, OutputKind, RuntimeSource};
 use toolgen::load::{DEFAULT_MAX_FILE_SIZE, Loaded};
 use toolgen::output::Prune;
@@ -131,6 +132,11 @@ enum Command {
         /// or `version=REQ`.
         #[arg(long, value_name = "SOURCE", value_parser = RuntimeSource::parse)]
         runtime: Option<RuntimeSource>,
+        /// Whether the C# bridge package (com.toolgen.bridge) is written beside the
+        /// generated one as `csharp-bridge/` (`bundled`, the default) or is installed
+        /// in the Unity project already (`external`).
+        #[arg(long, value_name = "SOURCE", value_parser = CsharpBridge::parse)]
+        csharp_bridge: Option<CsharpBridge>,
         /// Same as `--runtime path=PATH`.
         #[arg(long, value_name = "PATH", hide = true, conflicts_with = "runtime")]
         rust_runtime_path: Option<String>,
@@ -417,6 +423,7 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             check,
             emit,
             runtime,
+            csharp_bridge,
             prune_all,
             rust_runtime_path,
             templates,
@@ -433,6 +440,17 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             if let Some(dir) = templates {
                 extra.push(format!("--templates {}", dir.display()));
                 g = g.templates(dir);
+            }
+            if let Some(b) = csharp_bridge {
+                extra.push(format!(
+                    "--csharp-bridge {}",
+                    if b == CsharpBridge::External {
+                        "external"
+                    } else {
+                        "bundled"
+                    }
+                ));
+                g = g.csharp_bridge(b);
             }
             let runtime = runtime.or(rust_runtime_path.map(RuntimeSource::Path));
             if let Some(r) = runtime {

@@ -37,18 +37,6 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../templates/csharp/asmdef.jinja"),
     ),
     (
-        "csharp/Runtime/Bridge.cs",
-        include_str!("../../templates/csharp/Runtime/Bridge.cs"),
-    ),
-    (
-        "csharp/Runtime/Dispatcher.cs",
-        include_str!("../../templates/csharp/Runtime/Dispatcher.cs"),
-    ),
-    (
-        "csharp/Runtime/Tools.cs",
-        include_str!("../../templates/csharp/Runtime/Tools.cs"),
-    ),
-    (
         "docs/tool.md.jinja",
         include_str!("../../templates/docs/tool.md.jinja"),
     ),

@@ -453,7 +453,7 @@ fn templates_can_be_overridden_and_broken_overrides_are_located() {
     let tool =
         std::fs::read_to_string(out.join("csharp/editormcp/SceneSample.cs")).unwrap_or_default();
     assert_eq!(tool, "// custom template for scene.sample\n");
-    assert!(out.join("csharp/Runtime/Dispatcher.cs").is_file());
+    assert!(out.join("csharp-bridge/Editor/Dispatcher.cs").is_file());
     // A broken override: TG0802 naming file and line, nothing written.
     write(&tpl.join("csharp/tool.cs.jinja"), "ok\n{% if %}\n");
     let out2 = d.join("out2");

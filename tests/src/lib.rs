@@ -22,14 +22,16 @@ pub const TREES: [(&str, &str, &str); 2] = [
 ];
 
 /// The generator of one of [`TREES`], as `cargo xtask gen` runs it: the
-/// generated crate uses the workspace's runtime (no bundled copy), and the
-/// headers name `cargo xtask gen`.
+/// generated crate uses the workspace's runtime and the C# package the
+/// workspace's bridge (`runtime/csharp/`; no bundled copies), and the headers
+/// name `cargo xtask gen`.
 pub fn tree_generator(root: &Path, (specs, out, runtime): (&str, &str, &str)) -> Generator {
     Generator::new()
         .input(root.join(specs))
         .out_dir(root.join(out))
         .prune(Prune::All)
         .rust_runtime_path(runtime)
+        .csharp_bridge(toolgen::emit::csharp_bridge::CsharpBridge::External)
         .regenerate_command("cargo xtask gen")
 }
 
@@ -183,6 +185,12 @@ pub fn files_below(dir: &Path, ext: &str) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// The C# sources of the bridge package (`runtime/csharp/`), which the
+/// repository's generated C# depends on.
+pub fn csharp_bridge_sources() -> Vec<PathBuf> {
+    files_below(&root().join("runtime/csharp"), "cs")
 }
 
 /// The first file named `name` in a `PATH` directory.

@@ -21,7 +21,9 @@ use serde_json::{Value, json};
 use toolgen_generated::editormcp::{self, TOOLS};
 use toolgen_runtime::bridge::{self, Bridge};
 use toolgen_runtime::{Server, ServerInfo, Session};
-use toolgen_tests::{files_below, fixtures, newtonsoft_json_dll, root, same_json, which};
+use toolgen_tests::{
+    csharp_bridge_sources, files_below, fixtures, newtonsoft_json_dll, root, same_json, which,
+};
 
 /// C# features that Mono's `mcs` (C# 7.2) or Unity's Newtonsoft.Json 6 API lack.
 const FORBIDDEN: &[(&str, &str)] = &[
@@ -98,7 +100,7 @@ fn pattern_problems(text: &str) -> Vec<String> {
 #[test]
 fn generated_csharp_uses_only_the_common_language_subset() {
     let mut files = files_below(&root().join("generated/csharp"), "cs");
-    files.extend(files_below(&root().join("templates/csharp"), "cs"));
+    files.extend(csharp_bridge_sources());
     assert!(files.len() > 30, "found {} C# files", files.len());
     let mut problems = Vec::new();
     for f in &files {
@@ -199,7 +201,9 @@ fn hostile_spec_text_compiles_and_stays_text() {
         "{:?}",
         generated.err().map(|e| e.to_string())
     );
-    let sources = files_below(&dir.join("out/csharp"), "cs");
+    // The bridge package is written beside the generated one by default.
+    let mut sources = files_below(&dir.join("out/csharp"), "cs");
+    sources.extend(files_below(&dir.join("out/csharp-bridge"), "cs"));
     compile(&m, &sources, &dir.join("hostile.dll"), true);
     let tool = std::fs::read_to_string(dir.join("out/csharp/hostile/ClassStringDefault.cs"))
         .unwrap_or_default();
@@ -243,6 +247,7 @@ fn the_readme_csharp_compiles() {
     let path = dir.join("Readme.cs");
     let _ = std::fs::write(&path, snippet);
     let mut sources = files_below(&root().join("generated/csharp"), "cs");
+    sources.extend(csharp_bridge_sources());
     sources.push(path);
     compile(&m, &sources, &dir.join("readme.dll"), true);
     let _ = std::fs::remove_dir_all(&dir);
@@ -254,7 +259,8 @@ fn the_readme_csharp_compiles() {
 fn the_rust_hostile_golden_csharp_compiles() {
     let m = mono();
     let dir = work_dir("rust-hostile");
-    let sources = files_below(&root().join("tests/generated-hostile/csharp"), "cs");
+    let mut sources = files_below(&root().join("tests/generated-hostile/csharp"), "cs");
+    sources.extend(csharp_bridge_sources());
     assert!(sources.len() >= 4, "{sources:?}");
     compile(&m, &sources, &dir.join("rust-hostile.dll"), true);
     let _ = std::fs::remove_dir_all(&dir);
@@ -267,6 +273,7 @@ fn the_unity_editor_code_path_compiles() {
     let m = mono();
     let dir = work_dir("unity");
     let mut sources = files_below(&root().join("generated/csharp"), "cs");
+    sources.extend(csharp_bridge_sources());
     sources.push(root().join("tests/csharp/UnityEditorStub.cs"));
     compile_with(
         &m,
@@ -433,6 +440,7 @@ fn end_to_end(unity: bool) {
     let m = mono();
     let dir = work_dir(if unity { "bridge-unity" } else { "bridge" });
     let mut sources = files_below(&root().join("generated/csharp"), "cs");
+    sources.extend(csharp_bridge_sources());
     sources.push(root().join("tests/csharp/BridgeHost.cs"));
     sources.push(example_handlers(&dir));
     let exe = dir.join("bridge-host.exe");

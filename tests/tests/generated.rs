@@ -150,3 +150,32 @@ fn the_bundled_runtime_is_the_workspace_runtime() {
         .collect();
     assert_eq!(bundled, declared, "the bundled runtime's [dependencies]");
 }
+
+/// The C# bridge package toolgen bundles is `runtime/csharp/`, file for file.
+#[test]
+fn the_bundled_csharp_bridge_is_the_workspace_package() {
+    use toolgen::emit::csharp_bridge::FILES;
+    let dir = root().join("runtime/csharp");
+    let mut on_disk: Vec<String> = ["cs", "asmdef", "json", "md"]
+        .iter()
+        .flat_map(|ext| toolgen_tests::files_below(&dir, ext))
+        .filter_map(|p| {
+            p.strip_prefix(&dir)
+                .ok()
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+        })
+        .collect();
+    on_disk.sort();
+    let mut bundled: Vec<String> = FILES.iter().map(|(p, _)| (*p).to_owned()).collect();
+    bundled.sort();
+    assert_eq!(
+        bundled, on_disk,
+        "codegen/src/emit/csharp_bridge.rs must list every file of runtime/csharp"
+    );
+    for (path, text) in FILES {
+        assert!(
+            std::fs::read_to_string(dir.join(path)).unwrap_or_default() == *text,
+            "{path} differs from the bundled copy"
+        );
+    }
+}

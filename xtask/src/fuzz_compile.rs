@@ -266,6 +266,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             .arg("-r:System.Runtime.Serialization.dll")
             .arg(format!("-out:{}", work.join("fuzz.dll").display()))
             .args(toolgen_tests::files_below(&out.join("csharp"), "cs"))
+            .args(toolgen_tests::files_below(&out.join("csharp-bridge"), "cs"))
             .output()
             .map_err(|e| format!("mcs: {e}"))?;
         // mcs prints its errors on stderr and its summary on stdout.

@@ -7,9 +7,10 @@
 //! enums with `[EnumMember]`), and an abstract `Handler` with one typed
 //! `Execute` method, marked with `[Tool(...)]`. Per tool set a registry
 //! (`<Set>Tools`: the parameter specs the dispatcher validates against and
-//! `CreateDispatcher`). Shared: the bridge runtime (`Runtime/`: attribute,
-//! exceptions, dispatcher, loopback TCP bridge), `package.json` and an
-//! Editor-only `.asmdef`.
+//! `CreateDispatcher`), `package.json` and an Editor-only `.asmdef`. The
+//! package depends on the bridge runtime, `com.toolgen.bridge` (attribute,
+//! exceptions, dispatcher, loopback TCP bridge; [`super::csharp_bridge`]),
+//! written beside it as `csharp-bridge/` unless it is installed already.
 //!
 //! The C# is the subset that both Unity 2022.3 (C# 9, Newtonsoft.Json 13) and
 //! Mono's `mcs` (C# 7.2, Newtonsoft.Json 6) compile. Every spec string is
@@ -653,23 +654,23 @@ impl Emitter for CSharp {
         let Some(templates) = cx.templates else {
             return;
         };
+        if cx.options.csharp_bridge == super::csharp_bridge::CsharpBridge::Bundled {
+            super::csharp_bridge::add_bundled(out);
+        }
         let mut render = |t: &Templates, name: &str, path: String, ctx: &serde_json::Value| {
             t.render_file(name, ctx, path, out, diags)
         };
         let shared = templates.shared();
-        for file in ["Tools.cs", "Dispatcher.cs", "Bridge.cs"] {
-            render(
-                shared,
-                &format!("csharp/Runtime/{file}"),
-                format!("csharp/Runtime/{file}"),
-                &serde_json::json!({}),
-            );
-        }
         let package = serde_json::json!({"package": {
             "name": "com.toolgen.generated",
             "display_name": "Toolgen generated MCP tool bridge",
             "version": env!("CARGO_PKG_VERSION"),
             "assembly": "Toolgen.Generated.Editor",
+            "bridge": {
+                "name": super::csharp_bridge::PACKAGE,
+                "version": env!("CARGO_PKG_VERSION"),
+                "assembly": super::csharp_bridge::ASSEMBLY,
+            },
         }});
         render(
             shared,

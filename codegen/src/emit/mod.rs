@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod csharp;
+pub mod csharp_bridge;
 pub mod docs;
 pub mod markup;
 pub mod rave;
@@ -68,6 +69,8 @@ pub struct EmitOptions {
     /// Where the generated crate gets `toolgen-runtime` from; overrides the
     /// manifests' `runtime`. `None`: the manifests', else bundled.
     pub runtime: Option<RuntimeSource>,
+    /// Whether the C# bridge package is written beside the generated one.
+    pub csharp_bridge: csharp_bridge::CsharpBridge,
     /// A directory whose files override the built-in templates of the same name.
     pub templates: Option<std::path::PathBuf>,
     /// The command that regenerates the output, named in generated headers
@@ -83,6 +86,7 @@ impl Default for EmitOptions {
             outputs: Vec::new(),
             rust_layout: RustLayout::Crate,
             runtime: None,
+            csharp_bridge: csharp_bridge::CsharpBridge::Bundled,
             templates: None,
             regenerate: "toolgen gen".to_owned(),
             progress: crate::progress::Progress::default(),

@@ -16,83 +16,227 @@ namespace EditorMcp.Core
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {
-            new ToolSpec("asset.dependencies.graph", "Asset Dependency Graph", "asset", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("assetPath", "string", true, false, null, null, null),
-                new ParamSpec("depth", "integer", false, false, null, 1.0, 10.0),
-                new ParamSpec("direction", "string", false, false, new string[] { "\"dependencies\"", "\"dependents\"", "\"both\"" }, null, null),
-            }),
-            new ToolSpec("asset.info", "Asset Info", "asset", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("assetPath", "string", true, false, null, null, null),
-                new ParamSpec("includeDependencies", "boolean", false, false, null, null, null),
-            }),
-            new ToolSpec("audio.mixer.list", "List Audio Mixers", "audio", "core", "read-only", 30.0, false, new ParamSpec[0]),
-            new ToolSpec("audio.mixer.snapshot.read", "Read Mixer Snapshot", "audio", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("mixerPath", "string", true, false, null, null, null),
-                new ParamSpec("snapshotName", "string", true, false, null, null, null),
-            }),
-            new ToolSpec("component.list", "List GameObject Components", "gameobject", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("hierarchyPath", "string", true, false, null, null, null),
-                new ParamSpec("includeProperties", "boolean", false, false, null, null, null),
-            }),
-            new ToolSpec("editor.selection.info", "Editor Selection Info", "editor", "core", "read-only", 30.0, false, new ParamSpec[0]),
-            new ToolSpec("go.find", "Find GameObjects", "gameobject", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("componentType", "string", false, false, null, null, null),
-                new ParamSpec("hierarchyPath", "string", false, false, null, null, null),
-                new ParamSpec("layer", "integer", false, false, null, 0.0, 31.0),
-                new ParamSpec("namePattern", "string", false, false, null, null, null),
-                new ParamSpec("tag", "string", false, false, null, null, null),
-            }),
-            new ToolSpec("go.setParent", "Set GameObject Parent", "gameobject", "core", "safe-write", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("childPath", "string", true, false, null, null, null),
-                new ParamSpec("parentPath", "string", false, false, null, null, null),
-            }),
-            new ToolSpec("mcp.server.info", "MCP Server Info", "mcp.platform", "core", "read-only", 30.0, false, new ParamSpec[0]),
-            new ToolSpec("mcp.tool.describe", "Describe Tool", "mcp.platform", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("toolId", "string", true, false, null, null, null),
-            }),
-            new ToolSpec("mcp.tools.list", "List Tools", "mcp.platform", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("category", "string", false, false, null, null, null),
-                new ParamSpec("tier", "string", false, false, new string[] { "\"core\"", "\"tier1\"", "\"tier2\"", "\"tier3\"", "\"tier4\"" }, null, null),
-            }),
-            new ToolSpec("project.assets.summary", "Project Assets Summary", "project", "core", "read-only", 10.0, false, new ParamSpec[]
-            {
-                new ParamSpec("assetType", "string", false, false, null, null, null),
-                new ParamSpec("minSizeBytes", "integer", false, false, null, 0.0, null),
-            }),
-            new ToolSpec("project.info", "Project Info", "project", "core", "read-only", 30.0, false, new ParamSpec[0]),
-            new ToolSpec("project.references.missing", "Find Missing References", "project", "core", "read-only", 15.0, false, new ParamSpec[]
-            {
-                new ParamSpec("scope", "string", false, false, new string[] { "\"all\"", "\"scenes\"", "\"prefabs\"", "\"assets\"" }, null, null),
-            }),
-            new ToolSpec("project.scenes.list", "List Project Scenes", "project", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("includeInBuild", "boolean", false, false, null, null, null),
-            }),
-            new ToolSpec("scene.components.list", "List Scene Components", "scene", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("gameObjectPath", "string", true, false, null, null, null),
-                new ParamSpec("scenePath", "string", true, false, null, null, null),
-            }),
-            new ToolSpec("scene.hierarchy.dump", "Dump Scene Hierarchy", "scene", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("scenePath", "string", true, false, null, null, null),
-            }),
-            new ToolSpec("scene.objects.find", "Find Scene Objects", "scene", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("componentType", "string", false, false, null, null, null),
-                new ParamSpec("layer", "integer", false, false, null, 0.0, 31.0),
-                new ParamSpec("namePattern", "string", false, false, null, null, null),
-                new ParamSpec("scenePath", "string", true, false, null, null, null),
-                new ParamSpec("tag", "string", false, false, null, null, null),
-            }),
+            new ToolSpec(
+                id: "asset.dependencies.graph",
+                name: "Asset Dependency Graph",
+                category: "asset",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "assetPath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "depth", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: 10.0),
+                    new ParamSpec(name: "direction", type: "string", required: false, nullable: false, enumJson: new string[] { "\"dependencies\"", "\"dependents\"", "\"both\"" }, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "asset.info",
+                name: "Asset Info",
+                category: "asset",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "assetPath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "includeDependencies", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "audio.mixer.list",
+                name: "List Audio Mixers",
+                category: "audio",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[0]),
+            new ToolSpec(
+                id: "audio.mixer.snapshot.read",
+                name: "Read Mixer Snapshot",
+                category: "audio",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "mixerPath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "snapshotName", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "component.list",
+                name: "List GameObject Components",
+                category: "gameobject",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "hierarchyPath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "includeProperties", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "editor.selection.info",
+                name: "Editor Selection Info",
+                category: "editor",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[0]),
+            new ToolSpec(
+                id: "go.find",
+                name: "Find GameObjects",
+                category: "gameobject",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "componentType", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "hierarchyPath", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "layer", type: "integer", required: false, nullable: false, enumJson: null, minimum: 0.0, maximum: 31.0),
+                    new ParamSpec(name: "namePattern", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "tag", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "go.setParent",
+                name: "Set GameObject Parent",
+                category: "gameobject",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "childPath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "parentPath", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "mcp.server.info",
+                name: "MCP Server Info",
+                category: "mcp.platform",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[0]),
+            new ToolSpec(
+                id: "mcp.tool.describe",
+                name: "Describe Tool",
+                category: "mcp.platform",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "toolId", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "mcp.tools.list",
+                name: "List Tools",
+                category: "mcp.platform",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "category", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "tier", type: "string", required: false, nullable: false, enumJson: new string[] { "\"core\"", "\"tier1\"", "\"tier2\"", "\"tier3\"", "\"tier4\"" }, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "project.assets.summary",
+                name: "Project Assets Summary",
+                category: "project",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 10.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "assetType", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "minSizeBytes", type: "integer", required: false, nullable: false, enumJson: null, minimum: 0.0, maximum: null),
+                }),
+            new ToolSpec(
+                id: "project.info",
+                name: "Project Info",
+                category: "project",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[0]),
+            new ToolSpec(
+                id: "project.references.missing",
+                name: "Find Missing References",
+                category: "project",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 15.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "scope", type: "string", required: false, nullable: false, enumJson: new string[] { "\"all\"", "\"scenes\"", "\"prefabs\"", "\"assets\"" }, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "project.scenes.list",
+                name: "List Project Scenes",
+                category: "project",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "includeInBuild", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "scene.components.list",
+                name: "List Scene Components",
+                category: "scene",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "gameObjectPath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "scenePath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "scene.hierarchy.dump",
+                name: "Dump Scene Hierarchy",
+                category: "scene",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "scenePath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "scene.objects.find",
+                name: "Find Scene Objects",
+                category: "scene",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "componentType", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "layer", type: "integer", required: false, nullable: false, enumJson: null, minimum: 0.0, maximum: 31.0),
+                    new ParamSpec(name: "namePattern", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "scenePath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "tag", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
         };
 
         /// <summary>A dispatcher for this tool set, serving <paramref name="handlers"/> (one per tool).</summary>

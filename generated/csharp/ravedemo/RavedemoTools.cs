@@ -16,31 +16,79 @@ namespace RaveDemo
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {
-            new ToolSpec("ravedemo-mcp_tool_config_get", "Config Get", "info", "core", "safe-write", 30.0, true, new ParamSpec[0]),
-            new ToolSpec("ravedemo-mcp_tool_config_set_cache", "Config Set Cache", "configuration", "core", "safe-write", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("clear_existing", "boolean", false, false, null, null, null),
-                new ParamSpec("max_size_mb", "number", false, false, null, 1.0, null),
-            }),
-            new ToolSpec("ravedemo-mcp_tool_pipeline_run", "Pipeline Run", "execution", "core", "destructive", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("parallel", "boolean", false, false, null, null, null),
-                new ParamSpec("targets", "array", false, false, null, null, null),
-            }),
-            new ToolSpec("ravedemo-mcp_tool_pipeline_status", "Pipeline Status", "info", "core", "safe-write", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("detail", "string", false, false, new string[] { "\"summary\"", "\"details\"", "\"full\"" }, null, null),
-            }),
-            new ToolSpec("ravedemo-mcp_tool_subject_list", "Subject List", "discovery", "core", "safe-write", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("limit", "integer", false, false, null, 1.0, 500.0),
-                new ParamSpec("project", "string", false, false, null, null, null),
-            }),
-            new ToolSpec("ravedemo-mcp_tool_subject_load", "Subject Load", "setup", "core", "safe-write", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("epochs", "array", false, false, null, null, null),
-                new ParamSpec("subject_id", "string", true, false, null, null, null),
-            }),
+            new ToolSpec(
+                id: "ravedemo-mcp_tool_config_get",
+                name: "Config Get",
+                category: "info",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[0]),
+            new ToolSpec(
+                id: "ravedemo-mcp_tool_config_set_cache",
+                name: "Config Set Cache",
+                category: "configuration",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "clear_existing", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "max_size_mb", type: "number", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: null),
+                }),
+            new ToolSpec(
+                id: "ravedemo-mcp_tool_pipeline_run",
+                name: "Pipeline Run",
+                category: "execution",
+                tier: "core",
+                safetyLevel: "destructive",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "parallel", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "targets", type: "array", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "ravedemo-mcp_tool_pipeline_status",
+                name: "Pipeline Status",
+                category: "info",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "detail", type: "string", required: false, nullable: false, enumJson: new string[] { "\"summary\"", "\"details\"", "\"full\"" }, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "ravedemo-mcp_tool_subject_list",
+                name: "Subject List",
+                category: "discovery",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "limit", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: 500.0),
+                    new ParamSpec(name: "project", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "ravedemo-mcp_tool_subject_load",
+                name: "Subject Load",
+                category: "setup",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "epochs", type: "array", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "subject_id", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
         };
 
         /// <summary>A dispatcher for this tool set, serving <paramref name="handlers"/> (one per tool).</summary>

@@ -16,31 +16,71 @@ namespace Debrief.ToolVault
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {
-            new ToolSpec("calculate_bearing", "Calculate Bearing", "analysis", "core", "read-only", 5.0, false, new ParamSpec[]
-            {
-                new ParamSpec("source", null, true, true, null, null, null),
-                new ParamSpec("target", null, true, true, null, null, null),
-                new ParamSpec("units", "string", false, false, new string[] { "\"degrees\"", "\"radians\"" }, null, null),
-            }),
-            new ToolSpec("delete_annotations", "Delete Annotations", "editing", "core", "destructive", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("annotations", "array", true, false, null, null, null),
-            }),
-            new ToolSpec("points_near_track", "Points Near Track", "editing", "core", "safe-write", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("maxDistanceNm", "number", false, false, null, null, 500.0),
-                new ParamSpec("points", "array", true, false, null, null, null),
-                new ParamSpec("track", null, true, true, null, null, null),
-            }),
-            new ToolSpec("summarize_collection", "Summarize Feature Collection", "analysis", "core", "read-only", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("collection", "object", true, false, null, null, null),
-            }),
-            new ToolSpec("track_speed_profile", "Track Speed Profile", "analysis", "core", "read-only", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("track", null, true, true, null, null, null),
-                new ParamSpec("units", "string", false, false, new string[] { "\"knots\"", "\"m/s\"", "\"km/h\"" }, null, null),
-            }),
+            new ToolSpec(
+                id: "calculate_bearing",
+                name: "Calculate Bearing",
+                category: "analysis",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 5.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "source", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "target", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "units", type: "string", required: false, nullable: false, enumJson: new string[] { "\"degrees\"", "\"radians\"" }, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "delete_annotations",
+                name: "Delete Annotations",
+                category: "editing",
+                tier: "core",
+                safetyLevel: "destructive",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "annotations", type: "array", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "points_near_track",
+                name: "Points Near Track",
+                category: "editing",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "maxDistanceNm", type: "number", required: false, nullable: false, enumJson: null, minimum: null, maximum: 500.0),
+                    new ParamSpec(name: "points", type: "array", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "track", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "summarize_collection",
+                name: "Summarize Feature Collection",
+                category: "analysis",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "collection", type: "object", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "track_speed_profile",
+                name: "Track Speed Profile",
+                category: "analysis",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "track", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "units", type: "string", required: false, nullable: false, enumJson: new string[] { "\"knots\"", "\"m/s\"", "\"km/h\"" }, minimum: null, maximum: null),
+                }),
         };
 
         /// <summary>A dispatcher for this tool set, serving <paramref name="handlers"/> (one per tool).</summary>

@@ -16,47 +16,87 @@ namespace Hostile.Rust
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {
-            new ToolSpec("collide-names", "Collide Names", "uncategorized", "core", "read-only", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("shared", "object", true, false, null, null, null),
-            }),
-            new ToolSpec("collide.names", "Collide Names", "uncategorized", "core", "read-only", 30.0, false, new ParamSpec[]
-            {
-                new ParamSpec("1st", "string", false, false, null, null, null),
-                new ParamSpec("A_B", "boolean", false, false, null, null, null),
-                new ParamSpec("Self", "string", false, false, null, null, null),
-                new ParamSpec("a-b", "string", false, false, null, null, null),
-                new ParamSpec("a_b", "string", false, false, null, null, null),
-                new ParamSpec("a_b_2", "integer", true, false, null, null, null),
-                new ParamSpec("mode", "string", false, false, new string[] { "\"a\"", "\"A\"", "\"b\"" }, null, null),
-                new ParamSpec("self", "string", false, false, null, null, null),
-                new ParamSpec("shared", "object", false, false, null, null, null),
-                new ParamSpec("spot", "object", false, false, null, null, null),
-                new ParamSpec("spotLower", "object", false, false, null, null, null),
-                new ParamSpec("type", "string", false, false, null, null, null),
-                new ParamSpec("x.y", "string", false, false, null, null, null),
-            }),
-            new ToolSpec("defs", "Defs", "uncategorized", "core", "read-only", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("Self", "string", false, false, null, null, null),
-                new ParamSpec("crate", "boolean", false, false, null, null, null),
-                new ParamSpec("input", "object", false, false, null, null, null),
-                new ParamSpec("shared", "object", true, false, null, null, null),
-                new ParamSpec("super", "integer", false, false, null, null, null),
-            }),
-            new ToolSpec("keywords", "Keywords", "uncategorized", "core", "read-only", 30.0, true, new ParamSpec[]
-            {
-                new ParamSpec("Output", "object", false, false, null, null, null),
-                new ParamSpec("cond", null, false, true, null, null, null),
-                new ParamSpec("either", null, false, true, new string[] { "\"a\"", "1", "true", "null" }, null, null),
-                new ParamSpec("if", "string", false, false, null, null, null),
-                new ParamSpec("labels", "object", false, false, null, null, null),
-                new ParamSpec("loose", null, false, true, null, null, null),
-                new ParamSpec("not", "integer", false, false, null, null, null),
-                new ParamSpec("notText", null, false, true, null, null, null),
-                new ParamSpec("opts", "object", false, false, null, null, null),
-            }),
-            new ToolSpec("type", "Type", "uncategorized", "core", "read-only", 30.0, true, new ParamSpec[0]),
+            new ToolSpec(
+                id: "collide-names",
+                name: "Collide Names",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "shared", type: "object", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "collide.names",
+                name: "Collide Names",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "1st", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "A_B", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "Self", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "a-b", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "a_b", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "a_b_2", type: "integer", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "mode", type: "string", required: false, nullable: false, enumJson: new string[] { "\"a\"", "\"A\"", "\"b\"" }, minimum: null, maximum: null),
+                    new ParamSpec(name: "self", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "shared", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "spot", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "spotLower", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "type", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "x.y", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "defs",
+                name: "Defs",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "Self", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "crate", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "input", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "shared", type: "object", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "super", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "keywords",
+                name: "Keywords",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "Output", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "cond", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "either", type: null, required: false, nullable: true, enumJson: new string[] { "\"a\"", "1", "true", "null" }, minimum: null, maximum: null),
+                    new ParamSpec(name: "if", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "labels", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "loose", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "not", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "notText", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "opts", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "type",
+                name: "Type",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[0]),
         };
 
         /// <summary>A dispatcher for this tool set, serving <paramref name="handlers"/> (one per tool).</summary>
