@@ -77,7 +77,7 @@ pub fn tool_module(
             });
             continue;
         }
-        match side_module(schema, name, shared) {
+        match side_module(schema, name, &tool.id.value, shared) {
             Ok((module, sorted)) => {
                 if name == "Output" {
                     sorted_output = sorted;
@@ -94,10 +94,8 @@ pub fn tool_module(
             }
         }
     }
-    let mut file = FileItems { attrs, items };
-    post::all(&mut file.items);
     ok.then_some(ToolModule {
-        file,
+        file: FileItems { attrs, items },
         sorted_output,
     })
 }
@@ -107,6 +105,7 @@ pub fn tool_module(
 fn side_module(
     schema: &serde_json::Value,
     name: &str,
+    tool_id: &str,
     shared: Option<&SharedModule>,
 ) -> Result<(Vec<syn::Item>, bool), String> {
     // The root type's name must not collide with a definition (ToolVault's
@@ -128,13 +127,20 @@ fn side_module(
         result = typify(schema, Some(&root), &replace);
     }
     let typified = result?;
-    // Shared types it uses must serialize sorted too.
-    let sorted = post::serializes_sorted(&typified.items)
-        && (replace.is_empty() || shared.is_some_and(|s| s.sorted));
     // Separate modules: each type space has its own definitions and `error` module.
     let sub = format_ident!("{}", name.to_lowercase());
     let root_ident = format_ident!("{}", root);
-    let inner = typified.items;
+    let mut inner = typified.items;
+    post::all(&mut inner);
+    // Shared types it uses must serialize sorted too.
+    let sorted =
+        post::serializes_sorted(&inner) && (replace.is_empty() || shared.is_some_and(|s| s.sorted));
+    let what = if name == "Input" {
+        "The arguments of"
+    } else {
+        "The result of"
+    };
+    post::document_root(&mut inner, &root, &format!("{what} `{tool_id}`."));
     let reexport: syn::Item = if root == name {
         syn::parse_quote!(pub use self::#sub::#root_ident;)
     } else {
@@ -152,6 +158,23 @@ fn side_module(
 /// A string literal, as a token.
 fn lit(s: &str) -> Literal {
     Literal::string(s)
+}
+
+/// JSON as a raw string literal, pretty-printed, so that a schema in the
+/// generated table reads as the catalog shows it, unescaped.
+fn json_literal(v: &serde_json::Value) -> Literal {
+    let text = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".to_owned());
+    // Enough `#`s that no `"#..#` inside the text ends the literal.
+    let longest = text
+        .split('"')
+        .skip(1)
+        .map(|after| after.chars().take_while(|c| *c == '#').count())
+        .max()
+        .unwrap_or(0);
+    let hashes = "#".repeat(longest + 1);
+    format!("r{hashes}\"{text}\"{hashes}")
+        .parse()
+        .unwrap_or_else(|_| Literal::string(&text))
 }
 
 /// The module of a tool set (`mod.rs`): the runtime imports, the module
@@ -244,11 +267,11 @@ fn tiers_and_table(set: &ToolSet) -> TokenStream {
             }
             None => quote!(None),
         };
-        let input = lit(&tool.input.value.to_string());
+        let input = json_literal(&tool.input.value);
         let output = if tool.output.value.is_null() {
             quote!(None)
         } else {
-            let o = lit(&tool.output.value.to_string());
+            let o = json_literal(&tool.output.value);
             quote!(Some(#o))
         };
         quote! {

@@ -12,6 +12,109 @@ use super::names::distinct_in_order;
 pub fn all(items: &mut [syn::Item]) {
     share_error_modules(items);
     distinct_field_names(items);
+    drop_name_only_docs(items);
+    space_docs(items);
+}
+
+/// typify writes doc comments without a space after `///`; they get one, as
+/// a person writes them.
+fn space_docs(items: &mut [syn::Item]) {
+    let fix = |attrs: &mut Vec<syn::Attribute>| {
+        for attr in attrs.iter_mut() {
+            let Some(text) = doc_text(attr) else { continue };
+            if !text.is_empty() && !text.starts_with(' ') {
+                let line = format!(" {text}");
+                *attr = syn::parse_quote!(#[doc = #line]);
+            }
+        }
+    };
+    let fields = |fields: &mut syn::Fields| {
+        for f in fields.iter_mut() {
+            fix(&mut f.attrs);
+        }
+    };
+    for item in items {
+        match item {
+            syn::Item::Struct(s) => {
+                fix(&mut s.attrs);
+                fields(&mut s.fields);
+            }
+            syn::Item::Enum(e) => {
+                fix(&mut e.attrs);
+                for v in &mut e.variants {
+                    fix(&mut v.attrs);
+                    fields(&mut v.fields);
+                }
+            }
+            syn::Item::Type(t) => fix(&mut t.attrs),
+            syn::Item::Fn(f) => fix(&mut f.attrs),
+            syn::Item::Mod(m) => {
+                fix(&mut m.attrs);
+                if let Some((_, content)) = &mut m.content {
+                    space_docs(content);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The doc attributes of a type item, to read or change.
+fn type_attrs(item: &mut syn::Item) -> Option<(String, &mut Vec<syn::Attribute>)> {
+    match item {
+        syn::Item::Struct(s) => Some((s.ident.to_string(), &mut s.attrs)),
+        syn::Item::Enum(e) => Some((e.ident.to_string(), &mut e.attrs)),
+        syn::Item::Type(t) => Some((t.ident.to_string(), &mut t.attrs)),
+        _ => None,
+    }
+}
+
+/// The text of a `#[doc = "..."]` attribute.
+fn doc_text(attr: &syn::Attribute) -> Option<String> {
+    let Meta::NameValue(nv) = &attr.meta else {
+        return None;
+    };
+    if !nv.path.is_ident("doc") {
+        return None;
+    }
+    match &nv.value {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.value()),
+        _ => None,
+    }
+}
+
+/// typify documents a type without a description with its own name in
+/// backticks (`///`Input``), which says nothing; such docs are dropped.
+fn drop_name_only_docs(items: &mut [syn::Item]) {
+    for item in items {
+        if let syn::Item::Mod(m) = item {
+            if let Some((_, content)) = &mut m.content {
+                drop_name_only_docs(content);
+            }
+            continue;
+        }
+        let Some((name, attrs)) = type_attrs(item) else {
+            continue;
+        };
+        let trivial = format!("`{name}`");
+        attrs.retain(|a| doc_text(a).is_none_or(|t| t.trim() != trivial));
+    }
+}
+
+/// Documents the root type `name` with `text` when its schema gave it no
+/// description (after [`drop_name_only_docs`], it has no doc then).
+pub fn document_root(items: &mut [syn::Item], name: &str, text: &str) {
+    for item in items {
+        let Some((ident, attrs)) = type_attrs(item) else {
+            continue;
+        };
+        if ident == name && !attrs.iter().any(|a| doc_text(a).is_some()) {
+            let line = format!(" {text}");
+            attrs.insert(0, syn::parse_quote!(#[doc = #line]));
+        }
+    }
 }
 
 /// The metas of a `#[serde(...)]` attribute; `None` for another attribute.

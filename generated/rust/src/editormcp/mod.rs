@@ -150,9 +150,93 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Analyzes the dependency graph only; no asset is modified or moved.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"assetPath\":{\"description\":\"Path to the asset.\",\"type\":\"string\"},\"depth\":{\"default\":2,\"description\":\"Maximum depth to traverse.\",\"maximum\":10,\"minimum\":1,\"type\":\"integer\"},\"direction\":{\"default\":\"both\",\"description\":\"Which edges to follow.\",\"enum\":[\"dependencies\",\"dependents\",\"both\"],\"type\":\"string\"}},\"required\":[\"assetPath\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "assetPath": {
+      "description": "Path to the asset.",
+      "type": "string"
+    },
+    "depth": {
+      "default": 2,
+      "description": "Maximum depth to traverse.",
+      "maximum": 10,
+      "minimum": 1,
+      "type": "integer"
+    },
+    "direction": {
+      "default": "both",
+      "description": "Which edges to follow.",
+      "enum": [
+        "dependencies",
+        "dependents",
+        "both"
+      ],
+      "type": "string"
+    }
+  },
+  "required": [
+    "assetPath"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$defs\":{\"AssetEdge\":{\"description\":\"An asset reached from the root asset.\",\"properties\":{\"depth\":{\"description\":\"Distance from the root asset (1 = direct).\",\"minimum\":1,\"type\":\"integer\"},\"path\":{\"description\":\"Asset path.\",\"type\":\"string\"},\"type\":{\"description\":\"Asset type name.\",\"type\":\"string\"}},\"required\":[\"depth\",\"path\",\"type\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"assetPath\":{\"description\":\"Path of the asset at the root of the graph.\",\"type\":\"string\"},\"dependencies\":{\"description\":\"Assets the root depends on, sorted by depth, then path; empty when `direction` is `dependents`.\",\"items\":{\"$ref\":\"#/$defs/AssetEdge\"},\"type\":\"array\"},\"dependents\":{\"description\":\"Assets that depend on the root, sorted by depth, then path; empty when `direction` is `dependencies`.\",\"items\":{\"$ref\":\"#/$defs/AssetEdge\"},\"type\":\"array\"}},\"required\":[\"assetPath\",\"dependencies\",\"dependents\"],\"type\":\"object\"}",
+            r##"{
+  "$defs": {
+    "AssetEdge": {
+      "description": "An asset reached from the root asset.",
+      "properties": {
+        "depth": {
+          "description": "Distance from the root asset (1 = direct).",
+          "minimum": 1,
+          "type": "integer"
+        },
+        "path": {
+          "description": "Asset path.",
+          "type": "string"
+        },
+        "type": {
+          "description": "Asset type name.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "depth",
+        "path",
+        "type"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "assetPath": {
+      "description": "Path of the asset at the root of the graph.",
+      "type": "string"
+    },
+    "dependencies": {
+      "description": "Assets the root depends on, sorted by depth, then path; empty when `direction` is `dependents`.",
+      "items": {
+        "$ref": "#/$defs/AssetEdge"
+      },
+      "type": "array"
+    },
+    "dependents": {
+      "description": "Assets that depend on the root, sorted by depth, then path; empty when `direction` is `dependencies`.",
+      "items": {
+        "$ref": "#/$defs/AssetEdge"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "assetPath",
+    "dependencies",
+    "dependents"
+  ],
+  "type": "object"
+}"##,
         ),
     },
     ToolInfo {
@@ -167,9 +251,68 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Reads asset metadata and import settings only; no asset file or import setting is modified.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"assetPath\":{\"description\":\"Path to the asset (e.g. `Assets/Textures/Logo.png`).\",\"type\":\"string\"},\"includeDependencies\":{\"default\":false,\"description\":\"Also list the assets this asset depends on.\",\"type\":\"boolean\"}},\"required\":[\"assetPath\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "assetPath": {
+      "description": "Path to the asset (e.g. `Assets/Textures/Logo.png`).",
+      "type": "string"
+    },
+    "includeDependencies": {
+      "default": false,
+      "description": "Also list the assets this asset depends on.",
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "assetPath"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"dependencies\":{\"description\":\"Paths of direct dependencies, sorted; present only when `includeDependencies` is true.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"guid\":{\"description\":\"Asset GUID (32 hexadecimal digits).\",\"type\":\"string\"},\"importSettings\":{\"additionalProperties\":true,\"description\":\"The importer's settings as a JSON object; its keys depend on the importer type.\",\"type\":\"object\"},\"path\":{\"description\":\"Asset path.\",\"type\":\"string\"},\"sizeBytes\":{\"description\":\"Size of the asset file in bytes.\",\"minimum\":0,\"type\":\"integer\"},\"type\":{\"description\":\"Main asset type name.\",\"type\":\"string\"}},\"required\":[\"guid\",\"importSettings\",\"path\",\"sizeBytes\",\"type\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "dependencies": {
+      "description": "Paths of direct dependencies, sorted; present only when `includeDependencies` is true.",
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "guid": {
+      "description": "Asset GUID (32 hexadecimal digits).",
+      "type": "string"
+    },
+    "importSettings": {
+      "additionalProperties": true,
+      "description": "The importer's settings as a JSON object; its keys depend on the importer type.",
+      "type": "object"
+    },
+    "path": {
+      "description": "Asset path.",
+      "type": "string"
+    },
+    "sizeBytes": {
+      "description": "Size of the asset file in bytes.",
+      "minimum": 0,
+      "type": "integer"
+    },
+    "type": {
+      "description": "Main asset type name.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "guid",
+    "importSettings",
+    "path",
+    "sizeBytes",
+    "type"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -184,9 +327,82 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Reads AudioMixer asset structure only; no mixer setting or snapshot is modified.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {},
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"mixers\":{\"description\":\"Mixers sorted by path.\",\"items\":{\"properties\":{\"groups\":{\"description\":\"Mixer groups sorted by path.\",\"items\":{\"properties\":{\"name\":{\"description\":\"Group name.\",\"type\":\"string\"},\"path\":{\"description\":\"Group path inside the mixer, e.g. `Master/Music`.\",\"type\":\"string\"}},\"required\":[\"name\",\"path\"],\"type\":\"object\"},\"type\":\"array\"},\"name\":{\"description\":\"Mixer name.\",\"type\":\"string\"},\"path\":{\"description\":\"Asset path of the mixer.\",\"type\":\"string\"},\"snapshots\":{\"description\":\"Snapshots sorted by name.\",\"items\":{\"properties\":{\"name\":{\"description\":\"Snapshot name.\",\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"groups\",\"name\",\"path\",\"snapshots\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"mixers\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "mixers": {
+      "description": "Mixers sorted by path.",
+      "items": {
+        "properties": {
+          "groups": {
+            "description": "Mixer groups sorted by path.",
+            "items": {
+              "properties": {
+                "name": {
+                  "description": "Group name.",
+                  "type": "string"
+                },
+                "path": {
+                  "description": "Group path inside the mixer, e.g. `Master/Music`.",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "name",
+                "path"
+              ],
+              "type": "object"
+            },
+            "type": "array"
+          },
+          "name": {
+            "description": "Mixer name.",
+            "type": "string"
+          },
+          "path": {
+            "description": "Asset path of the mixer.",
+            "type": "string"
+          },
+          "snapshots": {
+            "description": "Snapshots sorted by name.",
+            "items": {
+              "properties": {
+                "name": {
+                  "description": "Snapshot name.",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "name"
+              ],
+              "type": "object"
+            },
+            "type": "array"
+          }
+        },
+        "required": [
+          "groups",
+          "name",
+          "path",
+          "snapshots"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "mixers"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -201,9 +417,71 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Best effort: parameter values are read through reflection because Unity has no public API for them; some parameters may be missing, and a diagnostic in the response says so. Nothing is modified.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"mixerPath\":{\"description\":\"Path to the AudioMixer asset.\",\"type\":\"string\"},\"snapshotName\":{\"description\":\"Name of the snapshot to read.\",\"type\":\"string\"}},\"required\":[\"mixerPath\",\"snapshotName\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "mixerPath": {
+      "description": "Path to the AudioMixer asset.",
+      "type": "string"
+    },
+    "snapshotName": {
+      "description": "Name of the snapshot to read.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "mixerPath",
+    "snapshotName"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"mixerPath\":{\"description\":\"Path of the mixer.\",\"type\":\"string\"},\"parameters\":{\"description\":\"Parameters sorted by group, then name.\",\"items\":{\"properties\":{\"group\":{\"description\":\"Path of the mixer group the parameter belongs to.\",\"type\":\"string\"},\"name\":{\"description\":\"Parameter name (exposed name when exposed).\",\"type\":\"string\"},\"value\":{\"description\":\"Parameter value in the snapshot (e.g. volume in dB).\",\"type\":\"number\"}},\"required\":[\"group\",\"name\",\"value\"],\"type\":\"object\"},\"type\":\"array\"},\"snapshotName\":{\"description\":\"Name of the snapshot.\",\"type\":\"string\"}},\"required\":[\"mixerPath\",\"parameters\",\"snapshotName\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "mixerPath": {
+      "description": "Path of the mixer.",
+      "type": "string"
+    },
+    "parameters": {
+      "description": "Parameters sorted by group, then name.",
+      "items": {
+        "properties": {
+          "group": {
+            "description": "Path of the mixer group the parameter belongs to.",
+            "type": "string"
+          },
+          "name": {
+            "description": "Parameter name (exposed name when exposed).",
+            "type": "string"
+          },
+          "value": {
+            "description": "Parameter value in the snapshot (e.g. volume in dB).",
+            "type": "number"
+          }
+        },
+        "required": [
+          "group",
+          "name",
+          "value"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "snapshotName": {
+      "description": "Name of the snapshot.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "mixerPath",
+    "parameters",
+    "snapshotName"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -218,9 +496,93 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Requires an active scene (`No active scene loaded`) and an existing GameObject (`GameObject not found`). Reads component data only; nothing is modified.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"hierarchyPath\":{\"description\":\"Hierarchy path of the GameObject (e.g. `Root/Enemies/Goblin`).\",\"type\":\"string\"},\"includeProperties\":{\"default\":false,\"description\":\"Also list each component's serialized field names and types.\",\"type\":\"boolean\"}},\"required\":[\"hierarchyPath\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "hierarchyPath": {
+      "description": "Hierarchy path of the GameObject (e.g. `Root/Enemies/Goblin`).",
+      "type": "string"
+    },
+    "includeProperties": {
+      "default": false,
+      "description": "Also list each component's serialized field names and types.",
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "hierarchyPath"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"activeScene\":{\"description\":\"Path of the active scene.\",\"type\":\"string\"},\"components\":{\"description\":\"Components in inspector order.\",\"items\":{\"properties\":{\"instanceId\":{\"description\":\"Unity instance id of the component.\",\"type\":\"integer\"},\"properties\":{\"description\":\"Serialized fields; present only when `includeProperties` is true.\",\"items\":{\"properties\":{\"name\":{\"description\":\"Serialized property name.\",\"type\":\"string\"},\"type\":{\"description\":\"Serialized property type.\",\"type\":\"string\"}},\"required\":[\"name\",\"type\"],\"type\":\"object\"},\"type\":\"array\"},\"propertyCount\":{\"description\":\"Number of serialized properties.\",\"minimum\":0,\"type\":\"integer\"},\"type\":{\"description\":\"Full component type name.\",\"type\":\"string\"}},\"required\":[\"instanceId\",\"propertyCount\",\"type\"],\"type\":\"object\"},\"type\":\"array\"},\"hierarchyPath\":{\"description\":\"Hierarchy path of the inspected GameObject.\",\"type\":\"string\"}},\"required\":[\"activeScene\",\"components\",\"hierarchyPath\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "activeScene": {
+      "description": "Path of the active scene.",
+      "type": "string"
+    },
+    "components": {
+      "description": "Components in inspector order.",
+      "items": {
+        "properties": {
+          "instanceId": {
+            "description": "Unity instance id of the component.",
+            "type": "integer"
+          },
+          "properties": {
+            "description": "Serialized fields; present only when `includeProperties` is true.",
+            "items": {
+              "properties": {
+                "name": {
+                  "description": "Serialized property name.",
+                  "type": "string"
+                },
+                "type": {
+                  "description": "Serialized property type.",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "name",
+                "type"
+              ],
+              "type": "object"
+            },
+            "type": "array"
+          },
+          "propertyCount": {
+            "description": "Number of serialized properties.",
+            "minimum": 0,
+            "type": "integer"
+          },
+          "type": {
+            "description": "Full component type name.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "instanceId",
+          "propertyCount",
+          "type"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "hierarchyPath": {
+      "description": "Hierarchy path of the inspected GameObject.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "activeScene",
+    "components",
+    "hierarchyPath"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -233,9 +595,80 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: Some("Reads the current selection only; the selection is not changed."),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {},
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"activeGameObject\":{\"description\":\"The active GameObject, or `null` when none is selected.\",\"properties\":{\"name\":{\"description\":\"GameObject name.\",\"type\":\"string\"},\"path\":{\"description\":\"Hierarchy path.\",\"type\":\"string\"}},\"required\":[\"name\",\"path\"],\"type\":[\"object\",\"null\"]},\"activeScene\":{\"description\":\"Path of the active scene (empty string when no scene is open).\",\"type\":\"string\"},\"selectedObjects\":{\"description\":\"Selected objects in selection order.\",\"items\":{\"properties\":{\"instanceId\":{\"description\":\"Unity instance id.\",\"type\":\"integer\"},\"name\":{\"description\":\"Object name.\",\"type\":\"string\"},\"path\":{\"description\":\"Hierarchy path for scene objects, asset path for assets.\",\"type\":\"string\"},\"type\":{\"description\":\"Object type name.\",\"type\":\"string\"}},\"required\":[\"instanceId\",\"name\",\"path\",\"type\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"activeGameObject\",\"activeScene\",\"selectedObjects\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "activeGameObject": {
+      "description": "The active GameObject, or `null` when none is selected.",
+      "properties": {
+        "name": {
+          "description": "GameObject name.",
+          "type": "string"
+        },
+        "path": {
+          "description": "Hierarchy path.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "name",
+        "path"
+      ],
+      "type": [
+        "object",
+        "null"
+      ]
+    },
+    "activeScene": {
+      "description": "Path of the active scene (empty string when no scene is open).",
+      "type": "string"
+    },
+    "selectedObjects": {
+      "description": "Selected objects in selection order.",
+      "items": {
+        "properties": {
+          "instanceId": {
+            "description": "Unity instance id.",
+            "type": "integer"
+          },
+          "name": {
+            "description": "Object name.",
+            "type": "string"
+          },
+          "path": {
+            "description": "Hierarchy path for scene objects, asset path for assets.",
+            "type": "string"
+          },
+          "type": {
+            "description": "Object type name.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "instanceId",
+          "name",
+          "path",
+          "type"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "activeGameObject",
+    "activeScene",
+    "selectedObjects"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -250,9 +683,96 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Requires an active scene (error `No active scene loaded` otherwise); an invalid pattern gives `Invalid hierarchy path pattern`. All filters are optional and combine with AND. Searches only; nothing is selected, modified or created.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"componentType\":{\"description\":\"Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`).\",\"type\":\"string\"},\"hierarchyPath\":{\"description\":\"Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`).\",\"type\":\"string\"},\"layer\":{\"description\":\"Only objects on this layer index (0-31).\",\"maximum\":31,\"minimum\":0,\"type\":\"integer\"},\"namePattern\":{\"description\":\"Only objects whose name matches this pattern (`*` and `?` wildcards).\",\"type\":\"string\"},\"tag\":{\"description\":\"Only objects with this tag (e.g. `Enemy`).\",\"type\":\"string\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "componentType": {
+      "description": "Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`).",
+      "type": "string"
+    },
+    "hierarchyPath": {
+      "description": "Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`).",
+      "type": "string"
+    },
+    "layer": {
+      "description": "Only objects on this layer index (0-31).",
+      "maximum": 31,
+      "minimum": 0,
+      "type": "integer"
+    },
+    "namePattern": {
+      "description": "Only objects whose name matches this pattern (`*` and `?` wildcards).",
+      "type": "string"
+    },
+    "tag": {
+      "description": "Only objects with this tag (e.g. `Enemy`).",
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"activeScene\":{\"description\":\"Path of the active scene that was searched.\",\"type\":\"string\"},\"matches\":{\"description\":\"Matching objects sorted by hierarchy path.\",\"items\":{\"properties\":{\"components\":{\"description\":\"Full component type names.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"hierarchyPath\":{\"description\":\"Hierarchy path from the scene root.\",\"type\":\"string\"},\"instanceId\":{\"description\":\"Unity instance id.\",\"type\":\"integer\"},\"layer\":{\"description\":\"Layer index.\",\"maximum\":31,\"minimum\":0,\"type\":\"integer\"},\"name\":{\"description\":\"GameObject name.\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag of the object.\",\"type\":\"string\"}},\"required\":[\"components\",\"hierarchyPath\",\"instanceId\",\"layer\",\"name\",\"tag\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"activeScene\",\"matches\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "activeScene": {
+      "description": "Path of the active scene that was searched.",
+      "type": "string"
+    },
+    "matches": {
+      "description": "Matching objects sorted by hierarchy path.",
+      "items": {
+        "properties": {
+          "components": {
+            "description": "Full component type names.",
+            "items": {
+              "type": "string"
+            },
+            "type": "array"
+          },
+          "hierarchyPath": {
+            "description": "Hierarchy path from the scene root.",
+            "type": "string"
+          },
+          "instanceId": {
+            "description": "Unity instance id.",
+            "type": "integer"
+          },
+          "layer": {
+            "description": "Layer index.",
+            "maximum": 31,
+            "minimum": 0,
+            "type": "integer"
+          },
+          "name": {
+            "description": "GameObject name.",
+            "type": "string"
+          },
+          "tag": {
+            "description": "Tag of the object.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "components",
+          "hierarchyPath",
+          "instanceId",
+          "layer",
+          "name",
+          "tag"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "activeScene",
+    "matches"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -267,9 +787,56 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Single-object write, undoable: uses Undo.RecordObject() and Undo.SetTransformParent(). Errors: `No active scene loaded`, `Child GameObject not found`, `Parent GameObject not found`, `Cannot set parent to descendant` (a parent may not be a descendant of the child). Not a batch operation.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"childPath\":{\"description\":\"Hierarchy path of the GameObject to reparent (e.g. `Root/Enemies/Goblin`).\",\"type\":\"string\"},\"parentPath\":{\"description\":\"Hierarchy path of the new parent (e.g. `Root/Enemies/Container`); omit or pass an empty string to move the object to the scene root.\",\"type\":\"string\"}},\"required\":[\"childPath\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "childPath": {
+      "description": "Hierarchy path of the GameObject to reparent (e.g. `Root/Enemies/Goblin`).",
+      "type": "string"
+    },
+    "parentPath": {
+      "description": "Hierarchy path of the new parent (e.g. `Root/Enemies/Container`); omit or pass an empty string to move the object to the scene root.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "childPath"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"childPath\":{\"description\":\"Hierarchy path of the child before the move.\",\"type\":\"string\"},\"newHierarchyPath\":{\"description\":\"Hierarchy path of the child after the move.\",\"type\":\"string\"},\"newParentPath\":{\"description\":\"Hierarchy path of the new parent, or `null` when the object moved to the scene root.\",\"type\":[\"string\",\"null\"]},\"success\":{\"description\":\"Always `true` in a result; failures are reported as errors.\",\"type\":\"boolean\"}},\"required\":[\"childPath\",\"newHierarchyPath\",\"newParentPath\",\"success\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "childPath": {
+      "description": "Hierarchy path of the child before the move.",
+      "type": "string"
+    },
+    "newHierarchyPath": {
+      "description": "Hierarchy path of the child after the move.",
+      "type": "string"
+    },
+    "newParentPath": {
+      "description": "Hierarchy path of the new parent, or `null` when the object moved to the scene root.",
+      "type": [
+        "string",
+        "null"
+      ]
+    },
+    "success": {
+      "description": "Always `true` in a result; failures are reported as errors.",
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "childPath",
+    "newHierarchyPath",
+    "newParentPath",
+    "success"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -284,9 +851,56 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Returns metadata only; no project state is read beyond the Editor's version and platform.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {},
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"enabledToolCategories\":{\"description\":\"Tool categories enabled on this server, sorted alphabetically.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"platform\":{\"description\":\"Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`.\",\"type\":\"string\"},\"serverVersion\":{\"description\":\"Version of the EditorMCP bridge (semantic version).\",\"type\":\"string\"},\"tier\":{\"description\":\"Tier the server runs at; tools above it are refused.\",\"enum\":[\"core\",\"tier1\",\"tier2\",\"tier3\",\"tier4\"],\"type\":\"string\"},\"unityVersion\":{\"description\":\"Version of the Unity Editor the bridge runs in.\",\"type\":\"string\"}},\"required\":[\"enabledToolCategories\",\"platform\",\"serverVersion\",\"tier\",\"unityVersion\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "enabledToolCategories": {
+      "description": "Tool categories enabled on this server, sorted alphabetically.",
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "platform": {
+      "description": "Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`.",
+      "type": "string"
+    },
+    "serverVersion": {
+      "description": "Version of the EditorMCP bridge (semantic version).",
+      "type": "string"
+    },
+    "tier": {
+      "description": "Tier the server runs at; tools above it are refused.",
+      "enum": [
+        "core",
+        "tier1",
+        "tier2",
+        "tier3",
+        "tier4"
+      ],
+      "type": "string"
+    },
+    "unityVersion": {
+      "description": "Version of the Unity Editor the bridge runs in.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "enabledToolCategories",
+    "platform",
+    "serverVersion",
+    "tier",
+    "unityVersion"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -299,9 +913,173 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: Some("Returns the tool's schema only; the tool is not executed."),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"toolId\":{\"description\":\"The id of the tool to describe (e.g. `scene.hierarchy.dump`).\",\"type\":\"string\"}},\"required\":[\"toolId\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "toolId": {
+      "description": "The id of the tool to describe (e.g. `scene.hierarchy.dump`).",
+      "type": "string"
+    }
+  },
+  "required": [
+    "toolId"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$defs\":{\"OutputFieldDescription\":{\"description\":\"One output field of a tool.\",\"properties\":{\"description\":{\"description\":\"What the field holds.\",\"type\":\"string\"},\"items\":{\"additionalProperties\":true,\"description\":\"Schema of the array's items, for arrays.\",\"type\":\"object\"},\"type\":{\"description\":\"Field type.\",\"enum\":[\"string\",\"integer\",\"number\",\"boolean\",\"array\",\"object\",\"any\"],\"type\":\"string\"}},\"required\":[\"description\",\"type\"],\"type\":\"object\"},\"ParameterDescription\":{\"description\":\"One parameter of a tool.\",\"properties\":{\"default\":{\"description\":\"Value used when the parameter is omitted.\"},\"description\":{\"description\":\"What the parameter means.\",\"type\":\"string\"},\"enum\":{\"description\":\"The allowed values, when the set is fixed.\",\"items\":{},\"type\":\"array\"},\"maximum\":{\"description\":\"Largest allowed value.\",\"type\":\"number\"},\"minimum\":{\"description\":\"Smallest allowed value.\",\"type\":\"number\"},\"required\":{\"description\":\"Whether callers must pass the parameter.\",\"type\":\"boolean\"},\"type\":{\"description\":\"Parameter type.\",\"enum\":[\"string\",\"integer\",\"number\",\"boolean\",\"array\",\"object\",\"any\"],\"type\":\"string\"}},\"required\":[\"description\",\"required\",\"type\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"category\":{\"description\":\"Tool category.\",\"type\":\"string\"},\"description\":{\"description\":\"What the tool does.\",\"type\":\"string\"},\"id\":{\"description\":\"Canonical tool id.\",\"type\":\"string\"},\"inputs\":{\"additionalProperties\":{\"$ref\":\"#/$defs/ParameterDescription\"},\"description\":\"The tool's parameters, keyed by parameter name.\",\"type\":\"object\"},\"name\":{\"description\":\"Display name.\",\"type\":\"string\"},\"notes\":{\"description\":\"Limitations and caveats, when the tool has any.\",\"type\":\"string\"},\"outputs\":{\"additionalProperties\":{\"$ref\":\"#/$defs/OutputFieldDescription\"},\"description\":\"The tool's output fields, keyed by field name.\",\"type\":\"object\"},\"safetyLevel\":{\"description\":\"What the tool may modify.\",\"enum\":[\"read-only\",\"safe-write\",\"destructive\"],\"type\":\"string\"},\"tier\":{\"description\":\"Lowest tier that provides the tool.\",\"enum\":[\"core\",\"tier1\",\"tier2\",\"tier3\",\"tier4\"],\"type\":\"string\"}},\"required\":[\"category\",\"description\",\"id\",\"inputs\",\"name\",\"outputs\",\"safetyLevel\",\"tier\"],\"type\":\"object\"}",
+            r##"{
+  "$defs": {
+    "OutputFieldDescription": {
+      "description": "One output field of a tool.",
+      "properties": {
+        "description": {
+          "description": "What the field holds.",
+          "type": "string"
+        },
+        "items": {
+          "additionalProperties": true,
+          "description": "Schema of the array's items, for arrays.",
+          "type": "object"
+        },
+        "type": {
+          "description": "Field type.",
+          "enum": [
+            "string",
+            "integer",
+            "number",
+            "boolean",
+            "array",
+            "object",
+            "any"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "description",
+        "type"
+      ],
+      "type": "object"
+    },
+    "ParameterDescription": {
+      "description": "One parameter of a tool.",
+      "properties": {
+        "default": {
+          "description": "Value used when the parameter is omitted."
+        },
+        "description": {
+          "description": "What the parameter means.",
+          "type": "string"
+        },
+        "enum": {
+          "description": "The allowed values, when the set is fixed.",
+          "items": {},
+          "type": "array"
+        },
+        "maximum": {
+          "description": "Largest allowed value.",
+          "type": "number"
+        },
+        "minimum": {
+          "description": "Smallest allowed value.",
+          "type": "number"
+        },
+        "required": {
+          "description": "Whether callers must pass the parameter.",
+          "type": "boolean"
+        },
+        "type": {
+          "description": "Parameter type.",
+          "enum": [
+            "string",
+            "integer",
+            "number",
+            "boolean",
+            "array",
+            "object",
+            "any"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "description",
+        "required",
+        "type"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "category": {
+      "description": "Tool category.",
+      "type": "string"
+    },
+    "description": {
+      "description": "What the tool does.",
+      "type": "string"
+    },
+    "id": {
+      "description": "Canonical tool id.",
+      "type": "string"
+    },
+    "inputs": {
+      "additionalProperties": {
+        "$ref": "#/$defs/ParameterDescription"
+      },
+      "description": "The tool's parameters, keyed by parameter name.",
+      "type": "object"
+    },
+    "name": {
+      "description": "Display name.",
+      "type": "string"
+    },
+    "notes": {
+      "description": "Limitations and caveats, when the tool has any.",
+      "type": "string"
+    },
+    "outputs": {
+      "additionalProperties": {
+        "$ref": "#/$defs/OutputFieldDescription"
+      },
+      "description": "The tool's output fields, keyed by field name.",
+      "type": "object"
+    },
+    "safetyLevel": {
+      "description": "What the tool may modify.",
+      "enum": [
+        "read-only",
+        "safe-write",
+        "destructive"
+      ],
+      "type": "string"
+    },
+    "tier": {
+      "description": "Lowest tier that provides the tool.",
+      "enum": [
+        "core",
+        "tier1",
+        "tier2",
+        "tier3",
+        "tier4"
+      ],
+      "type": "string"
+    }
+  },
+  "required": [
+    "category",
+    "description",
+    "id",
+    "inputs",
+    "name",
+    "outputs",
+    "safetyLevel",
+    "tier"
+  ],
+  "type": "object"
+}"##,
         ),
     },
     ToolInfo {
@@ -316,9 +1094,91 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Returns tool metadata only; no tool is executed. Filters combine with AND.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"category\":{\"description\":\"Only list tools of this category (e.g. `scene`).\",\"type\":\"string\"},\"tier\":{\"description\":\"Only list tools available at this tier.\",\"enum\":[\"core\",\"tier1\",\"tier2\",\"tier3\",\"tier4\"],\"type\":\"string\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "category": {
+      "description": "Only list tools of this category (e.g. `scene`).",
+      "type": "string"
+    },
+    "tier": {
+      "description": "Only list tools available at this tier.",
+      "enum": [
+        "core",
+        "tier1",
+        "tier2",
+        "tier3",
+        "tier4"
+      ],
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"tools\":{\"description\":\"Matching tools, sorted by id.\",\"items\":{\"properties\":{\"category\":{\"description\":\"Tool category.\",\"type\":\"string\"},\"description\":{\"description\":\"What the tool does.\",\"type\":\"string\"},\"id\":{\"description\":\"Canonical tool id.\",\"type\":\"string\"},\"name\":{\"description\":\"Display name.\",\"type\":\"string\"},\"safetyLevel\":{\"description\":\"What the tool may modify.\",\"enum\":[\"read-only\",\"safe-write\",\"destructive\"],\"type\":\"string\"},\"tier\":{\"description\":\"Lowest tier that provides the tool.\",\"enum\":[\"core\",\"tier1\",\"tier2\",\"tier3\",\"tier4\"],\"type\":\"string\"}},\"required\":[\"category\",\"description\",\"id\",\"name\",\"safetyLevel\",\"tier\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"tools\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "tools": {
+      "description": "Matching tools, sorted by id.",
+      "items": {
+        "properties": {
+          "category": {
+            "description": "Tool category.",
+            "type": "string"
+          },
+          "description": {
+            "description": "What the tool does.",
+            "type": "string"
+          },
+          "id": {
+            "description": "Canonical tool id.",
+            "type": "string"
+          },
+          "name": {
+            "description": "Display name.",
+            "type": "string"
+          },
+          "safetyLevel": {
+            "description": "What the tool may modify.",
+            "enum": [
+              "read-only",
+              "safe-write",
+              "destructive"
+            ],
+            "type": "string"
+          },
+          "tier": {
+            "description": "Lowest tier that provides the tool.",
+            "enum": [
+              "core",
+              "tier1",
+              "tier2",
+              "tier3",
+              "tier4"
+            ],
+            "type": "string"
+          }
+        },
+        "required": [
+          "category",
+          "description",
+          "id",
+          "name",
+          "safetyLevel",
+          "tier"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "tools"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -333,9 +1193,81 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Time guard: counting stops after 10 seconds and the result is partial; a diagnostic in the response says so. Best effort: Timeline assets are counted as 0 when the Timeline package is not installed. Analyzes the asset database only; no asset is modified or deleted.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"assetType\":{\"description\":\"Only count assets of this type (e.g. `Texture2D`, `AudioClip`).\",\"type\":\"string\"},\"minSizeBytes\":{\"default\":1048576,\"description\":\"Only list assets at least this large as large assets.\",\"minimum\":0,\"type\":\"integer\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "assetType": {
+      "description": "Only count assets of this type (e.g. `Texture2D`, `AudioClip`).",
+      "type": "string"
+    },
+    "minSizeBytes": {
+      "default": 1048576,
+      "description": "Only list assets at least this large as large assets.",
+      "minimum": 0,
+      "type": "integer"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"byType\":{\"additionalProperties\":{\"minimum\":0,\"type\":\"integer\"},\"description\":\"Asset count per asset type name, keys sorted alphabetically.\",\"type\":\"object\"},\"largeAssets\":{\"description\":\"Assets of at least `minSizeBytes`, largest first, then by path.\",\"items\":{\"properties\":{\"path\":{\"description\":\"Asset path.\",\"type\":\"string\"},\"sizeBytes\":{\"description\":\"Size of the asset file in bytes.\",\"minimum\":0,\"type\":\"integer\"},\"type\":{\"description\":\"Asset type name.\",\"type\":\"string\"}},\"required\":[\"path\",\"sizeBytes\",\"type\"],\"type\":\"object\"},\"type\":\"array\"},\"totalAssets\":{\"description\":\"Number of assets counted.\",\"minimum\":0,\"type\":\"integer\"},\"unreferencedCount\":{\"description\":\"Number of assets that no scene, prefab or other asset references.\",\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"byType\",\"largeAssets\",\"totalAssets\",\"unreferencedCount\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "byType": {
+      "additionalProperties": {
+        "minimum": 0,
+        "type": "integer"
+      },
+      "description": "Asset count per asset type name, keys sorted alphabetically.",
+      "type": "object"
+    },
+    "largeAssets": {
+      "description": "Assets of at least `minSizeBytes`, largest first, then by path.",
+      "items": {
+        "properties": {
+          "path": {
+            "description": "Asset path.",
+            "type": "string"
+          },
+          "sizeBytes": {
+            "description": "Size of the asset file in bytes.",
+            "minimum": 0,
+            "type": "integer"
+          },
+          "type": {
+            "description": "Asset type name.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "path",
+          "sizeBytes",
+          "type"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "totalAssets": {
+      "description": "Number of assets counted.",
+      "minimum": 0,
+      "type": "integer"
+    },
+    "unreferencedCount": {
+      "description": "Number of assets that no scene, prefab or other asset references.",
+      "minimum": 0,
+      "type": "integer"
+    }
+  },
+  "required": [
+    "byType",
+    "largeAssets",
+    "totalAssets",
+    "unreferencedCount"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -348,9 +1280,49 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: Some("Reads project settings only; no modifications are made."),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {},
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"buildTargets\":{\"description\":\"Build targets with installed support, sorted alphabetically.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"projectName\":{\"description\":\"Name of the project (its folder name).\",\"type\":\"string\"},\"projectPath\":{\"description\":\"Absolute path of the project folder.\",\"type\":\"string\"},\"renderPipeline\":{\"description\":\"Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines.\",\"type\":\"string\"},\"unityVersion\":{\"description\":\"Unity Editor version the project is open in.\",\"type\":\"string\"}},\"required\":[\"buildTargets\",\"projectName\",\"projectPath\",\"renderPipeline\",\"unityVersion\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "buildTargets": {
+      "description": "Build targets with installed support, sorted alphabetically.",
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "projectName": {
+      "description": "Name of the project (its folder name).",
+      "type": "string"
+    },
+    "projectPath": {
+      "description": "Absolute path of the project folder.",
+      "type": "string"
+    },
+    "renderPipeline": {
+      "description": "Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines.",
+      "type": "string"
+    },
+    "unityVersion": {
+      "description": "Unity Editor version the project is open in.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "buildTargets",
+    "projectName",
+    "projectPath",
+    "renderPipeline",
+    "unityVersion"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -365,9 +1337,88 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Time guard: scanning stops after 15 seconds, at most 100 scenes and 200 prefabs per scan; results may then be partial and a diagnostic in the response says so. Best effort: focuses on scenes and prefabs and may not detect every missing reference in other asset types. Never fixes or modifies anything.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"scope\":{\"default\":\"all\",\"description\":\"Which assets to scan.\",\"enum\":[\"all\",\"scenes\",\"prefabs\",\"assets\"],\"type\":\"string\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "scope": {
+      "default": "all",
+      "description": "Which assets to scan.",
+      "enum": [
+        "all",
+        "scenes",
+        "prefabs",
+        "assets"
+      ],
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"brokenReferences\":{\"description\":\"Object references that point to missing assets, sorted by path, then property path.\",\"items\":{\"properties\":{\"path\":{\"description\":\"Asset path of the asset that holds the reference.\",\"type\":\"string\"},\"referenceGuid\":{\"description\":\"GUID the reference points to, which no asset has.\",\"type\":\"string\"},\"referencePath\":{\"description\":\"Property path of the broken reference inside the asset.\",\"type\":\"string\"}},\"required\":[\"path\",\"referenceGuid\",\"referencePath\"],\"type\":\"object\"},\"type\":\"array\"},\"missingScripts\":{\"description\":\"Components whose MonoScript is missing, sorted by path, then component index.\",\"items\":{\"properties\":{\"componentIndex\":{\"description\":\"Index of the component whose script is missing.\",\"minimum\":0,\"type\":\"integer\"},\"guid\":{\"description\":\"GUID of the missing script asset, or an empty string when Unity no longer records it.\",\"type\":\"string\"},\"path\":{\"description\":\"Asset path of the scene or prefab.\",\"type\":\"string\"}},\"required\":[\"componentIndex\",\"guid\",\"path\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"brokenReferences\",\"missingScripts\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "brokenReferences": {
+      "description": "Object references that point to missing assets, sorted by path, then property path.",
+      "items": {
+        "properties": {
+          "path": {
+            "description": "Asset path of the asset that holds the reference.",
+            "type": "string"
+          },
+          "referenceGuid": {
+            "description": "GUID the reference points to, which no asset has.",
+            "type": "string"
+          },
+          "referencePath": {
+            "description": "Property path of the broken reference inside the asset.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "path",
+          "referenceGuid",
+          "referencePath"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "missingScripts": {
+      "description": "Components whose MonoScript is missing, sorted by path, then component index.",
+      "items": {
+        "properties": {
+          "componentIndex": {
+            "description": "Index of the component whose script is missing.",
+            "minimum": 0,
+            "type": "integer"
+          },
+          "guid": {
+            "description": "GUID of the missing script asset, or an empty string when Unity no longer records it.",
+            "type": "string"
+          },
+          "path": {
+            "description": "Asset path of the scene or prefab.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "componentIndex",
+          "guid",
+          "path"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "brokenReferences",
+    "missingScripts"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -382,9 +1433,59 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Reads the scene list from EditorBuildSettings and the AssetDatabase; no scene file is opened or modified.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"includeInBuild\":{\"description\":\"Only scenes that are (`true`) or are not (`false`) enabled in the build settings; omit for all scenes.\",\"type\":\"boolean\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "includeInBuild": {
+      "description": "Only scenes that are (`true`) or are not (`false`) enabled in the build settings; omit for all scenes.",
+      "type": "boolean"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"scenes\":{\"description\":\"Scenes sorted by path.\",\"items\":{\"properties\":{\"buildIndex\":{\"description\":\"Index in the build settings, or -1 when the scene is not in the build.\",\"minimum\":-1,\"type\":\"integer\"},\"enabledInBuild\":{\"description\":\"Whether the scene is enabled in the build settings.\",\"type\":\"boolean\"},\"name\":{\"description\":\"Scene name (file name without extension).\",\"type\":\"string\"},\"path\":{\"description\":\"Asset path of the scene.\",\"type\":\"string\"}},\"required\":[\"buildIndex\",\"enabledInBuild\",\"name\",\"path\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"scenes\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "scenes": {
+      "description": "Scenes sorted by path.",
+      "items": {
+        "properties": {
+          "buildIndex": {
+            "description": "Index in the build settings, or -1 when the scene is not in the build.",
+            "minimum": -1,
+            "type": "integer"
+          },
+          "enabledInBuild": {
+            "description": "Whether the scene is enabled in the build settings.",
+            "type": "boolean"
+          },
+          "name": {
+            "description": "Scene name (file name without extension).",
+            "type": "string"
+          },
+          "path": {
+            "description": "Asset path of the scene.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "buildIndex",
+          "enabledInBuild",
+          "name",
+          "path"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "scenes"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -397,9 +1498,87 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: Some("Reads component data only; no component or property is modified."),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"gameObjectPath\":{\"description\":\"Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`).\",\"type\":\"string\"},\"scenePath\":{\"description\":\"Path to the scene file.\",\"type\":\"string\"}},\"required\":[\"gameObjectPath\",\"scenePath\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "gameObjectPath": {
+      "description": "Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`).",
+      "type": "string"
+    },
+    "scenePath": {
+      "description": "Path to the scene file.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "gameObjectPath",
+    "scenePath"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"components\":{\"description\":\"Components in inspector order.\",\"items\":{\"properties\":{\"instanceId\":{\"description\":\"Unity instance id of the component.\",\"type\":\"integer\"},\"serializedFields\":{\"description\":\"Serialized fields in inspector order.\",\"items\":{\"properties\":{\"name\":{\"description\":\"Serialized property name.\",\"type\":\"string\"},\"type\":{\"description\":\"Serialized property type.\",\"type\":\"string\"},\"value\":{\"description\":\"Current value, as JSON (numbers, strings, booleans, arrays, objects or null).\"}},\"required\":[\"name\",\"type\",\"value\"],\"type\":\"object\"},\"type\":\"array\"},\"type\":{\"description\":\"Component type name.\",\"type\":\"string\"}},\"required\":[\"instanceId\",\"serializedFields\",\"type\"],\"type\":\"object\"},\"type\":\"array\"},\"gameObjectPath\":{\"description\":\"Hierarchy path of the inspected GameObject.\",\"type\":\"string\"}},\"required\":[\"components\",\"gameObjectPath\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "components": {
+      "description": "Components in inspector order.",
+      "items": {
+        "properties": {
+          "instanceId": {
+            "description": "Unity instance id of the component.",
+            "type": "integer"
+          },
+          "serializedFields": {
+            "description": "Serialized fields in inspector order.",
+            "items": {
+              "properties": {
+                "name": {
+                  "description": "Serialized property name.",
+                  "type": "string"
+                },
+                "type": {
+                  "description": "Serialized property type.",
+                  "type": "string"
+                },
+                "value": {
+                  "description": "Current value, as JSON (numbers, strings, booleans, arrays, objects or null)."
+                }
+              },
+              "required": [
+                "name",
+                "type",
+                "value"
+              ],
+              "type": "object"
+            },
+            "type": "array"
+          },
+          "type": {
+            "description": "Component type name.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "instanceId",
+          "serializedFields",
+          "type"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "gameObjectPath": {
+      "description": "Hierarchy path of the inspected GameObject.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "components",
+    "gameObjectPath"
+  ],
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -414,9 +1593,83 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Large scenes with thousands of objects may take several seconds to process. Reads the hierarchy only; no GameObject or component is modified.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"scenePath\":{\"description\":\"Path to the scene file (e.g. `Assets/Scenes/Main.unity`).\",\"type\":\"string\"}},\"required\":[\"scenePath\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "scenePath": {
+      "description": "Path to the scene file (e.g. `Assets/Scenes/Main.unity`).",
+      "type": "string"
+    }
+  },
+  "required": [
+    "scenePath"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$defs\":{\"GameObjectNode\":{\"description\":\"A GameObject and its descendants.\",\"properties\":{\"children\":{\"description\":\"Child GameObjects, in sibling order.\",\"items\":{\"$ref\":\"#/$defs/GameObjectNode\"},\"type\":\"array\"},\"components\":{\"description\":\"Component type names, in inspector order.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"instanceId\":{\"description\":\"Unity instance id (stable while the scene is open).\",\"type\":\"integer\"},\"name\":{\"description\":\"GameObject name.\",\"type\":\"string\"},\"path\":{\"description\":\"Hierarchy path from the scene root, `/`-separated.\",\"type\":\"string\"}},\"required\":[\"children\",\"components\",\"instanceId\",\"name\",\"path\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"rootObjects\":{\"description\":\"Root GameObjects of the scene, in sibling order.\",\"items\":{\"$ref\":\"#/$defs/GameObjectNode\"},\"type\":\"array\"},\"scenePath\":{\"description\":\"Path to the scene that was dumped.\",\"type\":\"string\"}},\"required\":[\"rootObjects\",\"scenePath\"],\"type\":\"object\"}",
+            r##"{
+  "$defs": {
+    "GameObjectNode": {
+      "description": "A GameObject and its descendants.",
+      "properties": {
+        "children": {
+          "description": "Child GameObjects, in sibling order.",
+          "items": {
+            "$ref": "#/$defs/GameObjectNode"
+          },
+          "type": "array"
+        },
+        "components": {
+          "description": "Component type names, in inspector order.",
+          "items": {
+            "type": "string"
+          },
+          "type": "array"
+        },
+        "instanceId": {
+          "description": "Unity instance id (stable while the scene is open).",
+          "type": "integer"
+        },
+        "name": {
+          "description": "GameObject name.",
+          "type": "string"
+        },
+        "path": {
+          "description": "Hierarchy path from the scene root, `/`-separated.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "children",
+        "components",
+        "instanceId",
+        "name",
+        "path"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "rootObjects": {
+      "description": "Root GameObjects of the scene, in sibling order.",
+      "items": {
+        "$ref": "#/$defs/GameObjectNode"
+      },
+      "type": "array"
+    },
+    "scenePath": {
+      "description": "Path to the scene that was dumped.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "rootObjects",
+    "scenePath"
+  ],
+  "type": "object"
+}"##,
         ),
     },
     ToolInfo {
@@ -431,9 +1684,94 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Searches the scene hierarchy only; no object is selected or modified.",
         ),
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"componentType\":{\"description\":\"Only objects with a component of this type name.\",\"type\":\"string\"},\"layer\":{\"description\":\"Only objects on this layer index (0-31).\",\"maximum\":31,\"minimum\":0,\"type\":\"integer\"},\"namePattern\":{\"description\":\"Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character.\",\"type\":\"string\"},\"scenePath\":{\"description\":\"Path to the scene file.\",\"type\":\"string\"},\"tag\":{\"description\":\"Only objects with this tag.\",\"type\":\"string\"}},\"required\":[\"scenePath\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "componentType": {
+      "description": "Only objects with a component of this type name.",
+      "type": "string"
+    },
+    "layer": {
+      "description": "Only objects on this layer index (0-31).",
+      "maximum": 31,
+      "minimum": 0,
+      "type": "integer"
+    },
+    "namePattern": {
+      "description": "Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character.",
+      "type": "string"
+    },
+    "scenePath": {
+      "description": "Path to the scene file.",
+      "type": "string"
+    },
+    "tag": {
+      "description": "Only objects with this tag.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "scenePath"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"matches\":{\"description\":\"Matching objects sorted by path. Filters combine with AND.\",\"items\":{\"properties\":{\"components\":{\"description\":\"Component type names.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"instanceId\":{\"description\":\"Unity instance id.\",\"type\":\"integer\"},\"layer\":{\"description\":\"Layer index.\",\"maximum\":31,\"minimum\":0,\"type\":\"integer\"},\"name\":{\"description\":\"GameObject name.\",\"type\":\"string\"},\"path\":{\"description\":\"Hierarchy path from the scene root.\",\"type\":\"string\"},\"tag\":{\"description\":\"Tag of the object (`Untagged` when none).\",\"type\":\"string\"}},\"required\":[\"components\",\"instanceId\",\"layer\",\"name\",\"path\",\"tag\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"matches\"],\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "matches": {
+      "description": "Matching objects sorted by path. Filters combine with AND.",
+      "items": {
+        "properties": {
+          "components": {
+            "description": "Component type names.",
+            "items": {
+              "type": "string"
+            },
+            "type": "array"
+          },
+          "instanceId": {
+            "description": "Unity instance id.",
+            "type": "integer"
+          },
+          "layer": {
+            "description": "Layer index.",
+            "maximum": 31,
+            "minimum": 0,
+            "type": "integer"
+          },
+          "name": {
+            "description": "GameObject name.",
+            "type": "string"
+          },
+          "path": {
+            "description": "Hierarchy path from the scene root.",
+            "type": "string"
+          },
+          "tag": {
+            "description": "Tag of the object (`Untagged` when none).",
+            "type": "string"
+          }
+        },
+        "required": [
+          "components",
+          "instanceId",
+          "layer",
+          "name",
+          "path",
+          "tag"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "matches"
+  ],
+  "type": "object"
+}"#,
         ),
     },
 ];

@@ -64,9 +64,23 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {},
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"settings\":{\"additionalProperties\":true,\"description\":\"Every setting with its value.\",\"type\":\"object\"}},\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "settings": {
+      "additionalProperties": true,
+      "description": "Every setting with its value.",
+      "type": "object"
+    }
+  },
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -79,9 +93,38 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: true,
         notes: None,
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"clear_existing\":{\"default\":false,\"description\":\"Empty the cache first.\",\"type\":\"boolean\"},\"max_size_mb\":{\"default\":512,\"description\":\"Largest cache size in megabytes.\",\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "clear_existing": {
+      "default": false,
+      "description": "Empty the cache first.",
+      "type": "boolean"
+    },
+    "max_size_mb": {
+      "default": 512,
+      "description": "Largest cache size in megabytes.",
+      "minimum": 1,
+      "type": "number"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"cleared\":{\"description\":\"Whether the cache was emptied.\",\"type\":\"boolean\"},\"max_size_mb\":{\"description\":\"The cache size now in force.\",\"type\":\"number\"}},\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "cleared": {
+      "description": "Whether the cache was emptied.",
+      "type": "boolean"
+    },
+    "max_size_mb": {
+      "description": "The cache size now in force.",
+      "type": "number"
+    }
+  },
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -94,9 +137,43 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: true,
         notes: None,
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"parallel\":{\"default\":false,\"description\":\"Run independent targets in parallel.\",\"type\":\"boolean\"},\"targets\":{\"description\":\"Targets to run, with their upstream dependencies; all targets when empty.\",\"examples\":[\"settings\",\"power\"],\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "parallel": {
+      "default": false,
+      "description": "Run independent targets in parallel.",
+      "type": "boolean"
+    },
+    "targets": {
+      "description": "Targets to run, with their upstream dependencies; all targets when empty.",
+      "examples": [
+        "settings",
+        "power"
+      ],
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"message\":{\"description\":\"Human-readable status.\",\"type\":\"string\"},\"success\":{\"description\":\"Whether every target completed.\",\"type\":\"boolean\"}},\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "message": {
+      "description": "Human-readable status.",
+      "type": "string"
+    },
+    "success": {
+      "description": "Whether every target completed.",
+      "type": "boolean"
+    }
+  },
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -109,9 +186,54 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"detail\":{\"default\":\"summary\",\"description\":\"How much to report.\",\"enum\":[\"summary\",\"details\",\"full\"],\"type\":\"string\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "detail": {
+      "default": "summary",
+      "description": "How much to report.",
+      "enum": [
+        "summary",
+        "details",
+        "full"
+      ],
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"done\":{\"description\":\"Targets that are up to date.\",\"type\":\"integer\"},\"targets\":{\"description\":\"Per-target status; only with detail `details` or `full`.\",\"items\":{\"properties\":{\"name\":{\"description\":\"Target name.\",\"type\":\"string\"},\"status\":{\"description\":\"One of `outdated`, `running`, `done`, `errored`.\",\"type\":\"string\"}},\"type\":\"object\"},\"type\":\"array\"},\"total\":{\"description\":\"Number of targets.\",\"type\":\"integer\"}},\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "done": {
+      "description": "Targets that are up to date.",
+      "type": "integer"
+    },
+    "targets": {
+      "description": "Per-target status; only with detail `details` or `full`.",
+      "items": {
+        "properties": {
+          "name": {
+            "description": "Target name.",
+            "type": "string"
+          },
+          "status": {
+            "description": "One of `outdated`, `running`, `done`, `errored`.",
+            "type": "string"
+          }
+        },
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "total": {
+      "description": "Number of targets.",
+      "type": "integer"
+    }
+  },
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -124,9 +246,55 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"limit\":{\"default\":50,\"description\":\"Maximum number of subjects to return.\",\"maximum\":500,\"minimum\":1,\"type\":\"integer\"},\"project\":{\"description\":\"Project name to list; all projects when omitted.\",\"examples\":[\"demo\",\"pilot\"],\"type\":\"string\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "limit": {
+      "default": 50,
+      "description": "Maximum number of subjects to return.",
+      "maximum": 500,
+      "minimum": 1,
+      "type": "integer"
+    },
+    "project": {
+      "description": "Project name to list; all projects when omitted.",
+      "examples": [
+        "demo",
+        "pilot"
+      ],
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"count\":{\"description\":\"Number of subjects returned.\",\"type\":\"integer\"},\"subjects\":{\"description\":\"Subjects sorted by project, then subject code.\",\"items\":{\"properties\":{\"n_electrodes\":{\"description\":\"Number of electrodes.\",\"type\":\"integer\"},\"subject_id\":{\"description\":\"Subject id in `project/subject` form.\",\"type\":\"string\"}},\"type\":\"object\"},\"type\":\"array\"}},\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "count": {
+      "description": "Number of subjects returned.",
+      "type": "integer"
+    },
+    "subjects": {
+      "description": "Subjects sorted by project, then subject code.",
+      "items": {
+        "properties": {
+          "n_electrodes": {
+            "description": "Number of electrodes.",
+            "type": "integer"
+          },
+          "subject_id": {
+            "description": "Subject id in `project/subject` form.",
+            "type": "string"
+          }
+        },
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -139,9 +307,50 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"epochs\":{\"description\":\"Epoch names to load; all epochs when empty.\",\"examples\":[\"auditory_onset\"],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"subject_id\":{\"description\":\"Subject id in `project/subject` form.\",\"examples\":[\"demo/DemoSubject\"],\"type\":\"string\"}},\"required\":[\"subject_id\"],\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "epochs": {
+      "description": "Epoch names to load; all epochs when empty.",
+      "examples": [
+        "auditory_onset"
+      ],
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "subject_id": {
+      "description": "Subject id in `project/subject` form.",
+      "examples": [
+        "demo/DemoSubject"
+      ],
+      "type": "string"
+    }
+  },
+  "required": [
+    "subject_id"
+  ],
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"epochs\":{\"description\":\"Epochs that were loaded.\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"subject_id\":{\"description\":\"The loaded subject.\",\"type\":\"string\"}},\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "epochs": {
+      "description": "Epochs that were loaded.",
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "subject_id": {
+      "description": "The loaded subject.",
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#,
         ),
     },
 ];

@@ -59,9 +59,1416 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 5.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"},\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"},\"Point\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a point with time properties\",\"properties\":{\"geometry\":{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a reference point feature\",\"enum\":[\"reference-point\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes for this point\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this point\",\"type\":\"string\"},\"time\":{\"description\":\"Single timestamp for this point\",\"format\":\"date-time\",\"type\":\"string\"},\"timeEnd\":{\"description\":\"End time for a time range\",\"format\":\"date-time\",\"type\":\"string\"},\"timeStart\":{\"description\":\"Start time for a time range\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Point Feature\",\"type\":\"object\"},\"PointFeature\":{\"allOf\":[{\"$ref\":\"#/$defs/DebriefFeature\"},{\"properties\":{\"geometry\":{\"properties\":{\"type\":{\"const\":\"Point\"}}},\"properties\":{\"properties\":{\"dataType\":{\"const\":\"reference-point\"}}}}}]},\"Track\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a track feature\",\"enum\":[\"track\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this track\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this track\",\"type\":\"string\"},\"timestamps\":{\"description\":\"Optional array of timestamps corresponding to each coordinate point\",\"items\":{\"format\":\"date-time\",\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Track Feature\",\"type\":\"object\"},\"TrackFeature\":{\"allOf\":[{\"$ref\":\"#/$defs/DebriefFeature\"},{\"properties\":{\"geometry\":{\"properties\":{\"type\":{\"enum\":[\"LineString\",\"MultiLineString\"]}}},\"properties\":{\"properties\":{\"dataType\":{\"const\":\"track\"}}}}}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"source\":{\"$ref\":\"#/$defs/TrackFeature\",\"description\":\"The track to measure from; its last position is used.\"},\"target\":{\"$ref\":\"#/$defs/PointFeature\",\"description\":\"The reference point to measure to.\"},\"units\":{\"default\":\"degrees\",\"description\":\"Units of the bearing.\",\"enum\":[\"degrees\",\"radians\"],\"type\":\"string\"}},\"required\":[\"source\",\"target\"],\"type\":\"object\"}",
+        input_schema: r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            },
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "PointFeature": {
+      "allOf": [
+        {
+          "$ref": "#/$defs/DebriefFeature"
+        },
+        {
+          "properties": {
+            "geometry": {
+              "properties": {
+                "type": {
+                  "const": "Point"
+                }
+              }
+            },
+            "properties": {
+              "properties": {
+                "dataType": {
+                  "const": "reference-point"
+                }
+              }
+            }
+          }
+        }
+      ]
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    },
+    "TrackFeature": {
+      "allOf": [
+        {
+          "$ref": "#/$defs/DebriefFeature"
+        },
+        {
+          "properties": {
+            "geometry": {
+              "properties": {
+                "type": {
+                  "enum": [
+                    "LineString",
+                    "MultiLineString"
+                  ]
+                }
+              }
+            },
+            "properties": {
+              "properties": {
+                "dataType": {
+                  "const": "track"
+                }
+              }
+            }
+          }
+        }
+      ]
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "source": {
+      "$ref": "#/$defs/TrackFeature",
+      "description": "The track to measure from; its last position is used."
+    },
+    "target": {
+      "$ref": "#/$defs/PointFeature",
+      "description": "The reference point to measure to."
+    },
+    "units": {
+      "default": "degrees",
+      "description": "Units of the bearing.",
+      "enum": [
+        "degrees",
+        "radians"
+      ],
+      "type": "string"
+    }
+  },
+  "required": [
+    "source",
+    "target"
+  ],
+  "type": "object"
+}"##,
         output_schema: Some(
-            "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"},\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"},\"FeatureCollection\":{\"$defs\":{\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"}},\"additionalProperties\":false,\"description\":\"A GeoJSON FeatureCollection containing mixed feature types for maritime analysis\",\"properties\":{\"bbox\":{\"description\":\"Bounding box of the feature collection\",\"items\":{\"type\":\"number\"},\"maxItems\":6,\"minItems\":4,\"type\":\"array\"},\"features\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"},\"properties\":{\"additionalProperties\":true,\"properties\":{\"created\":{\"description\":\"When this collection was created\",\"format\":\"date-time\",\"type\":\"string\"},\"description\":{\"description\":\"Description of this feature collection\",\"type\":\"string\"},\"modified\":{\"description\":\"When this collection was last modified\",\"format\":\"date-time\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this collection\",\"type\":\"string\"},\"version\":{\"description\":\"Version of this collection\",\"type\":\"string\"}},\"type\":\"object\"},\"type\":{\"enum\":[\"FeatureCollection\"],\"type\":\"string\"}},\"required\":[\"type\",\"features\"],\"title\":\"Debrief FeatureCollection\",\"type\":\"object\"},\"Output\":{\"definitions\":{\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"description\":\"A command returned by a ToolVault tool.\",\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"addFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"updateFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"deleteFeatures\"},\"payload\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"setFeatureCollection\"},\"payload\":{\"$ref\":\"#/$defs/FeatureCollection\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showText\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showData\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"axes\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"},\"values\":{\"type\":\"array\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":\"array\"},\"shape\":{\"items\":{\"minimum\":1,\"type\":\"integer\"},\"minItems\":1,\"type\":\"array\"},\"values\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"required\":[\"shape\",\"values\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showImage\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"data\":{\"contentEncoding\":\"base64\",\"type\":\"string\"},\"mediaType\":{\"enum\":[\"image/png\",\"image/svg+xml\"],\"type\":\"string\"}},\"required\":[\"mediaType\",\"data\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"logMessage\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"composite\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/Output\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]}],\"title\":\"ToolVault Command\",\"type\":\"object\"},\"Point\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a point with time properties\",\"properties\":{\"geometry\":{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a reference point feature\",\"enum\":[\"reference-point\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes for this point\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this point\",\"type\":\"string\"},\"time\":{\"description\":\"Single timestamp for this point\",\"format\":\"date-time\",\"type\":\"string\"},\"timeEnd\":{\"description\":\"End time for a time range\",\"format\":\"date-time\",\"type\":\"string\"},\"timeStart\":{\"description\":\"Start time for a time range\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Point Feature\",\"type\":\"object\"},\"Track\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a track feature\",\"enum\":[\"track\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this track\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this track\",\"type\":\"string\"},\"timestamps\":{\"description\":\"Optional array of timestamps corresponding to each coordinate point\",\"items\":{\"format\":\"date-time\",\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Track Feature\",\"type\":\"object\"},\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"$ref\":\"#/$defs/Output\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\"}",
+            r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "FeatureCollection": {
+      "$defs": {
+        "DebriefFeature": {
+          "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+          "discriminator": {
+            "propertyName": "properties/dataType"
+          },
+          "oneOf": [
+            {
+              "$ref": "#/$defs/Track"
+            },
+            {
+              "$ref": "#/$defs/Point"
+            },
+            {
+              "$ref": "#/$defs/Annotation"
+            }
+          ],
+          "title": "Debrief Feature"
+        }
+      },
+      "additionalProperties": false,
+      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+      "properties": {
+        "bbox": {
+          "description": "Bounding box of the feature collection",
+          "items": {
+            "type": "number"
+          },
+          "maxItems": 6,
+          "minItems": 4,
+          "type": "array"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "created": {
+              "description": "When this collection was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "description": {
+              "description": "Description of this feature collection",
+              "type": "string"
+            },
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this collection",
+              "type": "string"
+            },
+            "version": {
+              "description": "Version of this collection",
+              "type": "string"
+            }
+          },
+          "type": "object"
+        },
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "features"
+      ],
+      "title": "Debrief FeatureCollection",
+      "type": "object"
+    },
+    "Output": {
+      "definitions": {
+        "nestedArray": {
+          "items": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "number"
+              },
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/$defs/nestedArray"
+              }
+            ]
+          },
+          "type": "array"
+        }
+      },
+      "description": "A command returned by a ToolVault tool.",
+      "oneOf": [
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "addFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "updateFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "deleteFeatures"
+            },
+            "payload": {
+              "items": {
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "setFeatureCollection"
+            },
+            "payload": {
+              "$ref": "#/$defs/FeatureCollection"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showText"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showData"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "axes": {
+                  "items": {
+                    "additionalProperties": false,
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "values": {
+                        "type": "array"
+                      }
+                    },
+                    "required": [
+                      "name"
+                    ],
+                    "type": "object"
+                  },
+                  "type": "array"
+                },
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "values": {
+                  "items": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "number"
+                      },
+                      {
+                        "type": "boolean"
+                      },
+                      {
+                        "type": "null"
+                      },
+                      {
+                        "$ref": "#/$defs/nestedArray"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "shape",
+                "values"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showImage"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "data": {
+                  "contentEncoding": "base64",
+                  "type": "string"
+                },
+                "mediaType": {
+                  "enum": [
+                    "image/png",
+                    "image/svg+xml"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "mediaType",
+                "data"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "logMessage"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "composite"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/Output"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        }
+      ],
+      "title": "ToolVault Command",
+      "type": "object"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            },
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    },
+    "nestedArray": {
+      "items": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "number"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "$ref": "#/$defs/nestedArray"
+          }
+        ]
+      },
+      "type": "array"
+    }
+  },
+  "$ref": "#/$defs/Output",
+  "$schema": "https://json-schema.org/draft/2020-12/schema"
+}"##,
         ),
     },
     ToolInfo {
@@ -74,9 +1481,1125 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: true,
         notes: None,
-        input_schema: "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"annotations\":{\"description\":\"The annotations to delete. (ConstrainedFeature's AnnotationFeature cannot be used: it requires dataType \\\"annotation\\\" while Annotation.schema.json requires \\\"zone\\\"; see docs/decisions.md.)\",\"items\":{\"$ref\":\"#/$defs/Annotation\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"annotations\"],\"type\":\"object\"}",
+        input_schema: r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "annotations": {
+      "description": "The annotations to delete. (ConstrainedFeature's AnnotationFeature cannot be used: it requires dataType \"annotation\" while Annotation.schema.json requires \"zone\"; see docs/decisions.md.)",
+      "items": {
+        "$ref": "#/$defs/Annotation"
+      },
+      "minItems": 1,
+      "type": "array"
+    }
+  },
+  "required": [
+    "annotations"
+  ],
+  "type": "object"
+}"##,
         output_schema: Some(
-            "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"},\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"},\"FeatureCollection\":{\"$defs\":{\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"}},\"additionalProperties\":false,\"description\":\"A GeoJSON FeatureCollection containing mixed feature types for maritime analysis\",\"properties\":{\"bbox\":{\"description\":\"Bounding box of the feature collection\",\"items\":{\"type\":\"number\"},\"maxItems\":6,\"minItems\":4,\"type\":\"array\"},\"features\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"},\"properties\":{\"additionalProperties\":true,\"properties\":{\"created\":{\"description\":\"When this collection was created\",\"format\":\"date-time\",\"type\":\"string\"},\"description\":{\"description\":\"Description of this feature collection\",\"type\":\"string\"},\"modified\":{\"description\":\"When this collection was last modified\",\"format\":\"date-time\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this collection\",\"type\":\"string\"},\"version\":{\"description\":\"Version of this collection\",\"type\":\"string\"}},\"type\":\"object\"},\"type\":{\"enum\":[\"FeatureCollection\"],\"type\":\"string\"}},\"required\":[\"type\",\"features\"],\"title\":\"Debrief FeatureCollection\",\"type\":\"object\"},\"Output\":{\"definitions\":{\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"description\":\"A command returned by a ToolVault tool.\",\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"addFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"updateFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"deleteFeatures\"},\"payload\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"setFeatureCollection\"},\"payload\":{\"$ref\":\"#/$defs/FeatureCollection\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showText\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showData\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"axes\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"},\"values\":{\"type\":\"array\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":\"array\"},\"shape\":{\"items\":{\"minimum\":1,\"type\":\"integer\"},\"minItems\":1,\"type\":\"array\"},\"values\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"required\":[\"shape\",\"values\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showImage\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"data\":{\"contentEncoding\":\"base64\",\"type\":\"string\"},\"mediaType\":{\"enum\":[\"image/png\",\"image/svg+xml\"],\"type\":\"string\"}},\"required\":[\"mediaType\",\"data\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"logMessage\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"composite\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/Output\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]}],\"title\":\"ToolVault Command\",\"type\":\"object\"},\"Point\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a point with time properties\",\"properties\":{\"geometry\":{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a reference point feature\",\"enum\":[\"reference-point\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes for this point\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this point\",\"type\":\"string\"},\"time\":{\"description\":\"Single timestamp for this point\",\"format\":\"date-time\",\"type\":\"string\"},\"timeEnd\":{\"description\":\"End time for a time range\",\"format\":\"date-time\",\"type\":\"string\"},\"timeStart\":{\"description\":\"Start time for a time range\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Point Feature\",\"type\":\"object\"},\"Track\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a track feature\",\"enum\":[\"track\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this track\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this track\",\"type\":\"string\"},\"timestamps\":{\"description\":\"Optional array of timestamps corresponding to each coordinate point\",\"items\":{\"format\":\"date-time\",\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Track Feature\",\"type\":\"object\"},\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"$ref\":\"#/$defs/Output\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\"}",
+            r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "FeatureCollection": {
+      "$defs": {
+        "DebriefFeature": {
+          "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+          "discriminator": {
+            "propertyName": "properties/dataType"
+          },
+          "oneOf": [
+            {
+              "$ref": "#/$defs/Track"
+            },
+            {
+              "$ref": "#/$defs/Point"
+            },
+            {
+              "$ref": "#/$defs/Annotation"
+            }
+          ],
+          "title": "Debrief Feature"
+        }
+      },
+      "additionalProperties": false,
+      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+      "properties": {
+        "bbox": {
+          "description": "Bounding box of the feature collection",
+          "items": {
+            "type": "number"
+          },
+          "maxItems": 6,
+          "minItems": 4,
+          "type": "array"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "created": {
+              "description": "When this collection was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "description": {
+              "description": "Description of this feature collection",
+              "type": "string"
+            },
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this collection",
+              "type": "string"
+            },
+            "version": {
+              "description": "Version of this collection",
+              "type": "string"
+            }
+          },
+          "type": "object"
+        },
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "features"
+      ],
+      "title": "Debrief FeatureCollection",
+      "type": "object"
+    },
+    "Output": {
+      "definitions": {
+        "nestedArray": {
+          "items": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "number"
+              },
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/$defs/nestedArray"
+              }
+            ]
+          },
+          "type": "array"
+        }
+      },
+      "description": "A command returned by a ToolVault tool.",
+      "oneOf": [
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "addFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "updateFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "deleteFeatures"
+            },
+            "payload": {
+              "items": {
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "setFeatureCollection"
+            },
+            "payload": {
+              "$ref": "#/$defs/FeatureCollection"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showText"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showData"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "axes": {
+                  "items": {
+                    "additionalProperties": false,
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "values": {
+                        "type": "array"
+                      }
+                    },
+                    "required": [
+                      "name"
+                    ],
+                    "type": "object"
+                  },
+                  "type": "array"
+                },
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "values": {
+                  "items": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "number"
+                      },
+                      {
+                        "type": "boolean"
+                      },
+                      {
+                        "type": "null"
+                      },
+                      {
+                        "$ref": "#/$defs/nestedArray"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "shape",
+                "values"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showImage"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "data": {
+                  "contentEncoding": "base64",
+                  "type": "string"
+                },
+                "mediaType": {
+                  "enum": [
+                    "image/png",
+                    "image/svg+xml"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "mediaType",
+                "data"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "logMessage"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "composite"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/Output"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        }
+      ],
+      "title": "ToolVault Command",
+      "type": "object"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            },
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    },
+    "nestedArray": {
+      "items": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "number"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "$ref": "#/$defs/nestedArray"
+          }
+        ]
+      },
+      "type": "array"
+    }
+  },
+  "$ref": "#/$defs/Output",
+  "$schema": "https://json-schema.org/draft/2020-12/schema"
+}"##,
         ),
     },
     ToolInfo {
@@ -89,9 +2612,1415 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"},\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"},\"Point\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a point with time properties\",\"properties\":{\"geometry\":{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a reference point feature\",\"enum\":[\"reference-point\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes for this point\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this point\",\"type\":\"string\"},\"time\":{\"description\":\"Single timestamp for this point\",\"format\":\"date-time\",\"type\":\"string\"},\"timeEnd\":{\"description\":\"End time for a time range\",\"format\":\"date-time\",\"type\":\"string\"},\"timeStart\":{\"description\":\"Start time for a time range\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Point Feature\",\"type\":\"object\"},\"PointFeature\":{\"allOf\":[{\"$ref\":\"#/$defs/DebriefFeature\"},{\"properties\":{\"geometry\":{\"properties\":{\"type\":{\"const\":\"Point\"}}},\"properties\":{\"properties\":{\"dataType\":{\"const\":\"reference-point\"}}}}}]},\"Track\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a track feature\",\"enum\":[\"track\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this track\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this track\",\"type\":\"string\"},\"timestamps\":{\"description\":\"Optional array of timestamps corresponding to each coordinate point\",\"items\":{\"format\":\"date-time\",\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Track Feature\",\"type\":\"object\"},\"TrackFeature\":{\"allOf\":[{\"$ref\":\"#/$defs/DebriefFeature\"},{\"properties\":{\"geometry\":{\"properties\":{\"type\":{\"enum\":[\"LineString\",\"MultiLineString\"]}}},\"properties\":{\"properties\":{\"dataType\":{\"const\":\"track\"}}}}}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"maxDistanceNm\":{\"default\":5,\"description\":\"Largest distance from the track, in nautical miles.\",\"exclusiveMinimum\":0,\"maximum\":500,\"type\":\"number\"},\"points\":{\"description\":\"Candidate reference points.\",\"items\":{\"$ref\":\"#/$defs/PointFeature\"},\"type\":\"array\"},\"track\":{\"$ref\":\"#/$defs/TrackFeature\"}},\"required\":[\"track\",\"points\"],\"type\":\"object\"}",
+        input_schema: r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            },
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "PointFeature": {
+      "allOf": [
+        {
+          "$ref": "#/$defs/DebriefFeature"
+        },
+        {
+          "properties": {
+            "geometry": {
+              "properties": {
+                "type": {
+                  "const": "Point"
+                }
+              }
+            },
+            "properties": {
+              "properties": {
+                "dataType": {
+                  "const": "reference-point"
+                }
+              }
+            }
+          }
+        }
+      ]
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    },
+    "TrackFeature": {
+      "allOf": [
+        {
+          "$ref": "#/$defs/DebriefFeature"
+        },
+        {
+          "properties": {
+            "geometry": {
+              "properties": {
+                "type": {
+                  "enum": [
+                    "LineString",
+                    "MultiLineString"
+                  ]
+                }
+              }
+            },
+            "properties": {
+              "properties": {
+                "dataType": {
+                  "const": "track"
+                }
+              }
+            }
+          }
+        }
+      ]
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "maxDistanceNm": {
+      "default": 5,
+      "description": "Largest distance from the track, in nautical miles.",
+      "exclusiveMinimum": 0,
+      "maximum": 500,
+      "type": "number"
+    },
+    "points": {
+      "description": "Candidate reference points.",
+      "items": {
+        "$ref": "#/$defs/PointFeature"
+      },
+      "type": "array"
+    },
+    "track": {
+      "$ref": "#/$defs/TrackFeature"
+    }
+  },
+  "required": [
+    "track",
+    "points"
+  ],
+  "type": "object"
+}"##,
         output_schema: Some(
-            "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"},\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"},\"FeatureCollection\":{\"$defs\":{\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"}},\"additionalProperties\":false,\"description\":\"A GeoJSON FeatureCollection containing mixed feature types for maritime analysis\",\"properties\":{\"bbox\":{\"description\":\"Bounding box of the feature collection\",\"items\":{\"type\":\"number\"},\"maxItems\":6,\"minItems\":4,\"type\":\"array\"},\"features\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"},\"properties\":{\"additionalProperties\":true,\"properties\":{\"created\":{\"description\":\"When this collection was created\",\"format\":\"date-time\",\"type\":\"string\"},\"description\":{\"description\":\"Description of this feature collection\",\"type\":\"string\"},\"modified\":{\"description\":\"When this collection was last modified\",\"format\":\"date-time\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this collection\",\"type\":\"string\"},\"version\":{\"description\":\"Version of this collection\",\"type\":\"string\"}},\"type\":\"object\"},\"type\":{\"enum\":[\"FeatureCollection\"],\"type\":\"string\"}},\"required\":[\"type\",\"features\"],\"title\":\"Debrief FeatureCollection\",\"type\":\"object\"},\"Output\":{\"definitions\":{\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"description\":\"A command returned by a ToolVault tool.\",\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"addFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"updateFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"deleteFeatures\"},\"payload\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"setFeatureCollection\"},\"payload\":{\"$ref\":\"#/$defs/FeatureCollection\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showText\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showData\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"axes\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"},\"values\":{\"type\":\"array\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":\"array\"},\"shape\":{\"items\":{\"minimum\":1,\"type\":\"integer\"},\"minItems\":1,\"type\":\"array\"},\"values\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"required\":[\"shape\",\"values\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showImage\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"data\":{\"contentEncoding\":\"base64\",\"type\":\"string\"},\"mediaType\":{\"enum\":[\"image/png\",\"image/svg+xml\"],\"type\":\"string\"}},\"required\":[\"mediaType\",\"data\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"logMessage\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"composite\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/Output\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]}],\"title\":\"ToolVault Command\",\"type\":\"object\"},\"Point\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a point with time properties\",\"properties\":{\"geometry\":{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a reference point feature\",\"enum\":[\"reference-point\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes for this point\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this point\",\"type\":\"string\"},\"time\":{\"description\":\"Single timestamp for this point\",\"format\":\"date-time\",\"type\":\"string\"},\"timeEnd\":{\"description\":\"End time for a time range\",\"format\":\"date-time\",\"type\":\"string\"},\"timeStart\":{\"description\":\"Start time for a time range\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Point Feature\",\"type\":\"object\"},\"Track\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a track feature\",\"enum\":[\"track\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this track\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this track\",\"type\":\"string\"},\"timestamps\":{\"description\":\"Optional array of timestamps corresponding to each coordinate point\",\"items\":{\"format\":\"date-time\",\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Track Feature\",\"type\":\"object\"},\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"$ref\":\"#/$defs/Output\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\"}",
+            r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "FeatureCollection": {
+      "$defs": {
+        "DebriefFeature": {
+          "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+          "discriminator": {
+            "propertyName": "properties/dataType"
+          },
+          "oneOf": [
+            {
+              "$ref": "#/$defs/Track"
+            },
+            {
+              "$ref": "#/$defs/Point"
+            },
+            {
+              "$ref": "#/$defs/Annotation"
+            }
+          ],
+          "title": "Debrief Feature"
+        }
+      },
+      "additionalProperties": false,
+      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+      "properties": {
+        "bbox": {
+          "description": "Bounding box of the feature collection",
+          "items": {
+            "type": "number"
+          },
+          "maxItems": 6,
+          "minItems": 4,
+          "type": "array"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "created": {
+              "description": "When this collection was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "description": {
+              "description": "Description of this feature collection",
+              "type": "string"
+            },
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this collection",
+              "type": "string"
+            },
+            "version": {
+              "description": "Version of this collection",
+              "type": "string"
+            }
+          },
+          "type": "object"
+        },
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "features"
+      ],
+      "title": "Debrief FeatureCollection",
+      "type": "object"
+    },
+    "Output": {
+      "definitions": {
+        "nestedArray": {
+          "items": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "number"
+              },
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/$defs/nestedArray"
+              }
+            ]
+          },
+          "type": "array"
+        }
+      },
+      "description": "A command returned by a ToolVault tool.",
+      "oneOf": [
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "addFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "updateFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "deleteFeatures"
+            },
+            "payload": {
+              "items": {
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "setFeatureCollection"
+            },
+            "payload": {
+              "$ref": "#/$defs/FeatureCollection"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showText"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showData"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "axes": {
+                  "items": {
+                    "additionalProperties": false,
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "values": {
+                        "type": "array"
+                      }
+                    },
+                    "required": [
+                      "name"
+                    ],
+                    "type": "object"
+                  },
+                  "type": "array"
+                },
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "values": {
+                  "items": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "number"
+                      },
+                      {
+                        "type": "boolean"
+                      },
+                      {
+                        "type": "null"
+                      },
+                      {
+                        "$ref": "#/$defs/nestedArray"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "shape",
+                "values"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showImage"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "data": {
+                  "contentEncoding": "base64",
+                  "type": "string"
+                },
+                "mediaType": {
+                  "enum": [
+                    "image/png",
+                    "image/svg+xml"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "mediaType",
+                "data"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "logMessage"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "composite"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/Output"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        }
+      ],
+      "title": "ToolVault Command",
+      "type": "object"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            },
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    },
+    "nestedArray": {
+      "items": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "number"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "$ref": "#/$defs/nestedArray"
+          }
+        ]
+      },
+      "type": "array"
+    }
+  },
+  "$ref": "#/$defs/Output",
+  "$schema": "https://json-schema.org/draft/2020-12/schema"
+}"##,
         ),
     },
     ToolInfo {
@@ -104,9 +4033,1428 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"},\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"},\"FeatureCollection\":{\"$defs\":{\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"}},\"additionalProperties\":false,\"description\":\"A GeoJSON FeatureCollection containing mixed feature types for maritime analysis\",\"properties\":{\"bbox\":{\"description\":\"Bounding box of the feature collection\",\"items\":{\"type\":\"number\"},\"maxItems\":6,\"minItems\":4,\"type\":\"array\"},\"features\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"},\"properties\":{\"additionalProperties\":true,\"properties\":{\"created\":{\"description\":\"When this collection was created\",\"format\":\"date-time\",\"type\":\"string\"},\"description\":{\"description\":\"Description of this feature collection\",\"type\":\"string\"},\"modified\":{\"description\":\"When this collection was last modified\",\"format\":\"date-time\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this collection\",\"type\":\"string\"},\"version\":{\"description\":\"Version of this collection\",\"type\":\"string\"}},\"type\":\"object\"},\"type\":{\"enum\":[\"FeatureCollection\"],\"type\":\"string\"}},\"required\":[\"type\",\"features\"],\"title\":\"Debrief FeatureCollection\",\"type\":\"object\"},\"Point\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a point with time properties\",\"properties\":{\"geometry\":{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a reference point feature\",\"enum\":[\"reference-point\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes for this point\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this point\",\"type\":\"string\"},\"time\":{\"description\":\"Single timestamp for this point\",\"format\":\"date-time\",\"type\":\"string\"},\"timeEnd\":{\"description\":\"End time for a time range\",\"format\":\"date-time\",\"type\":\"string\"},\"timeStart\":{\"description\":\"Start time for a time range\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Point Feature\",\"type\":\"object\"},\"Track\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a track feature\",\"enum\":[\"track\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this track\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this track\",\"type\":\"string\"},\"timestamps\":{\"description\":\"Optional array of timestamps corresponding to each coordinate point\",\"items\":{\"format\":\"date-time\",\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Track Feature\",\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"collection\":{\"$ref\":\"#/$defs/FeatureCollection\"}},\"required\":[\"collection\"],\"type\":\"object\"}",
+        input_schema: r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "FeatureCollection": {
+      "$defs": {
+        "DebriefFeature": {
+          "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+          "discriminator": {
+            "propertyName": "properties/dataType"
+          },
+          "oneOf": [
+            {
+              "$ref": "#/$defs/Track"
+            },
+            {
+              "$ref": "#/$defs/Point"
+            },
+            {
+              "$ref": "#/$defs/Annotation"
+            }
+          ],
+          "title": "Debrief Feature"
+        }
+      },
+      "additionalProperties": false,
+      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+      "properties": {
+        "bbox": {
+          "description": "Bounding box of the feature collection",
+          "items": {
+            "type": "number"
+          },
+          "maxItems": 6,
+          "minItems": 4,
+          "type": "array"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "created": {
+              "description": "When this collection was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "description": {
+              "description": "Description of this feature collection",
+              "type": "string"
+            },
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this collection",
+              "type": "string"
+            },
+            "version": {
+              "description": "Version of this collection",
+              "type": "string"
+            }
+          },
+          "type": "object"
+        },
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "features"
+      ],
+      "title": "Debrief FeatureCollection",
+      "type": "object"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            },
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "collection": {
+      "$ref": "#/$defs/FeatureCollection"
+    }
+  },
+  "required": [
+    "collection"
+  ],
+  "type": "object"
+}"##,
         output_schema: Some(
-            "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"},\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"},\"FeatureCollection\":{\"$defs\":{\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"}},\"additionalProperties\":false,\"description\":\"A GeoJSON FeatureCollection containing mixed feature types for maritime analysis\",\"properties\":{\"bbox\":{\"description\":\"Bounding box of the feature collection\",\"items\":{\"type\":\"number\"},\"maxItems\":6,\"minItems\":4,\"type\":\"array\"},\"features\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"},\"properties\":{\"additionalProperties\":true,\"properties\":{\"created\":{\"description\":\"When this collection was created\",\"format\":\"date-time\",\"type\":\"string\"},\"description\":{\"description\":\"Description of this feature collection\",\"type\":\"string\"},\"modified\":{\"description\":\"When this collection was last modified\",\"format\":\"date-time\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this collection\",\"type\":\"string\"},\"version\":{\"description\":\"Version of this collection\",\"type\":\"string\"}},\"type\":\"object\"},\"type\":{\"enum\":[\"FeatureCollection\"],\"type\":\"string\"}},\"required\":[\"type\",\"features\"],\"title\":\"Debrief FeatureCollection\",\"type\":\"object\"},\"Output\":{\"definitions\":{\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"description\":\"A command returned by a ToolVault tool.\",\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"addFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"updateFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"deleteFeatures\"},\"payload\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"setFeatureCollection\"},\"payload\":{\"$ref\":\"#/$defs/FeatureCollection\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showText\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showData\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"axes\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"},\"values\":{\"type\":\"array\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":\"array\"},\"shape\":{\"items\":{\"minimum\":1,\"type\":\"integer\"},\"minItems\":1,\"type\":\"array\"},\"values\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"required\":[\"shape\",\"values\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showImage\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"data\":{\"contentEncoding\":\"base64\",\"type\":\"string\"},\"mediaType\":{\"enum\":[\"image/png\",\"image/svg+xml\"],\"type\":\"string\"}},\"required\":[\"mediaType\",\"data\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"logMessage\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"composite\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/Output\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]}],\"title\":\"ToolVault Command\",\"type\":\"object\"},\"Point\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a point with time properties\",\"properties\":{\"geometry\":{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a reference point feature\",\"enum\":[\"reference-point\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes for this point\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this point\",\"type\":\"string\"},\"time\":{\"description\":\"Single timestamp for this point\",\"format\":\"date-time\",\"type\":\"string\"},\"timeEnd\":{\"description\":\"End time for a time range\",\"format\":\"date-time\",\"type\":\"string\"},\"timeStart\":{\"description\":\"Start time for a time range\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Point Feature\",\"type\":\"object\"},\"Track\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a track feature\",\"enum\":[\"track\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this track\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this track\",\"type\":\"string\"},\"timestamps\":{\"description\":\"Optional array of timestamps corresponding to each coordinate point\",\"items\":{\"format\":\"date-time\",\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Track Feature\",\"type\":\"object\"},\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"$ref\":\"#/$defs/Output\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\"}",
+            r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "FeatureCollection": {
+      "$defs": {
+        "DebriefFeature": {
+          "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+          "discriminator": {
+            "propertyName": "properties/dataType"
+          },
+          "oneOf": [
+            {
+              "$ref": "#/$defs/Track"
+            },
+            {
+              "$ref": "#/$defs/Point"
+            },
+            {
+              "$ref": "#/$defs/Annotation"
+            }
+          ],
+          "title": "Debrief Feature"
+        }
+      },
+      "additionalProperties": false,
+      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+      "properties": {
+        "bbox": {
+          "description": "Bounding box of the feature collection",
+          "items": {
+            "type": "number"
+          },
+          "maxItems": 6,
+          "minItems": 4,
+          "type": "array"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "created": {
+              "description": "When this collection was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "description": {
+              "description": "Description of this feature collection",
+              "type": "string"
+            },
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this collection",
+              "type": "string"
+            },
+            "version": {
+              "description": "Version of this collection",
+              "type": "string"
+            }
+          },
+          "type": "object"
+        },
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "features"
+      ],
+      "title": "Debrief FeatureCollection",
+      "type": "object"
+    },
+    "Output": {
+      "definitions": {
+        "nestedArray": {
+          "items": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "number"
+              },
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/$defs/nestedArray"
+              }
+            ]
+          },
+          "type": "array"
+        }
+      },
+      "description": "A command returned by a ToolVault tool.",
+      "oneOf": [
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "addFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "updateFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "deleteFeatures"
+            },
+            "payload": {
+              "items": {
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "setFeatureCollection"
+            },
+            "payload": {
+              "$ref": "#/$defs/FeatureCollection"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showText"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showData"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "axes": {
+                  "items": {
+                    "additionalProperties": false,
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "values": {
+                        "type": "array"
+                      }
+                    },
+                    "required": [
+                      "name"
+                    ],
+                    "type": "object"
+                  },
+                  "type": "array"
+                },
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "values": {
+                  "items": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "number"
+                      },
+                      {
+                        "type": "boolean"
+                      },
+                      {
+                        "type": "null"
+                      },
+                      {
+                        "$ref": "#/$defs/nestedArray"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "shape",
+                "values"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showImage"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "data": {
+                  "contentEncoding": "base64",
+                  "type": "string"
+                },
+                "mediaType": {
+                  "enum": [
+                    "image/png",
+                    "image/svg+xml"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "mediaType",
+                "data"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "logMessage"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "composite"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/Output"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        }
+      ],
+      "title": "ToolVault Command",
+      "type": "object"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            },
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    },
+    "nestedArray": {
+      "items": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "number"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "$ref": "#/$defs/nestedArray"
+          }
+        ]
+      },
+      "type": "array"
+    }
+  },
+  "$ref": "#/$defs/Output",
+  "$schema": "https://json-schema.org/draft/2020-12/schema"
+}"##,
         ),
     },
     ToolInfo {
@@ -119,9 +5467,1386 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"},\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"},\"Point\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a point with time properties\",\"properties\":{\"geometry\":{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a reference point feature\",\"enum\":[\"reference-point\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes for this point\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this point\",\"type\":\"string\"},\"time\":{\"description\":\"Single timestamp for this point\",\"format\":\"date-time\",\"type\":\"string\"},\"timeEnd\":{\"description\":\"End time for a time range\",\"format\":\"date-time\",\"type\":\"string\"},\"timeStart\":{\"description\":\"Start time for a time range\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Point Feature\",\"type\":\"object\"},\"Track\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a track feature\",\"enum\":[\"track\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this track\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this track\",\"type\":\"string\"},\"timestamps\":{\"description\":\"Optional array of timestamps corresponding to each coordinate point\",\"items\":{\"format\":\"date-time\",\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Track Feature\",\"type\":\"object\"},\"TrackFeature\":{\"allOf\":[{\"$ref\":\"#/$defs/DebriefFeature\"},{\"properties\":{\"geometry\":{\"properties\":{\"type\":{\"enum\":[\"LineString\",\"MultiLineString\"]}}},\"properties\":{\"properties\":{\"dataType\":{\"const\":\"track\"}}}}}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"track\":{\"$ref\":\"#/$defs/TrackFeature\",\"description\":\"A track with timestamps.\"},\"units\":{\"default\":\"knots\",\"description\":\"Speed units.\",\"enum\":[\"knots\",\"m/s\",\"km/h\"],\"type\":\"string\"}},\"required\":[\"track\"],\"type\":\"object\"}",
+        input_schema: r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            },
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    },
+    "TrackFeature": {
+      "allOf": [
+        {
+          "$ref": "#/$defs/DebriefFeature"
+        },
+        {
+          "properties": {
+            "geometry": {
+              "properties": {
+                "type": {
+                  "enum": [
+                    "LineString",
+                    "MultiLineString"
+                  ]
+                }
+              }
+            },
+            "properties": {
+              "properties": {
+                "dataType": {
+                  "const": "track"
+                }
+              }
+            }
+          }
+        }
+      ]
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "track": {
+      "$ref": "#/$defs/TrackFeature",
+      "description": "A track with timestamps."
+    },
+    "units": {
+      "default": "knots",
+      "description": "Speed units.",
+      "enum": [
+        "knots",
+        "m/s",
+        "km/h"
+      ],
+      "type": "string"
+    }
+  },
+  "required": [
+    "track"
+  ],
+  "type": "object"
+}"##,
         output_schema: Some(
-            "{\"$defs\":{\"Annotation\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing an annotation with any geometry type\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"Polygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPoint\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":4,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":\"array\"},\"type\":{\"enum\":[\"MultiPolygon\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"annotationType\":{\"description\":\"Type of annotation\",\"enum\":[\"label\",\"area\",\"measurement\",\"comment\",\"boundary\"],\"type\":\"string\"},\"color\":{\"description\":\"Color code in hex format\",\"pattern\":\"^#[0-9a-fA-F]{6}$\",\"type\":\"string\"},\"dataType\":{\"description\":\"Discriminator to identify this as a zone feature\",\"enum\":[\"zone\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this annotation\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this annotation\",\"type\":\"string\"},\"text\":{\"description\":\"Text content of the annotation\",\"type\":\"string\"},\"time\":{\"description\":\"Timestamp when annotation was created\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Annotation Feature\",\"type\":\"object\"},\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"},\"FeatureCollection\":{\"$defs\":{\"DebriefFeature\":{\"description\":\"Union type representing any valid Debrief feature (track, point, or annotation)\",\"discriminator\":{\"propertyName\":\"properties/dataType\"},\"oneOf\":[{\"$ref\":\"#/$defs/Track\"},{\"$ref\":\"#/$defs/Point\"},{\"$ref\":\"#/$defs/Annotation\"}],\"title\":\"Debrief Feature\"}},\"additionalProperties\":false,\"description\":\"A GeoJSON FeatureCollection containing mixed feature types for maritime analysis\",\"properties\":{\"bbox\":{\"description\":\"Bounding box of the feature collection\",\"items\":{\"type\":\"number\"},\"maxItems\":6,\"minItems\":4,\"type\":\"array\"},\"features\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"},\"properties\":{\"additionalProperties\":true,\"properties\":{\"created\":{\"description\":\"When this collection was created\",\"format\":\"date-time\",\"type\":\"string\"},\"description\":{\"description\":\"Description of this feature collection\",\"type\":\"string\"},\"modified\":{\"description\":\"When this collection was last modified\",\"format\":\"date-time\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this collection\",\"type\":\"string\"},\"version\":{\"description\":\"Version of this collection\",\"type\":\"string\"}},\"type\":\"object\"},\"type\":{\"enum\":[\"FeatureCollection\"],\"type\":\"string\"}},\"required\":[\"type\",\"features\"],\"title\":\"Debrief FeatureCollection\",\"type\":\"object\"},\"Output\":{\"definitions\":{\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"description\":\"A command returned by a ToolVault tool.\",\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"addFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"updateFeatures\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/DebriefFeature\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"deleteFeatures\"},\"payload\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"setFeatureCollection\"},\"payload\":{\"$ref\":\"#/$defs/FeatureCollection\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showText\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showData\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"axes\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"},\"values\":{\"type\":\"array\"}},\"required\":[\"name\"],\"type\":\"object\"},\"type\":\"array\"},\"shape\":{\"items\":{\"minimum\":1,\"type\":\"integer\"},\"minItems\":1,\"type\":\"array\"},\"values\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"required\":[\"shape\",\"values\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"showImage\"},\"payload\":{\"additionalProperties\":false,\"properties\":{\"data\":{\"contentEncoding\":\"base64\",\"type\":\"string\"},\"mediaType\":{\"enum\":[\"image/png\",\"image/svg+xml\"],\"type\":\"string\"}},\"required\":[\"mediaType\",\"data\"],\"type\":\"object\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"logMessage\"},\"payload\":{\"type\":\"string\"}},\"required\":[\"command\",\"payload\"]},{\"additionalProperties\":false,\"properties\":{\"command\":{\"const\":\"composite\"},\"payload\":{\"items\":{\"$ref\":\"#/$defs/Output\"},\"type\":\"array\"}},\"required\":[\"command\",\"payload\"]}],\"title\":\"ToolVault Command\",\"type\":\"object\"},\"Point\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a point with time properties\",\"properties\":{\"geometry\":{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"Point\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a reference point feature\",\"enum\":[\"reference-point\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes for this point\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this point\",\"type\":\"string\"},\"time\":{\"description\":\"Single timestamp for this point\",\"format\":\"date-time\",\"type\":\"string\"},\"timeEnd\":{\"description\":\"End time for a time range\",\"format\":\"date-time\",\"type\":\"string\"},\"timeStart\":{\"description\":\"Start time for a time range\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Point Feature\",\"type\":\"object\"},\"Track\":{\"additionalProperties\":false,\"description\":\"A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps\",\"properties\":{\"geometry\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"type\":{\"enum\":[\"LineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"coordinates\":{\"items\":{\"items\":{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"minItems\":2,\"type\":\"array\"},\"minItems\":2,\"type\":\"array\"},\"minItems\":1,\"type\":\"array\"},\"type\":{\"enum\":[\"MultiLineString\"],\"type\":\"string\"}},\"required\":[\"type\",\"coordinates\"],\"type\":\"object\"}]},\"id\":{\"description\":\"Unique identifier for this feature\",\"type\":[\"string\",\"number\"]},\"properties\":{\"additionalProperties\":true,\"properties\":{\"dataType\":{\"description\":\"Discriminator to identify this as a track feature\",\"enum\":[\"track\"],\"type\":\"string\"},\"description\":{\"description\":\"Additional description or notes about this track\",\"type\":\"string\"},\"name\":{\"description\":\"Human readable name for this track\",\"type\":\"string\"},\"timestamps\":{\"description\":\"Optional array of timestamps corresponding to each coordinate point\",\"items\":{\"format\":\"date-time\",\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"dataType\"],\"type\":\"object\"},\"type\":{\"const\":\"Feature\",\"type\":\"string\"}},\"required\":[\"type\",\"id\",\"geometry\",\"properties\"],\"title\":\"Debrief Track Feature\",\"type\":\"object\"},\"nestedArray\":{\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"number\"},{\"type\":\"boolean\"},{\"type\":\"null\"},{\"$ref\":\"#/$defs/nestedArray\"}]},\"type\":\"array\"}},\"$ref\":\"#/$defs/Output\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\"}",
+            r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "FeatureCollection": {
+      "$defs": {
+        "DebriefFeature": {
+          "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+          "discriminator": {
+            "propertyName": "properties/dataType"
+          },
+          "oneOf": [
+            {
+              "$ref": "#/$defs/Track"
+            },
+            {
+              "$ref": "#/$defs/Point"
+            },
+            {
+              "$ref": "#/$defs/Annotation"
+            }
+          ],
+          "title": "Debrief Feature"
+        }
+      },
+      "additionalProperties": false,
+      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+      "properties": {
+        "bbox": {
+          "description": "Bounding box of the feature collection",
+          "items": {
+            "type": "number"
+          },
+          "maxItems": 6,
+          "minItems": 4,
+          "type": "array"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "created": {
+              "description": "When this collection was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "description": {
+              "description": "Description of this feature collection",
+              "type": "string"
+            },
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this collection",
+              "type": "string"
+            },
+            "version": {
+              "description": "Version of this collection",
+              "type": "string"
+            }
+          },
+          "type": "object"
+        },
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "features"
+      ],
+      "title": "Debrief FeatureCollection",
+      "type": "object"
+    },
+    "Output": {
+      "definitions": {
+        "nestedArray": {
+          "items": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "number"
+              },
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/$defs/nestedArray"
+              }
+            ]
+          },
+          "type": "array"
+        }
+      },
+      "description": "A command returned by a ToolVault tool.",
+      "oneOf": [
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "addFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "updateFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "deleteFeatures"
+            },
+            "payload": {
+              "items": {
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "setFeatureCollection"
+            },
+            "payload": {
+              "$ref": "#/$defs/FeatureCollection"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showText"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showData"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "axes": {
+                  "items": {
+                    "additionalProperties": false,
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "values": {
+                        "type": "array"
+                      }
+                    },
+                    "required": [
+                      "name"
+                    ],
+                    "type": "object"
+                  },
+                  "type": "array"
+                },
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "values": {
+                  "items": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "number"
+                      },
+                      {
+                        "type": "boolean"
+                      },
+                      {
+                        "type": "null"
+                      },
+                      {
+                        "$ref": "#/$defs/nestedArray"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "shape",
+                "values"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showImage"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "data": {
+                  "contentEncoding": "base64",
+                  "type": "string"
+                },
+                "mediaType": {
+                  "enum": [
+                    "image/png",
+                    "image/svg+xml"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "mediaType",
+                "data"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "logMessage"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "composite"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/Output"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        }
+      ],
+      "title": "ToolVault Command",
+      "type": "object"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            },
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        },
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    },
+    "nestedArray": {
+      "items": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "number"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "$ref": "#/$defs/nestedArray"
+          }
+        ]
+      },
+      "type": "array"
+    }
+  },
+  "$ref": "#/$defs/Output",
+  "$schema": "https://json-schema.org/draft/2020-12/schema"
+}"##,
         ),
     },
 ];

@@ -59,9 +59,63 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$defs\":{\"Shared\":{\"properties\":{\"Id\":{\"type\":\"string\"},\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"shared\":{\"$ref\":\"#/$defs/Shared\"}},\"required\":[\"shared\"],\"type\":\"object\"}",
+        input_schema: r##"{
+  "$defs": {
+    "Shared": {
+      "properties": {
+        "Id": {
+          "type": "string"
+        },
+        "id": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "shared": {
+      "$ref": "#/$defs/Shared"
+    }
+  },
+  "required": [
+    "shared"
+  ],
+  "type": "object"
+}"##,
         output_schema: Some(
-            "{\"$defs\":{\"Shared\":{\"properties\":{\"Id\":{\"type\":\"string\"},\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"echo\":{\"$ref\":\"#/$defs/Shared\"}},\"required\":[\"echo\"],\"type\":\"object\"}",
+            r##"{
+  "$defs": {
+    "Shared": {
+      "properties": {
+        "Id": {
+          "type": "string"
+        },
+        "id": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "echo": {
+      "$ref": "#/$defs/Shared"
+    }
+  },
+  "required": [
+    "echo"
+  ],
+  "type": "object"
+}"##,
         ),
     },
     ToolInfo {
@@ -74,9 +128,153 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$defs\":{\"Shared\":{\"properties\":{\"Id\":{\"type\":\"string\"},\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"type\":\"object\"},\"Spot\":{\"properties\":{\"x\":{\"type\":\"number\"}},\"required\":[\"x\"],\"type\":\"object\"},\"spot\":{\"properties\":{\"label\":{\"type\":\"string\"}},\"required\":[\"label\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"properties\":{\"1st\":{\"description\":\"Starts with a digit.\",\"type\":\"string\"},\"A_B\":{\"description\":\"Snake-cases to a_b too.\",\"type\":\"boolean\"},\"Self\":{\"description\":\"`self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`.\",\"type\":\"string\"},\"a-b\":{\"default\":\"dash\",\"description\":\"Snake-cases to a_b.\",\"type\":\"string\"},\"a_b\":{\"default\":\"underscore\",\"description\":\"Is a_b.\",\"type\":\"string\"},\"a_b_2\":{\"description\":\"Named like the first renamed field.\",\"type\":\"integer\"},\"mode\":{\"description\":\"Values that collide as variants.\",\"enum\":[\"a\",\"A\",\"b\"],\"type\":\"string\"},\"self\":{\"description\":\"A keyword that cannot be raw.\",\"type\":\"string\"},\"shared\":{\"$ref\":\"#/$defs/Shared\"},\"spot\":{\"$ref\":\"#/$defs/Spot\"},\"spotLower\":{\"$ref\":\"#/$defs/spot\"},\"type\":{\"description\":\"A keyword.\",\"type\":\"string\"},\"x.y\":{\"description\":\"Has a dot.\",\"type\":\"string\"}},\"required\":[\"a_b_2\"],\"type\":\"object\"}",
+        input_schema: r##"{
+  "$defs": {
+    "Shared": {
+      "properties": {
+        "Id": {
+          "type": "string"
+        },
+        "id": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    },
+    "Spot": {
+      "properties": {
+        "x": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "x"
+      ],
+      "type": "object"
+    },
+    "spot": {
+      "properties": {
+        "label": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "label"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "1st": {
+      "description": "Starts with a digit.",
+      "type": "string"
+    },
+    "A_B": {
+      "description": "Snake-cases to a_b too.",
+      "type": "boolean"
+    },
+    "Self": {
+      "description": "`self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`.",
+      "type": "string"
+    },
+    "a-b": {
+      "default": "dash",
+      "description": "Snake-cases to a_b.",
+      "type": "string"
+    },
+    "a_b": {
+      "default": "underscore",
+      "description": "Is a_b.",
+      "type": "string"
+    },
+    "a_b_2": {
+      "description": "Named like the first renamed field.",
+      "type": "integer"
+    },
+    "mode": {
+      "description": "Values that collide as variants.",
+      "enum": [
+        "a",
+        "A",
+        "b"
+      ],
+      "type": "string"
+    },
+    "self": {
+      "description": "A keyword that cannot be raw.",
+      "type": "string"
+    },
+    "shared": {
+      "$ref": "#/$defs/Shared"
+    },
+    "spot": {
+      "$ref": "#/$defs/Spot"
+    },
+    "spotLower": {
+      "$ref": "#/$defs/spot"
+    },
+    "type": {
+      "description": "A keyword.",
+      "type": "string"
+    },
+    "x.y": {
+      "description": "Has a dot.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "a_b_2"
+  ],
+  "type": "object"
+}"##,
         output_schema: Some(
-            "{\"$defs\":{\"Shared\":{\"properties\":{\"Id\":{\"type\":\"string\"},\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"A_B\":{\"type\":\"boolean\"},\"a-b\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"},\"a_b_2\":{\"type\":\"integer\"},\"shared\":{\"$ref\":\"#/$defs/Shared\"}},\"required\":[\"a-b\",\"a_b\",\"a_b_2\"],\"type\":\"object\"}",
+            r##"{
+  "$defs": {
+    "Shared": {
+      "properties": {
+        "Id": {
+          "type": "string"
+        },
+        "id": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "A_B": {
+      "type": "boolean"
+    },
+    "a-b": {
+      "type": "string"
+    },
+    "a_b": {
+      "type": "string"
+    },
+    "a_b_2": {
+      "type": "integer"
+    },
+    "shared": {
+      "$ref": "#/$defs/Shared"
+    }
+  },
+  "required": [
+    "a-b",
+    "a_b",
+    "a_b_2"
+  ],
+  "type": "object"
+}"##,
         ),
     },
     ToolInfo {
@@ -89,9 +287,92 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$defs\":{\"Input\":{\"properties\":{\"value\":{\"type\":\"string\"}},\"type\":\"object\"},\"Shared\":{\"properties\":{\"Id\":{\"type\":\"string\"},\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"type\":\"object\"}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"Self\":{\"type\":\"string\"},\"crate\":{\"type\":\"boolean\"},\"input\":{\"$ref\":\"#/$defs/Input\"},\"shared\":{\"$ref\":\"#/$defs/Shared\"},\"super\":{\"type\":\"integer\"}},\"required\":[\"shared\"],\"type\":\"object\"}",
+        input_schema: r##"{
+  "$defs": {
+    "Input": {
+      "properties": {
+        "value": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "Shared": {
+      "properties": {
+        "Id": {
+          "type": "string"
+        },
+        "id": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "Self": {
+      "type": "string"
+    },
+    "crate": {
+      "type": "boolean"
+    },
+    "input": {
+      "$ref": "#/$defs/Input"
+    },
+    "shared": {
+      "$ref": "#/$defs/Shared"
+    },
+    "super": {
+      "type": "integer"
+    }
+  },
+  "required": [
+    "shared"
+  ],
+  "type": "object"
+}"##,
         output_schema: Some(
-            "{\"$defs\":{\"Output\":{\"enum\":[\"ok\",\"Ok\",\"OK!\"],\"type\":\"string\"},\"maybe\":{\"anyOf\":[{\"properties\":{\"note\":{\"type\":\"string\"}},\"type\":\"object\"},{\"type\":\"null\"}]}},\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"maybe\":{\"$ref\":\"#/$defs/maybe\"},\"output\":{\"$ref\":\"#/$defs/Output\"}},\"type\":\"object\"}",
+            r##"{
+  "$defs": {
+    "Output": {
+      "enum": [
+        "ok",
+        "Ok",
+        "OK!"
+      ],
+      "type": "string"
+    },
+    "maybe": {
+      "anyOf": [
+        {
+          "properties": {
+            "note": {
+              "type": "string"
+            }
+          },
+          "type": "object"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "maybe": {
+      "$ref": "#/$defs/maybe"
+    },
+    "output": {
+      "$ref": "#/$defs/Output"
+    }
+  },
+  "type": "object"
+}"##,
         ),
     },
     ToolInfo {
@@ -104,9 +385,138 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"Output\":{\"description\":\"An input object named like the output's class (C# nests both in one class).\",\"properties\":{\"x\":{\"type\":\"integer\"}},\"type\":\"object\"},\"cond\":{\"else\":{\"type\":\"integer\"},\"if\":{\"type\":\"string\"},\"then\":{\"minLength\":1}},\"either\":{\"enum\":[\"a\",1,true,null]},\"if\":{\"description\":\"A property named like a keyword.\",\"type\":\"string\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"type\":\"object\"},\"loose\":{\"description\":\"No type declared: minLength constrains strings only, and 7 passes too.\",\"minLength\":1},\"not\":{\"description\":\"Another.\",\"type\":\"integer\"},\"notText\":{\"not\":{\"type\":\"string\"}},\"opts\":{\"default\":{\"format\":\"csv\",\"pattern\":\"*.txt\"},\"properties\":{\"format\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "Output": {
+      "description": "An input object named like the output's class (C# nests both in one class).",
+      "properties": {
+        "x": {
+          "type": "integer"
+        }
+      },
+      "type": "object"
+    },
+    "cond": {
+      "else": {
+        "type": "integer"
+      },
+      "if": {
+        "type": "string"
+      },
+      "then": {
+        "minLength": 1
+      }
+    },
+    "either": {
+      "enum": [
+        "a",
+        1,
+        true,
+        null
+      ]
+    },
+    "if": {
+      "description": "A property named like a keyword.",
+      "type": "string"
+    },
+    "labels": {
+      "additionalProperties": false,
+      "patternProperties": {
+        "^x-": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "loose": {
+      "description": "No type declared: minLength constrains strings only, and 7 passes too.",
+      "minLength": 1
+    },
+    "not": {
+      "description": "Another.",
+      "type": "integer"
+    },
+    "notText": {
+      "not": {
+        "type": "string"
+      }
+    },
+    "opts": {
+      "default": {
+        "format": "csv",
+        "pattern": "*.txt"
+      },
+      "properties": {
+        "format": {
+          "type": "string"
+        },
+        "pattern": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    }
+  },
+  "type": "object"
+}"#,
         output_schema: Some(
-            "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{\"cond\":{\"else\":{\"type\":\"integer\"},\"if\":{\"type\":\"string\"},\"then\":{\"minLength\":1}},\"either\":{\"enum\":[\"a\",1,true,null]},\"if\":{\"type\":\"string\"},\"labels\":{\"additionalProperties\":false,\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},\"type\":\"object\"},\"not\":{\"type\":\"integer\"},\"notText\":{\"not\":{\"type\":\"string\"}},\"opts\":{\"properties\":{\"format\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "cond": {
+      "else": {
+        "type": "integer"
+      },
+      "if": {
+        "type": "string"
+      },
+      "then": {
+        "minLength": 1
+      }
+    },
+    "either": {
+      "enum": [
+        "a",
+        1,
+        true,
+        null
+      ]
+    },
+    "if": {
+      "type": "string"
+    },
+    "labels": {
+      "additionalProperties": false,
+      "patternProperties": {
+        "^x-": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "not": {
+      "type": "integer"
+    },
+    "notText": {
+      "not": {
+        "type": "string"
+      }
+    },
+    "opts": {
+      "properties": {
+        "format": {
+          "type": "string"
+        },
+        "pattern": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    }
+  },
+  "type": "object"
+}"#,
         ),
     },
     ToolInfo {
@@ -119,7 +529,11 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: 30.0,
         requires_approval: false,
         notes: None,
-        input_schema: "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"properties\":{},\"type\":\"object\"}",
+        input_schema: r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {},
+  "type": "object"
+}"#,
         output_schema: None,
     },
 ];
