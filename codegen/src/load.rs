@@ -135,161 +135,274 @@ fn rave_package(id: &str) -> Option<String> {
 
 /// Loads and validates the spec files at `paths` (files or directories).
 pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
-    let mut loaded = Loaded::default();
-    let mut diags = Vec::new();
-
-    // 1. Discover files. A directory with a manifest that names its `specs`
-    // folders contributes only those.
-    let mut cache = Manifests::default();
-    let mut specs: Vec<PathBuf> = Vec::new();
-    let mut manifests: Vec<PathBuf> = Vec::new();
-    let explicit_manifest = options
-        .manifest
-        .as_ref()
-        .map(|m| std::path::absolute(m).unwrap_or_else(|_| m.clone()));
-    let mut roots: Vec<PathBuf> = paths.to_vec();
-    if let Some(m) = &explicit_manifest {
-        if cache.get(&mut loaded.db, m, options, &mut diags).is_some() {
-            manifests.push(m.clone());
-            if roots.is_empty() {
-                roots = cache
-                    .spec_dirs(&mut loaded.db, m, options, &mut diags)
-                    .unwrap_or_else(|| vec![m.parent().unwrap_or(Path::new(".")).to_path_buf()]);
-            }
-        } else if !diags.iter().any(|d| d.severity == Severity::Error) {
-            diags.push(io_error(
-                m,
-                format!("`{}` holds no manifest", display_path(m)),
-            ));
-        }
+    let mut loader = Loader {
+        options,
+        loaded: Loaded::default(),
+        diags: Vec::new(),
+        manifests: Manifests::default(),
+    };
+    let found = loader.discover(paths);
+    let store = loader.schema_store(&found);
+    let owners = loader.owners(&found);
+    let mut sets = loader.tool_sets(&found, &owners);
+    loader.read_specs(owners, &store, &mut sets);
+    loader.loaded.project = loader.assemble(sets);
+    let Loader {
+        mut loaded, diags, ..
+    } = loader;
+    for d in diags {
+        loaded.diagnostics.push(d);
     }
-    {
+    validate::validate(&loaded.project, &mut loaded.diagnostics);
+    apply_lints(&mut loaded, &options.lints);
+    loaded.diagnostics.sort(&loaded.db);
+    loaded
+}
+
+/// One run of [`load`]: what was read so far and what was said about it.
+struct Loader<'o> {
+    options: &'o LoadOptions,
+    loaded: Loaded,
+    diags: Vec<Diagnostic>,
+    manifests: Manifests,
+}
+
+/// What discovery found.
+struct Found {
+    /// The paths searched (the inputs, or the `--manifest`'s spec folders).
+    roots: Vec<PathBuf>,
+    specs: Vec<PathBuf>,
+    /// `*.schema.json` documents, for `$ref`s; never specs.
+    schema_docs: Vec<PathBuf>,
+    /// Manifests met on the way (and `--manifest`).
+    manifests: Vec<PathBuf>,
+    /// `--manifest`, as an absolute path.
+    explicit_manifest: Option<PathBuf>,
+}
+
+/// A spec file and the manifest that governs it (`None`: a loose file).
+type Owned = (PathBuf, Option<PathBuf>);
+
+/// A tool set being filled, whether it has a manifest, and how many spec
+/// files belong to it.
+type SetEntry = (ToolSet, bool, usize);
+
+impl Loader<'_> {
+    /// Phase 1: the files below the inputs. A directory with a manifest that
+    /// names its `specs` folders contributes only those.
+    fn discover(&mut self, paths: &[PathBuf]) -> Found {
+        let options = self.options;
+        let mut specs: Vec<PathBuf> = Vec::new();
+        let mut manifests: Vec<PathBuf> = Vec::new();
+        let explicit_manifest = options
+            .manifest
+            .as_ref()
+            .map(|m| std::path::absolute(m).unwrap_or_else(|_| m.clone()));
+        let mut roots: Vec<PathBuf> = paths.to_vec();
+        if let Some(m) = &explicit_manifest {
+            let db = &mut self.loaded.db;
+            if self.manifests.get(db, m, options, &mut self.diags).is_some() {
+                manifests.push(m.clone());
+                if roots.is_empty() {
+                    roots = self
+                        .manifests
+                        .spec_dirs(db, m, options, &mut self.diags)
+                        .unwrap_or_else(|| vec![m.parent().unwrap_or(Path::new(".")).to_path_buf()]);
+                }
+            } else if !self.diags.iter().any(|d| d.severity == Severity::Error) {
+                self.diags.push(io_error(
+                    m,
+                    format!("`{}` holds no manifest", display_path(m)),
+                ));
+            }
+        }
         let mut walk = Walk {
-            db: &mut loaded.db,
-            cache: &mut cache,
+            db: &mut self.loaded.db,
+            cache: &mut self.manifests,
             options,
             specs: &mut specs,
             manifests: &mut manifests,
-            diags: &mut diags,
+            diags: &mut self.diags,
         };
         for path in &roots {
             walk.discover(path, true);
         }
-    }
-    // Manifests above explicitly named files and directories also apply.
-    let mut owner_cache: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
-    let mut owners: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
-    specs.sort();
-    specs.dedup();
-    // `*.schema.json` files are schema documents for `$ref`s, never tool specs.
-    let (schema_docs, specs): (Vec<PathBuf>, Vec<PathBuf>) =
-        specs.into_iter().partition(|p| refs::is_schema_doc(p));
-    let mut store = refs::SchemaStore::new(&roots);
-    for doc in &schema_docs {
-        if let Some(text) = read_text(&mut loaded.db, doc, options, &mut diags) {
-            store.add_file(&mut loaded.db, doc, text, &mut diags);
+        specs.sort();
+        specs.dedup();
+        let (schema_docs, specs): (Vec<PathBuf>, Vec<PathBuf>) =
+            specs.into_iter().partition(|p| refs::is_schema_doc(p));
+        self.loaded.spec_files = specs.len();
+        if specs.is_empty() && !self.diags.iter().any(|d| std::ptr::eq(d.rule, &rule::IO_ERROR)) {
+            self.diags.push(no_spec_files(&roots));
         }
-    }
-    for spec in &specs {
-        let owner = match &explicit_manifest {
-            Some(m) => Some(m.clone()),
-            None => {
-                let dir = spec.parent().map(Path::to_path_buf).unwrap_or_default();
-                let mut find = FindOwner {
-                    db: &mut loaded.db,
-                    cache: &mut cache,
-                    options,
-                    diags: &mut diags,
-                    owners: &mut owner_cache,
-                };
-                find.manifest_of(spec, &dir)
-            }
-        };
-        if let Some(m) = &owner {
-            manifests.push(m.clone());
+        Found {
+            roots,
+            specs,
+            schema_docs,
+            manifests,
+            explicit_manifest,
         }
-        owners.push((spec.clone(), owner));
-    }
-    manifests.sort();
-    manifests.dedup();
-    loaded.spec_files = specs.len();
-    if specs.is_empty() && !diags.iter().any(|d| std::ptr::eq(d.rule, &rule::IO_ERROR)) {
-        let shown: Vec<String> = roots
-            .iter()
-            .map(|p| format!("`{}`", display_path(p)))
-            .collect();
-        diags.push(
-            Diagnostic::new(
-                &rule::NO_SPEC_FILES,
-                None,
-                format!("no spec files in {}", shown.join(", ")),
-            )
-            .help("spec files are `*.json`, `*.yaml` and `*.yml` files (not `toolset.yaml`, not `*.schema.json`, not in hidden folders); create a tool set with `toolgen init DIR --format mcp|editormcp|rave`"),
-        );
     }
 
-    // 2. Manifests -> tool-set shells.
-    // Tool set, whether it has a manifest, and how many spec files belong to it.
-    let mut sets: BTreeMap<SetKey, (ToolSet, bool, usize)> = BTreeMap::new();
-    for m in &manifests {
-        let Some((file, root)) = cache.get(&mut loaded.db, m, options, &mut diags).cloned() else {
-            continue;
+    /// Phase 2: the schema documents, for `$ref`s of MCP tools.
+    fn schema_store(&mut self, found: &Found) -> refs::SchemaStore {
+        let mut store = refs::SchemaStore::new(&found.roots);
+        for doc in &found.schema_docs {
+            if let Some(text) = read_text(&mut self.loaded.db, doc, self.options, &mut self.diags) {
+                store.add_file(&mut self.loaded.db, doc, text, &mut self.diags);
+            }
+        }
+        store
+    }
+
+    /// Phase 3: each spec's manifest (`--manifest`, or the nearest above it
+    /// whose `specs` cover it).
+    fn owners(&mut self, found: &Found) -> Vec<Owned> {
+        let mut owner_cache: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
+        found
+            .specs
+            .iter()
+            .map(|spec| {
+                let owner = match &found.explicit_manifest {
+                    Some(m) => Some(m.clone()),
+                    None => {
+                        let dir = spec.parent().map(Path::to_path_buf).unwrap_or_default();
+                        FindOwner {
+                            db: &mut self.loaded.db,
+                            cache: &mut self.manifests,
+                            options: self.options,
+                            diags: &mut self.diags,
+                            owners: &mut owner_cache,
+                        }
+                        .manifest_of(spec, &dir)
+                    }
+                };
+                (spec.clone(), owner)
+            })
+            .collect()
+    }
+
+    /// Phase 4: every manifest met or governing a spec, read into a tool-set shell.
+    fn tool_sets(&mut self, found: &Found, owners: &[Owned]) -> BTreeMap<SetKey, SetEntry> {
+        let mut manifests: Vec<&PathBuf> = owners
+            .iter()
+            .filter_map(|(_, m)| m.as_ref())
+            .chain(&found.manifests)
+            .collect();
+        manifests.sort();
+        manifests.dedup();
+        let mut sets = BTreeMap::new();
+        for m in manifests {
+            let db = &mut self.loaded.db;
+            let Some((file, root)) = self.manifests.get(db, m, self.options, &mut self.diags).cloned()
+            else {
+                continue;
+            };
+            let mut cx = Cx {
+                file,
+                diags: &mut self.diags,
+            };
+            if let Some(mut set) = manifest::read(&mut cx, &root) {
+                templates_dir(&mut cx, &mut set, m);
+                sets.insert(SetKey::Manifest(m.clone()), (set, true, 0));
+            }
+        }
+        sets
+    }
+
+    /// Phase 5: every spec file read into a tool of its tool set.
+    fn read_specs(
+        &mut self,
+        owners: Vec<Owned>,
+        store: &refs::SchemaStore,
+        sets: &mut BTreeMap<SetKey, SetEntry>,
+    ) {
+        let total = owners.len();
+        for (done, (spec, owner)) in owners.into_iter().enumerate() {
+            if done % 64 == 0 {
+                self.options.progress.report("reading specs", done, total);
+            }
+            self.read_spec(&spec, owner.as_ref(), store, sets);
+        }
+        self.options.progress.report("reading specs", total, total);
+    }
+
+    /// One spec file: parsed, its format found, read, bundled, filtered by
+    /// `--groups`, and added to its tool set.
+    fn read_spec(
+        &mut self,
+        spec: &Path,
+        owner: Option<&PathBuf>,
+        store: &refs::SchemaStore,
+        sets: &mut BTreeMap<SetKey, SetEntry>,
+    ) {
+        let options = self.options;
+        let owner_set = owner.and_then(|o| sets.get_mut(&SetKey::Manifest(o.clone())));
+        let manifest_format = owner_set.map(|(s, _, files)| {
+            *files += 1;
+            s.format
+        });
+        let is_yaml = is_yaml_path(spec);
+        let db = &mut self.loaded.db;
+        let Some((file, Some(root))) = read_and_parse(db, spec, is_yaml, options, &mut self.diags)
+        else {
+            return;
         };
+        let Some(format) = self.format_of(file, &root, is_yaml, manifest_format) else {
+            return;
+        };
+        let before = self.diags.len();
         let mut cx = Cx {
             file,
-            diags: &mut diags,
+            diags: &mut self.diags,
         };
-        if let Some(mut set) = manifest::read(&mut cx, &root) {
-            if let Some(t) = &mut set.templates {
-                let dir = m.parent().unwrap_or(Path::new(".")).join(&t.value);
-                if !dir.is_dir() {
-                    cx.report(
-                        Diagnostic::at(
-                            &rule::TEMPLATE,
-                            t.loc,
-                            format!("templates directory `{}` does not exist", dir.display()),
-                        )
-                        .label("not a directory")
-                        .help("give a directory relative to this manifest that holds template overrides (e.g. `docs/tool.md.jinja`), or remove `templates`"),
-                    );
-                }
-                t.value = dir;
+        let mut tool = read_tool(&mut cx, format, &root, spec);
+        if format == Format::Mcp {
+            if let Some(t) = &mut tool {
+                bundle_tool(store, t, spec, &mut self.diags);
             }
-            sets.insert(SetKey::Manifest(m.clone()), (set, true, 0));
         }
+        let filtered_out = tool.as_ref().is_some_and(|t| {
+            !options.groups.is_empty() && !options.groups.iter().any(|g| g.is_match(&t.id.value))
+        });
+        if filtered_out {
+            // Filtered out by --groups: neither the tool nor what was said about it.
+            self.diags.truncate(before);
+            return;
+        }
+        let key = match (owner, manifest_format) {
+            (Some(m), Some(_)) => SetKey::Manifest(m.clone()),
+            // The manifest is broken: the file was checked, but belongs to no usable tool set.
+            (Some(_), None) => return,
+            (None, _) if format == Format::Rave => SetKey::Loose(
+                format,
+                tool.as_ref().and_then(|t| rave_package(&t.id.value)),
+            ),
+            (None, _) => SetKey::Loose(format, None),
+        };
+        let entry = sets
+            .entry(key.clone())
+            .or_insert_with(|| (loose_tool_set(&key, format), false, 0));
+        entry.0.tools.extend(tool);
     }
 
-    // 3. Spec files -> tools.
-    let total = owners.len();
-    for (done, (spec, owner)) in owners.into_iter().enumerate() {
-        if done % 64 == 0 {
-            options.progress.report("reading specs", done, total);
-        }
-        let manifest_format = owner
-            .as_ref()
-            .and_then(|o| sets.get(&SetKey::Manifest(o.clone())))
-            .map(|(s, _, _)| s.format);
-        if let Some((_, _, files)) = owner
-            .as_ref()
-            .and_then(|o| sets.get_mut(&SetKey::Manifest(o.clone())))
-        {
-            *files += 1;
-        }
-        let is_yaml = is_yaml_path(&spec);
-        let Some((file, root)) =
-            read_and_parse(&mut loaded.db, &spec, is_yaml, options, &mut diags)
-        else {
-            continue;
-        };
-        let Some(root) = root else { continue };
+    /// A spec's format: `--format`, else what its content looks like; it must
+    /// be its tool set's.
+    fn format_of(
+        &mut self,
+        file: FileId,
+        root: &Node,
+        is_yaml: bool,
+        manifest_format: Option<Format>,
+    ) -> Option<Format> {
         let first_char = Loc::new(
             file,
             Span::new(root.span.start as usize, root.span.start as usize + 1),
         );
-        let found = options.format.or_else(|| formats::detect(&root, is_yaml));
-        let format = match (manifest_format, found) {
+        let found = self.options.format.or_else(|| formats::detect(root, is_yaml));
+        match (manifest_format, found) {
             (Some(declared), Some(found)) if declared != found => {
-                diags.push(
+                self.diags.push(
                     Diagnostic::at(
                         &rule::FORMAT_MISMATCH,
                         first_char,
@@ -297,69 +410,55 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
                     )
                     .help("move the file to a tool set of its format, or fix its content"),
                 );
-                continue;
+                None
             }
-            (Some(declared), _) => declared,
-            (None, Some(found)) => found,
+            (Some(declared), _) => Some(declared),
+            (None, Some(found)) => Some(found),
             (None, None) => {
-                diags.push(
+                self.diags.push(
                     Diagnostic::at(&rule::UNKNOWN_FORMAT, first_char, "cannot tell which tool format this file is in")
                         .help("an EditorMCP definition is an object with `id`, `inputs` and `outputs`; pass `--format` to force a format"),
                 );
-                continue;
-            }
-        };
-        let before = diags.len();
-        let mut cx = Cx {
-            file,
-            diags: &mut diags,
-        };
-        let mut tool = read_tool(&mut cx, format, &root, &spec);
-        if format == Format::Mcp {
-            if let Some(t) = &mut tool {
-                bundle_tool(&store, t, &spec, &mut diags);
+                None
             }
         }
-        if let Some(t) = &tool {
-            if !options.groups.is_empty() && !options.groups.iter().any(|g| g.is_match(&t.id.value))
-            {
-                // Filtered out by --groups: neither the tool nor what was said about it.
-                diags.truncate(before);
-                continue;
-            }
-        }
-        let key = match (&owner, manifest_format) {
-            (Some(m), Some(_)) => SetKey::Manifest(m.clone()),
-            // The manifest is broken: the file was checked, but belongs to no usable tool set.
-            (Some(_), None) => continue,
-            (None, _) if format == Format::Rave => SetKey::Loose(
-                format,
-                tool.as_ref().and_then(|t| rave_package(&t.id.value)),
-            ),
-            (None, _) => SetKey::Loose(format, None),
-        };
-        let entry = sets.entry(key.clone()).or_insert_with(|| {
-            let mut set = formats::default_tool_set(format);
-            // Loose RAVE tools are a tool set named after their package.
-            if let SetKey::Loose(_, Some(package)) = &key {
-                set.namespace = crate::ident::pascal(package);
-                set.name = package.clone();
-            }
-            (set, false, 0)
-        });
-        entry.0.tools.extend(tool);
     }
 
-    // 4. Assemble the project: tools by id, tool sets by name.
-    let mut tool_sets: Vec<ToolSet> = Vec::new();
-    for (_, (mut set, from_manifest, files)) in sets {
-        set.tools
-            .sort_by(|a, b| a.id.value.cmp(&b.id.value).then(a.loc.cmp(&b.loc)));
-        // The same tool defined identically twice: keep one, say so.
-        let mut kept: Vec<crate::ir::Tool> = Vec::with_capacity(set.tools.len());
-        for tool in std::mem::take(&mut set.tools) {
+    /// Phase 6: the project: tools by id (identical repeats kept once),
+    /// tool sets by name (two of one name refused).
+    fn assemble(&mut self, sets: BTreeMap<SetKey, SetEntry>) -> Project {
+        let mut tool_sets: Vec<ToolSet> = Vec::new();
+        for (_, (mut set, from_manifest, files)) in sets {
+            set.tools = self.distinct_tools(std::mem::take(&mut set.tools));
+            if from_manifest && files == 0 {
+                if let Some(loc) = set.manifest {
+                    self.diags.push(
+                        Diagnostic::at(
+                            &rule::EMPTY_TOOLSET,
+                            Loc::new(loc.file, Span::at(0)),
+                            format!("tool set `{}` contains no tools", set.name),
+                        )
+                        .help("add spec files next to the manifest"),
+                    );
+                }
+            }
+            if let Some(other) = tool_sets.iter().find(|s| s.name == set.name) {
+                self.diags.push(duplicate_tool_set(&set, other));
+                continue;
+            }
+            tool_sets.push(set);
+        }
+        tool_sets.sort_by(|a, b| a.name.cmp(&b.name));
+        Project { tool_sets }
+    }
+
+    /// Tools sorted by id; the same tool defined identically twice is kept once, with a note.
+    fn distinct_tools(&mut self, mut tools: Vec<crate::ir::Tool>) -> Vec<crate::ir::Tool> {
+        tools.sort_by(|a, b| a.id.value.cmp(&b.id.value).then(a.loc.cmp(&b.loc)));
+        let mut kept: Vec<crate::ir::Tool> = Vec::with_capacity(tools.len());
+        for tool in tools {
             match kept.last() {
-                Some(prev) if prev.same_content(&tool) => diags.push(
+                Some(prev) if prev.same_content(&tool) => self.diags.push(
                     Diagnostic::at(
                         &rule::IDENTICAL_DUPLICATE,
                         tool.id.loc,
@@ -374,47 +473,68 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
                 _ => kept.push(tool),
             }
         }
-        set.tools = kept;
-        if from_manifest && files == 0 {
-            if let Some(loc) = set.manifest {
-                diags.push(
-                    Diagnostic::at(
-                        &rule::EMPTY_TOOLSET,
-                        Loc::new(loc.file, Span::at(0)),
-                        format!("tool set `{}` contains no tools", set.name),
-                    )
-                    .help("add spec files next to the manifest"),
-                );
-            }
-        }
-        if let Some(other) = tool_sets.iter().find(|s| s.name == set.name) {
-            let here = set.manifest.or(set.tools.first().map(|t| t.loc));
-            let there = other.manifest.or(other.tools.first().map(|t| t.loc));
-            let mut d = Diagnostic::new(
-                &rule::DUPLICATE_TOOLSET,
-                here.map(|l| Loc::new(l.file, Span::at(0))),
-                format!("two tool sets are named `{}`", set.name),
-            )
-            .help("give each toolset.yaml a distinct `name`");
-            if let Some(t) = there {
-                d = d.secondary(Loc::new(t.file, Span::at(0)), "the other tool set");
-            }
-            diags.push(d);
-            continue;
-        }
-        tool_sets.push(set);
+        kept
     }
-    tool_sets.sort_by(|a, b| a.name.cmp(&b.name));
-    loaded.project = Project { tool_sets };
+}
 
-    options.progress.report("reading specs", total, total);
-    for d in diags {
-        loaded.diagnostics.push(d);
+/// TG0009, naming the paths searched.
+fn no_spec_files(roots: &[PathBuf]) -> Diagnostic {
+    let shown: Vec<String> = roots
+        .iter()
+        .map(|p| format!("`{}`", display_path(p)))
+        .collect();
+    Diagnostic::new(
+        &rule::NO_SPEC_FILES,
+        None,
+        format!("no spec files in {}", shown.join(", ")),
+    )
+    .help("spec files are `*.json`, `*.yaml` and `*.yml` files (not `toolset.yaml`, not `*.schema.json`, not in hidden folders); create a tool set with `toolgen init DIR --format mcp|editormcp|rave`")
+}
+
+/// TG0501, at the second tool set and naming the first.
+fn duplicate_tool_set(set: &ToolSet, other: &ToolSet) -> Diagnostic {
+    let here = set.manifest.or(set.tools.first().map(|t| t.loc));
+    let there = other.manifest.or(other.tools.first().map(|t| t.loc));
+    let mut d = Diagnostic::new(
+        &rule::DUPLICATE_TOOLSET,
+        here.map(|l| Loc::new(l.file, Span::at(0))),
+        format!("two tool sets are named `{}`", set.name),
+    )
+    .help("give each toolset.yaml a distinct `name`");
+    if let Some(t) = there {
+        d = d.secondary(Loc::new(t.file, Span::at(0)), "the other tool set");
     }
-    validate::validate(&loaded.project, &mut loaded.diagnostics);
-    apply_lints(&mut loaded, &options.lints);
-    loaded.diagnostics.sort(&loaded.db);
-    loaded
+    d
+}
+
+/// The manifest's `templates`, resolved against its directory; a missing
+/// directory is TG0802 at the manifest's value.
+fn templates_dir(cx: &mut Cx<'_>, set: &mut ToolSet, manifest: &Path) {
+    let Some(t) = &mut set.templates else { return };
+    let dir = manifest.parent().unwrap_or(Path::new(".")).join(&t.value);
+    if !dir.is_dir() {
+        cx.report(
+            Diagnostic::at(
+                &rule::TEMPLATE,
+                t.loc,
+                format!("templates directory `{}` does not exist", dir.display()),
+            )
+            .label("not a directory")
+            .help("give a directory relative to this manifest that holds template overrides (e.g. `docs/tool.md.jinja`), or remove `templates`"),
+        );
+    }
+    t.value = dir;
+}
+
+/// The tool set of loose files (no manifest): the format's defaults; loose
+/// RAVE tools are a tool set named after their package.
+fn loose_tool_set(key: &SetKey, format: Format) -> ToolSet {
+    let mut set = formats::default_tool_set(format);
+    if let SetKey::Loose(_, Some(package)) = key {
+        set.namespace = crate::ident::pascal(package);
+        set.name = package.clone();
+    }
+    set
 }
 
 /// Applies rule levels: the command line's (`options.lints`) everywhere, over

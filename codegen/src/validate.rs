@@ -224,168 +224,205 @@ fn short(v: &Value) -> String {
 
 fn check_schema(schema: &Schema, items_required: bool, diags: &mut Diagnostics) {
     walk(&schema.value, "", &mut |ptr, obj| {
-        check_subschema(schema, items_required, ptr, obj, diags)
+        let sub = Subschema {
+            schema,
+            ptr,
+            obj,
+            types: types_of(obj),
+        };
+        sub.default_type(diags);
+        sub.enumeration(diags);
+        sub.ranges(diags);
+        if items_required {
+            sub.array_items(diags);
+        }
+        sub.constraint_types(diags);
+        sub.required(diags);
     });
 }
 
-fn check_subschema(
-    schema: &Schema,
-    items_required: bool,
-    ptr: &str,
-    obj: &serde_json::Map<String, Value>,
-    diags: &mut Diagnostics,
-) {
-    let at = |p: &str| schema.locate(p);
-    let types = types_of(obj);
-    let fits = |v: &Value| types.is_empty() || types.iter().any(|t| value_has_type(v, t));
+/// One subschema being checked: the schema it is part of (for locations),
+/// where it is, its keywords and its declared types. Each schema rule is one
+/// method.
+struct Subschema<'s> {
+    schema: &'s Schema,
+    ptr: &'s str,
+    obj: &'s serde_json::Map<String, Value>,
+    types: BTreeSet<&'s str>,
+}
 
-    // default vs type
-    if let Some(default) = obj.get("default") {
-        if !fits(default) {
-            let hint = if types.contains("integer")
-                && default.is_f64()
-                && default.as_f64().is_some_and(|f| f.fract() == 0.0)
-            {
+impl Subschema<'_> {
+    /// Where the keyword `key` of this subschema was written.
+    fn at(&self, key: &str) -> Option<crate::source::Loc> {
+        self.schema.locate(&pointer_join(self.ptr, key))
+    }
+
+    /// Whether `v` is of a declared type (any value, when none is declared).
+    fn fits(&self, v: &Value) -> bool {
+        self.types.is_empty() || self.types.iter().any(|t| value_has_type(v, t))
+    }
+
+    /// TG0304: the default is of the declared type.
+    fn default_type(&self, diags: &mut Diagnostics) {
+        let Some(default) = self.obj.get("default") else {
+            return;
+        };
+        if self.fits(default) {
+            return;
+        }
+        let types = &self.types;
+        let hint = if types.contains("integer")
+            && default.is_f64()
+            && default.as_f64().is_some_and(|f| f.fract() == 0.0)
+        {
+            format!(
+                "write `{}` without the decimal point",
+                default.as_f64().unwrap_or(0.0) as i64
+            )
+        } else {
+            format!(
+                "use a value of type `{}`, or change the declared type",
+                type_phrase(types)
+            )
+        };
+        diags.push(
+            Diagnostic::new(
+                &rule::DEFAULT_TYPE,
+                self.at("default"),
                 format!(
-                    "write `{}` without the decimal point",
-                    default.as_f64().unwrap_or(0.0) as i64
-                )
-            } else {
-                format!(
-                    "use a value of type `{}`, or change the declared type",
-                    type_phrase(&types)
-                )
-            };
+                    "default `{}` is not of the declared type `{}`",
+                    short(default),
+                    type_phrase(types)
+                ),
+            )
+            .label("wrong type")
+            .help(hint),
+        );
+    }
+
+    /// TG0305 and TG0306: enum values of the declared type, none twice, not
+    /// empty, and the default one of them.
+    fn enumeration(&self, diags: &mut Diagnostics) {
+        let Some(values) = self.obj.get("enum").and_then(Value::as_array) else {
+            return;
+        };
+        if values.is_empty() {
             diags.push(
                 Diagnostic::new(
-                    &rule::DEFAULT_TYPE,
-                    at(&pointer_join(ptr, "default")),
-                    format!(
-                        "default `{}` is not of the declared type `{}`",
-                        short(default),
-                        type_phrase(&types)
-                    ),
-                )
-                .label("wrong type")
-                .help(hint),
-            );
-        }
-    }
-    // enum
-    if let Some(e) = obj.get("enum") {
-        match e.as_array() {
-            Some(values) if values.is_empty() => diags.push(
-                Diagnostic::new(
                     &rule::ENUM_TYPE,
-                    at(&pointer_join(ptr, "enum")),
+                    self.at("enum"),
                     "`enum` is empty: no value would be accepted",
                 )
                 .label("empty enum")
                 .help("list the allowed values, or remove `enum`"),
-            ),
-            Some(values) => {
-                for (i, v) in values.iter().enumerate() {
-                    let vptr = format!("{}/{i}", pointer_join(ptr, "enum"));
-                    if !fits(v) {
-                        diags.push(
-                            Diagnostic::new(
-                                &rule::ENUM_TYPE,
-                                at(&vptr),
-                                format!(
-                                    "enum value `{}` is not of the declared type `{}`",
-                                    short(v),
-                                    type_phrase(&types)
-                                ),
-                            )
-                            .label("wrong type"),
-                        );
-                    }
-                    if values[..i].contains(v) {
-                        diags.push(
-                            Diagnostic::new(
-                                &rule::ENUM_TYPE,
-                                at(&vptr),
-                                format!("enum value `{}` is listed twice", short(v)),
-                            )
-                            .label("duplicate value")
-                            .help("remove the repeated value"),
-                        );
-                    }
-                }
-                if let Some(default) = obj.get("default") {
-                    if !values.contains(default) {
-                        let shown: Vec<String> = values.iter().map(short).collect();
-                        let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
-                        diags.push(
-                            Diagnostic::new(
-                                &rule::DEFAULT_NOT_IN_ENUM,
-                                at(&pointer_join(ptr, "default")),
-                                format!(
-                                    "default `{}` is not one of the enum values",
-                                    short(default)
-                                ),
-                            )
-                            .label("not in `enum`")
-                            .help(format!("use one of {}", list(&shown))),
-                        );
-                    }
-                }
+            );
+            return;
+        }
+        for (i, v) in values.iter().enumerate() {
+            let at = self
+                .schema
+                .locate(&format!("{}/{i}", pointer_join(self.ptr, "enum")));
+            if !self.fits(v) {
+                diags.push(
+                    Diagnostic::new(
+                        &rule::ENUM_TYPE,
+                        at,
+                        format!(
+                            "enum value `{}` is not of the declared type `{}`",
+                            short(v),
+                            type_phrase(&self.types)
+                        ),
+                    )
+                    .label("wrong type"),
+                );
             }
-            None => {}
+            if values[..i].contains(v) {
+                diags.push(
+                    Diagnostic::new(
+                        &rule::ENUM_TYPE,
+                        at,
+                        format!("enum value `{}` is listed twice", short(v)),
+                    )
+                    .label("duplicate value")
+                    .help("remove the repeated value"),
+                );
+            }
+        }
+        if let Some(default) = self.obj.get("default").filter(|d| !values.contains(d)) {
+            let shown: Vec<String> = values.iter().map(short).collect();
+            let shown: Vec<&str> = shown.iter().map(String::as_str).collect();
+            diags.push(
+                Diagnostic::new(
+                    &rule::DEFAULT_NOT_IN_ENUM,
+                    self.at("default"),
+                    format!("default `{}` is not one of the enum values", short(default)),
+                )
+                .label("not in `enum`")
+                .help(format!("use one of {}", list(&shown))),
+            );
         }
     }
-    // ranges
-    for (lo, hi) in [
-        ("minimum", "maximum"),
-        ("exclusiveMinimum", "exclusiveMaximum"),
-        ("minimum", "exclusiveMaximum"),
-        ("exclusiveMinimum", "maximum"),
-        ("minLength", "maxLength"),
-        ("minItems", "maxItems"),
-        ("minProperties", "maxProperties"),
-    ] {
-        let (Some(l), Some(h)) = (
-            obj.get(lo).and_then(Value::as_f64),
-            obj.get(hi).and_then(Value::as_f64),
-        ) else {
-            continue;
-        };
-        let strict = lo.starts_with("exclusive") || hi.starts_with("exclusive");
-        if l > h || (strict && l >= h) {
-            let mut d = Diagnostic::new(
-                &rule::RANGE_INVERTED,
-                at(&pointer_join(ptr, lo)),
-                format!(
-                    "`{lo}` ({l}) is {} `{hi}` ({h}): no value can satisfy both",
-                    if l > h { "greater than" } else { "equal to" }
-                ),
-            )
-            .label("lower bound")
-            .help("swap the bounds, or fix one of them");
-            if let Some(hl) = at(&pointer_join(ptr, hi)) {
-                d = d.secondary(hl, "upper bound");
+
+    /// TG0307: no lower bound above its upper bound.
+    fn ranges(&self, diags: &mut Diagnostics) {
+        for (lo, hi) in [
+            ("minimum", "maximum"),
+            ("exclusiveMinimum", "exclusiveMaximum"),
+            ("minimum", "exclusiveMaximum"),
+            ("exclusiveMinimum", "maximum"),
+            ("minLength", "maxLength"),
+            ("minItems", "maxItems"),
+            ("minProperties", "maxProperties"),
+        ] {
+            let (Some(l), Some(h)) = (
+                self.obj.get(lo).and_then(Value::as_f64),
+                self.obj.get(hi).and_then(Value::as_f64),
+            ) else {
+                continue;
+            };
+            let strict = lo.starts_with("exclusive") || hi.starts_with("exclusive");
+            if l > h || (strict && l >= h) {
+                let mut d = Diagnostic::new(
+                    &rule::RANGE_INVERTED,
+                    self.at(lo),
+                    format!(
+                        "`{lo}` ({l}) is {} `{hi}` ({h}): no value can satisfy both",
+                        if l > h { "greater than" } else { "equal to" }
+                    ),
+                )
+                .label("lower bound")
+                .help("swap the bounds, or fix one of them");
+                if let Some(hl) = self.at(hi) {
+                    d = d.secondary(hl, "upper bound");
+                }
+                diags.push(d);
             }
-            diags.push(d);
         }
     }
-    // arrays need items
-    if items_required
-        && types.contains("array")
-        && !obj.contains_key("items")
-        && !obj.contains_key("prefixItems")
-    {
-        diags.push(
-            Diagnostic::new(
-                &rule::ARRAY_ITEMS,
-                at(ptr),
-                "array does not declare the type of its items",
-            )
-            .label("`items` missing")
-            .help("add `\"items\": {\"type\": \"string\"}` (or the item type it holds)"),
-        );
+
+    /// TG0308: arrays declare their items (where the format asks for it).
+    fn array_items(&self, diags: &mut Diagnostics) {
+        if self.types.contains("array")
+            && !self.obj.contains_key("items")
+            && !self.obj.contains_key("prefixItems")
+        {
+            diags.push(
+                Diagnostic::new(
+                    &rule::ARRAY_ITEMS,
+                    self.schema.locate(self.ptr),
+                    "array does not declare the type of its items",
+                )
+                .label("`items` missing")
+                .help("add `\"items\": {\"type\": \"string\"}` (or the item type it holds)"),
+            );
+        }
     }
-    // constraints that do not apply to the type
-    if !types.is_empty() {
+
+    /// TG0311: constraints apply to the declared type.
+    fn constraint_types(&self, diags: &mut Diagnostics) {
+        if self.types.is_empty() {
+            return;
+        }
         let groups: [(&[&str], &[&str], &str); 3] = [
             (
                 &[
@@ -410,17 +447,17 @@ fn check_subschema(
             ),
         ];
         for (keys, applies_to, noun) in groups {
-            if applies_to.iter().any(|t| types.contains(t)) {
+            if applies_to.iter().any(|t| self.types.contains(t)) {
                 continue;
             }
-            for k in keys.iter().filter(|k| obj.contains_key(**k)) {
+            for k in keys.iter().filter(|k| self.obj.contains_key(**k)) {
                 diags.push(
                     Diagnostic::new(
                         &rule::CONSTRAINT_TYPE,
-                        at(&pointer_join(ptr, k)),
+                        self.at(k),
                         format!(
                             "`{k}` only applies to {noun}, but the type is `{}`",
-                            type_phrase(&types)
+                            type_phrase(&self.types)
                         ),
                     )
                     .label("ignored by validators")
@@ -429,9 +466,14 @@ fn check_subschema(
             }
         }
     }
-    // required
-    if let Some(Value::Array(required)) = obj.get("required") {
-        let props = obj.get("properties").and_then(Value::as_object);
+
+    /// TG0313 and TG0303: `required` names declared properties, which have
+    /// no default.
+    fn required(&self, diags: &mut Diagnostics) {
+        let Some(Value::Array(required)) = self.obj.get("required") else {
+            return;
+        };
+        let props = self.obj.get("properties").and_then(Value::as_object);
         for name in required.iter().filter_map(Value::as_str) {
             match props.map(|p| p.get(name)) {
                 Some(None) => {
@@ -441,7 +483,7 @@ fn check_subschema(
                     diags.push(
                         Diagnostic::new(
                             &rule::UNKNOWN_REQUIRED,
-                            at(&pointer_join(ptr, "required")),
+                            self.at("required"),
                             format!("`required` names `{name}`, which is not a declared property"),
                         )
                         .label("unknown property")
@@ -452,15 +494,15 @@ fn check_subschema(
                     );
                 }
                 Some(Some(p)) if p.get("default").is_some() => {
-                    let pp = pointer_join(&pointer_join(ptr, "properties"), name);
+                    let pp = pointer_join(&pointer_join(self.ptr, "properties"), name);
                     let mut d = Diagnostic::new(
                         &rule::REQUIRED_WITH_DEFAULT,
-                        at(&pointer_join(&pp, "default")),
+                        self.schema.locate(&pointer_join(&pp, "default")),
                         format!("`{name}` is required but has a default value"),
                     )
                     .label("default of a required parameter")
                     .help("remove the default, or make the parameter optional");
-                    if let Some(r) = schema.locs.get(&format!("{pp}/@required")) {
+                    if let Some(r) = self.schema.locs.get(&format!("{pp}/@required")) {
                         d = d.secondary(*r, "declared required here");
                     }
                     diags.push(d);
