@@ -52,6 +52,9 @@ pub enum GenerateError {
     Output(OutputError),
     /// No output directory was configured.
     NoOutDir,
+    /// What was asked cannot be done (converting into a format toolgen does
+    /// not write, say).
+    Unsupported(String),
 }
 
 impl fmt::Display for GenerateError {
@@ -74,6 +77,7 @@ impl fmt::Display for GenerateError {
             }
             GenerateError::Output(e) => write!(f, "toolgen: cannot write output: {e}"),
             GenerateError::NoOutDir => write!(f, "toolgen: no output directory configured"),
+            GenerateError::Unsupported(m) => write!(f, "toolgen: {m}"),
         }
     }
 }
@@ -389,6 +393,43 @@ impl Generator {
         let (loaded, files, out) = self.loaded_valid(&mut timings)?;
         let started = Instant::now();
         let report = output::write(out, &files, self.prune).map_err(GenerateError::Output)?;
+        timings.write = started.elapsed();
+        Ok(Generated {
+            loaded,
+            files,
+            report,
+            timings,
+        })
+    }
+
+    /// Converts the specs into another input format, one file per tool
+    /// (`OUT/<tool set>/<id>.yaml`); only RAVE YAML is written so far.
+    /// Nothing is written when the specs have errors.
+    pub fn convert(&self, to: Format) -> Result<Generated, GenerateError> {
+        if to != Format::Rave {
+            return Err(GenerateError::Unsupported(format!(
+                "converting to `{to}` is not supported yet; use `--to rave`"
+            )));
+        }
+        let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
+        let mut timings = Timings::default();
+        let started = Instant::now();
+        let loaded = self.load();
+        timings.load = started.elapsed();
+        if !self.accepts(&loaded) {
+            return Err(GenerateError::Invalid(Box::new(loaded)));
+        }
+        let mut files = GeneratedFiles::new();
+        for set in &loaded.project.tool_sets {
+            for tool in &set.tools {
+                files.add(
+                    format!("{}/{}.yaml", set.name, tool.id.value),
+                    emit::rave::to_rave_yaml(tool),
+                );
+            }
+        }
+        let started = Instant::now();
+        let report = output::write(out, &files, Prune::Owned).map_err(GenerateError::Output)?;
         timings.write = started.elapsed();
         Ok(Generated {
             loaded,

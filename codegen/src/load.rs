@@ -201,13 +201,19 @@ impl Loader<'_> {
         let mut roots: Vec<PathBuf> = paths.to_vec();
         if let Some(m) = &explicit_manifest {
             let db = &mut self.loaded.db;
-            if self.manifests.get(db, m, options, &mut self.diags).is_some() {
+            if self
+                .manifests
+                .get(db, m, options, &mut self.diags)
+                .is_some()
+            {
                 manifests.push(m.clone());
                 if roots.is_empty() {
                     roots = self
                         .manifests
                         .spec_dirs(db, m, options, &mut self.diags)
-                        .unwrap_or_else(|| vec![m.parent().unwrap_or(Path::new(".")).to_path_buf()]);
+                        .unwrap_or_else(|| {
+                            vec![m.parent().unwrap_or(Path::new(".")).to_path_buf()]
+                        });
                 }
             } else if !self.diags.iter().any(|d| d.severity == Severity::Error) {
                 self.diags.push(io_error(
@@ -232,7 +238,12 @@ impl Loader<'_> {
         let (schema_docs, specs): (Vec<PathBuf>, Vec<PathBuf>) =
             specs.into_iter().partition(|p| refs::is_schema_doc(p));
         self.loaded.spec_files = specs.len();
-        if specs.is_empty() && !self.diags.iter().any(|d| std::ptr::eq(d.rule, &rule::IO_ERROR)) {
+        if specs.is_empty()
+            && !self
+                .diags
+                .iter()
+                .any(|d| std::ptr::eq(d.rule, &rule::IO_ERROR))
+        {
             self.diags.push(no_spec_files(&roots));
         }
         Found {
@@ -294,7 +305,10 @@ impl Loader<'_> {
         let mut sets = BTreeMap::new();
         for m in manifests {
             let db = &mut self.loaded.db;
-            let Some((file, root)) = self.manifests.get(db, m, self.options, &mut self.diags).cloned()
+            let Some((file, root)) = self
+                .manifests
+                .get(db, m, self.options, &mut self.diags)
+                .cloned()
             else {
                 continue;
             };
@@ -399,7 +413,10 @@ impl Loader<'_> {
             file,
             Span::new(root.span.start as usize, root.span.start as usize + 1),
         );
-        let found = self.options.format.or_else(|| formats::detect(root, is_yaml));
+        let found = self
+            .options
+            .format
+            .or_else(|| formats::detect(root, is_yaml));
         match (manifest_format, found) {
             (Some(declared), Some(found)) if declared != found => {
                 self.diags.push(

@@ -405,18 +405,7 @@ fn regenerate_command(input: &InputArgs, out: &std::path::Path, extra: &[String]
 
 fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
     match command {
-        Command::Validate(input) => {
-            let g = generator(&input, reporter);
-            let loaded = g.load();
-            reporter.diagnostics(&loaded);
-            let ok = g.accepts(&loaded);
-            reporter.summary(&loaded, !ok, if ok { "validated" } else { "validation" });
-            if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
+        Command::Validate(input) => validate(&input, reporter),
         Command::Gen {
             input,
             out,
@@ -428,98 +417,18 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             rust_runtime_path,
             templates,
         } => {
-            let mut g = generator(&input, reporter);
-            let mut extra = Vec::new();
-            if !emit.is_empty() {
-                let names: Vec<&str> = emit.iter().map(|k| k.as_str()).collect();
-                extra.push(format!("--emit {}", names.join(",")));
-            }
-            for kind in emit {
-                g = g.output(kind);
-            }
-            if let Some(dir) = templates {
-                extra.push(format!("--templates {}", dir.display()));
-                g = g.templates(dir);
-            }
-            if let Some(b) = csharp_bridge {
-                extra.push(format!(
-                    "--csharp-bridge {}",
-                    if b == CsharpBridge::External {
-                        "external"
-                    } else {
-                        "bundled"
-                    }
-                ));
-                g = g.csharp_bridge(b);
-            }
-            let runtime = runtime.or(rust_runtime_path.map(RuntimeSource::Path));
-            if let Some(r) = runtime {
-                extra.push(format!("--runtime {r}"));
-                g = g.runtime(r);
-            }
-            let g = g
-                .regenerate_command(regenerate_command(&input, &out, &extra))
-                .out_dir(&out)
-                .prune(if prune_all { Prune::All } else { Prune::Owned });
+            let options = GenOptions {
+                emit,
+                runtime: runtime.or(rust_runtime_path.map(RuntimeSource::Path)),
+                csharp_bridge,
+                prune_all,
+                templates,
+            };
+            let g = gen_generator(&input, &out, options, reporter);
             if check {
-                match g.check() {
-                    Ok((loaded, report)) => {
-                        reporter.diagnostics(&loaded);
-                        if report.is_clean() {
-                            reporter.summary(
-                                &loaded,
-                                false,
-                                &format!("{} is up to date", out.display()),
-                            );
-                            ExitCode::SUCCESS
-                        } else {
-                            for (kind, list) in [
-                                ("stale", &report.stale),
-                                ("missing", &report.missing),
-                                ("extra", &report.extra),
-                            ] {
-                                for p in list {
-                                    eprintln!("{kind}: {}", out.join(p).display());
-                                }
-                            }
-                            eprintln!(
-                                "{} is out of date; run `toolgen gen` to regenerate it",
-                                out.display()
-                            );
-                            ExitCode::from(1)
-                        }
-                    }
-                    Err(e) => generate_error(e, reporter),
-                }
+                gen_check(&g, &out, reporter)
             } else {
-                match g.generate() {
-                    Ok(done) => {
-                        if stats {
-                            let t = done.timings;
-                            eprintln!(
-                                "stats: load_ms={} render_ms={} write_ms={}",
-                                t.load.as_millis(),
-                                t.render.as_millis(),
-                                t.write.as_millis()
-                            );
-                        }
-                        reporter.diagnostics(&done.loaded);
-                        reporter.summary(&done.loaded, false, "generated");
-                        if matches!(reporter.format, MessageFormat::Human) {
-                            eprintln!(
-                                "wrote {} file{}, {} unchanged, removed {} stale file{} in {}",
-                                done.report.written.len(),
-                                plural(done.report.written.len()),
-                                done.report.unchanged,
-                                done.report.removed.len(),
-                                plural(done.report.removed.len()),
-                                out.display()
-                            );
-                        }
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => generate_error(e, reporter),
-                }
+                gen_write(&g, &out, reporter, stats)
             }
         }
         Command::Init {
@@ -527,95 +436,10 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             format,
             name,
             specs,
-        } => {
-            let format = match format {
-                InitFormat::Mcp => Format::Mcp,
-                InitFormat::Editormcp => Format::EditorMcp,
-                InitFormat::Rave => Format::Rave,
-            };
-            match toolgen::scaffold::init(&dir, format, name.as_deref(), specs.as_deref()) {
-                Ok(done) => {
-                    eprintln!(
-                        "created the tool set in {}:\n  {}  (the manifest)\n  {}  (an example tool)\n  {}/  (JSON Schemas for editors)\nnext: `toolgen new ID --dir {}`, then `toolgen validate {}`",
-                        dir.display(),
-                        shown(&done.manifest),
-                        shown(&done.spec),
-                        shown(&dir.join(toolgen::scaffold::SCHEMA_DIR)),
-                        dir.display(),
-                        dir.display()
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(1)
-                }
-            }
-        }
-        Command::New { id, dir, manifest } => {
-            let start = manifest.unwrap_or(dir);
-            match toolgen::scaffold::new_spec(&start, &id) {
-                Ok(path) => {
-                    eprintln!("created {}", shown(&path));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    ExitCode::from(1)
-                }
-            }
-        }
-        Command::Schemas { out } => match toolgen::scaffold::write_schemas(&out) {
-            Ok(written) => {
-                for p in written {
-                    eprintln!("wrote {}", shown(&p));
-                }
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::from(2)
-            }
-        },
-        Command::Convert { input, to, out } => {
-            let g = generator(&input, reporter);
-            let loaded = g.load();
-            reporter.diagnostics(&loaded);
-            if !g.accepts(&loaded) {
-                reporter.summary(&loaded, true, "conversion");
-                eprintln!("nothing was written");
-                return ExitCode::from(1);
-            }
-            if to != Format::Rave {
-                eprintln!("error: converting to `{to}` is not supported yet; use `--to rave`");
-                return ExitCode::from(2);
-            }
-            let mut files = toolgen::emit::GeneratedFiles::new();
-            for set in &loaded.project.tool_sets {
-                for tool in &set.tools {
-                    files.add(
-                        format!("{}/{}.yaml", set.name, tool.id.value),
-                        toolgen::emit::rave::to_rave_yaml(tool),
-                    );
-                }
-            }
-            match toolgen::output::write(&out, &files, Prune::Owned) {
-                Ok(report) => {
-                    eprintln!(
-                        "converted {} tools to {to}: {} file(s) written, {} unchanged in {}",
-                        loaded.project.tool_count(),
-                        report.written.len(),
-                        report.unchanged,
-                        out.display()
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("error: cannot write output: {e}");
-                    ExitCode::from(2)
-                }
-            }
-        }
+        } => init(&dir, format, name.as_deref(), specs.as_deref()),
+        Command::New { id, dir, manifest } => new_spec(&manifest.unwrap_or(dir), &id),
+        Command::Schemas { out } => schemas(&out),
+        Command::Convert { input, to, out } => convert(&input, to, &out, reporter),
         Command::Rules => {
             for r in diag::rule::ALL {
                 println!(
@@ -628,23 +452,233 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Command::Explain { rule } => match diag::find_rule(&rule) {
-            Some(r) => {
-                println!(
-                    "{} ({}, {} by default)\n\n{}\n\n{}",
-                    r.code,
-                    r.name,
-                    r.severity.as_str(),
-                    r.summary,
-                    r.explanation
-                );
-                ExitCode::SUCCESS
+        Command::Explain { rule } => explain(&rule),
+    }
+}
+
+fn validate(input: &InputArgs, reporter: &Reporter) -> ExitCode {
+    let g = generator(input, reporter);
+    let loaded = g.load();
+    reporter.diagnostics(&loaded);
+    let ok = g.accepts(&loaded);
+    reporter.summary(&loaded, !ok, if ok { "validated" } else { "validation" });
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// What `gen` takes beyond the inputs and the output directory.
+struct GenOptions {
+    emit: Vec<OutputKind>,
+    runtime: Option<RuntimeSource>,
+    csharp_bridge: Option<CsharpBridge>,
+    prune_all: bool,
+    templates: Option<PathBuf>,
+}
+
+/// The generator of `gen`, and the command line it records as the one that
+/// regenerates the output.
+fn gen_generator(
+    input: &InputArgs,
+    out: &std::path::Path,
+    options: GenOptions,
+    reporter: &Reporter,
+) -> Generator {
+    let mut g = generator(input, reporter);
+    let mut extra = Vec::new();
+    if !options.emit.is_empty() {
+        let names: Vec<&str> = options.emit.iter().map(|k| k.as_str()).collect();
+        extra.push(format!("--emit {}", names.join(",")));
+    }
+    for kind in options.emit {
+        g = g.output(kind);
+    }
+    if let Some(dir) = options.templates {
+        extra.push(format!("--templates {}", dir.display()));
+        g = g.templates(dir);
+    }
+    if let Some(b) = options.csharp_bridge {
+        let name = if b == CsharpBridge::External {
+            "external"
+        } else {
+            "bundled"
+        };
+        extra.push(format!("--csharp-bridge {name}"));
+        g = g.csharp_bridge(b);
+    }
+    if let Some(r) = options.runtime {
+        extra.push(format!("--runtime {r}"));
+        g = g.runtime(r);
+    }
+    g.regenerate_command(regenerate_command(input, out, &extra))
+        .out_dir(out)
+        .prune(if options.prune_all {
+            Prune::All
+        } else {
+            Prune::Owned
+        })
+}
+
+fn gen_check(g: &Generator, out: &std::path::Path, reporter: &Reporter) -> ExitCode {
+    let (loaded, report) = match g.check() {
+        Ok(r) => r,
+        Err(e) => return generate_error(e, reporter),
+    };
+    reporter.diagnostics(&loaded);
+    if report.is_clean() {
+        reporter.summary(&loaded, false, &format!("{} is up to date", out.display()));
+        return ExitCode::SUCCESS;
+    }
+    for (kind, list) in [
+        ("stale", &report.stale),
+        ("missing", &report.missing),
+        ("extra", &report.extra),
+    ] {
+        for p in list {
+            eprintln!("{kind}: {}", out.join(p).display());
+        }
+    }
+    eprintln!(
+        "{} is out of date; run `toolgen gen` to regenerate it",
+        out.display()
+    );
+    ExitCode::from(1)
+}
+
+fn gen_write(g: &Generator, out: &std::path::Path, reporter: &Reporter, stats: bool) -> ExitCode {
+    let done = match g.generate() {
+        Ok(d) => d,
+        Err(e) => return generate_error(e, reporter),
+    };
+    if stats {
+        let t = done.timings;
+        eprintln!(
+            "stats: load_ms={} render_ms={} write_ms={}",
+            t.load.as_millis(),
+            t.render.as_millis(),
+            t.write.as_millis()
+        );
+    }
+    reporter.diagnostics(&done.loaded);
+    reporter.summary(&done.loaded, false, "generated");
+    if matches!(reporter.format, MessageFormat::Human) {
+        eprintln!(
+            "wrote {} file{}, {} unchanged, removed {} stale file{} in {}",
+            done.report.written.len(),
+            plural(done.report.written.len()),
+            done.report.unchanged,
+            done.report.removed.len(),
+            plural(done.report.removed.len()),
+            out.display()
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+fn init(
+    dir: &std::path::Path,
+    format: InitFormat,
+    name: Option<&str>,
+    specs: Option<&str>,
+) -> ExitCode {
+    let format = match format {
+        InitFormat::Mcp => Format::Mcp,
+        InitFormat::Editormcp => Format::EditorMcp,
+        InitFormat::Rave => Format::Rave,
+    };
+    match toolgen::scaffold::init(dir, format, name, specs) {
+        Ok(done) => {
+            eprintln!(
+                "created the tool set in {}:\n  {}  (the manifest)\n  {}  (an example tool)\n  {}/  (JSON Schemas for editors)\nnext: `toolgen new ID --dir {}`, then `toolgen validate {}`",
+                dir.display(),
+                shown(&done.manifest),
+                shown(&done.spec),
+                shown(&dir.join(toolgen::scaffold::SCHEMA_DIR)),
+                dir.display(),
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn new_spec(start: &std::path::Path, id: &str) -> ExitCode {
+    match toolgen::scaffold::new_spec(start, id) {
+        Ok(path) => {
+            eprintln!("created {}", shown(&path));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn schemas(out: &std::path::Path) -> ExitCode {
+    match toolgen::scaffold::write_schemas(out) {
+        Ok(written) => {
+            for p in written {
+                eprintln!("wrote {}", shown(&p));
             }
-            None => {
-                eprintln!("error: no rule `{rule}`; `toolgen rules` lists them");
-                ExitCode::from(2)
-            }
-        },
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn convert(input: &InputArgs, to: Format, out: &std::path::Path, reporter: &Reporter) -> ExitCode {
+    match generator(input, reporter).out_dir(out).convert(to) {
+        Ok(done) => {
+            reporter.diagnostics(&done.loaded);
+            eprintln!(
+                "converted {} tools to {to}: {} file(s) written, {} unchanged in {}",
+                done.loaded.project.tool_count(),
+                done.report.written.len(),
+                done.report.unchanged,
+                out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(GenerateError::Invalid(loaded)) => {
+            reporter.diagnostics(&loaded);
+            reporter.summary(&loaded, true, "conversion");
+            eprintln!("nothing was written");
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn explain(rule: &str) -> ExitCode {
+    match diag::find_rule(rule) {
+        Some(r) => {
+            println!(
+                "{} ({}, {} by default)\n\n{}\n\n{}",
+                r.code,
+                r.name,
+                r.severity.as_str(),
+                r.summary,
+                r.explanation
+            );
+            ExitCode::SUCCESS
+        }
+        None => {
+            eprintln!("error: no rule `{rule}`; `toolgen rules` lists them");
+            ExitCode::from(2)
+        }
     }
 }
 
