@@ -585,24 +585,15 @@ impl Translator<'_, '_> {
         }
         self.cx
             .check_keys(obj, &allowed, true, &format!("{what} schema"));
-        let get = |k: &str| obj.iter().find(|m| m.key == k);
-        let mut out = Map::new();
-
-        // required
-        let required = match get("required") {
-            Some(m) if position != Position::Schema => {
-                self.cx.boolean(&m.value, "`required`").unwrap_or(false)
-            }
-            _ => {
-                if position == Position::TopLevel && self.side == Side::Input {
-                    self.cx
-                        .require(node, obj, "required", "a parameter", "true or false");
-                    false
-                } else {
-                    true
-                }
-            }
+        let place = Place {
+            node,
+            obj,
+            ptr,
+            what,
+            position,
         };
+        let mut out = Map::new();
+        let required = self.required_flag(&place);
         if position == Position::TopLevel {
             if let Some(d) =
                 self.cx
@@ -611,114 +602,162 @@ impl Translator<'_, '_> {
                 self.cx.string(d, "`description`", true);
             }
         }
-
-        // $ref
-        let reference = get("$ref");
-        if let Some(r) = reference {
-            let target = self.cx.string(&r.value, "`$ref`", true);
-            if let Some(target) = target {
-                let name = target.value.strip_prefix("#/definitions/");
-                match name {
-                    Some(n) if self.definitions.contains_key(n) => {
-                        out.insert("$ref".into(), json!(format!("#/$defs/{n}")));
-                        self.refs.insert(n.to_owned());
-                    }
-                    _ => {
-                        let names: Vec<&str> =
-                            self.definitions.keys().map(String::as_str).collect();
-                        let help = match name.and_then(|n| did_you_mean(n, names.iter().copied())) {
-                            Some(s) => format!("did you mean `#/definitions/{s}`?"),
-                            None if names.is_empty() => {
-                                "declare the shape under a top-level `definitions` object"
-                                    .to_owned()
-                            }
-                            None => format!("declared definitions: {}", list(&names)),
-                        };
-                        self.cx.report(
-                            Diagnostic::at(
-                                &rule::UNRESOLVED_REF,
-                                target.loc,
-                                format!("`$ref` `{}` does not name a definition", target.value),
-                            )
-                            .label("unresolved reference")
-                            .help(help),
-                        );
-                    }
-                }
-                self.locs.insert(pointer_join(ptr, "$ref"), target.loc);
-            }
-            if let Some(t) = get("type") {
-                self.cx.report(
-                    Diagnostic::at(
-                        &rule::INVALID_VALUE,
-                        self.loc(t.key_span),
-                        "`type` cannot be combined with `$ref`",
-                    )
-                    .label("the referenced definition has the type")
-                    .help("remove `type`"),
-                );
-            }
-        }
-
-        // type
-        let mut ty: Option<String> = None;
-        if reference.is_none() {
-            match get("type") {
-                None => {
-                    self.cx.require(node, obj, "type", what, "\"string\", \"integer\", \"number\", \"boolean\", \"array\", \"object\" or \"any\"");
-                }
-                Some(m) => match self.cx.string(&m.value, "`type`", true) {
-                    Some(t) if TYPES.contains(&t.value.as_str()) => {
-                        self.locs.insert(pointer_join(ptr, "type"), t.loc);
-                        ty = Some(t.value);
-                    }
-                    Some(t) => {
-                        let synonym = match t.value.to_ascii_lowercase().as_str() {
-                            "int" | "long" | "int32" | "int64" => Some("integer"),
-                            "bool" => Some("boolean"),
-                            "float" | "double" | "decimal" => Some("number"),
-                            "str" | "text" => Some("string"),
-                            "list" | "sequence" => Some("array"),
-                            "dict" | "map" | "dictionary" | "record" => Some("object"),
-                            "null" => None,
-                            other => TYPES.iter().copied().find(|x| *x == other),
-                        }
-                        .or_else(|| did_you_mean(&t.value, TYPES.iter().copied()));
-                        self.cx.report(
-                            Diagnostic::at(
-                                &rule::UNKNOWN_TYPE,
-                                t.loc,
-                                format!("unknown type `{}`", t.value),
-                            )
-                            .label("not a type of the format")
-                            .help(match synonym {
-                                Some(s) => format!("did you mean `{s}`?"),
-                                None => format!("use one of {}", list(TYPES)),
-                            }),
-                        );
-                    }
-                    None => {}
-                },
-            }
-        }
-        let nullable = get("nullable")
+        let reference = self.reference(&place, &mut out);
+        let ty = if reference {
+            None
+        } else {
+            self.declared_type(&place)
+        };
+        let nullable = place
+            .get("nullable")
             .and_then(|m| self.cx.boolean(&m.value, "`nullable`"))
             .unwrap_or(false);
-        if let Some(t) = &ty {
-            if t != "any" {
-                out.insert(
-                    "type".into(),
-                    if nullable {
-                        json!([t, "null"])
-                    } else {
-                        json!(t)
-                    },
-                );
+        if let Some(t) = ty.as_deref().filter(|t| *t != "any") {
+            out.insert(
+                "type".into(),
+                if nullable {
+                    json!([t, "null"])
+                } else {
+                    json!(t)
+                },
+            );
+        }
+        self.plain_keywords(&place, required, &mut out);
+        // The key itself is a better place to point at for "default" problems than nothing.
+        if let Some(m) = place.get("required") {
+            self.locs
+                .insert(format!("{ptr}/@required"), self.loc(m.value.span));
+        }
+        if let Some(m) = place.get("items") {
+            let iptr = pointer_join(ptr, "items");
+            if let Some((v, _)) = self.schema(&m.value, &iptr, Position::Schema) {
+                out.insert("items".into(), v);
             }
         }
+        let has_properties = self.nested_properties(&place, &mut out);
+        let has_additional = self.additional_properties(&place, &mut out);
+        if ty.as_deref() == Some("object") {
+            self.object_shape(&place, has_properties, has_additional, &mut out);
+        }
+        Some((Value::Object(out), required))
+    }
 
-        // Plain keywords, copied with their locations after a JSON-type check.
-        for m in obj {
+    /// `required`: whether the property is required in its parent object
+    /// (parameters must say; nested properties and output fields default to yes).
+    fn required_flag(&mut self, p: &Place<'_>) -> bool {
+        match p.get("required") {
+            Some(m) if p.position != Position::Schema => {
+                self.cx.boolean(&m.value, "`required`").unwrap_or(false)
+            }
+            _ => {
+                if p.position == Position::TopLevel && self.side == Side::Input {
+                    self.cx
+                        .require(p.node, p.obj, "required", "a parameter", "true or false");
+                    false
+                } else {
+                    true
+                }
+            }
+        }
+    }
+
+    /// `$ref` to a definition (TG0310 when it names none); whether there is one.
+    fn reference(&mut self, p: &Place<'_>, out: &mut Map<String, Value>) -> bool {
+        let Some(r) = p.get("$ref") else {
+            return false;
+        };
+        if let Some(target) = self.cx.string(&r.value, "`$ref`", true) {
+            let name = target.value.strip_prefix("#/definitions/");
+            match name {
+                Some(n) if self.definitions.contains_key(n) => {
+                    out.insert("$ref".into(), json!(format!("#/$defs/{n}")));
+                    self.refs.insert(n.to_owned());
+                }
+                _ => {
+                    let names: Vec<&str> = self.definitions.keys().map(String::as_str).collect();
+                    let help = match name.and_then(|n| did_you_mean(n, names.iter().copied())) {
+                        Some(s) => format!("did you mean `#/definitions/{s}`?"),
+                        None if names.is_empty() => {
+                            "declare the shape under a top-level `definitions` object".to_owned()
+                        }
+                        None => format!("declared definitions: {}", list(&names)),
+                    };
+                    self.cx.report(
+                        Diagnostic::at(
+                            &rule::UNRESOLVED_REF,
+                            target.loc,
+                            format!("`$ref` `{}` does not name a definition", target.value),
+                        )
+                        .label("unresolved reference")
+                        .help(help),
+                    );
+                }
+            }
+            self.locs.insert(pointer_join(p.ptr, "$ref"), target.loc);
+        }
+        if let Some(t) = p.get("type") {
+            self.cx.report(
+                Diagnostic::at(
+                    &rule::INVALID_VALUE,
+                    self.loc(t.key_span),
+                    "`type` cannot be combined with `$ref`",
+                )
+                .label("the referenced definition has the type")
+                .help("remove `type`"),
+            );
+        }
+        true
+    }
+
+    /// `type` (TG0302 with a likely meant type for unknown ones); the type written.
+    fn declared_type(&mut self, p: &Place<'_>) -> Option<String> {
+        let mut ty: Option<String> = None;
+        match p.get("type") {
+            None => {
+                self.cx.require(p.node, p.obj, "type", p.what, "\"string\", \"integer\", \"number\", \"boolean\", \"array\", \"object\" or \"any\"");
+            }
+            Some(m) => match self.cx.string(&m.value, "`type`", true) {
+                Some(t) if TYPES.contains(&t.value.as_str()) => {
+                    self.locs.insert(pointer_join(p.ptr, "type"), t.loc);
+                    ty = Some(t.value);
+                }
+                Some(t) => self.unknown_type(&t),
+                None => {}
+            },
+        }
+        ty
+    }
+
+    /// TG0302, with the type a synonym (`int`, `dict`) or a typo most likely means.
+    fn unknown_type(&mut self, t: &Spanned<String>) {
+        let synonym = match t.value.to_ascii_lowercase().as_str() {
+            "int" | "long" | "int32" | "int64" => Some("integer"),
+            "bool" => Some("boolean"),
+            "float" | "double" | "decimal" => Some("number"),
+            "str" | "text" => Some("string"),
+            "list" | "sequence" => Some("array"),
+            "dict" | "map" | "dictionary" | "record" => Some("object"),
+            "null" => None,
+            other => TYPES.iter().copied().find(|x| *x == other),
+        }
+        .or_else(|| did_you_mean(&t.value, TYPES.iter().copied()));
+        self.cx.report(
+            Diagnostic::at(
+                &rule::UNKNOWN_TYPE,
+                t.loc,
+                format!("unknown type `{}`", t.value),
+            )
+            .label("not a type of the format")
+            .help(match synonym {
+                Some(s) => format!("did you mean `{s}`?"),
+                None => format!("use one of {}", list(TYPES)),
+            }),
+        );
+    }
+
+    /// Plain keywords, copied with their locations after a JSON-type check.
+    fn plain_keywords(&mut self, p: &Place<'_>, required: bool, out: &mut Map<String, Value>) {
+        for m in p.obj {
             let expected = match m.key.as_str() {
                 "description" | "title" | "pattern" | "format" => {
                     Some(("a string", matches!(m.value.kind, NodeKind::String(_))))
@@ -750,74 +789,92 @@ impl Translator<'_, '_> {
                 // `"default": null` on an optional parameter means "no default" (as in the schema page's example).
                 continue;
             }
-            let kptr = pointer_join(ptr, &m.key);
+            let kptr = pointer_join(p.ptr, &m.key);
             let mut sub = String::new();
-            m.value.walk(&mut sub, &mut |p, n| {
-                self.locs.insert(format!("{kptr}{p}"), self.cx.loc(n.span));
+            m.value.walk(&mut sub, &mut |q, n| {
+                self.locs.insert(format!("{kptr}{q}"), self.cx.loc(n.span));
             });
             out.insert(m.key.clone(), m.value.to_json());
         }
-        // The key itself is a better place to point at for "default" problems than nothing.
-        if let Some(m) = get("required") {
-            self.locs
-                .insert(format!("{ptr}/@required"), self.loc(m.value.span));
-        }
+    }
 
-        // items
-        if let Some(m) = get("items") {
-            let iptr = pointer_join(ptr, "items");
-            if let Some((v, _)) = self.schema(&m.value, &iptr, Position::Schema) {
-                out.insert("items".into(), v);
-            }
+    /// A nested object's `properties` (and the `required` they make); whether
+    /// there are some.
+    fn nested_properties(&mut self, p: &Place<'_>, out: &mut Map<String, Value>) -> bool {
+        let Some(m) = p.get("properties") else {
+            return false;
+        };
+        let Some(members) = self.cx.object(&m.value, "`properties`") else {
+            return false;
+        };
+        let pptr = pointer_join(p.ptr, "properties");
+        self.locs.insert(pptr.clone(), self.loc(m.value.span));
+        let (props, req) = self.properties(members, &pptr, Position::Property, "properties");
+        out.insert("properties".into(), Value::Object(props));
+        if !req.is_empty() {
+            out.insert("required".into(), json!(req));
         }
-        // properties
-        let mut has_properties = false;
-        if let Some(m) = get("properties") {
-            if let Some(members) = self.cx.object(&m.value, "`properties`") {
-                has_properties = true;
-                let pptr = pointer_join(ptr, "properties");
-                self.locs.insert(pptr.clone(), self.loc(m.value.span));
-                let (props, req) =
-                    self.properties(members, &pptr, Position::Property, "properties");
-                out.insert("properties".into(), Value::Object(props));
-                if !req.is_empty() {
-                    out.insert("required".into(), json!(req));
+        true
+    }
+
+    /// `additionalProperties`: `true`, `false`, or a schema; whether it is there.
+    fn additional_properties(&mut self, p: &Place<'_>, out: &mut Map<String, Value>) -> bool {
+        let Some(m) = p.get("additionalProperties") else {
+            return false;
+        };
+        let aptr = pointer_join(p.ptr, "additionalProperties");
+        match &m.value.kind {
+            NodeKind::Bool(b) => {
+                self.locs.insert(aptr, self.loc(m.value.span));
+                out.insert("additionalProperties".into(), json!(b));
+            }
+            _ => {
+                if let Some((v, _)) = self.schema(&m.value, &aptr, Position::Schema) {
+                    out.insert("additionalProperties".into(), v);
                 }
             }
         }
-        // additionalProperties
-        let mut has_additional = false;
-        if let Some(m) = get("additionalProperties") {
-            has_additional = true;
-            let aptr = pointer_join(ptr, "additionalProperties");
-            match &m.value.kind {
-                NodeKind::Bool(b) => {
-                    self.locs.insert(aptr, self.loc(m.value.span));
-                    out.insert("additionalProperties".into(), json!(b));
-                }
-                _ => {
-                    if let Some((v, _)) = self.schema(&m.value, &aptr, Position::Schema) {
-                        out.insert("additionalProperties".into(), v);
-                    }
-                }
-            }
+        true
+    }
+
+    /// An object says its shape (TG0309); an input object with properties
+    /// refuses other members.
+    fn object_shape(
+        &mut self,
+        p: &Place<'_>,
+        has_properties: bool,
+        has_additional: bool,
+        out: &mut Map<String, Value>,
+    ) {
+        if !has_properties && !has_additional {
+            self.cx.report(
+                Diagnostic::at(
+                    &rule::OBJECT_SHAPE,
+                    self.loc(p.node.span),
+                    "object declares neither `properties` nor `additionalProperties`; it is typed as a free-form object",
+                )
+                .label("shape unknown")
+                .help("add `\"additionalProperties\": true` to say it is free-form, or declare its `properties`"),
+            );
+        } else if has_properties && !has_additional && self.side == Side::Input {
+            out.insert("additionalProperties".into(), json!(false));
         }
-        if ty.as_deref() == Some("object") {
-            if !has_properties && !has_additional {
-                self.cx.report(
-                    Diagnostic::at(
-                        &rule::OBJECT_SHAPE,
-                        self.loc(node.span),
-                        "object declares neither `properties` nor `additionalProperties`; it is typed as a free-form object",
-                    )
-                    .label("shape unknown")
-                    .help("add `\"additionalProperties\": true` to say it is free-form, or declare its `properties`"),
-                );
-            } else if has_properties && !has_additional && self.side == Side::Input {
-                out.insert("additionalProperties".into(), json!(false));
-            }
-        }
-        Some((Value::Object(out), required))
+    }
+}
+
+/// A property schema being translated: its node, members, pointer, what it
+/// is (for messages) and where it sits.
+struct Place<'n> {
+    node: &'n Node,
+    obj: &'n [Member],
+    ptr: &'n str,
+    what: &'static str,
+    position: Position,
+}
+
+impl<'n> Place<'n> {
+    fn get(&self, key: &str) -> Option<&'n Member> {
+        self.obj.iter().find(|m| m.key == key)
     }
 }
 
