@@ -93,8 +93,25 @@ fn is_valid_namespace(s: &str) -> bool {
 pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
     let obj = cx.object(root, "a tool-set manifest")?;
     cx.check_keys(obj, KEYS, false, "a tool-set manifest");
-    let get = |k: &str| obj.iter().find(|m| m.key == k).map(|m| &m.value);
+    let format = read_format(cx, root, obj)?;
+    let mut set = formats::default_tool_set(format);
+    set.manifest = Some(cx.loc(root.span));
+    // Every part is read (and its problems reported) even after one fails.
+    let ok = [
+        read_name(cx, root, obj, &mut set),
+        read_texts(cx, obj, &mut set),
+        read_policies(cx, obj, &mut set),
+        read_generation(cx, obj, &mut set),
+    ];
+    ok.iter().all(|ok| *ok).then_some(set)
+}
 
+fn member<'n>(obj: &'n [crate::syntax::Member], key: &str) -> Option<&'n Node> {
+    obj.iter().find(|m| m.key == key).map(|m| &m.value)
+}
+
+/// `format`, required; `None` (reported) when it is missing or unknown.
+fn read_format(cx: &mut Cx<'_>, root: &Node, obj: &[crate::syntax::Member]) -> Option<Format> {
     let format_node = cx.require(
         root,
         obj,
@@ -103,7 +120,8 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
         "the format of the tool set's files: editormcp, rave or mcp",
     )?;
     let format_str = cx.string(format_node, "`format`", true)?;
-    let Some(format) = Format::parse(&format_str.value) else {
+    let format = Format::parse(&format_str.value);
+    if format.is_none() {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
         cx.report(
             Diagnostic::at(
@@ -114,56 +132,64 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
             .label("not a format")
             .help(suggest(&format_str.value, &names)),
         );
-        return None;
-    };
-    let mut set = formats::default_tool_set(format);
-    set.manifest = Some(cx.loc(root.span));
-    let mut ok = true;
+    }
+    format
+}
 
-    if let Some(n) = cx.require(
+/// `name`, required, a lowercase identifier (TG0504).
+fn read_name(
+    cx: &mut Cx<'_>,
+    root: &Node,
+    obj: &[crate::syntax::Member],
+    set: &mut ToolSet,
+) -> bool {
+    let Some(n) = cx.require(
         root,
         obj,
         "name",
         "the manifest",
         "a lowercase identifier, e.g. editormcp",
-    ) {
-        if let Some(name) = cx.string(n, "`name`", true) {
-            if is_valid_name(&name.value) {
-                set.name = name.value;
-            } else {
-                cx.report(
-                    Diagnostic::at(
-                        &rule::TOOLSET_NAME,
-                        name.loc,
-                        format!(
-                            "tool set name `{}` is not a lowercase identifier",
-                            name.value
-                        ),
-                    )
-                    .label("invalid name")
-                    .help("use lowercase letters, digits and `_`, starting with a letter"),
-                );
-                ok = false;
-            }
-        } else {
-            ok = false;
-        }
-    } else {
-        ok = false;
+    ) else {
+        return false;
+    };
+    let Some(name) = cx.string(n, "`name`", true) else {
+        return false;
+    };
+    if !is_valid_name(&name.value) {
+        cx.report(
+            Diagnostic::at(
+                &rule::TOOLSET_NAME,
+                name.loc,
+                format!(
+                    "tool set name `{}` is not a lowercase identifier",
+                    name.value
+                ),
+            )
+            .label("invalid name")
+            .help("use lowercase letters, digits and `_`, starting with a letter"),
+        );
+        return false;
     }
+    set.name = name.value;
+    true
+}
+
+/// `title`, `description`, `version` and `namespace`.
+fn read_texts(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
+    let mut ok = true;
     for (key, slot) in [
         ("title", &mut set.title),
         ("description", &mut set.description),
         ("version", &mut set.version),
     ] {
-        if let Some(n) = get(key) {
+        if let Some(n) = member(obj, key) {
             match cx.string(n, &format!("`{key}`"), true) {
                 Some(s) => *slot = Some(s.value),
                 None => ok = false,
             }
         }
     }
-    if let Some(n) = get("namespace") {
+    if let Some(n) = member(obj, "namespace") {
         match cx.string(n, "`namespace`", true) {
             Some(ns) if is_valid_namespace(&ns.value) => set.namespace = ns.value,
             Some(ns) => {
@@ -184,7 +210,14 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
             None => ok = false,
         }
     }
-    if let Some(n) = get("defaultTimeoutSeconds") {
+    ok
+}
+
+/// What the tool set allows: `defaultTimeoutSeconds`, `categories`, `tiers`,
+/// `safetyLevels` and `maxTier`.
+fn read_policies(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
+    let mut ok = true;
+    if let Some(n) = member(obj, "defaultTimeoutSeconds") {
         match cx.number(n, "`defaultTimeoutSeconds`") {
             Some(v) if formats::fields::check_timeout(cx, v, cx.loc(n.span)) => {
                 set.default_timeout_seconds = v
@@ -192,7 +225,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
             _ => ok = false,
         }
     }
-    if let Some(n) = get("categories") {
+    if let Some(n) = member(obj, "categories") {
         match id_list(cx, n, "`categories`", "description") {
             Some(items) => {
                 set.categories = items
@@ -203,7 +236,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
             None => ok = false,
         }
     }
-    if let Some(n) = get("tiers") {
+    if let Some(n) = member(obj, "tiers") {
         match id_list(cx, n, "`tiers`", "title") {
             Some(items) => {
                 set.tiers = items
@@ -214,53 +247,68 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
             None => ok = false,
         }
     }
-    if let Some(n) = get("safetyLevels") {
+    if let Some(n) = member(obj, "safetyLevels") {
         match safety_levels(cx, n) {
             Some(levels) => set.safety_levels = levels,
             None => ok = false,
         }
     }
-    if let Some(n) = get("maxTier") {
-        match cx.string(n, "`maxTier`", true) {
-            Some(t) if set.tiers.iter().any(|x| x.id == t.value) => set.max_tier = Some(t.value),
-            Some(t) => {
-                let ids: Vec<&str> = set.tiers.iter().map(|x| x.id.as_str()).collect();
-                cx.report(
-                    Diagnostic::at(
-                        &rule::INVALID_VALUE,
-                        t.loc,
-                        format!("`maxTier` `{}` is not one of the tool set's tiers", t.value),
-                    )
-                    .label("unknown tier")
-                    .help(suggest(&t.value, &ids)),
-                );
-                ok = false;
-            }
-            None => ok = false,
-        }
+    if let Some(n) = member(obj, "maxTier") {
+        ok &= max_tier(cx, n, set);
     }
-    if let Some(n) = get("templates") {
+    ok
+}
+
+/// `maxTier`: one of the tool set's tiers.
+fn max_tier(cx: &mut Cx<'_>, n: &Node, set: &mut ToolSet) -> bool {
+    match cx.string(n, "`maxTier`", true) {
+        Some(t) if set.tiers.iter().any(|x| x.id == t.value) => {
+            set.max_tier = Some(t.value);
+            true
+        }
+        Some(t) => {
+            let ids: Vec<&str> = set.tiers.iter().map(|x| x.id.as_str()).collect();
+            cx.report(
+                Diagnostic::at(
+                    &rule::INVALID_VALUE,
+                    t.loc,
+                    format!("`maxTier` `{}` is not one of the tool set's tiers", t.value),
+                )
+                .label("unknown tier")
+                .help(suggest(&t.value, &ids)),
+            );
+            false
+        }
+        None => false,
+    }
+}
+
+/// How the tool set is generated: `templates`, `specs`, `outputs`, `lints`
+/// and `runtime`.
+fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
+    let mut ok = true;
+    if let Some(n) = member(obj, "templates") {
         match cx.string(n, "`templates`", true) {
             Some(t) => set.templates = Some(Spanned::new(std::path::PathBuf::from(t.value), t.loc)),
             None => ok = false,
         }
     }
-    if let Some(n) = get("specs") {
+    if let Some(n) = member(obj, "specs") {
         ok &= specs(cx, n);
     }
-    if let Some(n) = get("outputs") {
+    if let Some(n) = member(obj, "outputs") {
         match outputs(cx, n) {
             Some(o) => set.outputs = Some(o),
             None => ok = false,
         }
     }
-    if let Some(n) = get("lints") {
+    if let Some(n) = member(obj, "lints") {
         match lints(cx, n) {
             Some(l) => set.lints = l,
             None => ok = false,
         }
     }
-    if let Some(n) = get("runtime") {
+    if let Some(n) = member(obj, "runtime") {
         match cx.string(n, "`runtime`", true) {
             Some(r) => match RuntimeSource::parse(&r.value) {
                 Ok(source) => set.runtime = Some(Spanned::new(source, r.loc)),
@@ -276,7 +324,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
             None => ok = false,
         }
     }
-    ok.then_some(set)
+    ok
 }
 
 /// Checks `specs`: a path or list of relative paths to existing directories.

@@ -347,23 +347,27 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
+/// What a scaffolded spec says: its id, title, the tool set's first
+/// category, tier and safety level, and one parameter, result and example.
+struct Draft<'a> {
+    id: &'a str,
+    schema_ref: &'a str,
+    title: String,
+    description: &'static str,
+    category: Option<String>,
+    tier: String,
+    safety: crate::ir::SafetyLevel,
+    param: &'static str,
+    param_doc: &'static str,
+    result: &'static str,
+    result_doc: &'static str,
+    input: &'static str,
+    output: &'static str,
+    /// The worked example, the same in both JSON formats.
+    example: String,
+}
+
 fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String {
-    let title = crate::ident::title_case(id.rsplit("mcp_tool_").next().unwrap_or(id));
-    let description = if example {
-        "Greets someone by name: an example tool to edit or delete."
-    } else {
-        "Describe in one to three sentences what the tool does."
-    };
-    let category = set.categories.first().map(|c| c.id.clone());
-    let tier = set
-        .tiers
-        .first()
-        .map_or_else(|| "core".to_owned(), |t| t.id.clone());
-    let safety = set
-        .safety_levels
-        .first()
-        .copied()
-        .unwrap_or(crate::ir::SafetyLevel::ReadOnly);
     let (param, param_doc, result, result_doc, input, output) = if example {
         (
             "name",
@@ -383,13 +387,61 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
             "an example result",
         )
     };
-    // The one worked example, the same in both JSON formats.
-    let example = format!(
-        r#"{{"description": "A typical call", "input": {{"{param}": "{input}"}}, "output": {{"{result}": "{output}"}}}}"#
-    );
+    let d = Draft {
+        id,
+        schema_ref,
+        title: crate::ident::title_case(id.rsplit("mcp_tool_").next().unwrap_or(id)),
+        description: if example {
+            "Greets someone by name: an example tool to edit or delete."
+        } else {
+            "Describe in one to three sentences what the tool does."
+        },
+        category: set.categories.first().map(|c| c.id.clone()),
+        tier: set
+            .tiers
+            .first()
+            .map_or_else(|| "core".to_owned(), |t| t.id.clone()),
+        safety: set
+            .safety_levels
+            .first()
+            .copied()
+            .unwrap_or(crate::ir::SafetyLevel::ReadOnly),
+        param,
+        param_doc,
+        result,
+        result_doc,
+        input,
+        output,
+        example: format!(
+            r#"{{"description": "A typical call", "input": {{"{param}": "{input}"}}, "output": {{"{result}": "{output}"}}}}"#
+        ),
+    };
     match set.format {
-        Format::EditorMcp => format!(
-            r#"{{
+        Format::EditorMcp => editormcp_text(&d),
+        Format::Mcp => mcp_text(&d),
+        Format::Rave => rave_text(&d),
+    }
+}
+
+fn editormcp_text(d: &Draft<'_>) -> String {
+    let Draft {
+        id,
+        schema_ref,
+        title,
+        description,
+        category,
+        tier,
+        safety,
+        param,
+        param_doc,
+        result,
+        result_doc,
+        example,
+        ..
+    } = d;
+    let category = category.as_deref();
+    format!(
+        r#"{{
   "$schema": {schema},
   "id": {id},
   "name": {title},
@@ -408,20 +460,37 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
   ]
 }}
 "#,
-            schema = json_string(schema_ref),
-            id = json_string(id),
-            title = json_string(&title),
-            description = json_string(description),
-            category = json_string(category.as_deref().unwrap_or("project")),
-            tier = json_string(&tier),
-        ),
-        Format::Mcp => {
-            let category = category
-                .map(|c| format!("\"category\": {}, ", json_string(&c)))
-                .unwrap_or_default();
-            let (read_only, destructive) = safety.mcp_hints();
-            format!(
-                r#"{{
+        schema = json_string(schema_ref),
+        id = json_string(id),
+        title = json_string(title),
+        description = json_string(description),
+        category = json_string(category.unwrap_or("project")),
+        tier = json_string(tier),
+    )
+}
+
+fn mcp_text(d: &Draft<'_>) -> String {
+    let Draft {
+        id,
+        schema_ref,
+        title,
+        description,
+        category,
+        safety,
+        param,
+        param_doc,
+        result,
+        result_doc,
+        example,
+        ..
+    } = d;
+    let category = category.clone();
+    let category = category
+        .map(|c| format!("\"category\": {}, ", json_string(&c)))
+        .unwrap_or_default();
+    let (read_only, destructive) = safety.mcp_hints();
+    format!(
+        r#"{{
   "$schema": {schema},
   "name": {id},
   "title": {title},
@@ -451,23 +520,36 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
   }}
 }}
 "#,
-                schema = json_string(schema_ref),
-                id = json_string(id),
-                title = json_string(&title),
-                description = json_string(description),
-            )
-        }
-        Format::Rave => {
-            let (package, function) = id.split_once('-').unwrap_or((id, id));
-            format!(
-                "# yaml-language-server: $schema={schema_ref}\nname: {id}\ndescription: {description}\nparameters:\n  type: object\n  properties:\n    {param}:\n      type: string\n      description: {param_doc}\n  required:\n  - {param}\ncategory: {category}\nreturns:\n  type: object\n  properties:\n    {result}:\n      type: string\n      description: {result_doc}\nimplementation_example: |\n  {package}:::{function}({param} = \"{input}\")\n  #> ${result}\n  #> [1] \"{output}\"\n",
-                description = yaml_scalar(description),
-                param_doc = yaml_scalar(param_doc),
-                result_doc = yaml_scalar(result_doc),
-                category = yaml_scalar(category.as_deref().unwrap_or("general")),
-            )
-        }
-    }
+        schema = json_string(schema_ref),
+        id = json_string(id),
+        title = json_string(title),
+        description = json_string(description),
+    )
+}
+
+fn rave_text(d: &Draft<'_>) -> String {
+    let Draft {
+        id,
+        schema_ref,
+        description,
+        category,
+        param,
+        param_doc,
+        result,
+        result_doc,
+        input,
+        output,
+        ..
+    } = d;
+    let (id, schema_ref) = (*id, *schema_ref);
+    let (package, function) = id.split_once('-').unwrap_or((id, id));
+    format!(
+        "# yaml-language-server: $schema={schema_ref}\nname: {id}\ndescription: {description}\nparameters:\n  type: object\n  properties:\n    {param}:\n      type: string\n      description: {param_doc}\n  required:\n  - {param}\ncategory: {category}\nreturns:\n  type: object\n  properties:\n    {result}:\n      type: string\n      description: {result_doc}\nimplementation_example: |\n  {package}:::{function}({param} = \"{input}\")\n  #> ${result}\n  #> [1] \"{output}\"\n",
+        description = yaml_scalar(description),
+        param_doc = yaml_scalar(param_doc),
+        result_doc = yaml_scalar(result_doc),
+        category = yaml_scalar(category.as_deref().unwrap_or("general")),
+    )
 }
 
 #[cfg(test)]

@@ -82,37 +82,72 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         )
         .and_then(|n| cx.string(n, "`description`", false));
     let title = get("title").and_then(|n| cx.string(n, "`title`", true));
+    let input = read_input(cx, root, obj);
+    let output = read_output(cx, get("outputSchema"));
+    let hints = read_annotations(cx, get("annotations"));
+    let meta = read_meta(cx, get("_meta").and_then(|m| m.get("toolgen")));
 
-    let input = match cx.require(
+    let name = name?;
+    let start = cx.loc(Span::at(root.span.start as usize));
+    let display = title
+        .or(hints.title)
+        .unwrap_or_else(|| Spanned::new(display_name(&name.value), name.loc));
+    Some(Tool {
+        name: display,
+        description: description?,
+        category: meta
+            .category
+            .unwrap_or_else(|| Spanned::new(DEFAULT_CATEGORY.to_owned(), start)),
+        safety: Spanned::new(hints.safety, hints.loc.unwrap_or(name.loc)),
+        tier: meta
+            .tier
+            .unwrap_or_else(|| Spanned::new("core".to_owned(), start)),
+        input: input?,
+        output: output?,
+        notes: meta.notes,
+        examples: meta.examples,
+        timeout_seconds: meta.timeout_seconds,
+        requires_approval: meta.requires_approval,
+        annotations: hints.kept,
+        loc: cx.loc(root.span),
+        id: name,
+    })
+}
+
+/// `inputSchema`: an object schema (`type` other than `object` is TG0105).
+fn read_input(cx: &mut Cx<'_>, root: &Node, obj: &[crate::syntax::Member]) -> Option<Schema> {
+    let n = cx.require(
         root,
         obj,
         "inputSchema",
         "the MCP tool",
         "a JSON Schema object: {\"type\": \"object\", \"properties\": {...}}",
-    ) {
-        Some(n) => match &n.kind {
-            NodeKind::Object(_) => {
-                if let Some(t) = n.get("type").filter(|t| t.as_str() != Some("object")) {
-                    cx.report(
-                        Diagnostic::at(
-                            &rule::INVALID_VALUE,
-                            cx.loc(t.span),
-                            "an MCP tool's `inputSchema` must have `\"type\": \"object\"`",
-                        )
-                        .label("arguments are always an object")
-                        .help("wrap the value in an object property"),
-                    );
-                }
-                Some(schema_of(cx, n))
+    )?;
+    match &n.kind {
+        NodeKind::Object(_) => {
+            if let Some(t) = n.get("type").filter(|t| t.as_str() != Some("object")) {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        cx.loc(t.span),
+                        "an MCP tool's `inputSchema` must have `\"type\": \"object\"`",
+                    )
+                    .label("arguments are always an object")
+                    .help("wrap the value in an object property"),
+                );
             }
-            _ => {
-                cx.wrong_type(n, "`inputSchema`", "a JSON Schema object");
-                None
-            }
-        },
-        None => None,
-    };
-    let output = match get("outputSchema") {
+            Some(schema_of(cx, n))
+        }
+        _ => {
+            cx.wrong_type(n, "`inputSchema`", "a JSON Schema object");
+            None
+        }
+    }
+}
+
+/// `outputSchema`: any schema; absent (or `null`) stays absent.
+fn read_output(cx: &mut Cx<'_>, n: Option<&Node>) -> Option<Schema> {
+    match n {
         None
         | Some(Node {
             kind: NodeKind::Null,
@@ -128,89 +163,99 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
             cx.wrong_type(n, "`outputSchema`", "a JSON Schema object");
             None
         }
-    };
+    }
+}
 
-    // Annotations -> safety level and hints.
-    let mut annotations = BTreeMap::new();
-    let hint = |cx: &mut Cx<'_>, members: &[crate::syntax::Member], key: &str| -> Option<bool> {
+/// What `annotations` say: the safety level (and where it was said), the
+/// hints kept as they are, and a display title.
+struct Hints {
+    safety: SafetyLevel,
+    loc: Option<crate::source::Loc>,
+    kept: BTreeMap<String, Spanned<Value>>,
+    title: Option<Spanned<String>>,
+}
+
+/// `annotations` -> safety level and kept hints.
+fn read_annotations(cx: &mut Cx<'_>, a: Option<&Node>) -> Hints {
+    let mut hints = Hints {
+        safety: SafetyLevel::Destructive,
+        loc: None,
+        kept: BTreeMap::new(),
+        title: None,
+    };
+    let Some(a) = a else { return hints };
+    let Some(members) = cx.object(a, "`annotations`") else {
+        return hints;
+    };
+    cx.check_keys(members, HINTS, true, "MCP tool annotations");
+    let hint = |cx: &mut Cx<'_>, key: &str| -> Option<bool> {
         let m = members.iter().find(|m| m.key == key)?;
         cx.boolean(&m.value, &format!("`annotations.{key}`"))
     };
-    let mut annotation_title = None;
-    let (mut read_only, mut destructive) = (None, None);
-    let mut safety_loc = name.as_ref().map(|n| n.loc);
-    if let Some(a) = get("annotations") {
-        if let Some(members) = cx.object(a, "`annotations`") {
-            cx.check_keys(members, HINTS, true, "MCP tool annotations");
-            read_only = hint(cx, members, "readOnlyHint");
-            destructive = hint(cx, members, "destructiveHint");
-            for key in ["idempotentHint", "openWorldHint"] {
-                if let Some(b) = hint(cx, members, key) {
-                    let loc = members
-                        .iter()
-                        .find(|m| m.key == key)
-                        .map_or(cx.loc(a.span), |m| cx.loc(m.value.span));
-                    annotations.insert(key.to_owned(), Spanned::new(json!(b), loc));
-                }
-            }
-            annotation_title = members
+    let read_only = hint(cx, "readOnlyHint");
+    let destructive = hint(cx, "destructiveHint");
+    for key in ["idempotentHint", "openWorldHint"] {
+        if let Some(b) = hint(cx, key) {
+            let loc = members
                 .iter()
-                .find(|m| m.key == "title")
-                .and_then(|m| cx.string(&m.value, "`annotations.title`", true));
-            safety_loc = Some(cx.loc(a.span));
+                .find(|m| m.key == key)
+                .map_or(cx.loc(a.span), |m| cx.loc(m.value.span));
+            hints
+                .kept
+                .insert(key.to_owned(), Spanned::new(json!(b), loc));
         }
     }
-    let safety = match (read_only, destructive) {
+    hints.title = members
+        .iter()
+        .find(|m| m.key == "title")
+        .and_then(|m| cx.string(&m.value, "`annotations.title`", true));
+    hints.loc = Some(cx.loc(a.span));
+    hints.safety = match (read_only, destructive) {
         (Some(true), _) => SafetyLevel::ReadOnly,
         (_, Some(false)) => SafetyLevel::SafeWrite,
         _ => SafetyLevel::Destructive,
     };
+    hints
+}
 
-    // toolgen's own metadata, as the catalog writes it.
-    let meta = get("_meta").and_then(|m| m.get("toolgen"));
-    let meta_str = |cx: &mut Cx<'_>, key: &str| {
-        meta.and_then(|m| m.get(key))
+/// toolgen's own metadata (`_meta.toolgen`), as the catalog writes it.
+#[derive(Default)]
+struct Meta {
+    category: Option<Spanned<String>>,
+    tier: Option<Spanned<String>>,
+    notes: Option<Spanned<String>>,
+    timeout_seconds: Option<Spanned<f64>>,
+    examples: Vec<crate::ir::Example>,
+    requires_approval: bool,
+}
+
+fn read_meta(cx: &mut Cx<'_>, meta: Option<&Node>) -> Meta {
+    let Some(meta) = meta else {
+        return Meta::default();
+    };
+    let text = |cx: &mut Cx<'_>, key: &str| {
+        meta.get(key)
             .and_then(|n| cx.string(n, &format!("`_meta.toolgen.{key}`"), true))
     };
-    let category = meta_str(cx, "category");
-    let tier = meta_str(cx, "tier");
-    let notes = meta_str(cx, "notes");
-    let timeout_seconds = meta.and_then(|m| m.get("timeoutSeconds")).and_then(|n| {
+    let timeout_seconds = meta.get("timeoutSeconds").and_then(|n| {
         let v = cx.number(n, "`_meta.toolgen.timeoutSeconds`")?;
         super::fields::check_timeout(cx, v, cx.loc(n.span)).then(|| Spanned::new(v, cx.loc(n.span)))
     });
     // Examples in the EditorMCP shape (`[{description, input, output}]`): MCP
     // has no place for them, so toolgen's metadata carries them.
-    let examples = match meta.map(|m| &m.kind) {
-        Some(NodeKind::Object(members)) => {
-            super::fields::read_examples(cx, members).unwrap_or_default()
-        }
+    let examples = match &meta.kind {
+        NodeKind::Object(members) => super::fields::read_examples(cx, members).unwrap_or_default(),
         _ => Vec::new(),
     };
-    let requires_approval = meta
-        .and_then(|m| m.get("requiresApproval"))
-        .and_then(|n| cx.boolean(n, "`_meta.toolgen.requiresApproval`"))
-        .unwrap_or(false);
-
-    let name = name?;
-    let start = cx.loc(Span::at(root.span.start as usize));
-    let display = title
-        .or(annotation_title)
-        .unwrap_or_else(|| Spanned::new(display_name(&name.value), name.loc));
-    Some(Tool {
-        name: display,
-        description: description?,
-        category: category.unwrap_or_else(|| Spanned::new(DEFAULT_CATEGORY.to_owned(), start)),
-        safety: Spanned::new(safety, safety_loc.unwrap_or(start)),
-        tier: tier.unwrap_or_else(|| Spanned::new("core".to_owned(), start)),
-        input: input?,
-        output: output?,
-        notes,
-        examples,
+    Meta {
+        category: text(cx, "category"),
+        tier: text(cx, "tier"),
+        notes: text(cx, "notes"),
         timeout_seconds,
-        requires_approval,
-        annotations,
-        loc: cx.loc(root.span),
-        id: name,
-    })
+        examples,
+        requires_approval: meta
+            .get("requiresApproval")
+            .and_then(|n| cx.boolean(n, "`_meta.toolgen.requiresApproval`"))
+            .unwrap_or(false),
+    }
 }

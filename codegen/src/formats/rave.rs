@@ -117,7 +117,58 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
     let obj = cx.object(root, "a RAVE tool")?;
     cx.check_keys(obj, TOP_KEYS, false, "a RAVE tool");
     let get = |k: &str| obj.iter().find(|m| m.key == k);
+    let name = read_name(cx, root, obj, file_stem);
+    let description = read_description(cx, root, obj);
+    let (input, output) = read_schemas(cx, root, obj);
+    let category = match get("category") {
+        Some(m) if !matches!(m.value.kind, NodeKind::Null) => {
+            cx.string(&m.value, "`category`", true)
+        }
+        _ => Some(Spanned::new(
+            DEFAULT_CATEGORY.to_owned(),
+            cx.loc(Span::at(root.span.start as usize)),
+        )),
+    };
+    let dangerous = flag(cx, obj, "dangerous");
+    let requires_approval = flag(cx, obj, "requires_approval");
+    let mut annotations = read_annotations(cx, root, obj);
+    let name = name?;
+    if let Some((package, group, action)) = split_name(&name.value) {
+        for (k, v) in [("package", package), ("group", group), ("action", action)] {
+            annotations.insert(k.to_owned(), Spanned::new(json!(v), name.loc));
+        }
+    }
+    let safety = if dangerous {
+        SafetyLevel::Destructive
+    } else {
+        SafetyLevel::SafeWrite
+    };
+    let safety_loc = get("dangerous").map_or(name.loc, |m| cx.loc(m.value.span));
+    Some(Tool {
+        name: Spanned::new(display_name(&name.value), name.loc),
+        description: description?,
+        category: category?,
+        safety: Spanned::new(safety, safety_loc),
+        tier: Spanned::new("core".to_owned(), name.loc),
+        input: input?,
+        output: output?,
+        notes: None,
+        examples: Vec::new(),
+        timeout_seconds: None,
+        requires_approval,
+        annotations,
+        loc: cx.loc(root.span),
+        id: name,
+    })
+}
 
+/// `name`, which must be the file name (TG0601).
+fn read_name(
+    cx: &mut Cx<'_>,
+    root: &Node,
+    obj: &[Member],
+    file_stem: Option<&str>,
+) -> Option<Spanned<String>> {
     let name = cx
         .require(
             root,
@@ -146,8 +197,12 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
             );
         }
     }
+    name
+}
 
-    let description = match cx.require(
+/// `description`: `~` is read as empty (TG0602); Rd markup is cleaned (TG0607).
+fn read_description(cx: &mut Cx<'_>, root: &Node, obj: &[Member]) -> Option<Spanned<String>> {
+    match cx.require(
         root,
         obj,
         "description",
@@ -170,8 +225,12 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
             .string(n, "`description`", false)
             .map(|s| Spanned::new(clean_text(cx, &s.value, s.loc), s.loc)),
         None => None,
-    };
+    }
+}
 
+/// `parameters` and `returns` (a free-form object when absent), each with
+/// the locations of its parts.
+fn read_schemas(cx: &mut Cx<'_>, root: &Node, obj: &[Member]) -> (Option<Schema>, Option<Schema>) {
     let mut t = Translator {
         cx,
         locs: BTreeMap::new(),
@@ -187,7 +246,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         None => None,
     };
     let input_locs = std::mem::take(&mut t.locs);
-    let output = match get("returns") {
+    let output = match obj.iter().find(|m| m.key == "returns") {
         Some(m) if !matches!(m.value.kind, NodeKind::Null) => t.root_schema(&m.value),
         _ => {
             let mut v = Map::new();
@@ -197,38 +256,46 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         }
     };
     let output_locs = std::mem::take(&mut t.locs);
-    let cx = t.cx;
+    (
+        input.map(|value| Schema {
+            value,
+            locs: input_locs,
+        }),
+        output.map(|value| Schema {
+            value,
+            locs: output_locs,
+        }),
+    )
+}
 
-    let category = match get("category") {
-        Some(m) if !matches!(m.value.kind, NodeKind::Null) => {
-            cx.string(&m.value, "`category`", true)
-        }
-        _ => Some(Spanned::new(
-            DEFAULT_CATEGORY.to_owned(),
-            cx.loc(Span::at(root.span.start as usize)),
-        )),
+/// A YAML 1.1 boolean flag (`dangerous: yes`); absent or `~` is false.
+fn flag(cx: &mut Cx<'_>, obj: &[Member], key: &str) -> bool {
+    let Some(m) = obj.iter().find(|m| m.key == key) else {
+        return false;
     };
-    let flag = |cx: &mut Cx<'_>, key: &str| -> bool {
-        let Some(m) = obj.iter().find(|m| m.key == key) else {
-            return false;
-        };
-        match &m.value.kind {
-            NodeKind::Bool(b) => *b,
-            NodeKind::Null => false,
-            NodeKind::String(s) if yaml11_bool(s).is_some() => yaml11_bool(s).unwrap_or(false),
-            _ => {
-                cx.wrong_type(
-                    &m.value,
-                    &format!("`{key}`"),
-                    "a boolean (`yes`/`no`, `true`/`false`)",
-                );
-                false
-            }
+    match &m.value.kind {
+        NodeKind::Bool(b) => *b,
+        NodeKind::Null => false,
+        NodeKind::String(s) if yaml11_bool(s).is_some() => yaml11_bool(s).unwrap_or(false),
+        _ => {
+            cx.wrong_type(
+                &m.value,
+                &format!("`{key}`"),
+                "a boolean (`yes`/`no`, `true`/`false`)",
+            );
+            false
         }
-    };
-    let dangerous = flag(cx, "dangerous");
-    let requires_approval = flag(cx, "requires_approval");
+    }
+}
 
+/// `implementation_example` (TG0608 when missing), `execution_time`,
+/// `example_response` and `output_format`, kept as annotations.
+fn read_annotations(
+    cx: &mut Cx<'_>,
+    root: &Node,
+    obj: &[Member],
+) -> BTreeMap<String, Spanned<Value>> {
+    let get = |k: &str| obj.iter().find(|m| m.key == k);
     let mut annotations = BTreeMap::new();
     match get("implementation_example") {
         Some(m) => {
@@ -267,41 +334,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
             );
         }
     }
-    let name = name?;
-    if let Some((package, group, action)) = split_name(&name.value) {
-        for (k, v) in [("package", package), ("group", group), ("action", action)] {
-            annotations.insert(k.to_owned(), Spanned::new(json!(v), name.loc));
-        }
-    }
-
-    let safety = if dangerous {
-        SafetyLevel::Destructive
-    } else {
-        SafetyLevel::SafeWrite
-    };
-    let safety_loc = get("dangerous").map_or(name.loc, |m| cx.loc(m.value.span));
-    Some(Tool {
-        name: Spanned::new(display_name(&name.value), name.loc),
-        description: description?,
-        category: category?,
-        safety: Spanned::new(safety, safety_loc),
-        tier: Spanned::new("core".to_owned(), name.loc),
-        input: Schema {
-            value: input?,
-            locs: input_locs,
-        },
-        output: Schema {
-            value: output?,
-            locs: output_locs,
-        },
-        notes: None,
-        examples: Vec::new(),
-        timeout_seconds: None,
-        requires_approval,
-        annotations,
-        loc: cx.loc(root.span),
-        id: name,
-    })
+    annotations
 }
 
 /// Cleans Rd markup out of a text, with a TG0607 note when anything changed.
@@ -451,8 +484,35 @@ impl Translator<'_, '_> {
                 "\"string\", \"number\", \"integer\", \"boolean\", \"object\" or \"array\"",
             );
         }
-        let is = |t: &str| types.iter().any(|x| x == t);
+        self.plain_keywords(obj, ptr, &mut out);
+        self.values(obj, ptr, &types, &mut out);
+        if let Some(m) = get("items") {
+            if let Some(v) = self.schema(&m.value, &pointer_join(ptr, "items"), false) {
+                out.insert("items".into(), v);
+            }
+        }
+        if let Some(m) = get("additionalProperties") {
+            let aptr = pointer_join(ptr, "additionalProperties");
+            if let NodeKind::Bool(b) = m.value.kind {
+                self.locs.insert(aptr, self.cx.loc(m.value.span));
+                out.insert("additionalProperties".into(), json!(b));
+            } else if let Some(v) = self.schema(&m.value, &aptr, false) {
+                out.insert("additionalProperties".into(), v);
+            }
+        }
+        let hidden = match get("properties") {
+            Some(m) => self.properties(m, ptr, &mut out),
+            None => Vec::new(),
+        };
+        if let Some(m) = get("required") {
+            self.required(m, ptr, &hidden, &mut out);
+        }
+        Some(Value::Object(out))
+    }
 
+    /// Keywords copied as written (descriptions and titles with Rd markup
+    /// cleaned); the ones read with care are left to the other steps.
+    fn plain_keywords(&mut self, obj: &[Member], ptr: &str, out: &mut Map<String, Value>) {
         for m in obj {
             let kptr = pointer_join(ptr, &m.key);
             match m.key.as_str() {
@@ -481,16 +541,28 @@ impl Translator<'_, '_> {
                 }
             }
         }
+    }
 
-        // enum: booleans written the YAML 1.1 way are booleans on boolean parameters.
+    /// `enum`, `default` and `examples`, read as values of the declared type
+    /// (YAML 1.1 booleans on boolean parameters, integers written as floats,
+    /// string examples converted).
+    fn values(
+        &mut self,
+        obj: &[Member],
+        ptr: &str,
+        types: &[String],
+        out: &mut Map<String, Value>,
+    ) {
+        let get = |k: &str| obj.iter().find(|m| m.key == k);
         if let Some(m) = get("enum") {
             match m.value.as_array() {
                 Some(items) => {
                     self.record(&pointer_join(ptr, "enum"), &m.value);
+                    let boolean = types.iter().any(|x| x == "boolean");
                     let values = items
                         .iter()
                         .map(|n| {
-                            if is("boolean") {
+                            if boolean {
                                 as_yaml11_bool(n)
                             } else {
                                 n.to_json()
@@ -503,73 +575,59 @@ impl Translator<'_, '_> {
             }
         }
         if let Some(m) = get("default") {
-            if let Some(v) = self.default(&m.value, &types) {
+            if let Some(v) = self.default(&m.value, types) {
                 self.record(&pointer_join(ptr, "default"), &m.value);
                 out.insert("default".into(), v);
             }
         }
         if let Some(m) = get("examples") {
-            if let Some(v) = self.examples(&m.value, &types) {
+            if let Some(v) = self.examples(&m.value, types) {
                 self.locs
                     .insert(pointer_join(ptr, "examples"), self.cx.loc(m.value.span));
                 out.insert("examples".into(), v);
             }
         }
-        if let Some(m) = get("items") {
-            if let Some(v) = self.schema(&m.value, &pointer_join(ptr, "items"), false) {
-                out.insert("items".into(), v);
-            }
-        }
-        if let Some(m) = get("additionalProperties") {
-            let aptr = pointer_join(ptr, "additionalProperties");
-            if let NodeKind::Bool(b) = m.value.kind {
-                self.locs.insert(aptr, self.cx.loc(m.value.span));
-                out.insert("additionalProperties".into(), json!(b));
-            } else if let Some(v) = self.schema(&m.value, &aptr, false) {
-                out.insert("additionalProperties".into(), v);
-            }
-        }
+    }
+
+    /// `properties`, without hidden parameters (TG0609); returns their names,
+    /// which `required` then leaves out too.
+    fn properties(&mut self, m: &Member, ptr: &str, out: &mut Map<String, Value>) -> Vec<String> {
         let mut hidden = Vec::new();
-        if let Some(m) = get("properties") {
-            match &m.value.kind {
-                NodeKind::Object(members) => {
-                    let pptr = pointer_join(ptr, "properties");
-                    self.locs.insert(pptr.clone(), self.cx.loc(m.value.span));
-                    let mut props = Map::new();
-                    for p in members {
-                        if p.key.starts_with('.') {
-                            self.cx.report(
-                                Diagnostic::at(
-                                    &rule::HIDDEN_PARAMETER,
-                                    self.cx.loc(p.key_span),
-                                    format!("hidden parameter `{}` is dropped from the public schema", p.key),
-                                )
-                                .label("hidden parameter")
-                                .help("parameters starting with `.` are internal; `mcptool_build()` leaves them out"),
-                            );
-                            hidden.push(p.key.clone());
-                            continue;
-                        }
-                        if let Some(v) = self.schema(&p.value, &pointer_join(&pptr, &p.key), true) {
-                            props.insert(p.key.clone(), v);
-                        }
+        match &m.value.kind {
+            NodeKind::Object(members) => {
+                let pptr = pointer_join(ptr, "properties");
+                self.locs.insert(pptr.clone(), self.cx.loc(m.value.span));
+                let mut props = Map::new();
+                for p in members {
+                    if p.key.starts_with('.') {
+                        self.cx.report(
+                            Diagnostic::at(
+                                &rule::HIDDEN_PARAMETER,
+                                self.cx.loc(p.key_span),
+                                format!("hidden parameter `{}` is dropped from the public schema", p.key),
+                            )
+                            .label("hidden parameter")
+                            .help("parameters starting with `.` are internal; `mcptool_build()` leaves them out"),
+                        );
+                        hidden.push(p.key.clone());
+                        continue;
                     }
-                    out.insert("properties".into(), Value::Object(props));
+                    if let Some(v) = self.schema(&p.value, &pointer_join(&pptr, &p.key), true) {
+                        props.insert(p.key.clone(), v);
+                    }
                 }
-                NodeKind::Null => {
-                    out.insert("properties".into(), json!({}));
-                }
-                _ => self.cx.wrong_type(
-                    &m.value,
-                    "`properties`",
-                    "a mapping of parameter names to schemas",
-                ),
+                out.insert("properties".into(), Value::Object(props));
             }
+            NodeKind::Null => {
+                out.insert("properties".into(), json!({}));
+            }
+            _ => self.cx.wrong_type(
+                &m.value,
+                "`properties`",
+                "a mapping of parameter names to schemas",
+            ),
         }
-        if let Some(m) = get("required") {
-            self.required(m, ptr, &hidden, &mut out);
-        }
-        Some(Value::Object(out))
+        hidden
     }
 
     fn types(&mut self, obj: &[Member], ptr: &str) -> Vec<String> {
