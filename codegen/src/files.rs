@@ -4,6 +4,10 @@
 
 use std::collections::BTreeMap;
 
+/// The list of the files a generation wrote, kept in its output directory
+/// (`output` writes it; the directory walk skips directories that hold one).
+pub const FILE_LIST: &str = ".toolgen-files";
+
 /// Generated files: relative path (with `/`) -> contents. Ordered, so output is deterministic.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GeneratedFiles {

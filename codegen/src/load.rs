@@ -713,7 +713,7 @@ impl Walk<'_> {
         // toolgen's own output (a generation's file list marks it) is never
         // read back as specs, wherever it sits (`gen --out generated .`).
         if !explicit
-            && (path.join(crate::output::FILE_LIST).is_file()
+            && (path.join(crate::files::FILE_LIST).is_file()
                 || self.options.exclude.contains(&path))
         {
             return;

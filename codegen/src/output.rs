@@ -15,7 +15,7 @@ use std::path::{Component, Path, PathBuf};
 use crate::files::GeneratedFiles;
 
 /// The list of files toolgen wrote, kept in the output directory.
-pub const FILE_LIST: &str = ".toolgen-files";
+pub use crate::files::FILE_LIST;
 
 /// Which files in the output directory toolgen may remove or report as extra.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
