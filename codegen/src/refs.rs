@@ -315,7 +315,10 @@ pub fn bundle(
     let root_doc = b.root.clone();
     let mut value = b.copy(&root_doc, None, &root_doc.value, "", "");
     while let Some((target, name)) = b.pending.pop() {
-        let Some(doc_uri) = &target.doc else { continue };
+        let Some(doc_uri) = &target.doc else {
+            b.hoist_local(&root_doc, &target.pointer, name);
+            continue;
+        };
         let Ok(doc) = b.store.lookup(doc_uri).cloned() else {
             continue;
         };
@@ -357,7 +360,36 @@ pub fn bundle(
     )
 }
 
+/// Whether a pointer names a definition itself (`/$defs/X`, `/definitions/X`).
+fn is_definition(pointer: &str) -> bool {
+    ["/$defs/", "/definitions/"].iter().any(|p| {
+        pointer
+            .strip_prefix(p)
+            .is_some_and(|rest| !rest.contains('/'))
+    })
+}
+
 impl Bundler<'_> {
+    /// Copies the part of the root schema at `pointer` into definition
+    /// `name`, with its locations.
+    fn hoist_local(&mut self, root: &Doc, pointer: &str, name: String) {
+        let Some(source) = at_pointer(&root.value, pointer).cloned() else {
+            return;
+        };
+        let ir_ptr = pointer_join("/$defs", &name);
+        let copied = self.copy(root, None, &source, pointer, &ir_ptr);
+        let moved: Vec<(String, Loc)> = root
+            .locs
+            .iter()
+            .filter_map(|(p, l)| {
+                let rest = p.strip_prefix(pointer)?;
+                (rest.is_empty() || rest.starts_with('/')).then(|| (format!("{ir_ptr}{rest}"), *l))
+            })
+            .collect();
+        self.locs.extend(moved);
+        self.defs.insert(name, copied);
+    }
+
     fn loc_in(&self, doc: &Doc, pointer: &str) -> Loc {
         let mut p = pointer;
         loop {
@@ -566,7 +598,13 @@ impl Bundler<'_> {
             return reference.to_owned();
         }
         let rewritten = match (&target_doc, target_doc_ref) {
-            (None, _) => format!("#{pointer}"),
+            (None, _) if pointer.is_empty() || is_definition(&pointer) => format!("#{pointer}"),
+            // Any other place in the schema (`#/properties/a`): a definition of
+            // its own, so that every local reference names a definition.
+            (None, _) => {
+                let root = self.root.clone();
+                format!("#/$defs/{}", self.name_for(&target, &root))
+            }
             (Some(_), Some(d)) => format!("#/$defs/{}", self.name_for(&target, &d)),
             _ => reference.to_owned(),
         };
@@ -689,6 +727,7 @@ impl SchemaStore {
 mod tests {
     use super::*;
     use crate::schema::{def_name, follow};
+    use crate::source::Span;
 
     #[test]
     fn uri_resolution() {
@@ -737,5 +776,39 @@ mod tests {
         );
         let looping = &bundled["$defs"]["Loop"];
         assert_eq!(follow(&bundled, looping), looping, "a loop ends");
+    }
+
+    #[test]
+    fn local_references_to_places_that_are_not_definitions_become_definitions() {
+        let store = SchemaStore::new(&[]);
+        let mut db = SourceDb::new();
+        let file = db.add(Path::new("t.json"), String::new());
+        let loc = Loc::new(file, Span::at(0));
+        let value = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "object", "properties": {"n": {"type": "integer"}}},
+                "b": {"$ref": "#/properties/a/properties/n"},
+                "c": {"$ref": "#/properties/a/properties/n"},
+                "d": {"$ref": "#"},
+                "e": {"$ref": "#/$defs/E"}
+            },
+            "$defs": {"E": {"type": "string"}}
+        });
+        let schema = Schema {
+            value,
+            locs: BTreeMap::new(),
+        };
+        let (bundled, problems) = bundle(&store, &schema, "file:///t.json", "t.json", loc);
+        assert!(problems.is_empty(), "{problems:?}");
+        let p = &bundled.value["properties"];
+        assert_eq!(p["b"]["$ref"], "#/$defs/n");
+        assert_eq!(p["c"]["$ref"], "#/$defs/n", "one definition for one place");
+        assert_eq!(p["d"]["$ref"], "#");
+        assert_eq!(p["e"]["$ref"], "#/$defs/E");
+        assert_eq!(
+            bundled.value["$defs"]["n"],
+            serde_json::json!({"type": "integer"})
+        );
     }
 }

@@ -32,8 +32,16 @@ const LAYERS: &[&[&str]] = &[
 const FORBIDDEN: &[(&str, &str, &str)] = &[
     ("emit", "formats", "emitters know nothing of input formats"),
     ("emit", "manifest", "emitters know nothing of input formats"),
-    ("emit", "refs", "emitters read bundled schemas, not documents"),
-    ("emit", "validate", "emitters run after validation, not with it"),
+    (
+        "emit",
+        "refs",
+        "emitters read bundled schemas, not documents",
+    ),
+    (
+        "emit",
+        "validate",
+        "emitters run after validation, not with it",
+    ),
     ("emit", "load", "emitters read the IR, not files"),
     ("templates", "load", "templates render the IR"),
 ];
@@ -81,14 +89,10 @@ fn arrows() -> BTreeMap<String, BTreeSet<String>> {
         // `use crate::{a, b}` lists.
         for piece in code.split("use crate::{").skip(1) {
             let list = piece.split('}').next().unwrap_or("");
-            for name in list.split(',').map(|n| {
-                n.trim()
-                    .split("::")
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .to_owned()
-            }) {
+            for name in list
+                .split(',')
+                .map(|n| n.trim().split("::").next().unwrap_or("").trim().to_owned())
+            {
                 if !name.is_empty() && name != module && layer_of(&name).is_some() {
                     targets.insert(name);
                 }

@@ -85,6 +85,25 @@ impl HostileTools for Echo {
         Ok(json!({"keyword": "type"}))
     }
 
+    fn odd_refs(
+        &self,
+        _: &mut Call,
+        input: hostile::odd_refs::Input,
+    ) -> Result<hostile::odd_refs::Output, ToolError> {
+        serde_json::to_value(input).map_err(|e| ToolError::execution(e.to_string()))
+    }
+
+    fn inline_names(
+        &self,
+        _: &mut Call,
+        input: hostile::inline_names::Input,
+    ) -> Result<hostile::inline_names::Output, ToolError> {
+        // The same shapes on both sides: what comes in goes out, typed.
+        serde_json::to_value(input)
+            .and_then(serde_json::from_value)
+            .map_err(|e| ToolError::execution(e.to_string()))
+    }
+
     fn collide_names_2(
         &self,
         call: &mut Call,
@@ -177,7 +196,15 @@ fn tools_whose_ids_make_one_module_name_are_both_served() {
     let ids: Vec<&str> = hostile::TOOLS.iter().map(|t| t.id).collect();
     assert_eq!(
         ids,
-        ["collide-names", "collide.names", "defs", "keywords", "type"]
+        [
+            "collide-names",
+            "collide.names",
+            "defs",
+            "inline.names",
+            "keywords",
+            "odd.refs",
+            "type"
+        ]
     );
     let response = call(&s, "type", json!({}));
     assert_eq!(
@@ -244,4 +271,33 @@ fn keywords_typify_cannot_type_are_looser_types_and_keyword_like_data_stays() {
         let response = call(&s, "keywords", bad.clone());
         assert_eq!(response["error"]["code"], -32002, "{bad}: {response}");
     }
+}
+
+/// Inline objects typify would give one name (`x-y`, `x_y`) or a definition's
+/// name (`thing`) get types of their own: every field arrives and comes back.
+#[test]
+fn inline_types_named_alike_keep_their_own_fields() {
+    let s = server();
+    let args = json!({"x-y": {"a": "A"}, "x_y": {"b": 2}, "thing": {"c": true}, "count": 7});
+    let response = call(&s, "inline.names", args.clone());
+    assert_eq!(response["result"]["output"], args, "{response}");
+    let bad = call(&s, "inline.names", json!({"x_y": {"a": "A"}}));
+    assert_eq!(bad["error"]["code"], -32002, "{bad}");
+}
+
+/// References to places that are not definitions, definitions typify names
+/// alike, and `contains` without `items` all type, and values pass through.
+#[test]
+fn schemas_typify_cannot_take_as_written_still_type() {
+    let s = server();
+    let args = json!({"a": {"n": 1}, "b": 2, "dash": {"z": "z"}, "x": {"y": 3}, "tags": ["t", 4]});
+    let response = call(&s, "odd.refs", args.clone());
+    assert_eq!(response["result"]["output"], args, "{response}");
+    let bad = call(&s, "odd.refs", json!({"b": "two"}));
+    assert_eq!(bad["error"]["code"], -32002, "{bad}");
+    let missing = call(&s, "odd.refs", json!({"tags": [1]}));
+    assert_eq!(
+        missing["error"]["code"], -32002,
+        "`contains` is still validated: {missing}"
+    );
 }

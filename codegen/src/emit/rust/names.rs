@@ -4,24 +4,42 @@
 use heck::ToPascalCase;
 
 /// Close to the name typify gives definition `def`, for any name: typify
-/// turns what is not an identifier character into a word break first.
+/// turns what is not an identifier character into a word break, PascalCases,
+/// prefixes `X` to a name that is empty or does not start like an
+/// identifier (`---` is `X`, `3d` is `X3d`), and appends `_` to a keyword.
 pub fn approximate_type_name(def: &str) -> String {
-    def.replace('\'', "")
-        .replace(|c: char| !(c.is_alphanumeric() || c == '_'), "-")
-        .to_pascal_case()
+    let name = match def {
+        "+1" => "Plus1".to_owned(),
+        "-1" => "Minus1".to_owned(),
+        _ => def
+            .replace('\'', "")
+            .replace(|c: char| !(c.is_alphanumeric() || c == '_'), "-")
+            .to_pascal_case(),
+    };
+    let name = match name.chars().next() {
+        None => "X".to_owned(),
+        Some(c) if c.is_alphabetic() || c == '_' => name,
+        Some(_) => format!("X{name}"),
+    };
+    if typify::accept_as_ident(&name) {
+        name
+    } else {
+        format!("{name}_")
+    }
 }
 
 /// The name typify gives the type of definition `def`, when it can be told
 /// for sure: typify runs the name through heck's PascalCase and then fixes up
 /// what is not an identifier; names that need no fixing are the ones shared.
 pub fn rust_type_name(def: &str) -> Option<String> {
-    if def.is_empty() || !def.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    let simple = def.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && def.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !simple {
         return None;
     }
-    // Nothing here for typify to replace, so the approximation is exact.
+    // Nothing here for typify to replace or fix up, so the name is exact.
     let name = approximate_type_name(def);
-    let starts_with_letter = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
-    (starts_with_letter && typify::accept_as_ident(&name)).then_some(name)
+    (name == def.to_pascal_case()).then_some(name)
 }
 
 /// `base_2`, `base_3`, ...: the first that `taken` does not claim. A trailing

@@ -24,6 +24,7 @@ pub fn for_typify(schema: &Value, name: Option<&str>, replaced: &[&str]) -> Valu
     normalize(&mut v);
     distinct_definition_names(&mut v);
     nullable_types_apart(&mut v, name, replaced);
+    distinct_inline_names(&mut v, name);
     if let (Value::Object(m), Some(name)) = (&mut v, name) {
         m.insert("title".into(), Value::String(name.to_owned()));
     }
@@ -45,8 +46,16 @@ fn normalize(v: &mut Value) {
     }
     m.remove("$schema");
     // Constraints that do not change the type: typify cannot type them
-    // (`not`, `if`/`then`/`else`), and the runtime validates them.
-    for key in ["not", "if", "then", "else"] {
+    // (`not`, `if`/`then`/`else`, `contains`), and the runtime validates them.
+    for key in [
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "minContains",
+        "maxContains",
+    ] {
         m.remove(key);
     }
     pattern_properties_as_map(m);
@@ -237,6 +246,87 @@ pub(super) fn distinct_definition_names(schema: &mut Value) {
             }
         }
     }
+}
+
+/// Keeps the names of inline types apart. typify names an inline type after
+/// its place (`Input` + property `thing` is `InputThing`; an array's items
+/// `..Item`; extra properties `..Extra` or `..Additional`), or after its
+/// `title`, and when a name is taken it silently reuses the type that has
+/// it: property `x-y` and property `x_y`, two different objects, would both
+/// become the first one's `InputXY`, and the second's fields would be lost.
+/// Each inline type whose name is taken (by a definition, the root, or an
+/// earlier inline type) gets a numbered `title` (`InputXY2`) instead.
+fn distinct_inline_names(schema: &mut Value, root: Option<&str>) {
+    let mut taken: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    if let Some(Value::Object(defs)) = schema.get("$defs") {
+        taken.extend(defs.keys().map(|k| approximate_type_name(k)));
+    }
+    if let Some(root) = root {
+        taken.insert(approximate_type_name(root));
+    }
+    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        for (key, def) in defs.iter_mut() {
+            let base = approximate_type_name(key);
+            name_inline_children(def, &base, &mut taken);
+        }
+    }
+    if let Some(root) = root {
+        name_inline_children(schema, &approximate_type_name(root), &mut taken);
+    }
+}
+
+/// Names the inline types directly below `v`, a type called `base`.
+fn name_inline_children(v: &mut Value, base: &str, taken: &mut std::collections::BTreeSet<String>) {
+    let Value::Object(m) = v else { return };
+    let has_properties = m.contains_key("properties");
+    if let Some(Value::Object(props)) = m.get_mut("properties") {
+        for (prop, sub) in props.iter_mut() {
+            use heck::ToSnakeCase;
+            name_inline(sub, &format!("{base}_{}", prop.to_snake_case()), taken);
+        }
+    }
+    if let Some(items @ Value::Object(_)) = m.get_mut("items") {
+        name_inline(items, &format!("{base}_item"), taken);
+    }
+    if let Some(extra @ Value::Object(_)) = m.get_mut("additionalProperties") {
+        let suffix = if has_properties {
+            "extra"
+        } else {
+            "additional"
+        };
+        name_inline(extra, &format!("{base}_{suffix}"), taken);
+    }
+}
+
+/// One inline subschema at a place typify would call `suggested`.
+fn name_inline(v: &mut Value, suggested: &str, taken: &mut std::collections::BTreeSet<String>) {
+    let Value::Object(m) = v else { return };
+    if m.contains_key("$ref") {
+        return;
+    }
+    let named = ["properties", "enum", "oneOf", "anyOf", "allOf"]
+        .iter()
+        .any(|k| m.contains_key(*k));
+    if !named {
+        // Not a type of its own (an array, say): its children are named after its place.
+        name_inline_children(v, &approximate_type_name(suggested), taken);
+        return;
+    }
+    let wanted = m
+        .get("title")
+        .and_then(Value::as_str)
+        .map_or_else(|| suggested.to_owned(), str::to_owned);
+    let mut name = approximate_type_name(&wanted);
+    if taken.contains(&name) {
+        let base = name.clone();
+        name = (2..)
+            .map(|n| format!("{base}{n}"))
+            .find(|n| !taken.contains(n))
+            .unwrap_or_default();
+        m.insert("title".into(), Value::String(name.clone()));
+    }
+    taken.insert(name.clone());
+    name_inline_children(v, &name, taken);
 }
 
 /// The schema `v` is null or one other schema that typify would name (`anyOf` or

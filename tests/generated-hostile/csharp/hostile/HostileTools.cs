@@ -69,6 +69,21 @@ namespace Hostile.Rust
                     new ParamSpec(name: "super", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
+                id: "inline.names",
+                name: "Inline Names",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "count", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "thing", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "x-y", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "x_y", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
                 id: "keywords",
                 name: "Keywords",
                 category: "uncategorized",
@@ -87,6 +102,22 @@ namespace Hostile.Rust
                     new ParamSpec(name: "not", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "notText", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "opts", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "odd.refs",
+                name: "Odd Refs",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: 30.0,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "a", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "b", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "dash", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "tags", type: "array", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "x", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "type",

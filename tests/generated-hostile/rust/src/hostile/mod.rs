@@ -8,7 +8,9 @@ pub mod defs_;
 pub mod collide_names;
 pub mod collide_names_2;
 pub mod defs;
+pub mod inline_names;
 pub mod keywords;
+pub mod odd_refs;
 pub mod type_;
 /// The tools of `hostile`: implement one method per tool.
 ///
@@ -32,12 +34,24 @@ pub trait HostileTools: Send + Sync {
         call: &mut Call,
         input: defs::Input,
     ) -> Result<defs::Output, ToolError>;
+    /// `inline.names` (read-only, core): Inline objects that typify would name alike: `x-y` and `x_y` (both `InputXY`), and `thing` (`InputThing`, the name of a definition).
+    fn inline_names(
+        &self,
+        call: &mut Call,
+        input: inline_names::Input,
+    ) -> Result<inline_names::Output, ToolError>;
     /// `keywords` (read-only, core): Schema keywords that typify cannot type (not, if/then/else, patternProperties, enums of mixed types), and data that looks like keywords: properties named if and not, an object default with format and pattern keys.
     fn keywords(
         &self,
         call: &mut Call,
         input: keywords::Input,
     ) -> Result<keywords::Output, ToolError>;
+    /// `odd.refs` (read-only, core): Schemas typify cannot take as written: a reference into a property (`#/properties/a/properties/n`), definitions typify names alike (`---` and `x`, both `X`), and `contains` without `items`.
+    fn odd_refs(
+        &self,
+        call: &mut Call,
+        input: odd_refs::Input,
+    ) -> Result<odd_refs::Output, ToolError>;
     /// `type` (read-only, core): A tool id that is a Rust keyword, without an output schema.
     fn type_(
         &self,
@@ -376,6 +390,113 @@ pub static TOOLS: &[ToolInfo] = &[
         ),
     },
     ToolInfo {
+        id: "inline.names",
+        name: "Inline Names",
+        description: "Inline objects that typify would name alike: `x-y` and `x_y` (both `InputXY`), and `thing` (`InputThing`, the name of a definition).",
+        category: "uncategorized",
+        safety_level: "read-only",
+        tier: "core",
+        timeout_seconds: 30.0,
+        requires_approval: false,
+        notes: None,
+        input_schema: r##"{
+  "$defs": {
+    "InputThing": {
+      "type": "integer"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "count": {
+      "$ref": "#/$defs/InputThing"
+    },
+    "thing": {
+      "properties": {
+        "c": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "c"
+      ],
+      "type": "object"
+    },
+    "x-y": {
+      "properties": {
+        "a": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "a"
+      ],
+      "type": "object"
+    },
+    "x_y": {
+      "properties": {
+        "b": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "b"
+      ],
+      "type": "object"
+    }
+  },
+  "type": "object"
+}"##,
+        output_schema: Some(
+            r##"{
+  "$defs": {
+    "InputThing": {
+      "type": "integer"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "count": {
+      "$ref": "#/$defs/InputThing"
+    },
+    "thing": {
+      "properties": {
+        "c": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "c"
+      ],
+      "type": "object"
+    },
+    "x-y": {
+      "properties": {
+        "a": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "a"
+      ],
+      "type": "object"
+    },
+    "x_y": {
+      "properties": {
+        "b": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "b"
+      ],
+      "type": "object"
+    }
+  },
+  "type": "object"
+}"##,
+        ),
+    },
+    ToolInfo {
         id: "keywords",
         name: "Keywords",
         description: "Schema keywords that typify cannot type (not, if/then/else, patternProperties, enums of mixed types), and data that looks like keywords: properties named if and not, an object default with format and pattern keys.",
@@ -520,6 +641,74 @@ pub static TOOLS: &[ToolInfo] = &[
         ),
     },
     ToolInfo {
+        id: "odd.refs",
+        name: "Odd Refs",
+        description: "Schemas typify cannot take as written: a reference into a property (`#/properties/a/properties/n`), definitions typify names alike (`---` and `x`, both `X`), and `contains` without `items`.",
+        category: "uncategorized",
+        safety_level: "read-only",
+        tier: "core",
+        timeout_seconds: 30.0,
+        requires_approval: false,
+        notes: None,
+        input_schema: r##"{
+  "$defs": {
+    "---": {
+      "properties": {
+        "z": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "z"
+      ],
+      "type": "object"
+    },
+    "n": {
+      "type": "integer"
+    },
+    "x": {
+      "properties": {
+        "y": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "y"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "a": {
+      "properties": {
+        "n": {
+          "type": "integer"
+        }
+      },
+      "type": "object"
+    },
+    "b": {
+      "$ref": "#/$defs/n"
+    },
+    "dash": {
+      "$ref": "#/$defs/---"
+    },
+    "tags": {
+      "contains": {
+        "const": "t"
+      },
+      "type": "array"
+    },
+    "x": {
+      "$ref": "#/$defs/x"
+    }
+  },
+  "type": "object"
+}"##,
+        output_schema: None,
+    },
+    ToolInfo {
         id: "type",
         name: "Type",
         description: "A tool id that is a Rust keyword, without an output schema.",
@@ -573,6 +762,18 @@ fn call_defs<T: HostileTools + ?Sized>(
         |call, input| tools.defs(call, input),
     )
 }
+/// Calls `inline.names`; its output serializes with sorted keys and is written straight to JSON text.
+fn call_inline_names<T: HostileTools + ?Sized>(
+    tools: &T,
+    arguments: ::serde_json::Value,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "inline.names",
+        arguments,
+        KeyOrder::Sorted,
+        |call, input| tools.inline_names(call, input),
+    )
+}
 /// Calls `keywords`; its output serializes with sorted keys and is written straight to JSON text.
 fn call_keywords<T: HostileTools + ?Sized>(
     tools: &T,
@@ -583,6 +784,18 @@ fn call_keywords<T: HostileTools + ?Sized>(
         arguments,
         KeyOrder::Sorted,
         |call, input| tools.keywords(call, input),
+    )
+}
+/// Calls `odd.refs`; its output serializes with sorted keys and is written straight to JSON text.
+fn call_odd_refs<T: HostileTools + ?Sized>(
+    tools: &T,
+    arguments: ::serde_json::Value,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "odd.refs",
+        arguments,
+        KeyOrder::Sorted,
+        |call, input| tools.odd_refs(call, input),
     )
 }
 /// Calls `type`; its output serializes with sorted keys and is written straight to JSON text.
@@ -607,7 +820,9 @@ pub fn dispatch<T: HostileTools + ?Sized>(
         "collide-names" => call_collide_names(tools, arguments),
         "collide.names" => call_collide_names_2(tools, arguments),
         "defs" => call_defs(tools, arguments),
+        "inline.names" => call_inline_names(tools, arguments),
         "keywords" => call_keywords(tools, arguments),
+        "odd.refs" => call_odd_refs(tools, arguments),
         "type" => call_type_(tools, arguments),
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }
@@ -624,8 +839,10 @@ pub fn register<T: HostileTools + 'static>(
             (&TOOLS[0], call_collide_names),
             (&TOOLS[1], call_collide_names_2),
             (&TOOLS[2], call_defs),
-            (&TOOLS[3], call_keywords),
-            (&TOOLS[4], call_type_),
+            (&TOOLS[3], call_inline_names),
+            (&TOOLS[4], call_keywords),
+            (&TOOLS[5], call_odd_refs),
+            (&TOOLS[6], call_type_),
         ],
     )
 }
@@ -634,10 +851,12 @@ pub fn register<T: HostileTools + 'static>(
 macro_rules! for_each_hostile_tool {
     ($m:ident) => {
         $m ! { collide_names => "collide-names", collide_names_2 => "collide.names", defs
-        => "defs", keywords => "keywords", type_ => "type" }
+        => "defs", inline_names => "inline.names", keywords => "keywords", odd_refs =>
+        "odd.refs", type_ => "type" }
     };
     ($m:ident, $($args:tt)*) => {
         $m ! { $($args)*, collide_names => "collide-names", collide_names_2 =>
-        "collide.names", defs => "defs", keywords => "keywords", type_ => "type" }
+        "collide.names", defs => "defs", inline_names => "inline.names", keywords =>
+        "keywords", odd_refs => "odd.refs", type_ => "type" }
     };
 }
