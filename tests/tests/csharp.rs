@@ -532,7 +532,7 @@ fn end_to_end(unity: bool) {
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}),
     );
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
-    let mut calls = 0;
+    let mut called: Vec<&str> = Vec::new();
     for info in TOOLS {
         let schema: Value =
             serde_json::from_str(info.output_schema.unwrap_or("true")).unwrap_or_default();
@@ -579,10 +579,18 @@ fn end_to_end(unity: bool) {
                 same_json(&r["result"]["structuredContent"], &example["output"]),
                 "{r}"
             );
-            calls += 1;
+            called.push(info.id);
         }
     }
-    assert!(calls >= TOOLS.len(), "{calls} calls");
+    let uncalled: Vec<&str> = TOOLS
+        .iter()
+        .map(|t| t.id)
+        .filter(|id| !called.contains(id))
+        .collect();
+    assert!(
+        uncalled.is_empty(),
+        "tools never called through the bridge: {uncalled:?}"
+    );
 
     // Errors through the forwarding path keep their codes.
     let r = request(

@@ -82,9 +82,15 @@ fn yaml11_booleans_hidden_parameters_and_odd_names() {
 
 #[test]
 fn names_off_the_group_pattern_load_in_no_group() {
+    // A helper without the hidden parameter.
     let other = TOOL
         .replace("pkg-mcp_tool_demo_run", "pkg-helper")
-        .replace("  - .state_env\n", "");
+        .replace(
+            "    .state_env:\n      type: object\n      description: Session state.\n",
+            "",
+        )
+        .replace("required: [.state_env, type]", "required: [type]");
+    assert!(!other.contains(".state_env"), "{other}");
     let dir = write_set(
         "groups",
         &[
@@ -94,6 +100,23 @@ fn names_off_the_group_pattern_load_in_no_group() {
     );
     let all = load(std::slice::from_ref(&dir), &LoadOptions::default());
     assert_eq!(all.project.tool_count(), 2);
+    // Only the demo tool's hidden parameter is reported.
+    let places: Vec<String> = all
+        .diagnostics
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d.rule.code,
+                d.loc.map(|l| all.db.describe(l)).unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(places.len(), 1, "{places:?}");
+    assert!(
+        places[0].starts_with("TG0609") && places[0].contains("pkg-mcp_tool_demo_run.yaml"),
+        "{places:?}"
+    );
     let helper = all.project.tool_sets[0]
         .tools
         .iter()

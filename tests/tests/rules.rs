@@ -80,7 +80,7 @@ const NOT_FROM_A_SPEC_FILE: &[(&str, &str)] = &[
     ),
     (
         "TG0801",
-        "typify accepts every schema that passes validation; the failure path is tested on a schema with a dangling ref in codegen's emit::rust unit tests",
+        "no spec that passes validation makes typify fail: each construct found to (references into properties, `contains`, definitions typify names alike, inline types it names alike) is prepared for typify instead, with a hostile fixture that compiles and round-trips (tests/fixtures/rust-hostile); `cargo xtask fuzz-compile` looks for more. The diagnostic itself is tested at the typify boundary in codegen's emit::rust unit tests",
     ),
 ];
 

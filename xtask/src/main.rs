@@ -281,6 +281,11 @@ fn test() -> Result<(), String> {
         "toolgen outside this repository (README's \"Use toolgen in your project\")",
         || outside::run_all(&root(), &python_venv()?),
     )?;
+    // A short run of the compile fuzzer: every spec it mutates that validation
+    // accepts must give Rust and C# that compile and types that round-trip.
+    step_fn("cargo xtask fuzz-compile --cases 12 --seed 2", || {
+        fuzz_compile::run(&root(), &["--cases", "12", "--seed", "2"])
+    })?;
     docs::run(&["--browser"])?;
     eprintln!("==> cargo xtask gen --check");
     generate(true)
