@@ -391,15 +391,7 @@ impl Generator {
     pub fn generate(&self) -> Result<Generated, GenerateError> {
         let mut timings = Timings::default();
         let (loaded, files, out) = self.loaded_valid(&mut timings)?;
-        let started = Instant::now();
-        let report = output::write(out, &files, self.prune).map_err(GenerateError::Output)?;
-        timings.write = started.elapsed();
-        Ok(Generated {
-            loaded,
-            files,
-            report,
-            timings,
-        })
+        write_out(loaded, files, out, self.prune, timings)
     }
 
     /// Converts the specs into another input format, one file per tool
@@ -428,15 +420,7 @@ impl Generator {
                 );
             }
         }
-        let started = Instant::now();
-        let report = output::write(out, &files, Prune::Owned).map_err(GenerateError::Output)?;
-        timings.write = started.elapsed();
-        Ok(Generated {
-            loaded,
-            files,
-            report,
-            timings,
-        })
+        write_out(loaded, files, out, Prune::Owned, timings)
     }
 
     /// Like [`Generator::generate`], but only compares with the output directory.
@@ -537,6 +521,25 @@ impl Generator {
         }
         Err(BuildError::Invalid { errors, warnings })
     }
+}
+
+/// Writes generated files (timing it) and reports what was done.
+fn write_out(
+    loaded: Loaded,
+    files: GeneratedFiles,
+    out: &Path,
+    prune: Prune,
+    mut timings: Timings,
+) -> Result<Generated, GenerateError> {
+    let started = Instant::now();
+    let report = output::write(out, &files, prune).map_err(GenerateError::Output)?;
+    timings.write = started.elapsed();
+    Ok(Generated {
+        loaded,
+        files,
+        report,
+        timings,
+    })
 }
 
 /// Checks the version of the package's `toolgen-runtime` against this toolgen's.

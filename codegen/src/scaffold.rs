@@ -416,140 +416,165 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
             r#"{{"description": "A typical call", "input": {{"{param}": "{input}"}}, "output": {{"{result}": "{output}"}}}}"#
         ),
     };
-    match set.format {
-        Format::EditorMcp => editormcp_text(&d),
-        Format::Mcp => mcp_text(&d),
-        Format::Rave => rave_text(&d),
-    }
+    d.fill(match set.format {
+        Format::EditorMcp => EDITORMCP_SPEC,
+        Format::Mcp => MCP_SPEC,
+        Format::Rave => RAVE_SPEC,
+    })
 }
 
-fn editormcp_text(d: &Draft<'_>) -> String {
-    let Draft {
-        id,
-        schema_ref,
-        title,
-        description,
-        category,
-        tier,
-        safety,
-        param,
-        param_doc,
-        result,
-        result_doc,
-        example,
-        ..
-    } = d;
-    let category = category.as_deref();
-    format!(
-        r#"{{
-  "$schema": {schema},
-  "id": {id},
-  "name": {title},
-  "description": {description},
-  "category": {category},
-  "safetyLevel": "{safety}",
-  "tier": {tier},
-  "inputs": {{
-    "{param}": {{"type": "string", "required": true, "description": "{param_doc}"}}
-  }},
-  "outputs": {{
-    "{result}": {{"type": "string", "description": "{result_doc}"}}
-  }},
+/// An EditorMCP spec; `@name@` are [`Draft::values`].
+const EDITORMCP_SPEC: &str = r#"{
+  "$schema": @schema@,
+  "id": @id@,
+  "name": @title@,
+  "description": @description@,
+  "category": @category@,
+  "safetyLevel": "@safety@",
+  "tier": @tier@,
+  "inputs": {
+    "@param@": {"type": "string", "required": true, "description": "@param_doc@"}
+  },
+  "outputs": {
+    "@result@": {"type": "string", "description": "@result_doc@"}
+  },
   "examples": [
-    {example}
+    @example@
   ]
-}}
-"#,
-        schema = json_string(schema_ref),
-        id = json_string(id),
-        title = json_string(title),
-        description = json_string(description),
-        category = json_string(category.unwrap_or("project")),
-        tier = json_string(tier),
-    )
 }
+"#;
 
-fn mcp_text(d: &Draft<'_>) -> String {
-    let Draft {
-        id,
-        schema_ref,
-        title,
-        description,
-        category,
-        safety,
-        param,
-        param_doc,
-        result,
-        result_doc,
-        example,
-        ..
-    } = d;
-    let category = category.clone();
-    let category = category
-        .map(|c| format!("\"category\": {}, ", json_string(&c)))
-        .unwrap_or_default();
-    let (read_only, destructive) = safety.mcp_hints();
-    format!(
-        r#"{{
-  "$schema": {schema},
-  "name": {id},
-  "title": {title},
-  "description": {description},
-  "inputSchema": {{
+/// An MCP tool.
+const MCP_SPEC: &str = r#"{
+  "$schema": @schema@,
+  "name": @id@,
+  "title": @title@,
+  "description": @description@,
+  "inputSchema": {
     "type": "object",
-    "properties": {{
-      "{param}": {{"type": "string", "description": "{param_doc}"}}
-    }},
-    "required": ["{param}"],
+    "properties": {
+      "@param@": {"type": "string", "description": "@param_doc@"}
+    },
+    "required": ["@param@"],
     "additionalProperties": false
-  }},
-  "outputSchema": {{
+  },
+  "outputSchema": {
     "type": "object",
-    "properties": {{
-      "{result}": {{"type": "string", "description": "{result_doc}"}}
-    }},
-    "required": ["{result}"]
-  }},
-  "annotations": {{"readOnlyHint": {read_only}, "destructiveHint": {destructive}}},
-  "_meta": {{
-    "toolgen": {{
-      {category}"examples": [
-        {example}
+    "properties": {
+      "@result@": {"type": "string", "description": "@result_doc@"}
+    },
+    "required": ["@result@"]
+  },
+  "annotations": {"readOnlyHint": @read_only@, "destructiveHint": @destructive@},
+  "_meta": {
+    "toolgen": {
+      @category_member@"examples": [
+        @example@
       ]
-    }}
-  }}
-}}
-"#,
-        schema = json_string(schema_ref),
-        id = json_string(id),
-        title = json_string(title),
-        description = json_string(description),
-    )
+    }
+  }
 }
+"#;
 
-fn rave_text(d: &Draft<'_>) -> String {
-    let Draft {
-        id,
-        schema_ref,
-        description,
-        category,
-        param,
-        param_doc,
-        result,
-        result_doc,
-        input,
-        output,
-        ..
-    } = d;
-    let (id, schema_ref) = (*id, *schema_ref);
-    let (package, function) = id.split_once('-').unwrap_or((id, id));
-    format!(
-        "# yaml-language-server: $schema={schema_ref}\nname: {id}\ndescription: {description}\nparameters:\n  type: object\n  properties:\n    {param}:\n      type: string\n      description: {param_doc}\n  required:\n  - {param}\ncategory: {category}\nreturns:\n  type: object\n  properties:\n    {result}:\n      type: string\n      description: {result_doc}\nimplementation_example: |\n  {package}:::{function}({param} = \"{input}\")\n  #> ${result}\n  #> [1] \"{output}\"\n",
-        description = yaml_scalar(description),
-        param_doc = yaml_scalar(param_doc),
-        result_doc = yaml_scalar(result_doc),
-        category = yaml_scalar(category.as_deref().unwrap_or("general")),
-    )
+/// A RAVE tool, as `mcptool_build()` writes one.
+const RAVE_SPEC: &str = r#"# yaml-language-server: $schema=@schema_ref@
+name: @id_raw@
+description: @description_yaml@
+parameters:
+  type: object
+  properties:
+    @param@:
+      type: string
+      description: @param_doc_yaml@
+  required:
+  - @param@
+category: @category_yaml@
+returns:
+  type: object
+  properties:
+    @result@:
+      type: string
+      description: @result_doc_yaml@
+implementation_example: |
+  @package@:::@function@(@param@ = "@input@")
+  #> $@result@
+  #> [1] "@output@"
+"#;
+
+impl Draft<'_> {
+    /// The values the spec templates take, by placeholder name: JSON strings
+    /// for JSON, YAML scalars (`_yaml`) for YAML, and raw text.
+    fn values(&self) -> Vec<(&'static str, String)> {
+        let (read_only, destructive) = self.safety.mcp_hints();
+        let (package, function) = self.id.split_once('-').unwrap_or((self.id, self.id));
+        vec![
+            ("schema", json_string(self.schema_ref)),
+            ("schema_ref", self.schema_ref.to_owned()),
+            ("id", json_string(self.id)),
+            ("id_raw", self.id.to_owned()),
+            ("title", json_string(&self.title)),
+            ("description", json_string(self.description)),
+            ("description_yaml", yaml_scalar(self.description)),
+            (
+                "category",
+                json_string(self.category.as_deref().unwrap_or("project")),
+            ),
+            (
+                "category_member",
+                self.category
+                    .as_ref()
+                    .map(|c| format!("\"category\": {}, ", json_string(c)))
+                    .unwrap_or_default(),
+            ),
+            (
+                "category_yaml",
+                yaml_scalar(self.category.as_deref().unwrap_or("general")),
+            ),
+            ("safety", self.safety.to_string()),
+            ("read_only", read_only.to_string()),
+            ("destructive", destructive.to_string()),
+            ("tier", json_string(&self.tier)),
+            ("param", self.param.to_owned()),
+            ("param_doc", self.param_doc.to_owned()),
+            ("param_doc_yaml", yaml_scalar(self.param_doc)),
+            ("result", self.result.to_owned()),
+            ("result_doc", self.result_doc.to_owned()),
+            ("result_doc_yaml", yaml_scalar(self.result_doc)),
+            ("input", self.input.to_owned()),
+            ("output", self.output.to_owned()),
+            ("example", self.example.clone()),
+            ("package", package.to_owned()),
+            ("function", function.to_owned()),
+        ]
+    }
+
+    /// `template` with every `@name@` replaced by its value.
+    fn fill(&self, template: &str) -> String {
+        let values = self.values();
+        let mut out = String::with_capacity(template.len() + 256);
+        let mut rest = template;
+        while let Some(start) = rest.find('@') {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + 1..];
+            match after.find('@').and_then(|end| {
+                values
+                    .iter()
+                    .find(|(k, _)| *k == &after[..end])
+                    .map(|v| (end, v))
+            }) {
+                Some((end, (_, v))) => {
+                    out.push_str(v);
+                    rest = &after[end + 1..];
+                }
+                None => {
+                    out.push('@');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
 }
 
 #[cfg(test)]

@@ -36,6 +36,22 @@ pub const SUBSCHEMA_MAPS: &[&str] = &[
     "dependentSchemas",
 ];
 
+/// The validation keywords of one value that every spec format writes the
+/// JSON Schema way: bounds, lengths, patterns and formats, item counts.
+pub const VALUE_CONSTRAINTS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+];
+
 /// Appends a JSON-pointer token, escaping `~` and `/`.
 pub fn push_pointer_token(pointer: &mut String, token: &str) {
     for c in token.chars() {

@@ -673,7 +673,10 @@ mod tests {
         assert_eq!(keys(&rave_tool()), sorted(crate::formats::rave::TOP_KEYS));
         assert_eq!(keys(&manifest()), sorted(crate::manifest::KEYS));
         let property = keys(&editormcp_tool()["definitions"]["EditorMcpProperty"]);
-        assert_eq!(property, sorted(crate::formats::editormcp::PROPERTY_KEYS));
+        assert_eq!(
+            property,
+            sorted(&crate::formats::editormcp::property_keys())
+        );
     }
 
     #[test]

@@ -24,12 +24,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::shape::{Kind, Model, Node, Property, Scalar};
-use super::{Emitter, GeneratedFiles};
-use crate::diag::Diagnostic;
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
 use crate::schema::strings;
-use crate::templates::Templates;
 
 /// The C# emitter: it renders the run's templates (built-ins and overrides).
 #[derive(Debug, Default)]
@@ -72,6 +69,20 @@ const RESERVED_MEMBERS: &[&str] = &[
     "Finalize",
     "ReferenceEquals",
 ];
+
+/// C# member names (enum members, properties) for wire names: PascalCase,
+/// distinct, and never a name every class inherits or the type's own
+/// (`owner`), which get `Value` appended.
+fn member_names(wires: &[&str], owner: Option<&str>) -> Vec<String> {
+    ident::unique(wires, |w| {
+        let p = ident::pascal(w);
+        if Some(p.as_str()) == owner || RESERVED_MEMBERS.contains(&p.as_str()) {
+            format!("{p}Value")
+        } else {
+            p
+        }
+    })
+}
 
 /// A C# string literal: printable ASCII as is, everything else as `\uXXXX`.
 pub fn string_literal(s: &str) -> String {
@@ -330,14 +341,7 @@ impl<'a> Mapper<'a> {
             return ty.map_or_else(Mapper::any, Mapper::scalar);
         }
         let wires: Vec<&str> = values.iter().filter_map(Value::as_str).collect();
-        let names = ident::unique(&wires, |w| {
-            let p = ident::pascal(w);
-            if RESERVED_MEMBERS.contains(&p.as_str()) {
-                format!("{p}Value")
-            } else {
-                p
-            }
-        });
+        let names = member_names(&wires, None);
         let name = named.unwrap_or_else(|| self.claim(hint));
         let doc = description.map_or_else(
             || vec![format!("Values of <c>{}</c>.", doc_lines(hint).join(" "))],
@@ -382,14 +386,7 @@ impl<'a> Mapper<'a> {
             members: Vec::new(),
         });
         let wires: Vec<&str> = props.iter().map(|p| p.wire.as_str()).collect();
-        let names = ident::unique(&wires, |w| {
-            let p = ident::pascal(w);
-            if p == name || RESERVED_MEMBERS.contains(&p.as_str()) {
-                format!("{p}Value")
-            } else {
-                p
-            }
-        });
+        let names = member_names(&wires, Some(name));
         let mut out = Vec::new();
         for (prop, prop_name) in props.iter().zip(names) {
             let node = &prop.node;
@@ -442,12 +439,8 @@ fn default_init(m: &Mapped, d: &Value) -> Option<String> {
 #[derive(Serialize)]
 struct CsToolFile {
     id_text: String,
-    id: String,
-    name: String,
-    category: String,
-    tier: String,
-    safety: String,
-    timeout: String,
+    #[serde(flatten)]
+    identity: CsIdentity,
     class: String,
     handler: &'static str,
     input_type: String,
@@ -471,14 +464,35 @@ struct CsParam {
 
 #[derive(Serialize)]
 struct CsSpec {
+    #[serde(flatten)]
+    identity: CsIdentity,
+    additional: bool,
+    params: Vec<CsParam>,
+}
+
+/// What the `[Tool]` attribute and the registry's `ToolSpec` say of a tool,
+/// as C# literals.
+#[derive(Serialize)]
+struct CsIdentity {
     id: String,
     name: String,
     category: String,
     tier: String,
     safety: String,
     timeout: String,
-    additional: bool,
-    params: Vec<CsParam>,
+}
+
+impl CsIdentity {
+    fn of(tool: &Tool, timeout: f64) -> CsIdentity {
+        CsIdentity {
+            id: string_literal(&tool.id.value),
+            name: string_literal(&tool.name.value),
+            category: string_literal(&tool.category.value),
+            tier: string_literal(&tool.tier.value),
+            safety: string_literal(tool.safety.value.as_str()),
+            timeout: double_literal(timeout),
+        }
+    }
 }
 
 /// The type of a root schema (`Input`/`Output`): named after `root`.
@@ -538,12 +552,7 @@ fn tool_file(tool: &Tool, class: &str, timeout: f64) -> CsToolFile {
     }
     CsToolFile {
         id_text: doc_lines(&tool.id.value).join(" ").replace('`', "'"),
-        id: string_literal(&tool.id.value),
-        name: string_literal(&tool.name.value),
-        category: string_literal(&tool.category.value),
-        tier: string_literal(&tool.tier.value),
-        safety: string_literal(tool.safety.value.as_str()),
-        timeout: double_literal(timeout),
+        identity: CsIdentity::of(tool, timeout),
         class: class.to_owned(),
         handler: "Handler",
         input_type,
@@ -608,12 +617,7 @@ fn spec(tool: &Tool, timeout: f64) -> CsSpec {
         });
     }
     CsSpec {
-        id: string_literal(&tool.id.value),
-        name: string_literal(&tool.name.value),
-        category: string_literal(&tool.category.value),
-        tier: string_literal(&tool.tier.value),
-        safety: string_literal(tool.safety.value.as_str()),
-        timeout: double_literal(timeout),
+        identity: CsIdentity::of(tool, timeout),
         additional: input.get("additionalProperties") != Some(&Value::Bool(false)),
         params,
     }
@@ -634,32 +638,21 @@ fn class_names(set: &ToolSet) -> (Vec<String>, String) {
     (names, registry)
 }
 
-impl Emitter for CSharp {
-    fn renders_templates(&self) -> bool {
-        true
-    }
-
+impl super::TemplateEmitter for CSharp {
     fn name(&self) -> &'static str {
         "csharp"
     }
 
-    fn emit(
+    fn emit_rendered(
         &self,
         cx: &super::EmitContext<'_>,
+        templates: &crate::templates::RunTemplates,
         project: &Project,
-        out: &mut GeneratedFiles,
-        diags: &mut Vec<Diagnostic>,
+        render: &mut super::Render<'_>,
     ) {
-        // Loaded by the run for every emitter that renders templates.
-        let Some(templates) = cx.templates else {
-            return;
-        };
         if cx.options.csharp_bridge == super::csharp_bridge::CsharpBridge::Bundled {
-            super::csharp_bridge::add_bundled(out);
+            super::csharp_bridge::add_bundled(render.out);
         }
-        let mut render = |t: &Templates, name: &str, path: String, ctx: &serde_json::Value| {
-            t.render_file(name, ctx, path, out, diags)
-        };
         let shared = templates.shared();
         let package = serde_json::json!({"package": {
             "name": "com.toolgen.generated",
@@ -672,13 +665,13 @@ impl Emitter for CSharp {
                 "assembly": super::csharp_bridge::ASSEMBLY,
             },
         }});
-        render(
+        render.file(
             shared,
             "csharp/package.json.jinja",
             "csharp/package.json".into(),
             &package,
         );
-        render(
+        render.file(
             shared,
             "csharp/asmdef.jinja",
             "csharp/Toolgen.Generated.Editor.asmdef".into(),
@@ -693,7 +686,7 @@ impl Emitter for CSharp {
                 let file = tool_file(tool, class, timeout);
                 specs.push(spec(tool, timeout));
                 let ctx = serde_json::json!({"namespace": set.namespace, "tool": file});
-                render(
+                render.file(
                     t,
                     "csharp/tool.cs.jinja",
                     format!("csharp/{}/{class}.cs", set.name),
@@ -714,7 +707,7 @@ impl Emitter for CSharp {
             let ctx = serde_json::json!({"namespace": set.namespace, "set": {
                 "name_text": set.name, "class": registry, "doc": doc, "tools": specs,
             }});
-            render(
+            render.file(
                 t,
                 "csharp/registry.cs.jinja",
                 format!("csharp/{}/{registry}.cs", set.name),

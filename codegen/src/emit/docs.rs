@@ -18,10 +18,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::shape::{Kind, Model, Node, Scalar};
-use super::{Emitter, GeneratedFiles};
-use crate::diag::Diagnostic;
 use crate::ir::{Project, SafetyLevel, Tool, ToolSet};
-use crate::templates::Templates;
 
 /// The docs emitter: it renders the run's templates (built-ins and overrides).
 #[derive(Debug, Default)]
@@ -414,36 +411,25 @@ fn counts<'a>(tools: impl Iterator<Item = &'a str>) -> Vec<(String, usize)> {
     m.into_iter().collect()
 }
 
-impl Emitter for Docs {
-    fn renders_templates(&self) -> bool {
-        true
-    }
-
+impl super::TemplateEmitter for Docs {
     fn name(&self) -> &'static str {
         "docs"
     }
 
-    fn emit(
+    fn emit_rendered(
         &self,
-        cx: &super::EmitContext<'_>,
+        _cx: &super::EmitContext<'_>,
+        templates: &crate::templates::RunTemplates,
         project: &Project,
-        out: &mut GeneratedFiles,
-        diags: &mut Vec<Diagnostic>,
+        render: &mut super::Render<'_>,
     ) {
-        // Loaded by the run for every emitter that renders templates.
-        let Some(templates) = cx.templates else {
-            return;
-        };
-        let mut render = |t: &Templates, name: &str, path: String, ctx: &Value| {
-            t.render_file(name, ctx, path, out, diags)
-        };
         let shared = templates.shared();
         let mut sets = Vec::new();
         for set in &project.tool_sets {
             let mut by_category: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
             for tool in &set.tools {
                 let page = tool_page(set, tool);
-                render(
+                render.file(
                     templates.for_set(set),
                     "docs/tool.md.jinja",
                     format!("docs/src/{}/{}", set.name, page_name(tool)),
@@ -484,7 +470,7 @@ impl Emitter for Docs {
                 "by_tier": counts(set.tools.iter().map(|t| t.tier.value.as_str())),
                 "by_safety": counts(set.tools.iter().map(|t| t.safety.value.as_str())),
             });
-            render(
+            render.file(
                 templates.for_set(set),
                 "docs/set.md.jinja",
                 format!("docs/src/{}/index.md", set.name),
@@ -499,25 +485,25 @@ impl Emitter for Docs {
             "by_tier": counts(all.clone().map(|t| t.tier.value.as_str())),
             "by_safety": counts(all.map(|t| t.safety.value.as_str())),
         });
-        render(
+        render.file(
             shared,
             "docs/index.md.jinja",
             "docs/src/index.md".into(),
             &ctx,
         );
-        render(
+        render.file(
             shared,
             "docs/SUMMARY.md.jinja",
             "docs/src/SUMMARY.md".into(),
             &ctx,
         );
-        render(
+        render.file(
             shared,
             "docs/book.toml.jinja",
             "docs/book.toml".into(),
             &ctx,
         );
-        render(
+        render.file(
             shared,
             "docs/toolgen.css.jinja",
             "docs/theme/toolgen.css".into(),

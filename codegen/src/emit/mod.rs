@@ -47,6 +47,61 @@ pub trait Emitter {
     );
 }
 
+/// An emitter that renders templates: it gets the run's templates, and
+/// renders with [`Render`]. Every such emitter is an [`Emitter`].
+pub trait TemplateEmitter {
+    fn name(&self) -> &'static str;
+    fn emit_rendered(
+        &self,
+        cx: &EmitContext<'_>,
+        templates: &RunTemplates,
+        project: &Project,
+        render: &mut Render<'_>,
+    );
+}
+
+/// Renders templates into the generated files, reporting problems (TG0802).
+pub struct Render<'a> {
+    pub out: &'a mut GeneratedFiles,
+    pub diags: &'a mut Vec<crate::diag::Diagnostic>,
+}
+
+impl Render<'_> {
+    /// Renders template `name` with `context` into file `path`.
+    pub fn file(
+        &mut self,
+        templates: &crate::templates::Templates,
+        name: &str,
+        path: String,
+        context: &serde_json::Value,
+    ) {
+        templates.render_file(name, context, path, self.out, self.diags);
+    }
+}
+
+impl<T: TemplateEmitter> Emitter for T {
+    fn name(&self) -> &'static str {
+        TemplateEmitter::name(self)
+    }
+
+    fn renders_templates(&self) -> bool {
+        true
+    }
+
+    fn emit(
+        &self,
+        cx: &EmitContext<'_>,
+        project: &Project,
+        out: &mut GeneratedFiles,
+        diags: &mut Vec<crate::diag::Diagnostic>,
+    ) {
+        // Loaded by the run for every emitter that renders templates.
+        if let Some(templates) = cx.templates {
+            self.emit_rendered(cx, templates, project, &mut Render { out, diags });
+        }
+    }
+}
+
 /// How the Rust output is laid out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RustLayout {

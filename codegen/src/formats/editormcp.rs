@@ -40,23 +40,14 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "timeoutSeconds",
 ];
 
-pub(crate) const PROPERTY_KEYS: &[&str] = &[
+/// The keys of an EditorMCP property schema besides the shared constraints
+/// ([`crate::schema::VALUE_CONSTRAINTS`]).
+const OWN_PROPERTY_KEYS: &[&str] = &[
     "type",
     "description",
     "required",
     "default",
     "enum",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "format",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
     "items",
     "properties",
     "additionalProperties",
@@ -65,6 +56,13 @@ pub(crate) const PROPERTY_KEYS: &[&str] = &[
     "title",
     "deprecated",
 ];
+
+/// Every key of an EditorMCP property schema.
+pub(crate) fn property_keys() -> Vec<&'static str> {
+    let mut keys = OWN_PROPERTY_KEYS.to_vec();
+    keys.extend_from_slice(crate::schema::VALUE_CONSTRAINTS);
+    keys
+}
 
 const TYPES: &[&str] = &[
     "string", "integer", "number", "boolean", "array", "object", "any",
@@ -579,7 +577,7 @@ impl Translator<'_, '_> {
         };
         let obj = self.cx.object(node, &format!("{what} schema"))?;
         self.locs.insert(ptr.to_owned(), self.loc(node.span));
-        let mut allowed: Vec<&str> = PROPERTY_KEYS.to_vec();
+        let mut allowed = property_keys();
         if position == Position::Schema {
             allowed.retain(|k| *k != "required");
         }

@@ -52,7 +52,9 @@ pub(crate) const TOP_KEYS: &[&str] = &[
 ];
 
 /// JSON Schema keywords accepted in `parameters` and `returns`.
-const SCHEMA_KEYS: &[&str] = &[
+/// JSON Schema keywords accepted in `parameters` and `returns` besides the
+/// shared constraints ([`crate::schema::VALUE_CONSTRAINTS`]).
+const OWN_SCHEMA_KEYS: &[&str] = &[
     "type",
     "description",
     "title",
@@ -64,18 +66,7 @@ const SCHEMA_KEYS: &[&str] = &[
     "properties",
     "required",
     "additionalProperties",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
     "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "format",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
     "nullable",
 ];
 
@@ -470,7 +461,9 @@ impl Translator<'_, '_> {
     fn schema(&mut self, node: &Node, ptr: &str, is_property: bool) -> Option<Value> {
         let obj = self.cx.object(node, "a JSON Schema")?;
         self.locs.insert(ptr.to_owned(), self.cx.loc(node.span));
-        self.cx.check_keys(obj, SCHEMA_KEYS, true, "a JSON Schema");
+        let mut allowed = OWN_SCHEMA_KEYS.to_vec();
+        allowed.extend_from_slice(crate::schema::VALUE_CONSTRAINTS);
+        self.cx.check_keys(obj, &allowed, true, "a JSON Schema");
         let get = |k: &str| obj.iter().find(|m| m.key == k);
         let mut out = Map::new();
 
