@@ -214,31 +214,17 @@ pub fn find_rule(key: &str) -> Option<&'static Rule> {
         .find(|r| r.code.eq_ignore_ascii_case(key) || r.name == key)
 }
 
-/// The level a rule is set to, by a manifest's `lints` or by `--allow`,
-/// `--warn` and `--deny` on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LintLevel {
-    /// Not reported.
-    Allow,
-    /// Reported as a warning.
-    Warn,
-    /// Reported as an error: the run fails.
-    Deny,
-}
-
-impl LintLevel {
-    pub const ALL: [LintLevel; 3] = [LintLevel::Allow, LintLevel::Warn, LintLevel::Deny];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LintLevel::Allow => "allow",
-            LintLevel::Warn => "warn",
-            LintLevel::Deny => "deny",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<LintLevel> {
-        LintLevel::ALL.into_iter().find(|l| l.as_str() == s)
+crate::text::word_enum! {
+    /// The level a rule is set to, by a manifest's `lints` or by `--allow`,
+    /// `--warn` and `--deny` on the command line.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum LintLevel {
+        /// Not reported.
+        Allow = "allow",
+        /// Reported as a warning.
+        Warn = "warn",
+        /// Reported as an error: the run fails.
+        Deny = "deny",
     }
 }
 

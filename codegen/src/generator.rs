@@ -345,9 +345,13 @@ impl Generator {
             templates: templates.as_ref(),
         };
         let total = emitters.len();
+        let mut out = emit::Output {
+            files: &mut files,
+            diags: &mut diags,
+        };
         for (done, (emitter, part)) in emitters.iter().enumerate() {
             self.emit.progress.report("generating", done, total);
-            emitter.emit(&cx, part, &mut files, &mut diags);
+            emitter.emit(&cx, part, &mut out);
         }
         self.emit.progress.report("generating", total, total);
         (files, diags)

@@ -27,78 +27,32 @@ impl<T> Spanned<T> {
     }
 }
 
-/// The input formats toolgen knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Format {
-    /// EditorMCP tool definition JSON (Unity Editor bridge).
-    EditorMcp,
-    /// RAVE tool YAML written by R packages.
-    Rave,
-    /// Standard MCP / ToolVault tool JSON with JSON Schema `inputSchema`.
-    Mcp,
-}
-
-impl Format {
-    pub const ALL: [Format; 3] = [Format::EditorMcp, Format::Rave, Format::Mcp];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::EditorMcp => "editormcp",
-            Format::Rave => "rave",
-            Format::Mcp => "mcp",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.as_str() == s)
+crate::text::word_enum! {
+    /// The input formats toolgen knows.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    pub enum Format {
+        /// EditorMCP tool definition JSON (Unity Editor bridge).
+        EditorMcp = "editormcp",
+        /// RAVE tool YAML written by R packages.
+        Rave = "rave",
+        /// Standard MCP / ToolVault tool JSON with JSON Schema `inputSchema`.
+        Mcp = "mcp",
     }
 }
 
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The outputs a generation can write. A tool set's manifest may choose some
-/// (`outputs: [catalog, docs]`); a generation may ask for some.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum OutputKind {
-    /// The JSON catalog MCP clients read (`catalog/`).
-    Catalog,
-    /// Rust types, the tools trait and dispatch (`rust/`, or `tools.rs` from a build script).
-    Rust,
-    /// The C# bridge for the Unity Editor (`csharp/`).
-    CSharp,
-    /// The mdBook source of the docs site (`docs/`).
-    Docs,
-}
-
-impl OutputKind {
-    pub const ALL: [OutputKind; 4] = [
-        OutputKind::Catalog,
-        OutputKind::Rust,
-        OutputKind::CSharp,
-        OutputKind::Docs,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutputKind::Catalog => "catalog",
-            OutputKind::Rust => "rust",
-            OutputKind::CSharp => "csharp",
-            OutputKind::Docs => "docs",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<OutputKind> {
-        OutputKind::ALL.into_iter().find(|k| k.as_str() == s)
-    }
-}
-
-impl fmt::Display for OutputKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+crate::text::word_enum! {
+    /// The outputs a generation can write. A tool set's manifest may choose some
+    /// (`outputs: [catalog, docs]`); a generation may ask for some.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    pub enum OutputKind {
+        /// The JSON catalog MCP clients read (`catalog/`).
+        Catalog = "catalog",
+        /// Rust types, the tools trait and dispatch (`rust/`, or `tools.rs` from a build script).
+        Rust = "rust",
+        /// The C# bridge for the Unity Editor (`csharp/`).
+        CSharp = "csharp",
+        /// The mdBook source of the docs site (`docs/`).
+        Docs = "docs",
     }
 }
 
@@ -182,36 +136,20 @@ impl fmt::Display for RuntimeSource {
     }
 }
 
-/// What a tool may do to the system it works on, from least to most dangerous.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SafetyLevel {
-    /// Only reads; nothing can be modified.
-    ReadOnly,
-    /// Modifies data with guardrails (single object, undoable).
-    SafeWrite,
-    /// Can make irreversible changes; clients should ask for confirmation.
-    Destructive,
+crate::text::word_enum! {
+    /// What a tool may do to the system it works on, from least to most dangerous.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    pub enum SafetyLevel {
+        /// Only reads; nothing can be modified.
+        ReadOnly = "read-only",
+        /// Modifies data with guardrails (single object, undoable).
+        SafeWrite = "safe-write",
+        /// Can make irreversible changes; clients should ask for confirmation.
+        Destructive = "destructive",
+    }
 }
 
 impl SafetyLevel {
-    pub const ALL: [SafetyLevel; 3] = [
-        SafetyLevel::ReadOnly,
-        SafetyLevel::SafeWrite,
-        SafetyLevel::Destructive,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SafetyLevel::ReadOnly => "read-only",
-            SafetyLevel::SafeWrite => "safe-write",
-            SafetyLevel::Destructive => "destructive",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<SafetyLevel> {
-        SafetyLevel::ALL.into_iter().find(|l| l.as_str() == s)
-    }
-
     /// The standard MCP tool annotation hints this level implies.
     pub fn mcp_hints(self) -> (bool, bool) {
         // (readOnlyHint, destructiveHint)
@@ -220,12 +158,6 @@ impl SafetyLevel {
             SafetyLevel::SafeWrite => (false, false),
             SafetyLevel::Destructive => (false, true),
         }
-    }
-}
-
-impl fmt::Display for SafetyLevel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

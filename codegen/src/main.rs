@@ -207,23 +207,21 @@ fn parse_group(s: &str) -> Result<regex::Regex, String> {
 }
 
 fn parse_format(s: &str) -> Result<Format, String> {
-    Format::parse(s).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
-        format!(
-            "unknown format `{s}`; expected one of: {}",
-            names.join(", ")
-        )
-    })
+    parse_word(s, "format", Format::parse, &Format::NAMES)
 }
 
 fn parse_output(s: &str) -> Result<OutputKind, String> {
-    OutputKind::parse(s).ok_or_else(|| {
-        let names: Vec<&str> = OutputKind::ALL.iter().map(|k| k.as_str()).collect();
-        format!(
-            "unknown output `{s}`; expected one of: {}",
-            names.join(", ")
-        )
-    })
+    parse_word(s, "output", OutputKind::parse, &OutputKind::NAMES)
+}
+
+/// A word of a fixed set (`--format rave`), or what the set holds.
+fn parse_word<T>(
+    s: &str,
+    what: &str,
+    parse: fn(&str) -> Option<T>,
+    names: &[&str],
+) -> Result<T, String> {
+    parse(s).ok_or_else(|| format!("unknown {what} `{s}`; {}", toolgen::text::suggest(s, names)))
 }
 
 /// A value parser for `--allow/--warn/--deny`: the rule must exist and be settable.

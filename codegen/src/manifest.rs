@@ -35,7 +35,7 @@
 
 use crate::diag::{Diagnostic, rule};
 use crate::diag::{LintLevel, configurable_rule};
-use crate::formats::{self, fields::Cx, fields::suggest};
+use crate::formats::{self, fields::Cx};
 use crate::ir::{Category, Format, OutputKind, RuntimeSource, SafetyLevel, Spanned, Tier, ToolSet};
 use crate::syntax::{Node, NodeKind};
 
@@ -106,8 +106,26 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<ToolSet> {
     ok.iter().all(|ok| *ok).then_some(set)
 }
 
-fn member<'n>(obj: &'n [crate::syntax::Member], key: &str) -> Option<&'n Node> {
-    obj.iter().find(|m| m.key == key).map(|m| &m.value)
+/// The optional fields of one object, read one by one; remembers whether
+/// every field present was valid.
+struct Fields<'o> {
+    obj: &'o [crate::syntax::Member],
+    ok: bool,
+}
+
+impl<'o> Fields<'o> {
+    fn new(obj: &'o [crate::syntax::Member]) -> Self {
+        Fields { obj, ok: true }
+    }
+
+    /// Field `key` read by `read`: `None` when it is absent, or invalid (then
+    /// `read` has reported it).
+    fn read<T>(&mut self, key: &str, read: impl FnOnce(&'o Node) -> Option<T>) -> Option<T> {
+        let node = &self.obj.iter().find(|m| m.key == key)?.value;
+        let value = read(node);
+        self.ok &= value.is_some();
+        value
+    }
 }
 
 /// `format`, required; `None` (reported) when it is missing or unknown.
@@ -119,21 +137,8 @@ fn read_format(cx: &mut Cx<'_>, root: &Node, obj: &[crate::syntax::Member]) -> O
         "the manifest",
         "the format of the tool set's files: editormcp, rave or mcp",
     )?;
-    let format_str = cx.string(format_node, "`format`", true)?;
-    let format = Format::parse(&format_str.value);
-    if format.is_none() {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
-        cx.report(
-            Diagnostic::at(
-                &rule::INVALID_VALUE,
-                format_str.loc,
-                format!("unknown format `{}`", format_str.value),
-            )
-            .label("not a format")
-            .help(suggest(&format_str.value, &names)),
-        );
-    }
-    format
+    let format = cx.string(format_node, "`format`", true)?;
+    cx.word(&rule::INVALID_VALUE, &format, "format")
 }
 
 /// `name`, required, a lowercase identifier (TG0504).
@@ -176,155 +181,122 @@ fn read_name(
 
 /// `title`, `description`, `version` and `namespace`.
 fn read_texts(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
-    let mut ok = true;
+    let mut fields = Fields::new(obj);
     for (key, slot) in [
         ("title", &mut set.title),
         ("description", &mut set.description),
         ("version", &mut set.version),
     ] {
-        if let Some(n) = member(obj, key) {
-            match cx.string(n, &format!("`{key}`"), true) {
-                Some(s) => *slot = Some(s.value),
-                None => ok = false,
-            }
+        if let Some(s) = fields.read(key, |n| cx.string(n, &format!("`{key}`"), true)) {
+            *slot = Some(s.value);
         }
     }
-    if let Some(n) = member(obj, "namespace") {
-        match cx.string(n, "`namespace`", true) {
-            Some(ns) if is_valid_namespace(&ns.value) => set.namespace = ns.value,
-            Some(ns) => {
-                cx.report(
-                    Diagnostic::at(
-                        &rule::TOOLSET_NAME,
-                        ns.loc,
-                        format!(
-                            "namespace `{}` is not a dot-separated list of identifiers",
-                            ns.value
-                        ),
-                    )
-                    .label("invalid namespace")
-                    .help("e.g. `EditorMcp.Core`"),
-                );
-                ok = false;
-            }
-            None => ok = false,
-        }
+    if let Some(ns) = fields.read("namespace", |n| namespace(cx, n)) {
+        set.namespace = ns;
     }
-    ok
+    fields.ok
+}
+
+/// `namespace`: identifiers separated by dots.
+fn namespace(cx: &mut Cx<'_>, n: &Node) -> Option<String> {
+    let ns = cx.string(n, "`namespace`", true)?;
+    if !is_valid_namespace(&ns.value) {
+        cx.report(
+            Diagnostic::at(
+                &rule::TOOLSET_NAME,
+                ns.loc,
+                format!(
+                    "namespace `{}` is not a dot-separated list of identifiers",
+                    ns.value
+                ),
+            )
+            .label("invalid namespace")
+            .help("e.g. `EditorMcp.Core`"),
+        );
+        return None;
+    }
+    Some(ns.value)
 }
 
 /// What the tool set allows: `defaultTimeoutSeconds`, `categories`, `tiers`,
 /// `safetyLevels` and `maxTier`.
 fn read_policies(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
-    let mut ok = true;
-    if let Some(n) = member(obj, "defaultTimeoutSeconds") {
-        match cx.number(n, "`defaultTimeoutSeconds`") {
-            Some(v) if formats::fields::check_timeout(cx, v, cx.loc(n.span)) => {
-                set.default_timeout_seconds = v
-            }
-            _ => ok = false,
-        }
+    let mut fields = Fields::new(obj);
+    let timeout = fields.read("defaultTimeoutSeconds", |n| {
+        let v = cx.number(n, "`defaultTimeoutSeconds`")?;
+        formats::fields::check_timeout(cx, v, cx.loc(n.span)).then_some(v)
+    });
+    if let Some(v) = timeout {
+        set.default_timeout_seconds = v;
     }
-    if let Some(n) = member(obj, "categories") {
-        match id_list(cx, n, "`categories`", "description") {
-            Some(items) => {
-                set.categories = items
-                    .into_iter()
-                    .map(|(id, description)| Category { id, description })
-                    .collect();
-            }
-            None => ok = false,
-        }
+    if let Some(items) = fields.read("categories", |n| {
+        id_list(cx, n, "`categories`", "description")
+    }) {
+        set.categories = items
+            .into_iter()
+            .map(|(id, description)| Category { id, description })
+            .collect();
     }
-    if let Some(n) = member(obj, "tiers") {
-        match id_list(cx, n, "`tiers`", "title") {
-            Some(items) => {
-                set.tiers = items
-                    .into_iter()
-                    .map(|(id, title)| Tier { id, title })
-                    .collect()
-            }
-            None => ok = false,
-        }
+    if let Some(items) = fields.read("tiers", |n| id_list(cx, n, "`tiers`", "title")) {
+        set.tiers = items
+            .into_iter()
+            .map(|(id, title)| Tier { id, title })
+            .collect();
     }
-    if let Some(n) = member(obj, "safetyLevels") {
-        match safety_levels(cx, n) {
-            Some(levels) => set.safety_levels = levels,
-            None => ok = false,
-        }
+    if let Some(levels) = fields.read("safetyLevels", |n| safety_levels(cx, n)) {
+        set.safety_levels = levels;
     }
-    if let Some(n) = member(obj, "maxTier") {
-        ok &= max_tier(cx, n, set);
+    if let Some(tier) = fields.read("maxTier", |n| max_tier(cx, n, set)) {
+        set.max_tier = Some(tier);
     }
-    ok
+    fields.ok
 }
 
 /// `maxTier`: one of the tool set's tiers.
-fn max_tier(cx: &mut Cx<'_>, n: &Node, set: &mut ToolSet) -> bool {
-    match cx.string(n, "`maxTier`", true) {
-        Some(t) if set.tiers.iter().any(|x| x.id == t.value) => {
-            set.max_tier = Some(t.value);
-            true
-        }
-        Some(t) => {
-            let ids: Vec<&str> = set.tiers.iter().map(|x| x.id.as_str()).collect();
-            cx.report(
-                Diagnostic::at(
-                    &rule::INVALID_VALUE,
-                    t.loc,
-                    format!("`maxTier` `{}` is not one of the tool set's tiers", t.value),
-                )
-                .label("unknown tier")
-                .help(suggest(&t.value, &ids)),
-            );
-            false
-        }
-        None => false,
+fn max_tier(cx: &mut Cx<'_>, n: &Node, set: &ToolSet) -> Option<String> {
+    let t = cx.string(n, "`maxTier`", true)?;
+    if set.tiers.iter().any(|x| x.id == t.value) {
+        return Some(t.value);
     }
+    let ids: Vec<&str> = set.tiers.iter().map(|x| x.id.as_str()).collect();
+    cx.unknown_value(&rule::INVALID_VALUE, t.loc, &t.value, "tier", &ids);
+    None
 }
 
 /// How the tool set is generated: `templates`, `specs`, `outputs`, `lints`
 /// and `runtime`.
 fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
-    let mut ok = true;
-    if let Some(n) = member(obj, "templates") {
-        match cx.string(n, "`templates`", true) {
-            Some(t) => set.templates = Some(Spanned::new(std::path::PathBuf::from(t.value), t.loc)),
-            None => ok = false,
+    let mut fields = Fields::new(obj);
+    if let Some(t) = fields.read("templates", |n| cx.string(n, "`templates`", true)) {
+        set.templates = Some(Spanned::new(std::path::PathBuf::from(t.value), t.loc));
+    }
+    fields.read("specs", |n| specs(cx, n).then_some(()));
+    if let Some(o) = fields.read("outputs", |n| outputs(cx, n)) {
+        set.outputs = Some(o);
+    }
+    if let Some(l) = fields.read("lints", |n| lints(cx, n)) {
+        set.lints = l;
+    }
+    if let Some(r) = fields.read("runtime", |n| runtime(cx, n)) {
+        set.runtime = Some(r);
+    }
+    fields.ok
+}
+
+/// `runtime`: where the generated crate gets `toolgen-runtime` from.
+fn runtime(cx: &mut Cx<'_>, n: &Node) -> Option<Spanned<RuntimeSource>> {
+    let r = cx.string(n, "`runtime`", true)?;
+    match RuntimeSource::parse(&r.value) {
+        Ok(source) => Some(Spanned::new(source, r.loc)),
+        Err(e) => {
+            cx.report(
+                Diagnostic::at(&rule::INVALID_VALUE, r.loc, e)
+                    .label("not a runtime source")
+                    .help("`bundled` (the default) writes the runtime beside the generated crate; `path=../runtime` is relative to the generated Cargo.toml"),
+            );
+            None
         }
     }
-    if let Some(n) = member(obj, "specs") {
-        ok &= specs(cx, n);
-    }
-    if let Some(n) = member(obj, "outputs") {
-        match outputs(cx, n) {
-            Some(o) => set.outputs = Some(o),
-            None => ok = false,
-        }
-    }
-    if let Some(n) = member(obj, "lints") {
-        match lints(cx, n) {
-            Some(l) => set.lints = l,
-            None => ok = false,
-        }
-    }
-    if let Some(n) = member(obj, "runtime") {
-        match cx.string(n, "`runtime`", true) {
-            Some(r) => match RuntimeSource::parse(&r.value) {
-                Ok(source) => set.runtime = Some(Spanned::new(source, r.loc)),
-                Err(e) => {
-                    cx.report(
-                        Diagnostic::at(&rule::INVALID_VALUE, r.loc, e)
-                            .label("not a runtime source")
-                            .help("`bundled` (the default) writes the runtime beside the generated crate; `path=../runtime` is relative to the generated Cargo.toml"),
-                    );
-                    ok = false;
-                }
-            },
-            None => ok = false,
-        }
-    }
-    ok
 }
 
 /// Checks `specs`: a path or list of relative paths to existing directories.
@@ -374,7 +346,6 @@ fn outputs(cx: &mut Cx<'_>, node: &Node) -> Option<Vec<OutputKind>> {
         cx.wrong_type(node, "`outputs`", "a non-empty list of outputs");
         return None;
     };
-    let names: Vec<&str> = OutputKind::ALL.iter().map(|k| k.as_str()).collect();
     let mut out = Vec::new();
     let mut ok = true;
     for item in items {
@@ -382,7 +353,7 @@ fn outputs(cx: &mut Cx<'_>, node: &Node) -> Option<Vec<OutputKind>> {
             ok = false;
             continue;
         };
-        match OutputKind::parse(&s.value) {
+        match cx.word::<OutputKind>(&rule::INVALID_VALUE, &s, "output") {
             Some(k) if !out.contains(&k) => out.push(k),
             Some(_) => {
                 cx.report(
@@ -395,18 +366,7 @@ fn outputs(cx: &mut Cx<'_>, node: &Node) -> Option<Vec<OutputKind>> {
                 );
                 ok = false;
             }
-            None => {
-                cx.report(
-                    Diagnostic::at(
-                        &rule::INVALID_VALUE,
-                        s.loc,
-                        format!("unknown output `{}`", s.value),
-                    )
-                    .label("not an output")
-                    .help(suggest(&s.value, &names)),
-                );
-                ok = false;
-            }
+            None => ok = false,
         }
     }
     out.sort();
@@ -419,7 +379,6 @@ fn lints(
     node: &Node,
 ) -> Option<Vec<(&'static crate::diag::Rule, LintLevel, crate::source::Loc)>> {
     let members = cx.object(node, "`lints`")?;
-    let levels: Vec<&str> = LintLevel::ALL.iter().map(|l| l.as_str()).collect();
     let mut out: Vec<(&'static crate::diag::Rule, LintLevel, crate::source::Loc)> = Vec::new();
     let mut ok = true;
     for m in members {
@@ -427,16 +386,7 @@ fn lints(
             ok = false;
             continue;
         };
-        let Some(l) = LintLevel::parse(&level.value) else {
-            cx.report(
-                Diagnostic::at(
-                    &rule::INVALID_VALUE,
-                    level.loc,
-                    format!("unknown level `{}`", level.value),
-                )
-                .label("not a level")
-                .help(suggest(&level.value, &levels)),
-            );
+        let Some(l) = cx.word::<LintLevel>(&rule::INVALID_VALUE, &level, "level") else {
             ok = false;
             continue;
         };

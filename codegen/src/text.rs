@@ -49,3 +49,62 @@ pub fn list(items: &[&str]) -> String {
         n => format!("{} and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
     }
 }
+
+/// A value written as one word of a fixed set (`format: rave`).
+pub trait Word: Sized + Copy + 'static {
+    /// The words of every value, in declaration order.
+    const WORDS: &'static [&'static str];
+    /// The value written `word`, if any.
+    fn from_word(word: &str) -> Option<Self>;
+}
+
+/// An enum of words (`format: rave`, `level: deny`): the enum, with `ALL`
+/// (every variant, in order), `NAMES` (their words), `as_str`, `parse`,
+/// `Display` as the word, and [`Word`]. Doc comments and attributes are kept.
+macro_rules! word_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $word:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: [$name; [$($word),+].len()] = [$($name::$variant),+];
+            /// The word of every variant, in declaration order.
+            pub const NAMES: [&'static str; [$($word),+].len()] = [$($word),+];
+
+            /// Its word, as written in specs and on the command line.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $word, )+
+                }
+            }
+
+            /// The variant written `word`, if any.
+            pub fn parse(word: &str) -> Option<$name> {
+                $name::ALL.into_iter().find(|v| v.as_str() == word)
+            }
+        }
+
+        impl $crate::text::Word for $name {
+            const WORDS: &'static [&'static str] = &$name::NAMES;
+
+            fn from_word(word: &str) -> Option<$name> {
+                $name::parse(word)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+pub(crate) use word_enum;

@@ -13,7 +13,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::{Emitter, GeneratedFiles};
+use super::Emitter;
 use crate::ir::{Project, Tool, ToolSet};
 
 pub struct Catalog;
@@ -23,13 +23,8 @@ impl Emitter for Catalog {
         "catalog"
     }
 
-    fn emit(
-        &self,
-        _cx: &super::EmitContext<'_>,
-        project: &Project,
-        out: &mut GeneratedFiles,
-        _diags: &mut Vec<crate::diag::Diagnostic>,
-    ) {
+    fn emit(&self, _cx: &super::EmitContext<'_>, project: &Project, out: &mut super::Output<'_>) {
+        let out = &mut *out.files;
         let mut index = Vec::new();
         for set in &project.tool_sets {
             let dir = format!("catalog/{}", set.name);

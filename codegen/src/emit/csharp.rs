@@ -648,10 +648,10 @@ impl super::TemplateEmitter for CSharp {
         cx: &super::EmitContext<'_>,
         templates: &crate::templates::RunTemplates,
         project: &Project,
-        render: &mut super::Render<'_>,
+        out: &mut super::Output<'_>,
     ) {
         if cx.options.csharp_bridge == super::csharp_bridge::CsharpBridge::Bundled {
-            super::csharp_bridge::add_bundled(render.out);
+            super::csharp_bridge::add_bundled(out.files);
         }
         let shared = templates.shared();
         let package = serde_json::json!({"package": {
@@ -665,13 +665,13 @@ impl super::TemplateEmitter for CSharp {
                 "assembly": super::csharp_bridge::ASSEMBLY,
             },
         }});
-        render.file(
+        out.render(
             shared,
             "csharp/package.json.jinja",
             "csharp/package.json".into(),
             &package,
         );
-        render.file(
+        out.render(
             shared,
             "csharp/asmdef.jinja",
             "csharp/Toolgen.Generated.Editor.asmdef".into(),
@@ -686,7 +686,7 @@ impl super::TemplateEmitter for CSharp {
                 let file = tool_file(tool, class, timeout);
                 specs.push(spec(tool, timeout));
                 let ctx = serde_json::json!({"namespace": set.namespace, "tool": file});
-                render.file(
+                out.render(
                     t,
                     "csharp/tool.cs.jinja",
                     format!("csharp/{}/{class}.cs", set.name),
@@ -707,7 +707,7 @@ impl super::TemplateEmitter for CSharp {
             let ctx = serde_json::json!({"namespace": set.namespace, "set": {
                 "name_text": set.name, "class": registry, "doc": doc, "tools": specs,
             }});
-            render.file(
+            out.render(
                 t,
                 "csharp/registry.cs.jinja",
                 format!("csharp/{}/{registry}.cs", set.name),

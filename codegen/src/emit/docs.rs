@@ -421,7 +421,7 @@ impl super::TemplateEmitter for Docs {
         _cx: &super::EmitContext<'_>,
         templates: &crate::templates::RunTemplates,
         project: &Project,
-        render: &mut super::Render<'_>,
+        out: &mut super::Output<'_>,
     ) {
         let shared = templates.shared();
         let mut sets = Vec::new();
@@ -429,7 +429,7 @@ impl super::TemplateEmitter for Docs {
             let mut by_category: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
             for tool in &set.tools {
                 let page = tool_page(set, tool);
-                render.file(
+                out.render(
                     templates.for_set(set),
                     "docs/tool.md.jinja",
                     format!("docs/src/{}/{}", set.name, page_name(tool)),
@@ -470,7 +470,7 @@ impl super::TemplateEmitter for Docs {
                 "by_tier": counts(set.tools.iter().map(|t| t.tier.value.as_str())),
                 "by_safety": counts(set.tools.iter().map(|t| t.safety.value.as_str())),
             });
-            render.file(
+            out.render(
                 templates.for_set(set),
                 "docs/set.md.jinja",
                 format!("docs/src/{}/index.md", set.name),
@@ -485,25 +485,25 @@ impl super::TemplateEmitter for Docs {
             "by_tier": counts(all.clone().map(|t| t.tier.value.as_str())),
             "by_safety": counts(all.map(|t| t.safety.value.as_str())),
         });
-        render.file(
+        out.render(
             shared,
             "docs/index.md.jinja",
             "docs/src/index.md".into(),
             &ctx,
         );
-        render.file(
+        out.render(
             shared,
             "docs/SUMMARY.md.jinja",
             "docs/src/SUMMARY.md".into(),
             &ctx,
         );
-        render.file(
+        out.render(
             shared,
             "docs/book.toml.jinja",
             "docs/book.toml".into(),
             &ctx,
         );
-        render.file(
+        out.render(
             shared,
             "docs/toolgen.css.jinja",
             "docs/theme/toolgen.css".into(),

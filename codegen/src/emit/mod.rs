@@ -36,19 +36,13 @@ pub trait Emitter {
     fn renders_templates(&self) -> bool {
         false
     }
-    /// Adds this emitter's files for `project` to `out`; problems (a schema
-    /// that cannot be mapped to a type, say) go to `diags`.
-    fn emit(
-        &self,
-        cx: &EmitContext<'_>,
-        project: &Project,
-        out: &mut GeneratedFiles,
-        diags: &mut Vec<crate::diag::Diagnostic>,
-    );
+    /// Adds this emitter's files for `project` to `out.files`; problems (a
+    /// schema that cannot be mapped to a type, say) go to `out.diags`.
+    fn emit(&self, cx: &EmitContext<'_>, project: &Project, out: &mut Output<'_>);
 }
 
 /// An emitter that renders templates: it gets the run's templates, and
-/// renders with [`Render`]. Every such emitter is an [`Emitter`].
+/// renders with [`Output::render`]. Every such emitter is an [`Emitter`].
 pub trait TemplateEmitter {
     fn name(&self) -> &'static str;
     fn emit_rendered(
@@ -56,26 +50,27 @@ pub trait TemplateEmitter {
         cx: &EmitContext<'_>,
         templates: &RunTemplates,
         project: &Project,
-        render: &mut Render<'_>,
+        out: &mut Output<'_>,
     );
 }
 
-/// Renders templates into the generated files, reporting problems (TG0802).
-pub struct Render<'a> {
-    pub out: &'a mut GeneratedFiles,
+/// Where an emitter's work goes: its files, and its problems.
+pub struct Output<'a> {
+    pub files: &'a mut GeneratedFiles,
     pub diags: &'a mut Vec<crate::diag::Diagnostic>,
 }
 
-impl Render<'_> {
-    /// Renders template `name` with `context` into file `path`.
-    pub fn file(
+impl Output<'_> {
+    /// Renders template `name` with `context` into file `path`; a template
+    /// that fails is reported (TG0802).
+    pub fn render(
         &mut self,
         templates: &crate::templates::Templates,
         name: &str,
         path: String,
         context: &serde_json::Value,
     ) {
-        templates.render_file(name, context, path, self.out, self.diags);
+        templates.render_file(name, context, path, self.files, self.diags);
     }
 }
 
@@ -88,16 +83,10 @@ impl<T: TemplateEmitter> Emitter for T {
         true
     }
 
-    fn emit(
-        &self,
-        cx: &EmitContext<'_>,
-        project: &Project,
-        out: &mut GeneratedFiles,
-        diags: &mut Vec<crate::diag::Diagnostic>,
-    ) {
+    fn emit(&self, cx: &EmitContext<'_>, project: &Project, out: &mut Output<'_>) {
         // Loaded by the run for every emitter that renders templates.
         if let Some(templates) = cx.templates {
-            self.emit_rendered(cx, templates, project, &mut Render { out, diags });
+            self.emit_rendered(cx, templates, project, out);
         }
     }
 }

@@ -227,9 +227,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
             for d in defs {
                 if !is_identifier(&d.key) {
                     cx.report(
-                        Diagnostic::at(
-                            &rule::PROPERTY_NAME,
-                            cx.loc(d.key_span),
+                        cx.at(&rule::PROPERTY_NAME, d.key_span,
                             format!("definition name `{}` is not a valid identifier", d.key),
                         )
                         .label("becomes a type name")
@@ -536,23 +534,24 @@ impl Translator<'_, '_> {
                     .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
                     .collect();
                 self.cx.report(
-                    Diagnostic::at(
-                        &rule::PROPERTY_NAME,
-                        self.loc(m.key_span),
-                        format!(
-                            "{kind} name `{}` in `{parent}` is not a valid identifier",
-                            m.key
-                        ),
-                    )
-                    .label("not an identifier")
-                    .help(format!(
-                        "use letters, digits and `_`, starting with a letter, e.g. `{}`",
-                        if fixed.starts_with(|c: char| c.is_ascii_digit()) || fixed.is_empty() {
-                            format!("p{fixed}")
-                        } else {
-                            fixed
-                        }
-                    )),
+                    self.cx
+                        .at(
+                            &rule::PROPERTY_NAME,
+                            m.key_span,
+                            format!(
+                                "{kind} name `{}` in `{parent}` is not a valid identifier",
+                                m.key
+                            ),
+                        )
+                        .label("not an identifier")
+                        .help(format!(
+                            "use letters, digits and `_`, starting with a letter, e.g. `{}`",
+                            if fixed.starts_with(|c: char| c.is_ascii_digit()) || fixed.is_empty() {
+                                format!("p{fixed}")
+                            } else {
+                                fixed
+                            }
+                        )),
                 );
             }
             if let Some((schema, is_required)) = self.schema(&m.value, &prop_ptr, position) {
@@ -695,13 +694,14 @@ impl Translator<'_, '_> {
         }
         if let Some(t) = p.get("type") {
             self.cx.report(
-                Diagnostic::at(
-                    &rule::INVALID_VALUE,
-                    self.loc(t.key_span),
-                    "`type` cannot be combined with `$ref`",
-                )
-                .label("the referenced definition has the type")
-                .help("remove `type`"),
+                self.cx
+                    .at(
+                        &rule::INVALID_VALUE,
+                        t.key_span,
+                        "`type` cannot be combined with `$ref`",
+                    )
+                    .label("the referenced definition has the type")
+                    .help("remove `type`"),
             );
         }
         true
@@ -846,9 +846,7 @@ impl Translator<'_, '_> {
     ) {
         if !has_properties && !has_additional {
             self.cx.report(
-                Diagnostic::at(
-                    &rule::OBJECT_SHAPE,
-                    self.loc(p.node.span),
+                self.cx.at(&rule::OBJECT_SHAPE, p.node.span,
                     "object declares neither `properties` nor `additionalProperties`; it is typed as a free-form object",
                 )
                 .label("shape unknown")
@@ -879,11 +877,10 @@ impl<'n> Place<'n> {
 /// Reports TG0403 for a tool without an `examples` field at all.
 pub fn missing_examples(cx: &mut Cx<'_>, root: &Node) {
     if root.member("examples").is_none() && matches!(root.kind, NodeKind::Object(_)) {
-        let start = root.span.start as usize;
         cx.report(
-            Diagnostic::at(
+            cx.at(
                 &rule::EXAMPLE_COUNT,
-                cx.loc(Span::new(start, start + 1)),
+                root.opening(),
                 "tool has no examples; the format asks for 1-3 representative ones",
             )
             .label("no `examples`")

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::diag::{Diagnostic, rule};
+use crate::diag::{Diagnostic, Rule, rule};
 use crate::ir::{Example, LocatedValue, SafetyLevel, Spanned};
 use crate::source::{FileId, Loc, Span};
 use crate::syntax::{Member, Node, NodeKind};
@@ -25,13 +25,50 @@ impl Cx<'_> {
         self.diags.push(d);
     }
 
+    /// A diagnostic of `rule` at `span` of this file.
+    pub fn at(&self, rule: &'static Rule, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::at(rule, self.loc(span), message)
+    }
+
+    /// Reports `value` (at `loc`) as not one of `names`, the known values of
+    /// a `what`: "unknown `what` `value`", with the nearest name or the list.
+    pub fn unknown_value(
+        &mut self,
+        rule: &'static Rule,
+        loc: Loc,
+        value: &str,
+        what: &str,
+        names: &[&str],
+    ) {
+        self.report(
+            Diagnostic::at(rule, loc, format!("unknown {what} `{value}`"))
+                .label(format!("not a {what}"))
+                .help(suggest(value, names)),
+        );
+    }
+
+    /// `s` as a word of `T`'s set (a format, a level, ...), or `None`,
+    /// reported with `rule` as an unknown `what`.
+    pub fn word<T: crate::text::Word>(
+        &mut self,
+        rule: &'static Rule,
+        s: &Spanned<String>,
+        what: &str,
+    ) -> Option<T> {
+        let value = T::from_word(&s.value);
+        if value.is_none() {
+            self.unknown_value(rule, s.loc, &s.value, what, T::WORDS);
+        }
+        value
+    }
+
     /// Reports `node` as having the wrong JSON type.
     pub fn wrong_type(&mut self, node: &Node, what: &str, expected: &str) {
         let found = node.json_type().article_name();
         self.report(
-            Diagnostic::at(
+            self.at(
                 &rule::WRONG_TYPE,
-                self.loc(node.span),
+                node.span,
                 format!("{what} must be {expected}, found {found}"),
             )
             .label(format!("expected {expected}")),
@@ -72,9 +109,9 @@ impl Cx<'_> {
                 None => format!("{what} has the fields {}", list(allowed)),
             };
             self.report(
-                Diagnostic::at(
+                self.at(
                     &rule::UNKNOWN_FIELD,
-                    self.loc(m.key_span),
+                    m.key_span,
                     format!("unknown field `{}` in {what}", m.key),
                 )
                 .label("unknown field")
@@ -94,11 +131,10 @@ impl Cx<'_> {
     ) -> Option<&'n Node> {
         let found = obj.iter().find(|m| m.key == key).map(|m| &m.value);
         if found.is_none() {
-            let start = obj_node.span.start as usize;
             self.report(
-                Diagnostic::at(
+                self.at(
                     &rule::MISSING_FIELD,
-                    self.loc(Span::new(start, start + 1)),
+                    obj_node.opening(),
                     format!("{what} is missing the required field `{key}`"),
                 )
                 .label(format!("`{key}` missing in this object"))
@@ -114,9 +150,9 @@ impl Cx<'_> {
             NodeKind::String(s) => {
                 if non_empty && s.trim().is_empty() {
                     self.report(
-                        Diagnostic::at(
+                        self.at(
                             &rule::EMPTY_FIELD,
-                            self.loc(node.span),
+                            node.span,
                             format!("{what} must not be empty"),
                         )
                         .label("empty"),
@@ -167,20 +203,7 @@ impl Cx<'_> {
 
 /// Parses a safety level, reporting TG0206 (with a suggestion) when it is unknown.
 pub fn safety_level(cx: &mut Cx<'_>, s: &Spanned<String>) -> Option<SafetyLevel> {
-    let level = SafetyLevel::parse(&s.value);
-    if level.is_none() {
-        let names: Vec<&str> = SafetyLevel::ALL.iter().map(|l| l.as_str()).collect();
-        cx.report(
-            Diagnostic::at(
-                &rule::UNKNOWN_SAFETY_LEVEL,
-                s.loc,
-                format!("unknown safety level `{}`", s.value),
-            )
-            .label("not a safety level")
-            .help(suggest(&s.value, &names)),
-        );
-    }
-    level
+    cx.word(&rule::UNKNOWN_SAFETY_LEVEL, s, "safety level")
 }
 
 /// Whether `s` is an identifier: ASCII letter or `_`, then letters, digits, `_`.
@@ -275,9 +298,9 @@ pub(crate) fn read_examples(cx: &mut Cx<'_>, obj: &[Member]) -> Option<Vec<Examp
     let n = out.len();
     if ok && (n == 0 || n > 3) {
         cx.report(
-            Diagnostic::at(
+            cx.at(
                 &rule::EXAMPLE_COUNT,
-                cx.loc(m.value.span),
+                m.value.span,
                 format!("tool has {n} examples; the format asks for 1-3 representative ones"),
             )
             .label(if n == 0 {

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::fields::Cx;
-use crate::diag::{Diagnostic, rule};
+use crate::diag::rule;
 use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
 use crate::source::Span;
 use crate::syntax::{Node, NodeKind};
@@ -127,9 +127,9 @@ fn read_input(cx: &mut Cx<'_>, root: &Node, obj: &[crate::syntax::Member]) -> Op
         NodeKind::Object(_) => {
             if let Some(t) = n.get("type").filter(|t| t.as_str() != Some("object")) {
                 cx.report(
-                    Diagnostic::at(
+                    cx.at(
                         &rule::INVALID_VALUE,
-                        cx.loc(t.span),
+                        t.span,
                         "an MCP tool's `inputSchema` must have `\"type\": \"object\"`",
                     )
                     .label("arguments are always an object")

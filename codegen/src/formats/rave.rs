@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value, json};
 
-use super::fields::{Cx, suggest};
+use super::fields::Cx;
 use crate::diag::{Diagnostic, rule};
 use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
 use crate::schema::DIALECT as SCHEMA_DIALECT;
@@ -202,9 +202,9 @@ fn read_description(cx: &mut Cx<'_>, root: &Node, obj: &[Member]) -> Option<Span
     ) {
         Some(n) if matches!(n.kind, NodeKind::Null) => {
             cx.report(
-                Diagnostic::at(
+                cx.at(
                     &rule::NULL_DESCRIPTION,
-                    cx.loc(n.span),
+                    n.span,
                     "the tool's description is `~` (null)",
                 )
                 .label("no description")
@@ -298,11 +298,8 @@ fn read_annotations(
             }
         }
         None => {
-            let start = root.span.start as usize;
             cx.report(
-                Diagnostic::at(
-                    &rule::NO_IMPLEMENTATION_EXAMPLE,
-                    cx.loc(Span::new(start, start + 1)),
+                cx.at(&rule::NO_IMPLEMENTATION_EXAMPLE, root.opening(),
                     "the tool has no `implementation_example`",
                 )
                 .help("add an `@examples` section to the function's roxygen2 docs and rebuild with `mcptool_build()`"),
@@ -640,15 +637,11 @@ impl Translator<'_, '_> {
         for n in names {
             match n.as_str() {
                 Some(t) if TYPES.contains(&t) => out.push(t.to_owned()),
-                Some(t) => self.cx.report(
-                    Diagnostic::at(
-                        &rule::UNKNOWN_TYPE,
-                        self.cx.loc(n.span),
-                        format!("unknown JSON Schema type `{t}`"),
-                    )
-                    .label("not a JSON Schema type")
-                    .help(suggest(t, TYPES)),
-                ),
+                Some(t) => {
+                    let loc = self.cx.loc(n.span);
+                    self.cx
+                        .unknown_value(&rule::UNKNOWN_TYPE, loc, t, "JSON Schema type", TYPES);
+                }
                 None => self.cx.wrong_type(n, "a type", "a string"),
             }
         }

@@ -65,6 +65,13 @@ impl JsonType {
 }
 
 impl Node {
+    /// Its first character (an object's `{`): where a field missing from it
+    /// is reported.
+    pub fn opening(&self) -> Span {
+        let start = self.span.start as usize;
+        Span::new(start, start + 1)
+    }
+
     pub fn json_type(&self) -> JsonType {
         match self.kind {
             NodeKind::Null => JsonType::Null,

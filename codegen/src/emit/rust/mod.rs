@@ -138,13 +138,8 @@ impl Emitter for RustCrate {
         "rust"
     }
 
-    fn emit(
-        &self,
-        cx: &EmitContext<'_>,
-        project: &Project,
-        out: &mut GeneratedFiles,
-        diags: &mut Vec<Diagnostic>,
-    ) {
+    fn emit(&self, cx: &EmitContext<'_>, project: &Project, out: &mut super::Output<'_>) {
+        let super::Output { files: out, diags } = out;
         let options = cx.options;
         let regenerate = super::one_line(&options.regenerate);
         let total = project.tool_count();
