@@ -132,9 +132,14 @@ pub fn words(name: &str) -> Vec<String> {
 
 /// A Rust field or variable name: `snake_case`, keywords suffixed with `_`.
 pub fn rust_snake(name: &str) -> String {
-    let mut s = words(name).join("_");
+    rust_safe(words(name).join("_"), "field")
+}
+
+/// `s` made a Rust identifier: `fallback` when empty, `_` before a leading
+/// digit, `_` after a keyword.
+fn rust_safe(mut s: String, fallback: &str) -> String {
     if s.is_empty() {
-        s = "field".to_owned();
+        s = fallback.to_owned();
     }
     if s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, '_');
@@ -164,18 +169,8 @@ pub fn title_case(name: &str) -> String {
 
 /// A Rust or C# type, variant or property name: `PascalCase`.
 pub fn pascal(name: &str) -> String {
-    let mut s: String = words(name).iter().map(|w| capitalize(w)).collect();
-    if s.is_empty() {
-        s = "Value".to_owned();
-    }
-    if s.starts_with(|c: char| c.is_ascii_digit()) {
-        s.insert(0, '_');
-    }
-    if RUST_KEYWORDS.contains(&s.as_str()) {
-        // Only `Self` can collide in PascalCase.
-        s.push('_');
-    }
-    s
+    // Only `Self` can collide with a keyword in PascalCase.
+    rust_safe(words(name).iter().map(|w| capitalize(w)).collect(), "Value")
 }
 
 /// A C# local or parameter name: `camelCase`, keywords prefixed with `@`.

@@ -356,14 +356,7 @@ fn outputs(cx: &mut Cx<'_>, node: &Node) -> Option<Vec<OutputKind>> {
         match cx.word::<OutputKind>(&rule::INVALID_VALUE, &s, "output") {
             Some(k) if !out.contains(&k) => out.push(k),
             Some(_) => {
-                cx.report(
-                    Diagnostic::at(
-                        &rule::INVALID_VALUE,
-                        s.loc,
-                        format!("`{}` is listed twice in `outputs`", s.value),
-                    )
-                    .label("duplicate entry"),
-                );
+                cx.listed_twice(s.loc, &s.value, "`outputs`");
                 ok = false;
             }
             None => ok = false,
@@ -466,14 +459,7 @@ fn id_list(
             continue;
         };
         if out.iter().any(|(o, _)| *o == id.value) {
-            cx.report(
-                Diagnostic::at(
-                    &rule::INVALID_VALUE,
-                    id.loc,
-                    format!("`{}` is listed twice in {what}", id.value),
-                )
-                .label("duplicate entry"),
-            );
+            cx.listed_twice(id.loc, &id.value, what);
             ok = false;
             continue;
         }

@@ -16,18 +16,10 @@ struct Sample {
 }
 
 fn run_stats(bin: &Path, args: &[&str]) -> Result<Sample, String> {
-    let out = Command::new(bin)
-        .arg("--stats")
-        .args(args)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", bin.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "toolgen {} failed:\n{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
+    let out = crate::output(
+        &format!("toolgen {}", args.join(" ")),
+        Command::new(bin).arg("--stats").args(args),
+    )?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stats: Vec<&str> = stderr.lines().filter(|l| l.starts_with("stats:")).collect();
     if stats.is_empty() {

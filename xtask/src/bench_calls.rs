@@ -48,17 +48,12 @@ pub fn run(root: &Path) -> Result<(), String> {
 
 /// The compiled typed_call benchmark, from cargo's JSON messages.
 fn bench_executable() -> Result<String, String> {
-    let output = cargo()
-        .args(["bench", "-p", "toolgen-tests", "--bench", "typed_call"])
-        .args(["--no-run", "--message-format=json"])
-        .output()
-        .map_err(|e| format!("cargo bench --no-run: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "cargo bench --no-run failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
+    let output = crate::output(
+        "cargo bench --no-run",
+        cargo()
+            .args(["bench", "-p", "toolgen-tests", "--bench", "typed_call"])
+            .args(["--no-run", "--message-format=json"]),
+    )?;
     String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())

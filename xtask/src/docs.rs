@@ -182,21 +182,15 @@ fn browser_check(site: &Path) -> Result<(), String> {
     let _ = std::fs::remove_file(&shot);
     eprintln!("==> chromium --headless --screenshot (target/docs-site-screenshot.png)");
     // Chromium logs D-Bus complaints on a headless machine: shown only on failure.
-    let run = Command::new(&chromium)
-        .args(common)
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg("--window-size=1280,1600")
-        .arg(&url)
-        .output()
-        .map_err(|e| format!("cannot run chromium: {e}"))?;
-    if !run.status.success() {
-        return Err(format!(
-            "chromium --screenshot failed ({}):\n{}",
-            run.status,
-            String::from_utf8_lossy(&run.stderr)
-        ));
-    }
+    crate::output(
+        "chromium --screenshot",
+        Command::new(&chromium)
+            .args(common)
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg("--window-size=1280,1600")
+            .arg(&url),
+    )?;
     let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
     if size < 10_000 {
         return Err(format!("the screenshot is missing or empty ({size} bytes)"));

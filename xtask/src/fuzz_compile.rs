@@ -248,11 +248,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             .env("CARGO_TARGET_DIR", &target)
             .output()
             .map_err(|e| format!("cargo check: {e}"))?;
-        let rust = format!(
-            "{}{}",
-            String::from_utf8_lossy(&check.stderr),
-            String::from_utf8_lossy(&check.stdout)
-        );
+        let rust = crate::printed(&check);
         let warned = String::from_utf8_lossy(&check.stderr).contains("warning");
         let rust_ok = check.status.success() && !warned;
         let mcs = std::process::Command::new("mcs")
@@ -270,11 +266,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             .output()
             .map_err(|e| format!("mcs: {e}"))?;
         // mcs prints its errors on stderr and its summary on stdout.
-        let csharp = format!(
-            "{}{}",
-            String::from_utf8_lossy(&mcs.stderr),
-            String::from_utf8_lossy(&mcs.stdout)
-        );
+        let csharp = crate::printed(&mcs);
         if rust_ok && mcs.status.success() {
             compiled += 1;
             continue;

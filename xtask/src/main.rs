@@ -136,6 +136,31 @@ fn describe(e: GenerateError) -> String {
     e.to_string()
 }
 
+/// Runs `cmd` (described as `what`) to completion; when it fails, the error
+/// holds its status and everything it printed.
+pub fn output(what: &str, cmd: &mut Command) -> Result<std::process::Output, String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {what}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{what} failed ({}):\n{}",
+            out.status,
+            printed(&out)
+        ));
+    }
+    Ok(out)
+}
+
+/// What a finished command printed: stderr, then stdout.
+pub fn printed(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    )
+}
+
 fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
 }

@@ -98,20 +98,10 @@ fn section(readme: &str) -> Result<Section, String> {
 
 /// Runs `cmd` in `dir`; its output is shown when it fails.
 fn run(what: &str, cmd: &mut Command, dir: &Path) -> Result<std::process::Output, String> {
-    let out = cmd
-        .current_dir(dir)
-        .output()
-        .map_err(|e| format!("{what}: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{what} failed ({}) in {}:\n{}{}",
-            out.status,
-            dir.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(out)
+    crate::output(
+        &format!("{what} in {}", dir.display()),
+        cmd.current_dir(dir),
+    )
 }
 
 pub fn run_all(root: &Path, python: &Path) -> Result<(), String> {

@@ -62,6 +62,18 @@ impl Cx<'_> {
         value
     }
 
+    /// Reports `value` (at `loc`) as listed twice in `list`.
+    pub fn listed_twice(&mut self, loc: Loc, value: &str, list: &str) {
+        self.report(
+            Diagnostic::at(
+                &rule::INVALID_VALUE,
+                loc,
+                format!("`{value}` is listed twice in {list}"),
+            )
+            .label("duplicate entry"),
+        );
+    }
+
     /// Reports `node` as having the wrong JSON type.
     pub fn wrong_type(&mut self, node: &Node, what: &str, expected: &str) {
         let found = node.json_type().article_name();

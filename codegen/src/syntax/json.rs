@@ -340,89 +340,84 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn array(&mut self) -> Result<Node, RawError> {
+    /// The items of an array or object from its opening bracket to `close`:
+    /// `item` reads one (seeing those before it), separated by commas.
+    fn items<T>(
+        &mut self,
+        close: u8,
+        mut item: impl FnMut(&mut Self, &[T]) -> Result<T, RawError>,
+    ) -> Result<(Vec<T>, Span), RawError> {
         let start = self.pos;
         self.enter()?;
         self.pos += 1;
         let mut items = Vec::new();
         self.skip_ws();
-        if self.peek() == Some(b']') {
+        if self.peek() == Some(close) {
             self.pos += 1;
         } else {
             loop {
                 self.skip_ws();
-                items.push(self.value()?);
+                let next = item(self, &items)?;
+                items.push(next);
                 self.skip_ws();
                 match self.peek() {
                     Some(b',') => self.pos += 1,
-                    Some(b']') => {
+                    Some(b) if b == close => {
                         self.pos += 1;
                         break;
                     }
-                    _ => return Err(self.unexpected("`,` or `]`")),
+                    _ => return Err(self.unexpected(&format!("`,` or `{}`", close as char))),
                 }
             }
         }
         self.depth -= 1;
+        Ok((items, Span::new(start, self.pos)))
+    }
+
+    fn array(&mut self) -> Result<Node, RawError> {
+        let (items, span) = self.items(b']', |p, _| p.value())?;
         Ok(Node {
             kind: NodeKind::Array(items),
-            span: Span::new(start, self.pos),
+            span,
         })
     }
 
     fn object(&mut self) -> Result<Node, RawError> {
-        let start = self.pos;
-        self.enter()?;
-        self.pos += 1;
-        let mut members: Vec<Member> = Vec::new();
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-        } else {
-            loop {
-                self.skip_ws();
-                if self.peek() != Some(b'"') {
-                    let mut e = self.unexpected("a string key");
-                    if matches!(self.peek(), Some(b'}')) {
-                        e.help = Some("remove the trailing comma before this brace".to_owned());
-                    } else if matches!(self.peek(), Some(b) if b.is_ascii_alphabetic()) {
-                        e.help = Some("object keys must be double-quoted".to_owned());
-                    }
-                    return Err(e);
-                }
-                let key_start = self.pos;
-                let key = self.string()?;
-                let key_span = Span::new(key_start, self.pos);
-                self.skip_ws();
-                if self.peek() != Some(b':') {
-                    return Err(self.unexpected("`:`"));
-                }
-                self.pos += 1;
-                self.skip_ws();
-                let value = self.value()?;
-                if let Some(first) = members.iter().find(|m| m.key == key) {
-                    self.dups.push((key.clone(), key_span, first.key_span));
-                }
-                members.push(Member {
-                    key,
-                    key_span,
-                    value,
-                });
-                self.skip_ws();
-                match self.peek() {
-                    Some(b',') => self.pos += 1,
-                    Some(b'}') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return Err(self.unexpected("`,` or `}`")),
-                }
-            }
-        }
-        self.depth -= 1;
+        let (members, span) = self.items(b'}', Self::member)?;
         Ok(Node {
             kind: NodeKind::Object(members),
-            span: Span::new(start, self.pos),
+            span,
+        })
+    }
+
+    /// `"key": value`; a key used before in the object is remembered.
+    fn member(&mut self, before: &[Member]) -> Result<Member, RawError> {
+        if self.peek() != Some(b'"') {
+            let mut e = self.unexpected("a string key");
+            if matches!(self.peek(), Some(b'}')) {
+                e.help = Some("remove the trailing comma before this brace".to_owned());
+            } else if matches!(self.peek(), Some(b) if b.is_ascii_alphabetic()) {
+                e.help = Some("object keys must be double-quoted".to_owned());
+            }
+            return Err(e);
+        }
+        let key_start = self.pos;
+        let key = self.string()?;
+        let key_span = Span::new(key_start, self.pos);
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected("`:`"));
+        }
+        self.pos += 1;
+        self.skip_ws();
+        let value = self.value()?;
+        if let Some(first) = before.iter().find(|m| m.key == key) {
+            self.dups.push((key.clone(), key_span, first.key_span));
+        }
+        Ok(Member {
+            key,
+            key_span,
+            value,
         })
     }
 }

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::wire::{result_value, write_envelope_result};
-use super::{Server, plain_error};
+use super::{Server, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
 /// Answers an envelope method; `None` when `method` is not one.
@@ -55,12 +55,7 @@ fn list(server: &Server, params: &Map<String, Value>) -> Value {
 
 /// One tool with its schemas, time limit and notes.
 fn describe(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolError> {
-    let tool = params.get("tool").and_then(Value::as_str).ok_or_else(|| {
-        plain_error(
-            ErrorCode::InvalidParams,
-            "Invalid params: `tool` (a string) is required",
-        )
-    })?;
+    let tool = string_param(params, "tool")?;
     let d = &server
         .tools
         .get(tool)
@@ -81,12 +76,7 @@ fn describe(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolE
 /// `tools/call` with `tool`.
 fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Value, ToolError> {
     let args = params.remove("arguments").unwrap_or(Value::Null);
-    let tool = params.get("tool").and_then(Value::as_str).ok_or_else(|| {
-        plain_error(
-            ErrorCode::InvalidParams,
-            "Invalid params: `tool` (a string) is required",
-        )
-    })?;
+    let tool = string_param(params, "tool")?;
     let out = server.call(tool, args)?;
     Ok(result_value(|buf| write_envelope_result(buf, tool, &out)))
 }

@@ -60,50 +60,46 @@ impl Server {
                 ));
             }
         };
-        let invalid = |m: &str| {
+        // The request's id where it is valid, else null (JSON-RPC 2.0, section 5).
+        let invalid = |id: Option<&Value>, m: &str| {
             Some(error_response(
-                Value::Null,
+                id.filter(|id| valid_id(id)).cloned().unwrap_or(Value::Null),
                 &plain_error(ErrorCode::InvalidRequest, format!("Invalid Request: {m}")),
             ))
         };
         let Value::Object(mut req) = value else {
             return if value.is_array() {
-                invalid("batch requests are not supported; send each request on its own")
+                invalid(
+                    None,
+                    "batch requests are not supported; send each request on its own",
+                )
             } else {
-                invalid("a request must be a JSON object")
+                invalid(None, "a request must be a JSON object")
             };
         };
         let raw_params = req.remove("params");
         let id = req.get("id").cloned();
         let method = req.get("method").and_then(Value::as_str);
         if req.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Some(error_response(
-                id.filter(valid_id).unwrap_or(Value::Null),
-                &plain_error(
-                    ErrorCode::InvalidRequest,
-                    "Invalid Request: `jsonrpc` must be \"2.0\"",
-                ),
-            ));
+            return invalid(id.as_ref(), "`jsonrpc` must be \"2.0\"");
         }
         let Some(method) = method else {
-            return Some(error_response(
-                id.filter(valid_id).unwrap_or(Value::Null),
-                &plain_error(
-                    ErrorCode::InvalidRequest,
-                    "Invalid Request: `method` must be a string",
-                ),
-            ));
+            return invalid(id.as_ref(), "`method` must be a string");
         };
         let Some(id) = id else {
             if method.starts_with("notifications/") {
                 return None; // MCP notifications are accepted silently
             }
             return invalid(
+                None,
                 "notifications (requests without `id`) are not supported; every request needs an `id`",
             );
         };
         if !valid_id(&id) {
-            return invalid("`id` must be a string or an integer that fits in 64 bits");
+            return invalid(
+                None,
+                "`id` must be a string or an integer that fits in 64 bits",
+            );
         }
         let params = match raw_params {
             None | Some(Value::Null) => Map::new(),

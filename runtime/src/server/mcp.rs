@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::wire::{result_value, write_mcp_result};
-use super::{MCP_PROTOCOL_VERSIONS, Server, Session, ToolDescriptor, plain_error};
+use super::{MCP_PROTOCOL_VERSIONS, Server, Session, ToolDescriptor, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
 /// A descriptor in MCP `tools/list` form; annotations follow the safety level.
@@ -80,12 +80,7 @@ fn initialize(server: &Server, session: &mut Session, params: &Map<String, Value
 /// failing call a result with `isError`.
 fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Value, ToolError> {
     let args = params.remove("arguments").unwrap_or(Value::Null);
-    let name = params.get("name").and_then(Value::as_str).ok_or_else(|| {
-        plain_error(
-            ErrorCode::InvalidParams,
-            "Invalid params: `name` must be a string",
-        )
-    })?;
+    let name = string_param(params, "name")?;
     if !server.tools.contains_key(name) {
         return Err(
             plain_error(ErrorCode::InvalidParams, format!("Unknown tool: {name}")).for_tool(name),

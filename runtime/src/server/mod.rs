@@ -84,6 +84,19 @@ pub(crate) fn plain_error(code: ErrorCode, message: impl Into<String>) -> ToolEr
     ToolError::new(code, message)
 }
 
+/// Parameter `key` of a request, a string, or an invalid-params error.
+pub(crate) fn string_param<'p>(
+    params: &'p Map<String, Value>,
+    key: &str,
+) -> Result<&'p str, ToolError> {
+    params.get(key).and_then(Value::as_str).ok_or_else(|| {
+        plain_error(
+            ErrorCode::InvalidParams,
+            format!("Invalid params: `{key}` (a string) is required"),
+        )
+    })
+}
+
 impl Server {
     /// A server running at `tier`, with `tiers` ordered lowest first.
     pub fn new(info: ServerInfo, tiers: &[&str], tier: &str) -> Server {
