@@ -268,3 +268,38 @@ fn no_function_is_longer_than_120_lines() {
     assert_eq!(long_functions(&long, 120).len(), 1);
     assert!(long_functions("fn g() { let c = '{'; }\n", 120).is_empty());
 }
+
+/// ARCHITECTURE.md describes every module and the same layers, in lines a
+/// reader can take in (no prose packed into table cells).
+#[test]
+fn architecture_md_matches_the_layers() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap_or_default();
+    assert!(!text.is_empty(), "ARCHITECTURE.md is missing");
+    for (i, line) in text.lines().enumerate() {
+        let n = line.chars().count();
+        assert!(n < 120, "ARCHITECTURE.md:{}: {n} characters", i + 1);
+    }
+    for module in LAYERS.iter().flat_map(|l| l.iter()) {
+        assert!(
+            text.contains(&format!("**`{module}`**")),
+            "ARCHITECTURE.md has no section for module `{module}`"
+        );
+    }
+    for (i, layer) in LAYERS.iter().enumerate() {
+        let listed: Vec<String> = layer.iter().map(|m| format!("`{m}`")).collect();
+        let line = text
+            .lines()
+            .skip_while(|l| !l.starts_with(&format!("{}. ", i + 1)))
+            .take_while(|l| {
+                !l.is_empty() && (l.starts_with(&format!("{}. ", i + 1)) || l.starts_with("   "))
+            })
+            .collect::<String>();
+        for m in &listed {
+            assert!(
+                line.contains(m),
+                "ARCHITECTURE.md layer {} does not list {m}",
+                i + 1
+            );
+        }
+    }
+}
