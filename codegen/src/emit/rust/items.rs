@@ -147,11 +147,16 @@ fn side_module(
         let alias = format_ident!("{}", name);
         syn::parse_quote!(pub use self::#sub::#root_ident as #alias;)
     };
-    let module: syn::Item = syn::parse_quote! {
-        pub mod #sub {
-            #(#inner)*
-        }
-    };
+    // Built as a tree: quoting the items would print and parse them again.
+    let module = syn::Item::Mod(syn::ItemMod {
+        attrs: Vec::new(),
+        vis: syn::parse_quote!(pub),
+        unsafety: None,
+        mod_token: Default::default(),
+        ident: sub,
+        content: Some((Default::default(), inner)),
+        semi: None,
+    });
     Ok((vec![module, reexport], sorted))
 }
 
