@@ -24,8 +24,9 @@ impl GeneratedFiles {
         self.files.insert(path.into(), contents.into());
     }
 
-    /// Adds a JSON file, pretty-printed with sorted keys and a final newline.
-    pub fn add_json(&mut self, path: impl Into<String>, value: &serde_json::Value) {
+    /// Adds a JSON file, pretty-printed with a final newline (a `Value` has
+    /// sorted keys; [`crate::schema::Ordered`] keeps properties in spec order).
+    pub fn add_json(&mut self, path: impl Into<String>, value: &impl serde::Serialize) {
         let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
         text.push('\n');
         self.add(path, text);

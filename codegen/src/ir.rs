@@ -190,6 +190,23 @@ impl Schema {
     pub fn locate(&self, pointer: &str) -> Option<Loc> {
         locate(&self.locs, pointer)
     }
+
+    /// `value` (this schema, or one derived from it with the same pointers)
+    /// for serializing with its properties in spec order.
+    pub fn ordered<'a>(&'a self, value: &'a Value) -> crate::schema::Ordered<'a> {
+        crate::schema::Ordered {
+            schema: value,
+            ranks: self,
+        }
+    }
+}
+
+impl crate::schema::Ranks for Schema {
+    /// Where the part at `pointer` itself was written: properties keep the
+    /// order of the spec.
+    fn rank(&self, pointer: &str) -> Option<crate::schema::Rank> {
+        self.locs.get(pointer).map(|l| (l.file.0, l.span.start))
+    }
 }
 
 /// Any JSON value (an example input, say) with the locations of its parts.

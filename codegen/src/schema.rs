@@ -220,10 +220,182 @@ fn walk_object<'v>(
     for_each_child(obj, ptr, &mut |p, sub| walk_object(sub, &p, f));
 }
 
+/// Where a part of a schema was written, to order by: (file, byte offset).
+pub type Rank = (u32, u32);
+
+/// Where the parts of a schema were written: the rank of the part at a
+/// pointer (`None`: not written in a spec).
+pub trait Ranks {
+    fn rank(&self, pointer: &str) -> Option<Rank>;
+}
+
+impl<F: Fn(&str) -> Option<Rank>> Ranks for F {
+    fn rank(&self, pointer: &str) -> Option<Rank> {
+        self(pointer)
+    }
+}
+
+/// A schema to serialize with the members of every `properties` map in the
+/// order the spec wrote them (members not written in a spec last, by name).
+/// Everything else keeps `serde_json`'s order (sorted keys), and data
+/// (defaults, enum values, examples) is written as it is.
+pub struct Ordered<'a> {
+    pub schema: &'a Value,
+    pub ranks: &'a dyn Ranks,
+}
+
+impl serde::Serialize for Ordered<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        At {
+            v: self.schema,
+            ptr: String::new(),
+            rank: &|p: &str| self.ranks.rank(p),
+        }
+        .serialize(s)
+    }
+}
+
+/// The names of a `properties` map at `ptr` (the map's pointer), in the
+/// order `rank` gives: written ones by where they were written, then the
+/// others by name.
+pub fn property_order<'m>(
+    props: &'m Map<String, Value>,
+    ptr: &str,
+    rank: &dyn Fn(&str) -> Option<Rank>,
+) -> Vec<&'m String> {
+    let mut names: Vec<(Option<Rank>, &String)> = props
+        .keys()
+        .map(|k| (rank(&pointer_join(ptr, k)), k))
+        .collect();
+    // `None` sorts first; written members go first instead.
+    names.sort_by(|a, b| match (a.0, b.0) {
+        (Some(x), Some(y)) => x.cmp(&y).then(a.1.cmp(b.1)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.1.cmp(b.1),
+    });
+    names.into_iter().map(|(_, k)| k).collect()
+}
+
+/// A subschema at a pointer, serialized by [`Ordered`].
+struct At<'a> {
+    v: &'a Value,
+    ptr: String,
+    rank: &'a dyn Fn(&str) -> Option<Rank>,
+}
+
+impl<'a> serde::Serialize for At<'a> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        let Value::Object(obj) = self.v else {
+            return self.v.serialize(s);
+        };
+        let at = |v: &'a Value, ptr: String| At {
+            v,
+            ptr,
+            rank: self.rank,
+        };
+        let mut map = s.serialize_map(Some(obj.len()))?;
+        for (key, child) in obj {
+            let k = key.as_str();
+            let ptr = pointer_join(&self.ptr, k);
+            match child {
+                Value::Object(_) if SUBSCHEMA.contains(&k) => {
+                    map.serialize_entry(key, &at(child, ptr))?
+                }
+                Value::Array(list) if SUBSCHEMA_LISTS.contains(&k) => {
+                    map.serialize_entry(key, &Items(list, ptr, self.rank))?
+                }
+                Value::Object(members) if SUBSCHEMA_MAPS.contains(&k) => {
+                    let names: Vec<&String> = if k == "properties" {
+                        property_order(members, &ptr, self.rank)
+                    } else {
+                        members.keys().collect()
+                    };
+                    map.serialize_entry(key, &Members(members, names, ptr, self.rank))?
+                }
+                _ => map.serialize_entry(key, child)?,
+            }
+        }
+        return map.end();
+
+        /// A list of subschemas.
+        struct Items<'a>(&'a [Value], String, &'a dyn Fn(&str) -> Option<Rank>);
+        impl serde::Serialize for Items<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for (i, v) in self.0.iter().enumerate() {
+                    seq.serialize_element(&At {
+                        v,
+                        ptr: pointer_join(&self.1, &i.to_string()),
+                        rank: self.2,
+                    })?;
+                }
+                seq.end()
+            }
+        }
+
+        /// A map of named subschemas, in the given order.
+        struct Members<'a>(
+            &'a Map<String, Value>,
+            Vec<&'a String>,
+            String,
+            &'a dyn Fn(&str) -> Option<Rank>,
+        );
+        impl serde::Serialize for Members<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut map = s.serialize_map(Some(self.1.len()))?;
+                for name in &self.1 {
+                    let v = &self.0[name.as_str()];
+                    map.serialize_entry(
+                        name,
+                        &At {
+                            v,
+                            ptr: pointer_join(&self.2, name),
+                            rank: self.3,
+                        },
+                    )?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn properties_in_the_order_they_were_written() {
+        let v = json!({
+            "properties": {
+                "b": {"properties": {"y": {}, "x": {}}},
+                "a": {"default": {"z": 1, "y": 2}},
+                "c": {}
+            },
+            "$defs": {"d": {"properties": {"q": {}, "p": {}}}}
+        });
+        let written = [
+            "/properties/b",
+            "/properties/a",
+            "/properties/b/properties/y",
+            "/properties/b/properties/x",
+            "/$defs/d/properties/q",
+            "/$defs/d/properties/p",
+        ];
+        let rank = |p: &str| written.iter().position(|w| *w == p).map(|i| (0, i as u32));
+        let text = serde_json::to_string(&Ordered {
+            schema: &v,
+            ranks: &rank,
+        })
+        .unwrap_or_default();
+        assert_eq!(
+            text,
+            r#"{"$defs":{"d":{"properties":{"q":{},"p":{}}}},"properties":{"b":{"properties":{"y":{},"x":{}}},"a":{"default":{"y":2,"z":1}},"c":{}}}"#
+        );
+    }
 
     #[test]
     fn pointers_and_refs() {

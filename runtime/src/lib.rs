@@ -19,8 +19,8 @@ pub mod toolvault;
 
 pub use error::{ConversionError, ErrorCode, ErrorType, ToolError};
 pub use server::{
-    Call, Execution, Handler, KeyOrder, Server, ServerInfo, Session, ToolDescriptor, ToolInfo,
-    ToolOutput, TypedCall, TypedEntry, register_tools, typed_call,
+    Call, Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolInfo, ToolOutput,
+    TypedCall, TypedEntry, register_tools, typed_call,
 };
 
 /// This crate's version: generated code and the generator that wrote it must

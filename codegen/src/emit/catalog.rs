@@ -37,16 +37,18 @@ impl Emitter for Catalog {
             out.add(format!("{dir}/tools.json"), text);
             for tool in &set.tools {
                 let id = &tool.id.value;
+                let input = titled(&tool.input.value, tool, "input");
                 out.add_json(
                     format!("{dir}/schemas/{id}.input.json"),
-                    &titled(&tool.input.value, tool, "input"),
+                    &tool.input.ordered(&input),
                 );
                 if tool.output.value.is_null() {
                     continue;
                 }
+                let output = titled(&tool.output.value, tool, "output");
                 out.add_json(
                     format!("{dir}/schemas/{id}.output.json"),
-                    &titled(&tool.output.value, tool, "output"),
+                    &tool.output.ordered(&output),
                 );
             }
             let mut entry = Map::new();
@@ -103,10 +105,10 @@ pub struct ToolEntry<'a> {
     meta: Value,
     annotations: Annotations<'a>,
     description: &'a str,
-    input_schema: &'a Value,
+    input_schema: crate::schema::Ordered<'a>,
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    output_schema: Option<&'a Value>,
+    output_schema: Option<crate::schema::Ordered<'a>>,
     title: &'a str,
 }
 
@@ -135,9 +137,10 @@ impl<'a> ToolEntry<'a> {
                 title: &tool.name.value,
             },
             description: &tool.description.value,
-            input_schema: &tool.input.value,
+            input_schema: tool.input.ordered(&tool.input.value),
             name: &tool.id.value,
-            output_schema: (!tool.output.value.is_null()).then_some(&tool.output.value),
+            output_schema: (!tool.output.value.is_null())
+                .then(|| tool.output.ordered(&tool.output.value)),
             title: &tool.name.value,
         }
     }

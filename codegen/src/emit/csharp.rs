@@ -531,10 +531,7 @@ fn tool_file(tool: &Tool, class: &str, timeout: f64) -> CsToolFile {
     for root in ["Input", "Output"] {
         mapper.taken.insert(root.to_owned());
     }
-    let (input, output) = (
-        Model::new(&tool.input.value),
-        Model::new(&tool.output.value),
-    );
+    let (input, output) = (Model::new(&tool.input), Model::new(&tool.output));
     let input_type = root_type(&mut mapper, &input, &tool.input.value, "Input");
     let output_type = root_type(&mut mapper, &output, &tool.output.value, "Output");
     let mut doc = vec![code_spans(&format!(

@@ -329,7 +329,7 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
     let output = first
         .and_then(|e| e.output.as_ref())
         .map_or_else(|| json!({}), |o| o.value.clone());
-    let outputs = outputs_section(&Model::new(&tool.output.value));
+    let outputs = outputs_section(&Model::new(&tool.output));
     let text = serde_json::to_string(&output).unwrap_or_default();
     // Readers record a tool's group and implementation example as annotations (RAVE does).
     let annotation = |k: &str| {
@@ -356,7 +356,7 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
         requires_approval: tool.requires_approval,
         group,
         implementation_example,
-        inputs: inputs(&Model::new(&tool.input.value)),
+        inputs: inputs(&Model::new(&tool.input)),
         outputs,
         examples: tool
             .examples

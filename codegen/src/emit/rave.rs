@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::yaml;
+use super::yaml::{self, Tree};
 use crate::ir::{SafetyLevel, Tool};
 
 /// The RAVE YAML of one tool, with the generated-file header.
@@ -23,7 +23,7 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
             json!(tool.description.value)
         },
     );
-    doc.insert("parameters".into(), without_dialect(&tool.input.value));
+    let parameters = without_dialect(&tool.input.value);
     doc.insert("category".into(), json!(tool.category.value));
     if tool.safety.value == SafetyLevel::Destructive {
         doc.insert("dangerous".into(), json!(true));
@@ -32,9 +32,6 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
         doc.insert("requires_approval".into(), json!(true));
     }
     let returns = without_dialect(&tool.output.value);
-    if returns != json!({"type": "object"}) {
-        doc.insert("returns".into(), returns);
-    }
     for key in [
         "implementation_example",
         "execution_time",
@@ -62,8 +59,22 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
         "example_response",
         "output_format",
     ];
-    let entries = order.iter().filter_map(|k| doc.get_key_value(*k));
-    yaml::write_map(&mut out, entries, 0);
+    // Schemas with their properties in the order the spec wrote them.
+    let mut entries: Vec<(String, Tree)> = Vec::new();
+    for key in order {
+        match key {
+            "parameters" => entries.push((key.into(), Tree::of(&tool.input.ordered(&parameters)))),
+            "returns" if returns != json!({"type": "object"}) => {
+                entries.push((key.into(), Tree::of(&tool.output.ordered(&returns))))
+            }
+            _ => {
+                if let Some(v) = doc.get(key) {
+                    entries.push((key.into(), Tree::from(v)));
+                }
+            }
+        }
+    }
+    yaml::write_map(&mut out, &entries, 0);
     out
 }
 

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::schema::strings;
+use crate::schema::{Ranks, pointer_join, strings};
 
 /// A JSON scalar type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,18 +137,29 @@ pub struct Model {
 }
 
 impl Model {
-    /// Lowers a bundled schema; `Value::Null` (no schema) has no root.
-    pub fn new(schema: &Value) -> Model {
+    /// Lowers a bundled schema, properties in the order the spec wrote them;
+    /// `Value::Null` (no schema) has no root.
+    pub fn new(schema: &crate::ir::Schema) -> Model {
+        Model::of(&schema.value, schema)
+    }
+
+    /// Lowers `schema`, ordering properties by `ranks`.
+    pub fn of(schema: &Value, ranks: &dyn Ranks) -> Model {
         if schema.is_null() {
             return Model::default();
         }
+        let cx = Cx { ranks };
         let definitions = schema
             .get("$defs")
             .and_then(Value::as_object)
-            .map(|defs| defs.iter().map(|(k, v)| (k.clone(), lower(v, 0))).collect())
+            .map(|defs| {
+                defs.iter()
+                    .map(|(k, v)| (k.clone(), cx.lower(v, &pointer_join("/$defs", k), 0)))
+                    .collect()
+            })
             .unwrap_or_default();
         Model {
-            root: Some(lower(schema, 0)),
+            root: Some(cx.lower(schema, "", 0)),
             definitions,
         }
     }
@@ -177,68 +188,174 @@ impl Model {
 /// limited nesting already; this keeps every walk finite).
 const MAX_DEPTH: usize = 64;
 
-/// Lowers one schema.
+/// Lowers one schema with no order but names (for tests and derived schemas).
 pub fn lower(schema: &Value, depth: usize) -> Node {
-    let Value::Object(s) = schema else {
-        return Node::of(Kind::Any);
-    };
-    let mut node = if depth > MAX_DEPTH {
-        Node::of(Kind::Any)
-    } else {
-        lower_kind(s, depth)
-    };
-    let text = |k: &str| s.get(k).and_then(Value::as_str).map(str::to_owned);
-    // What the schema itself says wins over what a branch it wraps says.
-    node.description = text("description").or(node.description);
-    node.title = text("title").or(node.title);
-    node.default = s.get("default").cloned().or(node.default);
-    node.minimum = s.get("minimum").cloned().or(node.minimum);
-    node.maximum = s.get("maximum").cloned().or(node.maximum);
-    node
+    Cx {
+        ranks: &|_: &str| None,
+    }
+    .lower(schema, "", depth)
 }
 
-fn lower_kind(s: &Map<String, Value>, depth: usize) -> Node {
-    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
-        return Node::of(match r {
-            "#" => Kind::Root,
-            _ => crate::schema::def_name(r).map_or(Kind::Any, Kind::Ref),
-        });
+/// The lowering of one schema: where its parts were written, for order.
+struct Cx<'a> {
+    ranks: &'a dyn Ranks,
+}
+
+impl Cx<'_> {
+    /// Lowers the schema at `ptr`.
+    fn lower(&self, schema: &Value, ptr: &str, depth: usize) -> Node {
+        let Value::Object(s) = schema else {
+            return Node::of(Kind::Any);
+        };
+        let mut node = if depth > MAX_DEPTH {
+            Node::of(Kind::Any)
+        } else {
+            self.lower_kind(s, ptr, depth)
+        };
+        let text = |k: &str| s.get(k).and_then(Value::as_str).map(str::to_owned);
+        // What the schema itself says wins over what a branch it wraps says.
+        node.description = text("description").or(node.description);
+        node.title = text("title").or(node.title);
+        node.default = s.get("default").cloned().or(node.default);
+        node.minimum = s.get("minimum").cloned().or(node.minimum);
+        node.maximum = s.get("maximum").cloned().or(node.maximum);
+        node
     }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(options)) = s.get(key) {
-            return union(options, depth);
+
+    fn lower_kind(&self, s: &Map<String, Value>, ptr: &str, depth: usize) -> Node {
+        if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+            return Node::of(match r {
+                "#" => Kind::Root,
+                _ => crate::schema::def_name(r).map_or(Kind::Any, Kind::Ref),
+            });
         }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(options)) = s.get(key) {
+                return self.union(options, &pointer_join(ptr, key), depth);
+            }
+        }
+        if let Some(Value::Array(all)) = s.get("allOf") {
+            let at = |i: usize| pointer_join(&pointer_join(ptr, "allOf"), &i.to_string());
+            return match all.as_slice() {
+                [one] => self.lower(one, &at(0), depth + 1),
+                _ => Node::of(Kind::AllOf(
+                    all.iter()
+                        .enumerate()
+                        .map(|(i, a)| self.lower(a, &at(i), depth + 1))
+                        .collect(),
+                )),
+            };
+        }
+        let (scalar, types, nullable) = declared_types(s);
+        let mut node = Node::of(self.shape(s, scalar, &types, ptr, depth));
+        node.nullable = nullable;
+        node.null_in_type = nullable;
+        node
     }
-    if let Some(Value::Array(all)) = s.get("allOf") {
-        return match all.as_slice() {
-            [one] => lower(one, depth + 1),
-            _ => Node::of(Kind::AllOf(
-                all.iter().map(|a| lower(a, depth + 1)).collect(),
+
+    /// The branches of `anyOf`/`oneOf` (at `ptr`): `null` branches make the
+    /// node nullable; one other branch is the node itself.
+    fn union(&self, options: &[Value], ptr: &str, depth: usize) -> Node {
+        let is_null = |o: &Value| o.get("type").and_then(Value::as_str) == Some("null");
+        let nullable = options.iter().any(is_null);
+        let others: Vec<(String, &Value)> = options
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !is_null(o))
+            .map(|(i, o)| (pointer_join(ptr, &i.to_string()), o))
+            .collect();
+        let mut node = match others.as_slice() {
+            [] => Node::of(Kind::Null),
+            [(p, one)] => self.lower(one, p, depth + 1),
+            _ => Node::of(Kind::Union(
+                others
+                    .iter()
+                    .map(|(p, o)| self.lower(o, p, depth + 1))
+                    .collect(),
             )),
         };
+        node.nullable |= nullable;
+        node
     }
-    let (scalar, types, nullable) = declared_types(s);
-    let mut node = Node::of(shape(s, scalar, &types, depth));
-    node.nullable = nullable;
-    node.null_in_type = nullable;
-    node
-}
 
-/// The branches of `anyOf`/`oneOf`: `null` branches make the node nullable;
-/// one other branch is the node itself.
-fn union(options: &[Value], depth: usize) -> Node {
-    let is_null = |o: &Value| o.get("type").and_then(Value::as_str) == Some("null");
-    let nullable = options.iter().any(is_null);
-    let others: Vec<&Value> = options.iter().filter(|o| !is_null(o)).collect();
-    let mut node = match others.as_slice() {
-        [] => Node::of(Kind::Null),
-        [one] => lower(one, depth + 1),
-        _ => Node::of(Kind::Union(
-            others.iter().map(|o| lower(o, depth + 1)).collect(),
-        )),
-    };
-    node.nullable |= nullable;
-    node
+    fn shape(
+        &self,
+        s: &Map<String, Value>,
+        ty: Option<&str>,
+        types: &[&str],
+        ptr: &str,
+        depth: usize,
+    ) -> Kind {
+        let of = ty.and_then(Scalar::parse);
+        if let Some(value) = s.get("const") {
+            return Kind::Const {
+                value: value.clone(),
+                of,
+            };
+        }
+        if let Some(Value::Array(values)) = s.get("enum") {
+            return Kind::Enum {
+                values: values.clone(),
+                of,
+            };
+        }
+        if types.len() > 1 {
+            let branches = types
+                .iter()
+                .map(|t| {
+                    let mut one = s.clone();
+                    one.insert("type".into(), Value::from(*t));
+                    one.remove("description");
+                    self.lower(&Value::Object(one), ptr, depth + 1)
+                })
+                .collect();
+            return Kind::Union(branches);
+        }
+        let ty = ty.or_else(|| s.contains_key("properties").then_some("object"));
+        match ty {
+            Some("null") => Kind::Null,
+            Some("array") => Kind::Array(Box::new(match s.get("items") {
+                Some(items @ Value::Object(_)) => {
+                    self.lower(items, &pointer_join(ptr, "items"), depth + 1)
+                }
+                _ => Node::of(Kind::Any),
+            })),
+            Some("object") => self.object(s, ptr, depth),
+            Some(t) => Scalar::parse(t).map_or(Kind::Any, Kind::Scalar),
+            None => Kind::Any,
+        }
+    }
+
+    fn object(&self, s: &Map<String, Value>, ptr: &str, depth: usize) -> Kind {
+        let props = s.get("properties").and_then(Value::as_object);
+        if let Some(props) = props.filter(|p| !p.is_empty()) {
+            let required = strings(s.get("required"));
+            let base = pointer_join(ptr, "properties");
+            let rank = |p: &str| self.ranks.rank(p);
+            return Kind::Object(
+                crate::schema::property_order(props, &base, &rank)
+                    .into_iter()
+                    .map(|wire| Property {
+                        wire: wire.clone(),
+                        required: required.contains(&wire.as_str()),
+                        node: self.lower(
+                            &props[wire.as_str()],
+                            &pointer_join(&base, wire),
+                            depth + 1,
+                        ),
+                    })
+                    .collect(),
+            );
+        }
+        match s.get("additionalProperties") {
+            Some(v @ Value::Object(_)) => Kind::Map(Box::new(self.lower(
+                v,
+                &pointer_join(ptr, "additionalProperties"),
+                depth + 1,
+            ))),
+            _ => Kind::FreeObject,
+        }
+    }
 }
 
 /// The one non-null scalar type declared (if exactly one), every non-null
@@ -253,66 +370,6 @@ fn declared_types(s: &Map<String, Value>) -> (Option<&str>, Vec<&str>, bool) {
             (one, non_null, all.contains(&"null"))
         }
         _ => (None, Vec::new(), false),
-    }
-}
-
-fn shape(s: &Map<String, Value>, ty: Option<&str>, types: &[&str], depth: usize) -> Kind {
-    let of = ty.and_then(Scalar::parse);
-    if let Some(value) = s.get("const") {
-        return Kind::Const {
-            value: value.clone(),
-            of,
-        };
-    }
-    if let Some(Value::Array(values)) = s.get("enum") {
-        return Kind::Enum {
-            values: values.clone(),
-            of,
-        };
-    }
-    if types.len() > 1 {
-        let branches = types
-            .iter()
-            .map(|t| {
-                let mut one = s.clone();
-                one.insert("type".into(), Value::from(*t));
-                one.remove("description");
-                lower(&Value::Object(one), depth + 1)
-            })
-            .collect();
-        return Kind::Union(branches);
-    }
-    let ty = ty.or_else(|| s.contains_key("properties").then_some("object"));
-    match ty {
-        Some("null") => Kind::Null,
-        Some("array") => Kind::Array(Box::new(match s.get("items") {
-            Some(items @ Value::Object(_)) => lower(items, depth + 1),
-            _ => Node::of(Kind::Any),
-        })),
-        Some("object") => object(s, depth),
-        Some(t) => Scalar::parse(t).map_or(Kind::Any, Kind::Scalar),
-        None => Kind::Any,
-    }
-}
-
-fn object(s: &Map<String, Value>, depth: usize) -> Kind {
-    let props = s.get("properties").and_then(Value::as_object);
-    if let Some(props) = props.filter(|p| !p.is_empty()) {
-        let required = strings(s.get("required"));
-        return Kind::Object(
-            props
-                .iter()
-                .map(|(wire, p)| Property {
-                    wire: wire.clone(),
-                    required: required.contains(&wire.as_str()),
-                    node: lower(p, depth + 1),
-                })
-                .collect(),
-        );
-    }
-    match s.get("additionalProperties") {
-        Some(v @ Value::Object(_)) => Kind::Map(Box::new(lower(v, depth + 1))),
-        _ => Kind::FreeObject,
     }
 }
 
@@ -358,10 +415,13 @@ mod tests {
 
     #[test]
     fn references_resolve_and_loops_end() {
-        let m = Model::new(&json!({
-            "properties": {"next": {"$ref": "#/$defs/A"}},
-            "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}, "C": {"$ref": "#"}}
-        }));
+        let m = Model::of(
+            &json!({
+                "properties": {"next": {"$ref": "#/$defs/A"}},
+                "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}, "C": {"$ref": "#"}}
+            }),
+            &|_: &str| None,
+        );
         let next = &m.root.as_ref().map(|r| r.properties()[0].node.clone());
         let Some(next) = next else { panic!("no root") };
         assert!(matches!(m.resolve(next).kind, Kind::Ref(_)), "a loop ends");

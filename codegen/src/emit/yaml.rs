@@ -10,14 +10,100 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+/// A JSON value whose object members are in a chosen order (a `Value`'s
+/// are sorted): what the writer writes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tree {
+    Scalar(Value),
+    Seq(Vec<Tree>),
+    Map(Vec<(String, Tree)>),
+}
+
+impl From<&Value> for Tree {
+    /// The value, members sorted by key.
+    fn from(v: &Value) -> Tree {
+        match v {
+            Value::Array(a) if !a.is_empty() => Tree::Seq(a.iter().map(Tree::from).collect()),
+            Value::Object(m) if !m.is_empty() => {
+                Tree::Map(m.iter().map(|(k, v)| (k.clone(), Tree::from(v))).collect())
+            }
+            other => Tree::Scalar(other.clone()),
+        }
+    }
+}
+
+impl Tree {
+    /// `value` as it serializes, members in the order it writes them (a
+    /// [`crate::schema::Ordered`] schema: properties in spec order).
+    pub fn of(value: &impl serde::Serialize) -> Tree {
+        serde_json::to_string(value)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Tree::Scalar(Value::Null))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Tree {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Tree, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Tree;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Tree, A::Error> {
+                let mut items = Vec::new();
+                while let Some(t) = a.next_element()? {
+                    items.push(t);
+                }
+                Ok(if items.is_empty() {
+                    Tree::Scalar(Value::Array(Vec::new()))
+                } else {
+                    Tree::Seq(items)
+                })
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Tree, A::Error> {
+                let mut members = Vec::new();
+                while let Some(kv) = a.next_entry()? {
+                    members.push(kv);
+                }
+                Ok(if members.is_empty() {
+                    Tree::Scalar(Value::Object(serde_json::Map::new()))
+                } else {
+                    Tree::Map(members)
+                })
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Tree, E> {
+                Ok(Tree::Scalar(Value::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Tree, E> {
+                Ok(Tree::Scalar(Value::from(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Tree, E> {
+                Ok(Tree::Scalar(Value::from(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Tree, E> {
+                Ok(Tree::Scalar(Value::from(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Tree, E> {
+                Ok(Tree::Scalar(Value::from(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Tree, E> {
+                Ok(Tree::Scalar(Value::Null))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
 /// Writes `value` (normally an object) as a YAML document.
 pub fn to_yaml(value: &Value) -> String {
     let mut out = String::new();
-    match value {
-        Value::Object(m) if !m.is_empty() => write_map(&mut out, m.iter(), 0),
-        Value::Array(a) if !a.is_empty() => write_seq(&mut out, a, 0),
-        other => {
-            out.push_str(&scalar(other, 0));
+    match Tree::from(value) {
+        Tree::Map(m) => write_map(&mut out, &m, 0),
+        Tree::Seq(a) => write_seq(&mut out, &a, 0),
+        Tree::Scalar(other) => {
+            out.push_str(&scalar(&other));
             out.push('\n');
         }
     }
@@ -25,22 +111,18 @@ pub fn to_yaml(value: &Value) -> String {
 }
 
 /// Writes `key: value` pairs in the given order at `indent`.
-pub fn write_map<'a>(
-    out: &mut String,
-    entries: impl Iterator<Item = (&'a String, &'a Value)>,
-    indent: usize,
-) {
+pub fn write_map(out: &mut String, entries: &[(String, Tree)], indent: usize) {
     for (k, v) in entries {
         let _ = write!(out, "{}{}:", " ".repeat(indent), key(k));
         write_value(out, v, indent);
     }
 }
 
-fn write_seq(out: &mut String, items: &[Value], indent: usize) {
+fn write_seq(out: &mut String, items: &[Tree], indent: usize) {
     for item in items {
         let _ = write!(out, "{}-", " ".repeat(indent));
         match item {
-            Value::Object(m) if !m.is_empty() => {
+            Tree::Map(m) => {
                 // `- key: value` with the rest of the mapping aligned under the first key.
                 let mut first = true;
                 for (k, v) in m {
@@ -60,17 +142,17 @@ fn write_seq(out: &mut String, items: &[Value], indent: usize) {
 }
 
 /// Writes the value after `key:` or `-` (which are already on the line).
-fn write_value(out: &mut String, v: &Value, indent: usize) {
+fn write_value(out: &mut String, v: &Tree, indent: usize) {
     match v {
-        Value::Object(m) if !m.is_empty() => {
+        Tree::Map(m) => {
             out.push('\n');
-            write_map(out, m.iter(), indent + 2);
+            write_map(out, m, indent + 2);
         }
-        Value::Array(a) if !a.is_empty() => {
+        Tree::Seq(a) => {
             out.push('\n');
             write_seq(out, a, indent);
         }
-        Value::String(s) if literal_ok(s) => {
+        Tree::Scalar(Value::String(s)) if literal_ok(s) => {
             let chomp = if s.ends_with('\n') { "" } else { "-" };
             let _ = writeln!(out, " |{chomp}");
             for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
@@ -81,9 +163,9 @@ fn write_value(out: &mut String, v: &Value, indent: usize) {
                 }
             }
         }
-        other => {
+        Tree::Scalar(other) => {
             out.push(' ');
-            out.push_str(&scalar(other, indent));
+            out.push_str(&scalar(other));
             out.push('\n');
         }
     }
@@ -107,7 +189,7 @@ fn key(k: &str) -> String {
     }
 }
 
-fn scalar(v: &Value, _indent: usize) -> String {
+fn scalar(v: &Value) -> String {
     match v {
         Value::Null => "~".to_owned(),
         Value::Bool(b) => b.to_string(),
@@ -172,6 +254,31 @@ mod tests {
             let back = p.root.map(|n| n.to_json()).unwrap_or_default();
             assert_eq!(&back, v, "{text}");
         }
+    }
+
+    #[test]
+    fn members_keep_the_order_they_are_written_in() {
+        let t = Tree::of(&serde_json::json!({"b": 1, "a": [{"d": 1, "c": 2}]}));
+        assert_eq!(
+            t,
+            Tree::Map(vec![
+                (
+                    "a".to_owned(),
+                    Tree::Seq(vec![Tree::Map(vec![
+                        ("c".to_owned(), Tree::Scalar(json!(2))),
+                        ("d".to_owned(), Tree::Scalar(json!(1))),
+                    ])])
+                ),
+                ("b".to_owned(), Tree::Scalar(json!(1))),
+            ])
+        );
+        let text = r#"{"z": 1, "y": {"x": true, "w": []}}"#;
+        let t: Tree = serde_json::from_str(text).unwrap_or(Tree::Scalar(Value::Null));
+        let mut out = String::new();
+        if let Tree::Map(m) = &t {
+            write_map(&mut out, m, 0);
+        }
+        assert_eq!(out, "z: 1\n\"y\":\n  x: true\n  w: []\n");
     }
 
     #[test]

@@ -93,12 +93,6 @@ namespace EditorMcp.Core
         public sealed class AssetEdge
         {
             /// <summary>
-            /// Distance from the root asset (1 = direct).
-            /// </summary>
-            [JsonProperty("depth")]
-            public long Depth { get; set; }
-
-            /// <summary>
             /// Asset path.
             /// </summary>
             [JsonProperty("path")]
@@ -109,6 +103,12 @@ namespace EditorMcp.Core
             /// </summary>
             [JsonProperty("type")]
             public string Type { get; set; }
+
+            /// <summary>
+            /// Distance from the root asset (1 = direct).
+            /// </summary>
+            [JsonProperty("depth")]
+            public long Depth { get; set; }
         }
 
         /// <summary>

@@ -46,10 +46,10 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// Paths of direct dependencies, sorted; present only when <c>includeDependencies</c> is true.
+            /// Asset path.
             /// </summary>
-            [JsonProperty("dependencies", NullValueHandling = NullValueHandling.Ignore)]
-            public List<string> Dependencies { get; set; }
+            [JsonProperty("path")]
+            public string Path { get; set; }
 
             /// <summary>
             /// Asset GUID (32 hexadecimal digits).
@@ -58,16 +58,10 @@ namespace EditorMcp.Core
             public string Guid { get; set; }
 
             /// <summary>
-            /// The importer's settings as a JSON object; its keys depend on the importer type.
+            /// Main asset type name.
             /// </summary>
-            [JsonProperty("importSettings")]
-            public JObject ImportSettings { get; set; }
-
-            /// <summary>
-            /// Asset path.
-            /// </summary>
-            [JsonProperty("path")]
-            public string Path { get; set; }
+            [JsonProperty("type")]
+            public string Type { get; set; }
 
             /// <summary>
             /// Size of the asset file in bytes.
@@ -76,10 +70,16 @@ namespace EditorMcp.Core
             public long SizeBytes { get; set; }
 
             /// <summary>
-            /// Main asset type name.
+            /// Paths of direct dependencies, sorted; present only when <c>includeDependencies</c> is true.
             /// </summary>
-            [JsonProperty("type")]
-            public string Type { get; set; }
+            [JsonProperty("dependencies", NullValueHandling = NullValueHandling.Ignore)]
+            public List<string> Dependencies { get; set; }
+
+            /// <summary>
+            /// The importer's settings as a JSON object; its keys depend on the importer type.
+            /// </summary>
+            [JsonProperty("importSettings")]
+            public JObject ImportSettings { get; set; }
         }
 
         /// <summary>

@@ -47,10 +47,10 @@ namespace EditorMcp.Core
         public sealed class MixersItem
         {
             /// <summary>
-            /// Mixer groups sorted by path.
+            /// Asset path of the mixer.
             /// </summary>
-            [JsonProperty("groups")]
-            public List<GroupsItem> Groups { get; set; }
+            [JsonProperty("path")]
+            public string Path { get; set; }
 
             /// <summary>
             /// Mixer name.
@@ -59,10 +59,10 @@ namespace EditorMcp.Core
             public string Name { get; set; }
 
             /// <summary>
-            /// Asset path of the mixer.
+            /// Mixer groups sorted by path.
             /// </summary>
-            [JsonProperty("path")]
-            public string Path { get; set; }
+            [JsonProperty("groups")]
+            public List<GroupsItem> Groups { get; set; }
 
             /// <summary>
             /// Snapshots sorted by name.

@@ -52,16 +52,16 @@ namespace EditorMcp.Core
             public string MixerPath { get; set; }
 
             /// <summary>
-            /// Parameters sorted by group, then name.
-            /// </summary>
-            [JsonProperty("parameters")]
-            public List<ParametersItem> Parameters { get; set; }
-
-            /// <summary>
             /// Name of the snapshot.
             /// </summary>
             [JsonProperty("snapshotName")]
             public string SnapshotName { get; set; }
+
+            /// <summary>
+            /// Parameters sorted by group, then name.
+            /// </summary>
+            [JsonProperty("parameters")]
+            public List<ParametersItem> Parameters { get; set; }
         }
 
         /// <summary>
@@ -69,12 +69,6 @@ namespace EditorMcp.Core
         /// </summary>
         public sealed class ParametersItem
         {
-            /// <summary>
-            /// Path of the mixer group the parameter belongs to.
-            /// </summary>
-            [JsonProperty("group")]
-            public string Group { get; set; }
-
             /// <summary>
             /// Parameter name (exposed name when exposed).
             /// </summary>
@@ -86,6 +80,12 @@ namespace EditorMcp.Core
             /// </summary>
             [JsonProperty("value")]
             public double Value { get; set; }
+
+            /// <summary>
+            /// Path of the mixer group the parameter belongs to.
+            /// </summary>
+            [JsonProperty("group")]
+            public string Group { get; set; }
         }
 
         /// <summary>

@@ -46,10 +46,10 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// Path of the active scene.
+            /// Hierarchy path of the inspected GameObject.
             /// </summary>
-            [JsonProperty("activeScene")]
-            public string ActiveScene { get; set; }
+            [JsonProperty("hierarchyPath")]
+            public string HierarchyPath { get; set; }
 
             /// <summary>
             /// Components in inspector order.
@@ -58,10 +58,10 @@ namespace EditorMcp.Core
             public List<ComponentsItem> Components { get; set; }
 
             /// <summary>
-            /// Hierarchy path of the inspected GameObject.
+            /// Path of the active scene.
             /// </summary>
-            [JsonProperty("hierarchyPath")]
-            public string HierarchyPath { get; set; }
+            [JsonProperty("activeScene")]
+            public string ActiveScene { get; set; }
         }
 
         /// <summary>
@@ -70,16 +70,16 @@ namespace EditorMcp.Core
         public sealed class ComponentsItem
         {
             /// <summary>
+            /// Full component type name.
+            /// </summary>
+            [JsonProperty("type")]
+            public string Type { get; set; }
+
+            /// <summary>
             /// Unity instance id of the component.
             /// </summary>
             [JsonProperty("instanceId")]
             public long InstanceId { get; set; }
-
-            /// <summary>
-            /// Serialized fields; present only when <c>includeProperties</c> is true.
-            /// </summary>
-            [JsonProperty("properties", NullValueHandling = NullValueHandling.Ignore)]
-            public List<PropertiesItem> Properties { get; set; }
 
             /// <summary>
             /// Number of serialized properties.
@@ -88,10 +88,10 @@ namespace EditorMcp.Core
             public long PropertyCount { get; set; }
 
             /// <summary>
-            /// Full component type name.
+            /// Serialized fields; present only when <c>includeProperties</c> is true.
             /// </summary>
-            [JsonProperty("type")]
-            public string Type { get; set; }
+            [JsonProperty("properties", NullValueHandling = NullValueHandling.Ignore)]
+            public List<PropertiesItem> Properties { get; set; }
         }
 
         /// <summary>

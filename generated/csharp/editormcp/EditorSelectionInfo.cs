@@ -35,10 +35,10 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// The active GameObject, or <c>null</c> when none is selected.
+            /// Selected objects in selection order.
             /// </summary>
-            [JsonProperty("activeGameObject")]
-            public ActiveGameObject ActiveGameObject { get; set; }
+            [JsonProperty("selectedObjects")]
+            public List<SelectedObjectsItem> SelectedObjects { get; set; }
 
             /// <summary>
             /// Path of the active scene (empty string when no scene is open).
@@ -47,10 +47,40 @@ namespace EditorMcp.Core
             public string ActiveScene { get; set; }
 
             /// <summary>
-            /// Selected objects in selection order.
+            /// The active GameObject, or <c>null</c> when none is selected.
             /// </summary>
-            [JsonProperty("selectedObjects")]
-            public List<SelectedObjectsItem> SelectedObjects { get; set; }
+            [JsonProperty("activeGameObject")]
+            public ActiveGameObject ActiveGameObject { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>SelectedObjectsItem</c> object.
+        /// </summary>
+        public sealed class SelectedObjectsItem
+        {
+            /// <summary>
+            /// Object name.
+            /// </summary>
+            [JsonProperty("name")]
+            public string Name { get; set; }
+
+            /// <summary>
+            /// Hierarchy path for scene objects, asset path for assets.
+            /// </summary>
+            [JsonProperty("path")]
+            public string Path { get; set; }
+
+            /// <summary>
+            /// Object type name.
+            /// </summary>
+            [JsonProperty("type")]
+            public string Type { get; set; }
+
+            /// <summary>
+            /// Unity instance id.
+            /// </summary>
+            [JsonProperty("instanceId")]
+            public long InstanceId { get; set; }
         }
 
         /// <summary>
@@ -69,36 +99,6 @@ namespace EditorMcp.Core
             /// </summary>
             [JsonProperty("path")]
             public string Path { get; set; }
-        }
-
-        /// <summary>
-        /// The <c>SelectedObjectsItem</c> object.
-        /// </summary>
-        public sealed class SelectedObjectsItem
-        {
-            /// <summary>
-            /// Unity instance id.
-            /// </summary>
-            [JsonProperty("instanceId")]
-            public long InstanceId { get; set; }
-
-            /// <summary>
-            /// Object name.
-            /// </summary>
-            [JsonProperty("name")]
-            public string Name { get; set; }
-
-            /// <summary>
-            /// Hierarchy path for scene objects, asset path for assets.
-            /// </summary>
-            [JsonProperty("path")]
-            public string Path { get; set; }
-
-            /// <summary>
-            /// Object type name.
-            /// </summary>
-            [JsonProperty("type")]
-            public string Type { get; set; }
         }
 
         /// <summary>

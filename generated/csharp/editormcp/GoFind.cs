@@ -28,16 +28,22 @@ namespace EditorMcp.Core
         public sealed class Input
         {
             /// <summary>
+            /// Hierarchy path pattern: <c>*</c> matches one level, <c>**</c> any number of levels (e.g. <c>Root/Enemies/*</c>, <c>Root/**/Enemy</c>).
+            /// </summary>
+            [JsonProperty("hierarchyPath", NullValueHandling = NullValueHandling.Ignore)]
+            public string HierarchyPath { get; set; }
+
+            /// <summary>
             /// Only objects with a component of this type (e.g. <c>UnityEngine.BoxCollider</c>).
             /// </summary>
             [JsonProperty("componentType", NullValueHandling = NullValueHandling.Ignore)]
             public string ComponentType { get; set; }
 
             /// <summary>
-            /// Hierarchy path pattern: <c>*</c> matches one level, <c>**</c> any number of levels (e.g. <c>Root/Enemies/*</c>, <c>Root/**/Enemy</c>).
+            /// Only objects with this tag (e.g. <c>Enemy</c>).
             /// </summary>
-            [JsonProperty("hierarchyPath", NullValueHandling = NullValueHandling.Ignore)]
-            public string HierarchyPath { get; set; }
+            [JsonProperty("tag", NullValueHandling = NullValueHandling.Ignore)]
+            public string Tag { get; set; }
 
             /// <summary>
             /// Only objects on this layer index (0-31).
@@ -50,12 +56,6 @@ namespace EditorMcp.Core
             /// </summary>
             [JsonProperty("namePattern", NullValueHandling = NullValueHandling.Ignore)]
             public string NamePattern { get; set; }
-
-            /// <summary>
-            /// Only objects with this tag (e.g. <c>Enemy</c>).
-            /// </summary>
-            [JsonProperty("tag", NullValueHandling = NullValueHandling.Ignore)]
-            public string Tag { get; set; }
         }
 
         /// <summary>
@@ -64,16 +64,16 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// Path of the active scene that was searched.
-            /// </summary>
-            [JsonProperty("activeScene")]
-            public string ActiveScene { get; set; }
-
-            /// <summary>
             /// Matching objects sorted by hierarchy path.
             /// </summary>
             [JsonProperty("matches")]
             public List<MatchesItem> Matches { get; set; }
+
+            /// <summary>
+            /// Path of the active scene that was searched.
+            /// </summary>
+            [JsonProperty("activeScene")]
+            public string ActiveScene { get; set; }
         }
 
         /// <summary>
@@ -82,28 +82,10 @@ namespace EditorMcp.Core
         public sealed class MatchesItem
         {
             /// <summary>
-            /// Full component type names.
-            /// </summary>
-            [JsonProperty("components")]
-            public List<string> Components { get; set; }
-
-            /// <summary>
-            /// Hierarchy path from the scene root.
-            /// </summary>
-            [JsonProperty("hierarchyPath")]
-            public string HierarchyPath { get; set; }
-
-            /// <summary>
             /// Unity instance id.
             /// </summary>
             [JsonProperty("instanceId")]
             public long InstanceId { get; set; }
-
-            /// <summary>
-            /// Layer index.
-            /// </summary>
-            [JsonProperty("layer")]
-            public long Layer { get; set; }
 
             /// <summary>
             /// GameObject name.
@@ -112,10 +94,28 @@ namespace EditorMcp.Core
             public string Name { get; set; }
 
             /// <summary>
+            /// Hierarchy path from the scene root.
+            /// </summary>
+            [JsonProperty("hierarchyPath")]
+            public string HierarchyPath { get; set; }
+
+            /// <summary>
+            /// Full component type names.
+            /// </summary>
+            [JsonProperty("components")]
+            public List<string> Components { get; set; }
+
+            /// <summary>
             /// Tag of the object.
             /// </summary>
             [JsonProperty("tag")]
             public string Tag { get; set; }
+
+            /// <summary>
+            /// Layer index.
+            /// </summary>
+            [JsonProperty("layer")]
+            public long Layer { get; set; }
         }
 
         /// <summary>

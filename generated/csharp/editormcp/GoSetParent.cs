@@ -46,16 +46,16 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
+            /// Always <c>true</c> in a result; failures are reported as errors.
+            /// </summary>
+            [JsonProperty("success")]
+            public bool Success { get; set; }
+
+            /// <summary>
             /// Hierarchy path of the child before the move.
             /// </summary>
             [JsonProperty("childPath")]
             public string ChildPath { get; set; }
-
-            /// <summary>
-            /// Hierarchy path of the child after the move.
-            /// </summary>
-            [JsonProperty("newHierarchyPath")]
-            public string NewHierarchyPath { get; set; }
 
             /// <summary>
             /// Hierarchy path of the new parent, or <c>null</c> when the object moved to the scene root.
@@ -64,10 +64,10 @@ namespace EditorMcp.Core
             public string NewParentPath { get; set; }
 
             /// <summary>
-            /// Always <c>true</c> in a result; failures are reported as errors.
+            /// Hierarchy path of the child after the move.
             /// </summary>
-            [JsonProperty("success")]
-            public bool Success { get; set; }
+            [JsonProperty("newHierarchyPath")]
+            public string NewHierarchyPath { get; set; }
         }
 
         /// <summary>

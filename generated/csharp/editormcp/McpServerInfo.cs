@@ -35,10 +35,16 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// Tool categories enabled on this server, sorted alphabetically.
+            /// Version of the EditorMCP bridge (semantic version).
             /// </summary>
-            [JsonProperty("enabledToolCategories")]
-            public List<string> EnabledToolCategories { get; set; }
+            [JsonProperty("serverVersion")]
+            public string ServerVersion { get; set; }
+
+            /// <summary>
+            /// Version of the Unity Editor the bridge runs in.
+            /// </summary>
+            [JsonProperty("unityVersion")]
+            public string UnityVersion { get; set; }
 
             /// <summary>
             /// Operating system of the Editor, e.g. <c>WindowsEditor</c>, <c>OSXEditor</c> or <c>LinuxEditor</c>.
@@ -47,22 +53,16 @@ namespace EditorMcp.Core
             public string Platform { get; set; }
 
             /// <summary>
-            /// Version of the EditorMCP bridge (semantic version).
+            /// Tool categories enabled on this server, sorted alphabetically.
             /// </summary>
-            [JsonProperty("serverVersion")]
-            public string ServerVersion { get; set; }
+            [JsonProperty("enabledToolCategories")]
+            public List<string> EnabledToolCategories { get; set; }
 
             /// <summary>
             /// Tier the server runs at; tools above it are refused.
             /// </summary>
             [JsonProperty("tier")]
             public Tier Tier { get; set; }
-
-            /// <summary>
-            /// Version of the Unity Editor the bridge runs in.
-            /// </summary>
-            [JsonProperty("unityVersion")]
-            public string UnityVersion { get; set; }
         }
 
         /// <summary>

@@ -40,28 +40,10 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// Tool category.
-            /// </summary>
-            [JsonProperty("category")]
-            public string Category { get; set; }
-
-            /// <summary>
-            /// What the tool does.
-            /// </summary>
-            [JsonProperty("description")]
-            public string Description { get; set; }
-
-            /// <summary>
             /// Canonical tool id.
             /// </summary>
             [JsonProperty("id")]
             public string Id { get; set; }
-
-            /// <summary>
-            /// The tool's parameters, keyed by parameter name.
-            /// </summary>
-            [JsonProperty("inputs")]
-            public Dictionary<string, ParameterDescription> Inputs { get; set; }
 
             /// <summary>
             /// Display name.
@@ -70,16 +52,16 @@ namespace EditorMcp.Core
             public string Name { get; set; }
 
             /// <summary>
-            /// Limitations and caveats, when the tool has any.
+            /// What the tool does.
             /// </summary>
-            [JsonProperty("notes", NullValueHandling = NullValueHandling.Ignore)]
-            public string Notes { get; set; }
+            [JsonProperty("description")]
+            public string Description { get; set; }
 
             /// <summary>
-            /// The tool's output fields, keyed by field name.
+            /// Tool category.
             /// </summary>
-            [JsonProperty("outputs")]
-            public Dictionary<string, OutputFieldDescription> Outputs { get; set; }
+            [JsonProperty("category")]
+            public string Category { get; set; }
 
             /// <summary>
             /// What the tool may modify.
@@ -92,136 +74,24 @@ namespace EditorMcp.Core
             /// </summary>
             [JsonProperty("tier")]
             public Tier Tier { get; set; }
-        }
-
-        /// <summary>
-        /// One parameter of a tool.
-        /// </summary>
-        public sealed class ParameterDescription
-        {
-            /// <summary>
-            /// Value used when the parameter is omitted.
-            /// </summary>
-            [JsonProperty("default", NullValueHandling = NullValueHandling.Ignore)]
-            public JToken Default { get; set; }
 
             /// <summary>
-            /// What the parameter means.
+            /// The tool's parameters, keyed by parameter name.
             /// </summary>
-            [JsonProperty("description")]
-            public string Description { get; set; }
+            [JsonProperty("inputs")]
+            public Dictionary<string, ParameterDescription> Inputs { get; set; }
 
             /// <summary>
-            /// The allowed values, when the set is fixed.
+            /// The tool's output fields, keyed by field name.
             /// </summary>
-            [JsonProperty("enum", NullValueHandling = NullValueHandling.Ignore)]
-            public List<JToken> Enum { get; set; }
+            [JsonProperty("outputs")]
+            public Dictionary<string, OutputFieldDescription> Outputs { get; set; }
 
             /// <summary>
-            /// Largest allowed value.
+            /// Limitations and caveats, when the tool has any.
             /// </summary>
-            [JsonProperty("maximum", NullValueHandling = NullValueHandling.Ignore)]
-            public double? Maximum { get; set; }
-
-            /// <summary>
-            /// Smallest allowed value.
-            /// </summary>
-            [JsonProperty("minimum", NullValueHandling = NullValueHandling.Ignore)]
-            public double? Minimum { get; set; }
-
-            /// <summary>
-            /// Whether callers must pass the parameter.
-            /// </summary>
-            [JsonProperty("required")]
-            public bool Required { get; set; }
-
-            /// <summary>
-            /// Parameter type.
-            /// </summary>
-            [JsonProperty("type")]
-            public Type Type { get; set; }
-        }
-
-        /// <summary>
-        /// Parameter type.
-        /// </summary>
-        [JsonConverter(typeof(StringEnumConverter))]
-        public enum Type
-        {
-            /// <summary><c>string</c></summary>
-            [EnumMember(Value = "string")]
-            String,
-            /// <summary><c>integer</c></summary>
-            [EnumMember(Value = "integer")]
-            Integer,
-            /// <summary><c>number</c></summary>
-            [EnumMember(Value = "number")]
-            Number,
-            /// <summary><c>boolean</c></summary>
-            [EnumMember(Value = "boolean")]
-            Boolean,
-            /// <summary><c>array</c></summary>
-            [EnumMember(Value = "array")]
-            Array,
-            /// <summary><c>object</c></summary>
-            [EnumMember(Value = "object")]
-            Object,
-            /// <summary><c>any</c></summary>
-            [EnumMember(Value = "any")]
-            Any,
-        }
-
-        /// <summary>
-        /// One output field of a tool.
-        /// </summary>
-        public sealed class OutputFieldDescription
-        {
-            /// <summary>
-            /// What the field holds.
-            /// </summary>
-            [JsonProperty("description")]
-            public string Description { get; set; }
-
-            /// <summary>
-            /// Schema of the array's items, for arrays.
-            /// </summary>
-            [JsonProperty("items", NullValueHandling = NullValueHandling.Ignore)]
-            public JObject Items { get; set; }
-
-            /// <summary>
-            /// Field type.
-            /// </summary>
-            [JsonProperty("type")]
-            public Type2 Type { get; set; }
-        }
-
-        /// <summary>
-        /// Field type.
-        /// </summary>
-        [JsonConverter(typeof(StringEnumConverter))]
-        public enum Type2
-        {
-            /// <summary><c>string</c></summary>
-            [EnumMember(Value = "string")]
-            String,
-            /// <summary><c>integer</c></summary>
-            [EnumMember(Value = "integer")]
-            Integer,
-            /// <summary><c>number</c></summary>
-            [EnumMember(Value = "number")]
-            Number,
-            /// <summary><c>boolean</c></summary>
-            [EnumMember(Value = "boolean")]
-            Boolean,
-            /// <summary><c>array</c></summary>
-            [EnumMember(Value = "array")]
-            Array,
-            /// <summary><c>object</c></summary>
-            [EnumMember(Value = "object")]
-            Object,
-            /// <summary><c>any</c></summary>
-            [EnumMember(Value = "any")]
-            Any,
+            [JsonProperty("notes", NullValueHandling = NullValueHandling.Ignore)]
+            public string Notes { get; set; }
         }
 
         /// <summary>
@@ -262,6 +132,136 @@ namespace EditorMcp.Core
             /// <summary><c>tier4</c></summary>
             [EnumMember(Value = "tier4")]
             Tier4,
+        }
+
+        /// <summary>
+        /// One parameter of a tool.
+        /// </summary>
+        public sealed class ParameterDescription
+        {
+            /// <summary>
+            /// Parameter type.
+            /// </summary>
+            [JsonProperty("type")]
+            public Type Type { get; set; }
+
+            /// <summary>
+            /// Whether callers must pass the parameter.
+            /// </summary>
+            [JsonProperty("required")]
+            public bool Required { get; set; }
+
+            /// <summary>
+            /// What the parameter means.
+            /// </summary>
+            [JsonProperty("description")]
+            public string Description { get; set; }
+
+            /// <summary>
+            /// Value used when the parameter is omitted.
+            /// </summary>
+            [JsonProperty("default", NullValueHandling = NullValueHandling.Ignore)]
+            public JToken Default { get; set; }
+
+            /// <summary>
+            /// The allowed values, when the set is fixed.
+            /// </summary>
+            [JsonProperty("enum", NullValueHandling = NullValueHandling.Ignore)]
+            public List<JToken> Enum { get; set; }
+
+            /// <summary>
+            /// Smallest allowed value.
+            /// </summary>
+            [JsonProperty("minimum", NullValueHandling = NullValueHandling.Ignore)]
+            public double? Minimum { get; set; }
+
+            /// <summary>
+            /// Largest allowed value.
+            /// </summary>
+            [JsonProperty("maximum", NullValueHandling = NullValueHandling.Ignore)]
+            public double? Maximum { get; set; }
+        }
+
+        /// <summary>
+        /// Parameter type.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Type
+        {
+            /// <summary><c>string</c></summary>
+            [EnumMember(Value = "string")]
+            String,
+            /// <summary><c>integer</c></summary>
+            [EnumMember(Value = "integer")]
+            Integer,
+            /// <summary><c>number</c></summary>
+            [EnumMember(Value = "number")]
+            Number,
+            /// <summary><c>boolean</c></summary>
+            [EnumMember(Value = "boolean")]
+            Boolean,
+            /// <summary><c>array</c></summary>
+            [EnumMember(Value = "array")]
+            Array,
+            /// <summary><c>object</c></summary>
+            [EnumMember(Value = "object")]
+            Object,
+            /// <summary><c>any</c></summary>
+            [EnumMember(Value = "any")]
+            Any,
+        }
+
+        /// <summary>
+        /// One output field of a tool.
+        /// </summary>
+        public sealed class OutputFieldDescription
+        {
+            /// <summary>
+            /// Field type.
+            /// </summary>
+            [JsonProperty("type")]
+            public Type2 Type { get; set; }
+
+            /// <summary>
+            /// What the field holds.
+            /// </summary>
+            [JsonProperty("description")]
+            public string Description { get; set; }
+
+            /// <summary>
+            /// Schema of the array's items, for arrays.
+            /// </summary>
+            [JsonProperty("items", NullValueHandling = NullValueHandling.Ignore)]
+            public JObject Items { get; set; }
+        }
+
+        /// <summary>
+        /// Field type.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Type2
+        {
+            /// <summary><c>string</c></summary>
+            [EnumMember(Value = "string")]
+            String,
+            /// <summary><c>integer</c></summary>
+            [EnumMember(Value = "integer")]
+            Integer,
+            /// <summary><c>number</c></summary>
+            [EnumMember(Value = "number")]
+            Number,
+            /// <summary><c>boolean</c></summary>
+            [EnumMember(Value = "boolean")]
+            Boolean,
+            /// <summary><c>array</c></summary>
+            [EnumMember(Value = "array")]
+            Array,
+            /// <summary><c>object</c></summary>
+            [EnumMember(Value = "object")]
+            Object,
+            /// <summary><c>any</c></summary>
+            [EnumMember(Value = "any")]
+            Any,
         }
 
         /// <summary>

@@ -81,18 +81,6 @@ namespace EditorMcp.Core
         public sealed class ToolsItem
         {
             /// <summary>
-            /// Tool category.
-            /// </summary>
-            [JsonProperty("category")]
-            public string Category { get; set; }
-
-            /// <summary>
-            /// What the tool does.
-            /// </summary>
-            [JsonProperty("description")]
-            public string Description { get; set; }
-
-            /// <summary>
             /// Canonical tool id.
             /// </summary>
             [JsonProperty("id")]
@@ -103,6 +91,18 @@ namespace EditorMcp.Core
             /// </summary>
             [JsonProperty("name")]
             public string Name { get; set; }
+
+            /// <summary>
+            /// What the tool does.
+            /// </summary>
+            [JsonProperty("description")]
+            public string Description { get; set; }
+
+            /// <summary>
+            /// Tool category.
+            /// </summary>
+            [JsonProperty("category")]
+            public string Category { get; set; }
 
             /// <summary>
             /// What the tool may modify.

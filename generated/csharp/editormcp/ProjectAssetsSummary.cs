@@ -46,6 +46,12 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
+            /// Number of assets counted.
+            /// </summary>
+            [JsonProperty("totalAssets")]
+            public long TotalAssets { get; set; }
+
+            /// <summary>
             /// Asset count per asset type name, keys sorted alphabetically.
             /// </summary>
             [JsonProperty("byType")]
@@ -56,12 +62,6 @@ namespace EditorMcp.Core
             /// </summary>
             [JsonProperty("largeAssets")]
             public List<LargeAssetsItem> LargeAssets { get; set; }
-
-            /// <summary>
-            /// Number of assets counted.
-            /// </summary>
-            [JsonProperty("totalAssets")]
-            public long TotalAssets { get; set; }
 
             /// <summary>
             /// Number of assets that no scene, prefab or other asset references.
@@ -82,16 +82,16 @@ namespace EditorMcp.Core
             public string Path { get; set; }
 
             /// <summary>
-            /// Size of the asset file in bytes.
-            /// </summary>
-            [JsonProperty("sizeBytes")]
-            public long SizeBytes { get; set; }
-
-            /// <summary>
             /// Asset type name.
             /// </summary>
             [JsonProperty("type")]
             public string Type { get; set; }
+
+            /// <summary>
+            /// Size of the asset file in bytes.
+            /// </summary>
+            [JsonProperty("sizeBytes")]
+            public long SizeBytes { get; set; }
         }
 
         /// <summary>

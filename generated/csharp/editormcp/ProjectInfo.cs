@@ -35,22 +35,16 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// Build targets with installed support, sorted alphabetically.
-            /// </summary>
-            [JsonProperty("buildTargets")]
-            public List<string> BuildTargets { get; set; }
-
-            /// <summary>
             /// Name of the project (its folder name).
             /// </summary>
             [JsonProperty("projectName")]
             public string ProjectName { get; set; }
 
             /// <summary>
-            /// Absolute path of the project folder.
+            /// Unity Editor version the project is open in.
             /// </summary>
-            [JsonProperty("projectPath")]
-            public string ProjectPath { get; set; }
+            [JsonProperty("unityVersion")]
+            public string UnityVersion { get; set; }
 
             /// <summary>
             /// Active render pipeline: <c>Built-in</c>, <c>URP</c>, <c>HDRP</c>, or the pipeline asset's type name for custom pipelines.
@@ -59,10 +53,16 @@ namespace EditorMcp.Core
             public string RenderPipeline { get; set; }
 
             /// <summary>
-            /// Unity Editor version the project is open in.
+            /// Build targets with installed support, sorted alphabetically.
             /// </summary>
-            [JsonProperty("unityVersion")]
-            public string UnityVersion { get; set; }
+            [JsonProperty("buildTargets")]
+            public List<string> BuildTargets { get; set; }
+
+            /// <summary>
+            /// Absolute path of the project folder.
+            /// </summary>
+            [JsonProperty("projectPath")]
+            public string ProjectPath { get; set; }
         }
 
         /// <summary>

@@ -60,16 +60,40 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// Object references that point to missing assets, sorted by path, then property path.
-            /// </summary>
-            [JsonProperty("brokenReferences")]
-            public List<BrokenReferencesItem> BrokenReferences { get; set; }
-
-            /// <summary>
             /// Components whose MonoScript is missing, sorted by path, then component index.
             /// </summary>
             [JsonProperty("missingScripts")]
             public List<MissingScriptsItem> MissingScripts { get; set; }
+
+            /// <summary>
+            /// Object references that point to missing assets, sorted by path, then property path.
+            /// </summary>
+            [JsonProperty("brokenReferences")]
+            public List<BrokenReferencesItem> BrokenReferences { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>MissingScriptsItem</c> object.
+        /// </summary>
+        public sealed class MissingScriptsItem
+        {
+            /// <summary>
+            /// Asset path of the scene or prefab.
+            /// </summary>
+            [JsonProperty("path")]
+            public string Path { get; set; }
+
+            /// <summary>
+            /// Index of the component whose script is missing.
+            /// </summary>
+            [JsonProperty("componentIndex")]
+            public long ComponentIndex { get; set; }
+
+            /// <summary>
+            /// GUID of the missing script asset, or an empty string when Unity no longer records it.
+            /// </summary>
+            [JsonProperty("guid")]
+            public string Guid { get; set; }
         }
 
         /// <summary>
@@ -84,40 +108,16 @@ namespace EditorMcp.Core
             public string Path { get; set; }
 
             /// <summary>
-            /// GUID the reference points to, which no asset has.
-            /// </summary>
-            [JsonProperty("referenceGuid")]
-            public string ReferenceGuid { get; set; }
-
-            /// <summary>
             /// Property path of the broken reference inside the asset.
             /// </summary>
             [JsonProperty("referencePath")]
             public string ReferencePath { get; set; }
-        }
-
-        /// <summary>
-        /// The <c>MissingScriptsItem</c> object.
-        /// </summary>
-        public sealed class MissingScriptsItem
-        {
-            /// <summary>
-            /// Index of the component whose script is missing.
-            /// </summary>
-            [JsonProperty("componentIndex")]
-            public long ComponentIndex { get; set; }
 
             /// <summary>
-            /// GUID of the missing script asset, or an empty string when Unity no longer records it.
+            /// GUID the reference points to, which no asset has.
             /// </summary>
-            [JsonProperty("guid")]
-            public string Guid { get; set; }
-
-            /// <summary>
-            /// Asset path of the scene or prefab.
-            /// </summary>
-            [JsonProperty("path")]
-            public string Path { get; set; }
+            [JsonProperty("referenceGuid")]
+            public string ReferenceGuid { get; set; }
         }
 
         /// <summary>

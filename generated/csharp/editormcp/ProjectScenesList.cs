@@ -52,16 +52,10 @@ namespace EditorMcp.Core
         public sealed class ScenesItem
         {
             /// <summary>
-            /// Index in the build settings, or -1 when the scene is not in the build.
+            /// Asset path of the scene.
             /// </summary>
-            [JsonProperty("buildIndex")]
-            public long BuildIndex { get; set; }
-
-            /// <summary>
-            /// Whether the scene is enabled in the build settings.
-            /// </summary>
-            [JsonProperty("enabledInBuild")]
-            public bool EnabledInBuild { get; set; }
+            [JsonProperty("path")]
+            public string Path { get; set; }
 
             /// <summary>
             /// Scene name (file name without extension).
@@ -70,10 +64,16 @@ namespace EditorMcp.Core
             public string Name { get; set; }
 
             /// <summary>
-            /// Asset path of the scene.
+            /// Whether the scene is enabled in the build settings.
             /// </summary>
-            [JsonProperty("path")]
-            public string Path { get; set; }
+            [JsonProperty("enabledInBuild")]
+            public bool EnabledInBuild { get; set; }
+
+            /// <summary>
+            /// Index in the build settings, or -1 when the scene is not in the build.
+            /// </summary>
+            [JsonProperty("buildIndex")]
+            public long BuildIndex { get; set; }
         }
 
         /// <summary>

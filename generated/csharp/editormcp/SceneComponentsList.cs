@@ -28,16 +28,16 @@ namespace EditorMcp.Core
         public sealed class Input
         {
             /// <summary>
-            /// Hierarchy path to the GameObject (e.g. <c>Canvas/Panel/Button</c>).
-            /// </summary>
-            [JsonProperty("gameObjectPath")]
-            public string GameObjectPath { get; set; }
-
-            /// <summary>
             /// Path to the scene file.
             /// </summary>
             [JsonProperty("scenePath")]
             public string ScenePath { get; set; }
+
+            /// <summary>
+            /// Hierarchy path to the GameObject (e.g. <c>Canvas/Panel/Button</c>).
+            /// </summary>
+            [JsonProperty("gameObjectPath")]
+            public string GameObjectPath { get; set; }
         }
 
         /// <summary>
@@ -46,16 +46,16 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// Components in inspector order.
-            /// </summary>
-            [JsonProperty("components")]
-            public List<ComponentsItem> Components { get; set; }
-
-            /// <summary>
             /// Hierarchy path of the inspected GameObject.
             /// </summary>
             [JsonProperty("gameObjectPath")]
             public string GameObjectPath { get; set; }
+
+            /// <summary>
+            /// Components in inspector order.
+            /// </summary>
+            [JsonProperty("components")]
+            public List<ComponentsItem> Components { get; set; }
         }
 
         /// <summary>
@@ -63,6 +63,12 @@ namespace EditorMcp.Core
         /// </summary>
         public sealed class ComponentsItem
         {
+            /// <summary>
+            /// Component type name.
+            /// </summary>
+            [JsonProperty("type")]
+            public string Type { get; set; }
+
             /// <summary>
             /// Unity instance id of the component.
             /// </summary>
@@ -74,12 +80,6 @@ namespace EditorMcp.Core
             /// </summary>
             [JsonProperty("serializedFields")]
             public List<SerializedFieldsItem> SerializedFields { get; set; }
-
-            /// <summary>
-            /// Component type name.
-            /// </summary>
-            [JsonProperty("type")]
-            public string Type { get; set; }
         }
 
         /// <summary>

@@ -40,16 +40,16 @@ namespace EditorMcp.Core
         public sealed class Output
         {
             /// <summary>
-            /// Root GameObjects of the scene, in sibling order.
-            /// </summary>
-            [JsonProperty("rootObjects")]
-            public List<GameObjectNode> RootObjects { get; set; }
-
-            /// <summary>
             /// Path to the scene that was dumped.
             /// </summary>
             [JsonProperty("scenePath")]
             public string ScenePath { get; set; }
+
+            /// <summary>
+            /// Root GameObjects of the scene, in sibling order.
+            /// </summary>
+            [JsonProperty("rootObjects")]
+            public List<GameObjectNode> RootObjects { get; set; }
         }
 
         /// <summary>
@@ -57,24 +57,6 @@ namespace EditorMcp.Core
         /// </summary>
         public sealed class GameObjectNode
         {
-            /// <summary>
-            /// Child GameObjects, in sibling order.
-            /// </summary>
-            [JsonProperty("children")]
-            public List<GameObjectNode> Children { get; set; }
-
-            /// <summary>
-            /// Component type names, in inspector order.
-            /// </summary>
-            [JsonProperty("components")]
-            public List<string> Components { get; set; }
-
-            /// <summary>
-            /// Unity instance id (stable while the scene is open).
-            /// </summary>
-            [JsonProperty("instanceId")]
-            public long InstanceId { get; set; }
-
             /// <summary>
             /// GameObject name.
             /// </summary>
@@ -86,6 +68,24 @@ namespace EditorMcp.Core
             /// </summary>
             [JsonProperty("path")]
             public string Path { get; set; }
+
+            /// <summary>
+            /// Unity instance id (stable while the scene is open).
+            /// </summary>
+            [JsonProperty("instanceId")]
+            public long InstanceId { get; set; }
+
+            /// <summary>
+            /// Component type names, in inspector order.
+            /// </summary>
+            [JsonProperty("components")]
+            public List<string> Components { get; set; }
+
+            /// <summary>
+            /// Child GameObjects, in sibling order.
+            /// </summary>
+            [JsonProperty("children")]
+            public List<GameObjectNode> Children { get; set; }
         }
 
         /// <summary>

@@ -28,16 +28,16 @@ namespace EditorMcp.Core
         public sealed class Input
         {
             /// <summary>
+            /// Path to the scene file.
+            /// </summary>
+            [JsonProperty("scenePath")]
+            public string ScenePath { get; set; }
+
+            /// <summary>
             /// Only objects with a component of this type name.
             /// </summary>
             [JsonProperty("componentType", NullValueHandling = NullValueHandling.Ignore)]
             public string ComponentType { get; set; }
-
-            /// <summary>
-            /// Only objects on this layer index (0-31).
-            /// </summary>
-            [JsonProperty("layer", NullValueHandling = NullValueHandling.Ignore)]
-            public long? Layer { get; set; }
 
             /// <summary>
             /// Only objects whose name matches this pattern; <c>*</c> matches any run of characters, <c>?</c> one character.
@@ -46,16 +46,16 @@ namespace EditorMcp.Core
             public string NamePattern { get; set; }
 
             /// <summary>
-            /// Path to the scene file.
-            /// </summary>
-            [JsonProperty("scenePath")]
-            public string ScenePath { get; set; }
-
-            /// <summary>
             /// Only objects with this tag.
             /// </summary>
             [JsonProperty("tag", NullValueHandling = NullValueHandling.Ignore)]
             public string Tag { get; set; }
+
+            /// <summary>
+            /// Only objects on this layer index (0-31).
+            /// </summary>
+            [JsonProperty("layer", NullValueHandling = NullValueHandling.Ignore)]
+            public long? Layer { get; set; }
         }
 
         /// <summary>
@@ -76,24 +76,6 @@ namespace EditorMcp.Core
         public sealed class MatchesItem
         {
             /// <summary>
-            /// Component type names.
-            /// </summary>
-            [JsonProperty("components")]
-            public List<string> Components { get; set; }
-
-            /// <summary>
-            /// Unity instance id.
-            /// </summary>
-            [JsonProperty("instanceId")]
-            public long InstanceId { get; set; }
-
-            /// <summary>
-            /// Layer index.
-            /// </summary>
-            [JsonProperty("layer")]
-            public long Layer { get; set; }
-
-            /// <summary>
             /// GameObject name.
             /// </summary>
             [JsonProperty("name")]
@@ -106,10 +88,28 @@ namespace EditorMcp.Core
             public string Path { get; set; }
 
             /// <summary>
+            /// Unity instance id.
+            /// </summary>
+            [JsonProperty("instanceId")]
+            public long InstanceId { get; set; }
+
+            /// <summary>
+            /// Component type names.
+            /// </summary>
+            [JsonProperty("components")]
+            public List<string> Components { get; set; }
+
+            /// <summary>
             /// Tag of the object (<c>Untagged</c> when none).
             /// </summary>
             [JsonProperty("tag")]
             public string Tag { get; set; }
+
+            /// <summary>
+            /// Layer index.
+            /// </summary>
+            [JsonProperty("layer")]
+            public long Layer { get; set; }
         }
 
         /// <summary>

@@ -26,16 +26,16 @@ namespace RaveDemo
         public sealed class Input
         {
             /// <summary>
-            /// Empty the cache first.
-            /// </summary>
-            [JsonProperty("clear_existing", NullValueHandling = NullValueHandling.Ignore)]
-            public bool ClearExisting { get; set; } = false;
-
-            /// <summary>
             /// Largest cache size in megabytes.
             /// </summary>
             [JsonProperty("max_size_mb", NullValueHandling = NullValueHandling.Ignore)]
             public double MaxSizeMb { get; set; } = 512.0;
+
+            /// <summary>
+            /// Empty the cache first.
+            /// </summary>
+            [JsonProperty("clear_existing", NullValueHandling = NullValueHandling.Ignore)]
+            public bool ClearExisting { get; set; } = false;
         }
 
         /// <summary>
@@ -44,16 +44,16 @@ namespace RaveDemo
         public sealed class Output
         {
             /// <summary>
-            /// Whether the cache was emptied.
-            /// </summary>
-            [JsonProperty("cleared", NullValueHandling = NullValueHandling.Ignore)]
-            public bool? Cleared { get; set; }
-
-            /// <summary>
             /// The cache size now in force.
             /// </summary>
             [JsonProperty("max_size_mb", NullValueHandling = NullValueHandling.Ignore)]
             public double? MaxSizeMb { get; set; }
+
+            /// <summary>
+            /// Whether the cache was emptied.
+            /// </summary>
+            [JsonProperty("cleared", NullValueHandling = NullValueHandling.Ignore)]
+            public bool? Cleared { get; set; }
         }
 
         /// <summary>

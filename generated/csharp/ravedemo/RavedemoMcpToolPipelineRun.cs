@@ -26,16 +26,16 @@ namespace RaveDemo
         public sealed class Input
         {
             /// <summary>
-            /// Run independent targets in parallel.
-            /// </summary>
-            [JsonProperty("parallel", NullValueHandling = NullValueHandling.Ignore)]
-            public bool Parallel { get; set; } = false;
-
-            /// <summary>
             /// Targets to run, with their upstream dependencies; all targets when empty.
             /// </summary>
             [JsonProperty("targets", NullValueHandling = NullValueHandling.Ignore)]
             public List<string> Targets { get; set; }
+
+            /// <summary>
+            /// Run independent targets in parallel.
+            /// </summary>
+            [JsonProperty("parallel", NullValueHandling = NullValueHandling.Ignore)]
+            public bool Parallel { get; set; } = false;
         }
 
         /// <summary>
@@ -44,16 +44,16 @@ namespace RaveDemo
         public sealed class Output
         {
             /// <summary>
-            /// Human-readable status.
-            /// </summary>
-            [JsonProperty("message", NullValueHandling = NullValueHandling.Ignore)]
-            public string Message { get; set; }
-
-            /// <summary>
             /// Whether every target completed.
             /// </summary>
             [JsonProperty("success", NullValueHandling = NullValueHandling.Ignore)]
             public bool? Success { get; set; }
+
+            /// <summary>
+            /// Human-readable status.
+            /// </summary>
+            [JsonProperty("message", NullValueHandling = NullValueHandling.Ignore)]
+            public string Message { get; set; }
         }
 
         /// <summary>

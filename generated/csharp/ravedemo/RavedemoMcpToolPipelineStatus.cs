@@ -61,16 +61,16 @@ namespace RaveDemo
             public long? Done { get; set; }
 
             /// <summary>
-            /// Per-target status; only with detail <c>details</c> or <c>full</c>.
-            /// </summary>
-            [JsonProperty("targets", NullValueHandling = NullValueHandling.Ignore)]
-            public List<TargetsItem> Targets { get; set; }
-
-            /// <summary>
             /// Number of targets.
             /// </summary>
             [JsonProperty("total", NullValueHandling = NullValueHandling.Ignore)]
             public long? Total { get; set; }
+
+            /// <summary>
+            /// Per-target status; only with detail <c>details</c> or <c>full</c>.
+            /// </summary>
+            [JsonProperty("targets", NullValueHandling = NullValueHandling.Ignore)]
+            public List<TargetsItem> Targets { get; set; }
         }
 
         /// <summary>

@@ -26,16 +26,16 @@ namespace RaveDemo
         public sealed class Input
         {
             /// <summary>
-            /// Maximum number of subjects to return.
-            /// </summary>
-            [JsonProperty("limit", NullValueHandling = NullValueHandling.Ignore)]
-            public long Limit { get; set; } = 50L;
-
-            /// <summary>
             /// Project name to list; all projects when omitted.
             /// </summary>
             [JsonProperty("project", NullValueHandling = NullValueHandling.Ignore)]
             public string Project { get; set; }
+
+            /// <summary>
+            /// Maximum number of subjects to return.
+            /// </summary>
+            [JsonProperty("limit", NullValueHandling = NullValueHandling.Ignore)]
+            public long Limit { get; set; } = 50L;
         }
 
         /// <summary>
@@ -44,16 +44,16 @@ namespace RaveDemo
         public sealed class Output
         {
             /// <summary>
-            /// Number of subjects returned.
-            /// </summary>
-            [JsonProperty("count", NullValueHandling = NullValueHandling.Ignore)]
-            public long? Count { get; set; }
-
-            /// <summary>
             /// Subjects sorted by project, then subject code.
             /// </summary>
             [JsonProperty("subjects", NullValueHandling = NullValueHandling.Ignore)]
             public List<SubjectsItem> Subjects { get; set; }
+
+            /// <summary>
+            /// Number of subjects returned.
+            /// </summary>
+            [JsonProperty("count", NullValueHandling = NullValueHandling.Ignore)]
+            public long? Count { get; set; }
         }
 
         /// <summary>
@@ -62,16 +62,16 @@ namespace RaveDemo
         public sealed class SubjectsItem
         {
             /// <summary>
-            /// Number of electrodes.
-            /// </summary>
-            [JsonProperty("n_electrodes", NullValueHandling = NullValueHandling.Ignore)]
-            public long? NElectrodes { get; set; }
-
-            /// <summary>
             /// Subject id in <c>project/subject</c> form.
             /// </summary>
             [JsonProperty("subject_id", NullValueHandling = NullValueHandling.Ignore)]
             public string SubjectId { get; set; }
+
+            /// <summary>
+            /// Number of electrodes.
+            /// </summary>
+            [JsonProperty("n_electrodes", NullValueHandling = NullValueHandling.Ignore)]
+            public long? NElectrodes { get; set; }
         }
 
         /// <summary>

@@ -26,16 +26,16 @@ namespace RaveDemo
         public sealed class Input
         {
             /// <summary>
-            /// Epoch names to load; all epochs when empty.
-            /// </summary>
-            [JsonProperty("epochs", NullValueHandling = NullValueHandling.Ignore)]
-            public List<string> Epochs { get; set; }
-
-            /// <summary>
             /// Subject id in <c>project/subject</c> form.
             /// </summary>
             [JsonProperty("subject_id")]
             public string SubjectId { get; set; }
+
+            /// <summary>
+            /// Epoch names to load; all epochs when empty.
+            /// </summary>
+            [JsonProperty("epochs", NullValueHandling = NullValueHandling.Ignore)]
+            public List<string> Epochs { get; set; }
         }
 
         /// <summary>
@@ -44,16 +44,16 @@ namespace RaveDemo
         public sealed class Output
         {
             /// <summary>
-            /// Epochs that were loaded.
-            /// </summary>
-            [JsonProperty("epochs", NullValueHandling = NullValueHandling.Ignore)]
-            public List<string> Epochs { get; set; }
-
-            /// <summary>
             /// The loaded subject.
             /// </summary>
             [JsonProperty("subject_id", NullValueHandling = NullValueHandling.Ignore)]
             public string SubjectId { get; set; }
+
+            /// <summary>
+            /// Epochs that were loaded.
+            /// </summary>
+            [JsonProperty("epochs", NullValueHandling = NullValueHandling.Ignore)]
+            public List<string> Epochs { get; set; }
         }
 
         /// <summary>

@@ -38,10 +38,10 @@ namespace Debrief.ToolVault
         public sealed class Annotation
         {
             /// <summary>
-            /// <c>geometry</c>.
+            /// <c>type</c>.
             /// </summary>
-            [JsonProperty("geometry")]
-            public JToken Geometry { get; set; }
+            [JsonProperty("type")]
+            public string Type { get; set; }
 
             /// <summary>
             /// Unique identifier for this feature
@@ -50,16 +50,16 @@ namespace Debrief.ToolVault
             public JToken Id { get; set; }
 
             /// <summary>
+            /// <c>geometry</c>.
+            /// </summary>
+            [JsonProperty("geometry")]
+            public JToken Geometry { get; set; }
+
+            /// <summary>
             /// <c>properties</c>.
             /// </summary>
             [JsonProperty("properties")]
             public Properties Properties { get; set; }
-
-            /// <summary>
-            /// <c>type</c>.
-            /// </summary>
-            [JsonProperty("type")]
-            public string Type { get; set; }
         }
 
         /// <summary>
@@ -68,34 +68,16 @@ namespace Debrief.ToolVault
         public sealed class Properties
         {
             /// <summary>
-            /// Type of annotation
-            /// </summary>
-            [JsonProperty("annotationType", NullValueHandling = NullValueHandling.Ignore)]
-            public AnnotationType? AnnotationType { get; set; }
-
-            /// <summary>
-            /// Color code in hex format
-            /// </summary>
-            [JsonProperty("color", NullValueHandling = NullValueHandling.Ignore)]
-            public string Color { get; set; }
-
-            /// <summary>
             /// Discriminator to identify this as a zone feature
             /// </summary>
             [JsonProperty("dataType")]
             public DataType DataType { get; set; }
 
             /// <summary>
-            /// Additional description or notes about this annotation
+            /// Type of annotation
             /// </summary>
-            [JsonProperty("description", NullValueHandling = NullValueHandling.Ignore)]
-            public string Description { get; set; }
-
-            /// <summary>
-            /// Human readable name for this annotation
-            /// </summary>
-            [JsonProperty("name", NullValueHandling = NullValueHandling.Ignore)]
-            public string Name { get; set; }
+            [JsonProperty("annotationType", NullValueHandling = NullValueHandling.Ignore)]
+            public AnnotationType? AnnotationType { get; set; }
 
             /// <summary>
             /// Text content of the annotation
@@ -104,10 +86,39 @@ namespace Debrief.ToolVault
             public string Text { get; set; }
 
             /// <summary>
+            /// Color code in hex format
+            /// </summary>
+            [JsonProperty("color", NullValueHandling = NullValueHandling.Ignore)]
+            public string Color { get; set; }
+
+            /// <summary>
             /// Timestamp when annotation was created
             /// </summary>
             [JsonProperty("time", NullValueHandling = NullValueHandling.Ignore)]
             public string Time { get; set; }
+
+            /// <summary>
+            /// Human readable name for this annotation
+            /// </summary>
+            [JsonProperty("name", NullValueHandling = NullValueHandling.Ignore)]
+            public string Name { get; set; }
+
+            /// <summary>
+            /// Additional description or notes about this annotation
+            /// </summary>
+            [JsonProperty("description", NullValueHandling = NullValueHandling.Ignore)]
+            public string Description { get; set; }
+        }
+
+        /// <summary>
+        /// Discriminator to identify this as a zone feature
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum DataType
+        {
+            /// <summary><c>zone</c></summary>
+            [EnumMember(Value = "zone")]
+            Zone,
         }
 
         /// <summary>
@@ -131,17 +142,6 @@ namespace Debrief.ToolVault
             /// <summary><c>boundary</c></summary>
             [EnumMember(Value = "boundary")]
             Boundary,
-        }
-
-        /// <summary>
-        /// Discriminator to identify this as a zone feature
-        /// </summary>
-        [JsonConverter(typeof(StringEnumConverter))]
-        public enum DataType
-        {
-            /// <summary><c>zone</c></summary>
-            [EnumMember(Value = "zone")]
-            Zone,
         }
 
         /// <summary>

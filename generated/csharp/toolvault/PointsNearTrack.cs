@@ -26,10 +26,10 @@ namespace Debrief.ToolVault
         public sealed class Input
         {
             /// <summary>
-            /// Largest distance from the track, in nautical miles.
+            /// <c>track</c>.
             /// </summary>
-            [JsonProperty("maxDistanceNm", NullValueHandling = NullValueHandling.Ignore)]
-            public double MaxDistanceNm { get; set; } = 5.0;
+            [JsonProperty("track")]
+            public JToken Track { get; set; }
 
             /// <summary>
             /// Candidate reference points.
@@ -38,10 +38,10 @@ namespace Debrief.ToolVault
             public List<JToken> Points { get; set; }
 
             /// <summary>
-            /// <c>track</c>.
+            /// Largest distance from the track, in nautical miles.
             /// </summary>
-            [JsonProperty("track")]
-            public JToken Track { get; set; }
+            [JsonProperty("maxDistanceNm", NullValueHandling = NullValueHandling.Ignore)]
+            public double MaxDistanceNm { get; set; } = 5.0;
         }
 
         /// <summary>

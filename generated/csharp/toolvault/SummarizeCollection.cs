@@ -38,10 +38,10 @@ namespace Debrief.ToolVault
         public sealed class FeatureCollection
         {
             /// <summary>
-            /// Bounding box of the feature collection
+            /// <c>type</c>.
             /// </summary>
-            [JsonProperty("bbox", NullValueHandling = NullValueHandling.Ignore)]
-            public List<double> Bbox { get; set; }
+            [JsonProperty("type")]
+            public Type Type { get; set; }
 
             /// <summary>
             /// <c>features</c>.
@@ -50,52 +50,16 @@ namespace Debrief.ToolVault
             public List<JToken> Features { get; set; }
 
             /// <summary>
+            /// Bounding box of the feature collection
+            /// </summary>
+            [JsonProperty("bbox", NullValueHandling = NullValueHandling.Ignore)]
+            public List<double> Bbox { get; set; }
+
+            /// <summary>
             /// <c>properties</c>.
             /// </summary>
             [JsonProperty("properties", NullValueHandling = NullValueHandling.Ignore)]
             public Properties Properties { get; set; }
-
-            /// <summary>
-            /// <c>type</c>.
-            /// </summary>
-            [JsonProperty("type")]
-            public Type Type { get; set; }
-        }
-
-        /// <summary>
-        /// The <c>Properties</c> object.
-        /// </summary>
-        public sealed class Properties
-        {
-            /// <summary>
-            /// When this collection was created
-            /// </summary>
-            [JsonProperty("created", NullValueHandling = NullValueHandling.Ignore)]
-            public string Created { get; set; }
-
-            /// <summary>
-            /// Description of this feature collection
-            /// </summary>
-            [JsonProperty("description", NullValueHandling = NullValueHandling.Ignore)]
-            public string Description { get; set; }
-
-            /// <summary>
-            /// When this collection was last modified
-            /// </summary>
-            [JsonProperty("modified", NullValueHandling = NullValueHandling.Ignore)]
-            public string Modified { get; set; }
-
-            /// <summary>
-            /// Human readable name for this collection
-            /// </summary>
-            [JsonProperty("name", NullValueHandling = NullValueHandling.Ignore)]
-            public string Name { get; set; }
-
-            /// <summary>
-            /// Version of this collection
-            /// </summary>
-            [JsonProperty("version", NullValueHandling = NullValueHandling.Ignore)]
-            public string Version { get; set; }
         }
 
         /// <summary>
@@ -107,6 +71,42 @@ namespace Debrief.ToolVault
             /// <summary><c>FeatureCollection</c></summary>
             [EnumMember(Value = "FeatureCollection")]
             FeatureCollection,
+        }
+
+        /// <summary>
+        /// The <c>Properties</c> object.
+        /// </summary>
+        public sealed class Properties
+        {
+            /// <summary>
+            /// Human readable name for this collection
+            /// </summary>
+            [JsonProperty("name", NullValueHandling = NullValueHandling.Ignore)]
+            public string Name { get; set; }
+
+            /// <summary>
+            /// Description of this feature collection
+            /// </summary>
+            [JsonProperty("description", NullValueHandling = NullValueHandling.Ignore)]
+            public string Description { get; set; }
+
+            /// <summary>
+            /// When this collection was created
+            /// </summary>
+            [JsonProperty("created", NullValueHandling = NullValueHandling.Ignore)]
+            public string Created { get; set; }
+
+            /// <summary>
+            /// When this collection was last modified
+            /// </summary>
+            [JsonProperty("modified", NullValueHandling = NullValueHandling.Ignore)]
+            public string Modified { get; set; }
+
+            /// <summary>
+            /// Version of this collection
+            /// </summary>
+            [JsonProperty("version", NullValueHandling = NullValueHandling.Ignore)]
+            public string Version { get; set; }
         }
 
         /// <summary>

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::wire::{result_value, write_envelope_result};
+use super::wire::{Answer, write_envelope_result};
 use super::{Server, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
@@ -14,11 +14,11 @@ pub(super) fn answer(
     server: &Server,
     method: &str,
     params: &mut Map<String, Value>,
-) -> Option<Result<Value, ToolError>> {
+) -> Option<Result<Answer, ToolError>> {
     Some(match method {
-        "server/info" => Ok(server_info(server)),
-        "tools/list" => Ok(list(server, params)),
-        "tools/describe" => describe(server, params),
+        "server/info" => Ok(server_info(server).into()),
+        "tools/list" => Ok(list(server, params).into()),
+        "tools/describe" => describe(server, params).map(Answer::from),
         "tools/call" => call(server, params),
         _ => return None,
     })
@@ -74,9 +74,11 @@ fn describe(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolE
 }
 
 /// `tools/call` with `tool`.
-fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Value, ToolError> {
+fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Answer, ToolError> {
     let args = params.remove("arguments").unwrap_or(Value::Null);
     let tool = string_param(params, "tool")?;
     let out = server.call(tool, args)?;
-    Ok(result_value(|buf| write_envelope_result(buf, tool, &out)))
+    Ok(Answer::written(|buf| {
+        write_envelope_result(buf, tool, &out)
+    }))
 }

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::wire::{Answer, write_response};
 use super::{Server, Session, plain_error};
 use crate::error::{ErrorCode, ToolError};
 
@@ -17,17 +18,25 @@ impl Server {
         self.handle_general(session, request)
     }
 
-    /// Every request the general way: parsed into a `Value`, answered with one.
+    /// Every request the general way: parsed into a `Value`, answered with a
+    /// `Value` (or, for a tool call, with the result the wire writers write).
     pub(super) fn handle_general(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
-        let response = self.respond(session, request)?;
-        let mut out = serde_json::to_vec(&response).unwrap_or_default();
+        let mut out = match self.respond(session, request)? {
+            Ok((id, answer)) => {
+                let mut out = Vec::with_capacity(256);
+                write_response(&mut out, &id, |out| answer.write(out));
+                out
+            }
+            Err(response) => serde_json::to_vec(&response).unwrap_or_default(),
+        };
         out.push(b'\n');
         Some(out)
     }
 
-    fn respond(&self, session: &mut Session, raw: &[u8]) -> Option<Value> {
+    /// The request's id and answer, or an error response; `None` for a notification.
+    fn respond(&self, session: &mut Session, raw: &[u8]) -> Option<Result<(Value, Answer), Value>> {
         if raw.len() > self.max_request_bytes {
-            return Some(error_response(
+            return Some(Err(error_response(
                 Value::Null,
                 &plain_error(
                     ErrorCode::InvalidRequest,
@@ -37,35 +46,35 @@ impl Server {
                         self.max_request_bytes
                     ),
                 ),
-            ));
+            )));
         }
         let text = match std::str::from_utf8(raw) {
             Ok(t) => t,
             Err(e) => {
-                return Some(error_response(
+                return Some(Err(error_response(
                     Value::Null,
                     &plain_error(
                         ErrorCode::ParseError,
                         format!("Parse error: invalid UTF-8 at byte {}", e.valid_up_to()),
                     ),
-                ));
+                )));
             }
         };
         let value: Value = match serde_json::from_str(text) {
             Ok(v) => v,
             Err(e) => {
-                return Some(error_response(
+                return Some(Err(error_response(
                     Value::Null,
                     &plain_error(ErrorCode::ParseError, format!("Parse error: {e}")),
-                ));
+                )));
             }
         };
         // The request's id where it is valid, else null (JSON-RPC 2.0, section 5).
         let invalid = |id: Option<&Value>, m: &str| {
-            Some(error_response(
+            Some(Err(error_response(
                 id.filter(|id| valid_id(id)).cloned().unwrap_or(Value::Null),
                 &plain_error(ErrorCode::InvalidRequest, format!("Invalid Request: {m}")),
-            ))
+            )))
         };
         let Value::Object(mut req) = value else {
             return if value.is_array() {
@@ -105,19 +114,19 @@ impl Server {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(p)) => p,
             Some(_) => {
-                return Some(error_response(
+                return Some(Err(error_response(
                     id,
                     &plain_error(
                         ErrorCode::InvalidParams,
                         "Invalid params: `params` must be an object",
                     ),
-                ));
+                )));
             }
         };
         let result = self.dispatch(session, method, params);
         Some(match result {
-            Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
-            Err(e) => error_response(id, &e),
+            Ok(answer) => Ok((id, answer)),
+            Err(e) => Err(error_response(id, &e)),
         })
     }
 
@@ -129,7 +138,7 @@ impl Server {
         session: &mut Session,
         method: &str,
         mut params: Map<String, Value>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Answer, ToolError> {
         if let Some(result) = super::mcp::answer(self, session, method, &mut params) {
             return result;
         }

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::wire::{result_value, write_mcp_result};
+use super::wire::{Answer, write_mcp_result};
 use super::{MCP_PROTOCOL_VERSIONS, Server, Session, ToolDescriptor, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
@@ -45,12 +45,12 @@ pub(super) fn answer(
     session: &mut Session,
     method: &str,
     params: &mut Map<String, Value>,
-) -> Option<Result<Value, ToolError>> {
+) -> Option<Result<Answer, ToolError>> {
     Some(match method {
-        "initialize" => Ok(initialize(server, session, params)),
-        "ping" => Ok(json!({})),
+        "initialize" => Ok(initialize(server, session, params).into()),
+        "ping" => Ok(json!({}).into()),
         "tools/list" if session.mcp_version.is_some() => {
-            Ok(json!({"tools": server.descriptors().map(mcp_tool).collect::<Vec<_>>()}))
+            Ok(json!({"tools": server.descriptors().map(mcp_tool).collect::<Vec<_>>()}).into())
         }
         "tools/call" if params.contains_key("name") => call(server, params),
         _ => return None,
@@ -78,7 +78,7 @@ fn initialize(server: &Server, session: &mut Session, params: &Map<String, Value
 
 /// `tools/call` with `name`: an unknown tool is a protocol error (-32602), a
 /// failing call a result with `isError`.
-fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Value, ToolError> {
+fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Answer, ToolError> {
     let args = params.remove("arguments").unwrap_or(Value::Null);
     let name = string_param(params, "name")?;
     if !server.tools.contains_key(name) {
@@ -87,8 +87,8 @@ fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Value, ToolE
         );
     }
     Ok(match server.call(name, args) {
-        Ok(out) => result_value(|buf| write_mcp_result(buf, &out)),
+        Ok(out) => Answer::written(|buf| write_mcp_result(buf, &out)),
         // Tool errors are results, so that the model sees them and can correct itself.
-        Err(e) => mcp_error_result(&e),
+        Err(e) => mcp_error_result(&e).into(),
     })
 }

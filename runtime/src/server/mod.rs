@@ -18,7 +18,9 @@
 //! violation in `details`); the handler runs on a worker thread with the
 //! tool's time limit (-32003 on expiry; the server moves on with a fresh
 //! worker), and a handler panic becomes -32603 while the server keeps serving.
-//! Output is deterministic: JSON object keys are sorted.
+//! Output is deterministic: JSON object keys are sorted, except in a typed
+//! tool output, which keeps its type's order (for generated types, the order
+//! of the spec's properties).
 
 mod envelope;
 mod execution;
@@ -41,8 +43,8 @@ use self::execution::Worker;
 pub use self::mcp::mcp_tool;
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor, ToolOutput};
 pub use self::typed::{
-    KeyOrder, ToolInfo, TypedCall, TypedEntry, invalid_arguments, register_tools, typed_call,
-    unknown_tool, unserializable_output,
+    ToolInfo, TypedCall, TypedEntry, invalid_arguments, register_tools, typed_call, unknown_tool,
+    unserializable_output,
 };
 use crate::error::{ErrorCode, ToolError};
 
@@ -354,25 +356,26 @@ mod tests {
     }
 
     #[test]
-    fn outputs_are_compact_sorted_json_however_they_are_made() {
+    fn outputs_are_compact_json_however_they_are_made() {
         #[derive(serde::Serialize)]
-        struct Sorted {
-            a: u8,
+        struct Typed {
             b: BTreeMap<&'static str, u8>,
+            a: u8,
         }
         let v = json!({"b": {"y": 1, "x": [true]}, "a": "\u{1}"});
         let o = ToolOutput::new(v.clone());
         assert_eq!(o.output_json(), r#"{"a":"\u0001","b":{"x":[true],"y":1}}"#);
         assert_eq!(o.output(), v);
-        let typed = Sorted {
-            a: 1,
+        // A typed output keeps its type's order (a generated type's: the spec's).
+        let typed = Typed {
             b: BTreeMap::from([("z", 2), ("c", 3)]),
+            a: 1,
         };
         let t = Call::new()
-            .finish_sorted(&typed)
+            .finish_typed(&typed)
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(t.output_json(), r#"{"a":1,"b":{"c":3,"z":2}}"#);
-        assert_eq!(t, ToolOutput::new(json!({"b": {"z": 2, "c": 3}, "a": 1})));
+        assert_eq!(t.output_json(), r#"{"b":{"c":3,"z":2},"a":1}"#);
+        assert_eq!(t.output(), json!({"b": {"z": 2, "c": 3}, "a": 1}));
     }
 
     #[test]

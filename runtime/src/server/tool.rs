@@ -1,5 +1,5 @@
 //! What a tool is to the server: its descriptor, its output (compact JSON
-//! text with sorted keys), the [`Call`] a handler gets, and the server's info.
+//! text), the [`Call`] a handler gets, and the server's info.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,7 +29,8 @@ pub struct ToolDescriptor {
 /// A successful call: the output and informational diagnostics.
 ///
 /// The output is held as the compact JSON text it goes out as (object keys in
-/// sorted order), so that a response copies it instead of serializing it again.
+/// sorted order, or a typed output's order), so that a response copies it
+/// instead of serializing it again.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolOutput {
     pub(super) output: String,
@@ -46,10 +47,9 @@ impl ToolOutput {
     }
 
     /// An output written straight from a typed value, without a `Value` in
-    /// between. `output` must serialize its object keys in sorted order (as
-    /// structs whose fields are declared in that order do, with `BTreeMap` and
-    /// `serde_json::Map` for maps); use [`ToolOutput::new`] for anything else.
-    pub fn from_sorted<T: serde::Serialize + ?Sized>(
+    /// between: object keys in the order the type writes them (a generated
+    /// type: the order of its schema's properties).
+    pub fn from_typed<T: serde::Serialize + ?Sized>(
         output: &T,
     ) -> Result<ToolOutput, serde_json::Error> {
         Ok(ToolOutput {
@@ -64,7 +64,8 @@ impl ToolOutput {
         serde_json::from_str(&self.output).unwrap_or(Value::Null)
     }
 
-    /// The output as compact JSON text, object keys sorted.
+    /// The output as compact JSON text (object keys sorted for an output made
+    /// from a `Value`, in the type's order for a typed one).
     pub fn output_json(&self) -> &str {
         &self.output
     }
@@ -103,13 +104,13 @@ impl Call {
         self.finish_with(ToolOutput::new(output))
     }
 
-    /// The successful result of a typed output whose keys serialize in sorted
-    /// order (see [`ToolOutput::from_sorted`]), with the diagnostics gathered so far.
-    pub fn finish_sorted<T: serde::Serialize + ?Sized>(
+    /// The successful result of a typed output (see [`ToolOutput::from_typed`]),
+    /// with the diagnostics gathered so far.
+    pub fn finish_typed<T: serde::Serialize + ?Sized>(
         self,
         output: &T,
     ) -> Result<ToolOutput, serde_json::Error> {
-        Ok(self.finish_with(ToolOutput::from_sorted(output)?))
+        Ok(self.finish_with(ToolOutput::from_typed(output)?))
     }
 
     fn finish_with(self, mut output: ToolOutput) -> ToolOutput {

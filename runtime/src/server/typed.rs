@@ -90,23 +90,13 @@ pub fn register_tools<T: Send + Sync + 'static>(
     Ok(server)
 }
 
-/// How a typed output's object keys serialize (see [`typed_call`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyOrder {
-    /// In sorted order: the output is written straight to JSON text.
-    Sorted,
-    /// In some other order: the output goes through a `Value`, which sorts them.
-    Unsorted,
-}
-
 /// One typed tool call, as the generated `call_<tool>` functions make it:
 /// `arguments` deserialized into the tool's input type (-32002 if they do not
-/// fit), `method` called with a fresh [`Call`], and the output serialized with
-/// the call's diagnostics.
+/// fit), `method` called with a fresh [`Call`], and the output written
+/// straight to JSON text (no `Value` in between) with the call's diagnostics.
 pub fn typed_call<I, O>(
     tool: &str,
     arguments: Value,
-    keys: KeyOrder,
     method: impl FnOnce(&mut Call, I) -> Result<O, ToolError>,
 ) -> Result<ToolOutput, ToolError>
 where
@@ -116,11 +106,8 @@ where
     let input: I = serde_json::from_value(arguments).map_err(|e| invalid_arguments(tool, &e))?;
     let mut call = Call::new();
     let output = method(&mut call, input)?;
-    match keys {
-        KeyOrder::Sorted => call.finish_sorted(&output),
-        KeyOrder::Unsorted => serde_json::to_value(output).map(|o| call.finish(o)),
-    }
-    .map_err(|e| unserializable_output(tool, &e))
+    call.finish_typed(&output)
+        .map_err(|e| unserializable_output(tool, &e))
 }
 
 /// The error for a tool id that a dispatch table does not know.

@@ -1,7 +1,7 @@
 //! The two `tools/call` success results, written by hand with keys in sorted
 //! order, because the output is already JSON text: the envelope copies it,
 //! MCP copies it as `structuredContent` and escapes it once as the `text`
-//! item. The general path uses the same writers (through `result_value`), so
+//! item. The general path uses the same writers (an [`Answer::Written`]), so
 //! both paths answer alike byte for byte.
 
 use serde_json::Value;
@@ -53,12 +53,34 @@ pub(super) fn write_mcp_result(out: &mut Vec<u8>, o: &ToolOutput) {
     out.push(b'}');
 }
 
-/// A result written by `write` as a `Value`, for the general path.
-pub(super) fn result_value(write: impl FnOnce(&mut Vec<u8>)) -> Value {
-    let mut buf = Vec::with_capacity(256);
-    write(&mut buf);
-    // The writers produce JSON; `Null` cannot happen.
-    serde_json::from_slice(&buf).unwrap_or(Value::Null)
+/// What a method answers: a value, or a result already written as JSON text
+/// (a tool call's, which copies the output's text as it is).
+pub(super) enum Answer {
+    Value(Value),
+    Written(Vec<u8>),
+}
+
+impl From<Value> for Answer {
+    fn from(v: Value) -> Answer {
+        Answer::Value(v)
+    }
+}
+
+impl Answer {
+    /// A result written by `write`.
+    pub(super) fn written(write: impl FnOnce(&mut Vec<u8>)) -> Answer {
+        let mut buf = Vec::with_capacity(256);
+        write(&mut buf);
+        Answer::Written(buf)
+    }
+
+    /// Writes the answer as a result's JSON.
+    pub(super) fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Answer::Value(v) => write_json(out, v),
+            Answer::Written(text) => out.extend_from_slice(text),
+        }
+    }
 }
 
 /// `value` as JSON. Writing strings, ids and `Value`s into memory cannot fail.

@@ -72,19 +72,17 @@ fn set_module(
         keep(s.module.clone(), FileItems { attrs, items });
     }
     let before = diags.len();
-    let mut sorted_outputs = Vec::new();
     for (tool, module) in set.tools.iter().zip(&modules) {
         let m = items::tool_module(tool, shared.as_ref(), regenerate, diags);
         tick();
-        sorted_outputs.push(m.as_ref().is_some_and(|m| m.sorted_output));
-        if let Some(m) = m {
-            keep(module.clone(), m.file);
+        if let Some(file) = m {
+            keep(module.clone(), file);
         }
     }
     if diags.len() > before {
         return None;
     }
-    let module = items::set_module(set, &modules, shared.as_ref(), &sorted_outputs, regenerate);
+    let module = items::set_module(set, &modules, shared.as_ref(), regenerate);
     Some((ident::rust_snake(&set.name), module))
 }
 

@@ -126,33 +126,98 @@ fn serde_metas(attr: &syn::Attribute) -> Option<Punctuated<Meta, Token![,]>> {
         .ok()
 }
 
-/// Whether typify's types serialize object keys in sorted order, as a response
-/// must. Struct fields are declared in the order of the schema's properties,
-/// which is sorted, and maps are `BTreeMap`s or `serde_json::Map`s; only
-/// flattened fields and internally tagged enums (`tag = "type"` goes first)
-/// break it.
-pub fn serializes_sorted(items: &[syn::Item]) -> bool {
-    let unsorted = |attrs: &[syn::Attribute]| {
-        attrs.iter().filter_map(serde_metas).any(|metas| {
-            metas
-                .iter()
-                .any(|m| m.path().is_ident("flatten") || m.path().is_ident("tag"))
-        })
+/// The property names of every object schema in `specs`, each list in the
+/// order its spec wrote them (typify declares struct fields by name).
+pub fn property_orders<'a>(
+    specs: impl IntoIterator<Item = &'a crate::ir::Schema>,
+) -> Vec<Vec<String>> {
+    let mut orders = Vec::new();
+    for spec in specs {
+        crate::schema::walk(&spec.value, "", &mut |ptr, obj| {
+            if let Some(props) = obj.get("properties").and_then(serde_json::Value::as_object) {
+                let base = crate::schema::pointer_join(ptr, "properties");
+                let rank = |p: &str| crate::schema::Ranks::rank(spec, p);
+                let names = crate::schema::property_order(props, &base, &rank);
+                orders.push(names.into_iter().cloned().collect());
+            }
+        });
+    }
+    orders
+}
+
+/// Declares the fields of every struct (and struct-like enum variant) in the
+/// order of the object schema with the same property names, as the spec wrote
+/// them; a field without a property (a flattened map of extra members) stays
+/// last. Serde writes fields in declaration order, so outputs keep the spec's
+/// order too.
+pub fn order_fields(items: &mut [syn::Item], orders: &[Vec<String>]) {
+    let reorder = |fields: &mut syn::Fields| {
+        let syn::Fields::Named(named) = fields else {
+            return;
+        };
+        let wires: Vec<Option<String>> = named.named.iter().map(wire_name).collect();
+        let mut set: Vec<&String> = wires.iter().flatten().collect();
+        set.sort();
+        let Some(order) = orders.iter().find(|o| {
+            let mut names: Vec<&String> = o.iter().collect();
+            names.sort();
+            names == set
+        }) else {
+            return;
+        };
+        let position = |w: &Option<String>| {
+            w.as_ref()
+                .and_then(|w| order.iter().position(|o| o == w))
+                .unwrap_or(usize::MAX)
+        };
+        let mut fields: Vec<(usize, syn::Field)> = std::mem::take(&mut named.named)
+            .into_iter()
+            .zip(&wires)
+            .map(|(f, w)| (position(w), f))
+            .collect();
+        fields.sort_by_key(|(p, _)| *p);
+        named.named = fields.into_iter().map(|(_, f)| f).collect();
     };
-    let fields_unsorted = |fields: &syn::Fields| fields.iter().any(|f| unsorted(&f.attrs));
-    items.iter().all(|item| match item {
-        syn::Item::Struct(s) => !unsorted(&s.attrs) && !fields_unsorted(&s.fields),
-        syn::Item::Enum(e) => {
-            !unsorted(&e.attrs)
-                && e.variants
-                    .iter()
-                    .all(|v| !unsorted(&v.attrs) && !fields_unsorted(&v.fields))
+    for item in items {
+        match item {
+            syn::Item::Struct(s) => reorder(&mut s.fields),
+            syn::Item::Enum(e) => e.variants.iter_mut().for_each(|v| reorder(&mut v.fields)),
+            syn::Item::Mod(m) => {
+                if let Some((_, content)) = &mut m.content {
+                    order_fields(content, orders);
+                }
+            }
+            _ => {}
         }
-        syn::Item::Mod(m) => m
-            .content
+    }
+}
+
+/// The name a field has on the wire: its serde `rename`, else its name;
+/// `None` for a flattened field.
+fn wire_name(field: &syn::Field) -> Option<String> {
+    let mut rename = None;
+    for metas in field.attrs.iter().filter_map(serde_metas) {
+        for m in &metas {
+            if m.path().is_ident("flatten") {
+                return None;
+            }
+            if let Meta::NameValue(nv) = m {
+                if nv.path.is_ident("rename") {
+                    if let Expr::Lit(syn::ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) = &nv.value
+                    {
+                        rename = Some(s.value());
+                    }
+                }
+            }
+        }
+    }
+    rename.or_else(|| {
+        field
+            .ident
             .as_ref()
-            .is_none_or(|(_, items)| serializes_sorted(items)),
-        _ => true,
+            .map(|i| i.to_string().trim_start_matches("r#").to_owned())
     })
 }
 
@@ -479,24 +544,32 @@ mod tests {
     }
 
     #[test]
-    fn key_order_is_read_from_the_serde_attributes() {
-        let sorted: Vec<syn::Item> = vec![syn::parse_quote! {
-            #[derive(Serialize)]
-            #[serde(rename_all = "camelCase")]
-            pub struct A { #[serde(rename = "flatten")] pub x: i32 }
+    fn fields_follow_the_spec_and_flattened_ones_stay_last() {
+        let mut items: Vec<syn::Item> = vec![syn::parse_quote! {
+            pub mod m {
+                pub struct A {
+                    #[serde(rename = "flatten")] pub a: i32,
+                    pub b: i32,
+                    #[serde(flatten)] pub extra: X,
+                    #[serde(rename = "r#type")] pub type_: i32,
+                }
+            }
         }];
+        let orders = vec![
+            vec!["b".to_owned(), "zz".to_owned()],
+            vec!["r#type".to_owned(), "b".to_owned(), "flatten".to_owned()],
+        ];
+        order_fields(&mut items, &orders);
+        let file = prettyplease::unparse(&syn::File {
+            shebang: None,
+            frontmatter: None,
+            attrs: Vec::new(),
+            items,
+        });
+        let at = |s: &str| file.find(s).unwrap_or(usize::MAX);
         assert!(
-            serializes_sorted(&sorted),
-            "a field renamed `flatten` is not flattened"
+            at("type_") < at("pub b") && at("pub b") < at("pub a") && at("pub a") < at("extra"),
+            "{file}"
         );
-        let flattened: Vec<syn::Item> = vec![syn::parse_quote! {
-            pub mod m { pub struct A { #[serde(flatten)] pub x: B } }
-        }];
-        assert!(!serializes_sorted(&flattened));
-        let tagged: Vec<syn::Item> = vec![syn::parse_quote! {
-            #[serde(tag = "type")]
-            pub enum E { A { x: i32 } }
-        }];
-        assert!(!serializes_sorted(&tagged));
     }
 }

@@ -23,8 +23,6 @@ pub struct SharedModule {
     pub items: Vec<syn::Item>,
     /// Definition name -> type name and implementations.
     types: BTreeMap<String, (String, Vec<TypeSpaceImpl>)>,
-    /// Whether its types serialize with sorted keys.
-    pub sorted: bool,
 }
 
 impl SharedModule {
@@ -62,9 +60,10 @@ impl SharedModule {
         }
         let mut items = typified.items;
         post::all(&mut items);
+        let specs = set.tools.iter().flat_map(|t| [&t.input, &t.output]);
+        post::order_fields(&mut items, &post::property_orders(specs));
         Some(SharedModule {
             module,
-            sorted: post::serializes_sorted(&items),
             defs,
             items,
             types,

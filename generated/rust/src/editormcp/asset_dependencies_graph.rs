@@ -103,13 +103,13 @@ pub mod output {
     /// An asset reached from the root asset.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct AssetEdge {
-        /// Distance from the root asset (1 = direct).
-        pub depth: ::std::num::NonZeroU64,
         /// Asset path.
         pub path: ::std::string::String,
         /// Asset type name.
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
+        /// Distance from the root asset (1 = direct).
+        pub depth: ::std::num::NonZeroU64,
     }
     /// The result of `asset.dependencies.graph`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]

@@ -21,25 +21,25 @@ pub mod output {
     /// The result of `asset.info`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
+        /// Asset path.
+        pub path: ::std::string::String,
+        /// Asset GUID (32 hexadecimal digits).
+        pub guid: ::std::string::String,
+        /// Main asset type name.
+        #[serde(rename = "type")]
+        pub type_: ::std::string::String,
+        /// Size of the asset file in bytes.
+        #[serde(rename = "sizeBytes")]
+        pub size_bytes: u64,
         /// Paths of direct dependencies, sorted; present only when `includeDependencies` is true.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub dependencies: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// Asset GUID (32 hexadecimal digits).
-        pub guid: ::std::string::String,
         /// The importer's settings as a JSON object; its keys depend on the importer type.
         #[serde(rename = "importSettings")]
         pub import_settings: ::serde_json::Map<
             ::std::string::String,
             ::serde_json::Value,
         >,
-        /// Asset path.
-        pub path: ::std::string::String,
-        /// Size of the asset file in bytes.
-        #[serde(rename = "sizeBytes")]
-        pub size_bytes: u64,
-        /// Main asset type name.
-        #[serde(rename = "type")]
-        pub type_: ::std::string::String,
     }
     /// Error types.
     pub mod error {

@@ -19,12 +19,12 @@ pub mod output {
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputMixersItem {
-        /// Mixer groups sorted by path.
-        pub groups: ::std::vec::Vec<OutputMixersItemGroupsItem>,
-        /// Mixer name.
-        pub name: ::std::string::String,
         /// Asset path of the mixer.
         pub path: ::std::string::String,
+        /// Mixer name.
+        pub name: ::std::string::String,
+        /// Mixer groups sorted by path.
+        pub groups: ::std::vec::Vec<OutputMixersItemGroupsItem>,
         /// Snapshots sorted by name.
         pub snapshots: ::std::vec::Vec<OutputMixersItemSnapshotsItem>,
     }

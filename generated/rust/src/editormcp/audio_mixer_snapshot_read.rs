@@ -24,20 +24,20 @@ pub mod output {
         /// Path of the mixer.
         #[serde(rename = "mixerPath")]
         pub mixer_path: ::std::string::String,
-        /// Parameters sorted by group, then name.
-        pub parameters: ::std::vec::Vec<OutputParametersItem>,
         /// Name of the snapshot.
         #[serde(rename = "snapshotName")]
         pub snapshot_name: ::std::string::String,
+        /// Parameters sorted by group, then name.
+        pub parameters: ::std::vec::Vec<OutputParametersItem>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputParametersItem {
-        /// Path of the mixer group the parameter belongs to.
-        pub group: ::std::string::String,
         /// Parameter name (exposed name when exposed).
         pub name: ::std::string::String,
         /// Parameter value in the snapshot (e.g. volume in dB).
         pub value: f64,
+        /// Path of the mixer group the parameter belongs to.
+        pub group: ::std::string::String,
     }
     /// Error types.
     pub mod error {

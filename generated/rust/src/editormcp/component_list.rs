@@ -21,31 +21,31 @@ pub mod output {
     /// The result of `component.list`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
-        /// Path of the active scene.
-        #[serde(rename = "activeScene")]
-        pub active_scene: ::std::string::String,
-        /// Components in inspector order.
-        pub components: ::std::vec::Vec<OutputComponentsItem>,
         /// Hierarchy path of the inspected GameObject.
         #[serde(rename = "hierarchyPath")]
         pub hierarchy_path: ::std::string::String,
+        /// Components in inspector order.
+        pub components: ::std::vec::Vec<OutputComponentsItem>,
+        /// Path of the active scene.
+        #[serde(rename = "activeScene")]
+        pub active_scene: ::std::string::String,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputComponentsItem {
+        /// Full component type name.
+        #[serde(rename = "type")]
+        pub type_: ::std::string::String,
         /// Unity instance id of the component.
         #[serde(rename = "instanceId")]
         pub instance_id: i64,
+        /// Number of serialized properties.
+        #[serde(rename = "propertyCount")]
+        pub property_count: u64,
         /// Serialized fields; present only when `includeProperties` is true.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub properties: ::std::option::Option<
             ::std::vec::Vec<OutputComponentsItemPropertiesItem>,
         >,
-        /// Number of serialized properties.
-        #[serde(rename = "propertyCount")]
-        pub property_count: u64,
-        /// Full component type name.
-        #[serde(rename = "type")]
-        pub type_: ::std::string::String,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputComponentsItemPropertiesItem {

@@ -14,18 +14,18 @@ pub mod output {
     /// The result of `editor.selection.info`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
+        /// Selected objects in selection order.
+        #[serde(rename = "selectedObjects")]
+        pub selected_objects: ::std::vec::Vec<OutputSelectedObjectsItem>,
+        /// Path of the active scene (empty string when no scene is open).
+        #[serde(rename = "activeScene")]
+        pub active_scene: ::std::string::String,
         /// The active GameObject, or `null` when none is selected.
         #[serde(
             rename = "activeGameObject",
             deserialize_with = "::std::option::Option::deserialize"
         )]
         pub active_game_object: ::std::option::Option<OutputActiveGameObject>,
-        /// Path of the active scene (empty string when no scene is open).
-        #[serde(rename = "activeScene")]
-        pub active_scene: ::std::string::String,
-        /// Selected objects in selection order.
-        #[serde(rename = "selectedObjects")]
-        pub selected_objects: ::std::vec::Vec<OutputSelectedObjectsItem>,
     }
     /// The active GameObject, or `null` when none is selected.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -37,9 +37,6 @@ pub mod output {
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputSelectedObjectsItem {
-        /// Unity instance id.
-        #[serde(rename = "instanceId")]
-        pub instance_id: i64,
         /// Object name.
         pub name: ::std::string::String,
         /// Hierarchy path for scene objects, asset path for assets.
@@ -47,6 +44,9 @@ pub mod output {
         /// Object type name.
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
+        /// Unity instance id.
+        #[serde(rename = "instanceId")]
+        pub instance_id: i64,
     }
     /// Error types.
     pub mod error {

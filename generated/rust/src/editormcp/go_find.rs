@@ -4,18 +4,21 @@ pub mod input {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     #[serde(deny_unknown_fields)]
     pub struct Input {
-        /// Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`).
-        #[serde(
-            rename = "componentType",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub component_type: ::std::option::Option<::std::string::String>,
         /// Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`).
         #[serde(
             rename = "hierarchyPath",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub hierarchy_path: ::std::option::Option<::std::string::String>,
+        /// Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`).
+        #[serde(
+            rename = "componentType",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub component_type: ::std::option::Option<::std::string::String>,
+        /// Only objects with this tag (e.g. `Enemy`).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tag: ::std::option::Option<::std::string::String>,
         /// Only objects on this layer index (0-31).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub layer: ::std::option::Option<i64>,
@@ -25,9 +28,6 @@ pub mod input {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub name_pattern: ::std::option::Option<::std::string::String>,
-        /// Only objects with this tag (e.g. `Enemy`).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tag: ::std::option::Option<::std::string::String>,
     }
     /// Error types.
     pub mod error {
@@ -39,28 +39,28 @@ pub mod output {
     /// The result of `go.find`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
+        /// Matching objects sorted by hierarchy path.
+        pub matches: ::std::vec::Vec<OutputMatchesItem>,
         /// Path of the active scene that was searched.
         #[serde(rename = "activeScene")]
         pub active_scene: ::std::string::String,
-        /// Matching objects sorted by hierarchy path.
-        pub matches: ::std::vec::Vec<OutputMatchesItem>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputMatchesItem {
-        /// Full component type names.
-        pub components: ::std::vec::Vec<::std::string::String>,
-        /// Hierarchy path from the scene root.
-        #[serde(rename = "hierarchyPath")]
-        pub hierarchy_path: ::std::string::String,
         /// Unity instance id.
         #[serde(rename = "instanceId")]
         pub instance_id: i64,
-        /// Layer index.
-        pub layer: i64,
         /// GameObject name.
         pub name: ::std::string::String,
+        /// Hierarchy path from the scene root.
+        #[serde(rename = "hierarchyPath")]
+        pub hierarchy_path: ::std::string::String,
+        /// Full component type names.
+        pub components: ::std::vec::Vec<::std::string::String>,
         /// Tag of the object.
         pub tag: ::std::string::String,
+        /// Layer index.
+        pub layer: i64,
     }
     /// Error types.
     pub mod error {

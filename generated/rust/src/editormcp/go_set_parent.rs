@@ -24,20 +24,20 @@ pub mod output {
     /// The result of `go.setParent`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
+        /// Always `true` in a result; failures are reported as errors.
+        pub success: bool,
         /// Hierarchy path of the child before the move.
         #[serde(rename = "childPath")]
         pub child_path: ::std::string::String,
-        /// Hierarchy path of the child after the move.
-        #[serde(rename = "newHierarchyPath")]
-        pub new_hierarchy_path: ::std::string::String,
         /// Hierarchy path of the new parent, or `null` when the object moved to the scene root.
         #[serde(
             rename = "newParentPath",
             deserialize_with = "::std::option::Option::deserialize"
         )]
         pub new_parent_path: ::std::option::Option<::std::string::String>,
-        /// Always `true` in a result; failures are reported as errors.
-        pub success: bool,
+        /// Hierarchy path of the child after the move.
+        #[serde(rename = "newHierarchyPath")]
+        pub new_hierarchy_path: ::std::string::String,
     }
     /// Error types.
     pub mod error {

@@ -14,19 +14,19 @@ pub mod output {
     /// The result of `mcp.server.info`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
-        /// Tool categories enabled on this server, sorted alphabetically.
-        #[serde(rename = "enabledToolCategories")]
-        pub enabled_tool_categories: ::std::vec::Vec<::std::string::String>,
-        /// Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`.
-        pub platform: ::std::string::String,
         /// Version of the EditorMCP bridge (semantic version).
         #[serde(rename = "serverVersion")]
         pub server_version: ::std::string::String,
-        /// Tier the server runs at; tools above it are refused.
-        pub tier: OutputTier,
         /// Version of the Unity Editor the bridge runs in.
         #[serde(rename = "unityVersion")]
         pub unity_version: ::std::string::String,
+        /// Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`.
+        pub platform: ::std::string::String,
+        /// Tool categories enabled on this server, sorted alphabetically.
+        #[serde(rename = "enabledToolCategories")]
+        pub enabled_tool_categories: ::std::vec::Vec<::std::string::String>,
+        /// Tier the server runs at; tools above it are refused.
+        pub tier: OutputTier,
     }
     /// Tier the server runs at; tools above it are refused.
     #[derive(

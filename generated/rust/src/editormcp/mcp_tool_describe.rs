@@ -18,36 +18,39 @@ pub mod output {
     /// The result of `mcp.tool.describe`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
-        /// Tool category.
-        pub category: ::std::string::String,
-        /// What the tool does.
-        pub description: ::std::string::String,
         /// Canonical tool id.
         pub id: ::std::string::String,
-        /// The tool's parameters, keyed by parameter name.
-        pub inputs: ::std::collections::BTreeMap<
-            ::std::string::String,
-            ParameterDescription,
-        >,
         /// Display name.
         pub name: ::std::string::String,
-        /// Limitations and caveats, when the tool has any.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub notes: ::std::option::Option<::std::string::String>,
-        /// The tool's output fields, keyed by field name.
-        pub outputs: ::std::collections::BTreeMap<
-            ::std::string::String,
-            OutputFieldDescription,
-        >,
+        /// What the tool does.
+        pub description: ::std::string::String,
+        /// Tool category.
+        pub category: ::std::string::String,
         /// What the tool may modify.
         #[serde(rename = "safetyLevel")]
         pub safety_level: OutputSafetyLevel,
         /// Lowest tier that provides the tool.
         pub tier: OutputTier,
+        /// The tool's parameters, keyed by parameter name.
+        pub inputs: ::std::collections::BTreeMap<
+            ::std::string::String,
+            ParameterDescription,
+        >,
+        /// The tool's output fields, keyed by field name.
+        pub outputs: ::std::collections::BTreeMap<
+            ::std::string::String,
+            OutputFieldDescription,
+        >,
+        /// Limitations and caveats, when the tool has any.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub notes: ::std::option::Option<::std::string::String>,
     }
     /// One output field of a tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputFieldDescription {
+        /// Field type.
+        #[serde(rename = "type")]
+        pub type_: OutputFieldDescriptionType,
         /// What the field holds.
         pub description: ::std::string::String,
         /// Schema of the array's items, for arrays.
@@ -55,9 +58,6 @@ pub mod output {
         pub items: ::std::option::Option<
             ::serde_json::Map<::std::string::String, ::serde_json::Value>,
         >,
-        /// Field type.
-        #[serde(rename = "type")]
-        pub type_: OutputFieldDescriptionType,
     }
     /// Field type.
     #[derive(
@@ -263,25 +263,25 @@ pub mod output {
     /// One parameter of a tool.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct ParameterDescription {
-        /// Value used when the parameter is omitted.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
-        /// What the parameter means.
-        pub description: ::std::string::String,
-        /// The allowed values, when the set is fixed.
-        #[serde(rename = "enum", skip_serializing_if = "::std::option::Option::is_none")]
-        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        /// Largest allowed value.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub maximum: ::std::option::Option<f64>,
-        /// Smallest allowed value.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub minimum: ::std::option::Option<f64>,
-        /// Whether callers must pass the parameter.
-        pub required: bool,
         /// Parameter type.
         #[serde(rename = "type")]
         pub type_: ParameterDescriptionType,
+        /// Whether callers must pass the parameter.
+        pub required: bool,
+        /// What the parameter means.
+        pub description: ::std::string::String,
+        /// Value used when the parameter is omitted.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub default: ::std::option::Option<::serde_json::Value>,
+        /// The allowed values, when the set is fixed.
+        #[serde(rename = "enum", skip_serializing_if = "::std::option::Option::is_none")]
+        pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
+        /// Smallest allowed value.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub minimum: ::std::option::Option<f64>,
+        /// Largest allowed value.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub maximum: ::std::option::Option<f64>,
     }
     /// Parameter type.
     #[derive(

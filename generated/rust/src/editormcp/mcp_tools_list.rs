@@ -93,14 +93,14 @@ pub mod output {
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputToolsItem {
-        /// Tool category.
-        pub category: ::std::string::String,
-        /// What the tool does.
-        pub description: ::std::string::String,
         /// Canonical tool id.
         pub id: ::std::string::String,
         /// Display name.
         pub name: ::std::string::String,
+        /// What the tool does.
+        pub description: ::std::string::String,
+        /// Tool category.
+        pub category: ::std::string::String,
         /// What the tool may modify.
         #[serde(rename = "safetyLevel")]
         pub safety_level: OutputToolsItemSafetyLevel,

@@ -45,15 +45,15 @@ pub mod output {
     /// The result of `project.assets.summary`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
+        /// Number of assets counted.
+        #[serde(rename = "totalAssets")]
+        pub total_assets: u64,
         /// Asset count per asset type name, keys sorted alphabetically.
         #[serde(rename = "byType")]
         pub by_type: ::std::collections::BTreeMap<::std::string::String, u64>,
         /// Assets of at least `minSizeBytes`, largest first, then by path.
         #[serde(rename = "largeAssets")]
         pub large_assets: ::std::vec::Vec<OutputLargeAssetsItem>,
-        /// Number of assets counted.
-        #[serde(rename = "totalAssets")]
-        pub total_assets: u64,
         /// Number of assets that no scene, prefab or other asset references.
         #[serde(rename = "unreferencedCount")]
         pub unreferenced_count: u64,
@@ -62,12 +62,12 @@ pub mod output {
     pub struct OutputLargeAssetsItem {
         /// Asset path.
         pub path: ::std::string::String,
-        /// Size of the asset file in bytes.
-        #[serde(rename = "sizeBytes")]
-        pub size_bytes: u64,
         /// Asset type name.
         #[serde(rename = "type")]
         pub type_: ::std::string::String,
+        /// Size of the asset file in bytes.
+        #[serde(rename = "sizeBytes")]
+        pub size_bytes: u64,
     }
     /// Error types.
     pub mod error {

@@ -14,21 +14,21 @@ pub mod output {
     /// The result of `project.info`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
-        /// Build targets with installed support, sorted alphabetically.
-        #[serde(rename = "buildTargets")]
-        pub build_targets: ::std::vec::Vec<::std::string::String>,
         /// Name of the project (its folder name).
         #[serde(rename = "projectName")]
         pub project_name: ::std::string::String,
-        /// Absolute path of the project folder.
-        #[serde(rename = "projectPath")]
-        pub project_path: ::std::string::String,
-        /// Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines.
-        #[serde(rename = "renderPipeline")]
-        pub render_pipeline: ::std::string::String,
         /// Unity Editor version the project is open in.
         #[serde(rename = "unityVersion")]
         pub unity_version: ::std::string::String,
+        /// Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines.
+        #[serde(rename = "renderPipeline")]
+        pub render_pipeline: ::std::string::String,
+        /// Build targets with installed support, sorted alphabetically.
+        #[serde(rename = "buildTargets")]
+        pub build_targets: ::std::vec::Vec<::std::string::String>,
+        /// Absolute path of the project folder.
+        #[serde(rename = "projectPath")]
+        pub project_path: ::std::string::String,
     }
     /// Error types.
     pub mod error {

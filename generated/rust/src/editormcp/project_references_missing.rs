@@ -99,33 +99,33 @@ pub mod output {
     /// The result of `project.references.missing`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
-        /// Object references that point to missing assets, sorted by path, then property path.
-        #[serde(rename = "brokenReferences")]
-        pub broken_references: ::std::vec::Vec<OutputBrokenReferencesItem>,
         /// Components whose MonoScript is missing, sorted by path, then component index.
         #[serde(rename = "missingScripts")]
         pub missing_scripts: ::std::vec::Vec<OutputMissingScriptsItem>,
+        /// Object references that point to missing assets, sorted by path, then property path.
+        #[serde(rename = "brokenReferences")]
+        pub broken_references: ::std::vec::Vec<OutputBrokenReferencesItem>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputBrokenReferencesItem {
         /// Asset path of the asset that holds the reference.
         pub path: ::std::string::String,
-        /// GUID the reference points to, which no asset has.
-        #[serde(rename = "referenceGuid")]
-        pub reference_guid: ::std::string::String,
         /// Property path of the broken reference inside the asset.
         #[serde(rename = "referencePath")]
         pub reference_path: ::std::string::String,
+        /// GUID the reference points to, which no asset has.
+        #[serde(rename = "referenceGuid")]
+        pub reference_guid: ::std::string::String,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputMissingScriptsItem {
+        /// Asset path of the scene or prefab.
+        pub path: ::std::string::String,
         /// Index of the component whose script is missing.
         #[serde(rename = "componentIndex")]
         pub component_index: u64,
         /// GUID of the missing script asset, or an empty string when Unity no longer records it.
         pub guid: ::std::string::String,
-        /// Asset path of the scene or prefab.
-        pub path: ::std::string::String,
     }
     /// Error types.
     pub mod error {

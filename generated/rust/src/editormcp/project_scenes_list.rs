@@ -26,16 +26,16 @@ pub mod output {
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputScenesItem {
-        /// Index in the build settings, or -1 when the scene is not in the build.
-        #[serde(rename = "buildIndex")]
-        pub build_index: i64,
+        /// Asset path of the scene.
+        pub path: ::std::string::String,
+        /// Scene name (file name without extension).
+        pub name: ::std::string::String,
         /// Whether the scene is enabled in the build settings.
         #[serde(rename = "enabledInBuild")]
         pub enabled_in_build: bool,
-        /// Scene name (file name without extension).
-        pub name: ::std::string::String,
-        /// Asset path of the scene.
-        pub path: ::std::string::String,
+        /// Index in the build settings, or -1 when the scene is not in the build.
+        #[serde(rename = "buildIndex")]
+        pub build_index: i64,
     }
     /// Error types.
     pub mod error {

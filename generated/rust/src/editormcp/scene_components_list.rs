@@ -4,12 +4,12 @@ pub mod input {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
     pub struct Input {
-        /// Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`).
-        #[serde(rename = "gameObjectPath")]
-        pub game_object_path: ::std::string::String,
         /// Path to the scene file.
         #[serde(rename = "scenePath")]
         pub scene_path: ::std::string::String,
+        /// Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`).
+        #[serde(rename = "gameObjectPath")]
+        pub game_object_path: ::std::string::String,
     }
     /// Error types.
     pub mod error {
@@ -21,23 +21,23 @@ pub mod output {
     /// The result of `scene.components.list`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
-        /// Components in inspector order.
-        pub components: ::std::vec::Vec<OutputComponentsItem>,
         /// Hierarchy path of the inspected GameObject.
         #[serde(rename = "gameObjectPath")]
         pub game_object_path: ::std::string::String,
+        /// Components in inspector order.
+        pub components: ::std::vec::Vec<OutputComponentsItem>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputComponentsItem {
+        /// Component type name.
+        #[serde(rename = "type")]
+        pub type_: ::std::string::String,
         /// Unity instance id of the component.
         #[serde(rename = "instanceId")]
         pub instance_id: i64,
         /// Serialized fields in inspector order.
         #[serde(rename = "serializedFields")]
         pub serialized_fields: ::std::vec::Vec<OutputComponentsItemSerializedFieldsItem>,
-        /// Component type name.
-        #[serde(rename = "type")]
-        pub type_: ::std::string::String,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputComponentsItemSerializedFieldsItem {

@@ -18,27 +18,27 @@ pub mod output {
     /// A GameObject and its descendants.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct GameObjectNode {
-        /// Child GameObjects, in sibling order.
-        pub children: ::std::vec::Vec<GameObjectNode>,
-        /// Component type names, in inspector order.
-        pub components: ::std::vec::Vec<::std::string::String>,
-        /// Unity instance id (stable while the scene is open).
-        #[serde(rename = "instanceId")]
-        pub instance_id: i64,
         /// GameObject name.
         pub name: ::std::string::String,
         /// Hierarchy path from the scene root, `/`-separated.
         pub path: ::std::string::String,
+        /// Unity instance id (stable while the scene is open).
+        #[serde(rename = "instanceId")]
+        pub instance_id: i64,
+        /// Component type names, in inspector order.
+        pub components: ::std::vec::Vec<::std::string::String>,
+        /// Child GameObjects, in sibling order.
+        pub children: ::std::vec::Vec<GameObjectNode>,
     }
     /// The result of `scene.hierarchy.dump`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
-        /// Root GameObjects of the scene, in sibling order.
-        #[serde(rename = "rootObjects")]
-        pub root_objects: ::std::vec::Vec<GameObjectNode>,
         /// Path to the scene that was dumped.
         #[serde(rename = "scenePath")]
         pub scene_path: ::std::string::String,
+        /// Root GameObjects of the scene, in sibling order.
+        #[serde(rename = "rootObjects")]
+        pub root_objects: ::std::vec::Vec<GameObjectNode>,
     }
     /// Error types.
     pub mod error {

@@ -4,27 +4,27 @@ pub mod input {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
     pub struct Input {
+        /// Path to the scene file.
+        #[serde(rename = "scenePath")]
+        pub scene_path: ::std::string::String,
         /// Only objects with a component of this type name.
         #[serde(
             rename = "componentType",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub component_type: ::std::option::Option<::std::string::String>,
-        /// Only objects on this layer index (0-31).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub layer: ::std::option::Option<i64>,
         /// Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character.
         #[serde(
             rename = "namePattern",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub name_pattern: ::std::option::Option<::std::string::String>,
-        /// Path to the scene file.
-        #[serde(rename = "scenePath")]
-        pub scene_path: ::std::string::String,
         /// Only objects with this tag.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
+        /// Only objects on this layer index (0-31).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub layer: ::std::option::Option<i64>,
     }
     /// Error types.
     pub mod error {
@@ -41,19 +41,19 @@ pub mod output {
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputMatchesItem {
-        /// Component type names.
-        pub components: ::std::vec::Vec<::std::string::String>,
-        /// Unity instance id.
-        #[serde(rename = "instanceId")]
-        pub instance_id: i64,
-        /// Layer index.
-        pub layer: i64,
         /// GameObject name.
         pub name: ::std::string::String,
         /// Hierarchy path from the scene root.
         pub path: ::std::string::String,
+        /// Unity instance id.
+        #[serde(rename = "instanceId")]
+        pub instance_id: i64,
+        /// Component type names.
+        pub components: ::std::vec::Vec<::std::string::String>,
         /// Tag of the object (`Untagged` when none).
         pub tag: ::std::string::String,
+        /// Layer index.
+        pub layer: i64,
     }
     /// Error types.
     pub mod error {

@@ -3,12 +3,12 @@ pub mod input {
     /// The arguments of `ravedemo-mcp_tool_config_set_cache`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Input {
-        /// Empty the cache first.
-        #[serde(default)]
-        pub clear_existing: bool,
         /// Largest cache size in megabytes.
         #[serde(default = "defaults::input_max_size_mb")]
         pub max_size_mb: f64,
+        /// Empty the cache first.
+        #[serde(default)]
+        pub clear_existing: bool,
     }
     impl ::std::default::Default for Input {
         fn default() -> Self {
@@ -41,12 +41,12 @@ pub mod output {
     /// The result of `ravedemo-mcp_tool_config_set_cache`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
-        /// Whether the cache was emptied.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub cleared: ::std::option::Option<bool>,
         /// The cache size now in force.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub max_size_mb: ::std::option::Option<f64>,
+        /// Whether the cache was emptied.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub cleared: ::std::option::Option<bool>,
     }
     /// Error types.
     pub mod error {

@@ -3,12 +3,12 @@ pub mod input {
     /// The arguments of `ravedemo-mcp_tool_pipeline_run`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Input {
-        /// Run independent targets in parallel.
-        #[serde(default)]
-        pub parallel: bool,
         /// Targets to run, with their upstream dependencies; all targets when empty.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub targets: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        /// Run independent targets in parallel.
+        #[serde(default)]
+        pub parallel: bool,
     }
     /// Error types.
     pub mod error {
@@ -20,12 +20,12 @@ pub mod output {
     /// The result of `ravedemo-mcp_tool_pipeline_run`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
-        /// Human-readable status.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<::std::string::String>,
         /// Whether every target completed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub success: ::std::option::Option<bool>,
+        /// Human-readable status.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub message: ::std::option::Option<::std::string::String>,
     }
     /// Error types.
     pub mod error {

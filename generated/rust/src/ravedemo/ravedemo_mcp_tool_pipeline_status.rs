@@ -97,12 +97,12 @@ pub mod output {
         /// Targets that are up to date.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub done: ::std::option::Option<i64>,
-        /// Per-target status; only with detail `details` or `full`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub targets: ::std::option::Option<::std::vec::Vec<OutputTargetsItem>>,
         /// Number of targets.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub total: ::std::option::Option<i64>,
+        /// Per-target status; only with detail `details` or `full`.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub targets: ::std::option::Option<::std::vec::Vec<OutputTargetsItem>>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct OutputTargetsItem {

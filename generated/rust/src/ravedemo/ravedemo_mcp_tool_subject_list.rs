@@ -3,12 +3,12 @@ pub mod input {
     /// The arguments of `ravedemo-mcp_tool_subject_list`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Input {
-        /// Maximum number of subjects to return.
-        #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 50>")]
-        pub limit: ::std::num::NonZeroU64,
         /// Project name to list; all projects when omitted.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub project: ::std::option::Option<::std::string::String>,
+        /// Maximum number of subjects to return.
+        #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 50>")]
+        pub limit: ::std::num::NonZeroU64,
     }
     impl ::std::default::Default for Input {
         fn default() -> Self {
@@ -40,21 +40,21 @@ pub mod output {
     /// The result of `ravedemo-mcp_tool_subject_list`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
-        /// Number of subjects returned.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub count: ::std::option::Option<i64>,
         /// Subjects sorted by project, then subject code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub subjects: ::std::option::Option<::std::vec::Vec<OutputSubjectsItem>>,
+        /// Number of subjects returned.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub count: ::std::option::Option<i64>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct OutputSubjectsItem {
-        /// Number of electrodes.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub n_electrodes: ::std::option::Option<i64>,
         /// Subject id in `project/subject` form.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub subject_id: ::std::option::Option<::std::string::String>,
+        /// Number of electrodes.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub n_electrodes: ::std::option::Option<i64>,
     }
     /// Error types.
     pub mod error {

@@ -3,11 +3,11 @@ pub mod input {
     /// The arguments of `ravedemo-mcp_tool_subject_load`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Input {
+        /// Subject id in `project/subject` form.
+        pub subject_id: ::std::string::String,
         /// Epoch names to load; all epochs when empty.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub epochs: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        /// Subject id in `project/subject` form.
-        pub subject_id: ::std::string::String,
     }
     /// Error types.
     pub mod error {
@@ -19,12 +19,12 @@ pub mod output {
     /// The result of `ravedemo-mcp_tool_subject_load`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
-        /// Epochs that were loaded.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub epochs: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         /// The loaded subject.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub subject_id: ::std::option::Option<::std::string::String>,
+        /// Epochs that were loaded.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub epochs: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
     /// Error types.
     pub mod error {

@@ -3,12 +3,12 @@
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct Annotation {
-    pub geometry: AnnotationGeometry,
-    /// Unique identifier for this feature
-    pub id: AnnotationId,
-    pub properties: AnnotationProperties,
     #[serde(rename = "type")]
     pub type_: ::std::string::String,
+    /// Unique identifier for this feature
+    pub id: AnnotationId,
+    pub geometry: AnnotationGeometry,
+    pub properties: AnnotationProperties,
 }
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 #[serde(tag = "type", content = "coordinates")]
@@ -58,30 +58,30 @@ impl ::std::convert::From<f64> for AnnotationId {
 }
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 pub struct AnnotationProperties {
+    /// Discriminator to identify this as a zone feature
+    #[serde(rename = "dataType")]
+    pub data_type: AnnotationPropertiesDataType,
     /// Type of annotation
     #[serde(
         rename = "annotationType",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub annotation_type: ::std::option::Option<AnnotationPropertiesAnnotationType>,
-    /// Color code in hex format
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub color: ::std::option::Option<::std::string::String>,
-    /// Discriminator to identify this as a zone feature
-    #[serde(rename = "dataType")]
-    pub data_type: AnnotationPropertiesDataType,
-    /// Additional description or notes about this annotation
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// Human readable name for this annotation
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
     /// Text content of the annotation
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub text: ::std::option::Option<::std::string::String>,
+    /// Color code in hex format
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub color: ::std::option::Option<::std::string::String>,
     /// Timestamp when annotation was created
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub time: ::std::option::Option<::std::string::String>,
+    /// Human readable name for this annotation
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub name: ::std::option::Option<::std::string::String>,
+    /// Additional description or notes about this annotation
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
 }
 /// Type of annotation
 #[derive(
@@ -229,29 +229,29 @@ impl ::std::convert::From<Annotation> for DebriefFeature {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct FeatureCollection {
+    #[serde(rename = "type")]
+    pub type_: FeatureCollectionType,
+    pub features: ::std::vec::Vec<DebriefFeature>,
     /// Bounding box of the feature collection
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub bbox: ::std::option::Option<::std::vec::Vec<f64>>,
-    pub features: ::std::vec::Vec<DebriefFeature>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub properties: ::std::option::Option<FeatureCollectionProperties>,
-    #[serde(rename = "type")]
-    pub type_: FeatureCollectionType,
 }
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
 pub struct FeatureCollectionProperties {
-    /// When this collection was created
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub created: ::std::option::Option<::std::string::String>,
-    /// Description of this feature collection
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// When this collection was last modified
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub modified: ::std::option::Option<::std::string::String>,
     /// Human readable name for this collection
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
+    /// Description of this feature collection
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// When this collection was created
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub created: ::std::option::Option<::std::string::String>,
+    /// When this collection was last modified
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub modified: ::std::option::Option<::std::string::String>,
     /// Version of this collection
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub version: ::std::option::Option<::std::string::String>,
@@ -364,16 +364,16 @@ pub enum Output {
     ShowText(::std::string::String),
     #[serde(rename = "showData")]
     ShowData {
+        shape: ::std::vec::Vec<::std::num::NonZeroU64>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         axes: ::std::option::Option<::std::vec::Vec<OutputPayloadAxesItem>>,
-        shape: ::std::vec::Vec<::std::num::NonZeroU64>,
         values: ::std::vec::Vec<OutputPayloadValuesItem>,
     },
     #[serde(rename = "showImage")]
     ShowImage {
-        data: ::std::string::String,
         #[serde(rename = "mediaType")]
         media_type: OutputPayloadMediaType,
+        data: ::std::string::String,
     },
     #[serde(rename = "logMessage")]
     LogMessage(::std::string::String),
@@ -484,12 +484,12 @@ impl ::std::convert::From<NestedArray> for OutputPayloadValuesItem {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct Point {
-    pub geometry: PointGeometry,
-    /// Unique identifier for this feature
-    pub id: PointId,
-    pub properties: PointProperties,
     #[serde(rename = "type")]
     pub type_: ::std::string::String,
+    /// Unique identifier for this feature
+    pub id: PointId,
+    pub geometry: PointGeometry,
+    pub properties: PointProperties,
 }
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 #[serde(transparent)]
@@ -513,9 +513,9 @@ impl ::std::convert::From<Point> for PointFeature {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct PointGeometry {
-    pub coordinates: ::std::vec::Vec<f64>,
     #[serde(rename = "type")]
     pub type_: PointGeometryType,
+    pub coordinates: ::std::vec::Vec<f64>,
 }
 #[derive(
     ::serde::Deserialize,
@@ -591,24 +591,24 @@ pub struct PointProperties {
     /// Discriminator to identify this as a reference point feature
     #[serde(rename = "dataType")]
     pub data_type: PointPropertiesDataType,
-    /// Additional description or notes for this point
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// Human readable name for this point
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
     /// Single timestamp for this point
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub time: ::std::option::Option<::std::string::String>,
-    /// End time for a time range
-    #[serde(rename = "timeEnd", skip_serializing_if = "::std::option::Option::is_none")]
-    pub time_end: ::std::option::Option<::std::string::String>,
     /// Start time for a time range
     #[serde(
         rename = "timeStart",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub time_start: ::std::option::Option<::std::string::String>,
+    /// End time for a time range
+    #[serde(rename = "timeEnd", skip_serializing_if = "::std::option::Option::is_none")]
+    pub time_end: ::std::option::Option<::std::string::String>,
+    /// Human readable name for this point
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub name: ::std::option::Option<::std::string::String>,
+    /// Additional description or notes for this point
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
 }
 /// Discriminator to identify this as a reference point feature
 #[derive(
@@ -665,12 +665,12 @@ impl ::std::convert::TryFrom<::std::string::String> for PointPropertiesDataType 
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct Track {
-    pub geometry: TrackGeometry,
-    /// Unique identifier for this feature
-    pub id: TrackId,
-    pub properties: TrackProperties,
     #[serde(rename = "type")]
     pub type_: ::std::string::String,
+    /// Unique identifier for this feature
+    pub id: TrackId,
+    pub geometry: TrackGeometry,
+    pub properties: TrackProperties,
 }
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 #[serde(transparent)]
@@ -733,15 +733,15 @@ pub struct TrackProperties {
     /// Discriminator to identify this as a track feature
     #[serde(rename = "dataType")]
     pub data_type: TrackPropertiesDataType,
-    /// Additional description or notes about this track
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// Human readable name for this track
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
     /// Optional array of timestamps corresponding to each coordinate point
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub timestamps: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    /// Human readable name for this track
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub name: ::std::option::Option<::std::string::String>,
+    /// Additional description or notes about this track
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
 }
 /// Discriminator to identify this as a track feature
 #[derive(

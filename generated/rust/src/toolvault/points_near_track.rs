@@ -3,12 +3,12 @@ pub mod input {
     /// The arguments of `points_near_track`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Input {
+        pub track: super::super::defs::TrackFeature,
+        /// Candidate reference points.
+        pub points: ::std::vec::Vec<super::super::defs::PointFeature>,
         /// Largest distance from the track, in nautical miles.
         #[serde(rename = "maxDistanceNm", default = "defaults::input_max_distance_nm")]
         pub max_distance_nm: f64,
-        /// Candidate reference points.
-        pub points: ::std::vec::Vec<super::super::defs::PointFeature>,
-        pub track: super::super::defs::TrackFeature,
     }
     /// Generation of default values for serde.
     pub mod defaults {

@@ -38,16 +38,16 @@ namespace Hostile.Rust
         public sealed class Shared
         {
             /// <summary>
-            /// <c>Id</c>.
-            /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
-            public string Id { get; set; }
-
-            /// <summary>
             /// <c>id</c>.
             /// </summary>
             [JsonProperty("id")]
             public long Id_2 { get; set; }
+
+            /// <summary>
+            /// <c>Id</c>.
+            /// </summary>
+            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            public string Id { get; set; }
         }
 
         /// <summary>
@@ -68,16 +68,16 @@ namespace Hostile.Rust
         public sealed class Shared2
         {
             /// <summary>
-            /// <c>Id</c>.
-            /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
-            public string Id { get; set; }
-
-            /// <summary>
             /// <c>id</c>.
             /// </summary>
             [JsonProperty("id")]
             public long Id_2 { get; set; }
+
+            /// <summary>
+            /// <c>Id</c>.
+            /// </summary>
+            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            public string Id { get; set; }
         }
 
         /// <summary>

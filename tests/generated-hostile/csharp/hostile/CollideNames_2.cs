@@ -26,24 +26,6 @@ namespace Hostile.Rust
         public sealed class Input
         {
             /// <summary>
-            /// Starts with a digit.
-            /// </summary>
-            [JsonProperty("1st", NullValueHandling = NullValueHandling.Ignore)]
-            public string _1st { get; set; }
-
-            /// <summary>
-            /// Snake-cases to a_b too.
-            /// </summary>
-            [JsonProperty("A_B", NullValueHandling = NullValueHandling.Ignore)]
-            public bool? AB { get; set; }
-
-            /// <summary>
-            /// <c>self_</c> in Rust, like <c>self</c>: the later in key order is numbered <c>self_2</c>, not <c>self__2</c>.
-            /// </summary>
-            [JsonProperty("Self", NullValueHandling = NullValueHandling.Ignore)]
-            public string Self_ { get; set; }
-
-            /// <summary>
             /// Snake-cases to a_b.
             /// </summary>
             [JsonProperty("a-b", NullValueHandling = NullValueHandling.Ignore)]
@@ -56,16 +38,22 @@ namespace Hostile.Rust
             public string AB_3 { get; set; } = "underscore";
 
             /// <summary>
+            /// Snake-cases to a_b too.
+            /// </summary>
+            [JsonProperty("A_B", NullValueHandling = NullValueHandling.Ignore)]
+            public bool? AB { get; set; }
+
+            /// <summary>
             /// Named like the first renamed field.
             /// </summary>
             [JsonProperty("a_b_2")]
             public long AB2 { get; set; }
 
             /// <summary>
-            /// Values that collide as variants.
+            /// A keyword.
             /// </summary>
-            [JsonProperty("mode", NullValueHandling = NullValueHandling.Ignore)]
-            public Mode? Mode { get; set; }
+            [JsonProperty("type", NullValueHandling = NullValueHandling.Ignore)]
+            public string Type { get; set; }
 
             /// <summary>
             /// A keyword that cannot be raw.
@@ -74,10 +62,28 @@ namespace Hostile.Rust
             public string Self__2 { get; set; }
 
             /// <summary>
-            /// <c>shared</c>.
+            /// <c>self_</c> in Rust, like <c>self</c>: the later in key order is numbered <c>self_2</c>, not <c>self__2</c>.
             /// </summary>
-            [JsonProperty("shared", NullValueHandling = NullValueHandling.Ignore)]
-            public Shared Shared { get; set; }
+            [JsonProperty("Self", NullValueHandling = NullValueHandling.Ignore)]
+            public string Self_ { get; set; }
+
+            /// <summary>
+            /// Starts with a digit.
+            /// </summary>
+            [JsonProperty("1st", NullValueHandling = NullValueHandling.Ignore)]
+            public string _1st { get; set; }
+
+            /// <summary>
+            /// Has a dot.
+            /// </summary>
+            [JsonProperty("x.y", NullValueHandling = NullValueHandling.Ignore)]
+            public string XY { get; set; }
+
+            /// <summary>
+            /// Values that collide as variants.
+            /// </summary>
+            [JsonProperty("mode", NullValueHandling = NullValueHandling.Ignore)]
+            public Mode? Mode { get; set; }
 
             /// <summary>
             /// <c>spot</c>.
@@ -92,16 +98,10 @@ namespace Hostile.Rust
             public Spot2 SpotLower { get; set; }
 
             /// <summary>
-            /// A keyword.
+            /// <c>shared</c>.
             /// </summary>
-            [JsonProperty("type", NullValueHandling = NullValueHandling.Ignore)]
-            public string Type { get; set; }
-
-            /// <summary>
-            /// Has a dot.
-            /// </summary>
-            [JsonProperty("x.y", NullValueHandling = NullValueHandling.Ignore)]
-            public string XY { get; set; }
+            [JsonProperty("shared", NullValueHandling = NullValueHandling.Ignore)]
+            public Shared Shared { get; set; }
         }
 
         /// <summary>
@@ -119,24 +119,6 @@ namespace Hostile.Rust
             /// <summary><c>b</c></summary>
             [EnumMember(Value = "b")]
             B,
-        }
-
-        /// <summary>
-        /// The <c>Shared</c> object.
-        /// </summary>
-        public sealed class Shared
-        {
-            /// <summary>
-            /// <c>Id</c>.
-            /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
-            public string Id { get; set; }
-
-            /// <summary>
-            /// <c>id</c>.
-            /// </summary>
-            [JsonProperty("id")]
-            public long Id_2 { get; set; }
         }
 
         /// <summary>
@@ -164,16 +146,28 @@ namespace Hostile.Rust
         }
 
         /// <summary>
+        /// The <c>Shared</c> object.
+        /// </summary>
+        public sealed class Shared
+        {
+            /// <summary>
+            /// <c>id</c>.
+            /// </summary>
+            [JsonProperty("id")]
+            public long Id_2 { get; set; }
+
+            /// <summary>
+            /// <c>Id</c>.
+            /// </summary>
+            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            public string Id { get; set; }
+        }
+
+        /// <summary>
         /// The <c>Output</c> object.
         /// </summary>
         public sealed class Output
         {
-            /// <summary>
-            /// <c>A_B</c>.
-            /// </summary>
-            [JsonProperty("A_B", NullValueHandling = NullValueHandling.Ignore)]
-            public bool? AB { get; set; }
-
             /// <summary>
             /// <c>a-b</c>.
             /// </summary>
@@ -185,6 +179,12 @@ namespace Hostile.Rust
             /// </summary>
             [JsonProperty("a_b")]
             public string AB_3 { get; set; }
+
+            /// <summary>
+            /// <c>A_B</c>.
+            /// </summary>
+            [JsonProperty("A_B", NullValueHandling = NullValueHandling.Ignore)]
+            public bool? AB { get; set; }
 
             /// <summary>
             /// <c>a_b_2</c>.
@@ -205,16 +205,16 @@ namespace Hostile.Rust
         public sealed class Shared2
         {
             /// <summary>
-            /// <c>Id</c>.
-            /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
-            public string Id { get; set; }
-
-            /// <summary>
             /// <c>id</c>.
             /// </summary>
             [JsonProperty("id")]
             public long Id_2 { get; set; }
+
+            /// <summary>
+            /// <c>Id</c>.
+            /// </summary>
+            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            public string Id { get; set; }
         }
 
         /// <summary>

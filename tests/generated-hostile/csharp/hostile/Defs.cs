@@ -26,16 +26,10 @@ namespace Hostile.Rust
         public sealed class Input
         {
             /// <summary>
-            /// <c>Self</c>.
+            /// <c>shared</c>.
             /// </summary>
-            [JsonProperty("Self", NullValueHandling = NullValueHandling.Ignore)]
-            public string Self_ { get; set; }
-
-            /// <summary>
-            /// <c>crate</c>.
-            /// </summary>
-            [JsonProperty("crate", NullValueHandling = NullValueHandling.Ignore)]
-            public bool? Crate { get; set; }
+            [JsonProperty("shared")]
+            public Shared Shared { get; set; }
 
             /// <summary>
             /// <c>input</c>.
@@ -44,16 +38,40 @@ namespace Hostile.Rust
             public Input2 InputValue { get; set; }
 
             /// <summary>
-            /// <c>shared</c>.
+            /// <c>Self</c>.
             /// </summary>
-            [JsonProperty("shared")]
-            public Shared Shared { get; set; }
+            [JsonProperty("Self", NullValueHandling = NullValueHandling.Ignore)]
+            public string Self_ { get; set; }
 
             /// <summary>
             /// <c>super</c>.
             /// </summary>
             [JsonProperty("super", NullValueHandling = NullValueHandling.Ignore)]
             public long? Super { get; set; }
+
+            /// <summary>
+            /// <c>crate</c>.
+            /// </summary>
+            [JsonProperty("crate", NullValueHandling = NullValueHandling.Ignore)]
+            public bool? Crate { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Shared</c> object.
+        /// </summary>
+        public sealed class Shared
+        {
+            /// <summary>
+            /// <c>id</c>.
+            /// </summary>
+            [JsonProperty("id")]
+            public long Id_2 { get; set; }
+
+            /// <summary>
+            /// <c>Id</c>.
+            /// </summary>
+            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            public string Id { get; set; }
         }
 
         /// <summary>
@@ -69,51 +87,21 @@ namespace Hostile.Rust
         }
 
         /// <summary>
-        /// The <c>Shared</c> object.
-        /// </summary>
-        public sealed class Shared
-        {
-            /// <summary>
-            /// <c>Id</c>.
-            /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
-            public string Id { get; set; }
-
-            /// <summary>
-            /// <c>id</c>.
-            /// </summary>
-            [JsonProperty("id")]
-            public long Id_2 { get; set; }
-        }
-
-        /// <summary>
         /// The <c>Output</c> object.
         /// </summary>
         public sealed class Output
         {
             /// <summary>
-            /// <c>maybe</c>.
-            /// </summary>
-            [JsonProperty("maybe", NullValueHandling = NullValueHandling.Ignore)]
-            public Maybe Maybe { get; set; }
-
-            /// <summary>
             /// <c>output</c>.
             /// </summary>
             [JsonProperty("output", NullValueHandling = NullValueHandling.Ignore)]
             public Output2? OutputValue { get; set; }
-        }
 
-        /// <summary>
-        /// The <c>Maybe</c> object.
-        /// </summary>
-        public sealed class Maybe
-        {
             /// <summary>
-            /// <c>note</c>.
+            /// <c>maybe</c>.
             /// </summary>
-            [JsonProperty("note", NullValueHandling = NullValueHandling.Ignore)]
-            public string Note { get; set; }
+            [JsonProperty("maybe", NullValueHandling = NullValueHandling.Ignore)]
+            public Maybe Maybe { get; set; }
         }
 
         /// <summary>
@@ -131,6 +119,18 @@ namespace Hostile.Rust
             /// <summary><c>OK!</c></summary>
             [EnumMember(Value = "OK!")]
             Ok,
+        }
+
+        /// <summary>
+        /// The <c>Maybe</c> object.
+        /// </summary>
+        public sealed class Maybe
+        {
+            /// <summary>
+            /// <c>note</c>.
+            /// </summary>
+            [JsonProperty("note", NullValueHandling = NullValueHandling.Ignore)]
+            public string Note { get; set; }
         }
 
         /// <summary>

@@ -26,18 +26,6 @@ namespace Hostile.Rust
         public sealed class Input
         {
             /// <summary>
-            /// <c>count</c>.
-            /// </summary>
-            [JsonProperty("count", NullValueHandling = NullValueHandling.Ignore)]
-            public long? Count { get; set; }
-
-            /// <summary>
-            /// <c>thing</c>.
-            /// </summary>
-            [JsonProperty("thing", NullValueHandling = NullValueHandling.Ignore)]
-            public Thing Thing { get; set; }
-
-            /// <summary>
             /// <c>x-y</c>.
             /// </summary>
             [JsonProperty("x-y", NullValueHandling = NullValueHandling.Ignore)]
@@ -48,18 +36,18 @@ namespace Hostile.Rust
             /// </summary>
             [JsonProperty("x_y", NullValueHandling = NullValueHandling.Ignore)]
             public XY2 XY_2 { get; set; }
-        }
 
-        /// <summary>
-        /// The <c>Thing</c> object.
-        /// </summary>
-        public sealed class Thing
-        {
             /// <summary>
-            /// <c>c</c>.
+            /// <c>thing</c>.
             /// </summary>
-            [JsonProperty("c")]
-            public bool C { get; set; }
+            [JsonProperty("thing", NullValueHandling = NullValueHandling.Ignore)]
+            public Thing Thing { get; set; }
+
+            /// <summary>
+            /// <c>count</c>.
+            /// </summary>
+            [JsonProperty("count", NullValueHandling = NullValueHandling.Ignore)]
+            public long? Count { get; set; }
         }
 
         /// <summary>
@@ -87,22 +75,22 @@ namespace Hostile.Rust
         }
 
         /// <summary>
+        /// The <c>Thing</c> object.
+        /// </summary>
+        public sealed class Thing
+        {
+            /// <summary>
+            /// <c>c</c>.
+            /// </summary>
+            [JsonProperty("c")]
+            public bool C { get; set; }
+        }
+
+        /// <summary>
         /// The <c>Output</c> object.
         /// </summary>
         public sealed class Output
         {
-            /// <summary>
-            /// <c>count</c>.
-            /// </summary>
-            [JsonProperty("count", NullValueHandling = NullValueHandling.Ignore)]
-            public long? Count { get; set; }
-
-            /// <summary>
-            /// <c>thing</c>.
-            /// </summary>
-            [JsonProperty("thing", NullValueHandling = NullValueHandling.Ignore)]
-            public Thing2 Thing { get; set; }
-
             /// <summary>
             /// <c>x-y</c>.
             /// </summary>
@@ -114,18 +102,18 @@ namespace Hostile.Rust
             /// </summary>
             [JsonProperty("x_y", NullValueHandling = NullValueHandling.Ignore)]
             public XY4 XY_2 { get; set; }
-        }
 
-        /// <summary>
-        /// The <c>Thing2</c> object.
-        /// </summary>
-        public sealed class Thing2
-        {
             /// <summary>
-            /// <c>c</c>.
+            /// <c>thing</c>.
             /// </summary>
-            [JsonProperty("c")]
-            public bool C { get; set; }
+            [JsonProperty("thing", NullValueHandling = NullValueHandling.Ignore)]
+            public Thing2 Thing { get; set; }
+
+            /// <summary>
+            /// <c>count</c>.
+            /// </summary>
+            [JsonProperty("count", NullValueHandling = NullValueHandling.Ignore)]
+            public long? Count { get; set; }
         }
 
         /// <summary>
@@ -150,6 +138,18 @@ namespace Hostile.Rust
             /// </summary>
             [JsonProperty("b")]
             public long B { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Thing2</c> object.
+        /// </summary>
+        public sealed class Thing2
+        {
+            /// <summary>
+            /// <c>c</c>.
+            /// </summary>
+            [JsonProperty("c")]
+            public bool C { get; set; }
         }
 
         /// <summary>

@@ -26,40 +26,10 @@ namespace Hostile.Rust
         public sealed class Input
         {
             /// <summary>
-            /// An input object named like the output's class (C# nests both in one class).
-            /// </summary>
-            [JsonProperty("Output", NullValueHandling = NullValueHandling.Ignore)]
-            public Output2 Output { get; set; }
-
-            /// <summary>
-            /// <c>cond</c>.
-            /// </summary>
-            [JsonProperty("cond", NullValueHandling = NullValueHandling.Ignore)]
-            public JToken Cond { get; set; }
-
-            /// <summary>
-            /// <c>either</c>.
-            /// </summary>
-            [JsonProperty("either", NullValueHandling = NullValueHandling.Ignore)]
-            public JToken Either { get; set; }
-
-            /// <summary>
             /// A property named like a keyword.
             /// </summary>
             [JsonProperty("if", NullValueHandling = NullValueHandling.Ignore)]
             public string If { get; set; }
-
-            /// <summary>
-            /// <c>labels</c>.
-            /// </summary>
-            [JsonProperty("labels", NullValueHandling = NullValueHandling.Ignore)]
-            public JObject Labels { get; set; }
-
-            /// <summary>
-            /// No type declared: minLength constrains strings only, and 7 passes too.
-            /// </summary>
-            [JsonProperty("loose", NullValueHandling = NullValueHandling.Ignore)]
-            public JToken Loose { get; set; }
 
             /// <summary>
             /// Another.
@@ -68,28 +38,46 @@ namespace Hostile.Rust
             public long? Not { get; set; }
 
             /// <summary>
+            /// <c>opts</c>.
+            /// </summary>
+            [JsonProperty("opts", NullValueHandling = NullValueHandling.Ignore)]
+            public Opts Opts { get; set; }
+
+            /// <summary>
+            /// <c>labels</c>.
+            /// </summary>
+            [JsonProperty("labels", NullValueHandling = NullValueHandling.Ignore)]
+            public JObject Labels { get; set; }
+
+            /// <summary>
+            /// <c>either</c>.
+            /// </summary>
+            [JsonProperty("either", NullValueHandling = NullValueHandling.Ignore)]
+            public JToken Either { get; set; }
+
+            /// <summary>
+            /// <c>cond</c>.
+            /// </summary>
+            [JsonProperty("cond", NullValueHandling = NullValueHandling.Ignore)]
+            public JToken Cond { get; set; }
+
+            /// <summary>
             /// <c>notText</c>.
             /// </summary>
             [JsonProperty("notText", NullValueHandling = NullValueHandling.Ignore)]
             public JToken NotText { get; set; }
 
             /// <summary>
-            /// <c>opts</c>.
+            /// No type declared: minLength constrains strings only, and 7 passes too.
             /// </summary>
-            [JsonProperty("opts", NullValueHandling = NullValueHandling.Ignore)]
-            public Opts Opts { get; set; }
-        }
+            [JsonProperty("loose", NullValueHandling = NullValueHandling.Ignore)]
+            public JToken Loose { get; set; }
 
-        /// <summary>
-        /// An input object named like the output's class (C# nests both in one class).
-        /// </summary>
-        public sealed class Output2
-        {
             /// <summary>
-            /// <c>x</c>.
+            /// An input object named like the output's class (C# nests both in one class).
             /// </summary>
-            [JsonProperty("x", NullValueHandling = NullValueHandling.Ignore)]
-            public long? X { get; set; }
+            [JsonProperty("Output", NullValueHandling = NullValueHandling.Ignore)]
+            public Output2 Output { get; set; }
         }
 
         /// <summary>
@@ -111,33 +99,27 @@ namespace Hostile.Rust
         }
 
         /// <summary>
+        /// An input object named like the output's class (C# nests both in one class).
+        /// </summary>
+        public sealed class Output2
+        {
+            /// <summary>
+            /// <c>x</c>.
+            /// </summary>
+            [JsonProperty("x", NullValueHandling = NullValueHandling.Ignore)]
+            public long? X { get; set; }
+        }
+
+        /// <summary>
         /// The <c>Output</c> object.
         /// </summary>
         public sealed class Output
         {
             /// <summary>
-            /// <c>cond</c>.
-            /// </summary>
-            [JsonProperty("cond", NullValueHandling = NullValueHandling.Ignore)]
-            public JToken Cond { get; set; }
-
-            /// <summary>
-            /// <c>either</c>.
-            /// </summary>
-            [JsonProperty("either", NullValueHandling = NullValueHandling.Ignore)]
-            public JToken Either { get; set; }
-
-            /// <summary>
             /// <c>if</c>.
             /// </summary>
             [JsonProperty("if", NullValueHandling = NullValueHandling.Ignore)]
             public string If { get; set; }
-
-            /// <summary>
-            /// <c>labels</c>.
-            /// </summary>
-            [JsonProperty("labels", NullValueHandling = NullValueHandling.Ignore)]
-            public JObject Labels { get; set; }
 
             /// <summary>
             /// <c>not</c>.
@@ -146,16 +128,34 @@ namespace Hostile.Rust
             public long? Not { get; set; }
 
             /// <summary>
-            /// <c>notText</c>.
-            /// </summary>
-            [JsonProperty("notText", NullValueHandling = NullValueHandling.Ignore)]
-            public JToken NotText { get; set; }
-
-            /// <summary>
             /// <c>opts</c>.
             /// </summary>
             [JsonProperty("opts", NullValueHandling = NullValueHandling.Ignore)]
             public Opts2 Opts { get; set; }
+
+            /// <summary>
+            /// <c>labels</c>.
+            /// </summary>
+            [JsonProperty("labels", NullValueHandling = NullValueHandling.Ignore)]
+            public JObject Labels { get; set; }
+
+            /// <summary>
+            /// <c>either</c>.
+            /// </summary>
+            [JsonProperty("either", NullValueHandling = NullValueHandling.Ignore)]
+            public JToken Either { get; set; }
+
+            /// <summary>
+            /// <c>cond</c>.
+            /// </summary>
+            [JsonProperty("cond", NullValueHandling = NullValueHandling.Ignore)]
+            public JToken Cond { get; set; }
+
+            /// <summary>
+            /// <c>notText</c>.
+            /// </summary>
+            [JsonProperty("notText", NullValueHandling = NullValueHandling.Ignore)]
+            public JToken NotText { get; set; }
         }
 
         /// <summary>

@@ -44,16 +44,16 @@ namespace Hostile.Rust
             public Value Dash { get; set; }
 
             /// <summary>
-            /// <c>tags</c>.
-            /// </summary>
-            [JsonProperty("tags", NullValueHandling = NullValueHandling.Ignore)]
-            public List<JToken> Tags { get; set; }
-
-            /// <summary>
             /// <c>x</c>.
             /// </summary>
             [JsonProperty("x", NullValueHandling = NullValueHandling.Ignore)]
             public X X { get; set; }
+
+            /// <summary>
+            /// <c>tags</c>.
+            /// </summary>
+            [JsonProperty("tags", NullValueHandling = NullValueHandling.Ignore)]
+            public List<JToken> Tags { get; set; }
         }
 
         /// <summary>

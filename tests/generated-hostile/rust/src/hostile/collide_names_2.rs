@@ -4,9 +4,6 @@ pub mod input {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(deny_unknown_fields)]
     pub struct Input {
-        /// Snake-cases to a_b too.
-        #[serde(rename = "A_B", skip_serializing_if = "::std::option::Option::is_none")]
-        pub a_b: ::std::option::Option<bool>,
         /// Snake-cases to a_b.
         #[serde(rename = "a-b", default = "defaults::input_a_b")]
         pub a_b_3: ::std::string::String,
@@ -14,19 +11,29 @@ pub mod input {
         #[serde(default = "defaults::input_a_b_2")]
         #[serde(rename = "a_b")]
         pub a_b_4: ::std::string::String,
+        /// Snake-cases to a_b too.
+        #[serde(rename = "A_B", skip_serializing_if = "::std::option::Option::is_none")]
+        pub a_b: ::std::option::Option<bool>,
         /// Named like the first renamed field.
         pub a_b_2: i64,
-        /// Values that collide as variants.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub mode: ::std::option::Option<::std::string::String>,
-        /// `self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`.
-        #[serde(rename = "Self", skip_serializing_if = "::std::option::Option::is_none")]
-        pub self_: ::std::option::Option<::std::string::String>,
+        /// A keyword.
+        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
+        pub type_: ::std::option::Option<::std::string::String>,
         /// A keyword that cannot be raw.
         #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
         pub self_2: ::std::option::Option<::std::string::String>,
+        /// `self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`.
+        #[serde(rename = "Self", skip_serializing_if = "::std::option::Option::is_none")]
+        pub self_: ::std::option::Option<::std::string::String>,
+        /// Starts with a digit.
+        #[serde(rename = "1st", skip_serializing_if = "::std::option::Option::is_none")]
+        pub x1st: ::std::option::Option<::std::string::String>,
+        /// Has a dot.
+        #[serde(rename = "x.y", skip_serializing_if = "::std::option::Option::is_none")]
+        pub x_y: ::std::option::Option<::std::string::String>,
+        /// Values that collide as variants.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub shared: ::std::option::Option<super::super::defs_::Shared>,
+        pub mode: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub spot: ::std::option::Option<Spot>,
         #[serde(
@@ -34,15 +41,8 @@ pub mod input {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub spot_lower: ::std::option::Option<Spot2>,
-        /// A keyword.
-        #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
-        pub type_: ::std::option::Option<::std::string::String>,
-        /// Starts with a digit.
-        #[serde(rename = "1st", skip_serializing_if = "::std::option::Option::is_none")]
-        pub x1st: ::std::option::Option<::std::string::String>,
-        /// Has a dot.
-        #[serde(rename = "x.y", skip_serializing_if = "::std::option::Option::is_none")]
-        pub x_y: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub shared: ::std::option::Option<super::super::defs_::Shared>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Spot {
@@ -71,12 +71,12 @@ pub mod output {
     /// The result of `collide.names`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Output {
-        #[serde(rename = "A_B", skip_serializing_if = "::std::option::Option::is_none")]
-        pub a_b: ::std::option::Option<bool>,
         #[serde(rename = "a-b")]
         pub a_b_3: ::std::string::String,
         #[serde(rename = "a_b")]
         pub a_b_4: ::std::string::String,
+        #[serde(rename = "A_B", skip_serializing_if = "::std::option::Option::is_none")]
+        pub a_b: ::std::option::Option<bool>,
         pub a_b_2: i64,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shared: ::std::option::Option<super::super::defs_::Shared>,

@@ -8,21 +8,21 @@ pub mod input {
     /// The arguments of `defs`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct ToolInput {
-        #[serde(
-            rename = "crate",
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        pub crate_: ::std::option::Option<bool>,
+        pub shared: super::super::defs_::Shared,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub input: ::std::option::Option<Input>,
         #[serde(rename = "Self", skip_serializing_if = "::std::option::Option::is_none")]
         pub self_: ::std::option::Option<::std::string::String>,
-        pub shared: super::super::defs_::Shared,
         #[serde(
             rename = "super",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub super_: ::std::option::Option<i64>,
+        #[serde(
+            rename = "crate",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub crate_: ::std::option::Option<bool>,
     }
     /// Error types.
     pub mod error {
@@ -99,9 +99,9 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct ToolOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub maybe: ::std::option::Option<Maybe>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub output: ::std::option::Option<Output>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub maybe: ::std::option::Option<Maybe>,
     }
     /// Error types.
     pub mod error {

@@ -43,10 +43,10 @@ impl ::std::convert::TryFrom<String> for InputThing {
 }
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 pub struct Shared {
-    #[serde(rename = "Id", skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<::std::string::String>,
     #[serde(rename = "id")]
     pub id_2: i64,
+    #[serde(rename = "Id", skip_serializing_if = "::std::option::Option::is_none")]
+    pub id: ::std::option::Option<::std::string::String>,
 }
 /// Error types.
 pub mod error {

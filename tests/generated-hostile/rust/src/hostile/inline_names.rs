@@ -3,15 +3,15 @@ pub mod input {
     /// The arguments of `inline.names`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Input {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub count: ::std::option::Option<super::super::defs_::InputThing>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub thing: ::std::option::Option<InputThing2>,
         #[serde(rename = "x-y", skip_serializing_if = "::std::option::Option::is_none")]
         pub x_y: ::std::option::Option<InputXY>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(rename = "x_y")]
         pub x_y_2: ::std::option::Option<InputXy2>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub thing: ::std::option::Option<InputThing2>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub count: ::std::option::Option<super::super::defs_::InputThing>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct InputThing2 {
@@ -35,15 +35,15 @@ pub mod output {
     /// The result of `inline.names`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub count: ::std::option::Option<super::super::defs_::InputThing>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub thing: ::std::option::Option<OutputThing>,
         #[serde(rename = "x-y", skip_serializing_if = "::std::option::Option::is_none")]
         pub x_y: ::std::option::Option<OutputXY>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         #[serde(rename = "x_y")]
         pub x_y_2: ::std::option::Option<OutputXy2>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub thing: ::std::option::Option<OutputThing>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub count: ::std::option::Option<super::super::defs_::InputThing>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct OutputThing {

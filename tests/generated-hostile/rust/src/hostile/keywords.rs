@@ -3,30 +3,30 @@ pub mod input {
     /// The arguments of `keywords`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Input {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub cond: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub either: ::std::option::Option<::serde_json::Value>,
         /// A property named like a keyword.
         #[serde(rename = "if", skip_serializing_if = "::std::option::Option::is_none")]
         pub if_: ::std::option::Option<::std::string::String>,
+        /// Another.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub not: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub opts: ::std::option::Option<InputOpts>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
-        /// No type declared: minLength constrains strings only, and 7 passes too.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub loose: ::std::option::Option<::serde_json::Value>,
-        /// Another.
+        pub either: ::std::option::Option<::serde_json::Value>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub not: ::std::option::Option<i64>,
+        pub cond: ::std::option::Option<::serde_json::Value>,
         #[serde(
             rename = "notText",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub not_text: ::std::option::Option<::serde_json::Value>,
+        /// No type declared: minLength constrains strings only, and 7 passes too.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub opts: ::std::option::Option<InputOpts>,
+        pub loose: ::std::option::Option<::serde_json::Value>,
         #[serde(
             rename = "Output",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -64,25 +64,25 @@ pub mod output {
     /// The result of `keywords`.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub cond: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub either: ::std::option::Option<::serde_json::Value>,
         #[serde(rename = "if", skip_serializing_if = "::std::option::Option::is_none")]
         pub if_: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub not: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub opts: ::std::option::Option<OutputOpts>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub not: ::std::option::Option<i64>,
+        pub either: ::std::option::Option<::serde_json::Value>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub cond: ::std::option::Option<::serde_json::Value>,
         #[serde(
             rename = "notText",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub not_text: ::std::option::Option<::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub opts: ::std::option::Option<OutputOpts>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct OutputOpts {

@@ -10,9 +10,9 @@ pub mod input {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub dash: ::std::option::Option<X>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tags: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub x: ::std::option::Option<X2>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub tags: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,
     }
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
     pub struct InputA {
