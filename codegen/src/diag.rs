@@ -94,6 +94,8 @@ rules! {
         "Unknown fields are refused rather than ignored, because a misspelt field (`requried`) would otherwise silently lose its meaning. Fix the spelling (a suggestion is shown when one is close), or prefix the key with `x-` to keep it as a custom annotation.");
     INVALID_VALUE = ("TG0105", "invalid-value", Error, "a field has a value outside its allowed set",
         "The field only accepts the listed values.");
+    PASSTHROUGH_FIELD = ("TG0106", "passthrough-field", Warning, "an MCP tool has a field toolgen does not know; it is published as written",
+        "MCP's `Tool` (and its `annotations`) grows new fields with new protocol versions, so a field toolgen does not know is kept: the catalog and the server's `tools/list` publish it exactly as the spec wrote it. It is reported in case it is a misspelling of a field toolgen does know (a suggestion is shown when one is close); allow the rule (`lints: {passthrough-field: allow}`) for fields that are meant.");
 
     // --- tool identity and classification ---------------------------------------------------
     ID_FORMAT = ("TG0201", "id-format", Error, "a tool id does not follow the naming convention",

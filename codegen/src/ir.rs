@@ -269,13 +269,40 @@ pub struct Tool {
     pub requires_approval: bool,
     /// Extra information that has no field of its own (`x-*` keys, format specifics).
     pub annotations: BTreeMap<String, Spanned<Value>>,
+    /// The MCP tool annotations (`readOnlyHint`, `destructiveHint`, ...) as
+    /// the spec states them, in MCP's words or its own (EditorMCP's safety
+    /// level, RAVE's `dangerous`): published as they are, none invented.
+    pub hints: BTreeMap<String, Spanned<Value>>,
+    /// Fields of MCP's `Tool` that toolgen publishes as the spec wrote them:
+    /// `icons`, `execution`, `_meta` (its keys but `toolgen`), and fields it
+    /// does not know (reported, never dropped).
+    pub passthrough: BTreeMap<String, Spanned<Value>>,
+    /// What the spec left unsaid and toolgen filled in.
+    pub implied: Implied,
     /// The whole definition (the file's root value).
     pub loc: Loc,
+}
+
+/// The fields of a tool that its spec did not give, so that toolgen filled
+/// them in (a display name from the id, the tool set's default category, the
+/// lowest tier, a safety level): outputs show them as defaults and publish
+/// nothing for them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Implied {
+    pub name: bool,
+    pub category: bool,
+    pub tier: bool,
+    pub safety: bool,
 }
 
 impl Tool {
     /// Whether two definitions say the same thing (everything but where they were written).
     pub fn same_content(&self, other: &Tool) -> bool {
+        let values = |m: &BTreeMap<String, Spanned<Value>>| -> BTreeMap<String, Value> {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.value.clone()))
+                .collect()
+        };
         let examples = |t: &Tool| -> Vec<(Option<String>, Value, Option<Value>)> {
             t.examples
                 .iter()
@@ -308,6 +335,9 @@ impl Tool {
             && self.requires_approval == other.requires_approval
             && examples(self) == examples(other)
             && annotations(self) == annotations(other)
+            && values(&self.hints) == values(&other.hints)
+            && values(&self.passthrough) == values(&other.passthrough)
+            && self.implied == other.implied
     }
 }
 
@@ -328,8 +358,13 @@ pub struct ToolSet {
     pub safety_levels: Vec<SafetyLevel>,
     /// The highest tier its tools may have (a policy), if the manifest sets one.
     pub max_tier: Option<String>,
-    /// Time limit for tools that set none, in seconds.
-    pub default_timeout_seconds: f64,
+    /// Time limit for tools that set none, in seconds: the manifest's, or
+    /// the format's (EditorMCP's protocol says 30 s); `None`: no limit is
+    /// stated, and the server's default applies.
+    pub default_timeout_seconds: Option<f64>,
+    /// Whether the tools speak the EditorMCP envelope besides MCP (a fact
+    /// of the format, set by its reader): docs show envelope requests only then.
+    pub envelope: bool,
     /// A directory whose files override the built-in templates for this tool
     /// set's generated files (the manifest's `templates`, resolved against the
     /// manifest's directory).
@@ -366,11 +401,13 @@ impl ToolSet {
         self.tiers.iter().position(|t| t.id == tier)
     }
 
-    /// The effective time limit of a tool, in seconds.
-    pub fn timeout_of(&self, tool: &Tool) -> f64 {
+    /// The time limit the specs state for a tool, in seconds: its own, else
+    /// the tool set's; `None` when neither states one.
+    pub fn timeout_of(&self, tool: &Tool) -> Option<f64> {
         tool.timeout_seconds
             .as_ref()
-            .map_or(self.default_timeout_seconds, |t| t.value)
+            .map(|t| t.value)
+            .or(self.default_timeout_seconds)
     }
 }
 

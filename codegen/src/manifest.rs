@@ -227,7 +227,7 @@ fn read_policies(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolS
         formats::fields::check_timeout(cx, v, cx.loc(n.span)).then_some(v)
     });
     if let Some(v) = timeout {
-        set.default_timeout_seconds = v;
+        set.default_timeout_seconds = Some(v);
     }
     if let Some(items) = fields.read("categories", |n| {
         id_list(cx, n, "`categories`", "description")

@@ -413,6 +413,9 @@ struct McpTool {
     #[schemars(rename = "_meta")]
     meta: Option<McpMeta>,
     icons: Option<Vec<McpIcon>>,
+    /// How the tool may be run (MCP 2025-11-25, e.g. `{"taskSupport":
+    /// "optional"}`); published as written.
+    execution: Option<Map<String, Value>>,
 }
 
 fn mcp_tool() -> Value {

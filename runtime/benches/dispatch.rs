@@ -27,9 +27,10 @@ fn server() -> Server {
         tier: "core".to_owned(),
         input_schema: json!({"type": "object", "properties": {"scenePath": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 100}}, "required": ["scenePath"], "additionalProperties": false}),
         output_schema: None,
-        timeout: Duration::from_secs(30),
+        timeout: Some(Duration::from_secs(30)),
         requires_approval: false,
         notes: None,
+        listing: None,
     };
     Server::new(info, &["core"], "core")
         .tool(

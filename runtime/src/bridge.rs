@@ -194,6 +194,9 @@ impl Bridge {
     }
 }
 
+/// How long a call waits for Unity when its tool states no time limit.
+const LONGEST_WAIT: Duration = Duration::from_secs(3600);
+
 fn timed_out(tool: &str, timeout: Duration) -> ToolError {
     ToolError::new(
         ErrorCode::Timeout,
@@ -255,7 +258,9 @@ pub fn forward(
 ) -> Result<Server, String> {
     for info in tools {
         let descriptor = info.descriptor();
-        let timeout = descriptor.timeout;
+        // A tool whose spec states no limit still gets an answer in the end:
+        // an hour is the longest limit a spec may state.
+        let timeout = descriptor.timeout.unwrap_or(LONGEST_WAIT);
         let id = descriptor.id.clone();
         let b = bridge.clone();
         server = server.tool(

@@ -28,9 +28,10 @@ fn descriptor(id: &str, tier: &str, timeout_ms: u64, input: Value) -> ToolDescri
         tier: tier.to_owned(),
         input_schema: input,
         output_schema: Some(json!({"type": "object"})),
-        timeout: Duration::from_millis(timeout_ms),
+        timeout: Some(Duration::from_millis(timeout_ms)),
         requires_approval: false,
         notes: None,
+        listing: None,
     }
 }
 

@@ -194,7 +194,7 @@ fn other_tool_sets_have_tables_and_typed_inputs() {
         .find(|t| t.id == "calculate_bearing")
         .map(|t| t.descriptor());
     assert!(d.is_some_and(|d| d.safety_level == "read-only"
-        && d.timeout.as_secs() == 5
+        && d.timeout.is_some_and(|t| t.as_secs() == 5)
         && d.input_schema["$defs"].is_object()));
 }
 
@@ -462,4 +462,30 @@ fn typed_values_serialize_deterministically() {
         text.contains(r#"{"AudioClip":1,"Material":2,"Mesh":4,"Prefab":5,"Texture2D":3}"#),
         "{text}"
     );
+}
+
+/// A server built from the generated tables lists every tool exactly as the
+/// generated catalog does: every field its spec gives (title, annotations,
+/// `_meta`, icons, ...), the same wrapped output schemas, nothing invented.
+#[test]
+fn the_server_lists_tools_as_the_catalog_does() {
+    let tables: [(&str, &[toolgen_runtime::ToolInfo]); 3] = [
+        ("editormcp", TOOLS),
+        ("ravedemo", ravedemo::TOOLS),
+        ("toolvault", toolvault::TOOLS),
+    ];
+    for (set, table) in tables {
+        let path = root().join(format!("generated/catalog/{set}/tools.json"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+        let catalog: Value = serde_json::from_str(&text).unwrap_or_default();
+        let listed: Vec<Value> = table
+            .iter()
+            .map(|info| toolgen_runtime::server::mcp_tool(&info.descriptor()))
+            .collect();
+        let expected = catalog["tools"].as_array().cloned().unwrap_or_default();
+        assert_eq!(listed.len(), expected.len(), "{set}");
+        for (l, e) in listed.iter().zip(&expected) {
+            assert_eq!(l, e, "{set}: {}", e["name"]);
+        }
+    }
 }

@@ -38,7 +38,7 @@ fn the_editormcp_tool_set_is_clean_and_complete() {
             tool.id.value
         );
     }
-    let timeouts: Vec<(String, f64)> = sets[0]
+    let timeouts: Vec<(String, Option<f64>)> = sets[0]
         .tools
         .iter()
         .filter(|t| t.timeout_seconds.is_some())
@@ -47,8 +47,8 @@ fn the_editormcp_tool_set_is_clean_and_complete() {
     assert_eq!(
         timeouts,
         [
-            ("project.assets.summary".to_owned(), 10.0),
-            ("project.references.missing".to_owned(), 15.0)
+            ("project.assets.summary".to_owned(), Some(10.0)),
+            ("project.references.missing".to_owned(), Some(15.0))
         ]
     );
 }

@@ -96,87 +96,144 @@ struct ToolList<'a> {
     tools: Vec<ToolEntry<'a>>,
 }
 
-/// One entry of the `tools/list` result. Fields are declared in sorted order,
-/// so the output has sorted keys like every other generated JSON file.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
+/// One entry of the `tools/list` result: `name`, `title`, `description`,
+/// the schemas (properties in spec order; an output schema that is not an
+/// object wrapped as MCP requires, see [`published_output`]), then what
+/// [`listing`] holds.
 pub struct ToolEntry<'a> {
-    #[serde(rename = "_meta")]
-    meta: Value,
-    annotations: Annotations<'a>,
-    description: &'a str,
-    input_schema: crate::schema::Ordered<'a>,
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output_schema: Option<crate::schema::Ordered<'a>>,
-    title: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Annotations<'a> {
-    destructive_hint: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    idempotent_hint: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    open_world_hint: Option<bool>,
-    read_only_hint: bool,
-    title: &'a str,
+    tool: &'a Tool,
+    output: Option<Value>,
+    listing: Map<String, Value>,
 }
 
 impl<'a> ToolEntry<'a> {
     pub fn new(set: &ToolSet, tool: &'a Tool) -> ToolEntry<'a> {
-        let (read_only, destructive) = tool.safety.value.mcp_hints();
         ToolEntry {
-            meta: json!({ "toolgen": meta(set, tool) }),
-            annotations: Annotations {
-                destructive_hint: destructive,
-                idempotent_hint: hint(tool, "idempotentHint"),
-                open_world_hint: hint(tool, "openWorldHint"),
-                read_only_hint: read_only,
-                title: &tool.name.value,
-            },
-            description: &tool.description.value,
-            input_schema: tool.input.ordered(&tool.input.value),
-            name: &tool.id.value,
-            output_schema: (!tool.output.value.is_null())
-                .then(|| tool.output.ordered(&tool.output.value)),
-            title: &tool.name.value,
+            tool,
+            output: published_output(&tool.output.value),
+            listing: listing(set, tool),
         }
     }
 }
 
-/// An MCP hint kept from the spec (`idempotentHint`, `openWorldHint`).
-fn hint(tool: &Tool, key: &str) -> Option<bool> {
-    tool.annotations.get(key).and_then(|v| v.value.as_bool())
+impl Serialize for ToolEntry<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let t = self.tool;
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("name", &t.id.value)?;
+        if let Some(title) = self.listing.get("title") {
+            map.serialize_entry("title", title)?;
+        }
+        map.serialize_entry("description", &t.description.value)?;
+        map.serialize_entry("inputSchema", &t.input.ordered(&t.input.value))?;
+        if let Some(o) = &self.output {
+            let ranks = WrappedRanks(&t.output, structured::wraps(&t.output.value));
+            map.serialize_entry(
+                "outputSchema",
+                &crate::schema::Ordered {
+                    schema: o,
+                    ranks: &ranks,
+                },
+            )?;
+        }
+        for (k, v) in self.listing.iter().filter(|(k, _)| *k != "title") {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
-/// toolgen's metadata of a tool (`_meta.toolgen`).
-fn meta(set: &ToolSet, tool: &Tool) -> Value {
+/// The ranks of a wrapped output schema: the spec's schema sits at
+/// `/properties/result`.
+struct WrappedRanks<'a>(&'a crate::ir::Schema, bool);
+
+impl crate::schema::Ranks for WrappedRanks<'_> {
+    fn rank(&self, pointer: &str) -> Option<crate::schema::Rank> {
+        let inner = match (self.1, pointer.strip_prefix("/properties/result")) {
+            (true, Some(rest)) => rest,
+            _ => pointer,
+        };
+        crate::schema::Ranks::rank(self.0, inner)
+    }
+}
+
+/// The output schema MCP clients are given: none when the tool declares
+/// none; else the runtime's rule (an object's schema as it is, any other
+/// wrapped as the property `result` of an object), from the runtime's own
+/// source, so that catalog and server publish the same.
+pub fn published_output(schema: &Value) -> Option<Value> {
+    (!schema.is_null()).then(|| structured::published_output(schema))
+}
+
+#[path = "../../../runtime/src/server/structured.rs"]
+mod structured;
+
+/// What a tool's `tools/list` entry holds besides its name, description and
+/// schemas, as the spec gives it: `title` (its display name, unless toolgen
+/// made one up), `annotations` (the hints the spec states), the fields
+/// published as written (`icons`, `execution`, unknown ones), and `_meta`
+/// (the spec's keys, and toolgen's own under `toolgen`). The generated
+/// server's table carries it, so the server lists the tool as the catalog does.
+pub fn listing(set: &ToolSet, tool: &Tool) -> Map<String, Value> {
+    let mut out = Map::new();
+    if !tool.implied.name {
+        out.insert("title".into(), json!(tool.name.value));
+    }
+    if !tool.hints.is_empty() {
+        let hints: Map<String, Value> = tool
+            .hints
+            .iter()
+            .map(|(k, v)| (k.clone(), v.value.clone()))
+            .collect();
+        out.insert("annotations".into(), Value::Object(hints));
+    }
+    for (k, v) in &tool.passthrough {
+        out.insert(k.clone(), v.value.clone());
+    }
+    let own = meta(set, tool);
+    if !own.is_empty() {
+        let meta = out
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(m) = meta {
+            m.insert("toolgen".into(), Value::Object(own));
+        }
+    }
+    out
+}
+
+/// toolgen's metadata of a tool (`_meta.toolgen`): what the spec says in
+/// fields MCP has no place for; nothing toolgen filled in.
+fn meta(set: &ToolSet, tool: &Tool) -> Map<String, Value> {
     let mut meta = Map::new();
-    meta.insert("category".into(), json!(tool.category.value));
-    meta.insert("tier".into(), json!(tool.tier.value));
-    meta.insert("safetyLevel".into(), json!(tool.safety.value.as_str()));
-    meta.insert("timeoutSeconds".into(), seconds(set.timeout_of(tool)));
+    if !tool.implied.category {
+        meta.insert("category".into(), json!(tool.category.value));
+    }
+    if !tool.implied.tier {
+        meta.insert("tier".into(), json!(tool.tier.value));
+    }
+    if !tool.implied.safety {
+        meta.insert("safetyLevel".into(), json!(tool.safety.value.as_str()));
+    }
+    if let Some(t) = set.timeout_of(tool) {
+        meta.insert("timeoutSeconds".into(), seconds(t));
+    }
     if tool.requires_approval {
         meta.insert("requiresApproval".into(), json!(true));
     }
     if let Some(n) = &tool.notes {
         meta.insert("notes".into(), json!(n.value));
     }
-    let extra: Vec<_> = tool
-        .annotations
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "idempotentHint" | "openWorldHint"))
-        .collect();
-    if !extra.is_empty() {
-        let ann: Map<String, Value> = extra
-            .into_iter()
+    if !tool.annotations.is_empty() {
+        let ann: Map<String, Value> = tool
+            .annotations
+            .iter()
             .map(|(k, v)| (k.clone(), v.value.clone()))
             .collect();
         meta.insert("annotations".into(), Value::Object(ann));
     }
-    Value::Object(meta)
+    meta
 }
 
 /// Whole seconds as an integer (`30`, not `30.0`), fractions as they are.

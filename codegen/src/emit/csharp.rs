@@ -479,18 +479,19 @@ struct CsIdentity {
     category: String,
     tier: String,
     safety: String,
-    timeout: String,
+    /// `None` when no time limit is stated.
+    timeout: Option<String>,
 }
 
 impl CsIdentity {
-    fn of(tool: &Tool, timeout: f64) -> CsIdentity {
+    fn of(tool: &Tool, timeout: Option<f64>) -> CsIdentity {
         CsIdentity {
             id: string_literal(&tool.id.value),
             name: string_literal(&tool.name.value),
             category: string_literal(&tool.category.value),
             tier: string_literal(&tool.tier.value),
             safety: string_literal(tool.safety.value.as_str()),
-            timeout: double_literal(timeout),
+            timeout: timeout.map(double_literal),
         }
     }
 }
@@ -523,7 +524,7 @@ fn root_type<'a>(mapper: &mut Mapper<'a>, model: &'a Model, schema: &Value, root
     }
 }
 
-fn tool_file(tool: &Tool, class: &str, timeout: f64) -> CsToolFile {
+fn tool_file(tool: &Tool, class: &str, timeout: Option<f64>) -> CsToolFile {
     // Each root maps with its own `$defs`.
     let mut mapper = Mapper::new(class);
     // Both root names are taken before either side is mapped: an input property
@@ -560,7 +561,7 @@ fn tool_file(tool: &Tool, class: &str, timeout: f64) -> CsToolFile {
 }
 
 /// What the dispatcher checks of one tool's top-level parameters.
-fn spec(tool: &Tool, timeout: f64) -> CsSpec {
+fn spec(tool: &Tool, timeout: Option<f64>) -> CsSpec {
     let input = &tool.input.value;
     let required = strings(input.get("required"));
     let mut params = Vec::new();

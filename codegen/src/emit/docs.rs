@@ -300,7 +300,8 @@ struct ToolPage {
     safety_badge: String,
     writes: bool,
     tier: String,
-    timeout: String,
+    /// `None`: no limit stated.
+    timeout: Option<String>,
     description: String,
     requires_approval: bool,
     group: Option<String>,
@@ -351,7 +352,7 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
         safety_badge: badge(tool.safety.value),
         writes: tool.safety.value != SafetyLevel::ReadOnly,
         tier: md_cell(&tool.tier.value),
-        timeout: format!("{}", set.timeout_of(tool)),
+        timeout: set.timeout_of(tool).map(|t| format!("{t} s")),
         description: md_prose(&tool.description.value),
         requires_approval: tool.requires_approval,
         group,

@@ -62,6 +62,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/server/stdio.rs"),
     ),
     (
+        "src/server/structured.rs",
+        include_str!("../../../runtime/src/server/structured.rs"),
+    ),
+    (
         "src/server/tool.rs",
         include_str!("../../../runtime/src/server/tool.rs"),
     ),

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use super::fields::{Cx, is_identifier, list};
 use crate::diag::{Diagnostic, rule};
-use crate::ir::{Category, Format, SafetyLevel, Schema, Spanned, Tier, Tool, ToolSet};
+use crate::ir::{Category, Format, Implied, SafetyLevel, Schema, Spanned, Tier, Tool, ToolSet};
 use crate::source::{Loc, Span};
 use crate::syntax::{Member, Node, NodeKind, pointer_join};
 use crate::text::did_you_mean;
@@ -116,7 +116,8 @@ pub fn default_tool_set() -> ToolSet {
         safety_levels: SafetyLevel::ALL.to_vec(),
         max_tier: None,
         templates: None,
-        default_timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
+        default_timeout_seconds: Some(DEFAULT_TIMEOUT_SECONDS),
+        envelope: true,
         manifest: None,
         outputs: None,
         runtime: None,
@@ -221,23 +222,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         });
 
     // Definitions shared by inputs and outputs.
-    let mut definitions = BTreeMap::new();
-    if let Some(m) = obj.iter().find(|m| m.key == "definitions") {
-        if let Some(defs) = cx.object(&m.value, "`definitions`") {
-            for d in defs {
-                if !is_identifier(&d.key) {
-                    cx.report(
-                        cx.at(&rule::PROPERTY_NAME, d.key_span,
-                            format!("definition name `{}` is not a valid identifier", d.key),
-                        )
-                        .label("becomes a type name")
-                        .help("use letters, digits and `_`, starting with a letter, e.g. `GameObjectNode`"),
-                    );
-                }
-                definitions.insert(d.key.clone(), &d.value);
-            }
-        }
-    }
+    let definitions = read_definitions(cx, obj);
 
     let input = read_side(cx, root, obj, "inputs", Side::Input, &definitions);
     let output = read_side(cx, root, obj, "outputs", Side::Output, &definitions);
@@ -247,17 +232,24 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
 
     let examples = super::fields::read_examples(cx, obj);
     missing_examples(cx, root);
-    let mut annotations = BTreeMap::new();
-    for m in obj.iter().filter(|m| m.key.starts_with("x-")) {
-        annotations.insert(
-            m.key.clone(),
-            Spanned::new(m.value.to_json(), cx.loc(m.value.span)),
-        );
-    }
+    let annotations: BTreeMap<String, Spanned<Value>> = obj
+        .iter()
+        .filter(|m| m.key.starts_with("x-"))
+        .map(|m| {
+            (
+                m.key.clone(),
+                Spanned::new(m.value.to_json(), cx.loc(m.value.span)),
+            )
+        })
+        .collect();
 
     let requires_approval = safety
         .as_ref()
         .is_some_and(|s| s.value == SafetyLevel::Destructive);
+    let hints = match (&safety, &name) {
+        (Some(s), Some(n)) => mcp_hints(s, n),
+        _ => BTreeMap::new(),
+    };
     Some(Tool {
         id: id?,
         name: name?,
@@ -273,8 +265,59 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         // The schema page: destructive tools require confirmation.
         requires_approval,
         annotations,
+        hints,
+        passthrough: BTreeMap::new(),
+        // Every field is required by the format.
+        implied: Implied::default(),
         loc: cx.loc(root.span),
     })
+}
+
+/// `definitions`: named property schemas the inputs and outputs share
+/// (names must be identifiers: they become type names).
+fn read_definitions<'n>(cx: &mut Cx<'_>, obj: &'n [Member]) -> BTreeMap<String, &'n Node> {
+    let mut definitions = BTreeMap::new();
+    let Some(m) = obj.iter().find(|m| m.key == "definitions") else {
+        return definitions;
+    };
+    for d in cx.object(&m.value, "`definitions`").into_iter().flatten() {
+        if !is_identifier(&d.key) {
+            cx.report(
+                cx.at(
+                    &rule::PROPERTY_NAME,
+                    d.key_span,
+                    format!("definition name `{}` is not a valid identifier", d.key),
+                )
+                .label("becomes a type name")
+                .help("use letters, digits and `_`, starting with a letter, e.g. `GameObjectNode`"),
+            );
+        }
+        definitions.insert(d.key.clone(), &d.value);
+    }
+    definitions
+}
+
+/// The MCP annotations an EditorMCP tool states in its own words: its safety
+/// level as `readOnlyHint` and `destructiveHint`, its display name as `title`.
+fn mcp_hints(
+    safety: &Spanned<SafetyLevel>,
+    name: &Spanned<String>,
+) -> BTreeMap<String, Spanned<Value>> {
+    let (read_only, destructive) = safety.value.mcp_hints();
+    BTreeMap::from([
+        (
+            "destructiveHint".to_owned(),
+            Spanned::new(Value::Bool(destructive), safety.loc),
+        ),
+        (
+            "readOnlyHint".to_owned(),
+            Spanned::new(Value::Bool(read_only), safety.loc),
+        ),
+        (
+            "title".to_owned(),
+            Spanned::new(Value::String(name.value.clone()), name.loc),
+        ),
+    ])
 }
 
 fn check_id(cx: &mut Cx<'_>, id: &Spanned<String>) {

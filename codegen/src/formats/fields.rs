@@ -74,6 +74,40 @@ impl Cx<'_> {
         );
     }
 
+    /// The members of `obj` that are not `known`, each reported as a field
+    /// published as written (TG0106), with the nearest known field.
+    pub fn passthrough<'n>(
+        &mut self,
+        obj: &'n [Member],
+        known: &[&str],
+        what: &str,
+    ) -> Vec<&'n Member> {
+        // `x-` keys are extensions by intent: kept without a word.
+        let unknown: Vec<&Member> = obj
+            .iter()
+            .filter(|m| !known.contains(&m.key.as_str()))
+            .collect();
+        for m in unknown.iter().filter(|m| !m.key.starts_with("x-")) {
+            let help = match did_you_mean(&m.key, known.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`? Otherwise it is published as written"),
+                None => format!(
+                    "{what} has the fields {}; this one is published as written",
+                    list(known)
+                ),
+            };
+            self.report(
+                self.at(
+                    &rule::PASSTHROUGH_FIELD,
+                    m.key_span,
+                    format!("field `{}` of {what} is not one toolgen knows", m.key),
+                )
+                .label("published as written")
+                .help(help),
+            );
+        }
+        unknown
+    }
+
     /// Reports `node` as having the wrong JSON type.
     pub fn wrong_type(&mut self, node: &Node, what: &str, expected: &str) {
         let found = node.json_type().article_name();

@@ -14,11 +14,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::fields::Cx;
 use crate::diag::rule;
-use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
+use crate::ir::{Implied, SafetyLevel, Schema, Spanned, Tool};
 use crate::source::Span;
 use crate::syntax::{Node, NodeKind};
 
@@ -32,7 +32,10 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "annotations",
     "_meta",
     "icons",
+    "execution",
 ];
+/// Fields of MCP's `Tool` published as the spec wrote them.
+const PUBLISHED: &[&str] = &["icons", "execution"];
 const HINTS: &[&str] = &[
     "title",
     "readOnlyHint",
@@ -60,7 +63,6 @@ fn schema_of(cx: &Cx<'_>, node: &Node) -> Schema {
 /// Reads one MCP tool definition. Schemas are not bundled yet.
 pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
     let obj = cx.object(root, "an MCP tool")?;
-    cx.check_keys(obj, TOP_KEYS, false, "an MCP tool");
     let get = |k: &str| obj.iter().find(|m| m.key == k).map(|m| &m.value);
 
     let name = cx
@@ -86,19 +88,28 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
     let output = read_output(cx, get("outputSchema"));
     let hints = read_annotations(cx, get("annotations"));
     let meta = read_meta(cx, get("_meta").and_then(|m| m.get("toolgen")));
+    let passthrough = read_passthrough(cx, obj);
 
     let name = name?;
     let start = cx.loc(Span::at(root.span.start as usize));
+    let implied = Implied {
+        name: title.is_none() && hints.title.is_none(),
+        category: meta.category.is_none(),
+        tier: meta.tier.is_none(),
+        safety: hints.safety.is_none(),
+    };
     let display = title
         .or(hints.title)
         .unwrap_or_else(|| Spanned::new(display_name(&name.value), name.loc));
+    // MCP's defaults when no hint is given: a tool may be destructive.
+    let safety = hints.safety.unwrap_or(SafetyLevel::Destructive);
     Some(Tool {
         name: display,
         description: description?,
         category: meta
             .category
             .unwrap_or_else(|| Spanned::new(DEFAULT_CATEGORY.to_owned(), start)),
-        safety: Spanned::new(hints.safety, hints.loc.unwrap_or(name.loc)),
+        safety: Spanned::new(safety, hints.loc.unwrap_or(name.loc)),
         tier: meta
             .tier
             .unwrap_or_else(|| Spanned::new("core".to_owned(), start)),
@@ -108,10 +119,49 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         examples: meta.examples,
         timeout_seconds: meta.timeout_seconds,
         requires_approval: meta.requires_approval,
-        annotations: hints.kept,
+        annotations: meta.annotations,
+        hints: hints.all,
+        passthrough,
+        implied,
         loc: cx.loc(root.span),
         id: name,
     })
+}
+
+/// The fields published as written: `icons`, `execution`, the keys of
+/// `_meta` other than toolgen's own, and fields toolgen does not know
+/// (reported, TG0106).
+fn read_passthrough(
+    cx: &mut Cx<'_>,
+    obj: &[crate::syntax::Member],
+) -> BTreeMap<String, Spanned<Value>> {
+    let kept = |cx: &Cx<'_>, n: &Node| Spanned::new(n.to_json(), cx.loc(n.span));
+    let mut out = BTreeMap::new();
+    let unknown = cx.passthrough(obj, TOP_KEYS, "an MCP tool");
+    for m in obj
+        .iter()
+        .filter(|m| PUBLISHED.contains(&m.key.as_str()))
+        .chain(unknown)
+    {
+        out.insert(m.key.clone(), kept(cx, &m.value));
+    }
+    if let Some(meta) = obj.iter().find(|m| m.key == "_meta") {
+        let Some(members) = cx.object(&meta.value, "`_meta`") else {
+            return out;
+        };
+        let foreign: serde_json::Map<String, Value> = members
+            .iter()
+            .filter(|m| m.key != "toolgen")
+            .map(|m| (m.key.clone(), m.value.to_json()))
+            .collect();
+        if !foreign.is_empty() {
+            out.insert(
+                "_meta".to_owned(),
+                Spanned::new(Value::Object(foreign), cx.loc(meta.value.span)),
+            );
+        }
+    }
+    out
 }
 
 /// `inputSchema`: an object schema (`type` other than `object` is TG0105).
@@ -166,28 +216,29 @@ fn read_output(cx: &mut Cx<'_>, n: Option<&Node>) -> Option<Schema> {
     }
 }
 
-/// What `annotations` say: the safety level (and where it was said), the
-/// hints kept as they are, and a display title.
+/// What `annotations` say: every member as written, the safety level they
+/// imply (`None` when neither `readOnlyHint` nor `destructiveHint` is
+/// given) and where, and a display title.
 struct Hints {
-    safety: SafetyLevel,
+    all: BTreeMap<String, Spanned<Value>>,
+    safety: Option<SafetyLevel>,
     loc: Option<crate::source::Loc>,
-    kept: BTreeMap<String, Spanned<Value>>,
     title: Option<Spanned<String>>,
 }
 
-/// `annotations` -> safety level and kept hints.
+/// `annotations` -> safety level and the hints as written.
 fn read_annotations(cx: &mut Cx<'_>, a: Option<&Node>) -> Hints {
     let mut hints = Hints {
-        safety: SafetyLevel::Destructive,
+        all: BTreeMap::new(),
+        safety: None,
         loc: None,
-        kept: BTreeMap::new(),
         title: None,
     };
     let Some(a) = a else { return hints };
     let Some(members) = cx.object(a, "`annotations`") else {
         return hints;
     };
-    cx.check_keys(members, HINTS, true, "MCP tool annotations");
+    cx.passthrough(members, HINTS, "MCP tool annotations");
     let hint = |cx: &mut Cx<'_>, key: &str| -> Option<bool> {
         let m = members.iter().find(|m| m.key == key)?;
         cx.boolean(&m.value, &format!("`annotations.{key}`"))
@@ -195,15 +246,13 @@ fn read_annotations(cx: &mut Cx<'_>, a: Option<&Node>) -> Hints {
     let read_only = hint(cx, "readOnlyHint");
     let destructive = hint(cx, "destructiveHint");
     for key in ["idempotentHint", "openWorldHint"] {
-        if let Some(b) = hint(cx, key) {
-            let loc = members
-                .iter()
-                .find(|m| m.key == key)
-                .map_or(cx.loc(a.span), |m| cx.loc(m.value.span));
-            hints
-                .kept
-                .insert(key.to_owned(), Spanned::new(json!(b), loc));
-        }
+        hint(cx, key);
+    }
+    for m in members {
+        hints.all.insert(
+            m.key.clone(),
+            Spanned::new(m.value.to_json(), cx.loc(m.value.span)),
+        );
     }
     hints.title = members
         .iter()
@@ -211,9 +260,10 @@ fn read_annotations(cx: &mut Cx<'_>, a: Option<&Node>) -> Hints {
         .and_then(|m| cx.string(&m.value, "`annotations.title`", true));
     hints.loc = Some(cx.loc(a.span));
     hints.safety = match (read_only, destructive) {
-        (Some(true), _) => SafetyLevel::ReadOnly,
-        (_, Some(false)) => SafetyLevel::SafeWrite,
-        _ => SafetyLevel::Destructive,
+        (None, None) => None,
+        (Some(true), _) => Some(SafetyLevel::ReadOnly),
+        (_, Some(false)) => Some(SafetyLevel::SafeWrite),
+        _ => Some(SafetyLevel::Destructive),
     };
     hints
 }
@@ -227,6 +277,9 @@ struct Meta {
     timeout_seconds: Option<Spanned<f64>>,
     examples: Vec<crate::ir::Example>,
     requires_approval: bool,
+    /// `annotations`: what other formats say beyond MCP's fields (RAVE's
+    /// implementation example, `x-` keys), as the catalog writes it.
+    annotations: BTreeMap<String, Spanned<Value>>,
 }
 
 fn read_meta(cx: &mut Cx<'_>, meta: Option<&Node>) -> Meta {
@@ -257,5 +310,17 @@ fn read_meta(cx: &mut Cx<'_>, meta: Option<&Node>) -> Meta {
             .get("requiresApproval")
             .and_then(|n| cx.boolean(n, "`_meta.toolgen.requiresApproval`"))
             .unwrap_or(false),
+        annotations: meta
+            .get("annotations")
+            .and_then(|n| cx.object(n, "`_meta.toolgen.annotations`"))
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                (
+                    m.key.clone(),
+                    Spanned::new(m.value.to_json(), cx.loc(m.value.span)),
+                )
+            })
+            .collect(),
     }
 }

@@ -52,6 +52,9 @@ pub fn default_tool_set(format: Format) -> ToolSet {
         set.arrays_need_items = format != Format::Mcp;
         // RAVE's implementation examples are R code.
         set.implementation_language = (format == Format::Rave).then(|| "r".to_owned());
+        // Neither format states a time limit; only EditorMCP's protocol does.
+        set.default_timeout_seconds = None;
+        set.envelope = false;
     }
     set
 }

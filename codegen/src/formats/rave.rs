@@ -32,7 +32,7 @@ use serde_json::{Map, Number, Value, json};
 
 use super::fields::Cx;
 use crate::diag::{Diagnostic, rule};
-use crate::ir::{SafetyLevel, Schema, Spanned, Tool};
+use crate::ir::{Implied, SafetyLevel, Schema, Spanned, Tool};
 use crate::schema::DIALECT as SCHEMA_DIALECT;
 use crate::source::{Loc, Span};
 use crate::syntax::{Member, Node, NodeKind, pointer_join};
@@ -135,6 +135,24 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         SafetyLevel::SafeWrite
     };
     let safety_loc = get("dangerous").map_or(name.loc, |m| cx.loc(m.value.span));
+    // `dangerous` says whether a tool is destructive, and nothing more; a
+    // file without it says nothing.
+    let said = get("dangerous").filter(|m| !matches!(m.value.kind, NodeKind::Null));
+    let hints: BTreeMap<String, Spanned<Value>> = said
+        .map(|_| {
+            (
+                "destructiveHint".to_owned(),
+                Spanned::new(json!(dangerous), safety_loc),
+            )
+        })
+        .into_iter()
+        .collect();
+    let implied = Implied {
+        name: true,
+        category: get("category").is_none_or(|m| matches!(m.value.kind, NodeKind::Null)),
+        tier: true,
+        safety: said.is_none(),
+    };
     Some(Tool {
         name: Spanned::new(display_name(&name.value), name.loc),
         description: description?,
@@ -148,6 +166,9 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         timeout_seconds: None,
         requires_approval,
         annotations,
+        hints,
+        passthrough: BTreeMap::new(),
+        implied,
         loc: cx.loc(root.span),
         id: name,
     })

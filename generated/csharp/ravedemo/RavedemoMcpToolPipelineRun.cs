@@ -59,7 +59,7 @@ namespace RaveDemo
         /// <summary>
         /// Implement this class to serve <c>ravedemo-mcp_tool_pipeline_run</c>: override <c>Execute</c>.
         /// </summary>
-        [Tool("ravedemo-mcp_tool_pipeline_run", Name = "Pipeline Run", Category = "execution", Tier = "core", SafetyLevel = "destructive", TimeoutSeconds = 30.0)]
+        [Tool("ravedemo-mcp_tool_pipeline_run", Name = "Pipeline Run", Category = "execution", Tier = "core", SafetyLevel = "destructive")]
         public abstract class Handler : ToolHandler<Input, Output>
         {
             /// <summary>The tool id on the wire.</summary>

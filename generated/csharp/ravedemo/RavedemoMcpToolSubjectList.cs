@@ -77,7 +77,7 @@ namespace RaveDemo
         /// <summary>
         /// Implement this class to serve <c>ravedemo-mcp_tool_subject_list</c>: override <c>Execute</c>.
         /// </summary>
-        [Tool("ravedemo-mcp_tool_subject_list", Name = "Subject List", Category = "discovery", Tier = "core", SafetyLevel = "safe-write", TimeoutSeconds = 30.0)]
+        [Tool("ravedemo-mcp_tool_subject_list", Name = "Subject List", Category = "discovery", Tier = "core", SafetyLevel = "safe-write")]
         public abstract class Handler : ToolHandler<Input, Output>
         {
             /// <summary>The tool id on the wire.</summary>

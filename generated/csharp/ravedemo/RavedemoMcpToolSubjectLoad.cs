@@ -59,7 +59,7 @@ namespace RaveDemo
         /// <summary>
         /// Implement this class to serve <c>ravedemo-mcp_tool_subject_load</c>: override <c>Execute</c>.
         /// </summary>
-        [Tool("ravedemo-mcp_tool_subject_load", Name = "Subject Load", Category = "setup", Tier = "core", SafetyLevel = "safe-write", TimeoutSeconds = 30.0)]
+        [Tool("ravedemo-mcp_tool_subject_load", Name = "Subject Load", Category = "setup", Tier = "core", SafetyLevel = "safe-write")]
         public abstract class Handler : ToolHandler<Input, Output>
         {
             /// <summary>The tool id on the wire.</summary>

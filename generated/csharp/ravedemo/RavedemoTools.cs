@@ -22,7 +22,7 @@ namespace RaveDemo
                 category: "info",
                 tier: "core",
                 safetyLevel: "safe-write",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[0]),
             new ToolSpec(
@@ -31,7 +31,7 @@ namespace RaveDemo
                 category: "configuration",
                 tier: "core",
                 safetyLevel: "safe-write",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
@@ -44,7 +44,7 @@ namespace RaveDemo
                 category: "execution",
                 tier: "core",
                 safetyLevel: "destructive",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
@@ -57,7 +57,7 @@ namespace RaveDemo
                 category: "info",
                 tier: "core",
                 safetyLevel: "safe-write",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
@@ -69,7 +69,7 @@ namespace RaveDemo
                 category: "discovery",
                 tier: "core",
                 safetyLevel: "safe-write",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
@@ -82,7 +82,7 @@ namespace RaveDemo
                 category: "setup",
                 tier: "core",
                 safetyLevel: "safe-write",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {

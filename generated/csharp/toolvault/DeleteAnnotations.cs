@@ -147,7 +147,7 @@ namespace Debrief.ToolVault
         /// <summary>
         /// Implement this class to serve <c>delete_annotations</c>: override <c>Execute</c>.
         /// </summary>
-        [Tool("delete_annotations", Name = "Delete Annotations", Category = "editing", Tier = "core", SafetyLevel = "destructive", TimeoutSeconds = 30.0)]
+        [Tool("delete_annotations", Name = "Delete Annotations", Category = "editing", Tier = "core", SafetyLevel = "destructive")]
         public abstract class Handler : ToolHandler<Input, JToken>
         {
             /// <summary>The tool id on the wire.</summary>

@@ -47,7 +47,7 @@ namespace Debrief.ToolVault
         /// <summary>
         /// Implement this class to serve <c>points_near_track</c>: override <c>Execute</c>.
         /// </summary>
-        [Tool("points_near_track", Name = "Points Near Track", Category = "editing", Tier = "core", SafetyLevel = "safe-write", TimeoutSeconds = 30.0)]
+        [Tool("points_near_track", Name = "Points Near Track", Category = "editing", Tier = "core", SafetyLevel = "safe-write")]
         public abstract class Handler : ToolHandler<Input, JToken>
         {
             /// <summary>The tool id on the wire.</summary>

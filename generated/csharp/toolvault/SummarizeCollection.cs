@@ -112,7 +112,7 @@ namespace Debrief.ToolVault
         /// <summary>
         /// Implement this class to serve <c>summarize_collection</c>: override <c>Execute</c>.
         /// </summary>
-        [Tool("summarize_collection", Name = "Summarize Feature Collection", Category = "analysis", Tier = "core", SafetyLevel = "read-only", TimeoutSeconds = 30.0)]
+        [Tool("summarize_collection", Name = "Summarize Feature Collection", Category = "analysis", Tier = "core", SafetyLevel = "read-only")]
         public abstract class Handler : ToolHandler<Input, JToken>
         {
             /// <summary>The tool id on the wire.</summary>

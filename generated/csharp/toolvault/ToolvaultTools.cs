@@ -36,7 +36,7 @@ namespace Debrief.ToolVault
                 category: "editing",
                 tier: "core",
                 safetyLevel: "destructive",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
@@ -48,7 +48,7 @@ namespace Debrief.ToolVault
                 category: "editing",
                 tier: "core",
                 safetyLevel: "safe-write",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
@@ -62,7 +62,7 @@ namespace Debrief.ToolVault
                 category: "analysis",
                 tier: "core",
                 safetyLevel: "read-only",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
@@ -74,7 +74,7 @@ namespace Debrief.ToolVault
                 category: "analysis",
                 tier: "core",
                 safetyLevel: "read-only",
-                timeoutSeconds: 30.0,
+                timeoutSeconds: null,
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {

@@ -58,7 +58,7 @@ namespace Debrief.ToolVault
         /// <summary>
         /// Implement this class to serve <c>track_speed_profile</c>: override <c>Execute</c>.
         /// </summary>
-        [Tool("track_speed_profile", Name = "Track Speed Profile", Category = "analysis", Tier = "core", SafetyLevel = "read-only", TimeoutSeconds = 30.0)]
+        [Tool("track_speed_profile", Name = "Track Speed Profile", Category = "analysis", Tier = "core", SafetyLevel = "read-only")]
         public abstract class Handler : ToolHandler<Input, JToken>
         {
             /// <summary>The tool id on the wire.</summary>

@@ -36,7 +36,7 @@ namespace Toolgen.Bridge
         /// <summary><c>read-only</c>, <c>safe-write</c> or <c>destructive</c>.</summary>
         public string SafetyLevel { get; set; }
 
-        /// <summary>The tool's time limit in seconds.</summary>
+        /// <summary>The tool's time limit in seconds; 0 when its spec states none.</summary>
         public double TimeoutSeconds { get; set; }
     }
 
@@ -228,7 +228,7 @@ namespace Toolgen.Bridge
     public sealed class ToolSpec
     {
         /// <summary>Creates the description.</summary>
-        public ToolSpec(string id, string name, string category, string tier, string safetyLevel, double timeoutSeconds, bool additionalParameters, ParamSpec[] parameters)
+        public ToolSpec(string id, string name, string category, string tier, string safetyLevel, double? timeoutSeconds, bool additionalParameters, ParamSpec[] parameters)
         {
             Id = id;
             Name = name;
@@ -250,8 +250,8 @@ namespace Toolgen.Bridge
         public string Tier { get; private set; }
         /// <summary>Safety level.</summary>
         public string SafetyLevel { get; private set; }
-        /// <summary>Time limit in seconds.</summary>
-        public double TimeoutSeconds { get; private set; }
+        /// <summary>Time limit in seconds, or null when the spec states none.</summary>
+        public double? TimeoutSeconds { get; private set; }
         /// <summary>Whether parameters not listed are accepted.</summary>
         public bool AdditionalParameters { get; private set; }
         /// <summary>The top-level parameters.</summary>

@@ -63,7 +63,10 @@ fn describe(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolE
             plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
         })?
         .descriptor;
-    let mut t = json!({"id": d.id, "name": d.name, "description": d.description, "category": d.category, "safetyLevel": d.safety_level, "tier": d.tier, "inputSchema": d.input_schema, "timeoutSeconds": d.timeout.as_secs_f64()});
+    let mut t = json!({"id": d.id, "name": d.name, "description": d.description, "category": d.category, "safetyLevel": d.safety_level, "tier": d.tier, "inputSchema": d.input_schema});
+    if let Some(limit) = server.timeout_of(d) {
+        t["timeoutSeconds"] = json!(limit.as_secs_f64());
+    }
     if let Some(o) = &d.output_schema {
         t["outputSchema"] = o.clone();
     }

@@ -100,11 +100,12 @@ impl Server {
         args: Map<String, Value>,
     ) -> Result<ToolOutput, ToolError> {
         let tool = &entry.descriptor.id;
+        let limit = self.timeout_of(&entry.descriptor);
         if self.execution == Execution::Inline {
             let started = std::time::Instant::now();
             let result = catch_unwind(AssertUnwindSafe(|| (entry.handler)(args)));
-            if started.elapsed() > entry.descriptor.timeout {
-                return Err(timeout_error(tool, entry.descriptor.timeout));
+            if let Some(limit) = limit.filter(|l| started.elapsed() > *l) {
+                return Err(timeout_error(tool, limit));
             }
             return finish(tool, result);
         }
@@ -117,12 +118,12 @@ impl Server {
             *worker = Worker::spawn();
             let _ = worker.jobs.send(job);
         }
-        match receive(&worker.results, Some(entry.descriptor.timeout)) {
+        match receive(&worker.results, limit) {
             Ok(r) => finish(tool, r),
             Err(RecvTimeoutError::Timeout) => {
                 // Abandon the hung worker; the next call gets a fresh one.
                 *slot = None;
-                Err(timeout_error(tool, entry.descriptor.timeout))
+                Err(timeout_error(tool, limit.unwrap_or_default()))
             }
             Err(RecvTimeoutError::Disconnected) => {
                 *slot = None;

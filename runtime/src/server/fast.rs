@@ -65,7 +65,12 @@ impl Server {
             },
             (None, Some(name)) if self.tools.contains_key(&*name) => {
                 match self.call(&name, arguments) {
-                    Ok(o) => write_response(&mut out, &req.id, |out| write_mcp_result(out, &o)),
+                    Ok(o) => {
+                        let structured = self.structured(&name, &o);
+                        write_response(&mut out, &req.id, |out| {
+                            write_mcp_result(out, &o, structured)
+                        })
+                    }
                     // Tool errors are results in MCP, as in the general path.
                     Err(e) => write_response(&mut out, &req.id, |out| {
                         write_json(out, &mcp_error_result(&e))

@@ -5,32 +5,48 @@
 
 use serde_json::{Map, Value, json};
 
+use super::structured::published_output;
 use super::wire::{Answer, write_mcp_result};
 use super::{MCP_PROTOCOL_VERSIONS, Server, Session, ToolDescriptor, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
-/// A descriptor in MCP `tools/list` form; annotations follow the safety level.
+/// A descriptor in MCP `tools/list` form: its name, description and schemas,
+/// and what its [`ToolDescriptor::listing`] holds (a generated tool: what
+/// its spec says, as the catalog lists it); a descriptor without one gets
+/// annotations from its safety level and `_meta.toolgen` from its fields.
 pub fn mcp_tool(d: &ToolDescriptor) -> Value {
-    let (read_only, destructive) = match d.safety_level.as_str() {
-        "read-only" => (true, false),
-        "safe-write" => (false, false),
-        _ => (false, true),
-    };
-    let mut t = json!({
-        "name": d.id,
-        "title": d.name,
-        "description": d.description,
-        "inputSchema": d.input_schema,
-        "annotations": {"title": d.name, "readOnlyHint": read_only, "destructiveHint": destructive},
-        "_meta": {"toolgen": {"category": d.category, "tier": d.tier, "safetyLevel": d.safety_level, "timeoutSeconds": d.timeout.as_secs_f64()}},
-    });
+    let mut t = Map::new();
+    t.insert("name".into(), json!(d.id));
+    t.insert("description".into(), json!(d.description));
+    t.insert("inputSchema".into(), d.input_schema.clone());
     if let Some(o) = &d.output_schema {
-        t["outputSchema"] = o.clone();
+        t.insert("outputSchema".into(), published_output(o));
     }
-    if d.requires_approval {
-        t["_meta"]["toolgen"]["requiresApproval"] = json!(true);
+    match &d.listing {
+        Some(listing) => t.extend(listing.clone()),
+        None => {
+            let (read_only, destructive) = match d.safety_level.as_str() {
+                "read-only" => (true, false),
+                "safe-write" => (false, false),
+                _ => (false, true),
+            };
+            t.insert("title".into(), json!(d.name));
+            t.insert(
+                "annotations".into(),
+                json!({"title": d.name, "readOnlyHint": read_only, "destructiveHint": destructive}),
+            );
+            let mut meta =
+                json!({"category": d.category, "tier": d.tier, "safetyLevel": d.safety_level});
+            if let Some(limit) = d.timeout {
+                meta["timeoutSeconds"] = json!(limit.as_secs_f64());
+            }
+            if d.requires_approval {
+                meta["requiresApproval"] = json!(true);
+            }
+            t.insert("_meta".into(), json!({ "toolgen": meta }));
+        }
     }
-    t
+    Value::Object(t)
 }
 
 /// An MCP tool error: a result (not a JSON-RPC error), so that the model sees it
@@ -87,7 +103,10 @@ fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Answer, Tool
         );
     }
     Ok(match server.call(name, args) {
-        Ok(out) => Answer::written(|buf| write_mcp_result(buf, &out)),
+        Ok(out) => {
+            let structured = server.structured(name, &out);
+            Answer::written(|buf| write_mcp_result(buf, &out, structured))
+        }
         // Tool errors are results, so that the model sees them and can correct itself.
         Err(e) => mcp_error_result(&e).into(),
     })

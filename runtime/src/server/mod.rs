@@ -28,6 +28,7 @@ mod fast;
 mod jsonrpc;
 mod mcp;
 mod stdio;
+mod structured;
 mod tool;
 mod typed;
 mod wire;
@@ -54,13 +55,17 @@ pub const MCP_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-0
 /// Requests larger than this are refused (-32600) without being parsed.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
 
-/// The time limit of tools that set none.
+/// A time limit for tools whose specs state none, for
+/// [`Server::default_timeout`] (EditorMCP's protocol default).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 struct Entry {
     descriptor: ToolDescriptor,
     handler: Handler,
     validator: jsonschema::Validator,
+    /// Its outputs go out as MCP structured content `{"result": ...}`: its
+    /// output schema is not an object's (see [`structured`]).
+    wraps_output: bool,
 }
 
 /// A tool server. Build it with [`Server::new`] and [`Server::tool`].
@@ -71,6 +76,8 @@ pub struct Server {
     tiers: Vec<String>,
     tier: String,
     max_request_bytes: usize,
+    /// The time limit of tools whose specs state none; `None`: no limit.
+    default_timeout: Option<Duration>,
     /// Spawned on the first call that needs it (never with [`Execution::Inline`]).
     worker: Mutex<Option<Worker>>,
 }
@@ -108,6 +115,7 @@ impl Server {
             tiers: tiers.iter().map(|t| (*t).to_owned()).collect(),
             tier: tier.to_owned(),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            default_timeout: None,
             worker: Mutex::new(None),
             execution: Execution::Worker,
         }
@@ -117,6 +125,29 @@ impl Server {
     pub fn execution(mut self, execution: Execution) -> Server {
         self.execution = execution;
         self
+    }
+
+    /// The time limit of tools whose specs state none (by default there is
+    /// none: such a tool runs until it finishes).
+    pub fn default_timeout(mut self, limit: Option<Duration>) -> Server {
+        self.default_timeout = limit;
+        self
+    }
+
+    /// How an output of `tool` goes out as MCP structured content.
+    pub(crate) fn structured(&self, tool: &str, o: &ToolOutput) -> wire::Structured {
+        if self.tools.get(tool).is_some_and(|e| e.wraps_output) {
+            wire::Structured::Wrapped
+        } else if o.output_json().starts_with('{') {
+            wire::Structured::AsIs
+        } else {
+            wire::Structured::Omitted
+        }
+    }
+
+    /// The time limit of a tool: its own, else the server's default.
+    pub(super) fn timeout_of(&self, d: &ToolDescriptor) -> Option<Duration> {
+        d.timeout.or(self.default_timeout)
     }
 
     pub fn max_request_bytes(mut self, bytes: usize) -> Server {
@@ -130,12 +161,17 @@ impl Server {
             .with_draft(jsonschema::Draft::Draft202012)
             .build(&descriptor.input_schema)
             .map_err(|e| format!("tool `{}`: invalid input schema: {e}", descriptor.id))?;
+        let wraps_output = descriptor
+            .output_schema
+            .as_ref()
+            .is_some_and(structured::wraps);
         self.tools.insert(
             descriptor.id.clone(),
             Entry {
                 descriptor,
                 handler,
                 validator,
+                wraps_output,
             },
         );
         Ok(self)
@@ -278,9 +314,10 @@ mod tests {
             tier: "core".into(),
             input_schema: json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}}, "additionalProperties": false}),
             output_schema: None,
-            timeout: DEFAULT_TIMEOUT,
+            timeout: Some(DEFAULT_TIMEOUT),
             requires_approval: false,
             notes: None,
+            listing: None,
         };
         let ok: Handler = Arc::new(|a| {
             let mut o = ToolOutput::new(json!({"z": "é\"\n", "a": [1, 2.5, null], "args": a}));
@@ -307,11 +344,12 @@ mod tests {
                 category: "scene",
                 safety_level: "read-only",
                 tier: "core",
-                timeout_seconds: 30.0,
+                timeout_seconds: Some(30.0),
                 requires_approval: false,
                 notes: None,
                 input_schema: "{}",
                 output_schema: None,
+                listing: "{}",
             }
         }
         static TABLE: [ToolInfo; 2] = [info("a.b"), info("c.d")];

@@ -21,9 +21,15 @@ pub struct ToolDescriptor {
     pub input_schema: Value,
     /// `None` when the tool declares no output schema.
     pub output_schema: Option<Value>,
-    pub timeout: Duration,
+    /// The tool's time limit; `None`: its spec states none, and the
+    /// server's default ([`super::Server::default_timeout`]) applies.
+    pub timeout: Option<Duration>,
     pub requires_approval: bool,
     pub notes: Option<String>,
+    /// What the tool's MCP `tools/list` entry holds besides its name,
+    /// description and schemas (title, annotations, `_meta`, ...), as the
+    /// generated catalog lists it; `None`: made from the fields above.
+    pub listing: Option<Map<String, Value>>,
 }
 
 /// A successful call: the output and informational diagnostics.

@@ -18,13 +18,17 @@ pub struct ToolInfo {
     pub category: &'static str,
     pub safety_level: &'static str,
     pub tier: &'static str,
-    pub timeout_seconds: f64,
+    /// The time limit the spec states, if any.
+    pub timeout_seconds: Option<f64>,
     pub requires_approval: bool,
     pub notes: Option<&'static str>,
     /// The tool's bundled input JSON Schema, as JSON text.
     pub input_schema: &'static str,
     /// The tool's bundled output JSON Schema, when it declares one.
     pub output_schema: Option<&'static str>,
+    /// Its `tools/list` entry besides name, description and schemas, as a
+    /// JSON object (see [`ToolDescriptor::listing`]).
+    pub listing: &'static str,
 }
 
 impl ToolInfo {
@@ -41,9 +45,10 @@ impl ToolInfo {
             output_schema: self
                 .output_schema
                 .and_then(|s| serde_json::from_str(s).ok()),
-            timeout: Duration::from_secs_f64(self.timeout_seconds),
+            timeout: self.timeout_seconds.map(Duration::from_secs_f64),
             requires_approval: self.requires_approval,
             notes: self.notes.map(str::to_owned),
+            listing: serde_json::from_str(self.listing).ok(),
         }
     }
 }

@@ -34,10 +34,21 @@ pub(super) fn write_envelope_result(out: &mut Vec<u8>, tool: &str, o: &ToolOutpu
     out.push(b'}');
 }
 
+/// How an output goes out as MCP structured content, which must be an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Structured {
+    /// The output is an object: as it is.
+    AsIs,
+    /// The tool's output schema is not an object's: `{"result": output}`.
+    Wrapped,
+    /// No output schema, and the output is not an object: none.
+    Omitted,
+}
+
 /// The MCP success result: the output as text (its JSON) and as structured
 /// content, and each diagnostic as one more text item:
 /// `{"content":[{"text":…,"type":"text"},…],"isError":false,"structuredContent":…}`.
-pub(super) fn write_mcp_result(out: &mut Vec<u8>, o: &ToolOutput) {
+pub(super) fn write_mcp_result(out: &mut Vec<u8>, o: &ToolOutput, structured: Structured) {
     // The text item is the output escaped: at most twice as long, and close to it.
     out.reserve(2 * o.output.len() + 128);
     out.extend_from_slice(b"{\"content\":[{\"text\":\"");
@@ -48,8 +59,19 @@ pub(super) fn write_mcp_result(out: &mut Vec<u8>, o: &ToolOutput) {
         write_json(out, d);
         out.extend_from_slice(b",\"type\":\"text\"}");
     }
-    out.extend_from_slice(b"],\"isError\":false,\"structuredContent\":");
-    out.extend_from_slice(o.output_json().as_bytes());
+    out.extend_from_slice(b"],\"isError\":false");
+    match structured {
+        Structured::AsIs => {
+            out.extend_from_slice(b",\"structuredContent\":");
+            out.extend_from_slice(o.output_json().as_bytes());
+        }
+        Structured::Wrapped => {
+            out.extend_from_slice(b",\"structuredContent\":{\"result\":");
+            out.extend_from_slice(o.output_json().as_bytes());
+            out.push(b'}');
+        }
+        Structured::Omitted => {}
+    }
     out.push(b'}');
 }
 

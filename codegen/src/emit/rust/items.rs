@@ -149,7 +149,7 @@ fn lit(s: &str) -> Literal {
 
 /// JSON as a raw string literal, pretty-printed, so that a schema in the
 /// generated table reads as the catalog shows it, unescaped.
-fn json_literal(v: &serde_json::Value) -> Literal {
+fn json_literal(v: &impl serde::Serialize) -> Literal {
     let text = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".to_owned());
     // Enough `#`s that no `"#..#` inside the text ends the literal.
     let longest = text
@@ -244,7 +244,14 @@ fn tiers_and_table(set: &ToolSet) -> TokenStream {
             lit(tool.safety.value.as_str()),
             lit(&tool.tier.value),
         );
-        let timeout = Literal::f64_unsuffixed(set.timeout_of(tool));
+        let timeout = match set.timeout_of(tool) {
+            Some(t) => {
+                let t = Literal::f64_unsuffixed(t);
+                quote!(Some(#t))
+            }
+            None => quote!(None),
+        };
+        let listing = json_literal(&super::super::catalog::listing(set, tool));
         let approval = tool.requires_approval;
         let notes = match &tool.notes {
             Some(n) => {
@@ -253,15 +260,15 @@ fn tiers_and_table(set: &ToolSet) -> TokenStream {
             }
             None => quote!(None),
         };
-        let input = json_literal(&tool.input.value);
+        let input = json_literal(&tool.input.ordered(&tool.input.value));
         let output = if tool.output.value.is_null() {
             quote!(None)
         } else {
-            let o = json_literal(&tool.output.value);
+            let o = json_literal(&tool.output.ordered(&tool.output.value));
             quote!(Some(#o))
         };
         quote! {
-            ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output }
+            ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output, listing: #listing }
         }
     });
     let doc_table = doc("Every tool's descriptor, sorted by id.");

@@ -145,7 +145,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "asset",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Analyzes the dependency graph only; no asset is modified or moved.",
@@ -187,11 +187,6 @@ pub static TOOLS: &[ToolInfo] = &[
     "AssetEdge": {
       "description": "An asset reached from the root asset.",
       "properties": {
-        "depth": {
-          "description": "Distance from the root asset (1 = direct).",
-          "minimum": 1,
-          "type": "integer"
-        },
         "path": {
           "description": "Asset path.",
           "type": "string"
@@ -199,6 +194,11 @@ pub static TOOLS: &[ToolInfo] = &[
         "type": {
           "description": "Asset type name.",
           "type": "string"
+        },
+        "depth": {
+          "description": "Distance from the root asset (1 = direct).",
+          "minimum": 1,
+          "type": "integer"
         }
       },
       "required": [
@@ -238,6 +238,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "asset",
+      "notes": "Analyzes the dependency graph only; no asset is modified or moved.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Asset Dependency Graph"
+  },
+  "title": "Asset Dependency Graph"
+}"#,
     },
     ToolInfo {
         id: "asset.info",
@@ -246,7 +263,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "asset",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Reads asset metadata and import settings only; no asset file or import setting is modified.",
@@ -274,24 +291,16 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "dependencies": {
-      "description": "Paths of direct dependencies, sorted; present only when `includeDependencies` is true.",
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
+    "path": {
+      "description": "Asset path.",
+      "type": "string"
     },
     "guid": {
       "description": "Asset GUID (32 hexadecimal digits).",
       "type": "string"
     },
-    "importSettings": {
-      "additionalProperties": true,
-      "description": "The importer's settings as a JSON object; its keys depend on the importer type.",
-      "type": "object"
-    },
-    "path": {
-      "description": "Asset path.",
+    "type": {
+      "description": "Main asset type name.",
       "type": "string"
     },
     "sizeBytes": {
@@ -299,9 +308,17 @@ pub static TOOLS: &[ToolInfo] = &[
       "minimum": 0,
       "type": "integer"
     },
-    "type": {
-      "description": "Main asset type name.",
-      "type": "string"
+    "dependencies": {
+      "description": "Paths of direct dependencies, sorted; present only when `includeDependencies` is true.",
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "importSettings": {
+      "additionalProperties": true,
+      "description": "The importer's settings as a JSON object; its keys depend on the importer type.",
+      "type": "object"
     }
   },
   "required": [
@@ -314,6 +331,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "asset",
+      "notes": "Reads asset metadata and import settings only; no asset file or import setting is modified.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Asset Info"
+  },
+  "title": "Asset Info"
+}"#,
     },
     ToolInfo {
         id: "audio.mixer.list",
@@ -322,7 +356,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "audio",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Reads AudioMixer asset structure only; no mixer setting or snapshot is modified.",
@@ -341,6 +375,14 @@ pub static TOOLS: &[ToolInfo] = &[
       "description": "Mixers sorted by path.",
       "items": {
         "properties": {
+          "path": {
+            "description": "Asset path of the mixer.",
+            "type": "string"
+          },
+          "name": {
+            "description": "Mixer name.",
+            "type": "string"
+          },
           "groups": {
             "description": "Mixer groups sorted by path.",
             "items": {
@@ -361,14 +403,6 @@ pub static TOOLS: &[ToolInfo] = &[
               "type": "object"
             },
             "type": "array"
-          },
-          "name": {
-            "description": "Mixer name.",
-            "type": "string"
-          },
-          "path": {
-            "description": "Asset path of the mixer.",
-            "type": "string"
           },
           "snapshots": {
             "description": "Snapshots sorted by name.",
@@ -404,6 +438,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "audio",
+      "notes": "Reads AudioMixer asset structure only; no mixer setting or snapshot is modified.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "List Audio Mixers"
+  },
+  "title": "List Audio Mixers"
+}"#,
     },
     ToolInfo {
         id: "audio.mixer.snapshot.read",
@@ -412,7 +463,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "audio",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Best effort: parameter values are read through reflection because Unity has no public API for them; some parameters may be missing, and a diagnostic in the response says so. Nothing is modified.",
@@ -444,14 +495,14 @@ pub static TOOLS: &[ToolInfo] = &[
       "description": "Path of the mixer.",
       "type": "string"
     },
+    "snapshotName": {
+      "description": "Name of the snapshot.",
+      "type": "string"
+    },
     "parameters": {
       "description": "Parameters sorted by group, then name.",
       "items": {
         "properties": {
-          "group": {
-            "description": "Path of the mixer group the parameter belongs to.",
-            "type": "string"
-          },
           "name": {
             "description": "Parameter name (exposed name when exposed).",
             "type": "string"
@@ -459,6 +510,10 @@ pub static TOOLS: &[ToolInfo] = &[
           "value": {
             "description": "Parameter value in the snapshot (e.g. volume in dB).",
             "type": "number"
+          },
+          "group": {
+            "description": "Path of the mixer group the parameter belongs to.",
+            "type": "string"
           }
         },
         "required": [
@@ -469,10 +524,6 @@ pub static TOOLS: &[ToolInfo] = &[
         "type": "object"
       },
       "type": "array"
-    },
-    "snapshotName": {
-      "description": "Name of the snapshot.",
-      "type": "string"
     }
   },
   "required": [
@@ -483,6 +534,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "audio",
+      "notes": "Best effort: parameter values are read through reflection because Unity has no public API for them; some parameters may be missing, and a diagnostic in the response says so. Nothing is modified.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Read Mixer Snapshot"
+  },
+  "title": "Read Mixer Snapshot"
+}"#,
     },
     ToolInfo {
         id: "component.list",
@@ -491,7 +559,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "gameobject",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Requires an active scene (`No active scene loaded`) and an existing GameObject (`GameObject not found`). Reads component data only; nothing is modified.",
@@ -519,16 +587,25 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "activeScene": {
-      "description": "Path of the active scene.",
+    "hierarchyPath": {
+      "description": "Hierarchy path of the inspected GameObject.",
       "type": "string"
     },
     "components": {
       "description": "Components in inspector order.",
       "items": {
         "properties": {
+          "type": {
+            "description": "Full component type name.",
+            "type": "string"
+          },
           "instanceId": {
             "description": "Unity instance id of the component.",
+            "type": "integer"
+          },
+          "propertyCount": {
+            "description": "Number of serialized properties.",
+            "minimum": 0,
             "type": "integer"
           },
           "properties": {
@@ -551,15 +628,6 @@ pub static TOOLS: &[ToolInfo] = &[
               "type": "object"
             },
             "type": "array"
-          },
-          "propertyCount": {
-            "description": "Number of serialized properties.",
-            "minimum": 0,
-            "type": "integer"
-          },
-          "type": {
-            "description": "Full component type name.",
-            "type": "string"
           }
         },
         "required": [
@@ -571,8 +639,8 @@ pub static TOOLS: &[ToolInfo] = &[
       },
       "type": "array"
     },
-    "hierarchyPath": {
-      "description": "Hierarchy path of the inspected GameObject.",
+    "activeScene": {
+      "description": "Path of the active scene.",
       "type": "string"
     }
   },
@@ -584,6 +652,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "gameobject",
+      "notes": "Requires an active scene (`No active scene loaded`) and an existing GameObject (`GameObject not found`). Reads component data only; nothing is modified.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "List GameObject Components"
+  },
+  "title": "List GameObject Components"
+}"#,
     },
     ToolInfo {
         id: "editor.selection.info",
@@ -592,7 +677,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "editor",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some("Reads the current selection only; the selection is not changed."),
         input_schema: r#"{
@@ -605,6 +690,41 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
+    "selectedObjects": {
+      "description": "Selected objects in selection order.",
+      "items": {
+        "properties": {
+          "name": {
+            "description": "Object name.",
+            "type": "string"
+          },
+          "path": {
+            "description": "Hierarchy path for scene objects, asset path for assets.",
+            "type": "string"
+          },
+          "type": {
+            "description": "Object type name.",
+            "type": "string"
+          },
+          "instanceId": {
+            "description": "Unity instance id.",
+            "type": "integer"
+          }
+        },
+        "required": [
+          "instanceId",
+          "name",
+          "path",
+          "type"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "activeScene": {
+      "description": "Path of the active scene (empty string when no scene is open).",
+      "type": "string"
+    },
     "activeGameObject": {
       "description": "The active GameObject, or `null` when none is selected.",
       "properties": {
@@ -625,41 +745,6 @@ pub static TOOLS: &[ToolInfo] = &[
         "object",
         "null"
       ]
-    },
-    "activeScene": {
-      "description": "Path of the active scene (empty string when no scene is open).",
-      "type": "string"
-    },
-    "selectedObjects": {
-      "description": "Selected objects in selection order.",
-      "items": {
-        "properties": {
-          "instanceId": {
-            "description": "Unity instance id.",
-            "type": "integer"
-          },
-          "name": {
-            "description": "Object name.",
-            "type": "string"
-          },
-          "path": {
-            "description": "Hierarchy path for scene objects, asset path for assets.",
-            "type": "string"
-          },
-          "type": {
-            "description": "Object type name.",
-            "type": "string"
-          }
-        },
-        "required": [
-          "instanceId",
-          "name",
-          "path",
-          "type"
-        ],
-        "type": "object"
-      },
-      "type": "array"
     }
   },
   "required": [
@@ -670,6 +755,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "editor",
+      "notes": "Reads the current selection only; the selection is not changed.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Editor Selection Info"
+  },
+  "title": "Editor Selection Info"
+}"#,
     },
     ToolInfo {
         id: "go.find",
@@ -678,7 +780,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "gameobject",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Requires an active scene (error `No active scene loaded` otherwise); an invalid pattern gives `Invalid hierarchy path pattern`. All filters are optional and combine with AND. Searches only; nothing is selected, modified or created.",
@@ -687,12 +789,16 @@ pub static TOOLS: &[ToolInfo] = &[
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
+    "hierarchyPath": {
+      "description": "Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`).",
+      "type": "string"
+    },
     "componentType": {
       "description": "Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`).",
       "type": "string"
     },
-    "hierarchyPath": {
-      "description": "Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`).",
+    "tag": {
+      "description": "Only objects with this tag (e.g. `Enemy`).",
       "type": "string"
     },
     "layer": {
@@ -704,10 +810,6 @@ pub static TOOLS: &[ToolInfo] = &[
     "namePattern": {
       "description": "Only objects whose name matches this pattern (`*` and `?` wildcards).",
       "type": "string"
-    },
-    "tag": {
-      "description": "Only objects with this tag (e.g. `Enemy`).",
-      "type": "string"
     }
   },
   "type": "object"
@@ -716,14 +818,22 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "activeScene": {
-      "description": "Path of the active scene that was searched.",
-      "type": "string"
-    },
     "matches": {
       "description": "Matching objects sorted by hierarchy path.",
       "items": {
         "properties": {
+          "instanceId": {
+            "description": "Unity instance id.",
+            "type": "integer"
+          },
+          "name": {
+            "description": "GameObject name.",
+            "type": "string"
+          },
+          "hierarchyPath": {
+            "description": "Hierarchy path from the scene root.",
+            "type": "string"
+          },
           "components": {
             "description": "Full component type names.",
             "items": {
@@ -731,27 +841,15 @@ pub static TOOLS: &[ToolInfo] = &[
             },
             "type": "array"
           },
-          "hierarchyPath": {
-            "description": "Hierarchy path from the scene root.",
+          "tag": {
+            "description": "Tag of the object.",
             "type": "string"
-          },
-          "instanceId": {
-            "description": "Unity instance id.",
-            "type": "integer"
           },
           "layer": {
             "description": "Layer index.",
             "maximum": 31,
             "minimum": 0,
             "type": "integer"
-          },
-          "name": {
-            "description": "GameObject name.",
-            "type": "string"
-          },
-          "tag": {
-            "description": "Tag of the object.",
-            "type": "string"
           }
         },
         "required": [
@@ -765,6 +863,10 @@ pub static TOOLS: &[ToolInfo] = &[
         "type": "object"
       },
       "type": "array"
+    },
+    "activeScene": {
+      "description": "Path of the active scene that was searched.",
+      "type": "string"
     }
   },
   "required": [
@@ -774,6 +876,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "gameobject",
+      "notes": "Requires an active scene (error `No active scene loaded` otherwise); an invalid pattern gives `Invalid hierarchy path pattern`. All filters are optional and combine with AND. Searches only; nothing is selected, modified or created.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Find GameObjects"
+  },
+  "title": "Find GameObjects"
+}"#,
     },
     ToolInfo {
         id: "go.setParent",
@@ -782,7 +901,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "gameobject",
         safety_level: "safe-write",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Single-object write, undoable: uses Undo.RecordObject() and Undo.SetTransformParent(). Errors: `No active scene loaded`, `Child GameObject not found`, `Parent GameObject not found`, `Cannot set parent to descendant` (a parent may not be a descendant of the child). Not a batch operation.",
@@ -809,12 +928,12 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
+    "success": {
+      "description": "Always `true` in a result; failures are reported as errors.",
+      "type": "boolean"
+    },
     "childPath": {
       "description": "Hierarchy path of the child before the move.",
-      "type": "string"
-    },
-    "newHierarchyPath": {
-      "description": "Hierarchy path of the child after the move.",
       "type": "string"
     },
     "newParentPath": {
@@ -824,9 +943,9 @@ pub static TOOLS: &[ToolInfo] = &[
         "null"
       ]
     },
-    "success": {
-      "description": "Always `true` in a result; failures are reported as errors.",
-      "type": "boolean"
+    "newHierarchyPath": {
+      "description": "Hierarchy path of the child after the move.",
+      "type": "string"
     }
   },
   "required": [
@@ -838,6 +957,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "gameobject",
+      "notes": "Single-object write, undoable: uses Undo.RecordObject() and Undo.SetTransformParent(). Errors: `No active scene loaded`, `Child GameObject not found`, `Parent GameObject not found`, `Cannot set parent to descendant` (a parent may not be a descendant of the child). Not a batch operation.",
+      "safetyLevel": "safe-write",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": false,
+    "title": "Set GameObject Parent"
+  },
+  "title": "Set GameObject Parent"
+}"#,
     },
     ToolInfo {
         id: "mcp.server.info",
@@ -846,7 +982,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "mcp.platform",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Returns metadata only; no project state is read beyond the Editor's version and platform.",
@@ -861,20 +997,24 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
+    "serverVersion": {
+      "description": "Version of the EditorMCP bridge (semantic version).",
+      "type": "string"
+    },
+    "unityVersion": {
+      "description": "Version of the Unity Editor the bridge runs in.",
+      "type": "string"
+    },
+    "platform": {
+      "description": "Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`.",
+      "type": "string"
+    },
     "enabledToolCategories": {
       "description": "Tool categories enabled on this server, sorted alphabetically.",
       "items": {
         "type": "string"
       },
       "type": "array"
-    },
-    "platform": {
-      "description": "Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`.",
-      "type": "string"
-    },
-    "serverVersion": {
-      "description": "Version of the EditorMCP bridge (semantic version).",
-      "type": "string"
     },
     "tier": {
       "description": "Tier the server runs at; tools above it are refused.",
@@ -885,10 +1025,6 @@ pub static TOOLS: &[ToolInfo] = &[
         "tier3",
         "tier4"
       ],
-      "type": "string"
-    },
-    "unityVersion": {
-      "description": "Version of the Unity Editor the bridge runs in.",
       "type": "string"
     }
   },
@@ -902,6 +1038,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "mcp.platform",
+      "notes": "Returns metadata only; no project state is read beyond the Editor's version and platform.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "MCP Server Info"
+  },
+  "title": "MCP Server Info"
+}"#,
     },
     ToolInfo {
         id: "mcp.tool.describe",
@@ -910,7 +1063,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "mcp.platform",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some("Returns the tool's schema only; the tool is not executed."),
         input_schema: r#"{
@@ -933,15 +1086,6 @@ pub static TOOLS: &[ToolInfo] = &[
     "OutputFieldDescription": {
       "description": "One output field of a tool.",
       "properties": {
-        "description": {
-          "description": "What the field holds.",
-          "type": "string"
-        },
-        "items": {
-          "additionalProperties": true,
-          "description": "Schema of the array's items, for arrays.",
-          "type": "object"
-        },
         "type": {
           "description": "Field type.",
           "enum": [
@@ -954,6 +1098,15 @@ pub static TOOLS: &[ToolInfo] = &[
             "any"
           ],
           "type": "string"
+        },
+        "description": {
+          "description": "What the field holds.",
+          "type": "string"
+        },
+        "items": {
+          "additionalProperties": true,
+          "description": "Schema of the array's items, for arrays.",
+          "type": "object"
         }
       },
       "required": [
@@ -965,30 +1118,6 @@ pub static TOOLS: &[ToolInfo] = &[
     "ParameterDescription": {
       "description": "One parameter of a tool.",
       "properties": {
-        "default": {
-          "description": "Value used when the parameter is omitted."
-        },
-        "description": {
-          "description": "What the parameter means.",
-          "type": "string"
-        },
-        "enum": {
-          "description": "The allowed values, when the set is fixed.",
-          "items": {},
-          "type": "array"
-        },
-        "maximum": {
-          "description": "Largest allowed value.",
-          "type": "number"
-        },
-        "minimum": {
-          "description": "Smallest allowed value.",
-          "type": "number"
-        },
-        "required": {
-          "description": "Whether callers must pass the parameter.",
-          "type": "boolean"
-        },
         "type": {
           "description": "Parameter type.",
           "enum": [
@@ -1001,6 +1130,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "any"
           ],
           "type": "string"
+        },
+        "required": {
+          "description": "Whether callers must pass the parameter.",
+          "type": "boolean"
+        },
+        "description": {
+          "description": "What the parameter means.",
+          "type": "string"
+        },
+        "default": {
+          "description": "Value used when the parameter is omitted."
+        },
+        "enum": {
+          "description": "The allowed values, when the set is fixed.",
+          "items": {},
+          "type": "array"
+        },
+        "minimum": {
+          "description": "Smallest allowed value.",
+          "type": "number"
+        },
+        "maximum": {
+          "description": "Largest allowed value.",
+          "type": "number"
         }
       },
       "required": [
@@ -1013,39 +1166,21 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "category": {
-      "description": "Tool category.",
+    "id": {
+      "description": "Canonical tool id.",
+      "type": "string"
+    },
+    "name": {
+      "description": "Display name.",
       "type": "string"
     },
     "description": {
       "description": "What the tool does.",
       "type": "string"
     },
-    "id": {
-      "description": "Canonical tool id.",
+    "category": {
+      "description": "Tool category.",
       "type": "string"
-    },
-    "inputs": {
-      "additionalProperties": {
-        "$ref": "#/$defs/ParameterDescription"
-      },
-      "description": "The tool's parameters, keyed by parameter name.",
-      "type": "object"
-    },
-    "name": {
-      "description": "Display name.",
-      "type": "string"
-    },
-    "notes": {
-      "description": "Limitations and caveats, when the tool has any.",
-      "type": "string"
-    },
-    "outputs": {
-      "additionalProperties": {
-        "$ref": "#/$defs/OutputFieldDescription"
-      },
-      "description": "The tool's output fields, keyed by field name.",
-      "type": "object"
     },
     "safetyLevel": {
       "description": "What the tool may modify.",
@@ -1066,6 +1201,24 @@ pub static TOOLS: &[ToolInfo] = &[
         "tier4"
       ],
       "type": "string"
+    },
+    "inputs": {
+      "additionalProperties": {
+        "$ref": "#/$defs/ParameterDescription"
+      },
+      "description": "The tool's parameters, keyed by parameter name.",
+      "type": "object"
+    },
+    "outputs": {
+      "additionalProperties": {
+        "$ref": "#/$defs/OutputFieldDescription"
+      },
+      "description": "The tool's output fields, keyed by field name.",
+      "type": "object"
+    },
+    "notes": {
+      "description": "Limitations and caveats, when the tool has any.",
+      "type": "string"
     }
   },
   "required": [
@@ -1081,6 +1234,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "mcp.platform",
+      "notes": "Returns the tool's schema only; the tool is not executed.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Describe Tool"
+  },
+  "title": "Describe Tool"
+}"#,
     },
     ToolInfo {
         id: "mcp.tools.list",
@@ -1089,7 +1259,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "mcp.platform",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Returns tool metadata only; no tool is executed. Filters combine with AND.",
@@ -1124,20 +1294,20 @@ pub static TOOLS: &[ToolInfo] = &[
       "description": "Matching tools, sorted by id.",
       "items": {
         "properties": {
-          "category": {
-            "description": "Tool category.",
-            "type": "string"
-          },
-          "description": {
-            "description": "What the tool does.",
-            "type": "string"
-          },
           "id": {
             "description": "Canonical tool id.",
             "type": "string"
           },
           "name": {
             "description": "Display name.",
+            "type": "string"
+          },
+          "description": {
+            "description": "What the tool does.",
+            "type": "string"
+          },
+          "category": {
+            "description": "Tool category.",
             "type": "string"
           },
           "safetyLevel": {
@@ -1180,6 +1350,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "mcp.platform",
+      "notes": "Returns tool metadata only; no tool is executed. Filters combine with AND.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "List Tools"
+  },
+  "title": "List Tools"
+}"#,
     },
     ToolInfo {
         id: "project.assets.summary",
@@ -1188,7 +1375,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "project",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 10.0,
+        timeout_seconds: Some(10.0),
         requires_approval: false,
         notes: Some(
             "Time guard: counting stops after 10 seconds and the result is partial; a diagnostic in the response says so. Best effort: Timeline assets are counted as 0 when the Timeline package is not installed. Analyzes the asset database only; no asset is modified or deleted.",
@@ -1214,6 +1401,11 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
+    "totalAssets": {
+      "description": "Number of assets counted.",
+      "minimum": 0,
+      "type": "integer"
+    },
     "byType": {
       "additionalProperties": {
         "minimum": 0,
@@ -1230,14 +1422,14 @@ pub static TOOLS: &[ToolInfo] = &[
             "description": "Asset path.",
             "type": "string"
           },
+          "type": {
+            "description": "Asset type name.",
+            "type": "string"
+          },
           "sizeBytes": {
             "description": "Size of the asset file in bytes.",
             "minimum": 0,
             "type": "integer"
-          },
-          "type": {
-            "description": "Asset type name.",
-            "type": "string"
           }
         },
         "required": [
@@ -1248,11 +1440,6 @@ pub static TOOLS: &[ToolInfo] = &[
         "type": "object"
       },
       "type": "array"
-    },
-    "totalAssets": {
-      "description": "Number of assets counted.",
-      "minimum": 0,
-      "type": "integer"
     },
     "unreferencedCount": {
       "description": "Number of assets that no scene, prefab or other asset references.",
@@ -1269,6 +1456,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "project",
+      "notes": "Time guard: counting stops after 10 seconds and the result is partial; a diagnostic in the response says so. Best effort: Timeline assets are counted as 0 when the Timeline package is not installed. Analyzes the asset database only; no asset is modified or deleted.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 10
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Project Assets Summary"
+  },
+  "title": "Project Assets Summary"
+}"#,
     },
     ToolInfo {
         id: "project.info",
@@ -1277,7 +1481,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "project",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some("Reads project settings only; no modifications are made."),
         input_schema: r#"{
@@ -1290,6 +1494,18 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
+    "projectName": {
+      "description": "Name of the project (its folder name).",
+      "type": "string"
+    },
+    "unityVersion": {
+      "description": "Unity Editor version the project is open in.",
+      "type": "string"
+    },
+    "renderPipeline": {
+      "description": "Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines.",
+      "type": "string"
+    },
     "buildTargets": {
       "description": "Build targets with installed support, sorted alphabetically.",
       "items": {
@@ -1297,20 +1513,8 @@ pub static TOOLS: &[ToolInfo] = &[
       },
       "type": "array"
     },
-    "projectName": {
-      "description": "Name of the project (its folder name).",
-      "type": "string"
-    },
     "projectPath": {
       "description": "Absolute path of the project folder.",
-      "type": "string"
-    },
-    "renderPipeline": {
-      "description": "Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines.",
-      "type": "string"
-    },
-    "unityVersion": {
-      "description": "Unity Editor version the project is open in.",
       "type": "string"
     }
   },
@@ -1324,6 +1528,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "project",
+      "notes": "Reads project settings only; no modifications are made.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Project Info"
+  },
+  "title": "Project Info"
+}"#,
     },
     ToolInfo {
         id: "project.references.missing",
@@ -1332,7 +1553,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "project",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 15.0,
+        timeout_seconds: Some(15.0),
         requires_approval: false,
         notes: Some(
             "Time guard: scanning stops after 15 seconds, at most 100 scenes and 200 prefabs per scan; results may then be partial and a diagnostic in the response says so. Best effort: focuses on scenes and prefabs and may not detect every missing reference in other asset types. Never fixes or modifies anything.",
@@ -1359,36 +1580,14 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "brokenReferences": {
-      "description": "Object references that point to missing assets, sorted by path, then property path.",
-      "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path of the asset that holds the reference.",
-            "type": "string"
-          },
-          "referenceGuid": {
-            "description": "GUID the reference points to, which no asset has.",
-            "type": "string"
-          },
-          "referencePath": {
-            "description": "Property path of the broken reference inside the asset.",
-            "type": "string"
-          }
-        },
-        "required": [
-          "path",
-          "referenceGuid",
-          "referencePath"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    },
     "missingScripts": {
       "description": "Components whose MonoScript is missing, sorted by path, then component index.",
       "items": {
         "properties": {
+          "path": {
+            "description": "Asset path of the scene or prefab.",
+            "type": "string"
+          },
           "componentIndex": {
             "description": "Index of the component whose script is missing.",
             "minimum": 0,
@@ -1397,16 +1596,38 @@ pub static TOOLS: &[ToolInfo] = &[
           "guid": {
             "description": "GUID of the missing script asset, or an empty string when Unity no longer records it.",
             "type": "string"
-          },
-          "path": {
-            "description": "Asset path of the scene or prefab.",
-            "type": "string"
           }
         },
         "required": [
           "componentIndex",
           "guid",
           "path"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "brokenReferences": {
+      "description": "Object references that point to missing assets, sorted by path, then property path.",
+      "items": {
+        "properties": {
+          "path": {
+            "description": "Asset path of the asset that holds the reference.",
+            "type": "string"
+          },
+          "referencePath": {
+            "description": "Property path of the broken reference inside the asset.",
+            "type": "string"
+          },
+          "referenceGuid": {
+            "description": "GUID the reference points to, which no asset has.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "path",
+          "referenceGuid",
+          "referencePath"
         ],
         "type": "object"
       },
@@ -1420,6 +1641,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "project",
+      "notes": "Time guard: scanning stops after 15 seconds, at most 100 scenes and 200 prefabs per scan; results may then be partial and a diagnostic in the response says so. Best effort: focuses on scenes and prefabs and may not detect every missing reference in other asset types. Never fixes or modifies anything.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 15
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Find Missing References"
+  },
+  "title": "Find Missing References"
+}"#,
     },
     ToolInfo {
         id: "project.scenes.list",
@@ -1428,7 +1666,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "project",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Reads the scene list from EditorBuildSettings and the AssetDatabase; no scene file is opened or modified.",
@@ -1452,22 +1690,22 @@ pub static TOOLS: &[ToolInfo] = &[
       "description": "Scenes sorted by path.",
       "items": {
         "properties": {
-          "buildIndex": {
-            "description": "Index in the build settings, or -1 when the scene is not in the build.",
-            "minimum": -1,
-            "type": "integer"
-          },
-          "enabledInBuild": {
-            "description": "Whether the scene is enabled in the build settings.",
-            "type": "boolean"
+          "path": {
+            "description": "Asset path of the scene.",
+            "type": "string"
           },
           "name": {
             "description": "Scene name (file name without extension).",
             "type": "string"
           },
-          "path": {
-            "description": "Asset path of the scene.",
-            "type": "string"
+          "enabledInBuild": {
+            "description": "Whether the scene is enabled in the build settings.",
+            "type": "boolean"
+          },
+          "buildIndex": {
+            "description": "Index in the build settings, or -1 when the scene is not in the build.",
+            "minimum": -1,
+            "type": "integer"
           }
         },
         "required": [
@@ -1487,6 +1725,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "project",
+      "notes": "Reads the scene list from EditorBuildSettings and the AssetDatabase; no scene file is opened or modified.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "List Project Scenes"
+  },
+  "title": "List Project Scenes"
+}"#,
     },
     ToolInfo {
         id: "scene.components.list",
@@ -1495,19 +1750,19 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "scene",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some("Reads component data only; no component or property is modified."),
         input_schema: r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
-    "gameObjectPath": {
-      "description": "Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`).",
-      "type": "string"
-    },
     "scenePath": {
       "description": "Path to the scene file.",
+      "type": "string"
+    },
+    "gameObjectPath": {
+      "description": "Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`).",
       "type": "string"
     }
   },
@@ -1521,10 +1776,18 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
+    "gameObjectPath": {
+      "description": "Hierarchy path of the inspected GameObject.",
+      "type": "string"
+    },
     "components": {
       "description": "Components in inspector order.",
       "items": {
         "properties": {
+          "type": {
+            "description": "Component type name.",
+            "type": "string"
+          },
           "instanceId": {
             "description": "Unity instance id of the component.",
             "type": "integer"
@@ -1553,10 +1816,6 @@ pub static TOOLS: &[ToolInfo] = &[
               "type": "object"
             },
             "type": "array"
-          },
-          "type": {
-            "description": "Component type name.",
-            "type": "string"
           }
         },
         "required": [
@@ -1567,10 +1826,6 @@ pub static TOOLS: &[ToolInfo] = &[
         "type": "object"
       },
       "type": "array"
-    },
-    "gameObjectPath": {
-      "description": "Hierarchy path of the inspected GameObject.",
-      "type": "string"
     }
   },
   "required": [
@@ -1580,6 +1835,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "scene",
+      "notes": "Reads component data only; no component or property is modified.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "List Scene Components"
+  },
+  "title": "List Scene Components"
+}"#,
     },
     ToolInfo {
         id: "scene.hierarchy.dump",
@@ -1588,7 +1860,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "scene",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Large scenes with thousands of objects may take several seconds to process. Reads the hierarchy only; no GameObject or component is modified.",
@@ -1613,12 +1885,17 @@ pub static TOOLS: &[ToolInfo] = &[
     "GameObjectNode": {
       "description": "A GameObject and its descendants.",
       "properties": {
-        "children": {
-          "description": "Child GameObjects, in sibling order.",
-          "items": {
-            "$ref": "#/$defs/GameObjectNode"
-          },
-          "type": "array"
+        "name": {
+          "description": "GameObject name.",
+          "type": "string"
+        },
+        "path": {
+          "description": "Hierarchy path from the scene root, `/`-separated.",
+          "type": "string"
+        },
+        "instanceId": {
+          "description": "Unity instance id (stable while the scene is open).",
+          "type": "integer"
         },
         "components": {
           "description": "Component type names, in inspector order.",
@@ -1627,17 +1904,12 @@ pub static TOOLS: &[ToolInfo] = &[
           },
           "type": "array"
         },
-        "instanceId": {
-          "description": "Unity instance id (stable while the scene is open).",
-          "type": "integer"
-        },
-        "name": {
-          "description": "GameObject name.",
-          "type": "string"
-        },
-        "path": {
-          "description": "Hierarchy path from the scene root, `/`-separated.",
-          "type": "string"
+        "children": {
+          "description": "Child GameObjects, in sibling order.",
+          "items": {
+            "$ref": "#/$defs/GameObjectNode"
+          },
+          "type": "array"
         }
       },
       "required": [
@@ -1652,16 +1924,16 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
+    "scenePath": {
+      "description": "Path to the scene that was dumped.",
+      "type": "string"
+    },
     "rootObjects": {
       "description": "Root GameObjects of the scene, in sibling order.",
       "items": {
         "$ref": "#/$defs/GameObjectNode"
       },
       "type": "array"
-    },
-    "scenePath": {
-      "description": "Path to the scene that was dumped.",
-      "type": "string"
     }
   },
   "required": [
@@ -1671,6 +1943,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "scene",
+      "notes": "Large scenes with thousands of objects may take several seconds to process. Reads the hierarchy only; no GameObject or component is modified.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Dump Scene Hierarchy"
+  },
+  "title": "Dump Scene Hierarchy"
+}"#,
     },
     ToolInfo {
         id: "scene.objects.find",
@@ -1679,7 +1968,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "scene",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
             "Searches the scene hierarchy only; no object is selected or modified.",
@@ -1688,8 +1977,20 @@ pub static TOOLS: &[ToolInfo] = &[
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
+    "scenePath": {
+      "description": "Path to the scene file.",
+      "type": "string"
+    },
     "componentType": {
       "description": "Only objects with a component of this type name.",
+      "type": "string"
+    },
+    "namePattern": {
+      "description": "Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character.",
+      "type": "string"
+    },
+    "tag": {
+      "description": "Only objects with this tag.",
       "type": "string"
     },
     "layer": {
@@ -1697,18 +1998,6 @@ pub static TOOLS: &[ToolInfo] = &[
       "maximum": 31,
       "minimum": 0,
       "type": "integer"
-    },
-    "namePattern": {
-      "description": "Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character.",
-      "type": "string"
-    },
-    "scenePath": {
-      "description": "Path to the scene file.",
-      "type": "string"
-    },
-    "tag": {
-      "description": "Only objects with this tag.",
-      "type": "string"
     }
   },
   "required": [
@@ -1724,23 +2013,6 @@ pub static TOOLS: &[ToolInfo] = &[
       "description": "Matching objects sorted by path. Filters combine with AND.",
       "items": {
         "properties": {
-          "components": {
-            "description": "Component type names.",
-            "items": {
-              "type": "string"
-            },
-            "type": "array"
-          },
-          "instanceId": {
-            "description": "Unity instance id.",
-            "type": "integer"
-          },
-          "layer": {
-            "description": "Layer index.",
-            "maximum": 31,
-            "minimum": 0,
-            "type": "integer"
-          },
           "name": {
             "description": "GameObject name.",
             "type": "string"
@@ -1749,9 +2021,26 @@ pub static TOOLS: &[ToolInfo] = &[
             "description": "Hierarchy path from the scene root.",
             "type": "string"
           },
+          "instanceId": {
+            "description": "Unity instance id.",
+            "type": "integer"
+          },
+          "components": {
+            "description": "Component type names.",
+            "items": {
+              "type": "string"
+            },
+            "type": "array"
+          },
           "tag": {
             "description": "Tag of the object (`Untagged` when none).",
             "type": "string"
+          },
+          "layer": {
+            "description": "Layer index.",
+            "maximum": 31,
+            "minimum": 0,
+            "type": "integer"
           }
         },
         "required": [
@@ -1773,6 +2062,23 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "scene",
+      "notes": "Searches the scene hierarchy only; no object is selected or modified.",
+      "safetyLevel": "read-only",
+      "tier": "core",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": true,
+    "title": "Find Scene Objects"
+  },
+  "title": "Find Scene Objects"
+}"#,
     },
 ];
 /// Calls `asset.dependencies.graph`: its arguments into its `Input`, its `Output` straight to JSON text.

@@ -61,7 +61,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "info",
         safety_level: "safe-write",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: false,
         notes: None,
         input_schema: r#"{
@@ -82,6 +82,20 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "annotations": {
+        "action": "get",
+        "execution_time": 0.001,
+        "group": "config",
+        "implementation_example": "ravedemo:::mcp_tool_config_get()\n#\n#> $settings\n#> $settings$max_size_mb\n#> [1] 512\n",
+        "package": "ravedemo"
+      },
+      "category": "info"
+    }
+  }
+}"#,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_config_set_cache",
@@ -90,22 +104,22 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "configuration",
         safety_level: "safe-write",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: true,
         notes: None,
         input_schema: r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "clear_existing": {
-      "default": false,
-      "description": "Empty the cache first.",
-      "type": "boolean"
-    },
     "max_size_mb": {
       "default": 512,
       "description": "Largest cache size in megabytes.",
       "minimum": 1,
       "type": "number"
+    },
+    "clear_existing": {
+      "default": false,
+      "description": "Empty the cache first.",
+      "type": "boolean"
     }
   },
   "type": "object"
@@ -114,18 +128,33 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "cleared": {
-      "description": "Whether the cache was emptied.",
-      "type": "boolean"
-    },
     "max_size_mb": {
       "description": "The cache size now in force.",
       "type": "number"
+    },
+    "cleared": {
+      "description": "Whether the cache was emptied.",
+      "type": "boolean"
     }
   },
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "annotations": {
+        "action": "set_cache",
+        "execution_time": 0.002,
+        "group": "config",
+        "implementation_example": "ravedemo:::mcp_tool_config_set_cache(max_size_mb = 1024)\n#\n#> $max_size_mb\n#> [1] 1024\n#>\n#> $cleared\n#> [1] FALSE\n",
+        "package": "ravedemo"
+      },
+      "category": "configuration",
+      "requiresApproval": true
+    }
+  }
+}"#,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_pipeline_run",
@@ -134,17 +163,12 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "execution",
         safety_level: "destructive",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: true,
         notes: None,
         input_schema: r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "parallel": {
-      "default": false,
-      "description": "Run independent targets in parallel.",
-      "type": "boolean"
-    },
     "targets": {
       "description": "Targets to run, with their upstream dependencies; all targets when empty.",
       "examples": [
@@ -155,6 +179,11 @@ pub static TOOLS: &[ToolInfo] = &[
         "type": "string"
       },
       "type": "array"
+    },
+    "parallel": {
+      "default": false,
+      "description": "Run independent targets in parallel.",
+      "type": "boolean"
     }
   },
   "type": "object"
@@ -163,18 +192,37 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "message": {
-      "description": "Human-readable status.",
-      "type": "string"
-    },
     "success": {
       "description": "Whether every target completed.",
       "type": "boolean"
+    },
+    "message": {
+      "description": "Human-readable status.",
+      "type": "string"
     }
   },
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "annotations": {
+        "action": "run",
+        "execution_time": 0.51,
+        "group": "pipeline",
+        "implementation_example": "ravedemo:::mcp_tool_pipeline_run(targets = \"settings\")\n#\n#> $success\n#> [1] TRUE\n#>\n#> $message\n#> [1] \"1 target completed\"\n",
+        "package": "ravedemo"
+      },
+      "category": "execution",
+      "requiresApproval": true,
+      "safetyLevel": "destructive"
+    }
+  },
+  "annotations": {
+    "destructiveHint": true
+  }
+}"#,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_pipeline_status",
@@ -183,7 +231,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "info",
         safety_level: "safe-write",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: false,
         notes: None,
         input_schema: r#"{
@@ -210,6 +258,10 @@ pub static TOOLS: &[ToolInfo] = &[
       "description": "Targets that are up to date.",
       "type": "integer"
     },
+    "total": {
+      "description": "Number of targets.",
+      "type": "integer"
+    },
     "targets": {
       "description": "Per-target status; only with detail `details` or `full`.",
       "items": {
@@ -226,15 +278,25 @@ pub static TOOLS: &[ToolInfo] = &[
         "type": "object"
       },
       "type": "array"
-    },
-    "total": {
-      "description": "Number of targets.",
-      "type": "integer"
     }
   },
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "annotations": {
+        "action": "status",
+        "execution_time": 0.008,
+        "group": "pipeline",
+        "implementation_example": "ravedemo:::mcp_tool_pipeline_status()\n#\n#> $done\n#> [1] 3\n#>\n#> $total\n#> [1] 5\n",
+        "package": "ravedemo"
+      },
+      "category": "info"
+    }
+  }
+}"#,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_subject_list",
@@ -243,19 +305,12 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "discovery",
         safety_level: "safe-write",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: false,
         notes: None,
         input_schema: r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "limit": {
-      "default": 50,
-      "description": "Maximum number of subjects to return.",
-      "maximum": 500,
-      "minimum": 1,
-      "type": "integer"
-    },
     "project": {
       "description": "Project name to list; all projects when omitted.",
       "examples": [
@@ -263,6 +318,13 @@ pub static TOOLS: &[ToolInfo] = &[
         "pilot"
       ],
       "type": "string"
+    },
+    "limit": {
+      "default": 50,
+      "description": "Maximum number of subjects to return.",
+      "maximum": 500,
+      "minimum": 1,
+      "type": "integer"
     }
   },
   "type": "object"
@@ -271,31 +333,45 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "count": {
-      "description": "Number of subjects returned.",
-      "type": "integer"
-    },
     "subjects": {
       "description": "Subjects sorted by project, then subject code.",
       "items": {
         "properties": {
-          "n_electrodes": {
-            "description": "Number of electrodes.",
-            "type": "integer"
-          },
           "subject_id": {
             "description": "Subject id in `project/subject` form.",
             "type": "string"
+          },
+          "n_electrodes": {
+            "description": "Number of electrodes.",
+            "type": "integer"
           }
         },
         "type": "object"
       },
       "type": "array"
+    },
+    "count": {
+      "description": "Number of subjects returned.",
+      "type": "integer"
     }
   },
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "annotations": {
+        "action": "list",
+        "execution_time": 0.042,
+        "group": "subject",
+        "implementation_example": "ravedemo:::mcp_tool_subject_list(project = \"demo\", limit = 2)\n#\n#> $subjects\n#>   subject_id       n_electrodes\n#> 1 demo/DemoSubject           84\n#> 2 demo/KC                   120\n#>\n#> $count\n#> [1] 2\n",
+        "package": "ravedemo"
+      },
+      "category": "discovery"
+    }
+  }
+}"#,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_subject_load",
@@ -304,12 +380,19 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "setup",
         safety_level: "safe-write",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: false,
         notes: None,
         input_schema: r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
+    "subject_id": {
+      "description": "Subject id in `project/subject` form.",
+      "examples": [
+        "demo/DemoSubject"
+      ],
+      "type": "string"
+    },
     "epochs": {
       "description": "Epoch names to load; all epochs when empty.",
       "examples": [
@@ -319,13 +402,6 @@ pub static TOOLS: &[ToolInfo] = &[
         "type": "string"
       },
       "type": "array"
-    },
-    "subject_id": {
-      "description": "Subject id in `project/subject` form.",
-      "examples": [
-        "demo/DemoSubject"
-      ],
-      "type": "string"
     }
   },
   "required": [
@@ -337,21 +413,35 @@ pub static TOOLS: &[ToolInfo] = &[
             r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
+    "subject_id": {
+      "description": "The loaded subject.",
+      "type": "string"
+    },
     "epochs": {
       "description": "Epochs that were loaded.",
       "items": {
         "type": "string"
       },
       "type": "array"
-    },
-    "subject_id": {
-      "description": "The loaded subject.",
-      "type": "string"
     }
   },
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "annotations": {
+        "action": "load",
+        "execution_time": 0.31,
+        "group": "subject",
+        "implementation_example": "ravedemo:::mcp_tool_subject_load(\"demo/DemoSubject\")\n#\n#> $subject_id\n#> [1] \"demo/DemoSubject\"\n#>\n#> $epochs\n#> [1] \"auditory_onset\"\n",
+        "package": "ravedemo"
+      },
+      "category": "setup"
+    }
+  }
+}"#,
     },
 ];
 /// Calls `ravedemo-mcp_tool_config_get`: its arguments into its `Input`, its `Output` straight to JSON text.

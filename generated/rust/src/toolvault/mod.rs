@@ -56,7 +56,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "analysis",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 5.0,
+        timeout_seconds: Some(5.0),
         requires_approval: false,
         notes: None,
         input_schema: r##"{
@@ -65,11 +65,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -77,12 +94,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -94,6 +105,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -105,12 +122,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -122,6 +133,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -137,12 +154,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -154,6 +165,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -164,12 +181,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -181,6 +192,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -196,12 +213,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -213,6 +224,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -231,12 +248,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -247,16 +258,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -268,33 +279,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -302,10 +306,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -339,29 +339,9 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a point with time properties",
       "properties": {
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            },
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
+        "type": {
+          "const": "Feature",
+          "type": "string"
         },
         "id": {
           "description": "Unique identifier for this feature",
@@ -369,6 +349,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "string",
             "number"
           ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
         },
         "properties": {
           "additionalProperties": true,
@@ -380,16 +384,13 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
             "time": {
               "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
               "format": "date-time",
               "type": "string"
             },
@@ -398,9 +399,12 @@ pub static TOOLS: &[ToolInfo] = &[
               "format": "date-time",
               "type": "string"
             },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
               "type": "string"
             }
           },
@@ -408,10 +412,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -452,11 +452,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -468,12 +485,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -485,6 +496,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -500,12 +517,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -514,13 +525,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "object"
             }
-          ]
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
           ]
         },
         "properties": {
@@ -533,14 +537,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
             "timestamps": {
               "description": "Optional array of timestamps corresponding to each coordinate point",
               "items": {
@@ -548,16 +544,20 @@ pub static TOOLS: &[ToolInfo] = &[
                 "type": "string"
               },
               "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
             }
           },
           "required": [
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -632,11 +632,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -644,12 +661,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -661,6 +672,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -672,12 +689,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -689,6 +700,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -704,12 +721,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -721,6 +732,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -731,12 +748,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -748,6 +759,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -763,12 +780,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -780,6 +791,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -798,12 +815,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -814,16 +825,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -835,33 +846,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -869,10 +873,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -926,6 +926,18 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
       "properties": {
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
         "bbox": {
           "description": "Bounding box of the feature collection",
           "items": {
@@ -935,31 +947,25 @@ pub static TOOLS: &[ToolInfo] = &[
           "minItems": 4,
           "type": "array"
         },
-        "features": {
-          "items": {
-            "$ref": "#/$defs/DebriefFeature"
-          },
-          "type": "array"
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
-            "created": {
-              "description": "When this collection was created",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this collection",
               "type": "string"
             },
             "description": {
               "description": "Description of this feature collection",
               "type": "string"
             },
-            "modified": {
-              "description": "When this collection was last modified",
+            "created": {
+              "description": "When this collection was created",
               "format": "date-time",
               "type": "string"
             },
-            "name": {
-              "description": "Human readable name for this collection",
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
               "type": "string"
             },
             "version": {
@@ -968,12 +974,6 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           },
           "type": "object"
-        },
-        "type": {
-          "enum": [
-            "FeatureCollection"
-          ],
-          "type": "string"
         }
       },
       "required": [
@@ -1103,6 +1103,14 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
                 "axes": {
                   "items": {
                     "additionalProperties": false,
@@ -1119,14 +1127,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     ],
                     "type": "object"
                   },
-                  "type": "array"
-                },
-                "shape": {
-                  "items": {
-                    "minimum": 1,
-                    "type": "integer"
-                  },
-                  "minItems": 1,
                   "type": "array"
                 },
                 "values": {
@@ -1173,15 +1173,15 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
-                "data": {
-                  "contentEncoding": "base64",
-                  "type": "string"
-                },
                 "mediaType": {
                   "enum": [
                     "image/png",
                     "image/svg+xml"
                   ],
+                  "type": "string"
+                },
+                "data": {
+                  "contentEncoding": "base64",
                   "type": "string"
                 }
               },
@@ -1238,29 +1238,9 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a point with time properties",
       "properties": {
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            },
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
+        "type": {
+          "const": "Feature",
+          "type": "string"
         },
         "id": {
           "description": "Unique identifier for this feature",
@@ -1268,6 +1248,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "string",
             "number"
           ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
         },
         "properties": {
           "additionalProperties": true,
@@ -1279,16 +1283,13 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
             "time": {
               "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
               "format": "date-time",
               "type": "string"
             },
@@ -1297,9 +1298,12 @@ pub static TOOLS: &[ToolInfo] = &[
               "format": "date-time",
               "type": "string"
             },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
               "type": "string"
             }
           },
@@ -1307,10 +1311,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -1326,11 +1326,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1342,12 +1359,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1359,6 +1370,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1374,12 +1391,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1388,13 +1399,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "object"
             }
-          ]
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
           ]
         },
         "properties": {
@@ -1407,14 +1411,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
             "timestamps": {
               "description": "Optional array of timestamps corresponding to each coordinate point",
               "items": {
@@ -1422,16 +1418,20 @@ pub static TOOLS: &[ToolInfo] = &[
                 "type": "string"
               },
               "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
             }
           },
           "required": [
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -1470,6 +1470,21 @@ pub static TOOLS: &[ToolInfo] = &[
   "$schema": "https://json-schema.org/draft/2020-12/schema"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "analysis",
+      "safetyLevel": "read-only",
+      "timeoutSeconds": 5
+    }
+  },
+  "annotations": {
+    "idempotentHint": true,
+    "openWorldHint": false,
+    "readOnlyHint": true
+  },
+  "title": "Calculate Bearing"
+}"#,
     },
     ToolInfo {
         id: "delete_annotations",
@@ -1478,7 +1493,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "editing",
         safety_level: "destructive",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: true,
         notes: None,
         input_schema: r##"{
@@ -1487,11 +1502,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -1499,12 +1531,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1516,6 +1542,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1527,12 +1559,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1544,6 +1570,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1559,12 +1591,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1576,6 +1602,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1586,12 +1618,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1603,6 +1629,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1618,12 +1650,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1635,6 +1661,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1653,12 +1685,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1669,16 +1695,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -1690,33 +1716,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -1724,10 +1743,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -1763,11 +1778,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -1775,12 +1807,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1792,6 +1818,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1803,12 +1835,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1820,6 +1846,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1835,12 +1867,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1852,6 +1878,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1862,12 +1894,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1879,6 +1905,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1894,12 +1926,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1911,6 +1937,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -1929,12 +1961,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -1945,16 +1971,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -1966,33 +1992,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -2000,10 +2019,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -2057,6 +2072,18 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
       "properties": {
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
         "bbox": {
           "description": "Bounding box of the feature collection",
           "items": {
@@ -2066,31 +2093,25 @@ pub static TOOLS: &[ToolInfo] = &[
           "minItems": 4,
           "type": "array"
         },
-        "features": {
-          "items": {
-            "$ref": "#/$defs/DebriefFeature"
-          },
-          "type": "array"
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
-            "created": {
-              "description": "When this collection was created",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this collection",
               "type": "string"
             },
             "description": {
               "description": "Description of this feature collection",
               "type": "string"
             },
-            "modified": {
-              "description": "When this collection was last modified",
+            "created": {
+              "description": "When this collection was created",
               "format": "date-time",
               "type": "string"
             },
-            "name": {
-              "description": "Human readable name for this collection",
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
               "type": "string"
             },
             "version": {
@@ -2099,12 +2120,6 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           },
           "type": "object"
-        },
-        "type": {
-          "enum": [
-            "FeatureCollection"
-          ],
-          "type": "string"
         }
       },
       "required": [
@@ -2234,6 +2249,14 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
                 "axes": {
                   "items": {
                     "additionalProperties": false,
@@ -2250,14 +2273,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     ],
                     "type": "object"
                   },
-                  "type": "array"
-                },
-                "shape": {
-                  "items": {
-                    "minimum": 1,
-                    "type": "integer"
-                  },
-                  "minItems": 1,
                   "type": "array"
                 },
                 "values": {
@@ -2304,15 +2319,15 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
-                "data": {
-                  "contentEncoding": "base64",
-                  "type": "string"
-                },
                 "mediaType": {
                   "enum": [
                     "image/png",
                     "image/svg+xml"
                   ],
+                  "type": "string"
+                },
+                "data": {
+                  "contentEncoding": "base64",
                   "type": "string"
                 }
               },
@@ -2369,29 +2384,9 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a point with time properties",
       "properties": {
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            },
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
+        "type": {
+          "const": "Feature",
+          "type": "string"
         },
         "id": {
           "description": "Unique identifier for this feature",
@@ -2399,6 +2394,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "string",
             "number"
           ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
         },
         "properties": {
           "additionalProperties": true,
@@ -2410,16 +2429,13 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
             "time": {
               "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
               "format": "date-time",
               "type": "string"
             },
@@ -2428,9 +2444,12 @@ pub static TOOLS: &[ToolInfo] = &[
               "format": "date-time",
               "type": "string"
             },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
               "type": "string"
             }
           },
@@ -2438,10 +2457,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -2457,11 +2472,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -2473,12 +2505,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -2490,6 +2516,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -2505,12 +2537,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -2519,13 +2545,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "object"
             }
-          ]
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
           ]
         },
         "properties": {
@@ -2538,14 +2557,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
             "timestamps": {
               "description": "Optional array of timestamps corresponding to each coordinate point",
               "items": {
@@ -2553,16 +2564,20 @@ pub static TOOLS: &[ToolInfo] = &[
                 "type": "string"
               },
               "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
             }
           },
           "required": [
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -2601,6 +2616,19 @@ pub static TOOLS: &[ToolInfo] = &[
   "$schema": "https://json-schema.org/draft/2020-12/schema"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "editing",
+      "requiresApproval": true,
+      "safetyLevel": "destructive"
+    }
+  },
+  "annotations": {
+    "destructiveHint": true
+  },
+  "title": "Delete Annotations"
+}"#,
     },
     ToolInfo {
         id: "points_near_track",
@@ -2609,7 +2637,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "editing",
         safety_level: "safe-write",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: false,
         notes: None,
         input_schema: r##"{
@@ -2618,11 +2646,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -2630,12 +2675,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -2647,6 +2686,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -2658,12 +2703,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -2675,6 +2714,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -2690,12 +2735,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -2707,6 +2746,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -2717,12 +2762,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -2734,6 +2773,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -2749,12 +2794,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -2766,6 +2805,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -2784,12 +2829,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -2800,16 +2839,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -2821,33 +2860,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -2855,10 +2887,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -2892,29 +2920,9 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a point with time properties",
       "properties": {
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            },
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
+        "type": {
+          "const": "Feature",
+          "type": "string"
         },
         "id": {
           "description": "Unique identifier for this feature",
@@ -2922,6 +2930,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "string",
             "number"
           ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
         },
         "properties": {
           "additionalProperties": true,
@@ -2933,16 +2965,13 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
             "time": {
               "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
               "format": "date-time",
               "type": "string"
             },
@@ -2951,9 +2980,12 @@ pub static TOOLS: &[ToolInfo] = &[
               "format": "date-time",
               "type": "string"
             },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
               "type": "string"
             }
           },
@@ -2961,10 +2993,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -3005,11 +3033,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -3021,12 +3066,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3038,6 +3077,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -3053,12 +3098,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3067,13 +3106,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "object"
             }
-          ]
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
           ]
         },
         "properties": {
@@ -3086,14 +3118,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
             "timestamps": {
               "description": "Optional array of timestamps corresponding to each coordinate point",
               "items": {
@@ -3101,16 +3125,20 @@ pub static TOOLS: &[ToolInfo] = &[
                 "type": "string"
               },
               "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
             }
           },
           "required": [
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -3153,12 +3181,8 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "maxDistanceNm": {
-      "default": 5,
-      "description": "Largest distance from the track, in nautical miles.",
-      "exclusiveMinimum": 0,
-      "maximum": 500,
-      "type": "number"
+    "track": {
+      "$ref": "#/$defs/TrackFeature"
     },
     "points": {
       "description": "Candidate reference points.",
@@ -3167,8 +3191,12 @@ pub static TOOLS: &[ToolInfo] = &[
       },
       "type": "array"
     },
-    "track": {
-      "$ref": "#/$defs/TrackFeature"
+    "maxDistanceNm": {
+      "default": 5,
+      "description": "Largest distance from the track, in nautical miles.",
+      "exclusiveMinimum": 0,
+      "maximum": 500,
+      "type": "number"
     }
   },
   "required": [
@@ -3184,11 +3212,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -3196,12 +3241,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3213,6 +3252,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -3224,12 +3269,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3241,6 +3280,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -3256,12 +3301,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3273,6 +3312,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -3283,12 +3328,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3300,6 +3339,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -3315,12 +3360,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3332,6 +3371,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -3350,12 +3395,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3366,16 +3405,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -3387,33 +3426,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -3421,10 +3453,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -3478,6 +3506,18 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
       "properties": {
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
         "bbox": {
           "description": "Bounding box of the feature collection",
           "items": {
@@ -3487,31 +3527,25 @@ pub static TOOLS: &[ToolInfo] = &[
           "minItems": 4,
           "type": "array"
         },
-        "features": {
-          "items": {
-            "$ref": "#/$defs/DebriefFeature"
-          },
-          "type": "array"
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
-            "created": {
-              "description": "When this collection was created",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this collection",
               "type": "string"
             },
             "description": {
               "description": "Description of this feature collection",
               "type": "string"
             },
-            "modified": {
-              "description": "When this collection was last modified",
+            "created": {
+              "description": "When this collection was created",
               "format": "date-time",
               "type": "string"
             },
-            "name": {
-              "description": "Human readable name for this collection",
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
               "type": "string"
             },
             "version": {
@@ -3520,12 +3554,6 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           },
           "type": "object"
-        },
-        "type": {
-          "enum": [
-            "FeatureCollection"
-          ],
-          "type": "string"
         }
       },
       "required": [
@@ -3655,6 +3683,14 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
                 "axes": {
                   "items": {
                     "additionalProperties": false,
@@ -3671,14 +3707,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     ],
                     "type": "object"
                   },
-                  "type": "array"
-                },
-                "shape": {
-                  "items": {
-                    "minimum": 1,
-                    "type": "integer"
-                  },
-                  "minItems": 1,
                   "type": "array"
                 },
                 "values": {
@@ -3725,15 +3753,15 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
-                "data": {
-                  "contentEncoding": "base64",
-                  "type": "string"
-                },
                 "mediaType": {
                   "enum": [
                     "image/png",
                     "image/svg+xml"
                   ],
+                  "type": "string"
+                },
+                "data": {
+                  "contentEncoding": "base64",
                   "type": "string"
                 }
               },
@@ -3790,29 +3818,9 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a point with time properties",
       "properties": {
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            },
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
+        "type": {
+          "const": "Feature",
+          "type": "string"
         },
         "id": {
           "description": "Unique identifier for this feature",
@@ -3820,6 +3828,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "string",
             "number"
           ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
         },
         "properties": {
           "additionalProperties": true,
@@ -3831,16 +3863,13 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
             "time": {
               "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
               "format": "date-time",
               "type": "string"
             },
@@ -3849,9 +3878,12 @@ pub static TOOLS: &[ToolInfo] = &[
               "format": "date-time",
               "type": "string"
             },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
               "type": "string"
             }
           },
@@ -3859,10 +3891,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -3878,11 +3906,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -3894,12 +3939,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3911,6 +3950,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -3926,12 +3971,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -3940,13 +3979,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "object"
             }
-          ]
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
           ]
         },
         "properties": {
@@ -3959,14 +3991,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
             "timestamps": {
               "description": "Optional array of timestamps corresponding to each coordinate point",
               "items": {
@@ -3974,16 +3998,20 @@ pub static TOOLS: &[ToolInfo] = &[
                 "type": "string"
               },
               "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
             }
           },
           "required": [
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -4022,6 +4050,19 @@ pub static TOOLS: &[ToolInfo] = &[
   "$schema": "https://json-schema.org/draft/2020-12/schema"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "editing",
+      "safetyLevel": "safe-write"
+    }
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "readOnlyHint": false
+  },
+  "title": "Points Near Track"
+}"#,
     },
     ToolInfo {
         id: "summarize_collection",
@@ -4030,7 +4071,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "analysis",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: false,
         notes: None,
         input_schema: r##"{
@@ -4039,11 +4080,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -4051,12 +4109,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4068,6 +4120,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4079,12 +4137,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4096,6 +4148,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4111,12 +4169,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4128,6 +4180,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4138,12 +4196,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4155,6 +4207,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4170,12 +4228,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4187,6 +4239,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4205,12 +4263,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4221,16 +4273,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -4242,33 +4294,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -4276,10 +4321,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -4333,6 +4374,18 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
       "properties": {
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
         "bbox": {
           "description": "Bounding box of the feature collection",
           "items": {
@@ -4342,31 +4395,25 @@ pub static TOOLS: &[ToolInfo] = &[
           "minItems": 4,
           "type": "array"
         },
-        "features": {
-          "items": {
-            "$ref": "#/$defs/DebriefFeature"
-          },
-          "type": "array"
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
-            "created": {
-              "description": "When this collection was created",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this collection",
               "type": "string"
             },
             "description": {
               "description": "Description of this feature collection",
               "type": "string"
             },
-            "modified": {
-              "description": "When this collection was last modified",
+            "created": {
+              "description": "When this collection was created",
               "format": "date-time",
               "type": "string"
             },
-            "name": {
-              "description": "Human readable name for this collection",
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
               "type": "string"
             },
             "version": {
@@ -4375,12 +4422,6 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           },
           "type": "object"
-        },
-        "type": {
-          "enum": [
-            "FeatureCollection"
-          ],
-          "type": "string"
         }
       },
       "required": [
@@ -4394,29 +4435,9 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a point with time properties",
       "properties": {
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            },
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
+        "type": {
+          "const": "Feature",
+          "type": "string"
         },
         "id": {
           "description": "Unique identifier for this feature",
@@ -4424,6 +4445,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "string",
             "number"
           ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
         },
         "properties": {
           "additionalProperties": true,
@@ -4435,16 +4480,13 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
             "time": {
               "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
               "format": "date-time",
               "type": "string"
             },
@@ -4453,9 +4495,12 @@ pub static TOOLS: &[ToolInfo] = &[
               "format": "date-time",
               "type": "string"
             },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
               "type": "string"
             }
           },
@@ -4463,10 +4508,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -4482,11 +4523,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4498,12 +4556,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4515,6 +4567,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4530,12 +4588,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4544,13 +4596,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "object"
             }
-          ]
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
           ]
         },
         "properties": {
@@ -4563,14 +4608,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
             "timestamps": {
               "description": "Optional array of timestamps corresponding to each coordinate point",
               "items": {
@@ -4578,16 +4615,20 @@ pub static TOOLS: &[ToolInfo] = &[
                 "type": "string"
               },
               "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
             }
           },
           "required": [
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -4618,11 +4659,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -4630,12 +4688,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4647,6 +4699,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4658,12 +4716,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4675,6 +4727,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4690,12 +4748,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4707,6 +4759,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4717,12 +4775,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4734,6 +4786,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4749,12 +4807,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4766,6 +4818,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -4784,12 +4842,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -4800,16 +4852,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -4821,33 +4873,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -4855,10 +4900,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -4912,6 +4953,18 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
       "properties": {
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
         "bbox": {
           "description": "Bounding box of the feature collection",
           "items": {
@@ -4921,31 +4974,25 @@ pub static TOOLS: &[ToolInfo] = &[
           "minItems": 4,
           "type": "array"
         },
-        "features": {
-          "items": {
-            "$ref": "#/$defs/DebriefFeature"
-          },
-          "type": "array"
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
-            "created": {
-              "description": "When this collection was created",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this collection",
               "type": "string"
             },
             "description": {
               "description": "Description of this feature collection",
               "type": "string"
             },
-            "modified": {
-              "description": "When this collection was last modified",
+            "created": {
+              "description": "When this collection was created",
               "format": "date-time",
               "type": "string"
             },
-            "name": {
-              "description": "Human readable name for this collection",
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
               "type": "string"
             },
             "version": {
@@ -4954,12 +5001,6 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           },
           "type": "object"
-        },
-        "type": {
-          "enum": [
-            "FeatureCollection"
-          ],
-          "type": "string"
         }
       },
       "required": [
@@ -5089,6 +5130,14 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
                 "axes": {
                   "items": {
                     "additionalProperties": false,
@@ -5105,14 +5154,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     ],
                     "type": "object"
                   },
-                  "type": "array"
-                },
-                "shape": {
-                  "items": {
-                    "minimum": 1,
-                    "type": "integer"
-                  },
-                  "minItems": 1,
                   "type": "array"
                 },
                 "values": {
@@ -5159,15 +5200,15 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
-                "data": {
-                  "contentEncoding": "base64",
-                  "type": "string"
-                },
                 "mediaType": {
                   "enum": [
                     "image/png",
                     "image/svg+xml"
                   ],
+                  "type": "string"
+                },
+                "data": {
+                  "contentEncoding": "base64",
                   "type": "string"
                 }
               },
@@ -5224,29 +5265,9 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a point with time properties",
       "properties": {
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            },
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
+        "type": {
+          "const": "Feature",
+          "type": "string"
         },
         "id": {
           "description": "Unique identifier for this feature",
@@ -5254,6 +5275,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "string",
             "number"
           ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
         },
         "properties": {
           "additionalProperties": true,
@@ -5265,16 +5310,13 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
             "time": {
               "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
               "format": "date-time",
               "type": "string"
             },
@@ -5283,9 +5325,12 @@ pub static TOOLS: &[ToolInfo] = &[
               "format": "date-time",
               "type": "string"
             },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
               "type": "string"
             }
           },
@@ -5293,10 +5338,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -5312,11 +5353,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -5328,12 +5386,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5345,6 +5397,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -5360,12 +5418,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5374,13 +5426,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "object"
             }
-          ]
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
           ]
         },
         "properties": {
@@ -5393,14 +5438,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
             "timestamps": {
               "description": "Optional array of timestamps corresponding to each coordinate point",
               "items": {
@@ -5408,16 +5445,20 @@ pub static TOOLS: &[ToolInfo] = &[
                 "type": "string"
               },
               "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
             }
           },
           "required": [
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -5456,6 +5497,18 @@ pub static TOOLS: &[ToolInfo] = &[
   "$schema": "https://json-schema.org/draft/2020-12/schema"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "analysis",
+      "safetyLevel": "read-only"
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  },
+  "title": "Summarize Feature Collection"
+}"#,
     },
     ToolInfo {
         id: "track_speed_profile",
@@ -5464,7 +5517,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "analysis",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: None,
         requires_approval: false,
         notes: None,
         input_schema: r##"{
@@ -5473,11 +5526,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -5485,12 +5555,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5502,6 +5566,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -5513,12 +5583,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5530,6 +5594,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -5545,12 +5615,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5562,6 +5626,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -5572,12 +5642,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5589,6 +5653,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -5604,12 +5674,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5621,6 +5685,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -5639,12 +5709,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5655,16 +5719,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -5676,33 +5740,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -5710,10 +5767,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -5747,29 +5800,9 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a point with time properties",
       "properties": {
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            },
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
+        "type": {
+          "const": "Feature",
+          "type": "string"
         },
         "id": {
           "description": "Unique identifier for this feature",
@@ -5777,6 +5810,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "string",
             "number"
           ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
         },
         "properties": {
           "additionalProperties": true,
@@ -5788,16 +5845,13 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
             "time": {
               "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
               "format": "date-time",
               "type": "string"
             },
@@ -5806,9 +5860,12 @@ pub static TOOLS: &[ToolInfo] = &[
               "format": "date-time",
               "type": "string"
             },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
               "type": "string"
             }
           },
@@ -5816,10 +5873,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -5835,11 +5888,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -5851,12 +5921,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5868,6 +5932,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -5883,12 +5953,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -5897,13 +5961,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "object"
             }
-          ]
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
           ]
         },
         "properties": {
@@ -5916,14 +5973,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
             "timestamps": {
               "description": "Optional array of timestamps corresponding to each coordinate point",
               "items": {
@@ -5931,16 +5980,20 @@ pub static TOOLS: &[ToolInfo] = &[
                 "type": "string"
               },
               "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
             }
           },
           "required": [
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -6010,11 +6063,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "type": "number"
@@ -6022,12 +6092,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   "maxItems": 3,
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Point"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -6039,6 +6103,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -6050,12 +6120,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -6067,6 +6131,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -6082,12 +6152,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "Polygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -6099,6 +6163,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -6109,12 +6179,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPoint"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -6126,6 +6190,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -6141,12 +6211,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -6158,6 +6222,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -6176,12 +6246,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     "type": "array"
                   },
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -6192,16 +6256,16 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           ]
         },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
             "annotationType": {
               "description": "Type of annotation",
               "enum": [
@@ -6213,33 +6277,26 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
             "color": {
               "description": "Color code in hex format",
               "pattern": "^#[0-9a-fA-F]{6}$",
               "type": "string"
             },
-            "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
-              "enum": [
-                "zone"
-              ],
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this annotation",
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
               "type": "string"
             },
             "name": {
               "description": "Human readable name for this annotation",
               "type": "string"
             },
-            "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
-            },
-            "time": {
-              "description": "Timestamp when annotation was created",
-              "format": "date-time",
+            "description": {
+              "description": "Additional description or notes about this annotation",
               "type": "string"
             }
           },
@@ -6247,10 +6304,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -6304,6 +6357,18 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
       "properties": {
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
         "bbox": {
           "description": "Bounding box of the feature collection",
           "items": {
@@ -6313,31 +6378,25 @@ pub static TOOLS: &[ToolInfo] = &[
           "minItems": 4,
           "type": "array"
         },
-        "features": {
-          "items": {
-            "$ref": "#/$defs/DebriefFeature"
-          },
-          "type": "array"
-        },
         "properties": {
           "additionalProperties": true,
           "properties": {
-            "created": {
-              "description": "When this collection was created",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this collection",
               "type": "string"
             },
             "description": {
               "description": "Description of this feature collection",
               "type": "string"
             },
-            "modified": {
-              "description": "When this collection was last modified",
+            "created": {
+              "description": "When this collection was created",
               "format": "date-time",
               "type": "string"
             },
-            "name": {
-              "description": "Human readable name for this collection",
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
               "type": "string"
             },
             "version": {
@@ -6346,12 +6405,6 @@ pub static TOOLS: &[ToolInfo] = &[
             }
           },
           "type": "object"
-        },
-        "type": {
-          "enum": [
-            "FeatureCollection"
-          ],
-          "type": "string"
         }
       },
       "required": [
@@ -6481,6 +6534,14 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
                 "axes": {
                   "items": {
                     "additionalProperties": false,
@@ -6497,14 +6558,6 @@ pub static TOOLS: &[ToolInfo] = &[
                     ],
                     "type": "object"
                   },
-                  "type": "array"
-                },
-                "shape": {
-                  "items": {
-                    "minimum": 1,
-                    "type": "integer"
-                  },
-                  "minItems": 1,
                   "type": "array"
                 },
                 "values": {
@@ -6551,15 +6604,15 @@ pub static TOOLS: &[ToolInfo] = &[
             "payload": {
               "additionalProperties": false,
               "properties": {
-                "data": {
-                  "contentEncoding": "base64",
-                  "type": "string"
-                },
                 "mediaType": {
                   "enum": [
                     "image/png",
                     "image/svg+xml"
                   ],
+                  "type": "string"
+                },
+                "data": {
+                  "contentEncoding": "base64",
                   "type": "string"
                 }
               },
@@ -6616,29 +6669,9 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a point with time properties",
       "properties": {
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            },
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
+        "type": {
+          "const": "Feature",
+          "type": "string"
         },
         "id": {
           "description": "Unique identifier for this feature",
@@ -6646,6 +6679,30 @@ pub static TOOLS: &[ToolInfo] = &[
             "string",
             "number"
           ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
         },
         "properties": {
           "additionalProperties": true,
@@ -6657,16 +6714,13 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
             "time": {
               "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
               "format": "date-time",
               "type": "string"
             },
@@ -6675,9 +6729,12 @@ pub static TOOLS: &[ToolInfo] = &[
               "format": "date-time",
               "type": "string"
             },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
               "type": "string"
             }
           },
@@ -6685,10 +6742,6 @@ pub static TOOLS: &[ToolInfo] = &[
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -6704,11 +6757,28 @@ pub static TOOLS: &[ToolInfo] = &[
       "additionalProperties": false,
       "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
         "geometry": {
           "oneOf": [
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -6720,12 +6790,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 2,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -6737,6 +6801,12 @@ pub static TOOLS: &[ToolInfo] = &[
             {
               "additionalProperties": false,
               "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
                 "coordinates": {
                   "items": {
                     "items": {
@@ -6752,12 +6822,6 @@ pub static TOOLS: &[ToolInfo] = &[
                   },
                   "minItems": 1,
                   "type": "array"
-                },
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
                 }
               },
               "required": [
@@ -6766,13 +6830,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "object"
             }
-          ]
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
           ]
         },
         "properties": {
@@ -6785,14 +6842,6 @@ pub static TOOLS: &[ToolInfo] = &[
               ],
               "type": "string"
             },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
             "timestamps": {
               "description": "Optional array of timestamps corresponding to each coordinate point",
               "items": {
@@ -6800,16 +6849,20 @@ pub static TOOLS: &[ToolInfo] = &[
                 "type": "string"
               },
               "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
             }
           },
           "required": [
             "dataType"
           ],
           "type": "object"
-        },
-        "type": {
-          "const": "Feature",
-          "type": "string"
         }
       },
       "required": [
@@ -6848,6 +6901,18 @@ pub static TOOLS: &[ToolInfo] = &[
   "$schema": "https://json-schema.org/draft/2020-12/schema"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "category": "analysis",
+      "safetyLevel": "read-only"
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  },
+  "title": "Track Speed Profile"
+}"#,
     },
 ];
 /// Calls `calculate_bearing`: its arguments into its `Input`, its `Output` straight to JSON text.

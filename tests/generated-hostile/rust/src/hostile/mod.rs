@@ -70,18 +70,18 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: None,
         input_schema: r##"{
   "$defs": {
     "Shared": {
       "properties": {
-        "Id": {
-          "type": "string"
-        },
         "id": {
           "type": "integer"
+        },
+        "Id": {
+          "type": "string"
         }
       },
       "required": [
@@ -106,11 +106,11 @@ pub static TOOLS: &[ToolInfo] = &[
   "$defs": {
     "Shared": {
       "properties": {
-        "Id": {
-          "type": "string"
-        },
         "id": {
           "type": "integer"
+        },
+        "Id": {
+          "type": "string"
         }
       },
       "required": [
@@ -131,6 +131,17 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  }
+}"#,
     },
     ToolInfo {
         id: "collide.names",
@@ -139,18 +150,18 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: None,
         input_schema: r##"{
   "$defs": {
     "Shared": {
       "properties": {
-        "Id": {
-          "type": "string"
-        },
         "id": {
           "type": "integer"
+        },
+        "Id": {
+          "type": "string"
         }
       },
       "required": [
@@ -184,18 +195,6 @@ pub static TOOLS: &[ToolInfo] = &[
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
   "properties": {
-    "1st": {
-      "description": "Starts with a digit.",
-      "type": "string"
-    },
-    "A_B": {
-      "description": "Snake-cases to a_b too.",
-      "type": "boolean"
-    },
-    "Self": {
-      "description": "`self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`.",
-      "type": "string"
-    },
     "a-b": {
       "default": "dash",
       "description": "Snake-cases to a_b.",
@@ -206,9 +205,33 @@ pub static TOOLS: &[ToolInfo] = &[
       "description": "Is a_b.",
       "type": "string"
     },
+    "A_B": {
+      "description": "Snake-cases to a_b too.",
+      "type": "boolean"
+    },
     "a_b_2": {
       "description": "Named like the first renamed field.",
       "type": "integer"
+    },
+    "type": {
+      "description": "A keyword.",
+      "type": "string"
+    },
+    "self": {
+      "description": "A keyword that cannot be raw.",
+      "type": "string"
+    },
+    "Self": {
+      "description": "`self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`.",
+      "type": "string"
+    },
+    "1st": {
+      "description": "Starts with a digit.",
+      "type": "string"
+    },
+    "x.y": {
+      "description": "Has a dot.",
+      "type": "string"
     },
     "mode": {
       "description": "Values that collide as variants.",
@@ -219,26 +242,14 @@ pub static TOOLS: &[ToolInfo] = &[
       ],
       "type": "string"
     },
-    "self": {
-      "description": "A keyword that cannot be raw.",
-      "type": "string"
-    },
-    "shared": {
-      "$ref": "#/$defs/Shared"
-    },
     "spot": {
       "$ref": "#/$defs/Spot"
     },
     "spotLower": {
       "$ref": "#/$defs/spot"
     },
-    "type": {
-      "description": "A keyword.",
-      "type": "string"
-    },
-    "x.y": {
-      "description": "Has a dot.",
-      "type": "string"
+    "shared": {
+      "$ref": "#/$defs/Shared"
     }
   },
   "required": [
@@ -251,11 +262,11 @@ pub static TOOLS: &[ToolInfo] = &[
   "$defs": {
     "Shared": {
       "properties": {
-        "Id": {
-          "type": "string"
-        },
         "id": {
           "type": "integer"
+        },
+        "Id": {
+          "type": "string"
         }
       },
       "required": [
@@ -266,14 +277,14 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "A_B": {
-      "type": "boolean"
-    },
     "a-b": {
       "type": "string"
     },
     "a_b": {
       "type": "string"
+    },
+    "A_B": {
+      "type": "boolean"
     },
     "a_b_2": {
       "type": "integer"
@@ -290,6 +301,17 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  }
+}"#,
     },
     ToolInfo {
         id: "defs",
@@ -298,7 +320,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: None,
         input_schema: r##"{
@@ -313,11 +335,11 @@ pub static TOOLS: &[ToolInfo] = &[
     },
     "Shared": {
       "properties": {
-        "Id": {
-          "type": "string"
-        },
         "id": {
           "type": "integer"
+        },
+        "Id": {
+          "type": "string"
         }
       },
       "required": [
@@ -328,20 +350,20 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "Self": {
-      "type": "string"
-    },
-    "crate": {
-      "type": "boolean"
+    "shared": {
+      "$ref": "#/$defs/Shared"
     },
     "input": {
       "$ref": "#/$defs/Input"
     },
-    "shared": {
-      "$ref": "#/$defs/Shared"
+    "Self": {
+      "type": "string"
     },
     "super": {
       "type": "integer"
+    },
+    "crate": {
+      "type": "boolean"
     }
   },
   "required": [
@@ -378,16 +400,27 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "maybe": {
-      "$ref": "#/$defs/maybe"
-    },
     "output": {
       "$ref": "#/$defs/Output"
+    },
+    "maybe": {
+      "$ref": "#/$defs/maybe"
     }
   },
   "type": "object"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  }
+}"#,
     },
     ToolInfo {
         id: "inline.names",
@@ -396,7 +429,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: None,
         input_schema: r##"{
@@ -407,20 +440,6 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "count": {
-      "$ref": "#/$defs/InputThing"
-    },
-    "thing": {
-      "properties": {
-        "c": {
-          "type": "boolean"
-        }
-      },
-      "required": [
-        "c"
-      ],
-      "type": "object"
-    },
     "x-y": {
       "properties": {
         "a": {
@@ -442,6 +461,20 @@ pub static TOOLS: &[ToolInfo] = &[
         "b"
       ],
       "type": "object"
+    },
+    "thing": {
+      "properties": {
+        "c": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "c"
+      ],
+      "type": "object"
+    },
+    "count": {
+      "$ref": "#/$defs/InputThing"
     }
   },
   "type": "object"
@@ -455,20 +488,6 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "count": {
-      "$ref": "#/$defs/InputThing"
-    },
-    "thing": {
-      "properties": {
-        "c": {
-          "type": "boolean"
-        }
-      },
-      "required": [
-        "c"
-      ],
-      "type": "object"
-    },
     "x-y": {
       "properties": {
         "a": {
@@ -490,11 +509,36 @@ pub static TOOLS: &[ToolInfo] = &[
         "b"
       ],
       "type": "object"
+    },
+    "thing": {
+      "properties": {
+        "c": {
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "c"
+      ],
+      "type": "object"
+    },
+    "count": {
+      "$ref": "#/$defs/InputThing"
     }
   },
   "type": "object"
 }"##,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  }
+}"#,
     },
     ToolInfo {
         id: "keywords",
@@ -503,65 +547,19 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: None,
         input_schema: r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "properties": {
-    "Output": {
-      "description": "An input object named like the output's class (C# nests both in one class).",
-      "properties": {
-        "x": {
-          "type": "integer"
-        }
-      },
-      "type": "object"
-    },
-    "cond": {
-      "else": {
-        "type": "integer"
-      },
-      "if": {
-        "type": "string"
-      },
-      "then": {
-        "minLength": 1
-      }
-    },
-    "either": {
-      "enum": [
-        "a",
-        1,
-        true,
-        null
-      ]
-    },
     "if": {
       "description": "A property named like a keyword.",
       "type": "string"
     },
-    "labels": {
-      "additionalProperties": false,
-      "patternProperties": {
-        "^x-": {
-          "type": "string"
-        }
-      },
-      "type": "object"
-    },
-    "loose": {
-      "description": "No type declared: minLength constrains strings only, and 7 passes too.",
-      "minLength": 1
-    },
     "not": {
       "description": "Another.",
       "type": "integer"
-    },
-    "notText": {
-      "not": {
-        "type": "string"
-      }
     },
     "opts": {
       "default": {
@@ -577,14 +575,24 @@ pub static TOOLS: &[ToolInfo] = &[
         }
       },
       "type": "object"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
+    },
+    "labels": {
+      "additionalProperties": false,
+      "patternProperties": {
+        "^x-": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "either": {
+      "enum": [
+        "a",
+        1,
+        true,
+        null
+      ]
+    },
     "cond": {
       "else": {
         "type": "integer"
@@ -596,33 +604,36 @@ pub static TOOLS: &[ToolInfo] = &[
         "minLength": 1
       }
     },
-    "either": {
-      "enum": [
-        "a",
-        1,
-        true,
-        null
-      ]
-    },
-    "if": {
-      "type": "string"
-    },
-    "labels": {
-      "additionalProperties": false,
-      "patternProperties": {
-        "^x-": {
-          "type": "string"
-        }
-      },
-      "type": "object"
-    },
-    "not": {
-      "type": "integer"
-    },
     "notText": {
       "not": {
         "type": "string"
       }
+    },
+    "loose": {
+      "description": "No type declared: minLength constrains strings only, and 7 passes too.",
+      "minLength": 1
+    },
+    "Output": {
+      "description": "An input object named like the output's class (C# nests both in one class).",
+      "properties": {
+        "x": {
+          "type": "integer"
+        }
+      },
+      "type": "object"
+    }
+  },
+  "type": "object"
+}"#,
+        output_schema: Some(
+            r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "if": {
+      "type": "string"
+    },
+    "not": {
+      "type": "integer"
     },
     "opts": {
       "properties": {
@@ -634,11 +645,55 @@ pub static TOOLS: &[ToolInfo] = &[
         }
       },
       "type": "object"
+    },
+    "labels": {
+      "additionalProperties": false,
+      "patternProperties": {
+        "^x-": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "either": {
+      "enum": [
+        "a",
+        1,
+        true,
+        null
+      ]
+    },
+    "cond": {
+      "else": {
+        "type": "integer"
+      },
+      "if": {
+        "type": "string"
+      },
+      "then": {
+        "minLength": 1
+      }
+    },
+    "notText": {
+      "not": {
+        "type": "string"
+      }
     }
   },
   "type": "object"
 }"#,
         ),
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  }
+}"#,
     },
     ToolInfo {
         id: "odd.refs",
@@ -647,7 +702,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: None,
         input_schema: r##"{
@@ -694,19 +749,30 @@ pub static TOOLS: &[ToolInfo] = &[
     "dash": {
       "$ref": "#/$defs/---"
     },
+    "x": {
+      "$ref": "#/$defs/x"
+    },
     "tags": {
       "contains": {
         "const": "t"
       },
       "type": "array"
-    },
-    "x": {
-      "$ref": "#/$defs/x"
     }
   },
   "type": "object"
 }"##,
         output_schema: None,
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  }
+}"#,
     },
     ToolInfo {
         id: "type",
@@ -715,7 +781,7 @@ pub static TOOLS: &[ToolInfo] = &[
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
-        timeout_seconds: 30.0,
+        timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: None,
         input_schema: r#"{
@@ -724,6 +790,17 @@ pub static TOOLS: &[ToolInfo] = &[
   "type": "object"
 }"#,
         output_schema: None,
+        listing: r#"{
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only",
+      "timeoutSeconds": 30
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  }
+}"#,
     },
 ];
 /// Calls `collide-names`: its arguments into its `Input`, its `Output` straight to JSON text.
