@@ -179,9 +179,9 @@ rules! {
     NULL_DESCRIPTION = ("TG0602", "null-description", Warning, "a description is `~` (null)",
         "R writes `description: ~` when a function has no `@description`. The tool is read with an empty description; clients see no text, so write one in the roxygen2 docs.");
     FLOAT_INTEGER = ("TG0603", "float-for-integer", Warning, "an integer value is written as a float (`5.0`)",
-        "R has no integer literals by default, so `mcptool_build()` writes integer defaults such as `5` as `5.0`. The value is read as the integer `5`; write `5L` in R (or `5` in the YAML) to silence this.");
+        "`mcptool_build()` writes every number with a decimal point, `5L` included, so integer defaults come out as `5.0`. toolgen reads the value as the integer `5`; nothing needs changing in R. To silence this for a package whose files are all written that way, set `lints: {float-for-integer: allow}` in its toolset.yaml.");
     DEFAULT_WRONG_TYPE = ("TG0604", "default-dropped", Warning, "a default does not match the parameter's type and is dropped",
-        "The default could not be used as a value of the declared type (for example a string default on an integer parameter), so it is left out of every output. Fix the default or the type.");
+        "The default could not be used as a value of the declared type (for example a string default on an integer parameter), so it is left out of every output. Make the default in the R function's signature and the type in its roxygen2 `@param` line agree, then rebuild with `mcptool_build()`.");
     EXAMPLE_TYPE = ("TG0605", "example-type", Warning, "an example value is a string on a numeric or boolean parameter",
         "`mcptool_build()` extracts examples from `\\code{}` blocks as strings. Examples that parse as the parameter's type are converted (`'10'` -> `10`); others are dropped.");
     DUPLICATE_EXAMPLE = ("TG0606", "duplicate-example", Warning, "an example value is listed twice",
@@ -192,6 +192,8 @@ rules! {
         "The format requires runnable R code with captured output (from `@examples`), which tells an LLM how the tool behaves. Add an `@examples` section to the function's roxygen2 docs.");
     HIDDEN_PARAMETER = ("TG0609", "hidden-parameter", Warning, "a parameter whose name starts with `.` is in a spec and is dropped",
         "Hidden parameters (such as `.state_env`) pass internal context and must never reach a tool's public schema. It is removed from `properties` and `required` in every output.");
+    R_SPECIAL_VALUE = ("TG0610", "r-special-value", Note, "a default is R's `NA`, `Inf` or `NaN`, which JSON has no value for",
+        "R's yaml package writes `NA` as `.na` (`.na.real`, `.na.integer`, `.na.character`) and infinities as `.inf`/`-.inf`; JSON and JSON Schema have no such values. The default is left out of the schema (a missing argument is what `NA` means to most R functions), kept as `x-r-default` beside it, shown in the docs as R wrote it, and written back by `toolgen convert --to rave`.");
 
     // --- MCP / ToolVault JSON and $ref bundling -------------------------------------------
     UNSUPPORTED_KEYWORD = ("TG0701", "unsupported-keyword", Error, "a schema uses a keyword toolgen's emitters cannot honour",

@@ -41,6 +41,20 @@ crate::text::word_enum! {
 }
 
 crate::text::word_enum! {
+    /// What `tools/list` tells the model a tool does (a manifest's
+    /// `modelDescription`).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub enum ModelDescription {
+        /// The spec's description.
+        #[default]
+        Spec = "spec",
+        /// The description with what the tool returns and its example, as
+        /// RAVE's own R server composes it.
+        Composed = "composed",
+    }
+}
+
+crate::text::word_enum! {
     /// The outputs a generation can write. A tool set's manifest may choose some
     /// (`outputs: [catalog, docs]`); a generation may ask for some.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -183,6 +197,11 @@ pub struct Schema {
     pub value: Value,
     /// JSON pointer inside `value` -> where that part was written.
     pub locs: BTreeMap<String, Loc>,
+    /// Values the reader changed to fit the schema, by pointer, as the spec
+    /// wrote them (RAVE's integer default `5.0`, read as `5`; examples
+    /// `'10'` of a number, read as `10`): what a converter back into the
+    /// spec's format writes, so that it gives back what it read.
+    pub written: BTreeMap<String, Value>,
 }
 
 impl Schema {
@@ -279,6 +298,10 @@ pub struct Tool {
     pub passthrough: BTreeMap<String, Spanned<Value>>,
     /// What the spec left unsaid and toolgen filled in.
     pub implied: Implied,
+    /// What `tools/list` tells the model the tool does, when it is not the
+    /// description (a tool set whose manifest composes it, see
+    /// [`ModelDescription`]).
+    pub model_description: Option<String>,
     /// The whole definition (the file's root value).
     pub loc: Loc,
 }
@@ -296,6 +319,13 @@ pub struct Implied {
 }
 
 impl Tool {
+    /// The description `tools/list` gives the model.
+    pub fn description_for_model(&self) -> &str {
+        self.model_description
+            .as_deref()
+            .unwrap_or(&self.description.value)
+    }
+
     /// Whether two definitions say the same thing (everything but where they were written).
     pub fn same_content(&self, other: &Tool) -> bool {
         let values = |m: &BTreeMap<String, Spanned<Value>>| -> BTreeMap<String, Value> {
@@ -362,6 +392,9 @@ pub struct ToolSet {
     /// the format's (EditorMCP's protocol says 30 s); `None`: no limit is
     /// stated, and the server's default applies.
     pub default_timeout_seconds: Option<f64>,
+    /// How the tools' model-facing descriptions are made (the manifest's
+    /// `modelDescription`).
+    pub model_description: ModelDescription,
     /// Whether the tools speak the EditorMCP envelope besides MCP (a fact
     /// of the format, set by its reader): docs show envelope requests only then.
     pub envelope: bool,

@@ -447,6 +447,11 @@ impl Loader<'_> {
         let mut tool_sets: Vec<ToolSet> = Vec::new();
         for (_, (mut set, from_manifest, files)) in sets {
             set.tools = self.distinct_tools(std::mem::take(&mut set.tools));
+            if set.model_description == crate::ir::ModelDescription::Composed {
+                for tool in &mut set.tools {
+                    tool.model_description = Some(formats::composed_description(tool));
+                }
+            }
             if from_manifest && files == 0 {
                 if let Some(loc) = set.manifest {
                     self.diags.push(

@@ -59,6 +59,7 @@ pub(crate) const KEYS: &[&str] = &[
     "outputs",
     "lints",
     "runtime",
+    "modelDescription",
 ];
 
 /// The manifest's `specs`: where its spec files are, relative to it, as
@@ -263,8 +264,8 @@ fn max_tier(cx: &mut Cx<'_>, n: &Node, set: &ToolSet) -> Option<String> {
     None
 }
 
-/// How the tool set is generated: `templates`, `specs`, `outputs`, `lints`
-/// and `runtime`.
+/// How the tool set is generated: `templates`, `specs`, `outputs`, `lints`,
+/// `runtime` and `modelDescription`.
 fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
     let mut fields = Fields::new(obj);
     if let Some(t) = fields.read("templates", |n| cx.string(n, "`templates`", true)) {
@@ -279,6 +280,13 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
     }
     if let Some(r) = fields.read("runtime", |n| runtime(cx, n)) {
         set.runtime = Some(r);
+    }
+    let model = fields.read("modelDescription", |n| {
+        let s = cx.string(n, "`modelDescription`", true)?;
+        cx.word(&rule::INVALID_VALUE, &s, "model description")
+    });
+    if let Some(m) = model {
+        set.model_description = m;
     }
     fields.ok
 }

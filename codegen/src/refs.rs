@@ -355,6 +355,7 @@ pub fn bundle(
         Schema {
             value,
             locs: b.locs,
+            written: schema.written.clone(),
         },
         b.diags,
     )
@@ -718,6 +719,7 @@ impl SchemaStore {
         let schema = Schema {
             value: doc.value.clone(),
             locs: doc.locs.clone(),
+            written: BTreeMap::new(),
         };
         Ok(bundle(self, &schema, &uri, &uri, fallback))
     }
@@ -798,6 +800,7 @@ mod tests {
         let schema = Schema {
             value,
             locs: BTreeMap::new(),
+            written: BTreeMap::new(),
         };
         let (bundled, problems) = bundle(&store, &schema, "file:///t.json", "t.json", loc);
         assert!(problems.is_empty(), "{problems:?}");

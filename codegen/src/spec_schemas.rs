@@ -616,6 +616,21 @@ struct Manifest {
         pattern = r"^(bundled|path=.+|version=.+|git=[^,]+(,(rev|branch|tag)=.+)?)$"
     ))]
     runtime: Option<String>,
+    /// What `tools/list` tells the model a tool does: `spec` (default) its
+    /// description; `composed` the description with what it returns and its
+    /// example, as RAVE's own R server composes it.
+    model_description: Option<ModelDescriptionName>,
+}
+
+/// How a tool's model-facing description is made.
+#[derive(JsonSchema)]
+#[schemars(crate = "schemars08", rename_all = "lowercase")]
+#[allow(dead_code)]
+enum ModelDescriptionName {
+    /// The spec's description.
+    Spec,
+    /// The description, what the tool returns and its example.
+    Composed,
 }
 
 /// A rule level.

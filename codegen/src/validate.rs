@@ -698,7 +698,11 @@ mod tests {
         let mut locs = std::collections::BTreeMap::new();
         locs.insert(String::new(), Loc::new(FileId(0), Span::new(0, 1)));
         locs.insert("/required".to_owned(), Loc::new(FileId(0), Span::new(5, 9)));
-        Schema { value, locs }
+        Schema {
+            value,
+            locs,
+            written: BTreeMap::new(),
+        }
     }
 
     fn codes(s: &Schema) -> Vec<(&'static str, Option<Span>)> {

@@ -86,18 +86,29 @@ fn loose_mcp_tools_load_and_generate(
             .cloned()
             .unwrap_or_default()
     };
+    // MCP wants an object: an array output schema is the `result` of one.
     let array = tool(array_output);
+    assert_eq!(array["outputSchema"]["type"], "object");
     assert_eq!(
-        array["outputSchema"]["type"], "array",
-        "array output schemas are kept"
+        array["outputSchema"]["properties"]["result"]["type"], "array",
+        "array output schemas are kept, wrapped"
     );
+    assert_eq!(array["outputSchema"]["required"], json!(["result"]));
     assert_eq!(array["title"], title);
     assert!(
         catalog["tools"][0].get("outputSchema").is_none(),
         "no outputSchema is invented"
     );
-    // No annotations: MCP's defaults, so the tool may be destructive.
+    // No annotations: MCP's defaults, so the tool may be destructive; none
+    // are published, and nothing toolgen filled in is in `_meta.toolgen`.
     assert_eq!(tools[0].safety.value, SafetyLevel::Destructive);
+    assert!(tools[0].implied.safety);
+    let first = &catalog["tools"][0];
+    assert!(first.get("annotations").is_none(), "{first}");
+    let own = &first["_meta"]["toolgen"];
+    for key in ["category", "tier", "safetyLevel", "timeoutSeconds"] {
+        assert!(own.get(key).is_none(), "{key} invented: {first}");
+    }
 }
 
 #[test]

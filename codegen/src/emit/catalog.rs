@@ -125,7 +125,7 @@ impl Serialize for ToolEntry<'_> {
         if let Some(title) = self.listing.get("title") {
             map.serialize_entry("title", title)?;
         }
-        map.serialize_entry("description", &t.description.value)?;
+        map.serialize_entry("description", t.description_for_model())?;
         map.serialize_entry("inputSchema", &t.input.ordered(&t.input.value))?;
         if let Some(o) = &self.output {
             let ranks = WrappedRanks(&t.output, structured::wraps(&t.output.value));

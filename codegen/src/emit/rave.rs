@@ -24,9 +24,18 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
         },
     );
     let parameters = without_dialect(&tool.input.value);
-    doc.insert("category".into(), json!(tool.category.value));
-    if tool.safety.value == SafetyLevel::Destructive {
-        doc.insert("dangerous".into(), json!(true));
+    if !tool.implied.category {
+        doc.insert("category".into(), json!(tool.category.value));
+    }
+    // `dangerous` as the spec said it (RAVE's words for MCP's destructive hint).
+    match tool.hints.get("destructiveHint").map(|h| &h.value) {
+        Some(Value::Bool(d)) => {
+            doc.insert("dangerous".into(), json!(d));
+        }
+        _ if !tool.implied.safety && tool.safety.value == SafetyLevel::Destructive => {
+            doc.insert("dangerous".into(), json!(true));
+        }
+        _ => {}
     }
     if tool.requires_approval {
         doc.insert("requires_approval".into(), json!(true));
@@ -63,9 +72,9 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
     let mut entries: Vec<(String, Tree)> = Vec::new();
     for key in order {
         match key {
-            "parameters" => entries.push((key.into(), Tree::of(&tool.input.ordered(&parameters)))),
-            "returns" if returns != json!({"type": "object"}) => {
-                entries.push((key.into(), Tree::of(&tool.output.ordered(&returns))))
+            "parameters" => entries.push((key.into(), as_written(&tool.input, &parameters))),
+            "returns" if !returns.is_null() => {
+                entries.push((key.into(), as_written(&tool.output, &returns)))
             }
             _ => {
                 if let Some(v) = doc.get(key) {
@@ -76,6 +85,46 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
     }
     yaml::write_map(&mut out, &entries, 0);
     out
+}
+
+/// A schema as its RAVE file wrote it: properties in their order, values
+/// the reader changed back as written, R's special defaults restored.
+fn as_written(spec: &crate::ir::Schema, value: &Value) -> Tree {
+    let mut tree = Tree::of(&spec.ordered(value));
+    for (pointer, v) in &spec.written {
+        tree.set(pointer, Tree::from(v));
+    }
+    restore_r_defaults(&mut tree);
+    tree
+}
+
+/// Defaults JSON has no value for (R's `NA`, `Inf`), kept as `x-r-default`,
+/// back as the words R's yaml package wrote.
+fn restore_r_defaults(tree: &mut Tree) {
+    match tree {
+        Tree::Map(members) => {
+            for (k, v) in members.iter_mut() {
+                if k == "x-r-default" {
+                    let word_only = |w: &str| {
+                        !w.is_empty()
+                            && w.chars()
+                                .all(|c| c.is_ascii_alphanumeric() || "._+-".contains(c))
+                    };
+                    if let Tree::Scalar(Value::String(word)) = v {
+                        if !word_only(word) {
+                            continue;
+                        }
+                        *k = "default".to_owned();
+                        *v = Tree::Plain(word.clone());
+                        continue;
+                    }
+                }
+                restore_r_defaults(v);
+            }
+        }
+        Tree::Seq(items) => items.iter_mut().for_each(restore_r_defaults),
+        Tree::Scalar(_) | Tree::Plain(_) => {}
+    }
 }
 
 fn without_dialect(schema: &Value) -> Value {

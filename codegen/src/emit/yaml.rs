@@ -17,6 +17,8 @@ pub enum Tree {
     Scalar(Value),
     Seq(Vec<Tree>),
     Map(Vec<(String, Tree)>),
+    /// A YAML word written as it is, unquoted (R's `.na.real`, `.inf`).
+    Plain(String),
 }
 
 impl From<&Value> for Tree {
@@ -33,6 +35,42 @@ impl From<&Value> for Tree {
 }
 
 impl Tree {
+    /// Sets the member at a JSON pointer (`/properties/a/default`), adding
+    /// it (last) to its object when it is not there; `false` when its
+    /// parent is not there.
+    pub fn set(&mut self, pointer: &str, value: Tree) -> bool {
+        let Some((parent, last)) = pointer.rsplit_once('/') else {
+            return false;
+        };
+        let unescape = |t: &str| t.replace("~1", "/").replace("~0", "~");
+        let mut t = self;
+        for token in parent.split('/').skip(1) {
+            let token = unescape(token);
+            let next = match t {
+                Tree::Map(m) => m.iter_mut().find(|(k, _)| *k == token).map(|(_, v)| v),
+                Tree::Seq(items) => token.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+                _ => None,
+            };
+            match next {
+                Some(n) => t = n,
+                None => return false,
+            }
+        }
+        let key = unescape(last);
+        match t {
+            Tree::Map(m) => match m.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => *v = value,
+                None => m.push((key, value)),
+            },
+            Tree::Seq(items) => match key.parse::<usize>().ok().and_then(|i| items.get_mut(i)) {
+                Some(v) => *v = value,
+                None => return false,
+            },
+            _ => return false,
+        }
+        true
+    }
+
     /// `value` as it serializes, members in the order it writes them (a
     /// [`crate::schema::Ordered`] schema: properties in spec order).
     pub fn of(value: &impl serde::Serialize) -> Tree {
@@ -106,6 +144,10 @@ pub fn to_yaml(value: &Value) -> String {
             out.push_str(&scalar(&other));
             out.push('\n');
         }
+        Tree::Plain(word) => {
+            out.push_str(&word);
+            out.push('\n');
+        }
     }
     out
 }
@@ -166,6 +208,11 @@ fn write_value(out: &mut String, v: &Tree, indent: usize) {
         Tree::Scalar(other) => {
             out.push(' ');
             out.push_str(&scalar(other));
+            out.push('\n');
+        }
+        Tree::Plain(word) => {
+            out.push(' ');
+            out.push_str(word);
             out.push('\n');
         }
     }

@@ -118,6 +118,7 @@ pub fn default_tool_set() -> ToolSet {
         templates: None,
         default_timeout_seconds: Some(DEFAULT_TIMEOUT_SECONDS),
         envelope: true,
+        model_description: crate::ir::ModelDescription::Spec,
         manifest: None,
         outputs: None,
         runtime: None,
@@ -269,6 +270,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         passthrough: BTreeMap::new(),
         // Every field is required by the format.
         implied: Implied::default(),
+        model_description: None,
         loc: cx.loc(root.span),
     })
 }
@@ -515,6 +517,7 @@ fn read_side(
     Some(Schema {
         value: Value::Object(schema),
         locs: t.locs,
+        written: BTreeMap::new(),
     })
 }
 

@@ -57,6 +57,7 @@ fn schema_of(cx: &Cx<'_>, node: &Node) -> Schema {
     Schema {
         value: located.value,
         locs: located.locs,
+        written: BTreeMap::new(),
     }
 }
 
@@ -123,6 +124,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         hints: hints.all,
         passthrough,
         implied,
+        model_description: None,
         loc: cx.loc(root.span),
         id: name,
     })
@@ -202,10 +204,7 @@ fn read_output(cx: &mut Cx<'_>, n: Option<&Node>) -> Option<Schema> {
         | Some(Node {
             kind: NodeKind::Null,
             ..
-        }) => Some(Schema {
-            value: Value::Null,
-            locs: BTreeMap::new(),
-        }),
+        }) => Some(Schema::default()),
         Some(n) if matches!(n.kind, NodeKind::Object(_) | NodeKind::Bool(_)) => {
             Some(schema_of(cx, n))
         }

@@ -9,7 +9,9 @@ pub mod fields;
 pub mod mcp;
 pub mod rave;
 
-use crate::ir::{Format, ToolSet};
+use serde_json::Value;
+
+use crate::ir::{Format, Tool, ToolSet};
 use crate::syntax::Node;
 
 /// Guesses the format of a parsed document from its content.
@@ -57,4 +59,62 @@ pub fn default_tool_set(format: Format) -> ToolSet {
         set.envelope = false;
     }
     set
+}
+
+/// A tool's description composed for the model, as RAVE's own R server
+/// composes it: the description, what the tool returns (the output schema's
+/// description and its fields), and its implementation example.
+pub fn composed_description(tool: &Tool) -> String {
+    let mut text = tool.description.value.trim().to_owned();
+    let output = &tool.output.value;
+    let mut returns = Vec::new();
+    if let Some(d) = output.get("description").and_then(Value::as_str) {
+        returns.push(d.trim().to_owned());
+    }
+    let props = output.get("properties").and_then(Value::as_object);
+    let rank = |p: &str| crate::schema::Ranks::rank(&tool.output, p);
+    for name in props
+        .map(|p| crate::schema::property_order(p, "/properties", &rank))
+        .unwrap_or_default()
+    {
+        let p = &output["properties"][name.as_str()];
+        let ty = p.get("type").map(short_type).unwrap_or_default();
+        let d = p.get("description").and_then(Value::as_str).unwrap_or("");
+        let ty = if ty.is_empty() {
+            String::new()
+        } else {
+            format!(" ({ty})")
+        };
+        returns.push(
+            format!("- {name}{ty}: {d}")
+                .trim_end_matches(": ")
+                .to_owned(),
+        );
+    }
+    if !returns.is_empty() {
+        text.push_str("\n\nReturns:\n");
+        text.push_str(&returns.join("\n"));
+    }
+    let example = tool
+        .annotations
+        .get("implementation_example")
+        .and_then(|e| e.value.as_str());
+    if let Some(e) = example.filter(|e| !e.trim().is_empty()) {
+        text.push_str("\n\nExample:\n");
+        text.push_str(e.trim_end());
+    }
+    text
+}
+
+/// `"string"`, `["string", "null"]` -> `string`, `string or null`.
+fn short_type(t: &Value) -> String {
+    match t {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => String::new(),
+    }
 }

@@ -169,6 +169,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         hints,
         passthrough: BTreeMap::new(),
         implied,
+        model_description: None,
         loc: cx.loc(root.span),
         id: name,
     })
@@ -244,6 +245,7 @@ fn read_description(cx: &mut Cx<'_>, root: &Node, obj: &[Member]) -> Option<Span
 /// the locations of its parts.
 fn read_schemas(cx: &mut Cx<'_>, root: &Node, obj: &[Member]) -> (Option<Schema>, Option<Schema>) {
     let mut t = Translator {
+        written: BTreeMap::new(),
         cx,
         locs: BTreeMap::new(),
     };
@@ -258,24 +260,22 @@ fn read_schemas(cx: &mut Cx<'_>, root: &Node, obj: &[Member]) -> (Option<Schema>
         None => None,
     };
     let input_locs = std::mem::take(&mut t.locs);
+    let input_written = std::mem::take(&mut t.written);
+    // `returns` is optional: a tool without it declares no output schema.
     let output = match obj.iter().find(|m| m.key == "returns") {
         Some(m) if !matches!(m.value.kind, NodeKind::Null) => t.root_schema(&m.value),
-        _ => {
-            let mut v = Map::new();
-            v.insert("$schema".into(), json!(SCHEMA_DIALECT));
-            v.insert("type".into(), json!("object"));
-            Some(Value::Object(v))
-        }
+        _ => Some(Value::Null),
     };
-    let output_locs = std::mem::take(&mut t.locs);
     (
         input.map(|value| Schema {
             value,
             locs: input_locs,
+            written: input_written,
         }),
         output.map(|value| Schema {
             value,
-            locs: output_locs,
+            locs: std::mem::take(&mut t.locs),
+            written: std::mem::take(&mut t.written),
         }),
     )
 }
@@ -363,6 +363,33 @@ fn clean_text(cx: &mut Cx<'_>, text: &str, loc: Loc) -> String {
     cleaned
 }
 
+/// The schema keyword that keeps a default JSON cannot hold (R's `NA`,
+/// `Inf`, `NaN`), as R's yaml package wrote it.
+pub const R_DEFAULT: &str = "x-r-default";
+
+/// Whether a YAML word is R's `NA`, an infinity or `NaN`, as R's yaml
+/// package (or a person) writes them.
+pub fn is_r_special(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        ".na"
+            | ".na.real"
+            | ".na.integer"
+            | ".na.character"
+            | "na"
+            | "na_real_"
+            | "na_integer_"
+            | "na_character_"
+            | ".inf"
+            | "+.inf"
+            | "-.inf"
+            | "inf"
+            | "-inf"
+            | ".nan"
+            | "nan"
+    )
+}
+
 /// Rd macros and how many brace arguments they take.
 fn rd_macro(name: &str) -> Option<usize> {
     Some(match name {
@@ -376,62 +403,198 @@ fn rd_macro(name: &str) -> Option<usize> {
     })
 }
 
-/// Replaces Rd macros with their text: `\code{x}` -> `x`, `\item{a}{b}` -> `a: b`,
-/// `\href{u}{t}` -> `t (u)`, lists -> `- item` lines. Unknown macros and escaped
-/// backslashes (`\\{`) are left alone.
+/// Rd markup as the Markdown it means: `\code{x}` -> `` `x` ``,
+/// `\link[pkg]{x}` -> `` `pkg::x` ``, `\emph{x}` -> `*x*`, `\strong{x}` ->
+/// `**x**`, `\href{u}{t}` -> `[t](u)`, `\url{u}` -> `<u>`, `\itemize` and
+/// `\enumerate` -> Markdown lists, `\describe` -> `- **a**: b` items,
+/// `\item{a}{b}` -> `a: b`. Unknown macros and escaped braces (`\\{`) are
+/// left alone.
 pub fn clean_rd(text: &str) -> String {
-    let bytes: Vec<char> = text.chars().collect();
+    let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == '\\' && bytes.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
-            let start = i + 1;
-            let mut j = start;
-            while bytes
-                .get(j)
-                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '.')
-            {
-                j += 1;
-            }
-            let name: String = bytes[start..j].iter().collect();
-            if name == "item" && bytes.get(j) != Some(&'{') {
-                // `\item text` inside \itemize / \enumerate
-                out.push_str("- ");
-                i = j;
-                while bytes.get(i) == Some(&' ') {
-                    i += 1;
+    while i < chars.len() {
+        if chars[i] == '\\' && chars.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
+            if let Some((replacement, next)) = rd_macro_at(&chars, i + 1) {
+                if replacement.starts_with('\n') {
+                    // A list starts on its own line.
+                    let kept = out.trim_end_matches(' ').len();
+                    out.truncate(kept);
+                }
+                out.push_str(&replacement);
+                i = next;
+                if replacement.ends_with('\n') {
+                    while chars.get(i) == Some(&' ') {
+                        i += 1;
+                    }
                 }
                 continue;
             }
-            if let Some(arity) = rd_macro(&name) {
-                let mut args = Vec::new();
-                let mut k = j;
-                while args.len() < arity && bytes.get(k) == Some(&'{') {
-                    let Some(end) = matching_brace(&bytes, k) else {
-                        break;
-                    };
-                    args.push(bytes[k + 1..end].iter().collect::<String>());
-                    k = end + 1;
-                }
-                if !args.is_empty() {
-                    let inner: Vec<String> = args.iter().map(|a| clean_rd(a)).collect();
-                    let replacement = match (name.as_str(), inner.as_slice()) {
-                        ("item", [a, b]) => format!("{a}: {b}"),
-                        ("href", [u, t]) => format!("{t} ({u})"),
-                        ("itemize" | "enumerate" | "describe", [body]) => body.trim().to_owned(),
-                        (_, [a, ..]) => a.clone(),
-                        _ => String::new(),
-                    };
-                    out.push_str(&replacement);
-                    i = k;
-                    continue;
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out.trim_matches('\n').to_owned()
+}
+
+/// The Markdown of the Rd macro whose name starts at `start` (after its
+/// backslash), and where the text after it starts; `None` for a macro it
+/// does not know or one without its arguments.
+fn rd_macro_at(chars: &[char], start: usize) -> Option<(String, usize)> {
+    let mut j = start;
+    while chars
+        .get(j)
+        .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '.')
+    {
+        j += 1;
+    }
+    let name: String = chars[start..j].iter().collect();
+    let arity = rd_macro(&name)?;
+    // `\link[pkg]{x}`: an option in brackets.
+    let mut option = None;
+    if chars.get(j) == Some(&'[') {
+        let end = chars[j..].iter().position(|c| *c == ']')? + j;
+        option = Some(chars[j + 1..end].iter().collect::<String>());
+        j = end + 1;
+    }
+    let mut args = Vec::new();
+    while args.len() < arity && chars.get(j) == Some(&'{') {
+        let end = matching_brace(chars, j)?;
+        args.push(chars[j + 1..end].iter().collect::<String>());
+        j = end + 1;
+    }
+    if args.is_empty() {
+        return None;
+    }
+    let clean = |a: &str| clean_rd(a);
+    let text = match (name.as_str(), args.as_slice()) {
+        ("itemize", [body]) => format!("\n{}\n", rd_list(body, |_| "- ".to_owned())),
+        ("enumerate", [body]) => format!("\n{}\n", rd_list(body, |n| format!("{n}. "))),
+        ("describe", [body]) => format!("\n{}\n", rd_describe(body)),
+        ("item", [a, b]) => format!("{}: {}", clean(a), clean(b)),
+        ("href", [u, t]) => format!("[{}]({})", clean(t), u.trim()),
+        ("url", [u]) => format!("<{}>", u.trim()),
+        ("code" | "verb" | "samp" | "kbd" | "command" | "file" | "env" | "option" | "var", [a]) => {
+            code_span(&clean(a))
+        }
+        ("link" | "linkS4class", [a]) => code_span(&match option.as_deref() {
+            // `\link[pkg]{x}`, `\link[pkg:topic]{x}`: a function of another package.
+            Some(o) if !o.starts_with('=') => {
+                let pkg = o.split(':').next().unwrap_or(o);
+                format!("{pkg}::{}", clean(a))
+            }
+            _ => clean(a),
+        }),
+        ("emph" | "dfn" | "cite", [a]) => format!("*{}*", clean(a)),
+        ("strong" | "bold", [a]) => format!("**{}**", clean(a)),
+        ("strong.emph" | "bold.emph", [a]) => format!("***{}***", clean(a)),
+        ("sQuote", [a]) => format!("‘{}’", clean(a)),
+        ("dQuote", [a]) => format!("“{}”", clean(a)),
+        (_, [a, ..]) => clean(a),
+        _ => String::new(),
+    };
+    Some((text, j))
+}
+
+/// A Markdown code span holding `text` (its backticks fenced by more).
+fn code_span(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// The `\item`s of an Rd list body, one Markdown list line each.
+fn rd_list(body: &str, marker: impl Fn(usize) -> String) -> String {
+    split_items(body)
+        .iter()
+        .filter(|t| !t.trim().is_empty())
+        .enumerate()
+        .map(|(n, t)| format!("{}{}", marker(n + 1), clean_rd(t).trim().replace('\n', " ")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `\describe{\item{a}{b} ...}`: `- **a**: b` lines.
+fn rd_describe(body: &str) -> String {
+    let chars: Vec<char> = body.chars().collect();
+    let mut lines = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let at_item = chars[i] == '\\' && chars[i + 1..].starts_with(&['i', 't', 'e', 'm', '{']);
+        if at_item {
+            let mut j = i + 5;
+            let mut args = Vec::new();
+            while args.len() < 2 && chars.get(j) == Some(&'{') {
+                let Some(end) = matching_brace(&chars, j) else {
+                    break;
+                };
+                args.push(chars[j + 1..end].iter().collect::<String>());
+                j = end + 1;
+            }
+            if let [a, b] = args.as_slice() {
+                lines.push(format!(
+                    "- **{}**: {}",
+                    clean_rd(a).trim(),
+                    clean_rd(b).trim()
+                ));
+            }
+            i = j.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    lines.join("\n")
+}
+
+/// The texts after each top-level `\item` of a list body.
+fn split_items(body: &str) -> Vec<String> {
+    let chars: Vec<char> = body.chars().collect();
+    let mut items: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    let mut current: Option<String> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let item = depth == 0
+            && c == '\\'
+            && chars[i + 1..].starts_with(&['i', 't', 'e', 'm'])
+            && !chars
+                .get(i + 5)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == '{');
+        if item {
+            if let Some(t) = current.take() {
+                items.push(t);
+            }
+            current = Some(String::new());
+            i += 5;
+            continue;
+        }
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if let Some(t) = current.as_mut() {
+            t.push(c);
+            if c == '\\' {
+                if let Some(next) = chars.get(i + 1) {
+                    t.push(*next);
+                    i += 1;
                 }
             }
         }
-        out.push(bytes[i]);
         i += 1;
     }
-    out
+    items.extend(current);
+    items
 }
 
 fn matching_brace(chars: &[char], open: usize) -> Option<usize> {
@@ -457,6 +620,8 @@ fn matching_brace(chars: &[char], open: usize) -> Option<usize> {
 struct Translator<'c, 'd> {
     cx: &'c mut Cx<'d>,
     locs: BTreeMap<String, Loc>,
+    /// Values changed to fit the schema, as written (see `ir::Schema::written`).
+    written: BTreeMap<String, Value>,
 }
 
 impl Translator<'_, '_> {
@@ -586,15 +751,37 @@ impl Translator<'_, '_> {
             }
         }
         if let Some(m) = get("default") {
-            if let Some(v) = self.default(&m.value, types) {
-                self.record(&pointer_join(ptr, "default"), &m.value);
-                out.insert("default".into(), v);
+            // On a string parameter, only the forms R's yaml package writes
+            // (`.na.character`) are R's; a bare `NA` may be the string "NA".
+            let string_typed = types.iter().any(|t| t == "string");
+            let special = m
+                .value
+                .as_str()
+                .filter(|w| is_r_special(w) && (!string_typed || w.starts_with('.')));
+            if let Some(word) = special {
+                self.r_special_default(&m.value, word);
+                self.record(&pointer_join(ptr, R_DEFAULT), &m.value);
+                out.insert(R_DEFAULT.into(), json!(word));
+            } else {
+                let at = pointer_join(ptr, "default");
+                match self.default(&m.value, types) {
+                    Some(v) => {
+                        self.record(&at, &m.value);
+                        self.keep_written(at, &m.value, &v);
+                        out.insert("default".into(), v);
+                    }
+                    // Dropped (TG0604, or R's `NULL`: no value), yet what the file says.
+                    None => {
+                        self.written.insert(at, m.value.to_json());
+                    }
+                }
             }
         }
         if let Some(m) = get("examples") {
             if let Some(v) = self.examples(&m.value, types) {
-                self.locs
-                    .insert(pointer_join(ptr, "examples"), self.cx.loc(m.value.span));
+                let at = pointer_join(ptr, "examples");
+                self.locs.insert(at.clone(), self.cx.loc(m.value.span));
+                self.keep_written(at, &m.value, &v);
                 out.insert("examples".into(), v);
             }
         }
@@ -672,6 +859,39 @@ impl Translator<'_, '_> {
     }
 
     /// A default normalized to the declared type, or `None` (with a warning) when it cannot be.
+    /// Remembers what `node` said at `ptr` when the schema holds something
+    /// else (a float read as an integer, strings read as numbers).
+    fn keep_written(&mut self, ptr: String, node: &Node, now: &Value) {
+        let written = node.to_json();
+        // `5.0` and `5` are equal as JSON values, not as what R wrote; a
+        // YAML 1.1 `yes` read as `true` is the same value to R either way.
+        let (as_written, as_read) = (written.to_string(), now.to_string());
+        let changed = &written != now || as_written != as_read;
+        if changed && !now.is_boolean() {
+            self.written.insert(ptr, written);
+        }
+    }
+
+    /// TG0610 for a default that is R's `NA`, `Inf` or `NaN`.
+    fn r_special_default(&mut self, node: &Node, word: &str) {
+        let what = if word.to_ascii_lowercase().contains("na") && !word.eq_ignore_ascii_case(".nan")
+        {
+            "R's missing value `NA`"
+        } else {
+            "an R infinity or `NaN`"
+        };
+        self.cx.report(
+            self.cx
+                .at(
+                    &rule::R_SPECIAL_VALUE,
+                    node.span,
+                    format!("default `{word}` is {what}, which JSON has no value for"),
+                )
+                .label("kept as `x-r-default`")
+                .help("nothing to fix: the schema has no default, and the docs show this one as R wrote it"),
+        );
+    }
+
     fn default(&mut self, node: &Node, types: &[String]) -> Option<Value> {
         if matches!(node.kind, NodeKind::Null) {
             // R's NULL default means "no value": no default.
@@ -902,14 +1122,29 @@ mod tests {
     fn rd_markup_is_cleaned() {
         assert_eq!(
             clean_rd(r"Use \code{pipe$run()} or \link{pipeline}."),
-            "Use pipe$run() or pipeline."
+            "Use `pipe$run()` or `pipeline`."
         );
-        assert_eq!(clean_rd(r"\itemize{\item one \item two}"), "- one - two");
-        assert_eq!(clean_rd(r"\item{name}{the \emph{name}}"), "name: the name");
         assert_eq!(
-            clean_rd(r"see \href{https://x.org}{docs}"),
-            "see docs (https://x.org)"
+            clean_rd(r"Modes: \itemize{\item \code{a}: first \item two} done"),
+            "Modes:\n- `a`: first\n- two\ndone"
         );
+        assert_eq!(
+            clean_rd(r"\enumerate{\item one \item two}"),
+            "1. one\n2. two"
+        );
+        assert_eq!(
+            clean_rd(r"\describe{\item{x}{the \emph{x}}\item{y}{why}}"),
+            "- **x**: the *x*\n- **y**: why"
+        );
+        assert_eq!(
+            clean_rd(r"\item{name}{the \emph{name}}"),
+            "name: the *name*"
+        );
+        assert_eq!(
+            clean_rd(r"see \href{https://x.org}{docs} and \link[ravecore]{load_subject}"),
+            "see [docs](https://x.org) and `ravecore::load_subject`"
+        );
+        assert_eq!(clean_rd(r"\code{a`b}"), "``a`b``");
         assert_eq!(
             clean_rd(r#"pattern "\\{rave.*\\}""#),
             r#"pattern "\\{rave.*\\}""#

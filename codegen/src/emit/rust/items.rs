@@ -237,7 +237,7 @@ fn tiers_and_table(set: &ToolSet) -> TokenStream {
         let (id, name, description) = (
             lit(&tool.id.value),
             lit(&tool.name.value),
-            lit(&tool.description.value),
+            lit(tool.description_for_model()),
         );
         let (category, safety, tier) = (
             lit(&tool.category.value),
