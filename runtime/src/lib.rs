@@ -6,7 +6,8 @@
 //!   newline-delimited JSON-RPC), argument validation, tiers, time limits, and
 //!   [`Call`], the context a generated tool method gets;
 //! - [`bridge`]: handlers that forward calls to the generated C# bridge in the Unity Editor;
-//! - [`toolvault`]: the ToolVault argument array <-> object conversion.
+//! - [`toolvault`]: the ToolVault argument array <-> object conversion;
+//! - [`Nullable`]: optional properties that may be `null` (absent, `null`, a value).
 
 //!
 //! Code that a `build.rs` generates with `toolgen::Generator::compile` is
@@ -14,10 +15,12 @@
 
 pub mod bridge;
 pub mod error;
+pub mod nullable;
 pub mod server;
 pub mod toolvault;
 
 pub use error::{ConversionError, ErrorCode, ErrorType, ToolError};
+pub use nullable::Nullable;
 pub use server::{
     Call, Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolInfo, ToolOutput,
     TypedCall, TypedEntry, register_tools, typed_call,

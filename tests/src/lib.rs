@@ -11,12 +11,19 @@ use toolgen::output::Prune;
 /// The trees `cargo xtask gen` writes and `--check` checks: specs, output
 /// directory, and the runtime's path as the generated Cargo.toml sees it.
 /// `tests/generated-hostile/` is every emitter's output for names that collide
-/// once they are identifiers, compiled by tests/tests/hostile_rust.rs.
-pub const TREES: [(&str, &str, &str); 2] = [
+/// once they are identifiers, compiled by tests/tests/hostile_rust.rs;
+/// `tests/generated-realworld/` the output for real-world-shaped MCP tools,
+/// compiled and called by tests/tests/realworld.rs.
+pub const TREES: [(&str, &str, &str); 3] = [
     ("tool-specs", "generated", "../../runtime"),
     (
         "tests/fixtures/rust-hostile",
         "tests/generated-hostile",
+        "../../../runtime",
+    ),
+    (
+        "tests/fixtures/mcp-realworld",
+        "tests/generated-realworld",
         "../../../runtime",
     ),
 ];

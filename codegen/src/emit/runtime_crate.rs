@@ -34,6 +34,10 @@ pub const FILES: &[(&str, &str)] = &[
     ),
     ("src/lib.rs", include_str!("../../../runtime/src/lib.rs")),
     (
+        "src/nullable.rs",
+        include_str!("../../../runtime/src/nullable.rs"),
+    ),
+    (
         "src/server/envelope.rs",
         include_str!("../../../runtime/src/server/envelope.rs"),
     ),

@@ -325,9 +325,26 @@ mod tests {
             Ok(o)
         });
         let fails: Handler = Arc::new(|_| Err(ToolError::unity("no scene")));
+        // An output that is not an object goes out as `{"result": ...}`.
+        let mut count = d("a.count");
+        count.output_schema = Some(json!({"type": "integer"}));
+        let three: Handler = Arc::new(|_| Ok(ToolOutput::new(json!(3))));
+        // A typed output keeps its type's key order, on both paths.
+        #[derive(serde::Serialize)]
+        struct Typed {
+            z: u8,
+            a: u8,
+        }
+        let typed: Handler = Arc::new(|_| {
+            Call::new()
+                .finish_typed(&Typed { z: 1, a: 2 })
+                .map_err(|e| ToolError::execution(e.to_string()))
+        });
         empty()
             .tool(d("a.ok"), ok)
             .and_then(|s| s.tool(d("a.fails"), fails))
+            .and_then(|s| s.tool(count, three))
+            .and_then(|s| s.tool(d("a.typed"), typed))
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -428,6 +445,9 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a.ok","arguments":{"n":2}}}"#,
             r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"a.fails","arguments":{}}}"#,
             r#"{"params":{"arguments":{"n":1},"tool":"a.ok"},"method":"tools/call","id":7,"jsonrpc":"2.0","extra":true}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"a.count","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"a.typed","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"tool":"a.typed","arguments":{}}}"#,
         ];
         for r in requests {
             let fast = s.fast_call(r.as_bytes());
@@ -439,6 +459,12 @@ mod tests {
                 "{r}"
             );
         }
+        let answer = |r: &str| {
+            String::from_utf8(s.fast_call(r.as_bytes()).unwrap_or_default()).unwrap_or_default()
+        };
+        assert!(answer(requests[8]).contains(r#""structuredContent":{"result":3}"#));
+        assert!(answer(requests[9]).contains(r#""structuredContent":{"z":1,"a":2}"#));
+        assert!(answer(requests[10]).contains(r#""output":{"z":1,"a":2}"#));
         // Unusual requests go the general way.
         for r in [
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,

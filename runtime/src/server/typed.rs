@@ -108,11 +108,34 @@ where
     I: serde::de::DeserializeOwned,
     O: serde::Serialize,
 {
+    let mut arguments = arguments;
+    whole_numbers_as_integers(&mut arguments);
     let input: I = serde_json::from_value(arguments).map_err(|e| invalid_arguments(tool, &e))?;
     let mut call = Call::new();
     let output = method(&mut call, input)?;
     call.finish_typed(&output)
         .map_err(|e| unserializable_output(tool, &e))
+}
+
+/// Writes whole numbers written as floats (`2.0`) as integers (`2`).
+/// JSON Schema counts `2.0` as an integer, and Python's `json` writes floats
+/// that way, but serde refuses it for an integer field; a float field takes
+/// `2` as `2.0`, so nothing valid is lost. Only numbers a float holds
+/// exactly (below 2^53) are changed.
+pub fn whole_numbers_as_integers(v: &mut Value) {
+    match v {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0)
+            {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(m) => m.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
 }
 
 /// The error for a tool id that a dispatch table does not know.

@@ -116,7 +116,9 @@ fn side_module(
     let root_ident = format_ident!("{}", root);
     let mut inner = typified.items;
     post::all(&mut inner);
-    post::order_fields(&mut inner, &post::property_orders([spec]));
+    let facts = post::object_facts([spec]);
+    post::order_fields(&mut inner, &facts);
+    post::nullable_fields(&mut inner, &facts);
     let what = if name == "Input" {
         "The arguments of"
     } else {

@@ -126,23 +126,145 @@ fn serde_metas(attr: &syn::Attribute) -> Option<Punctuated<Meta, Token![,]>> {
         .ok()
 }
 
-/// The property names of every object schema in `specs`, each list in the
-/// order its spec wrote them (typify declares struct fields by name).
-pub fn property_orders<'a>(
+/// What post-processing needs to know of one object schema of a spec.
+pub struct ObjectFacts {
+    /// Its property names, in the order the spec wrote them (typify
+    /// declares struct fields by name).
+    pub order: Vec<String>,
+    /// The optional properties whose schema allows `null`: absent, `null`
+    /// and a value mean three things (see `toolgen_runtime::Nullable`).
+    pub nullable: std::collections::BTreeSet<String>,
+}
+
+/// The facts of every object schema in `specs`.
+pub fn object_facts<'a>(
     specs: impl IntoIterator<Item = &'a crate::ir::Schema>,
-) -> Vec<Vec<String>> {
-    let mut orders = Vec::new();
+) -> Vec<ObjectFacts> {
+    use serde_json::Value;
+    let mut facts = Vec::new();
     for spec in specs {
         crate::schema::walk(&spec.value, "", &mut |ptr, obj| {
-            if let Some(props) = obj.get("properties").and_then(serde_json::Value::as_object) {
-                let base = crate::schema::pointer_join(ptr, "properties");
-                let rank = |p: &str| crate::schema::Ranks::rank(spec, p);
-                let names = crate::schema::property_order(props, &base, &rank);
-                orders.push(names.into_iter().cloned().collect());
-            }
+            let Some(props) = obj.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            let base = crate::schema::pointer_join(ptr, "properties");
+            let rank = |p: &str| crate::schema::Ranks::rank(spec, p);
+            let required = crate::schema::strings(obj.get("required"));
+            let nullable = props
+                .iter()
+                .filter(|(name, p)| !required.contains(&name.as_str()) && allows_null(p))
+                .map(|(name, _)| name.clone())
+                .collect();
+            facts.push(ObjectFacts {
+                order: crate::schema::property_order(props, &base, &rank)
+                    .into_iter()
+                    .cloned()
+                    .collect(),
+                nullable,
+            });
         });
     }
-    orders
+    facts
+}
+
+/// Whether a property's schema allows `null` besides other values, with no
+/// default but `null` (a default makes absent mean that value instead).
+fn allows_null(p: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    let default_ok = p.get("default").is_none_or(Value::is_null);
+    let types = p
+        .as_object()
+        .map(crate::schema::types_of)
+        .unwrap_or_default();
+    let in_type = types.contains("null") && types.len() > 1;
+    let branch = ["anyOf", "oneOf"].iter().any(|k| {
+        p.get(*k).and_then(Value::as_array).is_some_and(|bs| {
+            bs.len() > 1
+                && bs
+                    .iter()
+                    .any(|b| b.get("type").and_then(Value::as_str) == Some("null"))
+        })
+    });
+    default_ok && (in_type || branch)
+}
+
+/// The facts of the object schema whose property names are exactly those
+/// of `fields` (its struct's), if any.
+fn facts_of<'f>(facts: &'f [ObjectFacts], fields: &syn::FieldsNamed) -> Option<&'f ObjectFacts> {
+    let mut set: Vec<String> = fields.named.iter().filter_map(wire_name).collect();
+    set.sort();
+    facts.iter().find(|f| {
+        let mut names = f.order.clone();
+        names.sort();
+        names == set
+    })
+}
+
+/// Every struct field of an optional, nullable property becomes
+/// `toolgen_runtime::Nullable<T>` instead of typify's `Option<T>`, which
+/// cannot tell absent from `null`: `#[serde(default, skip_serializing_if =
+/// "...Nullable::is_absent")]`, so that each round-trips exactly.
+pub fn nullable_fields(items: &mut [syn::Item], facts: &[ObjectFacts]) {
+    for item in items {
+        match item {
+            syn::Item::Struct(s) => {
+                if let syn::Fields::Named(named) = &mut s.fields {
+                    let Some(f) = facts_of(facts, named) else {
+                        continue;
+                    };
+                    for field in named.named.iter_mut() {
+                        if wire_name(field).is_some_and(|w| f.nullable.contains(&w)) {
+                            make_nullable(field);
+                        }
+                    }
+                }
+            }
+            syn::Item::Mod(m) => {
+                if let Some((_, content)) = &mut m.content {
+                    nullable_fields(content, facts);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `Option<T>` -> `Nullable<T>`, with the serde attributes that keep absent
+/// and `null` apart. A field of any other type is left as it is.
+fn make_nullable(field: &mut syn::Field) {
+    let syn::Type::Path(tp) = &field.ty else {
+        return;
+    };
+    let Some(last) = tp.path.segments.last() else {
+        return;
+    };
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return;
+    };
+    let (true, Some(syn::GenericArgument::Type(inner))) =
+        (last.ident == "Option", args.args.first())
+    else {
+        return;
+    };
+    field.ty = syn::parse_quote!(::toolgen_runtime::Nullable<#inner>);
+    for attr in field.attrs.iter_mut() {
+        let Some(metas) = serde_metas(attr) else {
+            continue;
+        };
+        let kept: Vec<Meta> = metas
+            .into_iter()
+            .filter(|m| !m.path().is_ident("skip_serializing_if") && !m.path().is_ident("default"))
+            .collect();
+        *attr = if kept.is_empty() {
+            syn::parse_quote!(#[serde(default, skip_serializing_if = "::toolgen_runtime::Nullable::is_absent")])
+        } else {
+            syn::parse_quote!(#[serde(#(#kept,)* default, skip_serializing_if = "::toolgen_runtime::Nullable::is_absent")])
+        };
+        return;
+    }
+    field.attrs.push(syn::parse_quote!(
+        #[serde(default, skip_serializing_if = "::toolgen_runtime::Nullable::is_absent")]
+    ));
 }
 
 /// Declares the fields of every struct (and struct-like enum variant) in the
@@ -150,19 +272,13 @@ pub fn property_orders<'a>(
 /// them; a field without a property (a flattened map of extra members) stays
 /// last. Serde writes fields in declaration order, so outputs keep the spec's
 /// order too.
-pub fn order_fields(items: &mut [syn::Item], orders: &[Vec<String>]) {
+pub fn order_fields(items: &mut [syn::Item], facts: &[ObjectFacts]) {
     let reorder = |fields: &mut syn::Fields| {
         let syn::Fields::Named(named) = fields else {
             return;
         };
         let wires: Vec<Option<String>> = named.named.iter().map(wire_name).collect();
-        let mut set: Vec<&String> = wires.iter().flatten().collect();
-        set.sort();
-        let Some(order) = orders.iter().find(|o| {
-            let mut names: Vec<&String> = o.iter().collect();
-            names.sort();
-            names == set
-        }) else {
+        let Some(order) = facts_of(facts, named).map(|f| &f.order) else {
             return;
         };
         let position = |w: &Option<String>| {
@@ -184,7 +300,7 @@ pub fn order_fields(items: &mut [syn::Item], orders: &[Vec<String>]) {
             syn::Item::Enum(e) => e.variants.iter_mut().for_each(|v| reorder(&mut v.fields)),
             syn::Item::Mod(m) => {
                 if let Some((_, content)) = &mut m.content {
-                    order_fields(content, orders);
+                    order_fields(content, facts);
                 }
             }
             _ => {}
@@ -555,11 +671,15 @@ mod tests {
                 }
             }
         }];
-        let orders = vec![
+        let facts = [
             vec!["b".to_owned(), "zz".to_owned()],
             vec!["r#type".to_owned(), "b".to_owned(), "flatten".to_owned()],
-        ];
-        order_fields(&mut items, &orders);
+        ]
+        .map(|order| ObjectFacts {
+            order,
+            nullable: Default::default(),
+        });
+        order_fields(&mut items, &facts);
         let file = prettyplease::unparse(&syn::File {
             shebang: None,
             frontmatter: None,

@@ -61,7 +61,9 @@ impl SharedModule {
         let mut items = typified.items;
         post::all(&mut items);
         let specs = set.tools.iter().flat_map(|t| [&t.input, &t.output]);
-        post::order_fields(&mut items, &post::property_orders(specs));
+        let facts = post::object_facts(specs);
+        post::order_fields(&mut items, &facts);
+        post::nullable_fields(&mut items, &facts);
         Some(SharedModule {
             module,
             defs,
