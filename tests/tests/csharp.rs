@@ -266,6 +266,103 @@ fn the_rust_hostile_golden_csharp_compiles() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The golden C# of the real-world-shaped MCP tools (tests/generated-realworld)
+/// compiles, and under Mono, with the dispatcher's serializer, says what the
+/// specs say: an optional nullable property keeps absent, `null` and a value
+/// apart (its `Specified` flag), byte for byte; a required one must be there
+/// (`null` if it is nullable); unions read and write the branch the JSON is,
+/// by type or by tag; `2.0` is an integer and `2.5` is not.
+#[test]
+fn the_realworld_golden_csharp_says_what_the_specs_say() {
+    let m = mono();
+    let dir = work_dir("realworld");
+    let mut sources = files_below(&root().join("tests/generated-realworld/csharp"), "cs");
+    sources.extend(csharp_bridge_sources());
+    sources.push(root().join("tests/csharp/RoundTrip.cs"));
+    let exe = dir.join("roundtrip.exe");
+    compile(&m, &sources, &exe, false);
+    let issue = "Mcp.UpdateIssue+Input";
+    let base = r#""owner":"octo","repo":"demo","issue_number":7"#;
+    let same = |t: &str, json: String| (t.to_owned(), json.clone(), json);
+    let mut cases: Vec<(String, String, String)> = vec![
+        same(issue, format!(r#"{{{base},"state_reason":null}}"#)),
+        same(issue, format!(r#"{{{base},"body":null,"state_reason":null}}"#)),
+        same(issue, format!(r#"{{{base},"body":"text","milestone":3,"labels":["bug"],"state":"closed","state_reason":"completed"}}"#)),
+        same(issue, format!(r#"{{{base},"milestone":null,"labels":null,"state_reason":"reopened"}}"#)),
+        same("Mcp.UpdateIssue+Output", r#"{"number":8,"url":"u","body":null,"closed_at":null}"#.to_owned()),
+        same("Mcp.UpdateIssue+Output", r#"{"number":8,"url":"u","closed_at":"2026-11-26"}"#.to_owned()),
+        same("Mcp.SearchFiles+Input", r#"{"query":"TODO","paths":"src","max_results":50}"#.to_owned()),
+        same("Mcp.SearchFiles+Input", r#"{"query":{"pattern":"fn","case_sensitive":true},"paths":["src","tests"],"max_results":2}"#.to_owned()),
+        same("Mcp.DrawShape+Input", r##"{"shape":{"kind":"circle","radius":2.5},"color":"#ff0000"}"##.to_owned()),
+        same("Mcp.DrawShape+Input", r##"{"shape":{"kind":"rectangle","width":3.0,"height":4.0},"color":"#000000"}"##.to_owned()),
+        same("Mcp.SetValue+Input", r#"{"key":"a","value":true,"ttl_seconds":null}"#.to_owned()),
+        same("Mcp.SetValue+Input", r#"{"key":"a","value":"x","ttl_seconds":60}"#.to_owned()),
+        same("Mcp.SetValue+Input", r#"{"key":"a","value":4.5}"#.to_owned()),
+        same("Mcp.SetValue+Output", r#"{"previous":null}"#.to_owned()),
+        same("Mcp.SetValue+Output", r#"{"previous":false}"#.to_owned()),
+    ];
+    cases.push((
+        "Mcp.CountWords+Input".to_owned(),
+        r#"{"text":"a b","limit":2.0}"#.to_owned(),
+        r#"{"text":"a b","limit":2}"#.to_owned(),
+    ));
+    let refused = [
+        (issue, format!(r#"{{{base}}}"#), "state_reason"),
+        (
+            issue,
+            r#"{"repo":"demo","issue_number":7,"state_reason":null}"#.to_owned(),
+            "owner",
+        ),
+        (
+            "Mcp.CountWords+Input",
+            r#"{"text":"a","limit":2.5}"#.to_owned(),
+            "2.5 is not an integer",
+        ),
+        (
+            "Mcp.DrawShape+Input",
+            r#"{"shape":{"kind":"triangle"}}"#.to_owned(),
+            "`kind` is none of",
+        ),
+        (
+            "Mcp.SetValue+Input",
+            r#"{"key":"a","value":[1]}"#.to_owned(),
+            "none of its shapes",
+        ),
+    ];
+    let mut input = String::new();
+    for (t, json, _) in &cases {
+        input.push_str(&format!("{t}\t{json}\n"));
+    }
+    for (t, json, _) in &refused {
+        input.push_str(&format!("{t}\t{json}\n"));
+    }
+    let mut child = Command::new(&m.mono)
+        .arg(&exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start mono: {e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("mono: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), cases.len() + refused.len(), "{text}");
+    for ((t, json, want), got) in cases.iter().zip(&lines) {
+        assert_eq!(*got, want.as_str(), "{t}: {json}");
+    }
+    for ((t, json, why), got) in refused.iter().zip(&lines[cases.len()..]) {
+        assert!(
+            got.starts_with("ERROR") && got.contains(why),
+            "{t}: {json} gave {got}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_unity_editor_code_path_compiles() {
     // `#if UNITY_EDITOR` code (the main-thread queue, reload handling) against stubs

@@ -167,8 +167,26 @@ struct CsProp {
     #[serde(rename = "type")]
     ty: String,
     required: bool,
+    /// `Required.Always` (required), `Required.AllowNull` (required and
+    /// nullable: it must be there, `null` or not); `None` when optional.
+    required_mode: Option<&'static str>,
+    /// For an optional property that allows `null`: the backing field of a
+    /// property whose `<Name>Specified` flag tells absent from `null`.
+    specified: Option<String>,
     init: Option<String>,
     doc: Vec<String>,
+}
+
+/// One branch of a union: the property holding it, its C# type, and what
+/// tells it apart (the JSON token types, or the tag's value).
+#[derive(Serialize)]
+struct CsBranch {
+    name: String,
+    #[serde(rename = "type")]
+    ty: String,
+    tokens: Vec<&'static str>,
+    tag: Option<String>,
+    doc: String,
 }
 
 #[derive(Serialize)]
@@ -180,11 +198,17 @@ struct CsMember {
 
 #[derive(Serialize)]
 struct CsType {
+    /// `class`, `enum` or `union`.
     kind: &'static str,
     name: String,
     doc: Vec<String>,
     props: Vec<CsProp>,
     members: Vec<CsMember>,
+    /// A union's branches, the wire name of the property that tags them,
+    /// and the message (a C# string literal) for JSON that is none of them.
+    branches: Vec<CsBranch>,
+    tag: Option<String>,
+    mismatch: String,
 }
 
 /// A mapped type: its C# text, whether it is a value type, and the enum it
@@ -278,7 +302,13 @@ impl<'a> Mapper<'a> {
                 .map_or_else(Mapper::any, |n| Mapped::plain(&n, false)),
             Kind::Ref(name) => self.reference(name),
             Kind::Scalar(s) => Mapper::scalar(*s),
-            Kind::Const { of, .. } => of.map_or_else(Mapper::any, Mapper::scalar),
+            Kind::Const { value, of } => match value {
+                Value::String(_) => Mapper::scalar(Scalar::String),
+                Value::Bool(_) => Mapper::scalar(Scalar::Boolean),
+                Value::Number(n) if n.is_i64() || n.is_u64() => Mapper::scalar(Scalar::Integer),
+                Value::Number(_) => Mapper::scalar(Scalar::Number),
+                _ => of.map_or_else(Mapper::any, Mapper::scalar),
+            },
             Kind::Enum { values, of } => {
                 self.enumeration(values, *of, hint, named, node.description.as_deref())
             }
@@ -296,7 +326,10 @@ impl<'a> Mapper<'a> {
                 Mapped::plain(&format!("Dictionary<string, {}>", value.text), false)
             }
             Kind::FreeObject => Mapped::plain("JObject", false),
-            Kind::Any | Kind::Null | Kind::Union(_) | Kind::AllOf(_) => Mapper::any(),
+            Kind::Union(branches) => self
+                .union(branches, hint, named, node.description.as_deref())
+                .unwrap_or_else(Mapper::any),
+            Kind::Any | Kind::Null | Kind::AllOf(_) => Mapper::any(),
         }
     }
 
@@ -367,12 +400,111 @@ impl<'a> Mapper<'a> {
             doc,
             props: Vec::new(),
             members,
+            branches: Vec::new(),
+            tag: None,
+            mismatch: String::new(),
         });
         Mapped {
             text: name,
             value_type: true,
             enum_members: Some(pairs),
         }
+    }
+
+    /// A union as a class with one property per branch and a converter that
+    /// picks the branch: by JSON token type when every branch has its own
+    /// (`string | object | array`), else by a tag property whose `const`
+    /// differs in every branch (`{"kind": "circle", ...} | {"kind":
+    /// "rectangle", ...}`). `None` (any value) when neither tells them apart.
+    fn union(
+        &mut self,
+        branches: &[Node],
+        hint: &str,
+        named: Option<String>,
+        description: Option<&str>,
+    ) -> Option<Mapped> {
+        let model = self.model;
+        let resolved: Vec<&Node> = branches
+            .iter()
+            .map(|b| model.map_or(b, |m| m.resolve(b)))
+            .collect();
+        let by_token = token_classes(&resolved);
+        let tagged = if by_token.is_none() {
+            Some(tag_of(&resolved)?)
+        } else {
+            None
+        };
+        let name = named.unwrap_or_else(|| self.claim(hint));
+        let index = self.types.len();
+        self.types.push(CsType {
+            kind: "union",
+            name: name.clone(),
+            doc: description.map_or_else(
+                || {
+                    vec![format!(
+                        "One of several shapes of <c>{}</c>.",
+                        doc_lines(hint).join(" ")
+                    )]
+                },
+                doc_lines,
+            ),
+            props: Vec::new(),
+            members: Vec::new(),
+            branches: Vec::new(),
+            tag: tagged.as_ref().map(|(wire, _)| string_literal(wire)),
+            mismatch: string_literal(&match &tagged {
+                Some((wire, values)) => format!(
+                    "{name}: `{wire}` is none of {}",
+                    values
+                        .iter()
+                        .map(|v| format!("`{v}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => format!("{name}: the value is none of its shapes"),
+            }),
+        });
+        let labels: Vec<String> = match (&by_token, &tagged) {
+            (Some(_), _) => resolved.iter().map(|b| branch_label(b)).collect(),
+            (None, Some((_, values))) => values.clone(),
+            (None, None) => return None,
+        };
+        let label_refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let names = member_names(&label_refs, Some(&name));
+        let mut out = Vec::new();
+        for (i, (branch, member)) in branches.iter().zip(names).enumerate() {
+            let hint = format!("{name}{member}");
+            let mapped = self.map(branch, &hint, None);
+            let ty = if mapped.value_type {
+                format!("{}?", mapped.text)
+            } else {
+                mapped.text
+            };
+            let (tokens, tag, doc) = match (&by_token, &tagged) {
+                (Some(t), _) => (
+                    t[i].clone(),
+                    None,
+                    format!("The value when it is {}.", kind_words(resolved[i])),
+                ),
+                (None, Some((wire, values))) => (
+                    vec!["Object"],
+                    Some(string_literal(&values[i])),
+                    doc_lines(&format!("The value when `{wire}` is `{}`.", values[i])).join(" "),
+                ),
+                (None, None) => return None,
+            };
+            out.push(CsBranch {
+                name: member,
+                ty,
+                tokens,
+                tag,
+                doc,
+            });
+        }
+        if let Some(t) = self.types.get_mut(index) {
+            t.branches = out;
+        }
+        Some(Mapped::plain(&name, false))
     }
 
     fn class(&mut self, props: &[Property], description: Option<&str>, name: &str) {
@@ -384,6 +516,9 @@ impl<'a> Mapper<'a> {
             doc: description.map_or_else(|| vec![format!("The <c>{name}</c> object.")], doc_lines),
             props: Vec::new(),
             members: Vec::new(),
+            branches: Vec::new(),
+            tag: None,
+            mismatch: String::new(),
         });
         let wires: Vec<&str> = props.iter().map(|p| p.wire.as_str()).collect();
         let names = member_names(&wires, Some(name));
@@ -391,13 +526,31 @@ impl<'a> Mapper<'a> {
         for (prop, prop_name) in props.iter().zip(names) {
             let node = &prop.node;
             let mapped = self.map(node, &prop.wire, None);
-            let init = node.default.as_ref().and_then(|d| default_init(&mapped, d));
-            let ty =
-                if mapped.value_type && (init.is_none() && (!prop.required || node.null_in_type)) {
-                    format!("{}?", mapped.text)
-                } else {
-                    mapped.text.clone()
-                };
+            let init = match &node.kind {
+                // A tag (`"kind": {"const": "circle"}`) is set already.
+                Kind::Const {
+                    value: Value::String(c),
+                    ..
+                } => Some(string_literal(c)),
+                _ => node.default.as_ref().and_then(|d| default_init(&mapped, d)),
+            };
+            let nullable = node.nullable;
+            let ty = if mapped.value_type && init.is_none() && (!prop.required || nullable) {
+                format!("{}?", mapped.text)
+            } else {
+                mapped.text.clone()
+            };
+            // An untyped value (`JToken`) may be `null` too.
+            let allows_null = nullable || mapped.text == "JToken";
+            let required_mode = match (prop.required, allows_null) {
+                // Qualified: a member may be named `Required`.
+                (true, false) => Some("global::Newtonsoft.Json.Required.Always"),
+                (true, true) => Some("global::Newtonsoft.Json.Required.AllowNull"),
+                (false, _) => None,
+            };
+            // Absent, `null` and a value are three things: a flag says which.
+            let specified = (!prop.required && nullable && init.is_none())
+                .then(|| format!("_{}", lower_first(&prop_name)));
             let doc = node
                 .description
                 .as_deref()
@@ -407,6 +560,8 @@ impl<'a> Mapper<'a> {
                 name: prop_name,
                 ty,
                 required: prop.required,
+                required_mode,
+                specified,
                 init,
                 doc,
             });
@@ -414,6 +569,110 @@ impl<'a> Mapper<'a> {
         if let Some(t) = self.types.get_mut(index) {
             t.props = out;
         }
+    }
+}
+
+/// `Body` -> `body`: the name of a property's backing field (after `_`).
+fn lower_first(name: &str) -> String {
+    let mut c = name.chars();
+    c.next()
+        .map(|f| f.to_lowercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// The JSON token types (Newtonsoft's `JTokenType` names) each branch of a
+/// union is read from, when no two branches share one; `None` otherwise.
+/// With an `integer` and a `number` branch, integers go to the first and
+/// other numbers to the second; an `integer` branch alone also takes whole
+/// numbers written as floats (`2.0`).
+fn token_classes(branches: &[&Node]) -> Option<Vec<Vec<&'static str>>> {
+    let has_integer = branches
+        .iter()
+        .any(|b| matches!(b.kind, Kind::Scalar(Scalar::Integer)));
+    let has_number = branches
+        .iter()
+        .any(|b| matches!(b.kind, Kind::Scalar(Scalar::Number)));
+    let classes: Vec<Vec<&'static str>> = branches
+        .iter()
+        .map(|b| match &b.kind {
+            Kind::Scalar(Scalar::String) => Some(vec!["String"]),
+            Kind::Scalar(Scalar::Boolean) => Some(vec!["Boolean"]),
+            Kind::Scalar(Scalar::Integer) if has_number => Some(vec!["Integer"]),
+            Kind::Scalar(Scalar::Integer) => Some(vec!["Integer", "Float"]),
+            Kind::Scalar(Scalar::Number) if has_integer => Some(vec!["Float"]),
+            Kind::Scalar(Scalar::Number) => Some(vec!["Integer", "Float"]),
+            Kind::Enum { values, .. } if values.iter().all(Value::is_string) => {
+                Some(vec!["String"])
+            }
+            Kind::Const {
+                value: Value::String(_),
+                ..
+            } => Some(vec!["String"]),
+            Kind::Object(_) | Kind::Map(_) | Kind::FreeObject => Some(vec!["Object"]),
+            Kind::Array(_) => Some(vec!["Array"]),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let mut seen = BTreeSet::new();
+    let distinct = classes.iter().flatten().all(|t| seen.insert(*t));
+    (distinct && classes.len() > 1).then_some(classes)
+}
+
+/// The tag of a union of objects: a property every branch has, whose
+/// `const` (or one-value `enum`) string differs in every branch; its wire
+/// name and each branch's value.
+fn tag_of(branches: &[&Node]) -> Option<(String, Vec<String>)> {
+    let first = branches.first()?;
+    let candidates = first.properties().iter().map(|p| p.wire.clone());
+    for wire in candidates {
+        let values: Option<Vec<String>> = branches
+            .iter()
+            .map(|b| {
+                let p = b.properties().iter().find(|p| p.wire == wire)?;
+                match &p.node.kind {
+                    Kind::Const {
+                        value: Value::String(v),
+                        ..
+                    } => Some(v.clone()),
+                    Kind::Enum { values, .. } => match values.as_slice() {
+                        [Value::String(v)] => Some(v.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            })
+            .collect();
+        if let Some(values) = values {
+            let distinct: BTreeSet<&String> = values.iter().collect();
+            if distinct.len() == values.len() && values.len() > 1 {
+                return Some((wire, values));
+            }
+        }
+    }
+    None
+}
+
+/// A branch's member name, after its JSON type (an object's title first).
+fn branch_label(branch: &Node) -> String {
+    match &branch.kind {
+        Kind::Scalar(s) => ident::pascal(s.as_str()),
+        Kind::Enum { .. } | Kind::Const { .. } => "String".to_owned(),
+        Kind::Object(_) => branch.title.clone().unwrap_or_else(|| "Object".to_owned()),
+        Kind::Map(_) | Kind::FreeObject => "Object".to_owned(),
+        Kind::Array(_) => "Array".to_owned(),
+        _ => "Value".to_owned(),
+    }
+}
+
+/// `a string`, `an object`, ... for docs.
+fn kind_words(branch: &Node) -> &'static str {
+    match &branch.kind {
+        Kind::Scalar(Scalar::String) | Kind::Enum { .. } | Kind::Const { .. } => "a string",
+        Kind::Scalar(Scalar::Boolean) => "a boolean",
+        Kind::Scalar(Scalar::Integer) => "an integer",
+        Kind::Scalar(Scalar::Number) => "a number",
+        Kind::Array(_) => "an array",
+        _ => "an object",
     }
 }
 
@@ -565,12 +824,11 @@ fn spec(tool: &Tool, timeout: Option<f64>) -> CsSpec {
     let input = &tool.input.value;
     let required = strings(input.get("required"));
     let mut params = Vec::new();
-    for (wire, schema) in input
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
+    let props = input.get("properties").and_then(Value::as_object);
+    let rank = |p: &str| crate::schema::Ranks::rank(&tool.input, p);
+    let ordered = props.map(|p| crate::schema::property_order(p, "/properties", &rank));
+    for wire in ordered.into_iter().flatten() {
+        let schema = &input["properties"][wire.as_str()];
         let s = crate::schema::follow(input, schema);
         let (ty, nullable) = match s.get("type") {
             Some(Value::String(t)) => (Some(t.clone()), t == "null"),

@@ -30,19 +30,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Path to the asset.
             /// </summary>
-            [JsonProperty("assetPath")]
+            [JsonProperty("assetPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string AssetPath { get; set; }
 
             /// <summary>
             /// Maximum depth to traverse.
             /// </summary>
-            [JsonProperty("depth", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("depth", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long Depth { get; set; } = 2L;
 
             /// <summary>
             /// Which edges to follow.
             /// </summary>
-            [JsonProperty("direction", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("direction", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Direction Direction { get; set; } = Direction.Both;
         }
 
@@ -71,19 +71,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Path of the asset at the root of the graph.
             /// </summary>
-            [JsonProperty("assetPath")]
+            [JsonProperty("assetPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string AssetPath { get; set; }
 
             /// <summary>
             /// Assets the root depends on, sorted by depth, then path; empty when <c>direction</c> is <c>dependents</c>.
             /// </summary>
-            [JsonProperty("dependencies")]
+            [JsonProperty("dependencies", Required = global::Newtonsoft.Json.Required.Always)]
             public List<AssetEdge> Dependencies { get; set; }
 
             /// <summary>
             /// Assets that depend on the root, sorted by depth, then path; empty when <c>direction</c> is <c>dependencies</c>.
             /// </summary>
-            [JsonProperty("dependents")]
+            [JsonProperty("dependents", Required = global::Newtonsoft.Json.Required.Always)]
             public List<AssetEdge> Dependents { get; set; }
         }
 
@@ -95,19 +95,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Asset path.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Asset type name.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public string Type { get; set; }
 
             /// <summary>
             /// Distance from the root asset (1 = direct).
             /// </summary>
-            [JsonProperty("depth")]
+            [JsonProperty("depth", Required = global::Newtonsoft.Json.Required.Always)]
             public long Depth { get; set; }
         }
 

@@ -30,13 +30,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Path to the asset (e.g. <c>Assets/Textures/Logo.png</c>).
             /// </summary>
-            [JsonProperty("assetPath")]
+            [JsonProperty("assetPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string AssetPath { get; set; }
 
             /// <summary>
             /// Also list the assets this asset depends on.
             /// </summary>
-            [JsonProperty("includeDependencies", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("includeDependencies", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool IncludeDependencies { get; set; } = false;
         }
 
@@ -48,37 +48,37 @@ namespace EditorMcp.Core
             /// <summary>
             /// Asset path.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Asset GUID (32 hexadecimal digits).
             /// </summary>
-            [JsonProperty("guid")]
+            [JsonProperty("guid", Required = global::Newtonsoft.Json.Required.Always)]
             public string Guid { get; set; }
 
             /// <summary>
             /// Main asset type name.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public string Type { get; set; }
 
             /// <summary>
             /// Size of the asset file in bytes.
             /// </summary>
-            [JsonProperty("sizeBytes")]
+            [JsonProperty("sizeBytes", Required = global::Newtonsoft.Json.Required.Always)]
             public long SizeBytes { get; set; }
 
             /// <summary>
             /// Paths of direct dependencies, sorted; present only when <c>includeDependencies</c> is true.
             /// </summary>
-            [JsonProperty("dependencies", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("dependencies", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public List<string> Dependencies { get; set; }
 
             /// <summary>
             /// The importer's settings as a JSON object; its keys depend on the importer type.
             /// </summary>
-            [JsonProperty("importSettings")]
+            [JsonProperty("importSettings", Required = global::Newtonsoft.Json.Required.Always)]
             public JObject ImportSettings { get; set; }
         }
 

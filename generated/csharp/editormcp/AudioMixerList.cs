@@ -37,7 +37,7 @@ namespace EditorMcp.Core
             /// <summary>
             /// Mixers sorted by path.
             /// </summary>
-            [JsonProperty("mixers")]
+            [JsonProperty("mixers", Required = global::Newtonsoft.Json.Required.Always)]
             public List<MixersItem> Mixers { get; set; }
         }
 
@@ -49,25 +49,25 @@ namespace EditorMcp.Core
             /// <summary>
             /// Asset path of the mixer.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Mixer name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Mixer groups sorted by path.
             /// </summary>
-            [JsonProperty("groups")]
+            [JsonProperty("groups", Required = global::Newtonsoft.Json.Required.Always)]
             public List<GroupsItem> Groups { get; set; }
 
             /// <summary>
             /// Snapshots sorted by name.
             /// </summary>
-            [JsonProperty("snapshots")]
+            [JsonProperty("snapshots", Required = global::Newtonsoft.Json.Required.Always)]
             public List<SnapshotsItem> Snapshots { get; set; }
         }
 
@@ -79,13 +79,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Group name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Group path inside the mixer, e.g. <c>Master/Music</c>.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
         }
 
@@ -97,7 +97,7 @@ namespace EditorMcp.Core
             /// <summary>
             /// Snapshot name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
         }
 

@@ -30,13 +30,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Path to the AudioMixer asset.
             /// </summary>
-            [JsonProperty("mixerPath")]
+            [JsonProperty("mixerPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string MixerPath { get; set; }
 
             /// <summary>
             /// Name of the snapshot to read.
             /// </summary>
-            [JsonProperty("snapshotName")]
+            [JsonProperty("snapshotName", Required = global::Newtonsoft.Json.Required.Always)]
             public string SnapshotName { get; set; }
         }
 
@@ -48,19 +48,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Path of the mixer.
             /// </summary>
-            [JsonProperty("mixerPath")]
+            [JsonProperty("mixerPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string MixerPath { get; set; }
 
             /// <summary>
             /// Name of the snapshot.
             /// </summary>
-            [JsonProperty("snapshotName")]
+            [JsonProperty("snapshotName", Required = global::Newtonsoft.Json.Required.Always)]
             public string SnapshotName { get; set; }
 
             /// <summary>
             /// Parameters sorted by group, then name.
             /// </summary>
-            [JsonProperty("parameters")]
+            [JsonProperty("parameters", Required = global::Newtonsoft.Json.Required.Always)]
             public List<ParametersItem> Parameters { get; set; }
         }
 
@@ -72,19 +72,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Parameter name (exposed name when exposed).
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Parameter value in the snapshot (e.g. volume in dB).
             /// </summary>
-            [JsonProperty("value")]
+            [JsonProperty("value", Required = global::Newtonsoft.Json.Required.Always)]
             public double Value { get; set; }
 
             /// <summary>
             /// Path of the mixer group the parameter belongs to.
             /// </summary>
-            [JsonProperty("group")]
+            [JsonProperty("group", Required = global::Newtonsoft.Json.Required.Always)]
             public string Group { get; set; }
         }
 

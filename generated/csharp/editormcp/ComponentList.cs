@@ -30,13 +30,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Hierarchy path of the GameObject (e.g. <c>Root/Enemies/Goblin</c>).
             /// </summary>
-            [JsonProperty("hierarchyPath")]
+            [JsonProperty("hierarchyPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string HierarchyPath { get; set; }
 
             /// <summary>
             /// Also list each component's serialized field names and types.
             /// </summary>
-            [JsonProperty("includeProperties", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("includeProperties", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool IncludeProperties { get; set; } = false;
         }
 
@@ -48,19 +48,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Hierarchy path of the inspected GameObject.
             /// </summary>
-            [JsonProperty("hierarchyPath")]
+            [JsonProperty("hierarchyPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string HierarchyPath { get; set; }
 
             /// <summary>
             /// Components in inspector order.
             /// </summary>
-            [JsonProperty("components")]
+            [JsonProperty("components", Required = global::Newtonsoft.Json.Required.Always)]
             public List<ComponentsItem> Components { get; set; }
 
             /// <summary>
             /// Path of the active scene.
             /// </summary>
-            [JsonProperty("activeScene")]
+            [JsonProperty("activeScene", Required = global::Newtonsoft.Json.Required.Always)]
             public string ActiveScene { get; set; }
         }
 
@@ -72,25 +72,25 @@ namespace EditorMcp.Core
             /// <summary>
             /// Full component type name.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public string Type { get; set; }
 
             /// <summary>
             /// Unity instance id of the component.
             /// </summary>
-            [JsonProperty("instanceId")]
+            [JsonProperty("instanceId", Required = global::Newtonsoft.Json.Required.Always)]
             public long InstanceId { get; set; }
 
             /// <summary>
             /// Number of serialized properties.
             /// </summary>
-            [JsonProperty("propertyCount")]
+            [JsonProperty("propertyCount", Required = global::Newtonsoft.Json.Required.Always)]
             public long PropertyCount { get; set; }
 
             /// <summary>
             /// Serialized fields; present only when <c>includeProperties</c> is true.
             /// </summary>
-            [JsonProperty("properties", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("properties", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public List<PropertiesItem> Properties { get; set; }
         }
 
@@ -102,13 +102,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Serialized property name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Serialized property type.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public string Type { get; set; }
         }
 

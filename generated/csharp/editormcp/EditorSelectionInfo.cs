@@ -37,19 +37,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Selected objects in selection order.
             /// </summary>
-            [JsonProperty("selectedObjects")]
+            [JsonProperty("selectedObjects", Required = global::Newtonsoft.Json.Required.Always)]
             public List<SelectedObjectsItem> SelectedObjects { get; set; }
 
             /// <summary>
             /// Path of the active scene (empty string when no scene is open).
             /// </summary>
-            [JsonProperty("activeScene")]
+            [JsonProperty("activeScene", Required = global::Newtonsoft.Json.Required.Always)]
             public string ActiveScene { get; set; }
 
             /// <summary>
             /// The active GameObject, or <c>null</c> when none is selected.
             /// </summary>
-            [JsonProperty("activeGameObject")]
+            [JsonProperty("activeGameObject", Required = global::Newtonsoft.Json.Required.AllowNull)]
             public ActiveGameObject ActiveGameObject { get; set; }
         }
 
@@ -61,25 +61,25 @@ namespace EditorMcp.Core
             /// <summary>
             /// Object name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Hierarchy path for scene objects, asset path for assets.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Object type name.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public string Type { get; set; }
 
             /// <summary>
             /// Unity instance id.
             /// </summary>
-            [JsonProperty("instanceId")]
+            [JsonProperty("instanceId", Required = global::Newtonsoft.Json.Required.Always)]
             public long InstanceId { get; set; }
         }
 
@@ -91,13 +91,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// GameObject name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Hierarchy path.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
         }
 

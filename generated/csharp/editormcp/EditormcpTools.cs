@@ -97,11 +97,11 @@ namespace EditorMcp.Core
                 additionalParameters: false,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "componentType", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "hierarchyPath", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "componentType", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "tag", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "layer", type: "integer", required: false, nullable: false, enumJson: null, minimum: 0.0, maximum: 31.0),
                     new ParamSpec(name: "namePattern", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "tag", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "go.setParent",
@@ -206,8 +206,8 @@ namespace EditorMcp.Core
                 additionalParameters: false,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "gameObjectPath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "scenePath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "gameObjectPath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "scene.hierarchy.dump",
@@ -231,11 +231,11 @@ namespace EditorMcp.Core
                 additionalParameters: false,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "componentType", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "layer", type: "integer", required: false, nullable: false, enumJson: null, minimum: 0.0, maximum: 31.0),
-                    new ParamSpec(name: "namePattern", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "scenePath", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "componentType", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "namePattern", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "tag", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "layer", type: "integer", required: false, nullable: false, enumJson: null, minimum: 0.0, maximum: 31.0),
                 }),
         };
 

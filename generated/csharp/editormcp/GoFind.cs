@@ -30,31 +30,31 @@ namespace EditorMcp.Core
             /// <summary>
             /// Hierarchy path pattern: <c>*</c> matches one level, <c>**</c> any number of levels (e.g. <c>Root/Enemies/*</c>, <c>Root/**/Enemy</c>).
             /// </summary>
-            [JsonProperty("hierarchyPath", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("hierarchyPath", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string HierarchyPath { get; set; }
 
             /// <summary>
             /// Only objects with a component of this type (e.g. <c>UnityEngine.BoxCollider</c>).
             /// </summary>
-            [JsonProperty("componentType", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("componentType", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string ComponentType { get; set; }
 
             /// <summary>
             /// Only objects with this tag (e.g. <c>Enemy</c>).
             /// </summary>
-            [JsonProperty("tag", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("tag", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Tag { get; set; }
 
             /// <summary>
             /// Only objects on this layer index (0-31).
             /// </summary>
-            [JsonProperty("layer", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("layer", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Layer { get; set; }
 
             /// <summary>
             /// Only objects whose name matches this pattern (<c>*</c> and <c>?</c> wildcards).
             /// </summary>
-            [JsonProperty("namePattern", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("namePattern", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string NamePattern { get; set; }
         }
 
@@ -66,13 +66,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Matching objects sorted by hierarchy path.
             /// </summary>
-            [JsonProperty("matches")]
+            [JsonProperty("matches", Required = global::Newtonsoft.Json.Required.Always)]
             public List<MatchesItem> Matches { get; set; }
 
             /// <summary>
             /// Path of the active scene that was searched.
             /// </summary>
-            [JsonProperty("activeScene")]
+            [JsonProperty("activeScene", Required = global::Newtonsoft.Json.Required.Always)]
             public string ActiveScene { get; set; }
         }
 
@@ -84,37 +84,37 @@ namespace EditorMcp.Core
             /// <summary>
             /// Unity instance id.
             /// </summary>
-            [JsonProperty("instanceId")]
+            [JsonProperty("instanceId", Required = global::Newtonsoft.Json.Required.Always)]
             public long InstanceId { get; set; }
 
             /// <summary>
             /// GameObject name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Hierarchy path from the scene root.
             /// </summary>
-            [JsonProperty("hierarchyPath")]
+            [JsonProperty("hierarchyPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string HierarchyPath { get; set; }
 
             /// <summary>
             /// Full component type names.
             /// </summary>
-            [JsonProperty("components")]
+            [JsonProperty("components", Required = global::Newtonsoft.Json.Required.Always)]
             public List<string> Components { get; set; }
 
             /// <summary>
             /// Tag of the object.
             /// </summary>
-            [JsonProperty("tag")]
+            [JsonProperty("tag", Required = global::Newtonsoft.Json.Required.Always)]
             public string Tag { get; set; }
 
             /// <summary>
             /// Layer index.
             /// </summary>
-            [JsonProperty("layer")]
+            [JsonProperty("layer", Required = global::Newtonsoft.Json.Required.Always)]
             public long Layer { get; set; }
         }
 

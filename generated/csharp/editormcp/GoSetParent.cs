@@ -30,13 +30,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Hierarchy path of the GameObject to reparent (e.g. <c>Root/Enemies/Goblin</c>).
             /// </summary>
-            [JsonProperty("childPath")]
+            [JsonProperty("childPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string ChildPath { get; set; }
 
             /// <summary>
             /// Hierarchy path of the new parent (e.g. <c>Root/Enemies/Container</c>); omit or pass an empty string to move the object to the scene root.
             /// </summary>
-            [JsonProperty("parentPath", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("parentPath", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string ParentPath { get; set; }
         }
 
@@ -48,25 +48,25 @@ namespace EditorMcp.Core
             /// <summary>
             /// Always <c>true</c> in a result; failures are reported as errors.
             /// </summary>
-            [JsonProperty("success")]
+            [JsonProperty("success", Required = global::Newtonsoft.Json.Required.Always)]
             public bool Success { get; set; }
 
             /// <summary>
             /// Hierarchy path of the child before the move.
             /// </summary>
-            [JsonProperty("childPath")]
+            [JsonProperty("childPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string ChildPath { get; set; }
 
             /// <summary>
             /// Hierarchy path of the new parent, or <c>null</c> when the object moved to the scene root.
             /// </summary>
-            [JsonProperty("newParentPath")]
+            [JsonProperty("newParentPath", Required = global::Newtonsoft.Json.Required.AllowNull)]
             public string NewParentPath { get; set; }
 
             /// <summary>
             /// Hierarchy path of the child after the move.
             /// </summary>
-            [JsonProperty("newHierarchyPath")]
+            [JsonProperty("newHierarchyPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string NewHierarchyPath { get; set; }
         }
 

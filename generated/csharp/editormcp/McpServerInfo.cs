@@ -37,31 +37,31 @@ namespace EditorMcp.Core
             /// <summary>
             /// Version of the EditorMCP bridge (semantic version).
             /// </summary>
-            [JsonProperty("serverVersion")]
+            [JsonProperty("serverVersion", Required = global::Newtonsoft.Json.Required.Always)]
             public string ServerVersion { get; set; }
 
             /// <summary>
             /// Version of the Unity Editor the bridge runs in.
             /// </summary>
-            [JsonProperty("unityVersion")]
+            [JsonProperty("unityVersion", Required = global::Newtonsoft.Json.Required.Always)]
             public string UnityVersion { get; set; }
 
             /// <summary>
             /// Operating system of the Editor, e.g. <c>WindowsEditor</c>, <c>OSXEditor</c> or <c>LinuxEditor</c>.
             /// </summary>
-            [JsonProperty("platform")]
+            [JsonProperty("platform", Required = global::Newtonsoft.Json.Required.Always)]
             public string Platform { get; set; }
 
             /// <summary>
             /// Tool categories enabled on this server, sorted alphabetically.
             /// </summary>
-            [JsonProperty("enabledToolCategories")]
+            [JsonProperty("enabledToolCategories", Required = global::Newtonsoft.Json.Required.Always)]
             public List<string> EnabledToolCategories { get; set; }
 
             /// <summary>
             /// Tier the server runs at; tools above it are refused.
             /// </summary>
-            [JsonProperty("tier")]
+            [JsonProperty("tier", Required = global::Newtonsoft.Json.Required.Always)]
             public Tier Tier { get; set; }
         }
 

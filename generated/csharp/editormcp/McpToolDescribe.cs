@@ -30,7 +30,7 @@ namespace EditorMcp.Core
             /// <summary>
             /// The id of the tool to describe (e.g. <c>scene.hierarchy.dump</c>).
             /// </summary>
-            [JsonProperty("toolId")]
+            [JsonProperty("toolId", Required = global::Newtonsoft.Json.Required.Always)]
             public string ToolId { get; set; }
         }
 
@@ -42,55 +42,55 @@ namespace EditorMcp.Core
             /// <summary>
             /// Canonical tool id.
             /// </summary>
-            [JsonProperty("id")]
+            [JsonProperty("id", Required = global::Newtonsoft.Json.Required.Always)]
             public string Id { get; set; }
 
             /// <summary>
             /// Display name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// What the tool does.
             /// </summary>
-            [JsonProperty("description")]
+            [JsonProperty("description", Required = global::Newtonsoft.Json.Required.Always)]
             public string Description { get; set; }
 
             /// <summary>
             /// Tool category.
             /// </summary>
-            [JsonProperty("category")]
+            [JsonProperty("category", Required = global::Newtonsoft.Json.Required.Always)]
             public string Category { get; set; }
 
             /// <summary>
             /// What the tool may modify.
             /// </summary>
-            [JsonProperty("safetyLevel")]
+            [JsonProperty("safetyLevel", Required = global::Newtonsoft.Json.Required.Always)]
             public SafetyLevel SafetyLevel { get; set; }
 
             /// <summary>
             /// Lowest tier that provides the tool.
             /// </summary>
-            [JsonProperty("tier")]
+            [JsonProperty("tier", Required = global::Newtonsoft.Json.Required.Always)]
             public Tier Tier { get; set; }
 
             /// <summary>
             /// The tool's parameters, keyed by parameter name.
             /// </summary>
-            [JsonProperty("inputs")]
+            [JsonProperty("inputs", Required = global::Newtonsoft.Json.Required.Always)]
             public Dictionary<string, ParameterDescription> Inputs { get; set; }
 
             /// <summary>
             /// The tool's output fields, keyed by field name.
             /// </summary>
-            [JsonProperty("outputs")]
+            [JsonProperty("outputs", Required = global::Newtonsoft.Json.Required.Always)]
             public Dictionary<string, OutputFieldDescription> Outputs { get; set; }
 
             /// <summary>
             /// Limitations and caveats, when the tool has any.
             /// </summary>
-            [JsonProperty("notes", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("notes", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Notes { get; set; }
         }
 
@@ -142,43 +142,43 @@ namespace EditorMcp.Core
             /// <summary>
             /// Parameter type.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public Type Type { get; set; }
 
             /// <summary>
             /// Whether callers must pass the parameter.
             /// </summary>
-            [JsonProperty("required")]
+            [JsonProperty("required", Required = global::Newtonsoft.Json.Required.Always)]
             public bool Required { get; set; }
 
             /// <summary>
             /// What the parameter means.
             /// </summary>
-            [JsonProperty("description")]
+            [JsonProperty("description", Required = global::Newtonsoft.Json.Required.Always)]
             public string Description { get; set; }
 
             /// <summary>
             /// Value used when the parameter is omitted.
             /// </summary>
-            [JsonProperty("default", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("default", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JToken Default { get; set; }
 
             /// <summary>
             /// The allowed values, when the set is fixed.
             /// </summary>
-            [JsonProperty("enum", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("enum", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public List<JToken> Enum { get; set; }
 
             /// <summary>
             /// Smallest allowed value.
             /// </summary>
-            [JsonProperty("minimum", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("minimum", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public double? Minimum { get; set; }
 
             /// <summary>
             /// Largest allowed value.
             /// </summary>
-            [JsonProperty("maximum", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("maximum", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public double? Maximum { get; set; }
         }
 
@@ -219,19 +219,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Field type.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public Type2 Type { get; set; }
 
             /// <summary>
             /// What the field holds.
             /// </summary>
-            [JsonProperty("description")]
+            [JsonProperty("description", Required = global::Newtonsoft.Json.Required.Always)]
             public string Description { get; set; }
 
             /// <summary>
             /// Schema of the array's items, for arrays.
             /// </summary>
-            [JsonProperty("items", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("items", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JObject Items { get; set; }
         }
 

@@ -30,13 +30,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Only list tools of this category (e.g. <c>scene</c>).
             /// </summary>
-            [JsonProperty("category", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("category", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Category { get; set; }
 
             /// <summary>
             /// Only list tools available at this tier.
             /// </summary>
-            [JsonProperty("tier", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("tier", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Tier? Tier { get; set; }
         }
 
@@ -71,7 +71,7 @@ namespace EditorMcp.Core
             /// <summary>
             /// Matching tools, sorted by id.
             /// </summary>
-            [JsonProperty("tools")]
+            [JsonProperty("tools", Required = global::Newtonsoft.Json.Required.Always)]
             public List<ToolsItem> Tools { get; set; }
         }
 
@@ -83,37 +83,37 @@ namespace EditorMcp.Core
             /// <summary>
             /// Canonical tool id.
             /// </summary>
-            [JsonProperty("id")]
+            [JsonProperty("id", Required = global::Newtonsoft.Json.Required.Always)]
             public string Id { get; set; }
 
             /// <summary>
             /// Display name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// What the tool does.
             /// </summary>
-            [JsonProperty("description")]
+            [JsonProperty("description", Required = global::Newtonsoft.Json.Required.Always)]
             public string Description { get; set; }
 
             /// <summary>
             /// Tool category.
             /// </summary>
-            [JsonProperty("category")]
+            [JsonProperty("category", Required = global::Newtonsoft.Json.Required.Always)]
             public string Category { get; set; }
 
             /// <summary>
             /// What the tool may modify.
             /// </summary>
-            [JsonProperty("safetyLevel")]
+            [JsonProperty("safetyLevel", Required = global::Newtonsoft.Json.Required.Always)]
             public SafetyLevel SafetyLevel { get; set; }
 
             /// <summary>
             /// Lowest tier that provides the tool.
             /// </summary>
-            [JsonProperty("tier")]
+            [JsonProperty("tier", Required = global::Newtonsoft.Json.Required.Always)]
             public Tier2 Tier { get; set; }
         }
 

@@ -30,13 +30,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Only count assets of this type (e.g. <c>Texture2D</c>, <c>AudioClip</c>).
             /// </summary>
-            [JsonProperty("assetType", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("assetType", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string AssetType { get; set; }
 
             /// <summary>
             /// Only list assets at least this large as large assets.
             /// </summary>
-            [JsonProperty("minSizeBytes", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("minSizeBytes", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long MinSizeBytes { get; set; } = 1048576L;
         }
 
@@ -48,25 +48,25 @@ namespace EditorMcp.Core
             /// <summary>
             /// Number of assets counted.
             /// </summary>
-            [JsonProperty("totalAssets")]
+            [JsonProperty("totalAssets", Required = global::Newtonsoft.Json.Required.Always)]
             public long TotalAssets { get; set; }
 
             /// <summary>
             /// Asset count per asset type name, keys sorted alphabetically.
             /// </summary>
-            [JsonProperty("byType")]
+            [JsonProperty("byType", Required = global::Newtonsoft.Json.Required.Always)]
             public Dictionary<string, long> ByType { get; set; }
 
             /// <summary>
             /// Assets of at least <c>minSizeBytes</c>, largest first, then by path.
             /// </summary>
-            [JsonProperty("largeAssets")]
+            [JsonProperty("largeAssets", Required = global::Newtonsoft.Json.Required.Always)]
             public List<LargeAssetsItem> LargeAssets { get; set; }
 
             /// <summary>
             /// Number of assets that no scene, prefab or other asset references.
             /// </summary>
-            [JsonProperty("unreferencedCount")]
+            [JsonProperty("unreferencedCount", Required = global::Newtonsoft.Json.Required.Always)]
             public long UnreferencedCount { get; set; }
         }
 
@@ -78,19 +78,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Asset path.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Asset type name.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public string Type { get; set; }
 
             /// <summary>
             /// Size of the asset file in bytes.
             /// </summary>
-            [JsonProperty("sizeBytes")]
+            [JsonProperty("sizeBytes", Required = global::Newtonsoft.Json.Required.Always)]
             public long SizeBytes { get; set; }
         }
 

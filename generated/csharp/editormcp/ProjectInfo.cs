@@ -37,31 +37,31 @@ namespace EditorMcp.Core
             /// <summary>
             /// Name of the project (its folder name).
             /// </summary>
-            [JsonProperty("projectName")]
+            [JsonProperty("projectName", Required = global::Newtonsoft.Json.Required.Always)]
             public string ProjectName { get; set; }
 
             /// <summary>
             /// Unity Editor version the project is open in.
             /// </summary>
-            [JsonProperty("unityVersion")]
+            [JsonProperty("unityVersion", Required = global::Newtonsoft.Json.Required.Always)]
             public string UnityVersion { get; set; }
 
             /// <summary>
             /// Active render pipeline: <c>Built-in</c>, <c>URP</c>, <c>HDRP</c>, or the pipeline asset's type name for custom pipelines.
             /// </summary>
-            [JsonProperty("renderPipeline")]
+            [JsonProperty("renderPipeline", Required = global::Newtonsoft.Json.Required.Always)]
             public string RenderPipeline { get; set; }
 
             /// <summary>
             /// Build targets with installed support, sorted alphabetically.
             /// </summary>
-            [JsonProperty("buildTargets")]
+            [JsonProperty("buildTargets", Required = global::Newtonsoft.Json.Required.Always)]
             public List<string> BuildTargets { get; set; }
 
             /// <summary>
             /// Absolute path of the project folder.
             /// </summary>
-            [JsonProperty("projectPath")]
+            [JsonProperty("projectPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string ProjectPath { get; set; }
         }
 

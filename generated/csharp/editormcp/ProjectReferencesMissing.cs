@@ -30,7 +30,7 @@ namespace EditorMcp.Core
             /// <summary>
             /// Which assets to scan.
             /// </summary>
-            [JsonProperty("scope", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("scope", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Scope Scope { get; set; } = Scope.All;
         }
 
@@ -62,13 +62,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Components whose MonoScript is missing, sorted by path, then component index.
             /// </summary>
-            [JsonProperty("missingScripts")]
+            [JsonProperty("missingScripts", Required = global::Newtonsoft.Json.Required.Always)]
             public List<MissingScriptsItem> MissingScripts { get; set; }
 
             /// <summary>
             /// Object references that point to missing assets, sorted by path, then property path.
             /// </summary>
-            [JsonProperty("brokenReferences")]
+            [JsonProperty("brokenReferences", Required = global::Newtonsoft.Json.Required.Always)]
             public List<BrokenReferencesItem> BrokenReferences { get; set; }
         }
 
@@ -80,19 +80,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Asset path of the scene or prefab.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Index of the component whose script is missing.
             /// </summary>
-            [JsonProperty("componentIndex")]
+            [JsonProperty("componentIndex", Required = global::Newtonsoft.Json.Required.Always)]
             public long ComponentIndex { get; set; }
 
             /// <summary>
             /// GUID of the missing script asset, or an empty string when Unity no longer records it.
             /// </summary>
-            [JsonProperty("guid")]
+            [JsonProperty("guid", Required = global::Newtonsoft.Json.Required.Always)]
             public string Guid { get; set; }
         }
 
@@ -104,19 +104,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Asset path of the asset that holds the reference.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Property path of the broken reference inside the asset.
             /// </summary>
-            [JsonProperty("referencePath")]
+            [JsonProperty("referencePath", Required = global::Newtonsoft.Json.Required.Always)]
             public string ReferencePath { get; set; }
 
             /// <summary>
             /// GUID the reference points to, which no asset has.
             /// </summary>
-            [JsonProperty("referenceGuid")]
+            [JsonProperty("referenceGuid", Required = global::Newtonsoft.Json.Required.Always)]
             public string ReferenceGuid { get; set; }
         }
 

@@ -30,7 +30,7 @@ namespace EditorMcp.Core
             /// <summary>
             /// Only scenes that are (<c>true</c>) or are not (<c>false</c>) enabled in the build settings; omit for all scenes.
             /// </summary>
-            [JsonProperty("includeInBuild", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("includeInBuild", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool? IncludeInBuild { get; set; }
         }
 
@@ -42,7 +42,7 @@ namespace EditorMcp.Core
             /// <summary>
             /// Scenes sorted by path.
             /// </summary>
-            [JsonProperty("scenes")]
+            [JsonProperty("scenes", Required = global::Newtonsoft.Json.Required.Always)]
             public List<ScenesItem> Scenes { get; set; }
         }
 
@@ -54,25 +54,25 @@ namespace EditorMcp.Core
             /// <summary>
             /// Asset path of the scene.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Scene name (file name without extension).
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Whether the scene is enabled in the build settings.
             /// </summary>
-            [JsonProperty("enabledInBuild")]
+            [JsonProperty("enabledInBuild", Required = global::Newtonsoft.Json.Required.Always)]
             public bool EnabledInBuild { get; set; }
 
             /// <summary>
             /// Index in the build settings, or -1 when the scene is not in the build.
             /// </summary>
-            [JsonProperty("buildIndex")]
+            [JsonProperty("buildIndex", Required = global::Newtonsoft.Json.Required.Always)]
             public long BuildIndex { get; set; }
         }
 

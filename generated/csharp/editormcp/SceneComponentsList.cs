@@ -30,13 +30,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Path to the scene file.
             /// </summary>
-            [JsonProperty("scenePath")]
+            [JsonProperty("scenePath", Required = global::Newtonsoft.Json.Required.Always)]
             public string ScenePath { get; set; }
 
             /// <summary>
             /// Hierarchy path to the GameObject (e.g. <c>Canvas/Panel/Button</c>).
             /// </summary>
-            [JsonProperty("gameObjectPath")]
+            [JsonProperty("gameObjectPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string GameObjectPath { get; set; }
         }
 
@@ -48,13 +48,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Hierarchy path of the inspected GameObject.
             /// </summary>
-            [JsonProperty("gameObjectPath")]
+            [JsonProperty("gameObjectPath", Required = global::Newtonsoft.Json.Required.Always)]
             public string GameObjectPath { get; set; }
 
             /// <summary>
             /// Components in inspector order.
             /// </summary>
-            [JsonProperty("components")]
+            [JsonProperty("components", Required = global::Newtonsoft.Json.Required.Always)]
             public List<ComponentsItem> Components { get; set; }
         }
 
@@ -66,19 +66,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Component type name.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public string Type { get; set; }
 
             /// <summary>
             /// Unity instance id of the component.
             /// </summary>
-            [JsonProperty("instanceId")]
+            [JsonProperty("instanceId", Required = global::Newtonsoft.Json.Required.Always)]
             public long InstanceId { get; set; }
 
             /// <summary>
             /// Serialized fields in inspector order.
             /// </summary>
-            [JsonProperty("serializedFields")]
+            [JsonProperty("serializedFields", Required = global::Newtonsoft.Json.Required.Always)]
             public List<SerializedFieldsItem> SerializedFields { get; set; }
         }
 
@@ -90,19 +90,19 @@ namespace EditorMcp.Core
             /// <summary>
             /// Serialized property name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Serialized property type.
             /// </summary>
-            [JsonProperty("type")]
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
             public string Type { get; set; }
 
             /// <summary>
             /// Current value, as JSON (numbers, strings, booleans, arrays, objects or null).
             /// </summary>
-            [JsonProperty("value")]
+            [JsonProperty("value", Required = global::Newtonsoft.Json.Required.AllowNull)]
             public JToken Value { get; set; }
         }
 

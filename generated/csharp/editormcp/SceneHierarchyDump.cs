@@ -30,7 +30,7 @@ namespace EditorMcp.Core
             /// <summary>
             /// Path to the scene file (e.g. <c>Assets/Scenes/Main.unity</c>).
             /// </summary>
-            [JsonProperty("scenePath")]
+            [JsonProperty("scenePath", Required = global::Newtonsoft.Json.Required.Always)]
             public string ScenePath { get; set; }
         }
 
@@ -42,13 +42,13 @@ namespace EditorMcp.Core
             /// <summary>
             /// Path to the scene that was dumped.
             /// </summary>
-            [JsonProperty("scenePath")]
+            [JsonProperty("scenePath", Required = global::Newtonsoft.Json.Required.Always)]
             public string ScenePath { get; set; }
 
             /// <summary>
             /// Root GameObjects of the scene, in sibling order.
             /// </summary>
-            [JsonProperty("rootObjects")]
+            [JsonProperty("rootObjects", Required = global::Newtonsoft.Json.Required.Always)]
             public List<GameObjectNode> RootObjects { get; set; }
         }
 
@@ -60,31 +60,31 @@ namespace EditorMcp.Core
             /// <summary>
             /// GameObject name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Hierarchy path from the scene root, <c>/</c>-separated.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Unity instance id (stable while the scene is open).
             /// </summary>
-            [JsonProperty("instanceId")]
+            [JsonProperty("instanceId", Required = global::Newtonsoft.Json.Required.Always)]
             public long InstanceId { get; set; }
 
             /// <summary>
             /// Component type names, in inspector order.
             /// </summary>
-            [JsonProperty("components")]
+            [JsonProperty("components", Required = global::Newtonsoft.Json.Required.Always)]
             public List<string> Components { get; set; }
 
             /// <summary>
             /// Child GameObjects, in sibling order.
             /// </summary>
-            [JsonProperty("children")]
+            [JsonProperty("children", Required = global::Newtonsoft.Json.Required.Always)]
             public List<GameObjectNode> Children { get; set; }
         }
 

@@ -30,31 +30,31 @@ namespace EditorMcp.Core
             /// <summary>
             /// Path to the scene file.
             /// </summary>
-            [JsonProperty("scenePath")]
+            [JsonProperty("scenePath", Required = global::Newtonsoft.Json.Required.Always)]
             public string ScenePath { get; set; }
 
             /// <summary>
             /// Only objects with a component of this type name.
             /// </summary>
-            [JsonProperty("componentType", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("componentType", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string ComponentType { get; set; }
 
             /// <summary>
             /// Only objects whose name matches this pattern; <c>*</c> matches any run of characters, <c>?</c> one character.
             /// </summary>
-            [JsonProperty("namePattern", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("namePattern", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string NamePattern { get; set; }
 
             /// <summary>
             /// Only objects with this tag.
             /// </summary>
-            [JsonProperty("tag", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("tag", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Tag { get; set; }
 
             /// <summary>
             /// Only objects on this layer index (0-31).
             /// </summary>
-            [JsonProperty("layer", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("layer", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Layer { get; set; }
         }
 
@@ -66,7 +66,7 @@ namespace EditorMcp.Core
             /// <summary>
             /// Matching objects sorted by path. Filters combine with AND.
             /// </summary>
-            [JsonProperty("matches")]
+            [JsonProperty("matches", Required = global::Newtonsoft.Json.Required.Always)]
             public List<MatchesItem> Matches { get; set; }
         }
 
@@ -78,37 +78,37 @@ namespace EditorMcp.Core
             /// <summary>
             /// GameObject name.
             /// </summary>
-            [JsonProperty("name")]
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
             public string Name { get; set; }
 
             /// <summary>
             /// Hierarchy path from the scene root.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// Unity instance id.
             /// </summary>
-            [JsonProperty("instanceId")]
+            [JsonProperty("instanceId", Required = global::Newtonsoft.Json.Required.Always)]
             public long InstanceId { get; set; }
 
             /// <summary>
             /// Component type names.
             /// </summary>
-            [JsonProperty("components")]
+            [JsonProperty("components", Required = global::Newtonsoft.Json.Required.Always)]
             public List<string> Components { get; set; }
 
             /// <summary>
             /// Tag of the object (<c>Untagged</c> when none).
             /// </summary>
-            [JsonProperty("tag")]
+            [JsonProperty("tag", Required = global::Newtonsoft.Json.Required.Always)]
             public string Tag { get; set; }
 
             /// <summary>
             /// Layer index.
             /// </summary>
-            [JsonProperty("layer")]
+            [JsonProperty("layer", Required = global::Newtonsoft.Json.Required.Always)]
             public long Layer { get; set; }
         }
 

@@ -35,7 +35,7 @@ namespace RaveDemo
             /// <summary>
             /// Every setting with its value.
             /// </summary>
-            [JsonProperty("settings", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("settings", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JObject Settings { get; set; }
         }
 

@@ -28,13 +28,13 @@ namespace RaveDemo
             /// <summary>
             /// Largest cache size in megabytes.
             /// </summary>
-            [JsonProperty("max_size_mb", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("max_size_mb", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public double MaxSizeMb { get; set; } = 512.0;
 
             /// <summary>
             /// Empty the cache first.
             /// </summary>
-            [JsonProperty("clear_existing", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("clear_existing", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool ClearExisting { get; set; } = false;
         }
 
@@ -46,13 +46,13 @@ namespace RaveDemo
             /// <summary>
             /// The cache size now in force.
             /// </summary>
-            [JsonProperty("max_size_mb", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("max_size_mb", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public double? MaxSizeMb { get; set; }
 
             /// <summary>
             /// Whether the cache was emptied.
             /// </summary>
-            [JsonProperty("cleared", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("cleared", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool? Cleared { get; set; }
         }
 

@@ -28,13 +28,13 @@ namespace RaveDemo
             /// <summary>
             /// Targets to run, with their upstream dependencies; all targets when empty.
             /// </summary>
-            [JsonProperty("targets", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("targets", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public List<string> Targets { get; set; }
 
             /// <summary>
             /// Run independent targets in parallel.
             /// </summary>
-            [JsonProperty("parallel", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("parallel", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool Parallel { get; set; } = false;
         }
 
@@ -46,13 +46,13 @@ namespace RaveDemo
             /// <summary>
             /// Whether every target completed.
             /// </summary>
-            [JsonProperty("success", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("success", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool? Success { get; set; }
 
             /// <summary>
             /// Human-readable status.
             /// </summary>
-            [JsonProperty("message", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("message", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Message { get; set; }
         }
 

@@ -28,7 +28,7 @@ namespace RaveDemo
             /// <summary>
             /// How much to report.
             /// </summary>
-            [JsonProperty("detail", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("detail", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Detail Detail { get; set; } = Detail.Summary;
         }
 
@@ -57,19 +57,19 @@ namespace RaveDemo
             /// <summary>
             /// Targets that are up to date.
             /// </summary>
-            [JsonProperty("done", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("done", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Done { get; set; }
 
             /// <summary>
             /// Number of targets.
             /// </summary>
-            [JsonProperty("total", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("total", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Total { get; set; }
 
             /// <summary>
             /// Per-target status; only with detail <c>details</c> or <c>full</c>.
             /// </summary>
-            [JsonProperty("targets", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("targets", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public List<TargetsItem> Targets { get; set; }
         }
 
@@ -81,13 +81,13 @@ namespace RaveDemo
             /// <summary>
             /// Target name.
             /// </summary>
-            [JsonProperty("name", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("name", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Name { get; set; }
 
             /// <summary>
             /// One of <c>outdated</c>, <c>running</c>, <c>done</c>, <c>errored</c>.
             /// </summary>
-            [JsonProperty("status", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("status", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Status { get; set; }
         }
 

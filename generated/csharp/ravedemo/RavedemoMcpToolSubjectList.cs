@@ -28,13 +28,13 @@ namespace RaveDemo
             /// <summary>
             /// Project name to list; all projects when omitted.
             /// </summary>
-            [JsonProperty("project", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("project", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Project { get; set; }
 
             /// <summary>
             /// Maximum number of subjects to return.
             /// </summary>
-            [JsonProperty("limit", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("limit", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long Limit { get; set; } = 50L;
         }
 
@@ -46,13 +46,13 @@ namespace RaveDemo
             /// <summary>
             /// Subjects sorted by project, then subject code.
             /// </summary>
-            [JsonProperty("subjects", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("subjects", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public List<SubjectsItem> Subjects { get; set; }
 
             /// <summary>
             /// Number of subjects returned.
             /// </summary>
-            [JsonProperty("count", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("count", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Count { get; set; }
         }
 
@@ -64,13 +64,13 @@ namespace RaveDemo
             /// <summary>
             /// Subject id in <c>project/subject</c> form.
             /// </summary>
-            [JsonProperty("subject_id", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("subject_id", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string SubjectId { get; set; }
 
             /// <summary>
             /// Number of electrodes.
             /// </summary>
-            [JsonProperty("n_electrodes", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("n_electrodes", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? NElectrodes { get; set; }
         }
 

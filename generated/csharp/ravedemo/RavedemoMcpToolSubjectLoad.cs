@@ -28,13 +28,13 @@ namespace RaveDemo
             /// <summary>
             /// Subject id in <c>project/subject</c> form.
             /// </summary>
-            [JsonProperty("subject_id")]
+            [JsonProperty("subject_id", Required = global::Newtonsoft.Json.Required.Always)]
             public string SubjectId { get; set; }
 
             /// <summary>
             /// Epoch names to load; all epochs when empty.
             /// </summary>
-            [JsonProperty("epochs", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("epochs", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public List<string> Epochs { get; set; }
         }
 
@@ -46,13 +46,13 @@ namespace RaveDemo
             /// <summary>
             /// The loaded subject.
             /// </summary>
-            [JsonProperty("subject_id", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("subject_id", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string SubjectId { get; set; }
 
             /// <summary>
             /// Epochs that were loaded.
             /// </summary>
-            [JsonProperty("epochs", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("epochs", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public List<string> Epochs { get; set; }
         }
 

@@ -35,8 +35,8 @@ namespace RaveDemo
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "clear_existing", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "max_size_mb", type: "number", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: null),
+                    new ParamSpec(name: "clear_existing", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "ravedemo-mcp_tool_pipeline_run",
@@ -48,8 +48,8 @@ namespace RaveDemo
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "parallel", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "targets", type: "array", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "parallel", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "ravedemo-mcp_tool_pipeline_status",
@@ -73,8 +73,8 @@ namespace RaveDemo
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "limit", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: 500.0),
                     new ParamSpec(name: "project", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "limit", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: 500.0),
                 }),
             new ToolSpec(
                 id: "ravedemo-mcp_tool_subject_load",
@@ -86,8 +86,8 @@ namespace RaveDemo
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "epochs", type: "array", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "subject_id", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "epochs", type: "array", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
         };
 

@@ -28,7 +28,7 @@ namespace Debrief.ToolVault
             /// <summary>
             /// The annotations to delete. (ConstrainedFeature's AnnotationFeature cannot be used: it requires dataType "annotation" while Annotation.schema.json requires "zone"; see docs/decisions.md.)
             /// </summary>
-            [JsonProperty("annotations")]
+            [JsonProperty("annotations", Required = global::Newtonsoft.Json.Required.Always)]
             public List<Annotation> Annotations { get; set; }
         }
 
@@ -40,26 +40,416 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>type</c>.
             /// </summary>
-            [JsonProperty("type")]
-            public string Type { get; set; }
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Type { get; set; } = "Feature";
 
             /// <summary>
             /// Unique identifier for this feature
             /// </summary>
-            [JsonProperty("id")]
-            public JToken Id { get; set; }
+            [JsonProperty("id", Required = global::Newtonsoft.Json.Required.Always)]
+            public Id2 Id { get; set; }
 
             /// <summary>
             /// <c>geometry</c>.
             /// </summary>
-            [JsonProperty("geometry")]
-            public JToken Geometry { get; set; }
+            [JsonProperty("geometry", Required = global::Newtonsoft.Json.Required.Always)]
+            public Geometry Geometry { get; set; }
 
             /// <summary>
             /// <c>properties</c>.
             /// </summary>
-            [JsonProperty("properties")]
+            [JsonProperty("properties", Required = global::Newtonsoft.Json.Required.Always)]
             public Properties Properties { get; set; }
+        }
+
+        /// <summary>
+        /// Unique identifier for this feature
+        /// </summary>
+        [JsonConverter(typeof(Id2.Converter))]
+        public sealed class Id2
+        {
+            /// <summary>The value when it is a string.</summary>
+            public string String { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>String</c>.</summary>
+            public static Id2 FromString(string value)
+            {
+                return new Id2 { String = value };
+            }
+
+            /// <summary>The value when it is a number.</summary>
+            public double? Number { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Number</c>.</summary>
+            public static Id2 FromNumber(double? value)
+            {
+                return new Id2 { Number = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(Id2);
+                }
+
+                /// <summary>Reads a <c>Id2</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    if (token.Type == JTokenType.String)
+                    {
+                        return new Id2 { String = token.ToObject<string>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Integer || token.Type == JTokenType.Float)
+                    {
+                        return new Id2 { Number = token.ToObject<double?>(serializer) };
+                    }
+                    throw new JsonSerializationException("Id2: the value is none of its shapes");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    Id2 union = (Id2)value;
+                    if (union.String != null)
+                    {
+                        serializer.Serialize(writer, union.String);
+                        return;
+                    }
+                    if (union.Number != null)
+                    {
+                        serializer.Serialize(writer, union.Number);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
+        }
+
+        /// <summary>
+        /// One of several shapes of <c>geometry</c>.
+        /// </summary>
+        [JsonConverter(typeof(Geometry.Converter))]
+        public sealed class Geometry
+        {
+            /// <summary>The value when <c>type</c> is <c>Point</c>.</summary>
+            public GeometryPoint Point { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Point</c>.</summary>
+            public static Geometry FromPoint(GeometryPoint value)
+            {
+                return new Geometry { Point = value };
+            }
+
+            /// <summary>The value when <c>type</c> is <c>LineString</c>.</summary>
+            public GeometryLineString LineString { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>LineString</c>.</summary>
+            public static Geometry FromLineString(GeometryLineString value)
+            {
+                return new Geometry { LineString = value };
+            }
+
+            /// <summary>The value when <c>type</c> is <c>Polygon</c>.</summary>
+            public GeometryPolygon Polygon { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Polygon</c>.</summary>
+            public static Geometry FromPolygon(GeometryPolygon value)
+            {
+                return new Geometry { Polygon = value };
+            }
+
+            /// <summary>The value when <c>type</c> is <c>MultiPoint</c>.</summary>
+            public GeometryMultiPoint MultiPoint { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>MultiPoint</c>.</summary>
+            public static Geometry FromMultiPoint(GeometryMultiPoint value)
+            {
+                return new Geometry { MultiPoint = value };
+            }
+
+            /// <summary>The value when <c>type</c> is <c>MultiLineString</c>.</summary>
+            public GeometryMultiLineString MultiLineString { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>MultiLineString</c>.</summary>
+            public static Geometry FromMultiLineString(GeometryMultiLineString value)
+            {
+                return new Geometry { MultiLineString = value };
+            }
+
+            /// <summary>The value when <c>type</c> is <c>MultiPolygon</c>.</summary>
+            public GeometryMultiPolygon MultiPolygon { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>MultiPolygon</c>.</summary>
+            public static Geometry FromMultiPolygon(GeometryMultiPolygon value)
+            {
+                return new Geometry { MultiPolygon = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(Geometry);
+                }
+
+                /// <summary>Reads a <c>Geometry</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    JToken tag = token.Type == JTokenType.Object ? token["type"] : null;
+                    string kind = tag != null && tag.Type == JTokenType.String ? (string)tag : null;
+                    if (kind == "Point")
+                    {
+                        return new Geometry { Point = token.ToObject<GeometryPoint>(serializer) };
+                    }
+                    if (kind == "LineString")
+                    {
+                        return new Geometry { LineString = token.ToObject<GeometryLineString>(serializer) };
+                    }
+                    if (kind == "Polygon")
+                    {
+                        return new Geometry { Polygon = token.ToObject<GeometryPolygon>(serializer) };
+                    }
+                    if (kind == "MultiPoint")
+                    {
+                        return new Geometry { MultiPoint = token.ToObject<GeometryMultiPoint>(serializer) };
+                    }
+                    if (kind == "MultiLineString")
+                    {
+                        return new Geometry { MultiLineString = token.ToObject<GeometryMultiLineString>(serializer) };
+                    }
+                    if (kind == "MultiPolygon")
+                    {
+                        return new Geometry { MultiPolygon = token.ToObject<GeometryMultiPolygon>(serializer) };
+                    }
+                    throw new JsonSerializationException("Geometry: `type` is none of `Point`, `LineString`, `Polygon`, `MultiPoint`, `MultiLineString`, `MultiPolygon`");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    Geometry union = (Geometry)value;
+                    if (union.Point != null)
+                    {
+                        serializer.Serialize(writer, union.Point);
+                        return;
+                    }
+                    if (union.LineString != null)
+                    {
+                        serializer.Serialize(writer, union.LineString);
+                        return;
+                    }
+                    if (union.Polygon != null)
+                    {
+                        serializer.Serialize(writer, union.Polygon);
+                        return;
+                    }
+                    if (union.MultiPoint != null)
+                    {
+                        serializer.Serialize(writer, union.MultiPoint);
+                        return;
+                    }
+                    if (union.MultiLineString != null)
+                    {
+                        serializer.Serialize(writer, union.MultiLineString);
+                        return;
+                    }
+                    if (union.MultiPolygon != null)
+                    {
+                        serializer.Serialize(writer, union.MultiPolygon);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
+        }
+
+        /// <summary>
+        /// The <c>GeometryPoint</c> object.
+        /// </summary>
+        public sealed class GeometryPoint
+        {
+            /// <summary>
+            /// <c>type</c>.
+            /// </summary>
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
+            public Type Type { get; set; }
+
+            /// <summary>
+            /// <c>coordinates</c>.
+            /// </summary>
+            [JsonProperty("coordinates", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<double> Coordinates { get; set; }
+        }
+
+        /// <summary>
+        /// Values of <c>type</c>.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Type
+        {
+            /// <summary><c>Point</c></summary>
+            [EnumMember(Value = "Point")]
+            Point,
+        }
+
+        /// <summary>
+        /// The <c>GeometryLineString</c> object.
+        /// </summary>
+        public sealed class GeometryLineString
+        {
+            /// <summary>
+            /// <c>type</c>.
+            /// </summary>
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
+            public Type2 Type { get; set; }
+
+            /// <summary>
+            /// <c>coordinates</c>.
+            /// </summary>
+            [JsonProperty("coordinates", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<List<double>> Coordinates { get; set; }
+        }
+
+        /// <summary>
+        /// Values of <c>type</c>.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Type2
+        {
+            /// <summary><c>LineString</c></summary>
+            [EnumMember(Value = "LineString")]
+            LineString,
+        }
+
+        /// <summary>
+        /// The <c>GeometryPolygon</c> object.
+        /// </summary>
+        public sealed class GeometryPolygon
+        {
+            /// <summary>
+            /// <c>type</c>.
+            /// </summary>
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
+            public Type3 Type { get; set; }
+
+            /// <summary>
+            /// <c>coordinates</c>.
+            /// </summary>
+            [JsonProperty("coordinates", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<List<List<double>>> Coordinates { get; set; }
+        }
+
+        /// <summary>
+        /// Values of <c>type</c>.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Type3
+        {
+            /// <summary><c>Polygon</c></summary>
+            [EnumMember(Value = "Polygon")]
+            Polygon,
+        }
+
+        /// <summary>
+        /// The <c>GeometryMultiPoint</c> object.
+        /// </summary>
+        public sealed class GeometryMultiPoint
+        {
+            /// <summary>
+            /// <c>type</c>.
+            /// </summary>
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
+            public Type4 Type { get; set; }
+
+            /// <summary>
+            /// <c>coordinates</c>.
+            /// </summary>
+            [JsonProperty("coordinates", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<List<double>> Coordinates { get; set; }
+        }
+
+        /// <summary>
+        /// Values of <c>type</c>.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Type4
+        {
+            /// <summary><c>MultiPoint</c></summary>
+            [EnumMember(Value = "MultiPoint")]
+            MultiPoint,
+        }
+
+        /// <summary>
+        /// The <c>GeometryMultiLineString</c> object.
+        /// </summary>
+        public sealed class GeometryMultiLineString
+        {
+            /// <summary>
+            /// <c>type</c>.
+            /// </summary>
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
+            public Type5 Type { get; set; }
+
+            /// <summary>
+            /// <c>coordinates</c>.
+            /// </summary>
+            [JsonProperty("coordinates", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<List<List<double>>> Coordinates { get; set; }
+        }
+
+        /// <summary>
+        /// Values of <c>type</c>.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Type5
+        {
+            /// <summary><c>MultiLineString</c></summary>
+            [EnumMember(Value = "MultiLineString")]
+            MultiLineString,
+        }
+
+        /// <summary>
+        /// The <c>GeometryMultiPolygon</c> object.
+        /// </summary>
+        public sealed class GeometryMultiPolygon
+        {
+            /// <summary>
+            /// <c>type</c>.
+            /// </summary>
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
+            public Type6 Type { get; set; }
+
+            /// <summary>
+            /// <c>coordinates</c>.
+            /// </summary>
+            [JsonProperty("coordinates", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<List<List<List<double>>>> Coordinates { get; set; }
+        }
+
+        /// <summary>
+        /// Values of <c>type</c>.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Type6
+        {
+            /// <summary><c>MultiPolygon</c></summary>
+            [EnumMember(Value = "MultiPolygon")]
+            MultiPolygon,
         }
 
         /// <summary>
@@ -70,43 +460,43 @@ namespace Debrief.ToolVault
             /// <summary>
             /// Discriminator to identify this as a zone feature
             /// </summary>
-            [JsonProperty("dataType")]
+            [JsonProperty("dataType", Required = global::Newtonsoft.Json.Required.Always)]
             public DataType DataType { get; set; }
 
             /// <summary>
             /// Type of annotation
             /// </summary>
-            [JsonProperty("annotationType", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("annotationType", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public AnnotationType? AnnotationType { get; set; }
 
             /// <summary>
             /// Text content of the annotation
             /// </summary>
-            [JsonProperty("text", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("text", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Text { get; set; }
 
             /// <summary>
             /// Color code in hex format
             /// </summary>
-            [JsonProperty("color", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("color", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Color { get; set; }
 
             /// <summary>
             /// Timestamp when annotation was created
             /// </summary>
-            [JsonProperty("time", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("time", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Time { get; set; }
 
             /// <summary>
             /// Human readable name for this annotation
             /// </summary>
-            [JsonProperty("name", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("name", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Name { get; set; }
 
             /// <summary>
             /// Additional description or notes about this annotation
             /// </summary>
-            [JsonProperty("description", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("description", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Description { get; set; }
         }
 
@@ -145,10 +535,736 @@ namespace Debrief.ToolVault
         }
 
         /// <summary>
+        /// A command returned by a ToolVault tool.
+        /// </summary>
+        [JsonConverter(typeof(Output2.Converter))]
+        public sealed class Output2
+        {
+            /// <summary>The value when <c>command</c> is <c>addFeatures</c>.</summary>
+            public Output2AddFeatures AddFeatures { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>AddFeatures</c>.</summary>
+            public static Output2 FromAddFeatures(Output2AddFeatures value)
+            {
+                return new Output2 { AddFeatures = value };
+            }
+
+            /// <summary>The value when <c>command</c> is <c>updateFeatures</c>.</summary>
+            public Output2UpdateFeatures UpdateFeatures { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>UpdateFeatures</c>.</summary>
+            public static Output2 FromUpdateFeatures(Output2UpdateFeatures value)
+            {
+                return new Output2 { UpdateFeatures = value };
+            }
+
+            /// <summary>The value when <c>command</c> is <c>deleteFeatures</c>.</summary>
+            public Output2DeleteFeatures DeleteFeatures { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>DeleteFeatures</c>.</summary>
+            public static Output2 FromDeleteFeatures(Output2DeleteFeatures value)
+            {
+                return new Output2 { DeleteFeatures = value };
+            }
+
+            /// <summary>The value when <c>command</c> is <c>setFeatureCollection</c>.</summary>
+            public Output2SetFeatureCollection SetFeatureCollection { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>SetFeatureCollection</c>.</summary>
+            public static Output2 FromSetFeatureCollection(Output2SetFeatureCollection value)
+            {
+                return new Output2 { SetFeatureCollection = value };
+            }
+
+            /// <summary>The value when <c>command</c> is <c>showText</c>.</summary>
+            public Output2ShowText ShowText { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>ShowText</c>.</summary>
+            public static Output2 FromShowText(Output2ShowText value)
+            {
+                return new Output2 { ShowText = value };
+            }
+
+            /// <summary>The value when <c>command</c> is <c>showData</c>.</summary>
+            public Output2ShowData ShowData { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>ShowData</c>.</summary>
+            public static Output2 FromShowData(Output2ShowData value)
+            {
+                return new Output2 { ShowData = value };
+            }
+
+            /// <summary>The value when <c>command</c> is <c>showImage</c>.</summary>
+            public Output2ShowImage ShowImage { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>ShowImage</c>.</summary>
+            public static Output2 FromShowImage(Output2ShowImage value)
+            {
+                return new Output2 { ShowImage = value };
+            }
+
+            /// <summary>The value when <c>command</c> is <c>logMessage</c>.</summary>
+            public Output2LogMessage LogMessage { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>LogMessage</c>.</summary>
+            public static Output2 FromLogMessage(Output2LogMessage value)
+            {
+                return new Output2 { LogMessage = value };
+            }
+
+            /// <summary>The value when <c>command</c> is <c>composite</c>.</summary>
+            public Output2Composite Composite { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Composite</c>.</summary>
+            public static Output2 FromComposite(Output2Composite value)
+            {
+                return new Output2 { Composite = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(Output2);
+                }
+
+                /// <summary>Reads a <c>Output2</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    JToken tag = token.Type == JTokenType.Object ? token["command"] : null;
+                    string kind = tag != null && tag.Type == JTokenType.String ? (string)tag : null;
+                    if (kind == "addFeatures")
+                    {
+                        return new Output2 { AddFeatures = token.ToObject<Output2AddFeatures>(serializer) };
+                    }
+                    if (kind == "updateFeatures")
+                    {
+                        return new Output2 { UpdateFeatures = token.ToObject<Output2UpdateFeatures>(serializer) };
+                    }
+                    if (kind == "deleteFeatures")
+                    {
+                        return new Output2 { DeleteFeatures = token.ToObject<Output2DeleteFeatures>(serializer) };
+                    }
+                    if (kind == "setFeatureCollection")
+                    {
+                        return new Output2 { SetFeatureCollection = token.ToObject<Output2SetFeatureCollection>(serializer) };
+                    }
+                    if (kind == "showText")
+                    {
+                        return new Output2 { ShowText = token.ToObject<Output2ShowText>(serializer) };
+                    }
+                    if (kind == "showData")
+                    {
+                        return new Output2 { ShowData = token.ToObject<Output2ShowData>(serializer) };
+                    }
+                    if (kind == "showImage")
+                    {
+                        return new Output2 { ShowImage = token.ToObject<Output2ShowImage>(serializer) };
+                    }
+                    if (kind == "logMessage")
+                    {
+                        return new Output2 { LogMessage = token.ToObject<Output2LogMessage>(serializer) };
+                    }
+                    if (kind == "composite")
+                    {
+                        return new Output2 { Composite = token.ToObject<Output2Composite>(serializer) };
+                    }
+                    throw new JsonSerializationException("Output2: `command` is none of `addFeatures`, `updateFeatures`, `deleteFeatures`, `setFeatureCollection`, `showText`, `showData`, `showImage`, `logMessage`, `composite`");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    Output2 union = (Output2)value;
+                    if (union.AddFeatures != null)
+                    {
+                        serializer.Serialize(writer, union.AddFeatures);
+                        return;
+                    }
+                    if (union.UpdateFeatures != null)
+                    {
+                        serializer.Serialize(writer, union.UpdateFeatures);
+                        return;
+                    }
+                    if (union.DeleteFeatures != null)
+                    {
+                        serializer.Serialize(writer, union.DeleteFeatures);
+                        return;
+                    }
+                    if (union.SetFeatureCollection != null)
+                    {
+                        serializer.Serialize(writer, union.SetFeatureCollection);
+                        return;
+                    }
+                    if (union.ShowText != null)
+                    {
+                        serializer.Serialize(writer, union.ShowText);
+                        return;
+                    }
+                    if (union.ShowData != null)
+                    {
+                        serializer.Serialize(writer, union.ShowData);
+                        return;
+                    }
+                    if (union.ShowImage != null)
+                    {
+                        serializer.Serialize(writer, union.ShowImage);
+                        return;
+                    }
+                    if (union.LogMessage != null)
+                    {
+                        serializer.Serialize(writer, union.LogMessage);
+                        return;
+                    }
+                    if (union.Composite != null)
+                    {
+                        serializer.Serialize(writer, union.Composite);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
+        }
+
+        /// <summary>
+        /// The <c>Output2AddFeatures</c> object.
+        /// </summary>
+        public sealed class Output2AddFeatures
+        {
+            /// <summary>
+            /// <c>command</c>.
+            /// </summary>
+            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Command { get; set; } = "addFeatures";
+
+            /// <summary>
+            /// <c>payload</c>.
+            /// </summary>
+            [JsonProperty("payload", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<JToken> Payload { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Output2UpdateFeatures</c> object.
+        /// </summary>
+        public sealed class Output2UpdateFeatures
+        {
+            /// <summary>
+            /// <c>command</c>.
+            /// </summary>
+            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Command { get; set; } = "updateFeatures";
+
+            /// <summary>
+            /// <c>payload</c>.
+            /// </summary>
+            [JsonProperty("payload", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<JToken> Payload { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Output2DeleteFeatures</c> object.
+        /// </summary>
+        public sealed class Output2DeleteFeatures
+        {
+            /// <summary>
+            /// <c>command</c>.
+            /// </summary>
+            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Command { get; set; } = "deleteFeatures";
+
+            /// <summary>
+            /// <c>payload</c>.
+            /// </summary>
+            [JsonProperty("payload", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<string> Payload { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Output2SetFeatureCollection</c> object.
+        /// </summary>
+        public sealed class Output2SetFeatureCollection
+        {
+            /// <summary>
+            /// <c>command</c>.
+            /// </summary>
+            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Command { get; set; } = "setFeatureCollection";
+
+            /// <summary>
+            /// <c>payload</c>.
+            /// </summary>
+            [JsonProperty("payload", Required = global::Newtonsoft.Json.Required.Always)]
+            public FeatureCollection Payload { get; set; }
+        }
+
+        /// <summary>
+        /// A GeoJSON FeatureCollection containing mixed feature types for maritime analysis
+        /// </summary>
+        public sealed class FeatureCollection
+        {
+            /// <summary>
+            /// <c>type</c>.
+            /// </summary>
+            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
+            public Type7 Type { get; set; }
+
+            /// <summary>
+            /// <c>features</c>.
+            /// </summary>
+            [JsonProperty("features", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<JToken> Features { get; set; }
+
+            /// <summary>
+            /// Bounding box of the feature collection
+            /// </summary>
+            [JsonProperty("bbox", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public List<double> Bbox { get; set; }
+
+            /// <summary>
+            /// <c>properties</c>.
+            /// </summary>
+            [JsonProperty("properties", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public Properties2 Properties { get; set; }
+        }
+
+        /// <summary>
+        /// Values of <c>type</c>.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Type7
+        {
+            /// <summary><c>FeatureCollection</c></summary>
+            [EnumMember(Value = "FeatureCollection")]
+            FeatureCollection,
+        }
+
+        /// <summary>
+        /// The <c>Properties2</c> object.
+        /// </summary>
+        public sealed class Properties2
+        {
+            /// <summary>
+            /// Human readable name for this collection
+            /// </summary>
+            [JsonProperty("name", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public string Name { get; set; }
+
+            /// <summary>
+            /// Description of this feature collection
+            /// </summary>
+            [JsonProperty("description", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public string Description { get; set; }
+
+            /// <summary>
+            /// When this collection was created
+            /// </summary>
+            [JsonProperty("created", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public string Created { get; set; }
+
+            /// <summary>
+            /// When this collection was last modified
+            /// </summary>
+            [JsonProperty("modified", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public string Modified { get; set; }
+
+            /// <summary>
+            /// Version of this collection
+            /// </summary>
+            [JsonProperty("version", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public string Version { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Output2ShowText</c> object.
+        /// </summary>
+        public sealed class Output2ShowText
+        {
+            /// <summary>
+            /// <c>command</c>.
+            /// </summary>
+            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Command { get; set; } = "showText";
+
+            /// <summary>
+            /// <c>payload</c>.
+            /// </summary>
+            [JsonProperty("payload", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Payload { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Output2ShowData</c> object.
+        /// </summary>
+        public sealed class Output2ShowData
+        {
+            /// <summary>
+            /// <c>command</c>.
+            /// </summary>
+            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Command { get; set; } = "showData";
+
+            /// <summary>
+            /// <c>payload</c>.
+            /// </summary>
+            [JsonProperty("payload", Required = global::Newtonsoft.Json.Required.Always)]
+            public Payload Payload { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Payload</c> object.
+        /// </summary>
+        public sealed class Payload
+        {
+            /// <summary>
+            /// <c>shape</c>.
+            /// </summary>
+            [JsonProperty("shape", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<long> Shape { get; set; }
+
+            /// <summary>
+            /// <c>axes</c>.
+            /// </summary>
+            [JsonProperty("axes", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public List<AxesItem> Axes { get; set; }
+
+            /// <summary>
+            /// <c>values</c>.
+            /// </summary>
+            [JsonProperty("values", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<ValuesItem> Values { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>AxesItem</c> object.
+        /// </summary>
+        public sealed class AxesItem
+        {
+            /// <summary>
+            /// <c>name</c>.
+            /// </summary>
+            [JsonProperty("name", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Name { get; set; }
+
+            /// <summary>
+            /// <c>values</c>.
+            /// </summary>
+            [JsonProperty("values", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public List<JToken> Values { get; set; }
+        }
+
+        /// <summary>
+        /// One of several shapes of <c>ValuesItem</c>.
+        /// </summary>
+        [JsonConverter(typeof(ValuesItem.Converter))]
+        public sealed class ValuesItem
+        {
+            /// <summary>The value when it is a string.</summary>
+            public string String { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>String</c>.</summary>
+            public static ValuesItem FromString(string value)
+            {
+                return new ValuesItem { String = value };
+            }
+
+            /// <summary>The value when it is a number.</summary>
+            public double? Number { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Number</c>.</summary>
+            public static ValuesItem FromNumber(double? value)
+            {
+                return new ValuesItem { Number = value };
+            }
+
+            /// <summary>The value when it is a boolean.</summary>
+            public bool? Boolean { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Boolean</c>.</summary>
+            public static ValuesItem FromBoolean(bool? value)
+            {
+                return new ValuesItem { Boolean = value };
+            }
+
+            /// <summary>The value when it is an array.</summary>
+            public List<NestedArrayItem> Array { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Array</c>.</summary>
+            public static ValuesItem FromArray(List<NestedArrayItem> value)
+            {
+                return new ValuesItem { Array = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(ValuesItem);
+                }
+
+                /// <summary>Reads a <c>ValuesItem</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    if (token.Type == JTokenType.String)
+                    {
+                        return new ValuesItem { String = token.ToObject<string>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Integer || token.Type == JTokenType.Float)
+                    {
+                        return new ValuesItem { Number = token.ToObject<double?>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Boolean)
+                    {
+                        return new ValuesItem { Boolean = token.ToObject<bool?>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Array)
+                    {
+                        return new ValuesItem { Array = token.ToObject<List<NestedArrayItem>>(serializer) };
+                    }
+                    throw new JsonSerializationException("ValuesItem: the value is none of its shapes");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    ValuesItem union = (ValuesItem)value;
+                    if (union.String != null)
+                    {
+                        serializer.Serialize(writer, union.String);
+                        return;
+                    }
+                    if (union.Number != null)
+                    {
+                        serializer.Serialize(writer, union.Number);
+                        return;
+                    }
+                    if (union.Boolean != null)
+                    {
+                        serializer.Serialize(writer, union.Boolean);
+                        return;
+                    }
+                    if (union.Array != null)
+                    {
+                        serializer.Serialize(writer, union.Array);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
+        }
+
+        /// <summary>
+        /// One of several shapes of <c>NestedArrayItem</c>.
+        /// </summary>
+        [JsonConverter(typeof(NestedArrayItem.Converter))]
+        public sealed class NestedArrayItem
+        {
+            /// <summary>The value when it is a string.</summary>
+            public string String { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>String</c>.</summary>
+            public static NestedArrayItem FromString(string value)
+            {
+                return new NestedArrayItem { String = value };
+            }
+
+            /// <summary>The value when it is a number.</summary>
+            public double? Number { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Number</c>.</summary>
+            public static NestedArrayItem FromNumber(double? value)
+            {
+                return new NestedArrayItem { Number = value };
+            }
+
+            /// <summary>The value when it is a boolean.</summary>
+            public bool? Boolean { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Boolean</c>.</summary>
+            public static NestedArrayItem FromBoolean(bool? value)
+            {
+                return new NestedArrayItem { Boolean = value };
+            }
+
+            /// <summary>The value when it is an array.</summary>
+            public JToken Array { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Array</c>.</summary>
+            public static NestedArrayItem FromArray(JToken value)
+            {
+                return new NestedArrayItem { Array = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(NestedArrayItem);
+                }
+
+                /// <summary>Reads a <c>NestedArrayItem</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    if (token.Type == JTokenType.String)
+                    {
+                        return new NestedArrayItem { String = token.ToObject<string>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Integer || token.Type == JTokenType.Float)
+                    {
+                        return new NestedArrayItem { Number = token.ToObject<double?>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Boolean)
+                    {
+                        return new NestedArrayItem { Boolean = token.ToObject<bool?>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Array)
+                    {
+                        return new NestedArrayItem { Array = token.ToObject<JToken>(serializer) };
+                    }
+                    throw new JsonSerializationException("NestedArrayItem: the value is none of its shapes");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    NestedArrayItem union = (NestedArrayItem)value;
+                    if (union.String != null)
+                    {
+                        serializer.Serialize(writer, union.String);
+                        return;
+                    }
+                    if (union.Number != null)
+                    {
+                        serializer.Serialize(writer, union.Number);
+                        return;
+                    }
+                    if (union.Boolean != null)
+                    {
+                        serializer.Serialize(writer, union.Boolean);
+                        return;
+                    }
+                    if (union.Array != null)
+                    {
+                        serializer.Serialize(writer, union.Array);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
+        }
+
+        /// <summary>
+        /// The <c>Output2ShowImage</c> object.
+        /// </summary>
+        public sealed class Output2ShowImage
+        {
+            /// <summary>
+            /// <c>command</c>.
+            /// </summary>
+            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Command { get; set; } = "showImage";
+
+            /// <summary>
+            /// <c>payload</c>.
+            /// </summary>
+            [JsonProperty("payload", Required = global::Newtonsoft.Json.Required.Always)]
+            public Payload2 Payload { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Payload2</c> object.
+        /// </summary>
+        public sealed class Payload2
+        {
+            /// <summary>
+            /// <c>mediaType</c>.
+            /// </summary>
+            [JsonProperty("mediaType", Required = global::Newtonsoft.Json.Required.Always)]
+            public MediaType MediaType { get; set; }
+
+            /// <summary>
+            /// <c>data</c>.
+            /// </summary>
+            [JsonProperty("data", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Data { get; set; }
+        }
+
+        /// <summary>
+        /// Values of <c>mediaType</c>.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum MediaType
+        {
+            /// <summary><c>image/png</c></summary>
+            [EnumMember(Value = "image/png")]
+            ImagePng,
+            /// <summary><c>image/svg+xml</c></summary>
+            [EnumMember(Value = "image/svg+xml")]
+            ImageSvgXml,
+        }
+
+        /// <summary>
+        /// The <c>Output2LogMessage</c> object.
+        /// </summary>
+        public sealed class Output2LogMessage
+        {
+            /// <summary>
+            /// <c>command</c>.
+            /// </summary>
+            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Command { get; set; } = "logMessage";
+
+            /// <summary>
+            /// <c>payload</c>.
+            /// </summary>
+            [JsonProperty("payload", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Payload { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>Output2Composite</c> object.
+        /// </summary>
+        public sealed class Output2Composite
+        {
+            /// <summary>
+            /// <c>command</c>.
+            /// </summary>
+            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Command { get; set; } = "composite";
+
+            /// <summary>
+            /// <c>payload</c>.
+            /// </summary>
+            [JsonProperty("payload", Required = global::Newtonsoft.Json.Required.Always)]
+            public List<JToken> Payload { get; set; }
+        }
+
+        /// <summary>
         /// Implement this class to serve <c>delete_annotations</c>: override <c>Execute</c>.
         /// </summary>
         [Tool("delete_annotations", Name = "Delete Annotations", Category = "editing", Tier = "core", SafetyLevel = "destructive")]
-        public abstract class Handler : ToolHandler<Input, JToken>
+        public abstract class Handler : ToolHandler<Input, Output2>
         {
             /// <summary>The tool id on the wire.</summary>
             public sealed override string ToolId

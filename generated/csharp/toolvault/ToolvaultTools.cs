@@ -52,9 +52,9 @@ namespace Debrief.ToolVault
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "maxDistanceNm", type: "number", required: false, nullable: false, enumJson: null, minimum: null, maximum: 500.0),
-                    new ParamSpec(name: "points", type: "array", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "track", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "points", type: "array", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "maxDistanceNm", type: "number", required: false, nullable: false, enumJson: null, minimum: null, maximum: 500.0),
                 }),
             new ToolSpec(
                 id: "summarize_collection",

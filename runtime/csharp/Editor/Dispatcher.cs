@@ -47,6 +47,7 @@ namespace Toolgen.Bridge
             JsonSerializerSettings settings = new JsonSerializerSettings();
             settings.DateParseHandling = DateParseHandling.None;
             settings.FloatParseHandling = FloatParseHandling.Double;
+            settings.Converters.Add(new WholeNumberConverter());
             serializer = JsonSerializer.Create(settings);
         }
 

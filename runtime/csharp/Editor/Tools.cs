@@ -3,6 +3,7 @@
 // </auto-generated>
 using System;
 using System.Collections.Generic;
+using System.Globalization;
 using Newtonsoft.Json;
 using Newtonsoft.Json.Linq;
 
@@ -256,5 +257,56 @@ namespace Toolgen.Bridge
         public bool AdditionalParameters { get; private set; }
         /// <summary>The top-level parameters.</summary>
         public ParamSpec[] Parameters { get; private set; }
+    }
+
+    /// <summary>
+    /// Reads integers (<c>long</c>, <c>long?</c>) written as whole floats (<c>2.0</c>, as
+    /// Python's <c>json</c> writes them, and as JSON Schema counts them) and refuses
+    /// fractions, where Newtonsoft would round them.
+    /// </summary>
+    public sealed class WholeNumberConverter : JsonConverter
+    {
+        /// <summary>Whether <paramref name="objectType"/> is <c>long</c> or <c>long?</c>.</summary>
+        public override bool CanConvert(Type objectType)
+        {
+            return objectType == typeof(long) || objectType == typeof(long?);
+        }
+
+        /// <summary>Only reads; integers are written as they are.</summary>
+        public override bool CanWrite
+        {
+            get { return false; }
+        }
+
+        /// <summary>An integer, or a whole number written as a float.</summary>
+        public override object ReadJson(JsonReader reader, Type objectType, object existingValue, JsonSerializer serializer)
+        {
+            switch (reader.TokenType)
+            {
+                case JsonToken.Null:
+                    if (objectType == typeof(long?))
+                    {
+                        return null;
+                    }
+                    throw new JsonSerializationException("null is not an integer, at " + reader.Path);
+                case JsonToken.Integer:
+                    return Convert.ToInt64(reader.Value, CultureInfo.InvariantCulture);
+                case JsonToken.Float:
+                    double d = Convert.ToDouble(reader.Value, CultureInfo.InvariantCulture);
+                    if (Math.Floor(d) == d && Math.Abs(d) < 9007199254740992.0)
+                    {
+                        return (long)d;
+                    }
+                    throw new JsonSerializationException(d.ToString("R", CultureInfo.InvariantCulture) + " is not an integer, at " + reader.Path);
+                default:
+                    throw new JsonSerializationException("a " + reader.TokenType + " is not an integer, at " + reader.Path);
+            }
+        }
+
+        /// <summary>Not called (<see cref="CanWrite"/> is false).</summary>
+        public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+        {
+            throw new NotSupportedException();
+        }
     }
 }

@@ -28,7 +28,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>shared</c>.
             /// </summary>
-            [JsonProperty("shared")]
+            [JsonProperty("shared", Required = global::Newtonsoft.Json.Required.Always)]
             public Shared Shared { get; set; }
         }
 
@@ -40,13 +40,13 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>id</c>.
             /// </summary>
-            [JsonProperty("id")]
+            [JsonProperty("id", Required = global::Newtonsoft.Json.Required.Always)]
             public long Id_2 { get; set; }
 
             /// <summary>
             /// <c>Id</c>.
             /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("Id", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Id { get; set; }
         }
 
@@ -58,7 +58,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>echo</c>.
             /// </summary>
-            [JsonProperty("echo")]
+            [JsonProperty("echo", Required = global::Newtonsoft.Json.Required.Always)]
             public Shared2 Echo { get; set; }
         }
 
@@ -70,13 +70,13 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>id</c>.
             /// </summary>
-            [JsonProperty("id")]
+            [JsonProperty("id", Required = global::Newtonsoft.Json.Required.Always)]
             public long Id_2 { get; set; }
 
             /// <summary>
             /// <c>Id</c>.
             /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("Id", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Id { get; set; }
         }
 

@@ -28,79 +28,79 @@ namespace Hostile.Rust
             /// <summary>
             /// Snake-cases to a_b.
             /// </summary>
-            [JsonProperty("a-b", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("a-b", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string AB_2 { get; set; } = "dash";
 
             /// <summary>
             /// Is a_b.
             /// </summary>
-            [JsonProperty("a_b", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("a_b", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string AB_3 { get; set; } = "underscore";
 
             /// <summary>
             /// Snake-cases to a_b too.
             /// </summary>
-            [JsonProperty("A_B", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("A_B", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool? AB { get; set; }
 
             /// <summary>
             /// Named like the first renamed field.
             /// </summary>
-            [JsonProperty("a_b_2")]
+            [JsonProperty("a_b_2", Required = global::Newtonsoft.Json.Required.Always)]
             public long AB2 { get; set; }
 
             /// <summary>
             /// A keyword.
             /// </summary>
-            [JsonProperty("type", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("type", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Type { get; set; }
 
             /// <summary>
             /// A keyword that cannot be raw.
             /// </summary>
-            [JsonProperty("self", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("self", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Self__2 { get; set; }
 
             /// <summary>
             /// <c>self_</c> in Rust, like <c>self</c>: the later in key order is numbered <c>self_2</c>, not <c>self__2</c>.
             /// </summary>
-            [JsonProperty("Self", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("Self", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Self_ { get; set; }
 
             /// <summary>
             /// Starts with a digit.
             /// </summary>
-            [JsonProperty("1st", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("1st", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string _1st { get; set; }
 
             /// <summary>
             /// Has a dot.
             /// </summary>
-            [JsonProperty("x.y", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("x.y", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string XY { get; set; }
 
             /// <summary>
             /// Values that collide as variants.
             /// </summary>
-            [JsonProperty("mode", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("mode", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Mode? Mode { get; set; }
 
             /// <summary>
             /// <c>spot</c>.
             /// </summary>
-            [JsonProperty("spot", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("spot", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Spot Spot { get; set; }
 
             /// <summary>
             /// <c>spotLower</c>.
             /// </summary>
-            [JsonProperty("spotLower", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("spotLower", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Spot2 SpotLower { get; set; }
 
             /// <summary>
             /// <c>shared</c>.
             /// </summary>
-            [JsonProperty("shared", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("shared", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Shared Shared { get; set; }
         }
 
@@ -129,7 +129,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>x</c>.
             /// </summary>
-            [JsonProperty("x")]
+            [JsonProperty("x", Required = global::Newtonsoft.Json.Required.Always)]
             public double X { get; set; }
         }
 
@@ -141,7 +141,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>label</c>.
             /// </summary>
-            [JsonProperty("label")]
+            [JsonProperty("label", Required = global::Newtonsoft.Json.Required.Always)]
             public string Label { get; set; }
         }
 
@@ -153,13 +153,13 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>id</c>.
             /// </summary>
-            [JsonProperty("id")]
+            [JsonProperty("id", Required = global::Newtonsoft.Json.Required.Always)]
             public long Id_2 { get; set; }
 
             /// <summary>
             /// <c>Id</c>.
             /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("Id", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Id { get; set; }
         }
 
@@ -171,31 +171,31 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>a-b</c>.
             /// </summary>
-            [JsonProperty("a-b")]
+            [JsonProperty("a-b", Required = global::Newtonsoft.Json.Required.Always)]
             public string AB_2 { get; set; }
 
             /// <summary>
             /// <c>a_b</c>.
             /// </summary>
-            [JsonProperty("a_b")]
+            [JsonProperty("a_b", Required = global::Newtonsoft.Json.Required.Always)]
             public string AB_3 { get; set; }
 
             /// <summary>
             /// <c>A_B</c>.
             /// </summary>
-            [JsonProperty("A_B", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("A_B", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool? AB { get; set; }
 
             /// <summary>
             /// <c>a_b_2</c>.
             /// </summary>
-            [JsonProperty("a_b_2")]
+            [JsonProperty("a_b_2", Required = global::Newtonsoft.Json.Required.Always)]
             public long AB2 { get; set; }
 
             /// <summary>
             /// <c>shared</c>.
             /// </summary>
-            [JsonProperty("shared", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("shared", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Shared2 Shared { get; set; }
         }
 
@@ -207,13 +207,13 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>id</c>.
             /// </summary>
-            [JsonProperty("id")]
+            [JsonProperty("id", Required = global::Newtonsoft.Json.Required.Always)]
             public long Id_2 { get; set; }
 
             /// <summary>
             /// <c>Id</c>.
             /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("Id", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Id { get; set; }
         }
 

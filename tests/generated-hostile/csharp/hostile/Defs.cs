@@ -28,31 +28,31 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>shared</c>.
             /// </summary>
-            [JsonProperty("shared")]
+            [JsonProperty("shared", Required = global::Newtonsoft.Json.Required.Always)]
             public Shared Shared { get; set; }
 
             /// <summary>
             /// <c>input</c>.
             /// </summary>
-            [JsonProperty("input", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("input", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Input2 InputValue { get; set; }
 
             /// <summary>
             /// <c>Self</c>.
             /// </summary>
-            [JsonProperty("Self", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("Self", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Self_ { get; set; }
 
             /// <summary>
             /// <c>super</c>.
             /// </summary>
-            [JsonProperty("super", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("super", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Super { get; set; }
 
             /// <summary>
             /// <c>crate</c>.
             /// </summary>
-            [JsonProperty("crate", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("crate", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool? Crate { get; set; }
         }
 
@@ -64,13 +64,13 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>id</c>.
             /// </summary>
-            [JsonProperty("id")]
+            [JsonProperty("id", Required = global::Newtonsoft.Json.Required.Always)]
             public long Id_2 { get; set; }
 
             /// <summary>
             /// <c>Id</c>.
             /// </summary>
-            [JsonProperty("Id", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("Id", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Id { get; set; }
         }
 
@@ -82,7 +82,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>value</c>.
             /// </summary>
-            [JsonProperty("value", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("value", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Value { get; set; }
         }
 
@@ -94,13 +94,13 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>output</c>.
             /// </summary>
-            [JsonProperty("output", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("output", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Output2? OutputValue { get; set; }
 
             /// <summary>
             /// <c>maybe</c>.
             /// </summary>
-            [JsonProperty("maybe", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("maybe", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Maybe Maybe { get; set; }
         }
 
@@ -129,7 +129,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>note</c>.
             /// </summary>
-            [JsonProperty("note", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("note", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Note { get; set; }
         }
 

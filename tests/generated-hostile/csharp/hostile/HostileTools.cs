@@ -38,19 +38,19 @@ namespace Hostile.Rust
                 additionalParameters: false,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "1st", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "A_B", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "Self", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "a-b", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "a_b", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "A_B", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "a_b_2", type: "integer", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "mode", type: "string", required: false, nullable: false, enumJson: new string[] { "\"a\"", "\"A\"", "\"b\"" }, minimum: null, maximum: null),
+                    new ParamSpec(name: "type", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "self", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "shared", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "Self", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "1st", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "x.y", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "mode", type: "string", required: false, nullable: false, enumJson: new string[] { "\"a\"", "\"A\"", "\"b\"" }, minimum: null, maximum: null),
                     new ParamSpec(name: "spot", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "spotLower", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "type", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "x.y", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "shared", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "defs",
@@ -62,11 +62,11 @@ namespace Hostile.Rust
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "Self", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "crate", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "input", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "shared", type: "object", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "input", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "Self", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "super", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "crate", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "inline.names",
@@ -78,10 +78,10 @@ namespace Hostile.Rust
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "count", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "thing", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "x-y", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "x_y", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "thing", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "count", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "keywords",
@@ -93,15 +93,15 @@ namespace Hostile.Rust
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "Output", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "cond", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "either", type: null, required: false, nullable: true, enumJson: new string[] { "\"a\"", "1", "true", "null" }, minimum: null, maximum: null),
                     new ParamSpec(name: "if", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "labels", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "loose", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "not", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "notText", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "opts", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "labels", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "either", type: null, required: false, nullable: true, enumJson: new string[] { "\"a\"", "1", "true", "null" }, minimum: null, maximum: null),
+                    new ParamSpec(name: "cond", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "notText", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "loose", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "Output", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "odd.refs",
@@ -116,8 +116,8 @@ namespace Hostile.Rust
                     new ParamSpec(name: "a", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "b", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "dash", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "tags", type: "array", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "x", type: "object", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "tags", type: "array", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "type",

@@ -28,25 +28,25 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>x-y</c>.
             /// </summary>
-            [JsonProperty("x-y", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("x-y", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public XY XY { get; set; }
 
             /// <summary>
             /// <c>x_y</c>.
             /// </summary>
-            [JsonProperty("x_y", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("x_y", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public XY2 XY_2 { get; set; }
 
             /// <summary>
             /// <c>thing</c>.
             /// </summary>
-            [JsonProperty("thing", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("thing", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Thing Thing { get; set; }
 
             /// <summary>
             /// <c>count</c>.
             /// </summary>
-            [JsonProperty("count", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("count", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Count { get; set; }
         }
 
@@ -58,7 +58,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>a</c>.
             /// </summary>
-            [JsonProperty("a")]
+            [JsonProperty("a", Required = global::Newtonsoft.Json.Required.Always)]
             public string A { get; set; }
         }
 
@@ -70,7 +70,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>b</c>.
             /// </summary>
-            [JsonProperty("b")]
+            [JsonProperty("b", Required = global::Newtonsoft.Json.Required.Always)]
             public long B { get; set; }
         }
 
@@ -82,7 +82,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>c</c>.
             /// </summary>
-            [JsonProperty("c")]
+            [JsonProperty("c", Required = global::Newtonsoft.Json.Required.Always)]
             public bool C { get; set; }
         }
 
@@ -94,25 +94,25 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>x-y</c>.
             /// </summary>
-            [JsonProperty("x-y", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("x-y", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public XY3 XY { get; set; }
 
             /// <summary>
             /// <c>x_y</c>.
             /// </summary>
-            [JsonProperty("x_y", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("x_y", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public XY4 XY_2 { get; set; }
 
             /// <summary>
             /// <c>thing</c>.
             /// </summary>
-            [JsonProperty("thing", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("thing", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Thing2 Thing { get; set; }
 
             /// <summary>
             /// <c>count</c>.
             /// </summary>
-            [JsonProperty("count", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("count", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Count { get; set; }
         }
 
@@ -124,7 +124,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>a</c>.
             /// </summary>
-            [JsonProperty("a")]
+            [JsonProperty("a", Required = global::Newtonsoft.Json.Required.Always)]
             public string A { get; set; }
         }
 
@@ -136,7 +136,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>b</c>.
             /// </summary>
-            [JsonProperty("b")]
+            [JsonProperty("b", Required = global::Newtonsoft.Json.Required.Always)]
             public long B { get; set; }
         }
 
@@ -148,7 +148,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>c</c>.
             /// </summary>
-            [JsonProperty("c")]
+            [JsonProperty("c", Required = global::Newtonsoft.Json.Required.Always)]
             public bool C { get; set; }
         }
 

@@ -28,55 +28,55 @@ namespace Hostile.Rust
             /// <summary>
             /// A property named like a keyword.
             /// </summary>
-            [JsonProperty("if", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("if", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string If { get; set; }
 
             /// <summary>
             /// Another.
             /// </summary>
-            [JsonProperty("not", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("not", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Not { get; set; }
 
             /// <summary>
             /// <c>opts</c>.
             /// </summary>
-            [JsonProperty("opts", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("opts", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Opts Opts { get; set; }
 
             /// <summary>
             /// <c>labels</c>.
             /// </summary>
-            [JsonProperty("labels", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("labels", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JObject Labels { get; set; }
 
             /// <summary>
             /// <c>either</c>.
             /// </summary>
-            [JsonProperty("either", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("either", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JToken Either { get; set; }
 
             /// <summary>
             /// <c>cond</c>.
             /// </summary>
-            [JsonProperty("cond", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("cond", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JToken Cond { get; set; }
 
             /// <summary>
             /// <c>notText</c>.
             /// </summary>
-            [JsonProperty("notText", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("notText", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JToken NotText { get; set; }
 
             /// <summary>
             /// No type declared: minLength constrains strings only, and 7 passes too.
             /// </summary>
-            [JsonProperty("loose", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("loose", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JToken Loose { get; set; }
 
             /// <summary>
             /// An input object named like the output's class (C# nests both in one class).
             /// </summary>
-            [JsonProperty("Output", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("Output", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Output2 Output { get; set; }
         }
 
@@ -88,13 +88,13 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>format</c>.
             /// </summary>
-            [JsonProperty("format", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("format", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Format { get; set; }
 
             /// <summary>
             /// <c>pattern</c>.
             /// </summary>
-            [JsonProperty("pattern", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("pattern", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Pattern { get; set; }
         }
 
@@ -106,7 +106,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>x</c>.
             /// </summary>
-            [JsonProperty("x", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("x", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? X { get; set; }
         }
 
@@ -118,43 +118,43 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>if</c>.
             /// </summary>
-            [JsonProperty("if", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("if", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string If { get; set; }
 
             /// <summary>
             /// <c>not</c>.
             /// </summary>
-            [JsonProperty("not", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("not", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Not { get; set; }
 
             /// <summary>
             /// <c>opts</c>.
             /// </summary>
-            [JsonProperty("opts", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("opts", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Opts2 Opts { get; set; }
 
             /// <summary>
             /// <c>labels</c>.
             /// </summary>
-            [JsonProperty("labels", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("labels", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JObject Labels { get; set; }
 
             /// <summary>
             /// <c>either</c>.
             /// </summary>
-            [JsonProperty("either", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("either", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JToken Either { get; set; }
 
             /// <summary>
             /// <c>cond</c>.
             /// </summary>
-            [JsonProperty("cond", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("cond", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JToken Cond { get; set; }
 
             /// <summary>
             /// <c>notText</c>.
             /// </summary>
-            [JsonProperty("notText", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("notText", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public JToken NotText { get; set; }
         }
 
@@ -166,13 +166,13 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>format</c>.
             /// </summary>
-            [JsonProperty("format", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("format", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Format { get; set; }
 
             /// <summary>
             /// <c>pattern</c>.
             /// </summary>
-            [JsonProperty("pattern", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("pattern", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Pattern { get; set; }
         }
 

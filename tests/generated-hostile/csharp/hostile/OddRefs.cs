@@ -28,31 +28,31 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>a</c>.
             /// </summary>
-            [JsonProperty("a", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("a", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public A A { get; set; }
 
             /// <summary>
             /// <c>b</c>.
             /// </summary>
-            [JsonProperty("b", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("b", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? B { get; set; }
 
             /// <summary>
             /// <c>dash</c>.
             /// </summary>
-            [JsonProperty("dash", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("dash", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Value Dash { get; set; }
 
             /// <summary>
             /// <c>x</c>.
             /// </summary>
-            [JsonProperty("x", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("x", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public X X { get; set; }
 
             /// <summary>
             /// <c>tags</c>.
             /// </summary>
-            [JsonProperty("tags", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("tags", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public List<JToken> Tags { get; set; }
         }
 
@@ -64,7 +64,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>n</c>.
             /// </summary>
-            [JsonProperty("n", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("n", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? N { get; set; }
         }
 
@@ -76,7 +76,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>z</c>.
             /// </summary>
-            [JsonProperty("z")]
+            [JsonProperty("z", Required = global::Newtonsoft.Json.Required.Always)]
             public string Z { get; set; }
         }
 
@@ -88,7 +88,7 @@ namespace Hostile.Rust
             /// <summary>
             /// <c>y</c>.
             /// </summary>
-            [JsonProperty("y")]
+            [JsonProperty("y", Required = global::Newtonsoft.Json.Required.Always)]
             public long Y { get; set; }
         }
 

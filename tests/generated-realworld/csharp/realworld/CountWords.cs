@@ -28,13 +28,13 @@ namespace Mcp
             /// <summary>
             /// The text.
             /// </summary>
-            [JsonProperty("text")]
+            [JsonProperty("text", Required = global::Newtonsoft.Json.Required.Always)]
             public string Text { get; set; }
 
             /// <summary>
             /// Stop counting here.
             /// </summary>
-            [JsonProperty("limit", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("limit", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long? Limit { get; set; }
         }
 

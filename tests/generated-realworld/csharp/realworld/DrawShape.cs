@@ -28,14 +28,129 @@ namespace Mcp
             /// <summary>
             /// The shape, by its <c>kind</c>.
             /// </summary>
-            [JsonProperty("shape")]
-            public JToken Shape { get; set; }
+            [JsonProperty("shape", Required = global::Newtonsoft.Json.Required.Always)]
+            public Shape Shape { get; set; }
 
             /// <summary>
             /// Fill color.
             /// </summary>
-            [JsonProperty("color", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("color", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Color { get; set; } = "#000000";
+        }
+
+        /// <summary>
+        /// The shape, by its <c>kind</c>.
+        /// </summary>
+        [JsonConverter(typeof(Shape.Converter))]
+        public sealed class Shape
+        {
+            /// <summary>The value when <c>kind</c> is <c>circle</c>.</summary>
+            public ShapeCircle Circle { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Circle</c>.</summary>
+            public static Shape FromCircle(ShapeCircle value)
+            {
+                return new Shape { Circle = value };
+            }
+
+            /// <summary>The value when <c>kind</c> is <c>rectangle</c>.</summary>
+            public ShapeRectangle Rectangle { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Rectangle</c>.</summary>
+            public static Shape FromRectangle(ShapeRectangle value)
+            {
+                return new Shape { Rectangle = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(Shape);
+                }
+
+                /// <summary>Reads a <c>Shape</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    JToken tag = token.Type == JTokenType.Object ? token["kind"] : null;
+                    string kind = tag != null && tag.Type == JTokenType.String ? (string)tag : null;
+                    if (kind == "circle")
+                    {
+                        return new Shape { Circle = token.ToObject<ShapeCircle>(serializer) };
+                    }
+                    if (kind == "rectangle")
+                    {
+                        return new Shape { Rectangle = token.ToObject<ShapeRectangle>(serializer) };
+                    }
+                    throw new JsonSerializationException("Shape: `kind` is none of `circle`, `rectangle`");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    Shape union = (Shape)value;
+                    if (union.Circle != null)
+                    {
+                        serializer.Serialize(writer, union.Circle);
+                        return;
+                    }
+                    if (union.Rectangle != null)
+                    {
+                        serializer.Serialize(writer, union.Rectangle);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
+        }
+
+        /// <summary>
+        /// The <c>ShapeCircle</c> object.
+        /// </summary>
+        public sealed class ShapeCircle
+        {
+            /// <summary>
+            /// <c>kind</c>.
+            /// </summary>
+            [JsonProperty("kind", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Kind { get; set; } = "circle";
+
+            /// <summary>
+            /// In pixels.
+            /// </summary>
+            [JsonProperty("radius", Required = global::Newtonsoft.Json.Required.Always)]
+            public double Radius { get; set; }
+        }
+
+        /// <summary>
+        /// The <c>ShapeRectangle</c> object.
+        /// </summary>
+        public sealed class ShapeRectangle
+        {
+            /// <summary>
+            /// <c>kind</c>.
+            /// </summary>
+            [JsonProperty("kind", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Kind { get; set; } = "rectangle";
+
+            /// <summary>
+            /// <c>width</c>.
+            /// </summary>
+            [JsonProperty("width", Required = global::Newtonsoft.Json.Required.Always)]
+            public double Width { get; set; }
+
+            /// <summary>
+            /// <c>height</c>.
+            /// </summary>
+            [JsonProperty("height", Required = global::Newtonsoft.Json.Required.Always)]
+            public double Height { get; set; }
         }
 
         /// <summary>
@@ -46,13 +161,13 @@ namespace Mcp
             /// <summary>
             /// The shape's id on the canvas.
             /// </summary>
-            [JsonProperty("id")]
+            [JsonProperty("id", Required = global::Newtonsoft.Json.Required.Always)]
             public long Id { get; set; }
 
             /// <summary>
             /// In square pixels.
             /// </summary>
-            [JsonProperty("area")]
+            [JsonProperty("area", Required = global::Newtonsoft.Json.Required.Always)]
             public double Area { get; set; }
         }
 

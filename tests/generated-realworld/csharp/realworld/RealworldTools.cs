@@ -25,8 +25,8 @@ namespace Mcp
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "limit", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: null),
                     new ParamSpec(name: "text", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "limit", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: null),
                 }),
             new ToolSpec(
                 id: "draw_shape",
@@ -38,8 +38,8 @@ namespace Mcp
                 additionalParameters: false,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "color", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "shape", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "color", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "search_files",
@@ -51,9 +51,9 @@ namespace Mcp
                 additionalParameters: true,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "max_results", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: 1000.0),
-                    new ParamSpec(name: "paths", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "query", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "paths", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "max_results", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: 1000.0),
                 }),
             new ToolSpec(
                 id: "set_value",
@@ -66,8 +66,8 @@ namespace Mcp
                 parameters: new ParamSpec[]
                 {
                     new ParamSpec(name: "key", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "ttl_seconds", type: "integer", required: false, nullable: true, enumJson: null, minimum: 1.0, maximum: null),
                     new ParamSpec(name: "value", type: null, required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "ttl_seconds", type: "integer", required: false, nullable: true, enumJson: null, minimum: 1.0, maximum: null),
                 }),
             new ToolSpec(
                 id: "update_issue",
@@ -79,15 +79,15 @@ namespace Mcp
                 additionalParameters: false,
                 parameters: new ParamSpec[]
                 {
-                    new ParamSpec(name: "body", type: "string", required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "issue_number", type: "integer", required: true, nullable: false, enumJson: null, minimum: 1.0, maximum: null),
-                    new ParamSpec(name: "labels", type: "array", required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
-                    new ParamSpec(name: "milestone", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "owner", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "repo", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "issue_number", type: "integer", required: true, nullable: false, enumJson: null, minimum: 1.0, maximum: null),
+                    new ParamSpec(name: "title", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "body", type: "string", required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "milestone", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "labels", type: "array", required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "state", type: "string", required: false, nullable: false, enumJson: new string[] { "\"open\"", "\"closed\"" }, minimum: null, maximum: null),
                     new ParamSpec(name: "state_reason", type: "string", required: true, nullable: true, enumJson: new string[] { "\"completed\"", "\"not_planned\"", "\"reopened\"", "null" }, minimum: null, maximum: null),
-                    new ParamSpec(name: "title", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
         };
 

@@ -28,20 +28,180 @@ namespace Mcp
             /// <summary>
             /// What to look for.
             /// </summary>
-            [JsonProperty("query")]
-            public JToken Query { get; set; }
+            [JsonProperty("query", Required = global::Newtonsoft.Json.Required.Always)]
+            public Query Query { get; set; }
 
             /// <summary>
             /// Where to look: one path or several.
             /// </summary>
-            [JsonProperty("paths", NullValueHandling = NullValueHandling.Ignore)]
-            public JToken Paths { get; set; }
+            [JsonProperty("paths", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public Paths Paths { get; set; }
 
             /// <summary>
             /// At most this many matches.
             /// </summary>
-            [JsonProperty("max_results", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("max_results", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public long MaxResults { get; set; } = 50L;
+        }
+
+        /// <summary>
+        /// What to look for.
+        /// </summary>
+        [JsonConverter(typeof(Query.Converter))]
+        public sealed class Query
+        {
+            /// <summary>The value when it is a string.</summary>
+            public string String { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>String</c>.</summary>
+            public static Query FromString(string value)
+            {
+                return new Query { String = value };
+            }
+
+            /// <summary>The value when it is an object.</summary>
+            public QueryObject Object { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Object</c>.</summary>
+            public static Query FromObject(QueryObject value)
+            {
+                return new Query { Object = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(Query);
+                }
+
+                /// <summary>Reads a <c>Query</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    if (token.Type == JTokenType.String)
+                    {
+                        return new Query { String = token.ToObject<string>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Object)
+                    {
+                        return new Query { Object = token.ToObject<QueryObject>(serializer) };
+                    }
+                    throw new JsonSerializationException("Query: the value is none of its shapes");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    Query union = (Query)value;
+                    if (union.String != null)
+                    {
+                        serializer.Serialize(writer, union.String);
+                        return;
+                    }
+                    if (union.Object != null)
+                    {
+                        serializer.Serialize(writer, union.Object);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
+        }
+
+        /// <summary>
+        /// The <c>QueryObject</c> object.
+        /// </summary>
+        public sealed class QueryObject
+        {
+            /// <summary>
+            /// A regular expression.
+            /// </summary>
+            [JsonProperty("pattern", Required = global::Newtonsoft.Json.Required.Always)]
+            public string Pattern { get; set; }
+
+            /// <summary>
+            /// Whether case matters.
+            /// </summary>
+            [JsonProperty("case_sensitive", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public bool CaseSensitive { get; set; } = false;
+        }
+
+        /// <summary>
+        /// Where to look: one path or several.
+        /// </summary>
+        [JsonConverter(typeof(Paths.Converter))]
+        public sealed class Paths
+        {
+            /// <summary>The value when it is a string.</summary>
+            public string String { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>String</c>.</summary>
+            public static Paths FromString(string value)
+            {
+                return new Paths { String = value };
+            }
+
+            /// <summary>The value when it is an array.</summary>
+            public List<string> Array { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Array</c>.</summary>
+            public static Paths FromArray(List<string> value)
+            {
+                return new Paths { Array = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(Paths);
+                }
+
+                /// <summary>Reads a <c>Paths</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    if (token.Type == JTokenType.String)
+                    {
+                        return new Paths { String = token.ToObject<string>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Array)
+                    {
+                        return new Paths { Array = token.ToObject<List<string>>(serializer) };
+                    }
+                    throw new JsonSerializationException("Paths: the value is none of its shapes");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    Paths union = (Paths)value;
+                    if (union.String != null)
+                    {
+                        serializer.Serialize(writer, union.String);
+                        return;
+                    }
+                    if (union.Array != null)
+                    {
+                        serializer.Serialize(writer, union.Array);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
         }
 
         /// <summary>
@@ -52,13 +212,13 @@ namespace Mcp
             /// <summary>
             /// What was found, in file order.
             /// </summary>
-            [JsonProperty("matches")]
+            [JsonProperty("matches", Required = global::Newtonsoft.Json.Required.Always)]
             public List<MatchesItem> Matches { get; set; }
 
             /// <summary>
             /// Whether there were more matches.
             /// </summary>
-            [JsonProperty("truncated")]
+            [JsonProperty("truncated", Required = global::Newtonsoft.Json.Required.Always)]
             public bool Truncated { get; set; }
         }
 
@@ -70,25 +230,25 @@ namespace Mcp
             /// <summary>
             /// The file.
             /// </summary>
-            [JsonProperty("path")]
+            [JsonProperty("path", Required = global::Newtonsoft.Json.Required.Always)]
             public string Path { get; set; }
 
             /// <summary>
             /// The line, from 1.
             /// </summary>
-            [JsonProperty("line")]
+            [JsonProperty("line", Required = global::Newtonsoft.Json.Required.Always)]
             public long Line { get; set; }
 
             /// <summary>
             /// How the file was read.
             /// </summary>
-            [JsonProperty("kind")]
+            [JsonProperty("kind", Required = global::Newtonsoft.Json.Required.Always)]
             public Kind Kind { get; set; }
 
             /// <summary>
             /// The lines around the match.
             /// </summary>
-            [JsonProperty("context", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("context", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Context Context { get; set; }
         }
 
@@ -114,19 +274,19 @@ namespace Mcp
             /// <summary>
             /// <c>before</c>.
             /// </summary>
-            [JsonProperty("before")]
+            [JsonProperty("before", Required = global::Newtonsoft.Json.Required.Always)]
             public List<string> Before { get; set; }
 
             /// <summary>
             /// <c>after</c>.
             /// </summary>
-            [JsonProperty("after")]
+            [JsonProperty("after", Required = global::Newtonsoft.Json.Required.Always)]
             public List<string> After { get; set; }
 
             /// <summary>
             /// How sure the match is.
             /// </summary>
-            [JsonProperty("severity", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("severity", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public Severity? Severity { get; set; }
         }
 

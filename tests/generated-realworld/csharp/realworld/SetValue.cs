@@ -28,20 +28,124 @@ namespace Mcp
             /// <summary>
             /// The key.
             /// </summary>
-            [JsonProperty("key")]
+            [JsonProperty("key", Required = global::Newtonsoft.Json.Required.Always)]
             public string Key { get; set; }
 
             /// <summary>
             /// What to store.
             /// </summary>
-            [JsonProperty("value")]
-            public JToken Value { get; set; }
+            [JsonProperty("value", Required = global::Newtonsoft.Json.Required.Always)]
+            public Value Value { get; set; }
+
+            private long? _ttlSeconds;
 
             /// <summary>
             /// How long to keep it; <c>null</c> keeps it forever.
             /// </summary>
-            [JsonProperty("ttl_seconds", NullValueHandling = NullValueHandling.Ignore)]
-            public long? TtlSeconds { get; set; }
+            /// <remarks>Setting it (to <c>null</c> too) sets <c>TtlSecondsSpecified</c>.</remarks>
+            [JsonProperty("ttl_seconds", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Include)]
+            public long? TtlSeconds
+            {
+                get { return _ttlSeconds; }
+                set
+                {
+                    _ttlSeconds = value;
+                    TtlSecondsSpecified = true;
+                }
+            }
+
+            /// <summary>Whether <c>TtlSeconds</c> is given: absent when false, <c>null</c> (clear it) or a value when true.</summary>
+            [JsonIgnore]
+            public bool TtlSecondsSpecified { get; set; }
+        }
+
+        /// <summary>
+        /// What to store.
+        /// </summary>
+        [JsonConverter(typeof(Value.Converter))]
+        public sealed class Value
+        {
+            /// <summary>The value when it is a string.</summary>
+            public string String { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>String</c>.</summary>
+            public static Value FromString(string value)
+            {
+                return new Value { String = value };
+            }
+
+            /// <summary>The value when it is a number.</summary>
+            public double? Number { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Number</c>.</summary>
+            public static Value FromNumber(double? value)
+            {
+                return new Value { Number = value };
+            }
+
+            /// <summary>The value when it is a boolean.</summary>
+            public bool? Boolean { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Boolean</c>.</summary>
+            public static Value FromBoolean(bool? value)
+            {
+                return new Value { Boolean = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(Value);
+                }
+
+                /// <summary>Reads a <c>Value</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    if (token.Type == JTokenType.String)
+                    {
+                        return new Value { String = token.ToObject<string>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Integer || token.Type == JTokenType.Float)
+                    {
+                        return new Value { Number = token.ToObject<double?>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Boolean)
+                    {
+                        return new Value { Boolean = token.ToObject<bool?>(serializer) };
+                    }
+                    throw new JsonSerializationException("Value: the value is none of its shapes");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    Value union = (Value)value;
+                    if (union.String != null)
+                    {
+                        serializer.Serialize(writer, union.String);
+                        return;
+                    }
+                    if (union.Number != null)
+                    {
+                        serializer.Serialize(writer, union.Number);
+                        return;
+                    }
+                    if (union.Boolean != null)
+                    {
+                        serializer.Serialize(writer, union.Boolean);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
         }
 
         /// <summary>
@@ -52,8 +156,97 @@ namespace Mcp
             /// <summary>
             /// The value before, <c>null</c> when there was none.
             /// </summary>
-            [JsonProperty("previous")]
-            public JToken Previous { get; set; }
+            [JsonProperty("previous", Required = global::Newtonsoft.Json.Required.AllowNull)]
+            public Previous Previous { get; set; }
+        }
+
+        /// <summary>
+        /// The value before, <c>null</c> when there was none.
+        /// </summary>
+        [JsonConverter(typeof(Previous.Converter))]
+        public sealed class Previous
+        {
+            /// <summary>The value when it is a string.</summary>
+            public string String { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>String</c>.</summary>
+            public static Previous FromString(string value)
+            {
+                return new Previous { String = value };
+            }
+
+            /// <summary>The value when it is a number.</summary>
+            public double? Number { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Number</c>.</summary>
+            public static Previous FromNumber(double? value)
+            {
+                return new Previous { Number = value };
+            }
+
+            /// <summary>The value when it is a boolean.</summary>
+            public bool? Boolean { get; private set; }
+
+            /// <summary>The union holding <paramref name="value"/> as its <c>Boolean</c>.</summary>
+            public static Previous FromBoolean(bool? value)
+            {
+                return new Previous { Boolean = value };
+            }
+
+            /// <summary>Reads the branch the JSON is, and writes the one that is set.</summary>
+            public sealed class Converter : JsonConverter
+            {
+                /// <summary>Whether this converter reads and writes <paramref name="objectType"/>.</summary>
+                public override bool CanConvert(System.Type objectType)
+                {
+                    return objectType == typeof(Previous);
+                }
+
+                /// <summary>Reads a <c>Previous</c>.</summary>
+                public override object ReadJson(JsonReader reader, System.Type objectType, object existingValue, JsonSerializer serializer)
+                {
+                    JToken token = JToken.Load(reader);
+                    if (token.Type == JTokenType.Null)
+                    {
+                        return null;
+                    }
+                    if (token.Type == JTokenType.String)
+                    {
+                        return new Previous { String = token.ToObject<string>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Integer || token.Type == JTokenType.Float)
+                    {
+                        return new Previous { Number = token.ToObject<double?>(serializer) };
+                    }
+                    if (token.Type == JTokenType.Boolean)
+                    {
+                        return new Previous { Boolean = token.ToObject<bool?>(serializer) };
+                    }
+                    throw new JsonSerializationException("Previous: the value is none of its shapes");
+                }
+
+                /// <summary>Writes the branch that is set.</summary>
+                public override void WriteJson(JsonWriter writer, object value, JsonSerializer serializer)
+                {
+                    Previous union = (Previous)value;
+                    if (union.String != null)
+                    {
+                        serializer.Serialize(writer, union.String);
+                        return;
+                    }
+                    if (union.Number != null)
+                    {
+                        serializer.Serialize(writer, union.Number);
+                        return;
+                    }
+                    if (union.Boolean != null)
+                    {
+                        serializer.Serialize(writer, union.Boolean);
+                        return;
+                    }
+                    writer.WriteNull();
+                }
+            }
         }
 
         /// <summary>

@@ -28,55 +28,100 @@ namespace Mcp
             /// <summary>
             /// Repository owner.
             /// </summary>
-            [JsonProperty("owner")]
+            [JsonProperty("owner", Required = global::Newtonsoft.Json.Required.Always)]
             public string Owner { get; set; }
 
             /// <summary>
             /// Repository name.
             /// </summary>
-            [JsonProperty("repo")]
+            [JsonProperty("repo", Required = global::Newtonsoft.Json.Required.Always)]
             public string Repo { get; set; }
 
             /// <summary>
             /// The issue to update.
             /// </summary>
-            [JsonProperty("issue_number")]
+            [JsonProperty("issue_number", Required = global::Newtonsoft.Json.Required.Always)]
             public long IssueNumber { get; set; }
 
             /// <summary>
             /// New title.
             /// </summary>
-            [JsonProperty("title", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("title", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public string Title { get; set; }
+
+            private string _body;
 
             /// <summary>
             /// New description; <c>null</c> clears it.
             /// </summary>
-            [JsonProperty("body", NullValueHandling = NullValueHandling.Ignore)]
-            public string Body { get; set; }
+            /// <remarks>Setting it (to <c>null</c> too) sets <c>BodySpecified</c>.</remarks>
+            [JsonProperty("body", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Include)]
+            public string Body
+            {
+                get { return _body; }
+                set
+                {
+                    _body = value;
+                    BodySpecified = true;
+                }
+            }
+
+            /// <summary>Whether <c>Body</c> is given: absent when false, <c>null</c> (clear it) or a value when true.</summary>
+            [JsonIgnore]
+            public bool BodySpecified { get; set; }
+
+            private long? _milestone;
 
             /// <summary>
             /// Milestone number; <c>null</c> removes the milestone.
             /// </summary>
-            [JsonProperty("milestone", NullValueHandling = NullValueHandling.Ignore)]
-            public long? Milestone { get; set; }
+            /// <remarks>Setting it (to <c>null</c> too) sets <c>MilestoneSpecified</c>.</remarks>
+            [JsonProperty("milestone", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Include)]
+            public long? Milestone
+            {
+                get { return _milestone; }
+                set
+                {
+                    _milestone = value;
+                    MilestoneSpecified = true;
+                }
+            }
+
+            /// <summary>Whether <c>Milestone</c> is given: absent when false, <c>null</c> (clear it) or a value when true.</summary>
+            [JsonIgnore]
+            public bool MilestoneSpecified { get; set; }
+
+            private List<string> _labels;
 
             /// <summary>
             /// Labels to set; <c>null</c> removes them all.
             /// </summary>
-            [JsonProperty("labels", NullValueHandling = NullValueHandling.Ignore)]
-            public List<string> Labels { get; set; }
+            /// <remarks>Setting it (to <c>null</c> too) sets <c>LabelsSpecified</c>.</remarks>
+            [JsonProperty("labels", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Include)]
+            public List<string> Labels
+            {
+                get { return _labels; }
+                set
+                {
+                    _labels = value;
+                    LabelsSpecified = true;
+                }
+            }
+
+            /// <summary>Whether <c>Labels</c> is given: absent when false, <c>null</c> (clear it) or a value when true.</summary>
+            [JsonIgnore]
+            public bool LabelsSpecified { get; set; }
 
             /// <summary>
             /// New state.
             /// </summary>
-            [JsonProperty("state", NullValueHandling = NullValueHandling.Ignore)]
+            [JsonProperty("state", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public State? State { get; set; }
 
             /// <summary>
             /// Why the state changed; <c>null</c> when it did not.
             /// </summary>
-            [JsonProperty("state_reason")]
+            [JsonProperty("state_reason", Required = global::Newtonsoft.Json.Required.AllowNull)]
             public string StateReason { get; set; }
         }
 
@@ -102,25 +147,40 @@ namespace Mcp
             /// <summary>
             /// The issue's number.
             /// </summary>
-            [JsonProperty("number")]
+            [JsonProperty("number", Required = global::Newtonsoft.Json.Required.Always)]
             public long Number { get; set; }
 
             /// <summary>
             /// Where the issue is.
             /// </summary>
-            [JsonProperty("url")]
+            [JsonProperty("url", Required = global::Newtonsoft.Json.Required.Always)]
             public string Url { get; set; }
+
+            private string _body;
 
             /// <summary>
             /// Its description now.
             /// </summary>
-            [JsonProperty("body", NullValueHandling = NullValueHandling.Ignore)]
-            public string Body { get; set; }
+            /// <remarks>Setting it (to <c>null</c> too) sets <c>BodySpecified</c>.</remarks>
+            [JsonProperty("body", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Include)]
+            public string Body
+            {
+                get { return _body; }
+                set
+                {
+                    _body = value;
+                    BodySpecified = true;
+                }
+            }
+
+            /// <summary>Whether <c>Body</c> is given: absent when false, <c>null</c> (clear it) or a value when true.</summary>
+            [JsonIgnore]
+            public bool BodySpecified { get; set; }
 
             /// <summary>
             /// When it was closed; <c>null</c> while it is open.
             /// </summary>
-            [JsonProperty("closed_at")]
+            [JsonProperty("closed_at", Required = global::Newtonsoft.Json.Required.AllowNull)]
             public string ClosedAt { get; set; }
         }
 
