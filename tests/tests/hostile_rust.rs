@@ -44,11 +44,12 @@ impl HostileTools for Echo {
             input.crate_
         );
         call.diagnostic(summary);
-        // `maybe` is null or an object: the object is its own type, `MaybeInner`.
+        // `maybe` is null or an object: the object is its own type,
+        // `MaybeInner`; optional and nullable, it is absent, null or a value.
         let note = Some("n".to_owned());
         Ok(hostile::defs::Output {
             output: Some(hostile::defs::output::Output("OK!".to_owned())),
-            maybe: Some(hostile::defs::output::Maybe(Some(
+            maybe: toolgen_runtime::Nullable::Value(hostile::defs::output::Maybe(Some(
                 hostile::defs::output::MaybeInner { note },
             ))),
         })

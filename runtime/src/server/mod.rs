@@ -45,7 +45,7 @@ pub use self::mcp::mcp_tool;
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor, ToolOutput};
 pub use self::typed::{
     ToolInfo, TypedCall, TypedEntry, invalid_arguments, register_tools, typed_call, unknown_tool,
-    unserializable_output,
+    unserializable_output, whole_numbers_as_integers,
 };
 use crate::error::{ErrorCode, ToolError};
 

@@ -152,7 +152,11 @@ pub fn object_facts<'a>(
             let required = crate::schema::strings(obj.get("required"));
             let nullable = props
                 .iter()
-                .filter(|(name, p)| !required.contains(&name.as_str()) && allows_null(p))
+                .filter(|(name, p)| {
+                    // A `$ref` to a nullable definition is nullable too.
+                    let p = crate::schema::follow(&spec.value, p);
+                    !required.contains(&name.as_str()) && allows_null(p)
+                })
                 .map(|(name, _)| name.clone())
                 .collect();
             facts.push(ObjectFacts {
@@ -167,25 +171,49 @@ pub fn object_facts<'a>(
     facts
 }
 
-/// Whether a property's schema allows `null` besides other values, with no
-/// default but `null` (a default makes absent mean that value instead).
+/// Whether a property's schema allows `null` besides other values (a type
+/// list or an `enum` with `null`, a union with a `null` branch, or no type
+/// at all), with no default but `null` (a default makes absent mean that
+/// value instead).
 fn allows_null(p: &serde_json::Value) -> bool {
     use serde_json::Value;
-    let default_ok = p.get("default").is_none_or(Value::is_null);
-    let types = p
-        .as_object()
-        .map(crate::schema::types_of)
-        .unwrap_or_default();
+    let Some(obj) = p.as_object() else {
+        return p == &Value::Bool(true);
+    };
+    if !obj.get("default").is_none_or(Value::is_null) {
+        return false;
+    }
+    let types = crate::schema::types_of(obj);
     let in_type = types.contains("null") && types.len() > 1;
+    let in_enum = obj.get("enum").and_then(Value::as_array).is_some_and(|e| {
+        e.len() > 1 && e.iter().any(Value::is_null) && (types.is_empty() || types.contains("null"))
+    });
     let branch = ["anyOf", "oneOf"].iter().any(|k| {
-        p.get(*k).and_then(Value::as_array).is_some_and(|bs| {
+        obj.get(*k).and_then(Value::as_array).is_some_and(|bs| {
             bs.len() > 1
                 && bs
                     .iter()
                     .any(|b| b.get("type").and_then(Value::as_str) == Some("null"))
         })
     });
-    default_ok && (in_type || branch)
+    // No keyword that constrains the value: any value, `null` included.
+    let constraining = [
+        "type",
+        "$ref",
+        "enum",
+        "const",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "properties",
+        "items",
+        "not",
+        "if",
+        "additionalProperties",
+        "patternProperties",
+    ];
+    let any = !constraining.iter().any(|k| obj.contains_key(*k));
+    in_type || in_enum || branch || any
 }
 
 /// The facts of the object schema whose property names are exactly those

@@ -271,8 +271,8 @@ pub mod output {
         /// What the parameter means.
         pub description: ::std::string::String,
         /// Value used when the parameter is omitted.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub default: ::std::option::Option<::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::toolgen_runtime::Nullable::is_absent")]
+        pub default: ::toolgen_runtime::Nullable<::serde_json::Value>,
         /// The allowed values, when the set is fixed.
         #[serde(rename = "enum", skip_serializing_if = "::std::option::Option::is_none")]
         pub enum_: ::std::option::Option<::std::vec::Vec<::serde_json::Value>>,

@@ -100,8 +100,8 @@ pub mod output {
     pub struct ToolOutput {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub output: ::std::option::Option<Output>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub maybe: ::std::option::Option<Maybe>,
+        #[serde(default, skip_serializing_if = "::toolgen_runtime::Nullable::is_absent")]
+        pub maybe: ::toolgen_runtime::Nullable<Maybe>,
     }
     /// Error types.
     pub mod error {

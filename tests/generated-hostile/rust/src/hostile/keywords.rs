@@ -15,8 +15,8 @@ pub mod input {
         pub labels: ::std::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub either: ::std::option::Option<::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::toolgen_runtime::Nullable::is_absent")]
+        pub either: ::toolgen_runtime::Nullable<::serde_json::Value>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cond: ::std::option::Option<::serde_json::Value>,
         #[serde(
@@ -25,8 +25,8 @@ pub mod input {
         )]
         pub not_text: ::std::option::Option<::serde_json::Value>,
         /// No type declared: minLength constrains strings only, and 7 passes too.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub loose: ::std::option::Option<::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::toolgen_runtime::Nullable::is_absent")]
+        pub loose: ::toolgen_runtime::Nullable<::serde_json::Value>,
         #[serde(
             rename = "Output",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -74,8 +74,8 @@ pub mod output {
         pub labels: ::std::option::Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub either: ::std::option::Option<::serde_json::Value>,
+        #[serde(default, skip_serializing_if = "::toolgen_runtime::Nullable::is_absent")]
+        pub either: ::toolgen_runtime::Nullable<::serde_json::Value>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub cond: ::std::option::Option<::serde_json::Value>,
         #[serde(
