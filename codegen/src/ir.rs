@@ -239,6 +239,21 @@ impl LocatedValue {
     pub fn locate(&self, pointer: &str) -> Option<Loc> {
         locate(&self.locs, pointer)
     }
+
+    /// The value, for serializing with every object's members in the order
+    /// they were written.
+    pub fn ordered(&self) -> crate::schema::OrderedData<'_> {
+        crate::schema::OrderedData {
+            value: &self.value,
+            ranks: self,
+        }
+    }
+}
+
+impl crate::schema::Ranks for LocatedValue {
+    fn rank(&self, pointer: &str) -> Option<crate::schema::Rank> {
+        self.locs.get(pointer).map(|l| (l.file.0, l.span.start))
+    }
 }
 
 fn locate(locs: &BTreeMap<String, Loc>, pointer: &str) -> Option<Loc> {

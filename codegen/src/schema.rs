@@ -277,6 +277,64 @@ pub fn property_order<'m>(
     names.into_iter().map(|(_, k)| k).collect()
 }
 
+/// A value (an example, not a schema) to serialize with the members of every
+/// object in the order they were written.
+pub struct OrderedData<'a> {
+    pub value: &'a Value,
+    pub ranks: &'a dyn Ranks,
+}
+
+impl serde::Serialize for OrderedData<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Data {
+            v: self.value,
+            ptr: String::new(),
+            ranks: self.ranks,
+        }
+        .serialize(s)
+    }
+}
+
+struct Data<'a> {
+    v: &'a Value,
+    ptr: String,
+    ranks: &'a dyn Ranks,
+}
+
+impl serde::Serialize for Data<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.v {
+            Value::Object(m) => {
+                let rank = |p: &str| self.ranks.rank(p);
+                let names = property_order(m, &self.ptr, &rank);
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for name in names {
+                    let child = Data {
+                        v: &m[name.as_str()],
+                        ptr: pointer_join(&self.ptr, name),
+                        ranks: self.ranks,
+                    };
+                    map.serialize_entry(name, &child)?;
+                }
+                map.end()
+            }
+            Value::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for (i, v) in a.iter().enumerate() {
+                    seq.serialize_element(&Data {
+                        v,
+                        ptr: pointer_join(&self.ptr, &i.to_string()),
+                        ranks: self.ranks,
+                    })?;
+                }
+                seq.end()
+            }
+            other => other.serialize(s),
+        }
+    }
+}
+
 /// A subschema at a pointer, serialized by [`Ordered`].
 struct At<'a> {
     v: &'a Value,

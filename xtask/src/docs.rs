@@ -3,7 +3,7 @@
 //! `target/docs-site`, then checks it: every tool has a page, every internal
 //! link resolves, the search index holds every tool id. With `--browser`, a
 //! headless Chromium (Debian's `chromium`, installed when missing) loads a
-//! tool page, the inputs table must be in the rendered DOM, and a screenshot
+//! tool page, its inputs must be in the rendered DOM, and a screenshot
 //! is saved as `target/docs-site-screenshot.png`.
 
 use std::collections::BTreeSet;
@@ -167,14 +167,16 @@ fn browser_check(site: &Path) -> Result<(), String> {
         .output()
         .map_err(|e| format!("cannot run chromium: {e}"))?;
     let dom = String::from_utf8_lossy(&dom.stdout);
-    let table = dom
-        .find("<table")
-        .and_then(|i| dom[i..].find("</table>").map(|j| &dom[i..i + j]))
+    // The inputs: a list (it fits any page width) after the heading "Inputs".
+    let inputs = dom
+        .find("id=\"inputs\"")
+        .and_then(|i| dom[i..].find("<ul>").map(|j| i + j))
+        .and_then(|i| dom[i..].find("</ul>").map(|j| &dom[i..i + j]))
         .unwrap_or("");
-    if !(table.contains("childPath") && table.contains("parentPath") && table.contains("required"))
+    if !(inputs.contains("childPath") && inputs.contains("parentPath") && inputs.contains("required"))
     {
         return Err(format!(
-            "chromium did not render the inputs table of go.setParent ({} bytes of DOM)",
+            "chromium did not render the inputs of go.setParent ({} bytes of DOM)",
             dom.len()
         ));
     }
@@ -196,7 +198,7 @@ fn browser_check(site: &Path) -> Result<(), String> {
         return Err(format!("the screenshot is missing or empty ({size} bytes)"));
     }
     eprintln!(
-        "    inputs table rendered; screenshot: {} ({size} bytes)",
+        "    inputs rendered; screenshot: {} ({size} bytes)",
         shot.display()
     );
     Ok(())

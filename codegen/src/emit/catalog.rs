@@ -166,6 +166,12 @@ pub fn published_output(schema: &Value) -> Option<Value> {
     (!schema.is_null()).then(|| structured::published_output(schema))
 }
 
+/// Whether outputs of a tool with this output schema go out as structured
+/// content `{"result": ...}` (the schema is not an object's).
+pub fn wraps_output(schema: &Value) -> bool {
+    structured::wraps(schema)
+}
+
 #[path = "../../../runtime/src/server/structured.rs"]
 mod structured;
 

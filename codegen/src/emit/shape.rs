@@ -104,7 +104,27 @@ pub struct Node {
     pub default: Option<Value>,
     pub minimum: Option<Value>,
     pub maximum: Option<Value>,
+    /// What else the schema says of the value, for people: `examples`,
+    /// `exclusiveMinimum`, `exclusiveMaximum`, `minLength`, `maxLength`,
+    /// `pattern`, `format`, `minItems`, `maxItems`, and a default JSON cannot
+    /// hold (`x-r-default`, R's `NA`).
+    pub facts: Vec<(&'static str, Value)>,
 }
+
+/// The keywords kept in [`Node::facts`], in the order they are shown.
+const FACTS: &[&str] = &[
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "examples",
+    "x-r-default",
+    "additionalProperties",
+];
 
 impl Node {
     fn of(kind: Kind) -> Node {
@@ -117,6 +137,7 @@ impl Node {
             default: None,
             minimum: None,
             maximum: None,
+            facts: Vec::new(),
         }
     }
 
@@ -219,6 +240,12 @@ impl Cx<'_> {
         node.default = s.get("default").cloned().or(node.default);
         node.minimum = s.get("minimum").cloned().or(node.minimum);
         node.maximum = s.get("maximum").cloned().or(node.maximum);
+        for key in FACTS {
+            if let Some(v) = s.get(*key) {
+                node.facts.retain(|(k, _)| k != key);
+                node.facts.push((key, v.clone()));
+            }
+        }
         node
     }
 
