@@ -13,8 +13,9 @@ use toolgen::output::Prune;
 /// `tests/generated-hostile/` is every emitter's output for names that collide
 /// once they are identifiers, compiled by tests/tests/hostile_rust.rs;
 /// `tests/generated-realworld/` the output for real-world-shaped MCP tools,
-/// compiled and called by tests/tests/realworld.rs.
-pub const TREES: [(&str, &str, &str); 3] = [
+/// compiled and called by tests/tests/realworld.rs; `tests/generated-rave/`
+/// for an R package's tools, checked by tests/tests/rave_package.rs.
+pub const TREES: [(&str, &str, &str); 4] = [
     ("tool-specs", "generated", "../../runtime"),
     (
         "tests/fixtures/rust-hostile",
@@ -24,6 +25,11 @@ pub const TREES: [(&str, &str, &str); 3] = [
     (
         "tests/fixtures/mcp-realworld",
         "tests/generated-realworld",
+        "../../../runtime",
+    ),
+    (
+        "tests/fixtures/rave-package",
+        "tests/generated-rave",
         "../../../runtime",
     ),
 ];

@@ -169,7 +169,11 @@ fn essence(t: &Tool) -> Value {
 
 #[test]
 fn rave_round_trip_gives_the_same_ir() {
-    let mut sources = vec![own_fixtures(), root().join("tool-specs/rave")];
+    let mut sources = vec![
+        own_fixtures(),
+        fixtures().join("rave-package"),
+        root().join("tool-specs/rave"),
+    ];
     sources.extend(shared("corpus/rave", "rave_round_trip_gives_the_same_ir"));
     for source in sources {
         let first = load(std::slice::from_ref(&source), &LoadOptions::default());

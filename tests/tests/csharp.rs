@@ -253,17 +253,19 @@ fn the_readme_csharp_compiles() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The checked-in golden C# of the Rust-hostile fixture (tests/generated-hostile)
-/// compiles too, without a warning.
+/// The checked-in golden C# of every other tree (the Rust-hostile names, the
+/// real-world MCP tools, the R package) compiles too, without a warning.
 #[test]
-fn the_rust_hostile_golden_csharp_compiles() {
+fn every_golden_csharp_compiles() {
     let m = mono();
-    let dir = work_dir("rust-hostile");
-    let mut sources = files_below(&root().join("tests/generated-hostile/csharp"), "cs");
-    sources.extend(csharp_bridge_sources());
-    assert!(sources.len() >= 4, "{sources:?}");
-    compile(&m, &sources, &dir.join("rust-hostile.dll"), true);
-    let _ = std::fs::remove_dir_all(&dir);
+    for (_, out, _) in toolgen_tests::TREES.iter().skip(1) {
+        let dir = work_dir(out.rsplit('/').next().unwrap_or("tree"));
+        let mut sources = files_below(&root().join(out).join("csharp"), "cs");
+        sources.extend(csharp_bridge_sources());
+        assert!(sources.len() >= 4, "{out}: {sources:?}");
+        compile(&m, &sources, &dir.join("golden.dll"), true);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// The golden C# of the real-world-shaped MCP tools (tests/generated-realworld)

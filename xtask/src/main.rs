@@ -2,7 +2,8 @@
 //!
 //! - `gen [--check]`: regenerate `generated/` (and docs/rules.md) from `tool-specs/`, and
 //!   `tests/generated-hostile/` from `tests/fixtures/rust-hostile/`,
-//!   `tests/generated-realworld/` from `tests/fixtures/mcp-realworld/`;
+//!   `tests/generated-realworld/` from `tests/fixtures/mcp-realworld/`,
+//!   `tests/generated-rave/` from `tests/fixtures/rave-package/`;
 //!   with `--check`, write nothing and fail naming every stale, missing or extra file.
 //! - `bench [--sizes 1000,10000] [--runs 3]`: the end-to-end generator benchmark.
 //! - `test`: the whole test suite, as CI runs it (installs what it needs).
@@ -99,7 +100,7 @@ fn generate(check: bool) -> Result<(), String> {
         }
         if problems.is_empty() {
             eprintln!(
-                "generated/, tests/generated-hostile/, tests/generated-realworld/, docs/rules.md and docs/schemas/ are up to date"
+                "generated/, tests/generated-hostile/, tests/generated-realworld/, tests/generated-rave/, docs/rules.md and docs/schemas/ are up to date"
             );
             return Ok(());
         }

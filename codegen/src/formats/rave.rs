@@ -916,8 +916,8 @@ impl Translator<'_, '_> {
                         loc,
                         format!("integer default written as `{}`", short_number(node)),
                     )
-                    .label("read as an integer")
-                    .help(format!("write `{v}`")),
+                    .label(format!("read as the integer {v}"))
+                    .help("nothing to change in R: `mcptool_build()` writes every number as a float; `lints: {float-for-integer: allow}` in toolset.yaml silences this"),
                 );
             }
             return Some(v);
