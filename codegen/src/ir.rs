@@ -214,8 +214,9 @@ impl Schema {
     /// for serializing with its properties in spec order.
     pub fn ordered<'a>(&'a self, value: &'a Value) -> crate::schema::Ordered<'a> {
         crate::schema::Ordered {
-            schema: value,
+            value,
             ranks: self,
+            data: false,
         }
     }
 }
@@ -242,10 +243,11 @@ impl LocatedValue {
 
     /// The value, for serializing with every object's members in the order
     /// they were written.
-    pub fn ordered(&self) -> crate::schema::OrderedData<'_> {
-        crate::schema::OrderedData {
+    pub fn ordered(&self) -> crate::schema::Ordered<'_> {
+        crate::schema::Ordered {
             value: &self.value,
             ranks: self,
+            data: true,
         }
     }
 }
@@ -321,6 +323,13 @@ pub struct Tool {
     pub loc: Loc,
 }
 
+/// A map of located values as plain JSON (their locations dropped).
+pub fn plain_values(m: &BTreeMap<String, Spanned<Value>>) -> serde_json::Map<String, Value> {
+    m.iter()
+        .map(|(k, v)| (k.clone(), v.value.clone()))
+        .collect()
+}
+
 /// The fields of a tool that its spec did not give, so that toolgen filled
 /// them in (a display name from the id, the tool set's default category, the
 /// lowest tier, a safety level): outputs show them as defaults and publish
@@ -343,11 +352,6 @@ impl Tool {
 
     /// Whether two definitions say the same thing (everything but where they were written).
     pub fn same_content(&self, other: &Tool) -> bool {
-        let values = |m: &BTreeMap<String, Spanned<Value>>| -> BTreeMap<String, Value> {
-            m.iter()
-                .map(|(k, v)| (k.clone(), v.value.clone()))
-                .collect()
-        };
         let examples = |t: &Tool| -> Vec<(Option<String>, Value, Option<Value>)> {
             t.examples
                 .iter()
@@ -358,12 +362,6 @@ impl Tool {
                         e.output.as_ref().map(|o| o.value.clone()),
                     )
                 })
-                .collect()
-        };
-        let annotations = |t: &Tool| -> BTreeMap<String, Value> {
-            t.annotations
-                .iter()
-                .map(|(k, v)| (k.clone(), v.value.clone()))
                 .collect()
         };
         self.id.value == other.id.value
@@ -379,9 +377,9 @@ impl Tool {
                 == other.timeout_seconds.as_ref().map(|t| t.value)
             && self.requires_approval == other.requires_approval
             && examples(self) == examples(other)
-            && annotations(self) == annotations(other)
-            && values(&self.hints) == values(&other.hints)
-            && values(&self.passthrough) == values(&other.passthrough)
+            && plain_values(&self.annotations) == plain_values(&other.annotations)
+            && plain_values(&self.hints) == plain_values(&other.hints)
+            && plain_values(&self.passthrough) == plain_values(&other.passthrough)
             && self.implied == other.implied
     }
 }

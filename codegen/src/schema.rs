@@ -235,19 +235,30 @@ impl<F: Fn(&str) -> Option<Rank>> Ranks for F {
     }
 }
 
-/// A schema to serialize with the members of every `properties` map in the
-/// order the spec wrote them (members not written in a spec last, by name).
-/// Everything else keeps `serde_json`'s order (sorted keys), and data
-/// (defaults, enum values, examples) is written as it is.
+/// A value to serialize with object members in the order the spec wrote
+/// them (members not written in a spec last, by name). A schema
+/// (`data: false`) orders the members of its `properties` maps only, and
+/// keeps `serde_json`'s order (sorted keys) for everything else, its data
+/// (defaults, enum values, examples) as it is; data (`data: true`, an
+/// example) orders every object.
 pub struct Ordered<'a> {
-    pub schema: &'a Value,
+    pub value: &'a Value,
     pub ranks: &'a dyn Ranks,
+    pub data: bool,
 }
 
 impl serde::Serialize for Ordered<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.data {
+            return Data {
+                v: self.value,
+                ptr: String::new(),
+                ranks: self.ranks,
+            }
+            .serialize(s);
+        }
         At {
-            v: self.schema,
+            v: self.value,
             ptr: String::new(),
             rank: &|p: &str| self.ranks.rank(p),
         }
@@ -277,24 +288,7 @@ pub fn property_order<'m>(
     names.into_iter().map(|(_, k)| k).collect()
 }
 
-/// A value (an example, not a schema) to serialize with the members of every
-/// object in the order they were written.
-pub struct OrderedData<'a> {
-    pub value: &'a Value,
-    pub ranks: &'a dyn Ranks,
-}
-
-impl serde::Serialize for OrderedData<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Data {
-            v: self.value,
-            ptr: String::new(),
-            ranks: self.ranks,
-        }
-        .serialize(s)
-    }
-}
-
+/// Data at a pointer, serialized by [`Ordered`].
 struct Data<'a> {
     v: &'a Value,
     ptr: String,
@@ -445,8 +439,9 @@ mod tests {
         ];
         let rank = |p: &str| written.iter().position(|w| *w == p).map(|i| (0, i as u32));
         let text = serde_json::to_string(&Ordered {
-            schema: &v,
+            value: &v,
             ranks: &rank,
+            data: false,
         })
         .unwrap_or_default();
         assert_eq!(

@@ -29,7 +29,8 @@ fn read(path: &str) -> String {
 }
 
 fn catalog() -> Vec<Value> {
-    let list: Value = serde_json::from_str(&read("catalog/toystats/tools.json")).unwrap_or_default();
+    let list: Value =
+        serde_json::from_str(&read("catalog/toystats/tools.json")).unwrap_or_default();
     list["tools"].as_array().cloned().unwrap_or_default()
 }
 
@@ -49,14 +50,33 @@ fn the_catalog_says_what_the_specs_say() {
         .unwrap_or_default();
     // serde_json's map sorts; the file's own order is the spec order.
     let text = read("catalog/toystats/tools.json");
-    let start = text.find("\"name\": \"toystats-mcp_tool_model_fit\"").unwrap_or(0);
-    let at = |k: &str| text[start..].find(&format!("\"{k}\": {{")).unwrap_or(usize::MAX);
-    let written = ["formula", "data_path", "family", "weights", "max_iter", "tolerance"];
+    let start = text
+        .find("\"name\": \"toystats-mcp_tool_model_fit\"")
+        .unwrap_or(0);
+    let at = |k: &str| {
+        text[start..]
+            .find(&format!("\"{k}\": {{"))
+            .unwrap_or(usize::MAX)
+    };
+    let written = [
+        "formula",
+        "data_path",
+        "family",
+        "weights",
+        "max_iter",
+        "tolerance",
+    ];
     assert_eq!(order.len(), written.len());
-    assert!(written.windows(2).all(|w| at(w[0]) < at(w[1])), "not in R's order");
+    assert!(
+        written.windows(2).all(|w| at(w[0]) < at(w[1])),
+        "not in R's order"
+    );
     // A string `returns` is the `result` of an object, as MCP requires.
     assert_eq!(fit["outputSchema"]["type"], "object");
-    assert_eq!(fit["outputSchema"]["properties"]["result"]["type"], "string");
+    assert_eq!(
+        fit["outputSchema"]["properties"]["result"]["type"],
+        "string"
+    );
     // R's NA: no default in the schema, kept as R wrote it.
     let weights = &fit["inputSchema"]["properties"]["weights"];
     assert!(weights.get("default").is_none());
@@ -67,8 +87,14 @@ fn the_catalog_says_what_the_specs_say() {
     );
     // Only what the specs say: the tool that runs code is destructive and
     // needs approval; the others state no safety; no tool states a time limit.
-    assert_eq!(tool("code_run")["annotations"], json!({"destructiveHint": true}));
-    assert_eq!(tool("code_run")["_meta"]["toolgen"]["requiresApproval"], true);
+    assert_eq!(
+        tool("code_run")["annotations"],
+        json!({"destructiveHint": true})
+    );
+    assert_eq!(
+        tool("code_run")["_meta"]["toolgen"]["requiresApproval"],
+        true
+    );
     for t in catalog() {
         assert!(t["_meta"]["toolgen"].get("timeoutSeconds").is_none(), "{t}");
         assert!(t["_meta"]["toolgen"].get("tier").is_none(), "{t}");
@@ -78,11 +104,17 @@ fn the_catalog_says_what_the_specs_say() {
         }
         // What the model reads: description, returns and example, as RAVE's R server sends them.
         let d = t["description"].as_str().unwrap_or_default();
-        assert!(d.contains("\n\nReturns:\n") && d.contains("\n\nExample:\n"), "{d}");
+        assert!(
+            d.contains("\n\nReturns:\n") && d.contains("\n\nExample:\n"),
+            "{d}"
+        );
     }
     // Rd lists and links are Markdown.
     let d = fit["description"].as_str().unwrap_or_default();
-    assert!(d.contains("Families:\n- `\"gaussian\"`: identity link\n- `\"binomial\"`"), "{d}");
+    assert!(
+        d.contains("Families:\n- `\"gaussian\"`: identity link\n- `\"binomial\"`"),
+        "{d}"
+    );
     assert!(d.contains("`stats::glm`") && d.contains("[the manual](https://example.org/toystats)"));
 }
 
@@ -104,9 +136,17 @@ fn the_docs_show_every_field() {
     ] {
         assert!(fit.contains(shown), "the page lacks {shown:?}:\n{fit}");
     }
-    assert!(!fit.contains("changes the project") && !fit.contains("Changes"), "{fit}");
+    assert!(
+        !fit.contains("changes the project") && !fit.contains("Changes"),
+        "{fit}"
+    );
     let run = read("docs/src/toystats/toystats-mcp_tool_code_run.md");
-    for shown in ["⚠️ **Destructive**", "Requires approval", "## Example response", "default in R <code>.inf</code>"] {
+    for shown in [
+        "⚠️ **Destructive**",
+        "Requires approval",
+        "## Example response",
+        "default in R <code>.inf</code>",
+    ] {
         assert!(run.contains(shown), "the page lacks {shown:?}:\n{run}");
     }
     let index = read("docs/src/index.md");

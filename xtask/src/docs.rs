@@ -173,7 +173,9 @@ fn browser_check(site: &Path) -> Result<(), String> {
         .and_then(|i| dom[i..].find("<ul>").map(|j| i + j))
         .and_then(|i| dom[i..].find("</ul>").map(|j| &dom[i..i + j]))
         .unwrap_or("");
-    if !(inputs.contains("childPath") && inputs.contains("parentPath") && inputs.contains("required"))
+    if !(inputs.contains("childPath")
+        && inputs.contains("parentPath")
+        && inputs.contains("required"))
     {
         return Err(format!(
             "chromium did not render the inputs of go.setParent ({} bytes of DOM)",

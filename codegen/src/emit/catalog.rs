@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::Emitter;
-use crate::ir::{Project, Tool, ToolSet};
+use crate::ir::{Project, Tool, ToolSet, plain_values};
 
 pub struct Catalog;
 
@@ -132,8 +132,9 @@ impl Serialize for ToolEntry<'_> {
             map.serialize_entry(
                 "outputSchema",
                 &crate::schema::Ordered {
-                    schema: o,
+                    value: o,
                     ranks: &ranks,
+                    data: false,
                 },
             )?;
         }
@@ -187,12 +188,10 @@ pub fn listing(set: &ToolSet, tool: &Tool) -> Map<String, Value> {
         out.insert("title".into(), json!(tool.name.value));
     }
     if !tool.hints.is_empty() {
-        let hints: Map<String, Value> = tool
-            .hints
-            .iter()
-            .map(|(k, v)| (k.clone(), v.value.clone()))
-            .collect();
-        out.insert("annotations".into(), Value::Object(hints));
+        out.insert(
+            "annotations".into(),
+            Value::Object(plain_values(&tool.hints)),
+        );
     }
     for (k, v) in &tool.passthrough {
         out.insert(k.clone(), v.value.clone());
@@ -232,12 +231,10 @@ fn meta(set: &ToolSet, tool: &Tool) -> Map<String, Value> {
         meta.insert("notes".into(), json!(n.value));
     }
     if !tool.annotations.is_empty() {
-        let ann: Map<String, Value> = tool
-            .annotations
-            .iter()
-            .map(|(k, v)| (k.clone(), v.value.clone()))
-            .collect();
-        meta.insert("annotations".into(), Value::Object(ann));
+        meta.insert(
+            "annotations".into(),
+            Value::Object(plain_values(&tool.annotations)),
+        );
     }
     meta
 }

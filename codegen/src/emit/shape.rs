@@ -111,20 +111,9 @@ pub struct Node {
     pub facts: Vec<(&'static str, Value)>,
 }
 
-/// The keywords kept in [`Node::facts`], in the order they are shown.
-const FACTS: &[&str] = &[
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "format",
-    "minItems",
-    "maxItems",
-    "examples",
-    "x-r-default",
-    "additionalProperties",
-];
+/// The keywords kept in [`Node::facts`] besides the shared value constraints
+/// ([`crate::schema::VALUE_CONSTRAINTS`] but the bounds, which have fields).
+const MORE_FACTS: &[&str] = &["examples", "x-r-default", "additionalProperties"];
 
 impl Node {
     fn of(kind: Kind) -> Node {
@@ -240,7 +229,11 @@ impl Cx<'_> {
         node.default = s.get("default").cloned().or(node.default);
         node.minimum = s.get("minimum").cloned().or(node.minimum);
         node.maximum = s.get("maximum").cloned().or(node.maximum);
-        for key in FACTS {
+        let keys = crate::schema::VALUE_CONSTRAINTS
+            .iter()
+            .filter(|k| !matches!(**k, "minimum" | "maximum"))
+            .chain(MORE_FACTS);
+        for key in keys {
             if let Some(v) = s.get(*key) {
                 node.facts.retain(|(k, _)| k != key);
                 node.facts.push((key, v.clone()));

@@ -74,6 +74,8 @@ fn facts(node: &Node) -> Vec<String> {
             "maxLength" => format!("at most {} characters", json(v)),
             "minItems" => format!("at least {} items", json(v)),
             "maxItems" => format!("at most {} items", json(v)),
+            "uniqueItems" if v == &Value::Bool(true) => "no two items alike".to_owned(),
+            "uniqueItems" => continue,
             "pattern" => format!("matches {}", code(v.as_str().unwrap_or_default())),
             "format" => format!("format {}", code(v.as_str().unwrap_or_default())),
             "examples" => {
