@@ -35,7 +35,7 @@ fn server() -> Server {
     Server::new(info, &["core"], "core")
         .tool(
             d,
-            Arc::new(|a| {
+            Arc::new(|_call, a| {
                 Ok(ToolOutput::new(
                     json!({"count": a.len(), "scenePath": a["scenePath"]}),
                 ))

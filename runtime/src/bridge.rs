@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::server::{Server, ToolInfo, ToolOutput};
+use crate::server::{Call, Server, ToolInfo, ToolOutput};
 
 /// How long connecting may take, at most (less when the tool's limit is shorter).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -39,6 +39,9 @@ struct Connection {
 pub struct Bridge {
     address: String,
     connection: Mutex<Option<Connection>>,
+    /// The current connection's write half, for cancellations sent while a
+    /// call holds the connection.
+    cancel_writer: Mutex<Option<TcpStream>>,
     next_id: AtomicU64,
 }
 
@@ -54,6 +57,7 @@ impl Bridge {
         Bridge {
             address: address.into(),
             connection: Mutex::new(None),
+            cancel_writer: Mutex::new(None),
             next_id: AtomicU64::new(1),
         }
     }
@@ -85,6 +89,10 @@ impl Bridge {
                 Ok(stream) => {
                     let _ = stream.set_nodelay(true);
                     let writer = stream.try_clone().map_err(|e| self.not_running(&e))?;
+                    *self
+                        .cancel_writer
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner()) = stream.try_clone().ok();
                     return Ok(Connection {
                         reader: BufReader::new(stream),
                         writer,
@@ -103,8 +111,59 @@ impl Bridge {
         arguments: Map<String, Value>,
         timeout: Duration,
     ) -> Result<ToolOutput, ToolError> {
-        let started = Instant::now();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.call_with_id(id, tool, arguments, timeout)
+    }
+
+    /// [`Bridge::call`] on behalf of a server's call: when the client
+    /// cancels it, the bridge is sent `notifications/cancelled` for its
+    /// request (the bridge then drops it if it has not started; Unity's
+    /// main thread cannot be interrupted once it has).
+    pub fn call_for(
+        self: &Arc<Self>,
+        call: &Call,
+        tool: &str,
+        arguments: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<ToolOutput, ToolError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let bridge = Arc::downgrade(self);
+        call.on_cancel(move || {
+            if let Some(b) = bridge.upgrade() {
+                b.send_cancel(id);
+            }
+        });
+        self.call_with_id(id, tool, arguments, timeout)
+    }
+
+    /// Writes `notifications/cancelled` for request `id` on the connection
+    /// (beside the call waiting on it; lines are written whole).
+    fn send_cancel(&self, id: u64) {
+        let writer = self
+            .cancel_writer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .and_then(|w| w.try_clone().ok());
+        if let Some(mut w) = writer {
+            let mut line = serde_json::to_vec(&json!({
+                "jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "the client cancelled the call"},
+            }))
+            .unwrap_or_default();
+            line.push(b'\n');
+            let _ = w.write_all(&line);
+        }
+    }
+
+    fn call_with_id(
+        &self,
+        id: u64,
+        tool: &str,
+        arguments: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<ToolOutput, ToolError> {
+        let started = Instant::now();
         let mut line = serde_json::to_vec(&json!({
             "jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"tool": tool, "arguments": arguments},
@@ -265,7 +324,7 @@ pub fn forward(
         let b = bridge.clone();
         server = server.tool(
             descriptor,
-            Arc::new(move |arguments| b.call(&id, arguments, timeout)),
+            Arc::new(move |call, arguments| b.call_for(&call, &id, arguments, timeout)),
         )?;
     }
     Ok(server)

@@ -50,7 +50,7 @@ fn server() -> Server {
     });
     let handler =
         |f: fn(Map<String, Value>) -> Result<ToolOutput, ToolError>| -> toolgen_runtime::Handler {
-            Arc::new(f)
+            Arc::new(move |_call, a| f(a))
         };
     Server::new(info, &["core", "tier1", "tier2"], "tier1")
         .tool(

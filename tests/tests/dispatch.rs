@@ -236,7 +236,7 @@ fn register_serves_an_implementation_with_validation_and_diagnostics() {
     );
     let server = editormcp::register(server, std::sync::Arc::new(Examples(0)))
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(server.descriptors().count(), editormcp_spec_ids().len());
+    assert_eq!(server.descriptors().len(), editormcp_spec_ids().len());
     let example = &spec_examples("go.find")[0];
     let out = server
         .call("go.find", example["input"].clone())

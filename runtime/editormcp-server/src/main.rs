@@ -221,7 +221,7 @@ fn main() -> ExitCode {
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    match server.serve(stdin.lock(), stdout.lock()) {
+    match server.serve(stdin.lock(), stdout) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("editormcp-server: {e}");

@@ -5,7 +5,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::wire::{Answer, write_envelope_result};
+use super::jsonrpc::wire_call;
+use super::wire::{Answer, Dialect};
 use super::{Server, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
@@ -19,7 +20,7 @@ pub(super) fn answer(
         "server/info" => Ok(server_info(server).into()),
         "tools/list" => Ok(list(server, params).into()),
         "tools/describe" => describe(server, params).map(Answer::from),
-        "tools/call" => call(server, params),
+        "tools/call" => call(params),
         _ => return None,
     })
 }
@@ -29,11 +30,8 @@ fn server_info(server: &Server) -> Value {
     let mut info = server.info.extra.clone();
     info.insert("serverVersion".into(), json!(server.info.version));
     info.insert("tier".into(), json!(server.tier));
-    let mut categories: Vec<&str> = server
-        .tools
-        .values()
-        .map(|e| e.descriptor.category.as_str())
-        .collect();
+    let descriptors = server.descriptors();
+    let mut categories: Vec<&str> = descriptors.iter().map(|d| d.category.as_str()).collect();
     categories.sort_unstable();
     categories.dedup();
     info.insert("enabledToolCategories".into(), json!(categories));
@@ -46,6 +44,7 @@ fn list(server: &Server, params: &Map<String, Value>) -> Value {
     let tier = params.get("tier").and_then(Value::as_str);
     let tools: Vec<Value> = server
         .descriptors()
+        .iter()
         .filter(|d| category.is_none_or(|c| d.category == c))
         .filter(|d| tier.is_none_or(|t| d.tier == t))
         .map(|d| json!({"id": d.id, "name": d.name, "description": d.description, "category": d.category, "safetyLevel": d.safety_level, "tier": d.tier}))
@@ -56,13 +55,10 @@ fn list(server: &Server, params: &Map<String, Value>) -> Value {
 /// One tool with its schemas, time limit and notes.
 fn describe(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolError> {
     let tool = string_param(params, "tool")?;
-    let d = &server
-        .tools
-        .get(tool)
-        .ok_or_else(|| {
-            plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
-        })?
-        .descriptor;
+    let entry = server.entry(tool).ok_or_else(|| {
+        plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
+    })?;
+    let d = &entry.descriptor;
     let mut t = json!({"id": d.id, "name": d.name, "description": d.description, "category": d.category, "safetyLevel": d.safety_level, "tier": d.tier, "inputSchema": d.input_schema});
     if let Some(limit) = server.timeout_of(d) {
         t["timeoutSeconds"] = json!(limit.as_secs_f64());
@@ -77,11 +73,7 @@ fn describe(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolE
 }
 
 /// `tools/call` with `tool`.
-fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Answer, ToolError> {
-    let args = params.remove("arguments").unwrap_or(Value::Null);
-    let tool = string_param(params, "tool")?;
-    let out = server.call(tool, args)?;
-    Ok(Answer::written(|buf| {
-        write_envelope_result(buf, tool, &out)
-    }))
+fn call(params: &mut Map<String, Value>) -> Result<Answer, ToolError> {
+    let tool = string_param(params, "tool")?.to_owned();
+    Ok(Answer::Call(wire_call(Dialect::Envelope, &tool, params)))
 }

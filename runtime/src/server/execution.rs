@@ -1,176 +1,244 @@
-//! Where handlers run: on an abandonable worker thread (time limits, panic
-//! isolation), or inline on the calling thread.
+//! Where and how a call runs: checked on the thread that read it, then run
+//! on the pool (or inline), and answered exactly once, by id, when it
+//! finishes, times out or is refused as busy; or never, once cancelled.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::mpsc::channel;
 
 use serde_json::{Map, Value};
 
-use super::{Entry, Handler, Server, ToolOutput, plain_error};
+use super::control::{CallControl, Completion, Outbox, Outgoing, id_key};
+use super::pool::{Job, Lane, outcome, timeout_error};
+use super::tool::Call;
+use super::wire::{self, Dialect};
+use super::{Entry, Lanes, Server, Session, ToolOutput, plain_error};
 use crate::error::{ErrorCode, ToolError};
-
-type Job = (Handler, Map<String, Value>);
-
-type Outcome = std::thread::Result<Result<ToolOutput, ToolError>>;
-
-/// The thread that runs handlers, so that a hung handler can be abandoned.
-/// One pair of channels serves every call: calls take turns (the server
-/// holds the worker's lock for a whole call), and a worker abandoned after a
-/// timeout goes away with its channels, so a late result is never read.
-pub(super) struct Worker {
-    jobs: Sender<Job>,
-    results: Receiver<Outcome>,
-}
-
-impl Worker {
-    fn spawn() -> Worker {
-        let (jobs, job_rx): (Sender<Job>, Receiver<Job>) = channel();
-        let (result_tx, results) = channel();
-        let spawned = std::thread::Builder::new()
-            .name("tool-worker".to_owned())
-            .spawn(move || {
-                while let Ok((handler, args)) = receive(&job_rx, None) {
-                    let result = catch_unwind(AssertUnwindSafe(|| handler(args)));
-                    if result_tx.send(result).is_err() {
-                        return;
-                    }
-                }
-            });
-        match spawned {
-            Ok(_) => Worker { jobs, results },
-            // No thread: sending fails, and the caller reports it.
-            Err(_) => Worker {
-                jobs: channel().0,
-                results,
-            },
-        }
-    }
-}
-
-/// How long the worker and the caller spin before they park: a parked thread
-/// costs a futex wake-up (tens of microseconds) per call, spinning costs a core
-/// only while calls arrive back to back.
-const SPIN: Duration = Duration::from_micros(50);
-
-/// The next message of `rx`: spin briefly, then block, for `timeout` in all
-/// (`None`: as long as it takes). The clock is read every 32 polls, not on
-/// each: reading it costs more than a poll.
-fn receive<T>(rx: &Receiver<T>, timeout: Option<Duration>) -> Result<T, RecvTimeoutError> {
-    let start = std::time::Instant::now();
-    let spin = timeout.map_or(SPIN, |t| SPIN.min(t));
-    for polls in 1u32.. {
-        match rx.try_recv() {
-            Ok(v) => return Ok(v),
-            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                return Err(RecvTimeoutError::Disconnected);
-            }
-            Err(std::sync::mpsc::TryRecvError::Empty) => {
-                if polls % 32 == 0 && start.elapsed() >= spin {
-                    break;
-                }
-                std::hint::spin_loop();
-            }
-        }
-    }
-    match timeout {
-        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-        Some(t) => rx.recv_timeout(t.saturating_sub(start.elapsed())),
-    }
-}
 
 /// Where handlers run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Execution {
-    /// On a worker thread: a handler that hangs past its time limit is abandoned
-    /// (-32003) and the server goes on with a fresh worker. Costs a cross-thread
-    /// handoff per call.
+    /// On the server's pool of worker threads ([`Server::pool_size`]): calls
+    /// run concurrently and are answered as they finish; a handler that
+    /// hangs past its time limit is answered -32003 and abandoned, and the
+    /// pool goes on without it.
     #[default]
     Worker,
-    /// On the calling thread: fastest; panics are still caught (-32603), but a
-    /// time limit is only detected when the handler returns (its result is then
-    /// discarded and -32003 returned). For handlers known not to hang.
+    /// On the thread that read the request: fastest, one call at a time;
+    /// panics are still caught (-32603), but a time limit is only detected
+    /// when the handler returns (its result is then discarded and -32003
+    /// returned). For handlers known to be quick and never to hang.
     Inline,
 }
 
+/// What became of a request given to [`Server::submit`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum Submitted {
+    /// Answered at once: the response (JSON text, no line end).
+    Answered(Vec<u8>),
+    /// A call now running: its response (and any progress notifications)
+    /// will be sent to the request's outbox.
+    Pending,
+    /// A notification: nothing to answer.
+    Nothing,
+}
+
+/// A `tools/call` read off the wire, in either dialect.
+pub(crate) struct WireCall {
+    pub(crate) id: Value,
+    pub(crate) tool: String,
+    pub(crate) arguments: Value,
+    pub(crate) dialect: Dialect,
+    /// `params._meta.progressToken`, when the client asked for progress.
+    pub(crate) progress: Option<Value>,
+}
+
 impl Server {
-    pub(super) fn run(
-        &self,
-        entry: &Entry,
-        args: Map<String, Value>,
-    ) -> Result<ToolOutput, ToolError> {
-        let tool = &entry.descriptor.id;
+    fn lanes(&self) -> &Lanes {
+        self.lanes.get_or_init(|| Lanes {
+            concurrent: Lane::new("worker", self.pool_size, self.queue_limit),
+            serial: Lane::new("serial", 1, self.queue_limit),
+        })
+    }
+
+    /// Calls a tool and waits for its result: existence, tier, argument
+    /// validation, time limit, panic isolation.
+    pub fn call(&self, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
+        let (entry, args) = self.prepare(tool, arguments, None)?;
+        let (tx, rx) = channel();
+        let control = CallControl::new(
+            Box::new(move |r| {
+                let _ = tx.send(r);
+            }),
+            None,
+        );
+        self.launch(&entry, args, control);
+        rx.recv().unwrap_or_else(|_| {
+            Err(plain_error(
+                ErrorCode::InternalError,
+                format!("Internal error in tool {tool}: the call was dropped"),
+            )
+            .for_tool(tool))
+        })
+    }
+
+    /// Runs a checked call: inline, or on its lane (a full queue answers
+    /// "busy" at once).
+    fn launch(&self, entry: &Arc<Entry>, args: Map<String, Value>, control: Arc<CallControl>) {
+        let tool = entry.descriptor.id.clone();
         let limit = self.timeout_of(&entry.descriptor);
         if self.execution == Execution::Inline {
             let started = std::time::Instant::now();
-            let result = catch_unwind(AssertUnwindSafe(|| (entry.handler)(args)));
-            if let Some(limit) = limit.filter(|l| started.elapsed() > *l) {
-                return Err(timeout_error(tool, limit));
-            }
-            return finish(tool, result);
+            let call = Call::controlled(control.clone());
+            let result = catch_unwind(AssertUnwindSafe(|| (entry.handler)(call, args)));
+            let result = match limit.filter(|l| started.elapsed() > *l) {
+                Some(limit) => Err(timeout_error(&tool, limit)),
+                None => outcome(&tool, result),
+            };
+            control.complete(result);
+            return;
         }
-        let mut slot = self.worker.lock().unwrap_or_else(|p| p.into_inner());
-        let worker = slot.get_or_insert_with(Worker::spawn);
-        if let Err(std::sync::mpsc::SendError(job)) =
-            worker.jobs.send((entry.handler.clone(), args))
-        {
-            // The worker thread is gone (it could not be spawned, or died): replace it.
-            *worker = Worker::spawn();
-            let _ = worker.jobs.send(job);
-        }
-        match receive(&worker.results, limit) {
-            Ok(r) => finish(tool, r),
-            Err(RecvTimeoutError::Timeout) => {
-                // Abandon the hung worker; the next call gets a fresh one.
-                *slot = None;
-                Err(timeout_error(tool, limit.unwrap_or_default()))
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                *slot = None;
-                Err(plain_error(
-                    ErrorCode::InternalError,
-                    format!("Internal error in tool {tool}: the worker stopped"),
-                )
-                .for_tool(tool))
-            }
+        let lanes = self.lanes();
+        let lane = if self.serial || entry.serial {
+            &lanes.serial
+        } else {
+            &lanes.concurrent
+        };
+        let job = Job {
+            control,
+            tool,
+            handler: entry.handler.clone(),
+            arguments: args,
+            limit,
+        };
+        if let Err(job) = lane.submit(job) {
+            let busy = plain_error(
+                ErrorCode::ToolExecution,
+                format!(
+                    "Server busy: {} calls are already waiting for {} workers; retry {} later",
+                    self.queue_limit,
+                    lane.size(),
+                    job.tool
+                ),
+            )
+            .for_tool(&job.tool)
+            .detail("busy", true)
+            .detail("queueLimit", self.queue_limit as u64);
+            job.control.complete(Err(busy));
         }
     }
-}
 
-fn timeout_error(tool: &str, limit: Duration) -> ToolError {
-    plain_error(
-        ErrorCode::Timeout,
-        format!(
-            "Tool execution timeout: {tool} did not finish in {} s",
-            limit.as_secs_f64()
-        ),
-    )
-    .for_tool(tool)
-    .detail("timeoutSeconds", limit.as_secs_f64())
-}
-
-/// A handler's result, or its panic, as the call's result.
-fn finish(tool: &str, result: Outcome) -> Result<ToolOutput, ToolError> {
-    match result {
-        Ok(r) => r.map_err(|e| {
-            if e.data.as_ref().and_then(|d| d.tool.as_ref()).is_none() {
-                e.for_tool(tool)
-            } else {
-                e
-            }
-        }),
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "the handler panicked".to_owned());
-            Err(plain_error(
-                ErrorCode::InternalError,
-                format!("Internal error in tool {tool}"),
-            )
-            .for_tool(tool)
-            .detail("panic", msg))
+    /// Starts a `tools/call` read off the wire. Checks run here; the handler
+    /// runs on the pool and its response goes to `reply` (with
+    /// [`Execution::Inline`], the response is returned at once).
+    pub(crate) fn start_call(
+        &self,
+        session: &Session,
+        call: WireCall,
+        reply: &Arc<dyn Outbox>,
+    ) -> Submitted {
+        let WireCall {
+            id,
+            tool,
+            arguments,
+            dialect,
+            progress,
+        } = call;
+        if dialect != Dialect::Envelope && self.entry(&tool).is_none() {
+            // MCP: an unknown tool is a protocol error, not a tool result.
+            let e = plain_error(ErrorCode::InvalidParams, format!("Unknown tool: {tool}"))
+                .for_tool(&tool);
+            return Submitted::Answered(wire::error_bytes(&id, &e));
         }
+        let (entry, args) = match self.prepare(&tool, arguments, session.tier.as_deref()) {
+            Ok(checked) => checked,
+            Err(e) => {
+                return Submitted::Answered(self.call_answer(dialect, &id, &tool, false, Err(e)));
+            }
+        };
+        let key = id_key(&id);
+        if session.calls.contains(&key) {
+            let e = plain_error(
+                ErrorCode::InvalidRequest,
+                format!("Invalid Request: a call with id {key} is still running; use another id"),
+            );
+            return Submitted::Answered(wire::error_bytes(&id, &e));
+        }
+        let wraps = entry.wraps_output;
+        let progress = progress.map(|token| (token, reply.clone()));
+        if self.execution == Execution::Inline {
+            let (tx, rx) = channel();
+            let control = CallControl::new(
+                Box::new(move |r| {
+                    let _ = tx.send(r);
+                }),
+                progress,
+            );
+            self.launch(&entry, args, control);
+            let result = rx.recv().unwrap_or_else(|_| {
+                Err(plain_error(ErrorCode::InternalError, "Internal error: call dropped"))
+            });
+            return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
+        }
+        let calls = session.calls.clone();
+        let out = reply.clone();
+        let stamp = self.stamp_for(dialect);
+        let completion_key = key.clone();
+        let completion: Completion = Box::new(move |result| {
+            let text = wire::call_answer(dialect, &id, &tool, wraps, stamp.as_deref(), result);
+            out.send(Outgoing::Response(text));
+            calls.remove(&completion_key);
+        });
+        let control = CallControl::new(completion, progress);
+        session.calls.insert(key, &control);
+        self.launch(&entry, args, control);
+        Submitted::Pending
+    }
+
+    /// The response to a call in `dialect`.
+    pub(crate) fn call_answer(
+        &self,
+        dialect: Dialect,
+        id: &Value,
+        tool: &str,
+        wraps: bool,
+        result: Result<ToolOutput, ToolError>,
+    ) -> Vec<u8> {
+        let stamp = self.stamp_for(dialect);
+        wire::call_answer(dialect, id, tool, wraps, stamp.as_deref(), result)
+    }
+
+    /// What a 2026-07-28 result carries in `_meta`: the server's identity.
+    fn stamp_for(&self, dialect: Dialect) -> Option<Arc<[u8]>> {
+        (dialect == Dialect::Modern).then(|| {
+            let mut text = Vec::new();
+            wire::write_json(&mut text, &super::modern::server_info(self));
+            Arc::from(text)
+        })
+    }
+
+    /// Handles one request and waits for its response (the line it answers
+    /// with, newline included), or `None` for a notification. Progress
+    /// notifications are not kept. For transports that answer one request
+    /// at a time; [`Server::serve`] answers as calls finish.
+    pub fn handle(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
+        let (tx, rx) = channel::<Outgoing>();
+        let reply: Arc<dyn Outbox> = Arc::new(tx);
+        let mut out = match self.submit(session, request, &reply) {
+            Submitted::Answered(out) => out,
+            Submitted::Nothing => return None,
+            Submitted::Pending => {
+                drop(reply);
+                loop {
+                    match rx.recv() {
+                        Ok(Outgoing::Response(out)) => break out,
+                        Ok(Outgoing::Notification(_)) => continue,
+                        Err(_) => return None, // cancelled: no response
+                    }
+                }
+            }
+        };
+        out.push(b'\n');
+        Some(out)
     }
 }

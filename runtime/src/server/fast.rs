@@ -1,14 +1,14 @@
 //! The fast path: a well-formed `tools/call` in either dialect answered
-//! without building `Value` trees for the request and the response.
+//! without building a `Value` tree for the request.
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
 use super::Server;
-use super::jsonrpc::{error_response, valid_id};
-use super::mcp::mcp_error_result;
-use super::wire::{write_envelope_result, write_json, write_mcp_result, write_response};
+use super::execution::WireCall;
+use super::jsonrpc::valid_id;
+use super::wire::Dialect;
 
 /// A well-formed `tools/call` request (see [`Server::fast_call`]).
 #[derive(serde::Deserialize)]
@@ -29,15 +29,26 @@ struct FastParams<'a> {
     #[serde(borrow)]
     name: Option<Cow<'a, str>>,
     arguments: Option<Value>,
+    #[serde(rename = "_meta")]
+    meta: Option<FastMeta>,
+}
+
+#[derive(serde::Deserialize)]
+struct FastMeta {
+    #[serde(rename = "progressToken")]
+    progress_token: Option<Value>,
+    /// A 2026-07-28 request: the general path checks its envelope.
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    modern: Option<serde::de::IgnoredAny>,
 }
 
 impl Server {
     /// The common case, `tools/call` in either dialect with a well-formed
-    /// request, without building `Value` trees for the request and the
-    /// response. Anything unusual (including every error in the request
-    /// itself) returns `None` and takes the general path, which answers it
-    /// with the same bytes it would have had anyway.
-    pub(super) fn fast_call(&self, raw: &[u8]) -> Option<Vec<u8>> {
+    /// request, read without building a `Value` tree for the request.
+    /// Anything unusual (including every error in the request itself)
+    /// returns `None` and takes the general path, which reads it into the
+    /// same call, or answers it with the same bytes it would have had anyway.
+    pub(super) fn fast_call(&self, raw: &[u8]) -> Option<WireCall> {
         if raw.len() > self.max_request_bytes {
             return None;
         }
@@ -53,33 +64,31 @@ impl Server {
             Some(a @ Value::Object(_)) => a,
             Some(_) => return None,
         };
-        let mut out = Vec::with_capacity(256);
-        match (p.tool, p.name) {
-            (Some(tool), None) => match self.call(&tool, arguments) {
-                Ok(o) => write_response(&mut out, &req.id, |out| {
-                    write_envelope_result(out, &tool, &o)
-                }),
-                Err(e) => {
-                    serde_json::to_writer(&mut out, &error_response(req.id.clone(), &e)).ok()?
-                }
-            },
-            (None, Some(name)) if self.tools.contains_key(&*name) => {
-                match self.call(&name, arguments) {
-                    Ok(o) => {
-                        let structured = self.structured(&name, &o);
-                        write_response(&mut out, &req.id, |out| {
-                            write_mcp_result(out, &o, structured)
-                        })
-                    }
-                    // Tool errors are results in MCP, as in the general path.
-                    Err(e) => write_response(&mut out, &req.id, |out| {
-                        write_json(out, &mcp_error_result(&e))
-                    }),
-                }
-            }
+        let progress = match p.meta {
+            Some(FastMeta {
+                modern: Some(_), ..
+            }) => return None,
+            Some(FastMeta {
+                progress_token: Some(t),
+                ..
+            }) if t.is_string() || t.is_i64() || t.is_u64() => Some(t),
+            Some(FastMeta {
+                progress_token: Some(_),
+                ..
+            }) => return None,
+            _ => None,
+        };
+        let (tool, dialect) = match (p.tool, p.name) {
+            (Some(tool), None) => (tool, Dialect::Envelope),
+            (None, Some(name)) => (name, Dialect::Mcp),
             _ => return None,
-        }
-        out.push(b'\n');
-        Some(out)
+        };
+        Some(WireCall {
+            id: req.id,
+            tool: tool.into_owned(),
+            arguments,
+            dialect,
+            progress,
+        })
     }
 }

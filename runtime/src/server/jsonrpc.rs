@@ -2,32 +2,85 @@
 //! JSON-RPC 2.0 request, and handed to the dialect that knows its method
 //! ([`super::mcp`] first, then [`super::envelope`]).
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
-use super::wire::{Answer, write_response};
+use super::control::Outbox;
+use super::execution::{Submitted, WireCall};
+use super::modern::{self, Refusal};
+use super::wire::{Answer, Dialect, stamp_result, write_json, write_response};
 use super::{Server, Session, plain_error};
 use crate::error::{ErrorCode, ToolError};
 
+/// What the general path made of a request.
+enum Routed {
+    /// Answered: the response.
+    Now(Vec<u8>),
+    /// A tool call to start.
+    Call(WireCall),
+    /// A notification.
+    Nothing,
+}
+
 impl Server {
-    /// Handles one request (one line of the wire protocol). Returns the response
-    /// line, or `None` for an MCP notification, which gets no response.
-    pub fn handle(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
-        if let Some(out) = self.fast_call(request) {
-            return Some(out);
+    /// Takes one request (one line of the wire protocol). Anything but a
+    /// tool call is answered at once; a call is checked at once and then runs
+    /// on the pool, its response and progress notifications going to
+    /// `reply` as it finishes ([`Submitted::Pending`]).
+    pub fn submit(
+        &self,
+        session: &mut Session,
+        request: &[u8],
+        reply: &Arc<dyn Outbox>,
+    ) -> Submitted {
+        if let Some(call) = self.fast_call(request) {
+            return self.start_call(session, call, reply);
         }
-        self.handle_general(session, request)
+        match self.route(session, request) {
+            Routed::Now(out) => Submitted::Answered(out),
+            Routed::Call(call) => self.start_call(session, call, reply),
+            Routed::Nothing => Submitted::Nothing,
+        }
     }
 
     /// Every request the general way: parsed into a `Value`, answered with a
     /// `Value` (or, for a tool call, with the result the wire writers write).
-    pub(super) fn handle_general(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
-        let mut out = match self.respond(session, request)? {
-            Ok((id, answer)) => {
+    fn route(&self, session: &mut Session, request: &[u8]) -> Routed {
+        match self.respond(session, request) {
+            None => Routed::Nothing,
+            Some(Err(response)) => Routed::Now(serde_json::to_vec(&response).unwrap_or_default()),
+            Some(Ok((id, Answer::Call(call)))) => Routed::Call(WireCall { id, ..call }),
+            Some(Ok((id, answer))) => {
                 let mut out = Vec::with_capacity(256);
                 write_response(&mut out, &id, |out| answer.write(out));
-                out
+                Routed::Now(out)
             }
-            Err(response) => serde_json::to_vec(&response).unwrap_or_default(),
+        }
+    }
+
+    /// The general path alone, waiting for a call's answer (tests compare it
+    /// with the fast path).
+    #[cfg(test)]
+    pub(super) fn handle_general(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
+        let mut out = match self.route(session, request) {
+            Routed::Now(out) => out,
+            Routed::Nothing => return None,
+            Routed::Call(call) => {
+                let (tx, rx) = std::sync::mpsc::channel();
+                let reply: Arc<dyn Outbox> = Arc::new(tx);
+                match self.start_call(session, call, &reply) {
+                    Submitted::Answered(out) => out,
+                    Submitted::Nothing => return None,
+                    Submitted::Pending => loop {
+                        match rx.recv() {
+                            Ok(super::Outgoing::Response(out)) => break out,
+                            Ok(_) => continue,
+                            Err(_) => return None,
+                        }
+                    },
+                }
+            }
         };
         out.push(b'\n');
         Some(out)
@@ -97,7 +150,8 @@ impl Server {
         };
         let Some(id) = id else {
             if method.starts_with("notifications/") {
-                return None; // MCP notifications are accepted silently
+                self.notification(session, method, raw_params);
+                return None; // MCP notifications get no response
             }
             return invalid(
                 None,
@@ -123,23 +177,44 @@ impl Server {
                 )));
             }
         };
-        let result = self.dispatch(session, method, params);
+        let modern = match modern::version_of(&params) {
+            Ok(v) => v.is_some(),
+            Err(refusal) => return Some(Err(refusal_response(id, &refusal))),
+        };
+        let result = self.dispatch(session, modern, method, params);
         Some(match result {
+            Ok(Answer::Value(mut v)) if modern => {
+                let mut stamp = Vec::new();
+                write_json(&mut stamp, &modern::server_info(self));
+                stamp_result(&mut v, &stamp);
+                Ok((id, Answer::Value(v)))
+            }
             Ok(answer) => Ok((id, answer)),
             Err(e) => Err(error_response(id, &e)),
         })
     }
 
+    /// A notification: `notifications/cancelled` cancels the call it names;
+    /// the others (`initialized`, ...) need nothing.
+    fn notification(&self, session: &Session, method: &str, params: Option<Value>) {
+        if method == "notifications/cancelled" {
+            if let Some(id) = params.as_ref().and_then(|p| p.get("requestId")) {
+                session.calls.cancel(id);
+            }
+        }
+    }
+
     /// Answers a method: MCP's first (it claims `tools/list` once the
-    /// connection sent `initialize`, and `tools/call` with `name`), then the
-    /// EditorMCP envelope's.
+    /// connection sent `initialize` or the request is modern, and
+    /// `tools/call` with `name`), then the EditorMCP envelope's.
     fn dispatch(
         &self,
         session: &mut Session,
+        modern: bool,
         method: &str,
         mut params: Map<String, Value>,
     ) -> Result<Answer, ToolError> {
-        if let Some(result) = super::mcp::answer(self, session, method, &mut params) {
+        if let Some(result) = super::mcp::answer(self, session, modern, method, &mut params) {
             return result;
         }
         if let Some(result) = super::envelope::answer(self, method, &mut params) {
@@ -150,6 +225,30 @@ impl Server {
             format!("Method not found: {method}"),
         ))
     }
+}
+
+/// A `tools/call`'s parts, for [`Answer::Call`] (the id is filled in by the caller).
+pub(super) fn wire_call(
+    dialect: Dialect,
+    tool: &str,
+    params: &mut Map<String, Value>,
+) -> WireCall {
+    let progress = params
+        .get("_meta")
+        .and_then(|m| m.get("progressToken"))
+        .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+        .cloned();
+    WireCall {
+        id: Value::Null,
+        tool: tool.to_owned(),
+        arguments: params.remove("arguments").unwrap_or(Value::Null),
+        dialect,
+        progress,
+    }
+}
+
+fn refusal_response(id: Value, r: &Refusal) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": r.to_json()})
 }
 
 pub(super) fn error_response(id: Value, e: &ToolError) -> Value {

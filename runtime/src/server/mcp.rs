@@ -5,8 +5,11 @@
 
 use serde_json::{Map, Value, json};
 
+use std::ops::Bound;
+
+use super::jsonrpc::wire_call;
 use super::structured::published_output;
-use super::wire::{Answer, write_mcp_result};
+use super::wire::{Answer, Dialect};
 use super::{MCP_PROTOCOL_VERSIONS, Server, Session, ToolDescriptor, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
@@ -56,25 +59,94 @@ pub(super) fn mcp_error_result(e: &ToolError) -> Value {
 }
 
 /// Answers an MCP method; `None` when `method` (with these params) is not one.
+/// `modern`: the request carries its own protocol version (2026-07-28).
 pub(super) fn answer(
     server: &Server,
     session: &mut Session,
+    modern: bool,
     method: &str,
     params: &mut Map<String, Value>,
 ) -> Option<Result<Answer, ToolError>> {
+    let dialect = if modern { Dialect::Modern } else { Dialect::Mcp };
     Some(match method {
+        "initialize" if modern => Err(plain_error(
+            ErrorCode::InvalidRequest,
+            "Invalid Request: a request that carries its protocol version in `_meta` (2026-07-28) needs no `initialize`; send `server/discover` to learn what the server offers",
+        )),
         "initialize" => Ok(initialize(server, session, params).into()),
+        "server/discover" => Ok(super::modern::discover(server).into()),
         "ping" => Ok(json!({}).into()),
-        "tools/list" if session.mcp_version.is_some() => {
-            Ok(json!({"tools": server.descriptors().map(mcp_tool).collect::<Vec<_>>()}).into())
+        "tools/list" if modern || session.mcp_version.is_some() => {
+            list(server, params).map(Answer::from)
         }
-        "tools/call" if params.contains_key("name") => call(server, params),
+        "tools/call" if params.contains_key("name") => {
+            string_param(params, "name").map(|name| name.to_owned()).map(|name| {
+                Answer::Call(wire_call(dialect, &name, params))
+            })
+        }
         _ => return None,
     })
 }
 
+/// One page of `tools/list`, in order of tool ids, from the tool after the
+/// one the cursor names; `nextCursor` when more follow. Paging by name
+/// keeps pages consistent while tools are added or removed.
+fn list(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolError> {
+    let bad = || {
+        plain_error(
+            ErrorCode::InvalidParams,
+            "Invalid params: `cursor` is not one this server gave out; start again without a cursor",
+        )
+    };
+    let after = match params.get("cursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) => Some(decode_cursor(c).ok_or_else(bad)?),
+        Some(_) => return Err(bad()),
+    };
+    let tools = server.tools.read().unwrap_or_else(|p| p.into_inner());
+    let rest: Box<dyn Iterator<Item = (&String, _)>> = match &after {
+        Some(a) => Box::new(tools.range::<str, _>((Bound::Excluded(a.as_str()), Bound::Unbounded))),
+        None => Box::new(tools.iter()),
+    };
+    let mut page: Vec<(&String, Value)> = rest
+        .take(server.page_size + 1)
+        .map(|(id, e)| (id, mcp_tool(&e.descriptor)))
+        .collect();
+    let more = page.len() > server.page_size;
+    page.truncate(server.page_size);
+    let next = page.last().filter(|_| more).map(|(id, _)| encode_cursor(id));
+    let mut r = json!({ "tools": page.into_iter().map(|(_, t)| t).collect::<Vec<_>>() });
+    if let Some(c) = next {
+        r["nextCursor"] = json!(c);
+    }
+    Ok(r)
+}
+
+/// A cursor: the last tool id of the page, hex-encoded (opaque to clients).
+fn encode_cursor(id: &str) -> String {
+    let mut c = String::with_capacity(3 + 2 * id.len());
+    c.push_str("t1.");
+    for b in id.bytes() {
+        c.push_str(&format!("{b:02x}"));
+    }
+    c
+}
+
+fn decode_cursor(c: &str) -> Option<String> {
+    let hex = c.strip_prefix("t1.")?;
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok()
+}
+
 /// Negotiates the protocol version: the client's when this server speaks it,
-/// else the newest this server speaks.
+/// else the newest this server speaks. The connection is then told when the
+/// tool list changes.
 fn initialize(server: &Server, session: &mut Session, params: &Map<String, Value>) -> Value {
     let requested = params
         .get("protocolVersion")
@@ -84,30 +156,17 @@ fn initialize(server: &Server, session: &mut Session, params: &Map<String, Value
         .iter()
         .find(|v| **v == requested)
         .unwrap_or(&MCP_PROTOCOL_VERSIONS[0]);
-    session.mcp_version = Some((*version).to_owned());
-    json!({
-        "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": {"name": server.info.name, "version": server.info.version},
-    })
-}
-
-/// `tools/call` with `name`: an unknown tool is a protocol error (-32602), a
-/// failing call a result with `isError`.
-fn call(server: &Server, params: &mut Map<String, Value>) -> Result<Answer, ToolError> {
-    let args = params.remove("arguments").unwrap_or(Value::Null);
-    let name = string_param(params, "name")?;
-    if !server.tools.contains_key(name) {
-        return Err(
-            plain_error(ErrorCode::InvalidParams, format!("Unknown tool: {name}")).for_tool(name),
-        );
+    if session.mcp_version.is_none() {
+        server.listen(session);
     }
-    Ok(match server.call(name, args) {
-        Ok(out) => {
-            let structured = server.structured(name, &out);
-            Answer::written(|buf| write_mcp_result(buf, &out, structured))
-        }
-        // Tool errors are results, so that the model sees them and can correct itself.
-        Err(e) => mcp_error_result(&e).into(),
-    })
+    session.mcp_version = Some((*version).to_owned());
+    let mut r = json!({
+        "protocolVersion": version,
+        "capabilities": super::modern::capabilities(false),
+        "serverInfo": {"name": server.info.name, "version": server.info.version},
+    });
+    if let Some(i) = &server.instructions {
+        r["instructions"] = json!(i);
+    }
+    r
 }

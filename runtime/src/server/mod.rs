@@ -22,11 +22,14 @@
 //! tool output, which keeps its type's order (for generated types, the order
 //! of the spec's properties).
 
+mod control;
 mod envelope;
 mod execution;
 mod fast;
 mod jsonrpc;
 mod mcp;
+mod modern;
+mod pool;
 mod stdio;
 mod structured;
 mod tool;
@@ -34,23 +37,30 @@ mod typed;
 mod wire;
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-pub use self::execution::Execution;
-use self::execution::Worker;
+pub use self::control::{InFlight, Outbox, Outgoing};
+pub use self::execution::{Execution, Submitted};
 pub use self::mcp::mcp_tool;
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor, ToolOutput};
 pub use self::typed::{
     ToolInfo, TypedCall, TypedEntry, invalid_arguments, register_tools, typed_call, unknown_tool,
     unserializable_output, whole_numbers_as_integers,
 };
+use self::control::lock;
+use self::pool::Lane;
 use crate::error::{ErrorCode, ToolError};
 
-/// MCP protocol versions this server speaks, newest first.
+/// MCP protocol versions this server speaks with an `initialize` handshake,
+/// newest first.
 pub const MCP_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// MCP protocol versions this server speaks without a handshake, each
+/// request carrying its version in `_meta` (2026-07-28, a release candidate).
+pub const MCP_MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 
 /// Requests larger than this are refused (-32600) without being parsed.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
@@ -59,6 +69,13 @@ pub const DEFAULT_MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024;
 /// [`Server::default_timeout`] (EditorMCP's protocol default).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Calls that may wait for a worker beyond those running, per lane, by
+/// default (see [`Server::queue_limit`]).
+pub const DEFAULT_QUEUE_LIMIT: usize = 256;
+
+/// Tools per MCP `tools/list` page, by default (see [`Server::page_size`]).
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
 struct Entry {
     descriptor: ToolDescriptor,
     handler: Handler,
@@ -66,27 +83,75 @@ struct Entry {
     /// Its outputs go out as MCP structured content `{"result": ...}`: its
     /// output schema is not an object's (see [`structured`]).
     wraps_output: bool,
+    /// Runs on the serial lane: one call at a time, in arrival order.
+    serial: bool,
+}
+
+/// The pool's lanes, made on the first call that needs them.
+struct Lanes {
+    concurrent: Arc<Lane>,
+    serial: Arc<Lane>,
 }
 
 /// A tool server. Build it with [`Server::new`] and [`Server::tool`].
 pub struct Server {
     execution: Execution,
     info: ServerInfo,
-    tools: BTreeMap<String, Entry>,
+    instructions: Option<String>,
+    tools: RwLock<BTreeMap<String, Arc<Entry>>>,
     tiers: Vec<String>,
     tier: String,
     max_request_bytes: usize,
     /// The time limit of tools whose specs state none; `None`: no limit.
     default_timeout: Option<Duration>,
-    /// Spawned on the first call that needs it (never with [`Execution::Inline`]).
-    worker: Mutex<Option<Worker>>,
+    pool_size: usize,
+    queue_limit: usize,
+    page_size: usize,
+    /// Every tool runs on the serial lane.
+    serial: bool,
+    lanes: OnceLock<Lanes>,
+    /// Connections told when tools are added or removed.
+    listeners: Mutex<Vec<Weak<dyn Outbox>>>,
 }
 
 /// Per-connection state.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Session {
     /// Set by MCP `initialize`: the negotiated protocol version.
     pub mcp_version: Option<String>,
+    /// The caller's tier, when the transport knows who calls (an HTTP bearer
+    /// token): tools above it are refused, as are tools above the server's.
+    pub tier: Option<String>,
+    /// Calls not answered yet, for `notifications/cancelled`.
+    pub(crate) calls: Arc<InFlight>,
+    /// Where notifications that belong to no request go (`tools/list_changed`).
+    notify: Option<Arc<dyn Outbox>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("mcp_version", &self.mcp_version)
+            .field("tier", &self.tier)
+            .field("calls", &self.calls)
+            .finish()
+    }
+}
+
+impl Session {
+    /// A session whose notifications outside any request (`tools/list_changed`)
+    /// go to `notify`.
+    pub fn with_notifications(notify: Arc<dyn Outbox>) -> Session {
+        Session {
+            notify: Some(notify),
+            ..Session::default()
+        }
+    }
+
+    /// How many of its calls are still running.
+    pub fn calls_in_flight(&self) -> usize {
+        self.calls.len()
+    }
 }
 
 pub(crate) fn plain_error(code: ErrorCode, message: impl Into<String>) -> ToolError {
@@ -106,24 +171,66 @@ pub(crate) fn string_param<'p>(
     })
 }
 
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
 impl Server {
     /// A server running at `tier`, with `tiers` ordered lowest first.
     pub fn new(info: ServerInfo, tiers: &[&str], tier: &str) -> Server {
         Server {
             info,
-            tools: BTreeMap::new(),
+            instructions: None,
+            tools: RwLock::new(BTreeMap::new()),
             tiers: tiers.iter().map(|t| (*t).to_owned()).collect(),
             tier: tier.to_owned(),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
             default_timeout: None,
-            worker: Mutex::new(None),
             execution: Execution::Worker,
+            pool_size: cores(),
+            queue_limit: DEFAULT_QUEUE_LIMIT,
+            page_size: DEFAULT_PAGE_SIZE,
+            serial: false,
+            lanes: OnceLock::new(),
+            listeners: Mutex::new(Vec::new()),
         }
     }
 
     /// Where handlers run (see [`Execution`]).
     pub fn execution(mut self, execution: Execution) -> Server {
         self.execution = execution;
+        self
+    }
+
+    /// How many calls run at once (default: the number of cores).
+    pub fn pool_size(mut self, threads: usize) -> Server {
+        self.pool_size = threads.max(1);
+        self
+    }
+
+    /// How many calls may wait for a worker before further calls are
+    /// answered "busy" at once (default [`DEFAULT_QUEUE_LIMIT`]).
+    pub fn queue_limit(mut self, calls: usize) -> Server {
+        self.queue_limit = calls;
+        self
+    }
+
+    /// Tools per MCP `tools/list` page (default [`DEFAULT_PAGE_SIZE`]).
+    pub fn page_size(mut self, tools: usize) -> Server {
+        self.page_size = tools.max(1);
+        self
+    }
+
+    /// Runs every call one at a time, in the order they arrive (a backend
+    /// with one main thread, such as the Unity Editor).
+    pub fn serial(mut self, serial: bool) -> Server {
+        self.serial = serial;
+        self
+    }
+
+    /// Guidance for the model about the server as a whole (MCP `instructions`).
+    pub fn instructions(mut self, text: impl Into<String>) -> Server {
+        self.instructions = Some(text.into());
         self
     }
 
@@ -134,15 +241,13 @@ impl Server {
         self
     }
 
-    /// How an output of `tool` goes out as MCP structured content.
-    pub(crate) fn structured(&self, tool: &str, o: &ToolOutput) -> wire::Structured {
-        if self.tools.get(tool).is_some_and(|e| e.wraps_output) {
-            wire::Structured::Wrapped
-        } else if o.output_json().starts_with('{') {
-            wire::Structured::AsIs
-        } else {
-            wire::Structured::Omitted
-        }
+    pub fn max_request_bytes(mut self, bytes: usize) -> Server {
+        self.max_request_bytes = bytes;
+        self
+    }
+
+    pub fn info(&self) -> &ServerInfo {
+        &self.info
     }
 
     /// The time limit of a tool: its own, else the server's default.
@@ -150,13 +255,7 @@ impl Server {
         d.timeout.or(self.default_timeout)
     }
 
-    pub fn max_request_bytes(mut self, bytes: usize) -> Server {
-        self.max_request_bytes = bytes;
-        self
-    }
-
-    /// Adds a tool. Fails if its input schema is not valid JSON Schema.
-    pub fn tool(mut self, descriptor: ToolDescriptor, handler: Handler) -> Result<Server, String> {
+    fn make_entry(descriptor: ToolDescriptor, handler: Handler) -> Result<Entry, String> {
         let validator = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
             .build(&descriptor.input_schema)
@@ -165,20 +264,101 @@ impl Server {
             .output_schema
             .as_ref()
             .is_some_and(structured::wraps);
-        self.tools.insert(
-            descriptor.id.clone(),
-            Entry {
-                descriptor,
-                handler,
-                validator,
-                wraps_output,
-            },
-        );
+        Ok(Entry {
+            descriptor,
+            handler,
+            validator,
+            wraps_output,
+            serial: false,
+        })
+    }
+
+    /// Adds a tool. Fails if its input schema is not valid JSON Schema.
+    pub fn tool(mut self, descriptor: ToolDescriptor, handler: Handler) -> Result<Server, String> {
+        let entry = Server::make_entry(descriptor, handler)?;
+        self.tools
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(entry.descriptor.id.clone(), Arc::new(entry));
         Ok(self)
     }
 
-    pub fn descriptors(&self) -> impl Iterator<Item = &ToolDescriptor> {
-        self.tools.values().map(|e| &e.descriptor)
+    /// Makes tool `id` run one call at a time, in arrival order, on the
+    /// serial lane (shared by every serial tool). False if there is no such tool.
+    pub fn serial_tool(&mut self, id: &str) -> bool {
+        let tools = self.tools.get_mut().unwrap_or_else(|p| p.into_inner());
+        match tools.get_mut(id).and_then(Arc::get_mut) {
+            Some(e) => {
+                e.serial = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adds (or replaces) a tool while the server runs; MCP clients are sent
+    /// `notifications/tools/list_changed`.
+    pub fn add_tool(&self, descriptor: ToolDescriptor, handler: Handler) -> Result<(), String> {
+        let entry = Server::make_entry(descriptor, handler)?;
+        self.tools
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(entry.descriptor.id.clone(), Arc::new(entry));
+        self.tools_changed();
+        Ok(())
+    }
+
+    /// Removes a tool while the server runs (calls already running finish);
+    /// MCP clients are sent `notifications/tools/list_changed`. False if
+    /// there was no such tool.
+    pub fn remove_tool(&self, id: &str) -> bool {
+        let removed = self
+            .tools
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id)
+            .is_some();
+        if removed {
+            self.tools_changed();
+        }
+        removed
+    }
+
+    fn tools_changed(&self) {
+        let message = br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+        let mut listeners = lock(&self.listeners);
+        listeners.retain(|l| match l.upgrade() {
+            Some(out) => {
+                out.send(Outgoing::Notification(message.to_vec()));
+                true
+            }
+            None => false,
+        });
+    }
+
+    /// Tells the session's connection about tool list changes from now on.
+    pub(crate) fn listen(&self, session: &Session) {
+        if let Some(out) = &session.notify {
+            lock(&self.listeners).push(Arc::downgrade(out));
+        }
+    }
+
+    fn entry(&self, id: &str) -> Option<Arc<Entry>> {
+        self.tools
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    /// The tools' descriptors, in order of their ids.
+    pub fn descriptors(&self) -> Vec<ToolDescriptor> {
+        self.tools
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .map(|e| e.descriptor.clone())
+            .collect()
     }
 
     fn rank(&self, tier: &str) -> usize {
@@ -188,13 +368,24 @@ impl Server {
             .unwrap_or(usize::MAX)
     }
 
-    /// Calls a tool: existence, tier, argument validation, time limit, panic isolation.
-    pub fn call(&self, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
-        let entry = self.tools.get(tool).ok_or_else(|| {
+    /// Finds a tool and checks a call of it: the tool must exist, be within
+    /// `tier` (the caller's, never above the server's), and its arguments
+    /// must validate against its input schema.
+    fn prepare(
+        &self,
+        tool: &str,
+        arguments: Value,
+        caller_tier: Option<&str>,
+    ) -> Result<(Arc<Entry>, Map<String, Value>), ToolError> {
+        let entry = self.entry(tool).ok_or_else(|| {
             plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
         })?;
         let d = &entry.descriptor;
-        if self.rank(&d.tier) > self.rank(&self.tier) {
+        let tier = match caller_tier {
+            Some(t) if self.rank(t) < self.rank(&self.tier) => t,
+            _ => self.tier.as_str(),
+        };
+        if self.rank(&d.tier) > self.rank(tier) {
             return Err(plain_error(
                 ErrorCode::PermissionDenied,
                 format!(
@@ -204,11 +395,11 @@ impl Server {
             )
             .for_tool(tool)
             .detail("requiredTier", d.tier.clone())
-            .detail("currentTier", self.tier.clone()));
+            .detail("currentTier", tier.to_owned()));
         }
-        let args = match arguments {
-            Value::Object(m) => m,
-            Value::Null => Map::new(),
+        let instance = match arguments {
+            Value::Object(m) => Value::Object(m),
+            Value::Null => Value::Object(Map::new()),
             other => {
                 return Err(plain_error(
                     ErrorCode::InvalidArguments,
@@ -218,49 +409,48 @@ impl Server {
                 .detail("received", type_name(&other)));
             }
         };
-        let instance = Value::Object(args);
         // Fast path: `is_valid` stops at the first failure and allocates nothing.
-        let violations = if entry.validator.is_valid(&instance) {
-            Vec::new()
-        } else {
-            self.violations(entry, &instance)
-        };
-        if !violations.is_empty() {
-            let missing = missing_parameters(&d.input_schema, &instance);
-            let summary = if missing.is_empty() {
-                format!(
-                    "Invalid tool arguments: {}",
-                    violations[0]["message"].as_str().unwrap_or("")
-                )
-            } else {
-                format!("Invalid tool arguments: {} is required", missing.join(", "))
-            };
-            let mut e = plain_error(ErrorCode::InvalidArguments, summary)
-                .for_tool(tool)
-                .detail("violations", violations);
-            if !missing.is_empty() {
-                e = e.detail("missingParameters", missing);
-            }
-            return Err(e);
+        if !entry.validator.is_valid(&instance) {
+            return Err(invalid(&entry, tool, &instance));
         }
-        let Value::Object(args) = instance else {
-            return Err(plain_error(
+        match instance {
+            Value::Object(args) => Ok((entry, args)),
+            _ => Err(plain_error(
                 ErrorCode::InternalError,
                 "Internal error: arguments changed type",
             )
-            .for_tool(tool));
-        };
-        self.run(entry, args)
+            .for_tool(tool)),
+        }
     }
+}
 
-    /// Every schema violation of `instance`, located by JSON pointer.
-    fn violations(&self, entry: &Entry, instance: &Value) -> Vec<Value> {
-        entry
-            .validator
-            .iter_errors(instance)
-            .map(|e| json!({"path": e.instance_path().as_str(), "message": e.to_string()}))
-            .collect()
+/// The -32002 error for arguments that fail validation: every violation,
+/// located by JSON pointer, and the missing required parameters.
+fn invalid(entry: &Entry, tool: &str, instance: &Value) -> ToolError {
+    let violations: Vec<Value> = entry
+        .validator
+        .iter_errors(instance)
+        .map(|e| json!({"path": e.instance_path().as_str(), "message": e.to_string()}))
+        .collect();
+    let missing = missing_parameters(&entry.descriptor.input_schema, instance);
+    let summary = if missing.is_empty() {
+        format!(
+            "Invalid tool arguments: {}",
+            violations
+                .first()
+                .and_then(|v| v["message"].as_str())
+                .unwrap_or("")
+        )
+    } else {
+        format!("Invalid tool arguments: {} is required", missing.join(", "))
+    };
+    let mut e = plain_error(ErrorCode::InvalidArguments, summary)
+        .for_tool(tool)
+        .detail("violations", violations);
+    if !missing.is_empty() {
+        e = e.detail("missingParameters", missing);
     }
+    e
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -319,23 +509,23 @@ mod tests {
             notes: None,
             listing: None,
         };
-        let ok: Handler = Arc::new(|a| {
+        let ok: Handler = Arc::new(|_call, a| {
             let mut o = ToolOutput::new(json!({"z": "é\"\n", "a": [1, 2.5, null], "args": a}));
             o.diagnostics.push("partial".into());
             Ok(o)
         });
-        let fails: Handler = Arc::new(|_| Err(ToolError::unity("no scene")));
+        let fails: Handler = Arc::new(|_, _| Err(ToolError::unity("no scene")));
         // An output that is not an object goes out as `{"result": ...}`.
         let mut count = d("a.count");
         count.output_schema = Some(json!({"type": "integer"}));
-        let three: Handler = Arc::new(|_| Ok(ToolOutput::new(json!(3))));
+        let three: Handler = Arc::new(|_, _| Ok(ToolOutput::new(json!(3))));
         // A typed output keeps its type's key order, on both paths.
         #[derive(serde::Serialize)]
         struct Typed {
             z: u8,
             a: u8,
         }
-        let typed: Handler = Arc::new(|_| {
+        let typed: Handler = Arc::new(|_, _| {
             Call::new()
                 .finish_typed(&Typed { z: 1, a: 2 })
                 .map_err(|e| ToolError::execution(e.to_string()))
@@ -350,7 +540,7 @@ mod tests {
 
     #[test]
     fn register_tools_pairs_descriptors_with_calls() {
-        fn answer(n: &u8, _: Value) -> Result<ToolOutput, ToolError> {
+        fn answer(n: &u8, _: Call, _: Value) -> Result<ToolOutput, ToolError> {
             Ok(ToolOutput::new(json!({ "n": n })))
         }
         const fn info(id: &'static str) -> ToolInfo {
@@ -378,7 +568,7 @@ mod tests {
         .unwrap_or_else(|e| panic!("{e}"));
         let out = s.call("a.b", json!({})).map(|o| o.output());
         assert_eq!(out, Ok(json!({"n": 7})));
-        assert_eq!(s.descriptors().count(), 2);
+        assert_eq!(s.descriptors().len(), 2);
         static BAD: ToolInfo = ToolInfo {
             input_schema: r#"{"type": 3}"#,
             ..info("e.f")
@@ -449,8 +639,21 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"a.typed","arguments":{}}}"#,
             r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"tool":"a.typed","arguments":{}}}"#,
         ];
+        // The fast path's answer: its call started and waited for.
+        let fast_answer = |r: &str| -> Option<Vec<u8>> {
+            let call = s.fast_call(r.as_bytes())?;
+            let (tx, _rx) = std::sync::mpsc::channel();
+            let reply: Arc<dyn Outbox> = Arc::new(tx);
+            match s.start_call(&Session::default(), call, &reply) {
+                Submitted::Answered(mut out) => {
+                    out.push(b'\n');
+                    Some(out)
+                }
+                _ => None,
+            }
+        };
         for r in requests {
-            let fast = s.fast_call(r.as_bytes());
+            let fast = fast_answer(r);
             assert!(fast.is_some(), "fast path taken for {r}");
             let general = s.handle_general(&mut Session::default(), r.as_bytes());
             assert_eq!(
@@ -460,7 +663,7 @@ mod tests {
             );
         }
         let answer = |r: &str| {
-            String::from_utf8(s.fast_call(r.as_bytes()).unwrap_or_default()).unwrap_or_default()
+            String::from_utf8(fast_answer(r).unwrap_or_default()).unwrap_or_default()
         };
         assert!(answer(requests[8]).contains(r#""structuredContent":{"result":3}"#));
         assert!(answer(requests[9]).contains(r#""structuredContent":{"z":1,"a":2}"#));
@@ -471,11 +674,14 @@ mod tests {
             r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"tool":"a.ok"}}"#,
             r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"tool":"a.ok"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"a.ok","arguments":[]}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"tool":"a.ok"}}"#,
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"tool\":\"a.ok\"}",
         ] {
             assert!(s.fast_call(r.as_bytes()).is_none(), "{r}");
+        }
+        // An unknown MCP tool is read fast and answered as a protocol error.
+        for r in [r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#] {
+            assert!(fast_answer(r).is_some_and(|a| String::from_utf8_lossy(&a).contains("-32602")));
         }
     }
 }

@@ -1,28 +1,71 @@
-//! The stdio transport: newline-delimited JSON-RPC.
+//! The stdio transport: newline-delimited JSON-RPC, read on the calling
+//! thread and written by a writer thread, so that responses go out as calls
+//! finish, in any order, each matched to its request by id.
 
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
 use serde_json::Value;
 
+use super::control::{Outbox, Outgoing};
+use super::execution::Submitted;
 use super::jsonrpc::error_response;
 use super::{Server, Session, plain_error};
 use crate::error::ErrorCode;
 
+/// What the writer thread is sent.
+enum Line {
+    Out(Outgoing),
+    /// Input ended and every call was answered.
+    Close,
+}
+
+struct StdioOutbox(Sender<Line>);
+
+impl Outbox for StdioOutbox {
+    fn send(&self, message: Outgoing) {
+        let _ = self.0.send(Line::Out(message));
+    }
+}
+
 impl Server {
-    /// Serves newline-delimited JSON-RPC until end of input. Lines longer than
-    /// the request limit are refused without being held in memory. Responses
-    /// are flushed when no further request is already waiting, so pipelined
+    /// Serves newline-delimited JSON-RPC until end of input, then waits for
+    /// the calls still running and returns. Calls run concurrently (see
+    /// [`super::Execution`]); each response is written when its call
+    /// finishes, progress notifications before it. Lines longer than the
+    /// request limit are refused without being held in memory. Output is
+    /// flushed whenever no further message is waiting, so pipelined
     /// requests are answered in batches.
-    pub fn serve<R: Read, W: Write>(&self, input: R, output: W) -> std::io::Result<()> {
+    pub fn serve<R: Read, W: Write + Send>(&self, input: R, output: W) -> std::io::Result<()> {
+        let (tx, rx) = channel();
+        let reply: Arc<dyn Outbox> = Arc::new(StdioOutbox(tx.clone()));
+        let mut session = Session::with_notifications(reply.clone());
+        std::thread::scope(|scope| {
+            let writer = scope.spawn(move || write_lines(&rx, output));
+            let read = self.read_lines(input, &mut session, &reply);
+            session.calls.wait_drained();
+            let _ = tx.send(Line::Close);
+            let written = writer
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the stdio writer panicked")));
+            read.and(written)
+        })
+    }
+
+    fn read_lines<R: Read>(
+        &self,
+        input: R,
+        session: &mut Session,
+        reply: &Arc<dyn Outbox>,
+    ) -> std::io::Result<()> {
         let mut input = BufReader::with_capacity(64 * 1024, input);
-        let mut output = BufWriter::with_capacity(64 * 1024, output);
-        let mut session = Session::default();
         let mut line = Vec::new();
         loop {
             line.clear();
             let (n, too_long) = read_line_capped(&mut input, &mut line, self.max_request_bytes)?;
             if n == 0 {
-                return output.flush();
+                return Ok(());
             }
             let request: &[u8] = trim_line(&line);
             if too_long {
@@ -33,19 +76,37 @@ impl Server {
                         self.max_request_bytes
                     ),
                 );
-                let mut out =
-                    serde_json::to_vec(&error_response(Value::Null, &e)).unwrap_or_default();
-                out.push(b'\n');
-                output.write_all(&out)?;
+                let out = serde_json::to_vec(&error_response(Value::Null, &e)).unwrap_or_default();
+                reply.send(Outgoing::Response(out));
             } else if !request.is_empty() {
-                if let Some(resp) = self.handle(&mut session, request) {
-                    output.write_all(&resp)?;
+                if let Submitted::Answered(out) = self.submit(session, request, reply) {
+                    reply.send(Outgoing::Response(out));
                 }
             }
-            if input.buffer().is_empty() {
-                output.flush()?;
-            }
         }
+    }
+}
+
+/// Writes each message as one line; flushes when no further one is waiting.
+fn write_lines<W: Write>(rx: &Receiver<Line>, output: W) -> std::io::Result<()> {
+    let mut output = BufWriter::with_capacity(64 * 1024, output);
+    let mut next = rx.recv();
+    loop {
+        match next {
+            Ok(Line::Out(message)) => {
+                output.write_all(message.bytes())?;
+                output.write_all(b"\n")?;
+            }
+            Ok(Line::Close) | Err(_) => return output.flush(),
+        }
+        next = match rx.try_recv() {
+            Ok(line) => Ok(line),
+            Err(TryRecvError::Empty) => {
+                output.flush()?;
+                rx.recv()
+            }
+            Err(TryRecvError::Disconnected) => Err(std::sync::mpsc::RecvError),
+        };
     }
 }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use super::control::CallControl;
 use crate::error::ToolError;
 
 /// What clients learn about a tool.
@@ -83,17 +84,38 @@ fn raw_json(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
 }
 
-/// What a typed tool method gets besides its input: a place for the
+/// What a tool method gets besides its input: a place for the
 /// informational diagnostics of a successful call (partial results,
-/// best-effort limits), which the EditorMCP envelope returns beside the output.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// best-effort limits), which the EditorMCP envelope returns beside the
+/// output; whether the client cancelled the call (or its time limit passed);
+/// and a way to report progress, when the client asked for it.
+#[derive(Clone, Default)]
 pub struct Call {
     diagnostics: Vec<String>,
+    control: Option<Arc<CallControl>>,
+}
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Call")
+            .field("diagnostics", &self.diagnostics)
+            .field("cancelled", &self.is_cancelled())
+            .finish()
+    }
 }
 
 impl Call {
+    /// A call outside any server (tests, direct dispatch): never cancelled,
+    /// progress goes nowhere.
     pub fn new() -> Call {
         Call::default()
+    }
+
+    pub(crate) fn controlled(control: Arc<CallControl>) -> Call {
+        Call {
+            diagnostics: Vec::new(),
+            control: Some(control),
+        }
     }
 
     /// Adds a diagnostic to the call's result.
@@ -103,6 +125,31 @@ impl Call {
 
     pub fn diagnostics(&self) -> &[String] {
         &self.diagnostics
+    }
+
+    /// True once the client cancelled the call (`notifications/cancelled`) or
+    /// its time limit passed: nobody reads its result any more, so a long
+    /// handler should check this and return early (any result will do).
+    pub fn is_cancelled(&self) -> bool {
+        self.control.as_ref().is_some_and(|c| c.is_cancelled())
+    }
+
+    /// Runs `f` once if the call is cancelled (at once if it already is): a
+    /// handler that forwards the call elsewhere passes the cancel on with it.
+    pub fn on_cancel(&self, f: impl FnOnce() + Send + 'static) {
+        if let Some(c) = &self.control {
+            c.on_cancel(Box::new(f));
+        }
+    }
+
+    /// Reports progress: `done` of `total` (when known), with a message. Sent
+    /// as `notifications/progress` if the request asked for progress (a
+    /// `progressToken` in its `_meta`), before the call's result; otherwise,
+    /// and after the result, nothing is sent. `done` should grow with each report.
+    pub fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(c) = &self.control {
+            c.progress(done, total, message);
+        }
     }
 
     /// The successful result: `output` with the diagnostics gathered so far.
@@ -125,8 +172,10 @@ impl Call {
     }
 }
 
-/// A tool implementation: validated arguments in, output or error out.
-pub type Handler = Arc<dyn Fn(Map<String, Value>) -> Result<ToolOutput, ToolError> + Send + Sync>;
+/// A tool implementation: the call's context and its validated arguments in,
+/// output or error out.
+pub type Handler =
+    Arc<dyn Fn(Call, Map<String, Value>) -> Result<ToolOutput, ToolError> + Send + Sync>;
 
 /// Identification of the server.
 #[derive(Clone, Debug)]

@@ -71,9 +71,9 @@ pub fn unserializable_output(tool: &str, e: &serde_json::Error) -> ToolError {
     .for_tool(tool)
 }
 
-/// A generated typed call function: the implementation and the arguments in,
-/// the output out (see [`typed_call`]).
-pub type TypedCall<T> = fn(&T, Value) -> Result<ToolOutput, ToolError>;
+/// A generated typed call function: the implementation, the call's context
+/// and the arguments in, the output out (see [`typed_call`]).
+pub type TypedCall<T> = fn(&T, Call, Value) -> Result<ToolOutput, ToolError>;
 
 /// One tool of a generated table: its descriptor and its typed call.
 pub type TypedEntry<T> = (&'static ToolInfo, TypedCall<T>);
@@ -89,7 +89,7 @@ pub fn register_tools<T: Send + Sync + 'static>(
         let t = tools.clone();
         server = server.tool(
             info.descriptor(),
-            Arc::new(move |arguments| call(&t, Value::Object(arguments))),
+            Arc::new(move |c, arguments| call(&t, c, Value::Object(arguments))),
         )?;
     }
     Ok(server)
@@ -97,10 +97,12 @@ pub fn register_tools<T: Send + Sync + 'static>(
 
 /// One typed tool call, as the generated `call_<tool>` functions make it:
 /// `arguments` deserialized into the tool's input type (-32002 if they do not
-/// fit), `method` called with a fresh [`Call`], and the output written
-/// straight to JSON text (no `Value` in between) with the call's diagnostics.
+/// fit), `method` called with the call's context (`call`), and the output
+/// written straight to JSON text (no `Value` in between) with the call's
+/// diagnostics.
 pub fn typed_call<I, O>(
     tool: &str,
+    call: Call,
     arguments: Value,
     method: impl FnOnce(&mut Call, I) -> Result<O, ToolError>,
 ) -> Result<ToolOutput, ToolError>
@@ -111,7 +113,7 @@ where
     let mut arguments = arguments;
     whole_numbers_as_integers(&mut arguments);
     let input: I = serde_json::from_value(arguments).map_err(|e| invalid_arguments(tool, &e))?;
-    let mut call = Call::new();
+    let mut call = call;
     let output = method(&mut call, input)?;
     call.finish_typed(&output)
         .map_err(|e| unserializable_output(tool, &e))

@@ -7,6 +7,83 @@
 use serde_json::Value;
 
 use super::ToolOutput;
+use super::mcp::mcp_error_result;
+use crate::error::ToolError;
+
+/// Which dialect a call came in, which decides how it is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// The EditorMCP envelope: `{tool, output, diagnostics}`, errors as errors.
+    Envelope,
+    /// MCP with a handshake (2025-03-26 .. 2025-11-25): tool errors are results.
+    Mcp,
+    /// MCP 2026-07-28: as [`Dialect::Mcp`], each result with `resultType` and
+    /// the server's identity in `_meta`.
+    Modern,
+}
+
+/// How an output goes out as MCP structured content, given whether its
+/// tool's output schema is wrapped.
+pub(crate) fn structured(wraps: bool, o: &ToolOutput) -> Structured {
+    if wraps {
+        Structured::Wrapped
+    } else if o.output_json().starts_with('{') {
+        Structured::AsIs
+    } else {
+        Structured::Omitted
+    }
+}
+
+/// The whole response to a `tools/call` (no line end). `stamp`: the
+/// server-info JSON a 2026-07-28 result carries.
+pub(crate) fn call_answer(
+    dialect: Dialect,
+    id: &Value,
+    tool: &str,
+    wraps: bool,
+    stamp: Option<&[u8]>,
+    result: Result<ToolOutput, ToolError>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    match (dialect, result) {
+        (Dialect::Envelope, Ok(o)) => {
+            write_response(&mut out, id, |out| write_envelope_result(out, tool, &o));
+        }
+        (Dialect::Envelope, Err(e)) => return error_bytes(id, &e),
+        (_, Ok(o)) => {
+            let s = structured(wraps, &o);
+            write_response(&mut out, id, |out| write_mcp_result(out, &o, s, stamp));
+        }
+        (_, Err(e)) => {
+            let mut v = mcp_error_result(&e);
+            if let Some(stamp) = stamp {
+                stamp_result(&mut v, stamp);
+            }
+            write_response(&mut out, id, |out| write_json(out, &v));
+        }
+    }
+    out
+}
+
+/// Adds what a 2026-07-28 result carries: `resultType` and the server's
+/// identity in `_meta` (`stamp`, JSON text).
+pub(crate) fn stamp_result(result: &mut Value, stamp: &[u8]) {
+    if let Value::Object(m) = result {
+        m.entry("resultType").or_insert_with(|| "complete".into());
+        let info: Value = serde_json::from_slice(stamp).unwrap_or(Value::Null);
+        let meta = m
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(super::modern::SERVER_INFO_KEY.to_owned(), info);
+        }
+    }
+}
+
+/// A JSON-RPC error response (no line end).
+pub(crate) fn error_bytes(id: &Value, e: &ToolError) -> Vec<u8> {
+    serde_json::to_vec(&super::jsonrpc::error_response(id.clone(), e)).unwrap_or_default()
+}
 
 /// `{"id":…,"jsonrpc":"2.0","result":…}`, the result written by `result`.
 pub(super) fn write_response(out: &mut Vec<u8>, id: &Value, result: impl FnOnce(&mut Vec<u8>)) {
@@ -48,10 +125,23 @@ pub(crate) enum Structured {
 /// The MCP success result: the output as text (its JSON) and as structured
 /// content, and each diagnostic as one more text item:
 /// `{"content":[{"text":…,"type":"text"},…],"isError":false,"structuredContent":…}`.
-pub(super) fn write_mcp_result(out: &mut Vec<u8>, o: &ToolOutput, structured: Structured) {
+pub(super) fn write_mcp_result(
+    out: &mut Vec<u8>,
+    o: &ToolOutput,
+    structured: Structured,
+    stamp: Option<&[u8]>,
+) {
     // The text item is the output escaped: at most twice as long, and close to it.
     out.reserve(2 * o.output.len() + 128);
-    out.extend_from_slice(b"{\"content\":[{\"text\":\"");
+    out.push(b'{');
+    if let Some(stamp) = stamp {
+        out.extend_from_slice(b"\"_meta\":{\"");
+        out.extend_from_slice(super::modern::SERVER_INFO_KEY.as_bytes());
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(stamp);
+        out.extend_from_slice(b"},");
+    }
+    out.extend_from_slice(b"\"content\":[{\"text\":\"");
     write_escaped(out, o.output_json());
     out.extend_from_slice(b"\",\"type\":\"text\"}");
     for d in &o.diagnostics {
@@ -60,6 +150,9 @@ pub(super) fn write_mcp_result(out: &mut Vec<u8>, o: &ToolOutput, structured: St
         out.extend_from_slice(b",\"type\":\"text\"}");
     }
     out.extend_from_slice(b"],\"isError\":false");
+    if stamp.is_some() {
+        out.extend_from_slice(b",\"resultType\":\"complete\"");
+    }
     match structured {
         Structured::AsIs => {
             out.extend_from_slice(b",\"structuredContent\":");
@@ -79,7 +172,8 @@ pub(super) fn write_mcp_result(out: &mut Vec<u8>, o: &ToolOutput, structured: St
 /// (a tool call's, which copies the output's text as it is).
 pub(super) enum Answer {
     Value(Value),
-    Written(Vec<u8>),
+    /// A tool call to start (answered when it finishes).
+    Call(super::execution::WireCall),
 }
 
 impl From<Value> for Answer {
@@ -89,18 +183,11 @@ impl From<Value> for Answer {
 }
 
 impl Answer {
-    /// A result written by `write`.
-    pub(super) fn written(write: impl FnOnce(&mut Vec<u8>)) -> Answer {
-        let mut buf = Vec::with_capacity(256);
-        write(&mut buf);
-        Answer::Written(buf)
-    }
-
     /// Writes the answer as a result's JSON.
     pub(super) fn write(&self, out: &mut Vec<u8>) {
         match self {
             Answer::Value(v) => write_json(out, v),
-            Answer::Written(text) => out.extend_from_slice(text),
+            Answer::Call(_) => out.extend_from_slice(b"null"),
         }
     }
 }

@@ -209,7 +209,7 @@ pub fn set_module(
 
 fn tools_trait(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
     let doc_trait = doc(&format!(
-        "The tools of `{}`: implement one method per tool.\n\nEach method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics; serve an implementation with [`register`].",
+        "The tools of `{}`: implement one method per tool.\n\nEach method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics, progress reports and cancellation; serve an implementation with [`register`].",
         set.name
     ));
     let methods = set.tools.iter().zip(mods).map(|(tool, m)| {
@@ -296,15 +296,15 @@ fn calls(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenSt
             let id = lit(&tool.id.value);
             quote! {
                 #doc
-                fn #call_fn<T: #trait_name + ?Sized>(tools: &T, arguments: ::serde_json::Value) -> Result<ToolOutput, ToolError> {
-                    typed_call(#id, arguments, |call, input| tools.#m(call, input))
+                fn #call_fn<T: #trait_name + ?Sized>(tools: &T, call: Call, arguments: ::serde_json::Value) -> Result<ToolOutput, ToolError> {
+                    typed_call(#id, call, arguments, |call, input| tools.#m(call, input))
                 }
             }
         });
     let ids = set.tools.iter().map(|t| lit(&t.id.value));
     let indices = (0..set.tools.len()).map(Literal::usize_unsuffixed);
     let doc_dispatch = doc(
-        "Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).",
+        "Calls tool `id` outside a server (a fresh [`Call`]: never cancelled, no progress): deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).",
     );
     let doc_register = doc(
         "Adds every tool of the set to `server`, each served by `tools` (arguments validated against the tool's schema, tier and time limit enforced by the server).",
@@ -314,7 +314,7 @@ fn calls(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenSt
         #doc_dispatch
         pub fn dispatch<T: #trait_name + ?Sized>(tools: &T, id: &str, arguments: ::serde_json::Value) -> Result<ToolOutput, ToolError> {
             match id {
-                #(#ids => #call_fns(tools, arguments),)*
+                #(#ids => #call_fns(tools, Call::new(), arguments),)*
                 other => Err(toolgen_runtime::server::unknown_tool(other)),
             }
         }

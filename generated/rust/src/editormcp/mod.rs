@@ -23,7 +23,7 @@ pub mod scene_hierarchy_dump;
 pub mod scene_objects_find;
 /// The tools of `editormcp`: implement one method per tool.
 ///
-/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics; serve an implementation with [`register`].
+/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics, progress reports and cancellation; serve an implementation with [`register`].
 pub trait EditormcpTools: Send + Sync {
     /// `asset.dependencies.graph` (read-only, core): Returns the dependency graph for an asset: what it depends on and what depends on it. Useful for understanding asset relationships and impact analysis.
     fn asset_dependencies_graph(
@@ -2084,10 +2084,12 @@ pub static TOOLS: &[ToolInfo] = &[
 /// Calls `asset.dependencies.graph`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_asset_dependencies_graph<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "asset.dependencies.graph",
+        call,
         arguments,
         |call, input| tools.asset_dependencies_graph(call, input),
     )
@@ -2095,17 +2097,25 @@ fn call_asset_dependencies_graph<T: EditormcpTools + ?Sized>(
 /// Calls `asset.info`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_asset_info<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("asset.info", arguments, |call, input| tools.asset_info(call, input))
+    typed_call(
+        "asset.info",
+        call,
+        arguments,
+        |call, input| tools.asset_info(call, input),
+    )
 }
 /// Calls `audio.mixer.list`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_audio_mixer_list<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "audio.mixer.list",
+        call,
         arguments,
         |call, input| tools.audio_mixer_list(call, input),
     )
@@ -2113,10 +2123,12 @@ fn call_audio_mixer_list<T: EditormcpTools + ?Sized>(
 /// Calls `audio.mixer.snapshot.read`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_audio_mixer_snapshot_read<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "audio.mixer.snapshot.read",
+        call,
         arguments,
         |call, input| tools.audio_mixer_snapshot_read(call, input),
     )
@@ -2124,10 +2136,12 @@ fn call_audio_mixer_snapshot_read<T: EditormcpTools + ?Sized>(
 /// Calls `component.list`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_component_list<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "component.list",
+        call,
         arguments,
         |call, input| tools.component_list(call, input),
     )
@@ -2135,10 +2149,12 @@ fn call_component_list<T: EditormcpTools + ?Sized>(
 /// Calls `editor.selection.info`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_editor_selection_info<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "editor.selection.info",
+        call,
         arguments,
         |call, input| tools.editor_selection_info(call, input),
     )
@@ -2146,24 +2162,33 @@ fn call_editor_selection_info<T: EditormcpTools + ?Sized>(
 /// Calls `go.find`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_go_find<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("go.find", arguments, |call, input| tools.go_find(call, input))
+    typed_call("go.find", call, arguments, |call, input| tools.go_find(call, input))
 }
 /// Calls `go.setParent`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_go_set_parent<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("go.setParent", arguments, |call, input| tools.go_set_parent(call, input))
+    typed_call(
+        "go.setParent",
+        call,
+        arguments,
+        |call, input| tools.go_set_parent(call, input),
+    )
 }
 /// Calls `mcp.server.info`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_mcp_server_info<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "mcp.server.info",
+        call,
         arguments,
         |call, input| tools.mcp_server_info(call, input),
     )
@@ -2171,10 +2196,12 @@ fn call_mcp_server_info<T: EditormcpTools + ?Sized>(
 /// Calls `mcp.tool.describe`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_mcp_tool_describe<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "mcp.tool.describe",
+        call,
         arguments,
         |call, input| tools.mcp_tool_describe(call, input),
     )
@@ -2182,10 +2209,12 @@ fn call_mcp_tool_describe<T: EditormcpTools + ?Sized>(
 /// Calls `mcp.tools.list`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_mcp_tools_list<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "mcp.tools.list",
+        call,
         arguments,
         |call, input| tools.mcp_tools_list(call, input),
     )
@@ -2193,10 +2222,12 @@ fn call_mcp_tools_list<T: EditormcpTools + ?Sized>(
 /// Calls `project.assets.summary`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_project_assets_summary<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "project.assets.summary",
+        call,
         arguments,
         |call, input| tools.project_assets_summary(call, input),
     )
@@ -2204,17 +2235,25 @@ fn call_project_assets_summary<T: EditormcpTools + ?Sized>(
 /// Calls `project.info`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_project_info<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("project.info", arguments, |call, input| tools.project_info(call, input))
+    typed_call(
+        "project.info",
+        call,
+        arguments,
+        |call, input| tools.project_info(call, input),
+    )
 }
 /// Calls `project.references.missing`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_project_references_missing<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "project.references.missing",
+        call,
         arguments,
         |call, input| tools.project_references_missing(call, input),
     )
@@ -2222,10 +2261,12 @@ fn call_project_references_missing<T: EditormcpTools + ?Sized>(
 /// Calls `project.scenes.list`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_project_scenes_list<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "project.scenes.list",
+        call,
         arguments,
         |call, input| tools.project_scenes_list(call, input),
     )
@@ -2233,10 +2274,12 @@ fn call_project_scenes_list<T: EditormcpTools + ?Sized>(
 /// Calls `scene.components.list`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_scene_components_list<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "scene.components.list",
+        call,
         arguments,
         |call, input| tools.scene_components_list(call, input),
     )
@@ -2244,10 +2287,12 @@ fn call_scene_components_list<T: EditormcpTools + ?Sized>(
 /// Calls `scene.hierarchy.dump`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_scene_hierarchy_dump<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "scene.hierarchy.dump",
+        call,
         arguments,
         |call, input| tools.scene_hierarchy_dump(call, input),
     )
@@ -2255,39 +2300,55 @@ fn call_scene_hierarchy_dump<T: EditormcpTools + ?Sized>(
 /// Calls `scene.objects.find`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_scene_objects_find<T: EditormcpTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "scene.objects.find",
+        call,
         arguments,
         |call, input| tools.scene_objects_find(call, input),
     )
 }
-/// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
+/// Calls tool `id` outside a server (a fresh [`Call`]: never cancelled, no progress): deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: EditormcpTools + ?Sized>(
     tools: &T,
     id: &str,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     match id {
-        "asset.dependencies.graph" => call_asset_dependencies_graph(tools, arguments),
-        "asset.info" => call_asset_info(tools, arguments),
-        "audio.mixer.list" => call_audio_mixer_list(tools, arguments),
-        "audio.mixer.snapshot.read" => call_audio_mixer_snapshot_read(tools, arguments),
-        "component.list" => call_component_list(tools, arguments),
-        "editor.selection.info" => call_editor_selection_info(tools, arguments),
-        "go.find" => call_go_find(tools, arguments),
-        "go.setParent" => call_go_set_parent(tools, arguments),
-        "mcp.server.info" => call_mcp_server_info(tools, arguments),
-        "mcp.tool.describe" => call_mcp_tool_describe(tools, arguments),
-        "mcp.tools.list" => call_mcp_tools_list(tools, arguments),
-        "project.assets.summary" => call_project_assets_summary(tools, arguments),
-        "project.info" => call_project_info(tools, arguments),
-        "project.references.missing" => call_project_references_missing(tools, arguments),
-        "project.scenes.list" => call_project_scenes_list(tools, arguments),
-        "scene.components.list" => call_scene_components_list(tools, arguments),
-        "scene.hierarchy.dump" => call_scene_hierarchy_dump(tools, arguments),
-        "scene.objects.find" => call_scene_objects_find(tools, arguments),
+        "asset.dependencies.graph" => {
+            call_asset_dependencies_graph(tools, Call::new(), arguments)
+        }
+        "asset.info" => call_asset_info(tools, Call::new(), arguments),
+        "audio.mixer.list" => call_audio_mixer_list(tools, Call::new(), arguments),
+        "audio.mixer.snapshot.read" => {
+            call_audio_mixer_snapshot_read(tools, Call::new(), arguments)
+        }
+        "component.list" => call_component_list(tools, Call::new(), arguments),
+        "editor.selection.info" => {
+            call_editor_selection_info(tools, Call::new(), arguments)
+        }
+        "go.find" => call_go_find(tools, Call::new(), arguments),
+        "go.setParent" => call_go_set_parent(tools, Call::new(), arguments),
+        "mcp.server.info" => call_mcp_server_info(tools, Call::new(), arguments),
+        "mcp.tool.describe" => call_mcp_tool_describe(tools, Call::new(), arguments),
+        "mcp.tools.list" => call_mcp_tools_list(tools, Call::new(), arguments),
+        "project.assets.summary" => {
+            call_project_assets_summary(tools, Call::new(), arguments)
+        }
+        "project.info" => call_project_info(tools, Call::new(), arguments),
+        "project.references.missing" => {
+            call_project_references_missing(tools, Call::new(), arguments)
+        }
+        "project.scenes.list" => call_project_scenes_list(tools, Call::new(), arguments),
+        "scene.components.list" => {
+            call_scene_components_list(tools, Call::new(), arguments)
+        }
+        "scene.hierarchy.dump" => {
+            call_scene_hierarchy_dump(tools, Call::new(), arguments)
+        }
+        "scene.objects.find" => call_scene_objects_find(tools, Call::new(), arguments),
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }
 }

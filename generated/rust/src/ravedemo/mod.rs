@@ -11,7 +11,7 @@ pub mod ravedemo_mcp_tool_subject_list;
 pub mod ravedemo_mcp_tool_subject_load;
 /// The tools of `ravedemo`: implement one method per tool.
 ///
-/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics; serve an implementation with [`register`].
+/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics, progress reports and cancellation; serve an implementation with [`register`].
 pub trait RavedemoTools: Send + Sync {
     /// `ravedemo-mcp_tool_config_get` (safe-write, core): Return the session's current settings.
     fn ravedemo_mcp_tool_config_get(
@@ -447,10 +447,12 @@ pub static TOOLS: &[ToolInfo] = &[
 /// Calls `ravedemo-mcp_tool_config_get`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_ravedemo_mcp_tool_config_get<T: RavedemoTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "ravedemo-mcp_tool_config_get",
+        call,
         arguments,
         |call, input| tools.ravedemo_mcp_tool_config_get(call, input),
     )
@@ -458,10 +460,12 @@ fn call_ravedemo_mcp_tool_config_get<T: RavedemoTools + ?Sized>(
 /// Calls `ravedemo-mcp_tool_config_set_cache`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_ravedemo_mcp_tool_config_set_cache<T: RavedemoTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "ravedemo-mcp_tool_config_set_cache",
+        call,
         arguments,
         |call, input| tools.ravedemo_mcp_tool_config_set_cache(call, input),
     )
@@ -469,10 +473,12 @@ fn call_ravedemo_mcp_tool_config_set_cache<T: RavedemoTools + ?Sized>(
 /// Calls `ravedemo-mcp_tool_pipeline_run`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_ravedemo_mcp_tool_pipeline_run<T: RavedemoTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "ravedemo-mcp_tool_pipeline_run",
+        call,
         arguments,
         |call, input| tools.ravedemo_mcp_tool_pipeline_run(call, input),
     )
@@ -480,10 +486,12 @@ fn call_ravedemo_mcp_tool_pipeline_run<T: RavedemoTools + ?Sized>(
 /// Calls `ravedemo-mcp_tool_pipeline_status`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_ravedemo_mcp_tool_pipeline_status<T: RavedemoTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "ravedemo-mcp_tool_pipeline_status",
+        call,
         arguments,
         |call, input| tools.ravedemo_mcp_tool_pipeline_status(call, input),
     )
@@ -491,10 +499,12 @@ fn call_ravedemo_mcp_tool_pipeline_status<T: RavedemoTools + ?Sized>(
 /// Calls `ravedemo-mcp_tool_subject_list`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_ravedemo_mcp_tool_subject_list<T: RavedemoTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "ravedemo-mcp_tool_subject_list",
+        call,
         arguments,
         |call, input| tools.ravedemo_mcp_tool_subject_list(call, input),
     )
@@ -502,15 +512,17 @@ fn call_ravedemo_mcp_tool_subject_list<T: RavedemoTools + ?Sized>(
 /// Calls `ravedemo-mcp_tool_subject_load`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_ravedemo_mcp_tool_subject_load<T: RavedemoTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "ravedemo-mcp_tool_subject_load",
+        call,
         arguments,
         |call, input| tools.ravedemo_mcp_tool_subject_load(call, input),
     )
 }
-/// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
+/// Calls tool `id` outside a server (a fresh [`Call`]: never cancelled, no progress): deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: RavedemoTools + ?Sized>(
     tools: &T,
     id: &str,
@@ -518,22 +530,22 @@ pub fn dispatch<T: RavedemoTools + ?Sized>(
 ) -> Result<ToolOutput, ToolError> {
     match id {
         "ravedemo-mcp_tool_config_get" => {
-            call_ravedemo_mcp_tool_config_get(tools, arguments)
+            call_ravedemo_mcp_tool_config_get(tools, Call::new(), arguments)
         }
         "ravedemo-mcp_tool_config_set_cache" => {
-            call_ravedemo_mcp_tool_config_set_cache(tools, arguments)
+            call_ravedemo_mcp_tool_config_set_cache(tools, Call::new(), arguments)
         }
         "ravedemo-mcp_tool_pipeline_run" => {
-            call_ravedemo_mcp_tool_pipeline_run(tools, arguments)
+            call_ravedemo_mcp_tool_pipeline_run(tools, Call::new(), arguments)
         }
         "ravedemo-mcp_tool_pipeline_status" => {
-            call_ravedemo_mcp_tool_pipeline_status(tools, arguments)
+            call_ravedemo_mcp_tool_pipeline_status(tools, Call::new(), arguments)
         }
         "ravedemo-mcp_tool_subject_list" => {
-            call_ravedemo_mcp_tool_subject_list(tools, arguments)
+            call_ravedemo_mcp_tool_subject_list(tools, Call::new(), arguments)
         }
         "ravedemo-mcp_tool_subject_load" => {
-            call_ravedemo_mcp_tool_subject_load(tools, arguments)
+            call_ravedemo_mcp_tool_subject_load(tools, Call::new(), arguments)
         }
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }

@@ -12,7 +12,7 @@ pub mod summarize_collection;
 pub mod track_speed_profile;
 /// The tools of `toolvault`: implement one method per tool.
 ///
-/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics; serve an implementation with [`register`].
+/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics, progress reports and cancellation; serve an implementation with [`register`].
 pub trait ToolvaultTools: Send + Sync {
     /// `calculate_bearing` (read-only, core): Calculate the bearing from the last position of a track to a reference point.
     fn calculate_bearing(
@@ -6918,10 +6918,12 @@ pub static TOOLS: &[ToolInfo] = &[
 /// Calls `calculate_bearing`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_calculate_bearing<T: ToolvaultTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "calculate_bearing",
+        call,
         arguments,
         |call, input| tools.calculate_bearing(call, input),
     )
@@ -6929,10 +6931,12 @@ fn call_calculate_bearing<T: ToolvaultTools + ?Sized>(
 /// Calls `delete_annotations`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_delete_annotations<T: ToolvaultTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "delete_annotations",
+        call,
         arguments,
         |call, input| tools.delete_annotations(call, input),
     )
@@ -6940,10 +6944,12 @@ fn call_delete_annotations<T: ToolvaultTools + ?Sized>(
 /// Calls `points_near_track`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_points_near_track<T: ToolvaultTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "points_near_track",
+        call,
         arguments,
         |call, input| tools.points_near_track(call, input),
     )
@@ -6951,10 +6957,12 @@ fn call_points_near_track<T: ToolvaultTools + ?Sized>(
 /// Calls `summarize_collection`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_summarize_collection<T: ToolvaultTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "summarize_collection",
+        call,
         arguments,
         |call, input| tools.summarize_collection(call, input),
     )
@@ -6962,26 +6970,30 @@ fn call_summarize_collection<T: ToolvaultTools + ?Sized>(
 /// Calls `track_speed_profile`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_track_speed_profile<T: ToolvaultTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "track_speed_profile",
+        call,
         arguments,
         |call, input| tools.track_speed_profile(call, input),
     )
 }
-/// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
+/// Calls tool `id` outside a server (a fresh [`Call`]: never cancelled, no progress): deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: ToolvaultTools + ?Sized>(
     tools: &T,
     id: &str,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     match id {
-        "calculate_bearing" => call_calculate_bearing(tools, arguments),
-        "delete_annotations" => call_delete_annotations(tools, arguments),
-        "points_near_track" => call_points_near_track(tools, arguments),
-        "summarize_collection" => call_summarize_collection(tools, arguments),
-        "track_speed_profile" => call_track_speed_profile(tools, arguments),
+        "calculate_bearing" => call_calculate_bearing(tools, Call::new(), arguments),
+        "delete_annotations" => call_delete_annotations(tools, Call::new(), arguments),
+        "points_near_track" => call_points_near_track(tools, Call::new(), arguments),
+        "summarize_collection" => {
+            call_summarize_collection(tools, Call::new(), arguments)
+        }
+        "track_speed_profile" => call_track_speed_profile(tools, Call::new(), arguments),
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }
 }

@@ -14,7 +14,7 @@ pub mod odd_refs;
 pub mod type_;
 /// The tools of `hostile`: implement one method per tool.
 ///
-/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics; serve an implementation with [`register`].
+/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics, progress reports and cancellation; serve an implementation with [`register`].
 pub trait HostileTools: Send + Sync {
     /// `collide-names` (read-only, core): A tool id that becomes the same module name as collide.names, and shares a definition with it.
     fn collide_names(
@@ -806,10 +806,12 @@ pub static TOOLS: &[ToolInfo] = &[
 /// Calls `collide-names`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_collide_names<T: HostileTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "collide-names",
+        call,
         arguments,
         |call, input| tools.collide_names(call, input),
     )
@@ -817,10 +819,12 @@ fn call_collide_names<T: HostileTools + ?Sized>(
 /// Calls `collide.names`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_collide_names_2<T: HostileTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "collide.names",
+        call,
         arguments,
         |call, input| tools.collide_names_2(call, input),
     )
@@ -828,52 +832,62 @@ fn call_collide_names_2<T: HostileTools + ?Sized>(
 /// Calls `defs`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_defs<T: HostileTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("defs", arguments, |call, input| tools.defs(call, input))
+    typed_call("defs", call, arguments, |call, input| tools.defs(call, input))
 }
 /// Calls `inline.names`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_inline_names<T: HostileTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("inline.names", arguments, |call, input| tools.inline_names(call, input))
+    typed_call(
+        "inline.names",
+        call,
+        arguments,
+        |call, input| tools.inline_names(call, input),
+    )
 }
 /// Calls `keywords`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_keywords<T: HostileTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("keywords", arguments, |call, input| tools.keywords(call, input))
+    typed_call("keywords", call, arguments, |call, input| tools.keywords(call, input))
 }
 /// Calls `odd.refs`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_odd_refs<T: HostileTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("odd.refs", arguments, |call, input| tools.odd_refs(call, input))
+    typed_call("odd.refs", call, arguments, |call, input| tools.odd_refs(call, input))
 }
 /// Calls `type`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_type_<T: HostileTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("type", arguments, |call, input| tools.type_(call, input))
+    typed_call("type", call, arguments, |call, input| tools.type_(call, input))
 }
-/// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
+/// Calls tool `id` outside a server (a fresh [`Call`]: never cancelled, no progress): deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: HostileTools + ?Sized>(
     tools: &T,
     id: &str,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     match id {
-        "collide-names" => call_collide_names(tools, arguments),
-        "collide.names" => call_collide_names_2(tools, arguments),
-        "defs" => call_defs(tools, arguments),
-        "inline.names" => call_inline_names(tools, arguments),
-        "keywords" => call_keywords(tools, arguments),
-        "odd.refs" => call_odd_refs(tools, arguments),
-        "type" => call_type_(tools, arguments),
+        "collide-names" => call_collide_names(tools, Call::new(), arguments),
+        "collide.names" => call_collide_names_2(tools, Call::new(), arguments),
+        "defs" => call_defs(tools, Call::new(), arguments),
+        "inline.names" => call_inline_names(tools, Call::new(), arguments),
+        "keywords" => call_keywords(tools, Call::new(), arguments),
+        "odd.refs" => call_odd_refs(tools, Call::new(), arguments),
+        "type" => call_type_(tools, Call::new(), arguments),
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }
 }

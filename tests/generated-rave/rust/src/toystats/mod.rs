@@ -8,7 +8,7 @@ pub mod toystats_mcp_tool_data_describe;
 pub mod toystats_mcp_tool_model_fit;
 /// The tools of `toystats`: implement one method per tool.
 ///
-/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics; serve an implementation with [`register`].
+/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics, progress reports and cancellation; serve an implementation with [`register`].
 pub trait ToystatsTools: Send + Sync {
     /// `toystats-mcp_tool_code_run` (destructive, core): Run R code in the session and return what it printed.
     fn toystats_mcp_tool_code_run(
@@ -269,10 +269,12 @@ pub static TOOLS: &[ToolInfo] = &[
 /// Calls `toystats-mcp_tool_code_run`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_toystats_mcp_tool_code_run<T: ToystatsTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "toystats-mcp_tool_code_run",
+        call,
         arguments,
         |call, input| tools.toystats_mcp_tool_code_run(call, input),
     )
@@ -280,10 +282,12 @@ fn call_toystats_mcp_tool_code_run<T: ToystatsTools + ?Sized>(
 /// Calls `toystats-mcp_tool_data_describe`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_toystats_mcp_tool_data_describe<T: ToystatsTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "toystats-mcp_tool_data_describe",
+        call,
         arguments,
         |call, input| tools.toystats_mcp_tool_data_describe(call, input),
     )
@@ -291,27 +295,31 @@ fn call_toystats_mcp_tool_data_describe<T: ToystatsTools + ?Sized>(
 /// Calls `toystats-mcp_tool_model_fit`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_toystats_mcp_tool_model_fit<T: ToystatsTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     typed_call(
         "toystats-mcp_tool_model_fit",
+        call,
         arguments,
         |call, input| tools.toystats_mcp_tool_model_fit(call, input),
     )
 }
-/// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
+/// Calls tool `id` outside a server (a fresh [`Call`]: never cancelled, no progress): deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: ToystatsTools + ?Sized>(
     tools: &T,
     id: &str,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     match id {
-        "toystats-mcp_tool_code_run" => call_toystats_mcp_tool_code_run(tools, arguments),
+        "toystats-mcp_tool_code_run" => {
+            call_toystats_mcp_tool_code_run(tools, Call::new(), arguments)
+        }
         "toystats-mcp_tool_data_describe" => {
-            call_toystats_mcp_tool_data_describe(tools, arguments)
+            call_toystats_mcp_tool_data_describe(tools, Call::new(), arguments)
         }
         "toystats-mcp_tool_model_fit" => {
-            call_toystats_mcp_tool_model_fit(tools, arguments)
+            call_toystats_mcp_tool_model_fit(tools, Call::new(), arguments)
         }
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }

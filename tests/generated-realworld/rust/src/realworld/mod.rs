@@ -10,7 +10,7 @@ pub mod set_value;
 pub mod update_issue;
 /// The tools of `realworld`: implement one method per tool.
 ///
-/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics; serve an implementation with [`register`].
+/// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics, progress reports and cancellation; serve an implementation with [`register`].
 pub trait RealworldTools: Send + Sync {
     /// `count_words` (destructive, core): Count the words of a text, at most up to a limit.
     fn count_words(
@@ -598,50 +598,75 @@ pub static TOOLS: &[ToolInfo] = &[
 /// Calls `count_words`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_count_words<T: RealworldTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("count_words", arguments, |call, input| tools.count_words(call, input))
+    typed_call(
+        "count_words",
+        call,
+        arguments,
+        |call, input| tools.count_words(call, input),
+    )
 }
 /// Calls `draw_shape`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_draw_shape<T: RealworldTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("draw_shape", arguments, |call, input| tools.draw_shape(call, input))
+    typed_call(
+        "draw_shape",
+        call,
+        arguments,
+        |call, input| tools.draw_shape(call, input),
+    )
 }
 /// Calls `search_files`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_search_files<T: RealworldTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("search_files", arguments, |call, input| tools.search_files(call, input))
+    typed_call(
+        "search_files",
+        call,
+        arguments,
+        |call, input| tools.search_files(call, input),
+    )
 }
 /// Calls `set_value`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_set_value<T: RealworldTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("set_value", arguments, |call, input| tools.set_value(call, input))
+    typed_call("set_value", call, arguments, |call, input| tools.set_value(call, input))
 }
 /// Calls `update_issue`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_update_issue<T: RealworldTools + ?Sized>(
     tools: &T,
+    call: Call,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
-    typed_call("update_issue", arguments, |call, input| tools.update_issue(call, input))
+    typed_call(
+        "update_issue",
+        call,
+        arguments,
+        |call, input| tools.update_issue(call, input),
+    )
 }
-/// Calls tool `id`: deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
+/// Calls tool `id` outside a server (a fresh [`Call`]: never cancelled, no progress): deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).
 pub fn dispatch<T: RealworldTools + ?Sized>(
     tools: &T,
     id: &str,
     arguments: ::serde_json::Value,
 ) -> Result<ToolOutput, ToolError> {
     match id {
-        "count_words" => call_count_words(tools, arguments),
-        "draw_shape" => call_draw_shape(tools, arguments),
-        "search_files" => call_search_files(tools, arguments),
-        "set_value" => call_set_value(tools, arguments),
-        "update_issue" => call_update_issue(tools, arguments),
+        "count_words" => call_count_words(tools, Call::new(), arguments),
+        "draw_shape" => call_draw_shape(tools, Call::new(), arguments),
+        "search_files" => call_search_files(tools, Call::new(), arguments),
+        "set_value" => call_set_value(tools, Call::new(), arguments),
+        "update_issue" => call_update_issue(tools, Call::new(), arguments),
         other => Err(toolgen_runtime::server::unknown_tool(other)),
     }
 }

@@ -1,0 +1,228 @@
+//! The life of one call in flight: who answers it (exactly once: its
+//! handler, its time limit, or nobody once it is cancelled), its progress
+//! notifications, and the per-connection table that `notifications/cancelled`
+//! looks calls up in.
+//!
+//! Invariant: a call's completion runs at most once. Whoever takes it first
+//! (the worker with the handler's result, the watchdog with a timeout, a
+//! cancellation with nothing) decides the call's answer; later attempts are
+//! no-ops, so a late result never reaches the wire.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
+
+use serde_json::{Value, json};
+
+use super::ToolOutput;
+use super::wire::write_json;
+use crate::error::ToolError;
+
+/// A message a server sends on a connection, complete JSON text without a
+/// line end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outgoing {
+    /// A notification (`notifications/progress`, `.../list_changed`).
+    Notification(Vec<u8>),
+    /// The response to a request.
+    Response(Vec<u8>),
+}
+
+impl Outgoing {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Outgoing::Notification(b) | Outgoing::Response(b) => b,
+        }
+    }
+}
+
+/// Where a request's response and notifications go: the stdio writer, or
+/// one HTTP response stream. Sending never blocks for long and never fails
+/// loudly: a peer that went away loses its messages.
+pub trait Outbox: Send + Sync {
+    fn send(&self, message: Outgoing);
+}
+
+impl Outbox for std::sync::mpsc::Sender<Outgoing> {
+    fn send(&self, message: Outgoing) {
+        let _ = std::sync::mpsc::Sender::send(self, message);
+    }
+}
+
+/// What finishes a call: its result in, its answer out.
+pub(crate) type Completion = Box<dyn FnOnce(Result<ToolOutput, ToolError>) + Send>;
+
+/// Where a call is in its worker's hands (see [`super::pool`]).
+pub(crate) mod phase {
+    pub const QUEUED: u8 = 0;
+    pub const RUNNING: u8 = 1;
+    pub const DONE: u8 = 2;
+    /// Its time limit passed while it ran: its worker leaves the pool when
+    /// the handler returns.
+    pub const ABANDONED: u8 = 3;
+}
+
+/// The shared state of one call.
+pub(crate) struct CallControl {
+    cancelled: AtomicBool,
+    pub(crate) phase: AtomicU8,
+    completion: Mutex<Option<Completion>>,
+    progress: Option<(Value, Arc<dyn Outbox>)>,
+    on_cancel: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+}
+
+impl CallControl {
+    pub(crate) fn new(
+        completion: Completion,
+        progress: Option<(Value, Arc<dyn Outbox>)>,
+    ) -> Arc<CallControl> {
+        Arc::new(CallControl {
+            cancelled: AtomicBool::new(false),
+            phase: AtomicU8::new(phase::QUEUED),
+            completion: Mutex::new(Some(completion)),
+            progress,
+            on_cancel: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Answers the call with `result`, unless it was answered (or cancelled)
+    /// already. True if this was the answer.
+    pub(crate) fn complete(&self, result: Result<ToolOutput, ToolError>) -> bool {
+        let completion = lock(&self.completion).take();
+        match completion {
+            Some(c) => {
+                c(result);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Cancels the call: no answer will be sent, the handler sees
+    /// `is_cancelled()`, and the callbacks it registered run.
+    pub(crate) fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Release);
+        drop(lock(&self.completion).take());
+        let callbacks = std::mem::take(&mut *lock(&self.on_cancel));
+        for f in callbacks {
+            f();
+        }
+    }
+
+    /// Marks the call cancelled (for the handler's sake) after it was answered
+    /// otherwise (a timeout), running the cancel callbacks.
+    pub(crate) fn stop(&self) {
+        self.cancelled.store(true, Ordering::Release);
+        let callbacks = std::mem::take(&mut *lock(&self.on_cancel));
+        for f in callbacks {
+            f();
+        }
+    }
+
+    pub(crate) fn on_cancel(&self, f: Box<dyn FnOnce() + Send>) {
+        if self.is_cancelled() {
+            f();
+        } else {
+            lock(&self.on_cancel).push(f);
+        }
+    }
+
+    /// Sends `notifications/progress` while the call is unanswered.
+    pub(crate) fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        let Some((token, out)) = &self.progress else {
+            return;
+        };
+        // Held while sending, so that no progress follows the response.
+        let pending = lock(&self.completion);
+        if pending.is_none() || !done.is_finite() {
+            return;
+        }
+        let mut params = json!({"progressToken": token, "progress": done});
+        if let Some(t) = total.filter(|t| t.is_finite()) {
+            params["total"] = json!(t);
+        }
+        if let Some(m) = message {
+            params["message"] = json!(m);
+        }
+        let mut text = Vec::with_capacity(128);
+        write_json(
+            &mut text,
+            &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}),
+        );
+        out.send(Outgoing::Notification(text));
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The calls of one connection that have not been answered, by request id
+/// (its JSON text), for `notifications/cancelled`; and a count to wait on
+/// when the connection closes.
+#[derive(Default)]
+pub struct InFlight {
+    calls: Mutex<HashMap<String, Weak<CallControl>>>,
+    drained: Condvar,
+}
+
+impl std::fmt::Debug for InFlight {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InFlight")
+            .field("calls", &lock(&self.calls).len())
+            .finish()
+    }
+}
+
+pub(crate) fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+impl InFlight {
+    pub(crate) fn insert(&self, key: String, control: &Arc<CallControl>) {
+        lock(&self.calls).insert(key, Arc::downgrade(control));
+    }
+
+    pub(crate) fn remove(&self, key: &str) {
+        let mut calls = lock(&self.calls);
+        calls.remove(key);
+        if calls.is_empty() {
+            self.drained.notify_all();
+        }
+    }
+
+    /// Cancels the call with request id `id`, if it is in flight.
+    pub(crate) fn cancel(&self, id: &Value) {
+        let key = id_key(id);
+        let control = lock(&self.calls).remove(&key);
+        if let Some(c) = control.and_then(|w| w.upgrade()) {
+            c.cancel();
+        }
+        if lock(&self.calls).is_empty() {
+            self.drained.notify_all();
+        }
+    }
+
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        lock(&self.calls).contains_key(key)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.calls).len()
+    }
+
+    /// Blocks until every call in flight was answered or cancelled.
+    pub(crate) fn wait_drained(&self) {
+        let mut calls = lock(&self.calls);
+        while !calls.is_empty() {
+            calls = self
+                .drained
+                .wait(calls)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! MCP 2026-07-28 (a release candidate): no `initialize` handshake; every
+//! request carries its protocol version and the client's capabilities in
+//! `params._meta`, and is answered on its own, so any server process can
+//! answer any request. `server/discover` tells a client the versions and
+//! capabilities; every result carries `resultType` and the server's
+//! identity in `_meta`.
+//!
+//! A request is modern when its `_meta` holds the protocol-version key;
+//! anything else is served as before, so both eras share one connection
+//! and one server.
+
+use serde_json::{Map, Value, json};
+
+use super::{MCP_MODERN_VERSIONS, MCP_PROTOCOL_VERSIONS, Server};
+
+/// Request `_meta` key: the protocol version of this request.
+pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// Request `_meta` key: the client's capabilities for this request.
+pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// Result `_meta` key: the server's name and version.
+pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+/// -32022: the request's protocol version is not one this server speaks.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// -32020: an HTTP header disagrees with the request body.
+pub const HEADER_MISMATCH: i64 = -32020;
+
+/// A refusal of a modern request: a JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl Refusal {
+    pub(crate) fn new(code: i64, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub(crate) fn to_json(&self) -> Value {
+        let mut e = json!({"code": self.code, "message": self.message});
+        if let Some(d) = &self.data {
+            e["data"] = d.clone();
+        }
+        e
+    }
+}
+
+/// The protocol version of a modern request (`Ok(None)`: not a modern
+/// request), or why it is refused: the envelope keys missing (-32602), or
+/// a version this server does not speak (-32022, naming the ones it does).
+pub(crate) fn version_of(params: &Map<String, Value>) -> Result<Option<String>, Refusal> {
+    let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+        return Ok(None);
+    };
+    let Some(version) = meta.get(PROTOCOL_VERSION_KEY) else {
+        return Ok(None);
+    };
+    if !meta.contains_key(CLIENT_CAPABILITIES_KEY) {
+        return Err(Refusal::new(
+            -32602,
+            format!("Invalid params: params._meta is missing the required key {CLIENT_CAPABILITIES_KEY}"),
+        ));
+    }
+    let Some(version) = version.as_str() else {
+        return Err(Refusal::new(
+            -32602,
+            format!("Invalid params: params._meta[{PROTOCOL_VERSION_KEY:?}] must be a string"),
+        ));
+    };
+    if !MCP_MODERN_VERSIONS.contains(&version) {
+        let mut r = Refusal::new(
+            UNSUPPORTED_PROTOCOL_VERSION,
+            format!(
+                "Unsupported protocol version {version:?}: this server speaks {} per request, or {} after `initialize`",
+                MCP_MODERN_VERSIONS.join(", "),
+                MCP_PROTOCOL_VERSIONS.join(", ")
+            ),
+        );
+        r.data = Some(json!({"supported": MCP_MODERN_VERSIONS, "requested": version}));
+        return Err(r);
+    }
+    Ok(Some(version.to_owned()))
+}
+
+/// The server's name and version, as results carry it.
+pub(crate) fn server_info(server: &Server) -> Value {
+    json!({"name": server.info.name, "version": server.info.version})
+}
+
+/// What the server can do, for `server/discover` and `initialize`.
+pub(crate) fn capabilities(modern: bool) -> Value {
+    if modern {
+        // Change notifications need a stream the modern wire opens per
+        // subscription (`subscriptions/listen`), which this server does not offer.
+        json!({"tools": {}})
+    } else {
+        json!({"tools": {"listChanged": true}})
+    }
+}
+
+/// `server/discover`: the versions this server speaks per request, its
+/// capabilities and instructions.
+pub(crate) fn discover(server: &Server) -> Value {
+    let mut r = json!({
+        "supportedVersions": MCP_MODERN_VERSIONS,
+        "capabilities": capabilities(true),
+    });
+    if let Some(i) = &server.instructions {
+        r["instructions"] = json!(i);
+    }
+    r
+}

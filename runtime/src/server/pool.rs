@@ -1,0 +1,349 @@
+//! The worker pool: lanes of threads that run handlers, and a watchdog that
+//! answers calls whose time limit passed.
+//!
+//! - A lane is a bounded queue and up to `size` threads, spawned as work
+//!   arrives. The concurrent lane has the server's pool size; the serial
+//!   lane one thread, for tools that must not run side by side.
+//! - A full queue refuses at once ([`Lane::submit`] gives the job back), so
+//!   that a flood of calls gets "busy" answers instead of unbounded memory.
+//! - A handler that overruns its limit is answered by the watchdog
+//!   (-32003), told it is cancelled, and abandoned: its thread leaves the
+//!   lane when the handler returns, and the lane may spawn a replacement, so
+//!   a hung handler costs one thread, never the pool's capacity.
+
+use std::collections::{BinaryHeap, VecDeque};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use super::control::{CallControl, lock, phase};
+use super::tool::{Call, Handler};
+use super::{ToolOutput, plain_error};
+use crate::error::{ErrorCode, ToolError};
+
+/// One handler to run.
+pub(crate) struct Job {
+    pub(crate) control: Arc<CallControl>,
+    pub(crate) tool: String,
+    pub(crate) handler: Handler,
+    pub(crate) arguments: serde_json::Map<String, serde_json::Value>,
+    pub(crate) limit: Option<Duration>,
+}
+
+impl Job {
+    /// Runs the handler on this thread (panics caught) and answers the call.
+    /// Returns false when the call was abandoned meanwhile (its time limit
+    /// passed): the caller's thread must then leave its lane.
+    fn run(self) -> bool {
+        let Job {
+            control,
+            tool,
+            handler,
+            arguments,
+            limit,
+        } = self;
+        if control
+            .phase
+            .compare_exchange(
+                phase::QUEUED,
+                phase::RUNNING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_err()
+        {
+            return true; // answered or cancelled while queued
+        }
+        if let Some(limit) = limit {
+            watchdog().watch(Instant::now() + limit, &control, &tool, limit);
+        }
+        let call = Call::controlled(control.clone());
+        let result = catch_unwind(AssertUnwindSafe(|| handler(call, arguments)));
+        let kept = control
+            .phase
+            .compare_exchange(
+                phase::RUNNING,
+                phase::DONE,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok();
+        control.complete(outcome(&tool, result));
+        kept
+    }
+}
+
+/// A handler's result, or its panic, as the call's result.
+pub(crate) fn outcome(
+    tool: &str,
+    result: std::thread::Result<Result<ToolOutput, ToolError>>,
+) -> Result<ToolOutput, ToolError> {
+    match result {
+        Ok(r) => r.map_err(|e| {
+            if e.data.as_ref().and_then(|d| d.tool.as_ref()).is_none() {
+                e.for_tool(tool)
+            } else {
+                e
+            }
+        }),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the handler panicked".to_owned());
+            Err(plain_error(
+                ErrorCode::InternalError,
+                format!("Internal error in tool {tool}"),
+            )
+            .for_tool(tool)
+            .detail("panic", msg))
+        }
+    }
+}
+
+pub(crate) fn timeout_error(tool: &str, limit: Duration) -> ToolError {
+    plain_error(
+        ErrorCode::Timeout,
+        format!(
+            "Tool execution timeout: {tool} did not finish in {} s",
+            limit.as_secs_f64()
+        ),
+    )
+    .for_tool(tool)
+    .detail("timeoutSeconds", limit.as_secs_f64())
+}
+
+struct LaneState {
+    queue: VecDeque<Job>,
+    /// Threads of this lane (abandoned ones no longer count).
+    threads: usize,
+    idle: usize,
+}
+
+/// A bounded queue and the threads that drain it.
+pub(crate) struct Lane {
+    name: &'static str,
+    size: usize,
+    capacity: usize,
+    state: Mutex<LaneState>,
+    ready: Condvar,
+}
+
+impl Lane {
+    pub(crate) fn new(name: &'static str, size: usize, capacity: usize) -> Arc<Lane> {
+        Arc::new(Lane {
+            name,
+            size: size.max(1),
+            capacity,
+            state: Mutex::new(LaneState {
+                queue: VecDeque::new(),
+                threads: 0,
+                idle: 0,
+            }),
+            ready: Condvar::new(),
+        })
+    }
+
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Queues `job`, or gives it back when the queue is full.
+    pub(crate) fn submit(self: &Arc<Lane>, job: Job) -> Result<(), Job> {
+        let mut state = lock(&self.state);
+        // Work waiting beyond what idle threads take at once counts against the limit.
+        if state.queue.len().saturating_sub(state.idle) >= self.capacity {
+            return Err(job);
+        }
+        state.queue.push_back(job);
+        if state.idle > 0 {
+            drop(state);
+            self.ready.notify_one();
+        } else if state.threads < self.size {
+            state.threads += 1;
+            drop(state);
+            self.spawn();
+        }
+        Ok(())
+    }
+
+    fn spawn(self: &Arc<Lane>) {
+        let lane = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("tool-{}", self.name))
+            .spawn(move || lane.work());
+        if spawned.is_err() {
+            // No thread: the queued work waits for the next spawn.
+            lock(&self.state).threads -= 1;
+        }
+    }
+
+    fn work(self: Arc<Lane>) {
+        loop {
+            let job = {
+                let mut state = lock(&self.state);
+                loop {
+                    if let Some(job) = state.queue.pop_front() {
+                        break job;
+                    }
+                    state.idle += 1;
+                    let (s, timeout) = self
+                        .ready
+                        .wait_timeout(state, IDLE_EXIT)
+                        .unwrap_or_else(|p| p.into_inner());
+                    state = s;
+                    state.idle -= 1;
+                    if timeout.timed_out() && state.queue.is_empty() {
+                        state.threads -= 1;
+                        return;
+                    }
+                }
+            };
+            let lane = Arc::downgrade(&self);
+            let control = job.control.clone();
+            ABANDON.with(|slot| *slot.borrow_mut() = Some(lane));
+            let kept = job.run();
+            ABANDON.with(|slot| *slot.borrow_mut() = None);
+            drop(control);
+            if !kept {
+                return; // abandoned: the watchdog already took this thread off the lane
+            }
+        }
+    }
+
+    /// Takes an abandoned thread off the lane, and spawns a replacement when
+    /// work is waiting.
+    fn abandon_one(self: &Arc<Lane>) {
+        let mut state = lock(&self.state);
+        state.threads -= 1;
+        if !state.queue.is_empty() && state.threads < self.size {
+            state.threads += 1;
+            drop(state);
+            self.spawn();
+        }
+    }
+}
+
+/// Idle threads leave after this long, so an idle server holds no threads.
+const IDLE_EXIT: Duration = Duration::from_secs(30);
+
+thread_local! {
+    static ABANDON: std::cell::RefCell<Option<Weak<Lane>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A deadline the watchdog keeps.
+struct Deadline {
+    at: Instant,
+    control: Weak<CallControl>,
+    lane: Option<Weak<Lane>>,
+    tool: String,
+    limit: Duration,
+}
+
+impl PartialEq for Deadline {
+    fn eq(&self, o: &Self) -> bool {
+        self.at == o.at
+    }
+}
+impl Eq for Deadline {}
+impl PartialOrd for Deadline {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Deadline {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        o.at.cmp(&self.at) // earliest first in the max-heap
+    }
+}
+
+/// One thread for every time limit in the process.
+struct Watchdog {
+    deadlines: Mutex<BinaryHeap<Deadline>>,
+    changed: Condvar,
+}
+
+fn watchdog() -> &'static Watchdog {
+    static WATCHDOG: OnceLock<&'static Watchdog> = OnceLock::new();
+    WATCHDOG.get_or_init(|| {
+        let w: &'static Watchdog = Box::leak(Box::new(Watchdog {
+            deadlines: Mutex::new(BinaryHeap::new()),
+            changed: Condvar::new(),
+        }));
+        let _ = std::thread::Builder::new()
+            .name("tool-watchdog".to_owned())
+            .spawn(move || w.run());
+        w
+    })
+}
+
+impl Watchdog {
+    fn watch(&self, at: Instant, control: &Arc<CallControl>, tool: &str, limit: Duration) {
+        let lane = ABANDON.with(|slot| slot.borrow().clone());
+        let mut d = lock(&self.deadlines);
+        let earliest = d.peek().is_none_or(|e| at < e.at);
+        d.push(Deadline {
+            at,
+            control: Arc::downgrade(control),
+            lane,
+            tool: tool.to_owned(),
+            limit,
+        });
+        drop(d);
+        if earliest {
+            self.changed.notify_one();
+        }
+    }
+
+    fn run(&self) {
+        let mut d = lock(&self.deadlines);
+        loop {
+            let now = Instant::now();
+            while d.peek().is_some_and(|e| e.at <= now) {
+                if let Some(due) = d.pop() {
+                    drop(d);
+                    expire(due);
+                    d = lock(&self.deadlines);
+                }
+            }
+            d = match d.peek().map(|e| e.at) {
+                Some(at) => {
+                    self.changed
+                        .wait_timeout(d, at.saturating_duration_since(now))
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0
+                }
+                None => self.changed.wait(d).unwrap_or_else(|p| p.into_inner()),
+            };
+        }
+    }
+}
+
+/// A deadline passed: answer the call with a timeout if it is still running.
+fn expire(due: Deadline) {
+    let Some(control) = due.control.upgrade() else {
+        return; // finished and gone
+    };
+    if control.phase.load(Ordering::Acquire) != phase::RUNNING {
+        return;
+    }
+    if control.complete(Err(timeout_error(&due.tool, due.limit))) {
+        control.stop();
+        let abandoned = control
+            .phase
+            .compare_exchange(
+                phase::RUNNING,
+                phase::ABANDONED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok();
+        if abandoned {
+            if let Some(lane) = due.lane.and_then(|l| l.upgrade()) {
+                lane.abandon_one();
+            }
+        }
+    }
+}
