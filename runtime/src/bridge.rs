@@ -89,10 +89,8 @@ impl Bridge {
                 Ok(stream) => {
                     let _ = stream.set_nodelay(true);
                     let writer = stream.try_clone().map_err(|e| self.not_running(&e))?;
-                    *self
-                        .cancel_writer
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner()) = stream.try_clone().ok();
+                    *self.cancel_writer.lock().unwrap_or_else(|p| p.into_inner()) =
+                        stream.try_clone().ok();
                     return Ok(Connection {
                         reader: BufReader::new(stream),
                         writer,

@@ -219,10 +219,7 @@ impl InFlight {
     pub(crate) fn wait_drained(&self) {
         let mut calls = lock(&self.calls);
         while !calls.is_empty() {
-            calls = self
-                .drained
-                .wait(calls)
-                .unwrap_or_else(|p| p.into_inner());
+            calls = self.drained.wait(calls).unwrap_or_else(|p| p.into_inner());
         }
     }
 }

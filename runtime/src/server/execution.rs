@@ -176,7 +176,10 @@ impl Server {
             );
             self.launch(&entry, args, control);
             let result = rx.recv().unwrap_or_else(|_| {
-                Err(plain_error(ErrorCode::InternalError, "Internal error: call dropped"))
+                Err(plain_error(
+                    ErrorCode::InternalError,
+                    "Internal error: call dropped",
+                ))
             });
             return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
         }

@@ -228,11 +228,7 @@ impl Server {
 }
 
 /// A `tools/call`'s parts, for [`Answer::Call`] (the id is filled in by the caller).
-pub(super) fn wire_call(
-    dialect: Dialect,
-    tool: &str,
-    params: &mut Map<String, Value>,
-) -> WireCall {
+pub(super) fn wire_call(dialect: Dialect, tool: &str, params: &mut Map<String, Value>) -> WireCall {
     let progress = params
         .get("_meta")
         .and_then(|m| m.get("progressToken"))

@@ -67,7 +67,11 @@ pub(super) fn answer(
     method: &str,
     params: &mut Map<String, Value>,
 ) -> Option<Result<Answer, ToolError>> {
-    let dialect = if modern { Dialect::Modern } else { Dialect::Mcp };
+    let dialect = if modern {
+        Dialect::Modern
+    } else {
+        Dialect::Mcp
+    };
     Some(match method {
         "initialize" if modern => Err(plain_error(
             ErrorCode::InvalidRequest,
@@ -79,11 +83,9 @@ pub(super) fn answer(
         "tools/list" if modern || session.mcp_version.is_some() => {
             list(server, params).map(Answer::from)
         }
-        "tools/call" if params.contains_key("name") => {
-            string_param(params, "name").map(|name| name.to_owned()).map(|name| {
-                Answer::Call(wire_call(dialect, &name, params))
-            })
-        }
+        "tools/call" if params.contains_key("name") => string_param(params, "name")
+            .map(|name| name.to_owned())
+            .map(|name| Answer::Call(wire_call(dialect, &name, params))),
         _ => return None,
     })
 }
@@ -114,7 +116,10 @@ fn list(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolError
         .collect();
     let more = page.len() > server.page_size;
     page.truncate(server.page_size);
-    let next = page.last().filter(|_| more).map(|(id, _)| encode_cursor(id));
+    let next = page
+        .last()
+        .filter(|_| more)
+        .map(|(id, _)| encode_cursor(id));
     let mut r = json!({ "tools": page.into_iter().map(|(_, t)| t).collect::<Vec<_>>() });
     if let Some(c) = next {
         r["nextCursor"] = json!(c);

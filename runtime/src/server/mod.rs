@@ -42,16 +42,16 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use self::control::lock;
 pub use self::control::{InFlight, Outbox, Outgoing};
 pub use self::execution::{Execution, Submitted};
 pub use self::mcp::mcp_tool;
+use self::pool::Lane;
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor, ToolOutput};
 pub use self::typed::{
     ToolInfo, TypedCall, TypedEntry, invalid_arguments, register_tools, typed_call, unknown_tool,
     unserializable_output, whole_numbers_as_integers,
 };
-use self::control::lock;
-use self::pool::Lane;
 use crate::error::{ErrorCode, ToolError};
 
 /// MCP protocol versions this server speaks with an `initialize` handshake,
@@ -662,9 +662,8 @@ mod tests {
                 "{r}"
             );
         }
-        let answer = |r: &str| {
-            String::from_utf8(fast_answer(r).unwrap_or_default()).unwrap_or_default()
-        };
+        let answer =
+            |r: &str| String::from_utf8(fast_answer(r).unwrap_or_default()).unwrap_or_default();
         assert!(answer(requests[8]).contains(r#""structuredContent":{"result":3}"#));
         assert!(answer(requests[9]).contains(r#""structuredContent":{"z":1,"a":2}"#));
         assert!(answer(requests[10]).contains(r#""output":{"z":1,"a":2}"#));

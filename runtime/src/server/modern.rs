@@ -64,7 +64,9 @@ pub(crate) fn version_of(params: &Map<String, Value>) -> Result<Option<String>, 
     if !meta.contains_key(CLIENT_CAPABILITIES_KEY) {
         return Err(Refusal::new(
             -32602,
-            format!("Invalid params: params._meta is missing the required key {CLIENT_CAPABILITIES_KEY}"),
+            format!(
+                "Invalid params: params._meta is missing the required key {CLIENT_CAPABILITIES_KEY}"
+            ),
         ));
     }
     let Some(version) = version.as_str() else {
