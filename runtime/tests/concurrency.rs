@@ -1,0 +1,571 @@
+//! The server as a concurrent MCP server: calls answered as they finish,
+//! serial tool sets, cancellation, progress, a bounded queue, time limits on
+//! the pool, `tools/list` pages and change notifications, and MCP
+//! 2026-07-28 requests. No timing is asserted: handlers wait on channels
+//! that the test releases, and a generous receive limit turns a deadlock
+//! into a failure instead of a hang.
+
+use std::io::{Read, Write};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use toolgen_runtime::server::{Outbox, Outgoing, Submitted};
+use toolgen_runtime::{Call, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolOutput};
+
+/// Long enough never to be reached when things work.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+fn descriptor(id: &str, timeout: Option<Duration>) -> ToolDescriptor {
+    ToolDescriptor {
+        id: id.to_owned(),
+        name: id.to_owned(),
+        description: format!("The {id} tool."),
+        category: "test".to_owned(),
+        safety_level: "read-only".to_owned(),
+        tier: "core".to_owned(),
+        input_schema: json!({"type": "object"}),
+        output_schema: None,
+        timeout,
+        requires_approval: false,
+        notes: None,
+        listing: None,
+    }
+}
+
+fn info() -> ServerInfo {
+    ServerInfo::new("concurrency-test", "1.2.3")
+}
+
+fn handler(f: impl Fn(Call, Map<String, Value>) -> ToolOutput + Send + Sync + 'static) -> Handler {
+    Arc::new(move |c, a| Ok(f(c, a)))
+}
+
+/// A gate a handler waits at until the test opens it.
+#[derive(Clone)]
+struct Gate(Arc<Mutex<Receiver<()>>>);
+
+fn gate() -> (Sender<()>, Gate) {
+    let (tx, rx) = channel();
+    (tx, Gate(Arc::new(Mutex::new(rx))))
+}
+
+impl Gate {
+    fn wait(&self) {
+        let rx = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = rx.recv_timeout(PATIENCE);
+    }
+}
+
+/// An input that yields the lines the test sends, as they are sent.
+struct Lines(Receiver<Vec<u8>>, Vec<u8>);
+
+impl Read for Lines {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.1.is_empty() {
+            match self.0.recv() {
+                Ok(line) => self.1 = line,
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.1.len());
+        buf[..n].copy_from_slice(&self.1[..n]);
+        self.1.drain(..n);
+        Ok(n)
+    }
+}
+
+/// An output that hands each written line to the test.
+struct Sink(Sender<Value>, Vec<u8>);
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.1.extend_from_slice(buf);
+        while let Some(i) = self.1.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.1.drain(..=i).collect();
+            let v = serde_json::from_slice(&line).unwrap_or(Value::Null);
+            let _ = self.0.send(v);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A server on stdio in a thread: send lines, receive messages.
+struct Running {
+    input: Option<Sender<Vec<u8>>>,
+    output: Receiver<Value>,
+    done: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Running {
+    fn start(server: Server) -> Running {
+        let (in_tx, in_rx) = channel();
+        let (out_tx, out_rx) = channel();
+        let done = std::thread::spawn(move || {
+            let _ = server.serve(Lines(in_rx, Vec::new()), Sink(out_tx, Vec::new()));
+        });
+        Running {
+            input: Some(in_tx),
+            output: out_rx,
+            done: Some(done),
+        }
+    }
+
+    fn send(&self, v: Value) {
+        let mut line = v.to_string().into_bytes();
+        line.push(b'\n');
+        if let Some(i) = &self.input {
+            let _ = i.send(line);
+        }
+    }
+
+    fn next(&self) -> Value {
+        self.output
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|_| panic!("no message within {PATIENCE:?}"))
+    }
+
+    /// Ends the input and returns every message written after it.
+    fn close(mut self) -> Vec<Value> {
+        self.input = None;
+        if let Some(d) = self.done.take() {
+            let _ = d.join();
+        }
+        self.output.try_iter().collect()
+    }
+}
+
+fn call(id: u64, tool: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}})
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+}
+
+#[test]
+fn a_slow_call_does_not_hold_up_a_fast_one() {
+    let (release, slow_gate) = gate();
+    let server = Server::new(info(), &["core"], "core")
+        .pool_size(2)
+        .tool(
+            descriptor("slow", None),
+            handler(move |_, _| {
+                slow_gate.wait();
+                ToolOutput::new(json!({"slow": true}))
+            }),
+        )
+        .and_then(|s| {
+            s.tool(
+                descriptor("fast", None),
+                handler(|_, _| ToolOutput::new(json!({"fast": true}))),
+            )
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    r.send(initialize());
+    assert_eq!(r.next()["id"], 0);
+    r.send(call(1, "slow"));
+    r.send(call(2, "fast"));
+    // The slow call waits for the test, which waits for the fast answer.
+    let first = r.next();
+    assert_eq!(first["id"], 2, "{first}");
+    assert_eq!(first["result"]["structuredContent"]["fast"], true);
+    let _ = release.send(());
+    assert_eq!(r.next()["id"], 1);
+    assert!(r.close().is_empty());
+}
+
+#[test]
+fn a_serial_tool_set_runs_one_call_at_a_time_in_order() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = log.clone();
+    let server = Server::new(info(), &["core"], "core")
+        .pool_size(4)
+        .serial(true)
+        .tool(
+            descriptor("step", None),
+            handler(move |_, a| {
+                let n = a.get("n").and_then(Value::as_u64).unwrap_or(0);
+                l.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(format!("start {n}"));
+                std::thread::sleep(Duration::from_millis(20));
+                l.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(format!("end {n}"));
+                ToolOutput::new(json!({}))
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    for n in 1..=4 {
+        r.send(json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"tool": "step", "arguments": {"n": n}}}));
+    }
+    let ids: Vec<Value> = (0..4).map(|_| r.next()["id"].clone()).collect();
+    assert_eq!(ids, vec![json!(1), json!(2), json!(3), json!(4)]);
+    let log = log.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let expected: Vec<String> = (1..=4)
+        .flat_map(|n| [format!("start {n}"), format!("end {n}")])
+        .collect();
+    assert_eq!(log, expected);
+    r.close();
+}
+
+#[test]
+fn a_cancelled_call_gets_no_response_and_its_handler_sees_the_cancel() {
+    let (started_tx, started) = channel();
+    let (saw_tx, saw) = channel();
+    let started_tx = Mutex::new(started_tx);
+    let saw_tx = Mutex::new(saw_tx);
+    let server = Server::new(info(), &["core"], "core")
+        .tool(
+            descriptor("long", None),
+            handler(move |call, _| {
+                let _ = started_tx.lock().map(|t| t.send(()));
+                let flag = Arc::new(Mutex::new(false));
+                let f = flag.clone();
+                call.on_cancel(move || *f.lock().unwrap_or_else(|p| p.into_inner()) = true);
+                while !call.is_cancelled() {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                let callback_ran = *flag.lock().unwrap_or_else(|p| p.into_inner());
+                let _ = saw_tx.lock().map(|t| t.send(callback_ran));
+                ToolOutput::new(json!({"late": true}))
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    r.send(initialize());
+    r.next();
+    r.send(call(7, "long"));
+    let _ = started.recv_timeout(PATIENCE);
+    r.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "user"}}));
+    assert_eq!(
+        saw.recv_timeout(PATIENCE),
+        Ok(true),
+        "the handler saw the cancel and its callback ran"
+    );
+    r.send(json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}));
+    assert_eq!(r.next()["id"], 8);
+    let rest = r.close();
+    assert!(
+        rest.iter().all(|m| m["id"] != 7),
+        "no response for the cancelled call: {rest:?}"
+    );
+}
+
+#[test]
+fn progress_notifications_arrive_in_order_before_the_result() {
+    let server = Server::new(info(), &["core"], "core")
+        .tool(
+            descriptor("work", None),
+            handler(|call, _| {
+                for i in 1..=5 {
+                    call.progress(f64::from(i), Some(5.0), Some(&format!("step {i}")));
+                }
+                ToolOutput::new(json!({"done": true}))
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    r.send(initialize());
+    r.next();
+    r.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "work", "arguments": {}, "_meta": {"progressToken": "tok"}}}));
+    for i in 1..=5 {
+        let n = r.next();
+        assert_eq!(n["method"], "notifications/progress", "{n}");
+        assert_eq!(
+            n["params"],
+            json!({"progressToken": "tok", "progress": f64::from(i), "total": 5.0, "message": format!("step {i}")})
+        );
+    }
+    assert_eq!(r.next()["id"], 3);
+    // Without a token, nothing but the result.
+    r.send(call(4, "work"));
+    assert_eq!(r.next()["id"], 4);
+    r.close();
+}
+
+#[test]
+fn a_full_queue_answers_busy_at_once() {
+    let (release, g) = gate();
+    let g2 = g.clone();
+    let server = Server::new(info(), &["core"], "core")
+        .pool_size(1)
+        .queue_limit(1)
+        .tool(
+            descriptor("block", None),
+            handler(move |_, _| {
+                g2.wait();
+                ToolOutput::new(json!({}))
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut session = Session::default();
+    let (tx, rx) = channel::<Outgoing>();
+    let reply: Arc<dyn Outbox> = Arc::new(tx);
+    let req = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"tool": "block", "arguments": {}}}).to_string()
+    };
+    // One running, one waiting: both accepted.
+    assert_eq!(
+        server.submit(&mut session, req(1).as_bytes(), &reply),
+        Submitted::Pending
+    );
+    // Let the first reach its worker before the second queues.
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(
+        server.submit(&mut session, req(2).as_bytes(), &reply),
+        Submitted::Pending
+    );
+    // The third finds the queue full and is answered at once, by the outbox.
+    assert_eq!(
+        server.submit(&mut session, req(3).as_bytes(), &reply),
+        Submitted::Pending
+    );
+    let busy = rx
+        .recv_timeout(PATIENCE)
+        .map(|m| m.bytes().to_vec())
+        .unwrap_or_default();
+    let busy: Value = serde_json::from_slice(&busy).unwrap_or_default();
+    assert_eq!(busy["id"], 3);
+    assert_eq!(busy["error"]["code"], -32000);
+    assert_eq!(busy["error"]["data"]["details"]["busy"], true);
+    assert!(
+        busy["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("busy"))
+    );
+    drop(g);
+    let _ = release.send(());
+    let _ = release.send(());
+    let mut ids: Vec<Value> = (0..2)
+        .map(|_| {
+            let m = rx
+                .recv_timeout(PATIENCE)
+                .map(|m| m.bytes().to_vec())
+                .unwrap_or_default();
+            serde_json::from_slice::<Value>(&m).unwrap_or_default()["id"].clone()
+        })
+        .collect();
+    ids.sort_by_key(|v| v.as_u64());
+    assert_eq!(ids, vec![json!(1), json!(2)]);
+}
+
+#[test]
+fn an_overrun_call_is_answered_and_the_pool_keeps_serving() {
+    let (release, g) = gate();
+    let server = Server::new(info(), &["core"], "core")
+        .pool_size(1)
+        .tool(
+            descriptor("hangs", Some(Duration::from_millis(50))),
+            handler(move |_, _| {
+                g.wait();
+                ToolOutput::new(json!({}))
+            }),
+        )
+        .and_then(|s| {
+            s.tool(
+                descriptor("quick", None),
+                handler(|_, _| ToolOutput::new(json!({"ok": 1}))),
+            )
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    r.send(initialize());
+    r.next();
+    r.send(call(1, "hangs"));
+    let timed_out = r.next();
+    assert_eq!(timed_out["id"], 1);
+    assert_eq!(timed_out["result"]["isError"], true);
+    assert_eq!(timed_out["result"]["_meta"]["error"]["code"], -32003);
+    // The only worker is still stuck in `hangs`; a new one serves this.
+    r.send(call(2, "quick"));
+    assert_eq!(r.next()["id"], 2);
+    let _ = release.send(());
+    assert!(
+        r.close().is_empty(),
+        "no late answer for the abandoned call"
+    );
+}
+
+fn many_tools(n: usize) -> Server {
+    let mut s = Server::new(info(), &["core"], "core").page_size(2);
+    for i in 0..n {
+        s = s
+            .tool(
+                descriptor(&format!("tool.{i}"), None),
+                handler(|_, _| ToolOutput::new(json!({}))),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    s
+}
+
+fn request(server: &Server, session: &mut Session, v: Value) -> Value {
+    let out = server
+        .handle(session, v.to_string().as_bytes())
+        .unwrap_or_default();
+    serde_json::from_slice(&out).unwrap_or_default()
+}
+
+#[test]
+fn tools_list_pages_by_cursor_in_a_stable_order() {
+    let server = many_tools(5);
+    let mut session = Session::default();
+    request(&server, &mut session, initialize());
+    let mut names = Vec::new();
+    let mut cursor = Value::Null;
+    for page in 0.. {
+        assert!(page < 10, "pagination ends");
+        let mut params = json!({});
+        if !cursor.is_null() {
+            params["cursor"] = cursor.clone();
+        }
+        let r = request(
+            &server,
+            &mut session,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}),
+        );
+        let tools = r["result"]["tools"].as_array().cloned().unwrap_or_default();
+        assert!(tools.len() <= 2);
+        names.extend(
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().unwrap_or("").to_owned()),
+        );
+        cursor = r["result"]["nextCursor"].clone();
+        if cursor.is_null() {
+            break;
+        }
+    }
+    assert_eq!(
+        names,
+        vec!["tool.0", "tool.1", "tool.2", "tool.3", "tool.4"]
+    );
+    for bad in [json!("nonsense"), json!(42), json!("t1.zz")] {
+        let r = request(
+            &server,
+            &mut session,
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": bad}}),
+        );
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+    }
+}
+
+#[test]
+fn adding_or_removing_a_tool_tells_mcp_clients() {
+    let server = many_tools(1);
+    let (tx, rx) = channel::<Outgoing>();
+    let notify: Arc<dyn Outbox> = Arc::new(tx);
+    let mut session = Session::with_notifications(notify.clone());
+    let init = request(&server, &mut session, initialize());
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+    server
+        .add_tool(
+            descriptor("late", None),
+            handler(|_, _| ToolOutput::new(json!({}))),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let n = rx
+        .recv_timeout(PATIENCE)
+        .map(|m| m.bytes().to_vec())
+        .unwrap_or_default();
+    assert_eq!(
+        serde_json::from_slice::<Value>(&n).unwrap_or_default(),
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    );
+    let r = request(
+        &server,
+        &mut session,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "late", "arguments": {}}}),
+    );
+    assert_eq!(r["result"]["isError"], false);
+    assert!(server.remove_tool("late"));
+    assert!(rx.recv_timeout(PATIENCE).is_ok());
+    assert!(!server.remove_tool("late"));
+    let r = request(
+        &server,
+        &mut session,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "late", "arguments": {}}}),
+    );
+    assert_eq!(r["error"]["code"], -32602);
+}
+
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"}
+    })
+}
+
+#[test]
+fn modern_requests_need_no_handshake() {
+    let server = many_tools(1).instructions("Use tool.0.");
+    let mut session = Session::default();
+    let d = request(
+        &server,
+        &mut session,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": modern_meta()}}),
+    );
+    let r = &d["result"];
+    assert_eq!(r["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(r["resultType"], "complete");
+    assert_eq!(r["instructions"], "Use tool.0.");
+    assert_eq!(
+        r["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name": "concurrency-test", "version": "1.2.3"})
+    );
+    // tools/list and tools/call without `initialize`.
+    let l = request(
+        &server,
+        &mut session,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": modern_meta()}}),
+    );
+    assert_eq!(l["result"]["tools"][0]["name"], "tool.0");
+    assert_eq!(l["result"]["resultType"], "complete");
+    let c = request(
+        &server,
+        &mut session,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "tool.0", "arguments": {}, "_meta": modern_meta()}}),
+    );
+    assert_eq!(c["result"]["resultType"], "complete");
+    assert_eq!(c["result"]["isError"], false);
+    assert_eq!(
+        c["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "concurrency-test"
+    );
+    // The envelope is checked.
+    let mut no_caps = modern_meta();
+    no_caps
+        .as_object_mut()
+        .map(|m| m.remove("io.modelcontextprotocol/clientCapabilities"));
+    let e = request(
+        &server,
+        &mut session,
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": no_caps}}),
+    );
+    assert_eq!(e["error"]["code"], -32602);
+    let mut old = modern_meta();
+    old["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let e = request(
+        &server,
+        &mut session,
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": old}}),
+    );
+    assert_eq!(e["error"]["code"], -32022);
+    assert_eq!(
+        e["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "2099-01-01"})
+    );
+    // The same server still speaks the handshake era.
+    let i = request(&server, &mut session, initialize());
+    assert_eq!(i["result"]["protocolVersion"], "2025-11-25");
+    assert!(i["result"].get("resultType").is_none());
+}
