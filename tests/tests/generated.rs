@@ -135,6 +135,9 @@ fn the_bundled_runtime_is_the_workspace_runtime() {
             if !features.is_empty() {
                 options.push(format!("features = [{}]", features.join(", ")));
             }
+            if d["optional"] == true {
+                options.push("optional = true".to_owned());
+            }
             let spec = if options.is_empty() {
                 format!("\"{version}\"")
             } else {
@@ -149,6 +152,26 @@ fn the_bundled_runtime_is_the_workspace_runtime() {
         .map(|(n, s)| ((*n).to_owned(), (*s).to_owned()))
         .collect();
     assert_eq!(bundled, declared, "the bundled runtime's [dependencies]");
+    let mut features: Vec<(String, Vec<String>)> = package["features"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, deps)| {
+            let deps = deps
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d.as_str().map(str::to_owned))
+                .collect();
+            (name.clone(), deps)
+        })
+        .collect();
+    features.sort();
+    let bundled: Vec<(String, Vec<String>)> = toolgen::emit::runtime_crate::FEATURES
+        .iter()
+        .map(|(n, d)| ((*n).to_owned(), d.iter().map(|s| (*s).to_owned()).collect()))
+        .collect();
+    assert_eq!(bundled, features, "the bundled runtime's [features]");
 }
 
 /// The C# bridge package toolgen bundles is `runtime/csharp/`, file for file.

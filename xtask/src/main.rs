@@ -249,7 +249,13 @@ fn mcp_client() -> Result<(), String> {
         "MCP Python SDK client against editormcp-server",
         Command::new(&python)
             .arg(root().join("tests/mcp_client/client.py"))
-            .arg(server),
+            .arg(&server),
+    )?;
+    step(
+        "MCP Python SDK Streamable HTTP client against editormcp-server --http",
+        Command::new(&python)
+            .arg(root().join("tests/mcp_client/http_client.py"))
+            .arg(&server),
     )
 }
 

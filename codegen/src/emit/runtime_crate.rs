@@ -38,6 +38,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/nullable.rs"),
     ),
     (
+        "src/server/control.rs",
+        include_str!("../../../runtime/src/server/control.rs"),
+    ),
+    (
         "src/server/envelope.rs",
         include_str!("../../../runtime/src/server/envelope.rs"),
     ),
@@ -50,6 +54,18 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/server/fast.rs"),
     ),
     (
+        "src/server/http/auth.rs",
+        include_str!("../../../runtime/src/server/http/auth.rs"),
+    ),
+    (
+        "src/server/http/body.rs",
+        include_str!("../../../runtime/src/server/http/body.rs"),
+    ),
+    (
+        "src/server/http/mod.rs",
+        include_str!("../../../runtime/src/server/http/mod.rs"),
+    ),
+    (
         "src/server/jsonrpc.rs",
         include_str!("../../../runtime/src/server/jsonrpc.rs"),
     ),
@@ -60,6 +76,14 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "src/server/mod.rs",
         include_str!("../../../runtime/src/server/mod.rs"),
+    ),
+    (
+        "src/server/modern.rs",
+        include_str!("../../../runtime/src/server/modern.rs"),
+    ),
+    (
+        "src/server/pool.rs",
+        include_str!("../../../runtime/src/server/pool.rs"),
     ),
     (
         "src/server/stdio.rs",
@@ -90,12 +114,41 @@ pub const FILES: &[(&str, &str)] = &[
 /// The runtime's `[dependencies]`, as its own Cargo.toml (with the
 /// workspace's versions and features) declares them.
 pub const DEPENDENCIES: &[(&str, &str)] = &[
+    ("bytes", "{ version = \"1\", optional = true }"),
+    ("http-body-util", "{ version = \"0.1\", optional = true }"),
+    (
+        "hyper",
+        "{ version = \"1\", default-features = false, features = [\"server\", \"http1\"], optional = true }",
+    ),
+    (
+        "hyper-util",
+        "{ version = \"0.1\", default-features = false, features = [\"tokio\"], optional = true }",
+    ),
     (
         "jsonschema",
         "{ version = \"0.61\", default-features = false }",
     ),
     ("serde", "{ version = \"1\", features = [\"derive\"] }"),
     ("serde_json", "\"1\""),
+    (
+        "tokio",
+        "{ version = \"1\", default-features = false, features = [\"rt-multi-thread\", \"net\", \"sync\", \"time\", \"macros\", \"signal\"], optional = true }",
+    ),
+];
+
+/// The runtime's `[features]`, as its own Cargo.toml declares them.
+pub const FEATURES: &[(&str, &[&str])] = &[
+    ("default", &[]),
+    (
+        "http",
+        &[
+            "dep:tokio",
+            "dep:hyper",
+            "dep:hyper-util",
+            "dep:http-body-util",
+            "dep:bytes",
+        ],
+    ),
 ];
 
 /// The `toolgen-runtime = ...` line of a generated crate's Cargo.toml;
@@ -135,6 +188,11 @@ pub fn cargo_toml(regenerate: &str) -> String {
     );
     for (name, spec) in DEPENDENCIES {
         text.push_str(&format!("{name} = {spec}\n"));
+    }
+    text.push_str("\n[features]\n");
+    for (name, deps) in FEATURES {
+        let deps: Vec<String> = deps.iter().map(|d| format!("{d:?}")).collect();
+        text.push_str(&format!("{name} = [{}]\n", deps.join(", ")));
     }
     text
 }

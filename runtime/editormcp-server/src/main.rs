@@ -1,11 +1,15 @@
-//! `editormcp-server`: the 18 EditorMCP core tools over stdio, speaking both the
+//! `editormcp-server`: the 18 EditorMCP core tools over stdio or HTTP, speaking both the
 //! EditorMCP envelope and standard MCP (newline-delimited JSON-RPC), backed by
 //! an in-memory demo Unity project.
 //!
 //! ```text
 //! editormcp-server [--tier core|tier1|...] [--project demo-project.json] [--execution worker|inline]
 //! editormcp-server --bridge 127.0.0.1:PORT [--tier ...]
+//! editormcp-server --http 127.0.0.1:8080 [--stateless] [--token-env VAR | --token-file PATH]
 //! ```
+//!
+//! With `--http`, the same server speaks Streamable HTTP at `/mcp` instead of
+//! stdio (a loopback address unless a token is required).
 //!
 //! With `--bridge`, every tool is forwarded to the generated C# bridge running
 //! inside the Unity Editor (`generated/csharp`, `BridgeServer`) instead of the
@@ -138,50 +142,146 @@ fn editormcp_form(d: &ToolDescriptor) -> Value {
     v
 }
 
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut tier = "core".to_owned();
-    let mut execution = Execution::Worker;
-    let mut project_text = DEMO_PROJECT.to_owned();
-    let mut bridge: Option<String> = None;
+const USAGE: &str = "usage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT]\n       [--execution worker|inline] [--pool N] [--page-size N]\n       [--http ADDR [--stateless] [--allow-origin ORIGIN]... [--token-env VAR | --token-file PATH]]";
+
+/// What the command line asked for.
+struct Options {
+    tier: String,
+    execution: Execution,
+    project_text: String,
+    bridge: Option<String>,
+    pool: Option<usize>,
+    page_size: Option<usize>,
+    http: Option<String>,
+    stateless: bool,
+    origins: Vec<String>,
+    token_env: Option<String>,
+    token_file: Option<String>,
+}
+
+/// The command line, or the exit code of a usage error (or of `--help`).
+fn parse(args: &[String]) -> Result<Options, ExitCode> {
+    let mut o = Options {
+        tier: "core".to_owned(),
+        execution: Execution::Worker,
+        project_text: DEMO_PROJECT.to_owned(),
+        bridge: None,
+        pool: None,
+        page_size: None,
+        http: None,
+        stateless: false,
+        origins: Vec::new(),
+        token_env: None,
+        token_file: None,
+    };
     let mut it = args.iter();
+    let number = |v: Option<&String>, flag: &str| -> Result<usize, ExitCode> {
+        v.and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .ok_or_else(|| usage(&format!("{flag} needs a positive whole number")))
+    };
+    let value = |v: Option<&String>, what: &str| -> Result<String, ExitCode> {
+        v.cloned().ok_or_else(|| usage(what))
+    };
     while let Some(a) = it.next() {
         match a.as_str() {
             "--tier" => match it.next() {
-                Some(t) if TIERS.contains(&t.as_str()) => tier = t.clone(),
-                _ => return usage(&format!("--tier needs one of {}", TIERS.join(", "))),
+                Some(t) if TIERS.contains(&t.as_str()) => o.tier = t.clone(),
+                _ => return Err(usage(&format!("--tier needs one of {}", TIERS.join(", ")))),
             },
             "--execution" => match it.next().map(String::as_str) {
-                Some("worker") => execution = Execution::Worker,
-                Some("inline") => execution = Execution::Inline,
+                Some("worker") => o.execution = Execution::Worker,
+                Some("inline") => o.execution = Execution::Inline,
                 _ => {
-                    return usage(
-                        "--execution needs `worker` (default: hung tools are abandoned) or `inline` (faster)",
-                    );
+                    return Err(usage(
+                        "--execution needs `worker` (default: calls run concurrently, hung tools are abandoned) or `inline` (one at a time, faster)",
+                    ));
                 }
             },
             "--bridge" => match it.next() {
-                Some(a) if a.contains(':') => bridge = Some(a.clone()),
-                _ => return usage("--bridge needs the bridge's address, e.g. 127.0.0.1:8765"),
+                Some(a) if a.contains(':') => o.bridge = Some(a.clone()),
+                _ => {
+                    return Err(usage(
+                        "--bridge needs the bridge's address, e.g. 127.0.0.1:8765",
+                    ));
+                }
             },
             "--project" => match it.next().map(std::fs::read_to_string) {
-                Some(Ok(text)) => project_text = text,
-                Some(Err(e)) => return usage(&format!("cannot read the project file: {e}")),
-                None => return usage("--project needs a path"),
+                Some(Ok(text)) => o.project_text = text,
+                Some(Err(e)) => return Err(usage(&format!("cannot read the project file: {e}"))),
+                None => return Err(usage("--project needs a path")),
             },
+            "--pool" => o.pool = Some(number(it.next(), "--pool")?),
+            "--page-size" => o.page_size = Some(number(it.next(), "--page-size")?),
+            "--http" => {
+                o.http = Some(value(
+                    it.next(),
+                    "--http needs an address, e.g. 127.0.0.1:8080",
+                )?)
+            }
+            "--stateless" => o.stateless = true,
+            "--allow-origin" => o.origins.push(value(
+                it.next(),
+                "--allow-origin needs an origin, e.g. https://app.example.com",
+            )?),
+            "--token-env" => {
+                o.token_env = Some(value(it.next(), "--token-env needs a variable name")?)
+            }
+            "--token-file" => o.token_file = Some(value(it.next(), "--token-file needs a path")?),
             "--help" | "-h" => {
                 println!(
-                    "editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT] [--execution worker|inline]\nServes the EditorMCP core tools over stdio (EditorMCP envelope and MCP), from an in-memory demo project or forwarded to the Unity Editor bridge."
+                    "{USAGE}\nServes the EditorMCP core tools over stdio, or Streamable HTTP with --http (endpoint /mcp), speaking the EditorMCP envelope and MCP, from an in-memory demo project or forwarded to the Unity Editor bridge."
                 );
-                return ExitCode::SUCCESS;
+                return Err(ExitCode::SUCCESS);
             }
-            other => return usage(&format!("unknown argument `{other}`")),
+            other => return Err(usage(&format!("unknown argument `{other}`"))),
         }
     }
-    let project: Value = match serde_json::from_str(&project_text) {
+    if o.http.is_none()
+        && (o.stateless || !o.origins.is_empty() || o.token_env.is_some() || o.token_file.is_some())
+    {
+        return Err(usage(
+            "--stateless, --allow-origin, --token-env and --token-file go with --http",
+        ));
+    }
+    if o.token_env.is_some() && o.token_file.is_some() {
+        return Err(usage("pass --token-env or --token-file, not both"));
+    }
+    Ok(o)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let o = match parse(&args) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let project: Value = match serde_json::from_str(&o.project_text) {
         Ok(v) => v,
         Err(e) => return usage(&format!("the project file is not valid JSON: {e}")),
     };
+    let server = match build(&o, project) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("editormcp-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let served = match &o.http {
+        Some(address) => serve_http(server, &o, address),
+        None => server.serve(std::io::stdin().lock(), std::io::stdout()),
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("editormcp-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The server the options describe: the demo project or the bridge.
+fn build(o: &Options, project: Value) -> Result<Server, String> {
     let forms = TOOLS
         .iter()
         .map(|t| editormcp_form(&t.descriptor()))
@@ -203,36 +303,62 @@ fn main() -> ExitCode {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         extra,
     };
-    let server = Server::new(info, TIERS, &tier).execution(execution);
-    let server = match bridge {
+    let mut server = Server::new(info, TIERS, &o.tier).execution(o.execution);
+    if let Some(n) = o.pool {
+        server = server.pool_size(n);
+    }
+    if let Some(n) = o.page_size {
+        server = server.page_size(n);
+    }
+    match &o.bridge {
+        // Unity runs tools on its one main thread: one call at a time.
         Some(address) => toolgen_runtime::bridge::forward(
-            server,
+            server.serial(true),
             TOOLS,
-            Arc::new(toolgen_runtime::bridge::Bridge::new(address)),
+            Arc::new(toolgen_runtime::bridge::Bridge::new(address.clone())),
         ),
         None => editormcp::register(server, Arc::new(DemoTools(demo))),
-    };
-    let server = match server {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("editormcp-server: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    match server.serve(stdin.lock(), stdout) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("editormcp-server: {e}");
-            ExitCode::FAILURE
-        }
     }
 }
 
-fn usage(message: &str) -> ExitCode {
+#[cfg(feature = "http")]
+fn serve_http(server: Server, o: &Options, address: &str) -> std::io::Result<()> {
+    use toolgen_runtime::server::http::{Auth, HttpOptions};
+    let address = address.parse().map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("--http {address}: not an address ({e}); write it as 127.0.0.1:8080"),
+        )
+    })?;
+    let auth = match (&o.token_env, &o.token_file) {
+        (Some(var), _) => Some(Auth::token_from_env(var)?),
+        (_, Some(path)) => Some(Auth::token_from_file(std::path::Path::new(path))?),
+        _ => None,
+    };
+    let options = HttpOptions {
+        address,
+        stateless: o.stateless,
+        allowed_origins: o.origins.clone(),
+        auth,
+        ..HttpOptions::default()
+    };
+    let bound = toolgen_runtime::server::http::HttpServer::bind(Arc::new(server), options)?;
     eprintln!(
-        "editormcp-server: {message}\nusage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT] [--execution worker|inline]"
+        "editormcp-server: serving MCP at http://{}/mcp",
+        bound.local_addr()?
     );
+    bound.run_until_signal(std::time::Duration::from_secs(10))
+}
+
+#[cfg(not(feature = "http"))]
+fn serve_http(_: Server, _: &Options, _: &str) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "this editormcp-server was built without the `http` feature",
+    ))
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("editormcp-server: {message}\n{USAGE}");
     ExitCode::from(2)
 }

@@ -207,6 +207,15 @@ impl InFlight {
         }
     }
 
+    /// Cancels every call in flight (the connection or session ended).
+    pub(crate) fn cancel_all(&self) {
+        let calls: Vec<_> = lock(&self.calls).drain().map(|(_, c)| c).collect();
+        for c in calls.into_iter().filter_map(|w| w.upgrade()) {
+            c.cancel();
+        }
+        self.drained.notify_all();
+    }
+
     pub(crate) fn contains(&self, key: &str) -> bool {
         lock(&self.calls).contains_key(key)
     }

@@ -81,7 +81,12 @@ pub(super) fn answer(
         "server/discover" => Ok(super::modern::discover(server).into()),
         "ping" => Ok(json!({}).into()),
         "tools/list" if modern || session.mcp_version.is_some() => {
-            list(server, params).map(Answer::from)
+            list(server, params).map(|mut v| {
+                if modern {
+                    super::modern::cache_hints(&mut v);
+                }
+                Answer::from(v)
+            })
         }
         "tools/call" if params.contains_key("name") => string_param(params, "name")
             .map(|name| name.to_owned())

@@ -26,6 +26,8 @@ mod control;
 mod envelope;
 mod execution;
 mod fast;
+#[cfg(feature = "http")]
+pub mod http;
 mod jsonrpc;
 mod mcp;
 mod modern;
@@ -679,8 +681,9 @@ mod tests {
             assert!(s.fast_call(r.as_bytes()).is_none(), "{r}");
         }
         // An unknown MCP tool is read fast and answered as a protocol error.
-        for r in [r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#] {
-            assert!(fast_answer(r).is_some_and(|a| String::from_utf8_lossy(&a).contains("-32602")));
-        }
+        let unknown = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#;
+        assert!(
+            fast_answer(unknown).is_some_and(|a| String::from_utf8_lossy(&a).contains("-32602"))
+        );
     }
 }

@@ -106,6 +106,16 @@ pub(crate) fn capabilities(modern: bool) -> Value {
     }
 }
 
+/// The caching directives a 2026-07-28 list or discover result carries:
+/// stale at once, and for this client only (tools can be added at run
+/// time, and a caller's tier may differ from another's).
+pub(crate) fn cache_hints(result: &mut Value) {
+    if let Value::Object(m) = result {
+        m.insert("ttlMs".to_owned(), json!(0));
+        m.insert("cacheScope".to_owned(), json!("private"));
+    }
+}
+
 /// `server/discover`: the versions this server speaks per request, its
 /// capabilities and instructions.
 pub(crate) fn discover(server: &Server) -> Value {
@@ -113,6 +123,7 @@ pub(crate) fn discover(server: &Server) -> Value {
         "supportedVersions": MCP_MODERN_VERSIONS,
         "capabilities": capabilities(true),
     });
+    cache_hints(&mut r);
     if let Some(i) = &server.instructions {
         r["instructions"] = json!(i);
     }
