@@ -1,6 +1,9 @@
 """The comparison server for `cargo xtask bench-server`: the official MCP Python SDK
 (PyPI `mcp` 2.x, MCPServer) serving a tool equivalent to editormcp-server's
-`project.info` over stdio."""
+`project.info`, over stdio, or over Streamable HTTP with `--http PORT` (stateless, JSON
+responses: the SDK's fastest HTTP configuration)."""
+import sys
+
 from mcp.server.mcpserver import MCPServer
 
 server = MCPServer("python-sdk-server")
@@ -18,4 +21,13 @@ def project_info() -> dict:
 
 
 if __name__ == "__main__":
-    server.run()
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        server.run(
+            transport="streamable-http",
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            json_response=True,
+            stateless_http=True,
+        )
+    else:
+        server.run()

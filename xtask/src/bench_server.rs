@@ -1,11 +1,16 @@
-//! `cargo xtask bench-server`: MCP over stdio, toolgen's `editormcp-server`
-//! against a server written with the official MCP Python SDK (`MCPServer`,
+//! `cargo xtask bench-server`: toolgen's `editormcp-server` against a server
+//! written with the official MCP Python SDK (`MCPServer`,
 //! tests/bench/py_server.py) serving an equivalent tool, in one run.
 //!
-//! For each server: the MCP handshake, then N `tools/call project.info`
-//! requests, sequentially (send, wait, repeat) and pipelined (a writer thread
-//! sends all N while the reader collects responses). Reports requests per
-//! second and p50/p99 latency (send to response, per request).
+//! - stdio: the MCP handshake, then N `tools/call project.info` requests,
+//!   sequentially (send, wait, repeat) and pipelined (a writer thread sends
+//!   all N while the reader collects responses);
+//! - Streamable HTTP (both servers stateless, JSON responses): N calls from
+//!   one client (send, wait, repeat) and from 64 clients at once, each on
+//!   its own keep-alive connection.
+//!
+//! Reports requests per second and p50/p99 latency (send to response, per
+//! request).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -116,6 +121,260 @@ fn measure(cmd: &[String], n: usize, pipelined: bool) -> std::result::Result<Res
     })
 }
 
+/// One HTTP/1.1 keep-alive connection posting `tools/call project.info`.
+struct HttpClient {
+    stream: std::net::TcpStream,
+    reader: BufReader<std::net::TcpStream>,
+    request: Vec<u8>,
+}
+
+impl HttpClient {
+    fn connect(addr: std::net::SocketAddr) -> std::result::Result<HttpClient, String> {
+        let stream = std::net::TcpStream::connect(addr).map_err(|e| format!("{addr}: {e}"))?;
+        let _ = stream.set_nodelay(true);
+        let reader = BufReader::new(stream.try_clone().map_err(|e| e.to_string())?);
+        let body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"project.info\",\"arguments\":{}}}";
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .into_bytes();
+        Ok(HttpClient {
+            stream,
+            reader,
+            request,
+        })
+    }
+
+    /// One call: the request out, the whole response in (checked).
+    fn call(&mut self) -> std::result::Result<(), String> {
+        self.stream
+            .write_all(&self.request)
+            .map_err(|e| e.to_string())?;
+        let mut line = String::new();
+        let mut length = None;
+        let mut status_ok = false;
+        loop {
+            line.clear();
+            if self
+                .reader
+                .read_line(&mut line)
+                .map_err(|e| e.to_string())?
+                == 0
+            {
+                return Err("the server closed the connection".to_owned());
+            }
+            let l = line.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            if l.starts_with("HTTP/1.1 ") {
+                status_ok = l.starts_with("HTTP/1.1 200");
+            }
+            if let Some((k, v)) = l.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    length = v.trim().parse::<usize>().ok();
+                }
+            }
+        }
+        let length = length.ok_or("a response without Content-Length")?;
+        let mut body = vec![0; length];
+        std::io::Read::read_exact(&mut self.reader, &mut body).map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&body);
+        if !status_ok || id_of(&text).is_none() {
+            return Err(format!("bad response: {text}"));
+        }
+        Ok(())
+    }
+}
+
+/// N calls over HTTP from `clients` connections at once.
+fn measure_http(
+    addr: std::net::SocketAddr,
+    n: usize,
+    clients: usize,
+) -> std::result::Result<Result, String> {
+    let per = n / clients;
+    let started = Instant::now();
+    let threads: Vec<_> = (0..clients)
+        .map(|_| {
+            std::thread::spawn(move || -> std::result::Result<Vec<Duration>, String> {
+                let mut c = HttpClient::connect(addr)?;
+                let mut lat = Vec::with_capacity(per);
+                for _ in 0..per {
+                    let t = Instant::now();
+                    c.call()?;
+                    lat.push(t.elapsed());
+                }
+                Ok(lat)
+            })
+        })
+        .collect();
+    let mut lat = Vec::with_capacity(n);
+    for t in threads {
+        lat.extend(t.join().map_err(|_| "client thread panicked")??);
+    }
+    let elapsed = started.elapsed();
+    lat.sort();
+    let total = lat.len();
+    Ok(Result {
+        rps: total as f64 / elapsed.as_secs_f64(),
+        p50: lat[total / 2],
+        p99: lat[(total * 99 / 100).min(total - 1)],
+    })
+}
+
+/// The machine's floor for one client: round trips of a 300-byte message
+/// to a thread that echoes it over loopback TCP (no HTTP, no MCP).
+fn tcp_floor(n: usize) -> std::result::Result<Result, String> {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    std::thread::spawn(move || {
+        if let Ok((mut s, _)) = listener.accept() {
+            let _ = s.set_nodelay(true);
+            let mut buf = [0u8; 1024];
+            while let Ok(n) = s.read(&mut buf) {
+                if n == 0 || s.write_all(&buf[..n]).is_err() {
+                    return;
+                }
+            }
+        }
+    });
+    let mut c = std::net::TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    let _ = c.set_nodelay(true);
+    let message = [b'x'; 300];
+    let mut buf = [0u8; 1024];
+    let mut lat = Vec::with_capacity(n);
+    let started = Instant::now();
+    for _ in 0..n {
+        let t = Instant::now();
+        c.write_all(&message).map_err(|e| e.to_string())?;
+        let mut got = 0;
+        while got < message.len() {
+            got += c.read(&mut buf).map_err(|e| e.to_string())?;
+        }
+        lat.push(t.elapsed());
+    }
+    let elapsed = started.elapsed();
+    lat.sort();
+    Ok(Result {
+        rps: n as f64 / elapsed.as_secs_f64(),
+        p50: lat[n / 2],
+        p99: lat[n * 99 / 100],
+    })
+}
+
+fn free_port() -> std::result::Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())
+}
+
+/// Starts an HTTP server and waits until it accepts connections.
+fn start_http(cmd: &[String], port: u16) -> std::result::Result<std::process::Child, String> {
+    let child = Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", cmd[0]))?;
+    for _ in 0..300 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return Ok(child);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Err(format!("{} did not listen on port {port}", cmd[0]))
+}
+
+fn http_rows(bin: &str, python: &Path, root: &Path) -> std::result::Result<(), String> {
+    println!(
+        "\n| server (Streamable HTTP) | clients | requests | requests/s | p50 latency | p99 latency |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    let mut rows: HashMap<(bool, usize), Result> = HashMap::new();
+    for (rust, inline) in [(true, false), (true, true), (false, false)] {
+        let port = free_port()?;
+        let cmd: Vec<String> = if rust {
+            let mut c: Vec<String> = vec![
+                bin.to_owned(),
+                "--http".into(),
+                format!("127.0.0.1:{port}"),
+                "--stateless".into(),
+            ];
+            if inline {
+                c.extend(["--execution".into(), "inline".into()]);
+            }
+            c
+        } else {
+            vec![
+                python.to_string_lossy().into_owned(),
+                root.join("tests/bench/py_server.py")
+                    .to_string_lossy()
+                    .into_owned(),
+                "--http".into(),
+                port.to_string(),
+            ]
+        };
+        let mut child = start_http(&cmd, port)?;
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let label = match (rust, inline) {
+            (true, false) => "toolgen editormcp-server --stateless",
+            (true, true) => "toolgen editormcp-server --stateless --execution inline",
+            _ => "MCP Python SDK 2.3 MCPServer (stateless, JSON)",
+        };
+        let (n_seq, n_conc) = if rust {
+            (20_000, 64_000)
+        } else {
+            (1_000, 3_200)
+        };
+        // Warm up (connection setup, lazy initialization).
+        let _ = measure_http(addr, 64, 1);
+        for (clients, n) in [(1usize, n_seq), (64, n_conc)] {
+            let r = measure_http(addr, n, clients);
+            let r = match r {
+                Ok(r) => r,
+                Err(e) => {
+                    let _ = child.kill();
+                    return Err(format!("{label}: {e}"));
+                }
+            };
+            println!(
+                "| {label} | {clients} | {n} | {:.0} | {:.1} µs | {:.1} µs |",
+                r.rps,
+                r.p50.as_secs_f64() * 1e6,
+                r.p99.as_secs_f64() * 1e6
+            );
+            if !inline {
+                rows.insert((rust, clients), r);
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let floor = tcp_floor(20_000)?;
+    println!(
+        "| loopback TCP echo, 300 bytes (no HTTP, no MCP): this machine's floor | 1 | 20000 | {:.0} | {:.1} µs | {:.1} µs |",
+        floor.rps,
+        floor.p50.as_secs_f64() * 1e6,
+        floor.p99.as_secs_f64() * 1e6
+    );
+    for clients in [1, 64] {
+        if let (Some(a), Some(b)) = (rows.get(&(true, clients)), rows.get(&(false, clients))) {
+            println!(
+                "\nHTTP, {clients} client(s): toolgen serves {:.0}x the Python SDK's throughput; its p99 {:.0} µs against the SDK's p50 {:.0} µs",
+                a.rps / b.rps,
+                a.p99.as_secs_f64() * 1e6,
+                b.p50.as_secs_f64() * 1e6
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
     let bin = crate::build_server(true)?.to_string_lossy().into_owned();
     let rust = vec![bin.clone()];
@@ -163,5 +422,6 @@ pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
             );
         }
     }
-    Ok(())
+    let bin = crate::build_server(true)?.to_string_lossy().into_owned();
+    http_rows(&bin, python, root)
 }

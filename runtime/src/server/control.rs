@@ -208,6 +208,7 @@ impl InFlight {
     }
 
     /// Cancels every call in flight (the connection or session ended).
+    #[cfg(feature = "http")]
     pub(crate) fn cancel_all(&self) {
         let calls: Vec<_> = lock(&self.calls).drain().map(|(_, c)| c).collect();
         for c in calls.into_iter().filter_map(|w| w.upgrade()) {

@@ -72,7 +72,7 @@ impl Server {
             }),
             None,
         );
-        self.launch(&entry, args, control);
+        self.launch(&entry, args, control, false);
         rx.recv().unwrap_or_else(|_| {
             Err(plain_error(
                 ErrorCode::InternalError,
@@ -82,9 +82,15 @@ impl Server {
         })
     }
 
-    /// Runs a checked call: inline, or on its lane (a full queue answers
-    /// "busy" at once).
-    fn launch(&self, entry: &Arc<Entry>, args: Map<String, Value>, control: Arc<CallControl>) {
+    /// Runs a checked call: inline, or on its lane. A full queue answers
+    /// "busy" at once, or (`wait`) blocks the caller until there is room.
+    fn launch(
+        &self,
+        entry: &Arc<Entry>,
+        args: Map<String, Value>,
+        control: Arc<CallControl>,
+        wait: bool,
+    ) {
         let tool = entry.descriptor.id.clone();
         let limit = self.timeout_of(&entry.descriptor);
         if self.execution == Execution::Inline {
@@ -111,7 +117,13 @@ impl Server {
             arguments: args,
             limit,
         };
-        if let Err(job) = lane.submit(job) {
+        let submitted = if wait {
+            lane.submit_waiting(job);
+            Ok(())
+        } else {
+            lane.submit(job)
+        };
+        if let Err(job) = submitted {
             let busy = plain_error(
                 ErrorCode::ToolExecution,
                 format!(
@@ -174,7 +186,7 @@ impl Server {
                 }),
                 progress,
             );
-            self.launch(&entry, args, control);
+            self.launch(&entry, args, control, false);
             let result = rx.recv().unwrap_or_else(|_| {
                 Err(plain_error(
                     ErrorCode::InternalError,
@@ -194,7 +206,7 @@ impl Server {
         });
         let control = CallControl::new(completion, progress);
         session.calls.insert(key, &control);
-        self.launch(&entry, args, control);
+        self.launch(&entry, args, control, session.wait_when_full);
         Submitted::Pending
     }
 

@@ -128,6 +128,9 @@ pub struct Session {
     pub(crate) calls: Arc<InFlight>,
     /// Where notifications that belong to no request go (`tools/list_changed`).
     notify: Option<Arc<dyn Outbox>>,
+    /// A full queue makes the transport wait (stdio: the pipe pushes back on
+    /// the client) instead of answering "busy".
+    pub(crate) wait_when_full: bool,
 }
 
 impl std::fmt::Debug for Session {

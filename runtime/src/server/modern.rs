@@ -23,6 +23,7 @@ pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 /// -32022: the request's protocol version is not one this server speaks.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// -32020: an HTTP header disagrees with the request body.
+#[cfg(feature = "http")]
 pub const HEADER_MISMATCH: i64 = -32020;
 
 /// A refusal of a modern request: a JSON-RPC error object.

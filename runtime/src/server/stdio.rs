@@ -33,7 +33,9 @@ impl Server {
     /// Serves newline-delimited JSON-RPC until end of input, then waits for
     /// the calls still running and returns. Calls run concurrently (see
     /// [`super::Execution`]); each response is written when its call
-    /// finishes, progress notifications before it. Lines longer than the
+    /// finishes, progress notifications before it. When the pool's queue is
+    /// full, reading pauses until there is room (the pipe pushes back on the
+    /// client; nothing grows without bound). Lines longer than the
     /// request limit are refused without being held in memory. Output is
     /// flushed whenever no further message is waiting, so pipelined
     /// requests are answered in batches.
@@ -41,6 +43,8 @@ impl Server {
         let (tx, rx) = channel();
         let reply: Arc<dyn Outbox> = Arc::new(StdioOutbox(tx.clone()));
         let mut session = Session::with_notifications(reply.clone());
+        // A full queue stops the reading: the pipe pushes back on the client.
+        session.wait_when_full = true;
         std::thread::scope(|scope| {
             let writer = scope.spawn(move || write_lines(&rx, output));
             let read = self.read_lines(input, &mut session, &reply);
@@ -103,7 +107,19 @@ fn write_lines<W: Write>(rx: &Receiver<Line>, output: W) -> std::io::Result<()> 
             Ok(line) => Ok(line),
             Err(TryRecvError::Empty) => {
                 output.flush()?;
-                rx.recv()
+                // A response usually follows soon: spin before parking.
+                let mut waiting = None;
+                super::pool::spin_until(|| match rx.try_recv() {
+                    Ok(line) => {
+                        waiting = Some(line);
+                        true
+                    }
+                    Err(_) => false,
+                });
+                match waiting {
+                    Some(line) => Ok(line),
+                    None => rx.recv(),
+                }
             }
             Err(TryRecvError::Disconnected) => Err(std::sync::mpsc::RecvError),
         };

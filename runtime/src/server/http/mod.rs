@@ -72,6 +72,9 @@ pub struct HttpOptions {
     pub session_idle: Duration,
     /// Who may call; `None`: anyone who can reach the address (loopback only).
     pub auth: Option<Auth>,
+    /// Threads doing network I/O (default 1; handlers run on the server's
+    /// pool, not on these, unless it runs them inline).
+    pub io_threads: usize,
 }
 
 impl Default for HttpOptions {
@@ -84,6 +87,7 @@ impl Default for HttpOptions {
             stateless: false,
             session_idle: Duration::from_secs(30 * 60),
             auth: None,
+            io_threads: 1,
         }
     }
 }
@@ -182,22 +186,14 @@ impl HttpServer {
     /// Serves until [`ShutdownHandle::shutdown`], then lets the requests
     /// being served finish (at most `drain` long) and returns.
     pub fn run(self, drain: Duration) -> std::io::Result<()> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .thread_name("mcp-http")
-            .enable_all()
-            .build()?;
+        let runtime = io_runtime(self.state.options.io_threads)?;
         runtime.block_on(self.accept_loop(drain))
     }
 
     /// [`HttpServer::run`], shutting down gracefully on Ctrl-C or SIGTERM.
     pub fn run_until_signal(self, drain: Duration) -> std::io::Result<()> {
         let handle = self.shutdown_handle();
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .thread_name("mcp-http")
-            .enable_all()
-            .build()?;
+        let runtime = io_runtime(self.state.options.io_threads)?;
         runtime.spawn(async move {
             signalled().await;
             handle.shutdown();
@@ -228,6 +224,23 @@ impl HttpServer {
         })
         .await;
         Ok(())
+    }
+}
+
+/// The runtime that does the HTTP work: the tools run on the server's pool,
+/// so network I/O needs few threads; one by default (measured in
+/// BENCHMARKS.md: fewer hand-offs between threads, so lower latency).
+fn io_runtime(threads: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    if threads <= 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .thread_name("mcp-http")
+            .enable_all()
+            .build()
     }
 }
 
