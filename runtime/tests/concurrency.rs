@@ -569,3 +569,17 @@ fn modern_requests_need_no_handshake() {
     assert_eq!(i["result"]["protocolVersion"], "2025-11-25");
     assert!(i["result"].get("resultType").is_none());
 }
+
+#[test]
+fn an_id_can_be_reused_once_its_answer_is_out() {
+    let server = many_tools(1);
+    let mut session = Session::default();
+    for _ in 0..200 {
+        let r = request(
+            &server,
+            &mut session,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"tool": "tool.0", "arguments": {}}}),
+        );
+        assert!(r.get("result").is_some(), "{r}");
+    }
+}

@@ -617,6 +617,13 @@ fn end_to_end(unity: bool) {
         listed["result"]["tools"].as_array().map(Vec::len),
         Some(TOOLS.len())
     );
+    // A notification (the Rust server passing a cancel on) gets no answer: the
+    // first line back answers the ping sent after it.
+    let after_cancel = raw(
+        host.port,
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}\n{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\"}",
+    );
+    assert_eq!(after_cancel["id"], 10, "{after_cancel}");
 
     // The Rust runtime forwarding to it, behind a Server: every tool, every example,
     // through the EditorMCP envelope and through MCP tools/call.

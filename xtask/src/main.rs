@@ -12,11 +12,14 @@
 //! - `bench-calls`: instructions per in-process typed `tools/call` (callgrind).
 //! - `outside`: README's "Use toolgen in your project", followed in a directory
 //!   outside the workspace (also a step of `test`).
+//! - `fuzz [--target wire|http] [--runs N]`: coverage-guided fuzzing of the
+//!   runtime's wire (a short run is a step of `test`).
 
 mod bench;
 mod bench_calls;
 mod bench_server;
 mod docs;
+mod fuzz;
 mod fuzz_compile;
 mod outside;
 
@@ -45,11 +48,12 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&rest),
         Some("bench-calls") => bench_calls::run(&root()),
         Some("fuzz-compile") => fuzz_compile::run(&root(), &rest),
+        Some("fuzz") => fuzz::run(&root(), &rest),
         Some("outside") => python_venv().and_then(|py| outside::run_all(&root(), &py)),
         Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
             );
             Err("unknown command".to_owned())
         }
@@ -318,6 +322,10 @@ fn test() -> Result<(), String> {
     // accepts must give Rust and C# that compile and types that round-trip.
     step_fn("cargo xtask fuzz-compile --cases 12 --seed 2", || {
         fuzz_compile::run(&root(), &["--cases", "12", "--seed", "2"])
+    })?;
+    // A short run of each wire fuzz target (FUZZING.md has the long runs).
+    step_fn("cargo xtask fuzz --runs 20000", || {
+        fuzz::run(&root(), &["--runs", "20000"])
     })?;
     docs::run(&["--browser"])?;
     eprintln!("==> cargo xtask gen --check");

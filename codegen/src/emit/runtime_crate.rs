@@ -132,7 +132,7 @@ pub const DEPENDENCIES: &[(&str, &str)] = &[
     ("serde_json", "\"1\""),
     (
         "tokio",
-        "{ version = \"1\", default-features = false, features = [\"rt-multi-thread\", \"net\", \"sync\", \"time\", \"macros\", \"signal\"], optional = true }",
+        "{ version = \"1\", default-features = false, features = [\"rt-multi-thread\", \"net\", \"sync\", \"time\", \"macros\", \"signal\", \"io-util\"], optional = true }",
     ),
 ];
 

@@ -149,6 +149,10 @@ namespace Toolgen.Bridge
                         {
                             response = Execute(line);
                         }
+                        if (response == null)
+                        {
+                            continue; // a notification: no answer
+                        }
                         writer.Write(response);
                         writer.Write('\n');
                         writer.Flush();

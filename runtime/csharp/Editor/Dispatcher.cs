@@ -296,7 +296,8 @@ namespace Toolgen.Bridge
 
         /// <summary>
         /// Answers one line of newline-delimited JSON-RPC 2.0 in the EditorMCP envelope
-        /// (<c>tools/call</c>, <c>tools/list</c>, <c>ping</c>) with one response line (no newline).
+        /// (<c>tools/call</c>, <c>tools/list</c>, <c>ping</c>) with one response line (no newline),
+        /// or null for a notification (<c>notifications/cancelled</c>), which gets no answer.
         /// </summary>
         public string HandleLine(string line)
         {
@@ -325,6 +326,14 @@ namespace Toolgen.Bridge
                 return Error(null, ErrorCodes.InvalidRequest, "Invalid Request: a request must be a JSON object", null, null, null);
             }
             JToken id = request["id"];
+            JToken methodToken = request["method"];
+            if (id == null && methodToken != null && methodToken.Type == JTokenType.String && ((string)methodToken).StartsWith("notifications/", StringComparison.Ordinal))
+            {
+                // Notifications (notifications/cancelled from the Rust server) get no answer.
+                // A call already running on the main thread cannot be interrupted; its
+                // response is sent and the server drops it.
+                return null;
+            }
             if (id == null || (id.Type != JTokenType.String && id.Type != JTokenType.Integer))
             {
                 return Error(null, ErrorCodes.InvalidRequest, "Invalid Request: every request needs an `id` (a string or an integer)", null, null, null);

@@ -162,11 +162,15 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The calls of one connection that have not been answered, by request id
-/// (its JSON text), for `notifications/cancelled`; and a count to wait on
-/// when the connection closes.
+/// (its JSON text), for `notifications/cancelled`; and a count of responses
+/// not yet handed to the transport, to wait on when the connection closes.
+///
+/// A call leaves the table just before its response is sent (a client may
+/// reuse an id once it has the answer), and the count drops just after.
 #[derive(Default)]
 pub struct InFlight {
     calls: Mutex<HashMap<String, Weak<CallControl>>>,
+    unsent: Mutex<usize>,
     drained: Condvar,
 }
 
@@ -182,28 +186,41 @@ pub(crate) fn id_key(id: &Value) -> String {
     id.to_string()
 }
 
+/// One response not yet sent: counted while it lives (held by a call's
+/// completion, so that it goes when the completion runs or is dropped).
+pub(crate) struct Unsent(Arc<InFlight>);
+
+impl Drop for Unsent {
+    fn drop(&mut self) {
+        let mut n = lock(&self.0.unsent);
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            self.0.drained.notify_all();
+        }
+    }
+}
+
 impl InFlight {
+    /// A response to come: counted until the returned token is dropped.
+    pub(crate) fn expect_response(self: &Arc<Self>) -> Unsent {
+        *lock(&self.unsent) += 1;
+        Unsent(self.clone())
+    }
+
+    /// Registers a call in flight under its request id.
     pub(crate) fn insert(&self, key: String, control: &Arc<CallControl>) {
         lock(&self.calls).insert(key, Arc::downgrade(control));
     }
 
     pub(crate) fn remove(&self, key: &str) {
-        let mut calls = lock(&self.calls);
-        calls.remove(key);
-        if calls.is_empty() {
-            self.drained.notify_all();
-        }
+        lock(&self.calls).remove(key);
     }
 
     /// Cancels the call with request id `id`, if it is in flight.
     pub(crate) fn cancel(&self, id: &Value) {
-        let key = id_key(id);
-        let control = lock(&self.calls).remove(&key);
+        let control = lock(&self.calls).remove(&id_key(id));
         if let Some(c) = control.and_then(|w| w.upgrade()) {
             c.cancel();
-        }
-        if lock(&self.calls).is_empty() {
-            self.drained.notify_all();
         }
     }
 
@@ -214,7 +231,6 @@ impl InFlight {
         for c in calls.into_iter().filter_map(|w| w.upgrade()) {
             c.cancel();
         }
-        self.drained.notify_all();
     }
 
     pub(crate) fn contains(&self, key: &str) -> bool {
@@ -225,11 +241,11 @@ impl InFlight {
         lock(&self.calls).len()
     }
 
-    /// Blocks until every call in flight was answered or cancelled.
+    /// Blocks until every response was sent (or its call cancelled).
     pub(crate) fn wait_drained(&self) {
-        let mut calls = lock(&self.calls);
-        while !calls.is_empty() {
-            calls = self.drained.wait(calls).unwrap_or_else(|p| p.into_inner());
+        let mut n = lock(&self.unsent);
+        while *n > 0 {
+            n = self.drained.wait(n).unwrap_or_else(|p| p.into_inner());
         }
     }
 }

@@ -199,10 +199,15 @@ impl Server {
         let out = reply.clone();
         let stamp = self.stamp_for(dialect);
         let completion_key = key.clone();
+        // Counts the response until it is sent, or the call cancelled (the
+        // completion dropped unrun).
+        let unsent = session.calls.expect_response();
         let completion: Completion = Box::new(move |result| {
             let text = wire::call_answer(dialect, &id, &tool, wraps, stamp.as_deref(), result);
-            out.send(Outgoing::Response(text));
+            // Out of the table first: the client may reuse the id once it has the answer.
             calls.remove(&completion_key);
+            out.send(Outgoing::Response(text));
+            drop(unsent);
         });
         let control = CallControl::new(completion, progress);
         session.calls.insert(key, &control);

@@ -733,6 +733,51 @@ fn end_session(state: &Arc<State>, headers: &HeaderMap, caller: Option<&Caller>)
     status_only(StatusCode::NO_CONTENT)
 }
 
+/// One HTTP exchange in memory, for fuzzing the transport: `input` (any
+/// bytes) is written to a connection served as a real one is, and what the
+/// server writes back is returned. Not part of the API.
+#[doc(hidden)]
+pub struct FuzzHarness {
+    runtime: tokio::runtime::Runtime,
+    state: Arc<State>,
+}
+
+impl FuzzHarness {
+    pub fn new(server: Arc<Server>, options: HttpOptions) -> std::io::Result<FuzzHarness> {
+        Ok(FuzzHarness {
+            runtime: io_runtime(1)?,
+            state: Arc::new(State {
+                server,
+                options,
+                sessions: Mutex::new(HashMap::new()),
+            }),
+        })
+    }
+
+    pub fn exchange(&self, input: &[u8]) -> Vec<u8> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let state = self.state.clone();
+        self.runtime.block_on(async move {
+            let (mut client, server) = tokio::io::duplex(64 * 1024);
+            let service = hyper::service::service_fn(move |req| {
+                let state = state.clone();
+                async move { Ok::<_, std::convert::Infallible>(handle(&state, req).await) }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .max_buf_size(16 * 1024)
+                .serve_connection(hyper_util::rt::TokioIo::new(server), service);
+            let served = tokio::spawn(conn);
+            let _ = client.write_all(input).await;
+            let _ = client.shutdown().await;
+            let mut out = Vec::new();
+            let _ =
+                tokio::time::timeout(Duration::from_secs(5), client.read_to_end(&mut out)).await;
+            served.abort();
+            out
+        })
+    }
+}
+
 /// Ctrl-C, or SIGTERM on Unix.
 async fn signalled() {
     #[cfg(unix)]

@@ -1,0 +1,91 @@
+//! The server the fuzz targets talk to: tools with the schema shapes the
+//! runtime meets (required, enums, bounds, nesting, unions, recursion),
+//! handlers that succeed, fail, panic and report progress, in both
+//! dialects; handlers run inline so that one input is one deterministic run.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolgen_runtime::{
+    Call, Execution, Handler, Server, ServerInfo, ToolDescriptor, ToolError, ToolOutput,
+};
+
+fn descriptor(id: &str, input: Value, output: Option<Value>) -> ToolDescriptor {
+    ToolDescriptor {
+        id: id.to_owned(),
+        name: id.to_owned(),
+        description: format!("{id} for fuzzing"),
+        category: "fuzz".to_owned(),
+        safety_level: "read-only".to_owned(),
+        tier: if id == "pro" { "tier1" } else { "core" }.to_owned(),
+        input_schema: input,
+        output_schema: output,
+        timeout: None,
+        requires_approval: false,
+        notes: None,
+        listing: None,
+    }
+}
+
+fn handler(f: fn(Call, serde_json::Map<String, Value>) -> Result<ToolOutput, ToolError>) -> Handler {
+    Arc::new(f)
+}
+
+/// The fuzzing server.
+pub fn server() -> Server {
+    let object = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 20, "pattern": "^[a-z]+$"},
+            "count": {"type": "integer", "minimum": 0, "maximum": 100},
+            "mode": {"enum": ["a", "b"]},
+            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true, "maxItems": 4},
+            "point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}, "required": ["x", "y"], "additionalProperties": false},
+            "either": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+            "tree": {"$ref": "#/$defs/node"}
+        },
+        "required": ["name"],
+        "additionalProperties": false,
+        "$defs": {"node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}
+    });
+    let s = Server::new(ServerInfo::new("fuzz", "0"), &["core", "tier1"], "core")
+        .execution(Execution::Inline)
+        .page_size(2);
+    s.tool(
+        descriptor("echo", object.clone(), Some(json!({"type": "object"}))),
+        handler(|call, a| {
+            call.progress(1.0, Some(2.0), Some("half"));
+            Ok(call.finish(Value::Object(a)))
+        }),
+    )
+    .and_then(|s| {
+        s.tool(
+            descriptor("count", json!({"type": "object"}), Some(json!({"type": "integer"}))),
+            handler(|_, a| Ok(ToolOutput::new(json!(a.len())))),
+        )
+    })
+    .and_then(|s| {
+        s.tool(
+            descriptor("fails", json!({}), None),
+            handler(|_, _| Err(ToolError::execution("it fails").detail("why", "fuzz"))),
+        )
+    })
+    .and_then(|s| {
+        s.tool(
+            descriptor("panics", json!({"type": "object"}), None),
+            handler(|_, a| {
+                if a.contains_key("boom") {
+                    panic!("a handler panicked");
+                }
+                Ok(ToolOutput::new(json!({})))
+            }),
+        )
+    })
+    .and_then(|s| {
+        s.tool(
+            descriptor("pro", json!({"type": "object"}), None),
+            handler(|_, _| Ok(ToolOutput::new(json!({})))),
+        )
+    })
+    .unwrap_or_else(|e| panic!("the fuzzing server: {e}"))
+}
