@@ -3,8 +3,9 @@
 //! - [`error`]: the error model of the EditorMCP envelope
 //!   (`editormcp-envelope.md`), which every generated tool method returns;
 //! - [`server`]: the tool [`Server`] (EditorMCP envelope and standard MCP over
-//!   newline-delimited JSON-RPC), argument validation, tiers, time limits, and
-//!   [`Call`], the context a generated tool method gets;
+//!   stdio, and Streamable HTTP with the `http` feature), concurrent calls on
+//!   a bounded pool, argument validation, tiers, time limits, and [`Call`],
+//!   the context a tool method gets (diagnostics, cancellation, progress);
 //! - [`bridge`]: handlers that forward calls to the generated C# bridge in the Unity Editor;
 //! - [`toolvault`]: the ToolVault argument array <-> object conversion;
 //! - [`Nullable`]: optional properties that may be `null` (absent, `null`, a value).

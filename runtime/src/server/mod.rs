@@ -5,19 +5,25 @@
 //!   with `params.tool`, `tools/list` (category and tier filters),
 //!   `tools/describe`, `server/info`; results `{tool, output, diagnostics}`;
 //!   errors with the codes -32700..-32603 and -32000..-32005, `errorType` and
-//!   `details`; batches and notifications are refused (v0.1);
-//! - standard MCP: `initialize` (protocol versions negotiated),
-//!   `notifications/initialized`, `ping`, `tools/list`, and `tools/call` with
-//!   `params.name`, answered with `content`, `structuredContent`, `isError`.
+//!   `details`; batches are refused;
+//! - standard MCP: `initialize` (protocol versions negotiated), `ping`,
+//!   `tools/list` (in pages, with a cursor), `tools/call` with `params.name`
+//!   (answered with `content`, `structuredContent`, `isError`),
+//!   `notifications/cancelled`, progress, `tools/list_changed`; and MCP
+//!   2026-07-28's requests that carry their version in `_meta`, with
+//!   `server/discover`.
 //!
 //! `tools/call` is told apart by its parameters (`tool` vs `name`);
 //! `tools/list` answers in MCP form once the connection has sent `initialize`.
 //!
-//! Every call: the tool must exist, be within the server's tier (-32005), and
-//! get arguments that validate against its input schema (-32002, every
-//! violation in `details`); the handler runs on a worker thread with the
-//! tool's time limit (-32003 on expiry; the server moves on with a fresh
-//! worker), and a handler panic becomes -32603 while the server keeps serving.
+//! Every call: the tool must exist, be within the server's tier (and the
+//! caller's, when the transport knows it) (-32005), and get arguments that
+//! validate against its input schema (-32002, every violation in `details`).
+//! Checked calls run concurrently on a bounded pool ([`Server::pool_size`];
+//! serial tools one at a time), answered by id as they finish; the tool's
+//! time limit is kept by a watchdog (-32003, and the hung handler's thread is
+//! abandoned), a handler panic becomes -32603, and a full queue answers
+//! "busy" (or, on stdio, stops reading until there is room).
 //! Output is deterministic: JSON object keys are sorted, except in a typed
 //! tool output, which keeps its type's order (for generated types, the order
 //! of the spec's properties).
