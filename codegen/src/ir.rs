@@ -55,6 +55,19 @@ crate::text::word_enum! {
 }
 
 crate::text::word_enum! {
+    /// How the calls of a tool set's tools run (a manifest's `execution`).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub enum Execution {
+        /// Side by side, on the server's pool.
+        #[default]
+        Concurrent = "concurrent",
+        /// One at a time, in the order they arrive (a backend with one main
+        /// thread, such as the Unity Editor).
+        Serial = "serial",
+    }
+}
+
+crate::text::word_enum! {
     /// The outputs a generation can write. A tool set's manifest may choose some
     /// (`outputs: [catalog, docs]`); a generation may ask for some.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -408,6 +421,8 @@ pub struct ToolSet {
     /// How the tools' model-facing descriptions are made (the manifest's
     /// `modelDescription`).
     pub model_description: ModelDescription,
+    /// How calls of its tools run (the manifest's `execution`).
+    pub execution: Execution,
     /// Whether the tools speak the EditorMCP envelope besides MCP (a fact
     /// of the format, set by its reader): docs show envelope requests only then.
     pub envelope: bool,

@@ -60,6 +60,7 @@ pub(crate) const KEYS: &[&str] = &[
     "lints",
     "runtime",
     "modelDescription",
+    "execution",
 ];
 
 /// The manifest's `specs`: where its spec files are, relative to it, as
@@ -264,8 +265,8 @@ fn max_tier(cx: &mut Cx<'_>, n: &Node, set: &ToolSet) -> Option<String> {
     None
 }
 
-/// How the tool set is generated: `templates`, `specs`, `outputs`, `lints`,
-/// `runtime` and `modelDescription`.
+/// How the tool set is generated and served: `templates`, `specs`,
+/// `outputs`, `lints`, `runtime`, `modelDescription` and `execution`.
 fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
     let mut fields = Fields::new(obj);
     if let Some(t) = fields.read("templates", |n| cx.string(n, "`templates`", true)) {
@@ -287,6 +288,13 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
     });
     if let Some(m) = model {
         set.model_description = m;
+    }
+    let execution = fields.read("execution", |n| {
+        let s = cx.string(n, "`execution`", true)?;
+        cx.word(&rule::INVALID_VALUE, &s, "execution")
+    });
+    if let Some(e) = execution {
+        set.execution = e;
     }
     fields.ok
 }

@@ -620,6 +620,21 @@ struct Manifest {
     /// description; `composed` the description with what it returns and its
     /// example, as RAVE's own R server composes it.
     model_description: Option<ModelDescriptionName>,
+    /// How a server runs calls of these tools: `concurrent` (default: side
+    /// by side on its pool) or `serial` (one at a time, in order: a backend
+    /// with one main thread, such as the Unity Editor).
+    execution: Option<ExecutionName>,
+}
+
+/// How calls of a tool set's tools run.
+#[derive(JsonSchema)]
+#[schemars(crate = "schemars08", rename_all = "lowercase")]
+#[allow(dead_code)]
+enum ExecutionName {
+    /// Side by side, on the server's pool.
+    Concurrent,
+    /// One at a time, in the order they arrive.
+    Serial,
 }
 
 /// How a tool's model-facing description is made.

@@ -838,6 +838,43 @@ fn manifests_outside_the_spec_folder_choose_outputs_and_rule_levels() {
     );
 }
 
+/// `execution: serial` in a manifest makes every tool of the set serial in the
+/// generated table; a word that is not one is located.
+#[test]
+fn a_manifest_can_ask_for_serial_execution() {
+    let d = scratch("serial");
+    std::fs::create_dir_all(d.join("tools")).unwrap_or_else(|e| panic!("{e}"));
+    let spec = "name: mypkg-mcp_tool_data_load\ndescription: Loads data.\nparameters:\n  type: object\n  properties:\n    rows:\n      type: integer\n      description: How many rows.\ncategory: data\n";
+    write(&d.join("tools/mypkg-mcp_tool_data_load.yaml"), spec);
+    write(
+        &d.join("toolset.yaml"),
+        "name: mypkg\nformat: rave\nspecs: tools\nexecution: serial\n",
+    );
+    let out = d.join("out");
+    let o = toolgen(&[
+        "gen",
+        "--emit",
+        "rust",
+        "--out",
+        &out.to_string_lossy(),
+        &d.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = std::fs::read_to_string(out.join("rust/src/mypkg/mod.rs")).unwrap_or_default();
+    assert!(table.contains("serial: true"), "{table}");
+    write(
+        &d.join("toolset.yaml"),
+        "name: mypkg\nformat: rave\nspecs: tools\nexecution: sometimes\n",
+    );
+    let o = toolgen(&["validate", &d.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("sometimes") && e.contains("toolset.yaml:4:12") && e.contains("serial"),
+        "{e}"
+    );
+}
+
 #[test]
 fn the_generated_crate_bundles_the_runtime_unless_told_otherwise() {
     let d = scratch("runtime");

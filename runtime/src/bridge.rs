@@ -306,7 +306,8 @@ fn parse_response(raw: &[u8], id: u64, address: &str) -> Result<ToolOutput, Tool
 }
 
 /// Adds every tool in `tools` to `server`, each forwarded to `bridge` with the
-/// tool's time limit. The server still validates arguments, gates tiers and
+/// tool's time limit, each serial (one call at a time, in order, as Unity's
+/// main thread runs them). The server still validates arguments, gates tiers and
 /// enforces time limits before anything reaches Unity.
 pub fn forward(
     mut server: Server,
@@ -320,10 +321,13 @@ pub fn forward(
         let timeout = descriptor.timeout.unwrap_or(LONGEST_WAIT);
         let id = descriptor.id.clone();
         let b = bridge.clone();
+        let serial_id = id.clone();
         server = server.tool(
             descriptor,
             Arc::new(move |call, arguments| b.call_for(&call, &id, arguments, timeout)),
         )?;
+        // Unity runs tools on its one main thread, over one connection.
+        server.serial_tool(&serial_id);
     }
     Ok(server)
 }

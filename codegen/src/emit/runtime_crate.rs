@@ -24,28 +24,91 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The runtime's files, by path inside the crate.
 pub const FILES: &[(&str, &str)] = &[
     ("build.rs", include_str!("../../../runtime/build.rs")),
-    ("src/bridge.rs", include_str!("../../../runtime/src/bridge.rs")),
-    ("src/error.rs", include_str!("../../../runtime/src/error.rs")),
+    (
+        "src/bridge.rs",
+        include_str!("../../../runtime/src/bridge.rs"),
+    ),
+    (
+        "src/error.rs",
+        include_str!("../../../runtime/src/error.rs"),
+    ),
     ("src/lib.rs", include_str!("../../../runtime/src/lib.rs")),
-    ("src/nullable.rs", include_str!("../../../runtime/src/nullable.rs")),
-    ("src/server/control.rs", include_str!("../../../runtime/src/server/control.rs")),
-    ("src/server/envelope.rs", include_str!("../../../runtime/src/server/envelope.rs")),
-    ("src/server/execution.rs", include_str!("../../../runtime/src/server/execution.rs")),
-    ("src/server/fast.rs", include_str!("../../../runtime/src/server/fast.rs")),
-    ("src/server/http/auth.rs", include_str!("../../../runtime/src/server/http/auth.rs")),
-    ("src/server/http/body.rs", include_str!("../../../runtime/src/server/http/body.rs")),
-    ("src/server/http/mod.rs", include_str!("../../../runtime/src/server/http/mod.rs")),
-    ("src/server/jsonrpc.rs", include_str!("../../../runtime/src/server/jsonrpc.rs")),
-    ("src/server/mcp.rs", include_str!("../../../runtime/src/server/mcp.rs")),
-    ("src/server/mod.rs", include_str!("../../../runtime/src/server/mod.rs")),
-    ("src/server/modern.rs", include_str!("../../../runtime/src/server/modern.rs")),
-    ("src/server/pool.rs", include_str!("../../../runtime/src/server/pool.rs")),
-    ("src/server/stdio.rs", include_str!("../../../runtime/src/server/stdio.rs")),
-    ("src/server/structured.rs", include_str!("../../../runtime/src/server/structured.rs")),
-    ("src/server/tool.rs", include_str!("../../../runtime/src/server/tool.rs")),
-    ("src/server/typed.rs", include_str!("../../../runtime/src/server/typed.rs")),
-    ("src/server/wire.rs", include_str!("../../../runtime/src/server/wire.rs")),
-    ("src/toolvault.rs", include_str!("../../../runtime/src/toolvault.rs")),
+    (
+        "src/nullable.rs",
+        include_str!("../../../runtime/src/nullable.rs"),
+    ),
+    (
+        "src/server/control.rs",
+        include_str!("../../../runtime/src/server/control.rs"),
+    ),
+    (
+        "src/server/envelope.rs",
+        include_str!("../../../runtime/src/server/envelope.rs"),
+    ),
+    (
+        "src/server/execution.rs",
+        include_str!("../../../runtime/src/server/execution.rs"),
+    ),
+    (
+        "src/server/fast.rs",
+        include_str!("../../../runtime/src/server/fast.rs"),
+    ),
+    (
+        "src/server/http/auth.rs",
+        include_str!("../../../runtime/src/server/http/auth.rs"),
+    ),
+    (
+        "src/server/http/body.rs",
+        include_str!("../../../runtime/src/server/http/body.rs"),
+    ),
+    (
+        "src/server/http/mod.rs",
+        include_str!("../../../runtime/src/server/http/mod.rs"),
+    ),
+    (
+        "src/server/jsonrpc.rs",
+        include_str!("../../../runtime/src/server/jsonrpc.rs"),
+    ),
+    (
+        "src/server/mcp.rs",
+        include_str!("../../../runtime/src/server/mcp.rs"),
+    ),
+    (
+        "src/server/mod.rs",
+        include_str!("../../../runtime/src/server/mod.rs"),
+    ),
+    (
+        "src/server/modern.rs",
+        include_str!("../../../runtime/src/server/modern.rs"),
+    ),
+    (
+        "src/server/pool.rs",
+        include_str!("../../../runtime/src/server/pool.rs"),
+    ),
+    (
+        "src/server/stdio.rs",
+        include_str!("../../../runtime/src/server/stdio.rs"),
+    ),
+    (
+        "src/server/structured.rs",
+        include_str!("../../../runtime/src/server/structured.rs"),
+    ),
+    (
+        "src/server/tool.rs",
+        include_str!("../../../runtime/src/server/tool.rs"),
+    ),
+    (
+        "src/server/typed.rs",
+        include_str!("../../../runtime/src/server/typed.rs"),
+    ),
+    (
+        "src/server/wire.rs",
+        include_str!("../../../runtime/src/server/wire.rs"),
+    ),
+    (
+        "src/toolvault.rs",
+        include_str!("../../../runtime/src/toolvault.rs"),
+    ),
 ];
 
 /// The runtime's `[dependencies]`, as its own Cargo.toml (with the

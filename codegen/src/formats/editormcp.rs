@@ -119,6 +119,7 @@ pub fn default_tool_set() -> ToolSet {
         default_timeout_seconds: Some(DEFAULT_TIMEOUT_SECONDS),
         envelope: true,
         model_description: crate::ir::ModelDescription::Spec,
+        execution: crate::ir::Execution::Concurrent,
         manifest: None,
         outputs: None,
         runtime: None,

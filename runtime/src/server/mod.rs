@@ -568,6 +568,7 @@ mod tests {
                 input_schema: "{}",
                 output_schema: None,
                 listing: "{}",
+                serial: false,
             }
         }
         static TABLE: [ToolInfo; 2] = [info("a.b"), info("c.d")];
@@ -584,6 +585,14 @@ mod tests {
             input_schema: r#"{"type": 3}"#,
             ..info("e.f")
         };
+        // A serial tool set's tools are serial.
+        static SERIAL: ToolInfo = ToolInfo {
+            serial: true,
+            ..info("s.t")
+        };
+        let s = register_tools(empty(), Arc::new(7), &[(&SERIAL, answer)])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.entry("s.t").is_some_and(|e| e.serial));
         let refused = register_tools(empty(), Arc::new(7), &[(&BAD, answer)]);
         assert!(refused.err().is_some_and(|e| e.contains("e.f")));
     }

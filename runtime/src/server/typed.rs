@@ -29,6 +29,9 @@ pub struct ToolInfo {
     /// Its `tools/list` entry besides name, description and schemas, as a
     /// JSON object (see [`ToolDescriptor::listing`]).
     pub listing: &'static str,
+    /// Its calls run one at a time, in order (its tool set's manifest says
+    /// `execution: serial`; see [`Server::serial_tool`]).
+    pub serial: bool,
 }
 
 impl ToolInfo {
@@ -91,6 +94,9 @@ pub fn register_tools<T: Send + Sync + 'static>(
             info.descriptor(),
             Arc::new(move |c, arguments| call(&t, c, Value::Object(arguments))),
         )?;
+        if info.serial {
+            server.serial_tool(info.id);
+        }
     }
     Ok(server)
 }

@@ -255,6 +255,7 @@ fn tiers_and_table(set: &ToolSet) -> TokenStream {
         };
         let listing = json_literal(&super::super::catalog::listing(set, tool));
         let approval = tool.requires_approval;
+        let serial = set.execution == crate::ir::Execution::Serial;
         let notes = match &tool.notes {
             Some(n) => {
                 let n = lit(&n.value);
@@ -270,7 +271,7 @@ fn tiers_and_table(set: &ToolSet) -> TokenStream {
             quote!(Some(#o))
         };
         quote! {
-            ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output, listing: #listing }
+            ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output, listing: #listing, serial: #serial }
         }
     });
     let doc_table = doc("Every tool's descriptor, sorted by id.");

@@ -255,6 +255,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Asset Dependency Graph"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "asset.info",
@@ -348,6 +349,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Asset Info"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "audio.mixer.list",
@@ -455,6 +457,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "List Audio Mixers"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "audio.mixer.snapshot.read",
@@ -551,6 +554,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Read Mixer Snapshot"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "component.list",
@@ -669,6 +673,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "List GameObject Components"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "editor.selection.info",
@@ -772,6 +777,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Editor Selection Info"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "go.find",
@@ -893,6 +899,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Find GameObjects"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "go.setParent",
@@ -974,6 +981,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Set GameObject Parent"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "mcp.server.info",
@@ -1055,6 +1063,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "MCP Server Info"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "mcp.tool.describe",
@@ -1251,6 +1260,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Describe Tool"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "mcp.tools.list",
@@ -1367,6 +1377,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "List Tools"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "project.assets.summary",
@@ -1473,6 +1484,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Project Assets Summary"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "project.info",
@@ -1545,6 +1557,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Project Info"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "project.references.missing",
@@ -1658,6 +1671,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Find Missing References"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "project.scenes.list",
@@ -1742,6 +1756,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "List Project Scenes"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "scene.components.list",
@@ -1852,6 +1867,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "List Scene Components"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "scene.hierarchy.dump",
@@ -1960,6 +1976,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Dump Scene Hierarchy"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "scene.objects.find",
@@ -2079,6 +2096,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Find Scene Objects"
 }"#,
+        serial: false,
     },
 ];
 /// Calls `asset.dependencies.graph`: its arguments into its `Input`, its `Output` straight to JSON text.

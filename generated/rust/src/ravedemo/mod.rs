@@ -96,6 +96,7 @@ pub static TOOLS: &[ToolInfo] = &[
     }
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_config_set_cache",
@@ -155,6 +156,7 @@ pub static TOOLS: &[ToolInfo] = &[
     }
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_pipeline_run",
@@ -223,6 +225,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "destructiveHint": true
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_pipeline_status",
@@ -297,6 +300,7 @@ pub static TOOLS: &[ToolInfo] = &[
     }
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_subject_list",
@@ -372,6 +376,7 @@ pub static TOOLS: &[ToolInfo] = &[
     }
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_subject_load",
@@ -442,6 +447,7 @@ pub static TOOLS: &[ToolInfo] = &[
     }
   }
 }"#,
+        serial: false,
     },
 ];
 /// Calls `ravedemo-mcp_tool_config_get`: its arguments into its `Input`, its `Output` straight to JSON text.

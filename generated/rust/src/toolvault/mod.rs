@@ -1485,6 +1485,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Calculate Bearing"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "delete_annotations",
@@ -2629,6 +2630,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Delete Annotations"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "points_near_track",
@@ -4063,6 +4065,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Points Near Track"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "summarize_collection",
@@ -5509,6 +5512,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Summarize Feature Collection"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "track_speed_profile",
@@ -6913,6 +6917,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Track Speed Profile"
 }"#,
+        serial: false,
     },
 ];
 /// Calls `calculate_bearing`: its arguments into its `Input`, its `Output` straight to JSON text.

@@ -142,6 +142,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "collide.names",
@@ -312,6 +313,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "defs",
@@ -421,6 +423,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "inline.names",
@@ -539,6 +542,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "keywords",
@@ -694,6 +698,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "odd.refs",
@@ -773,6 +778,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "type",
@@ -801,6 +807,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   }
 }"#,
+        serial: false,
     },
 ];
 /// Calls `collide-names`: its arguments into its `Input`, its `Output` straight to JSON text.

@@ -106,6 +106,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "destructiveHint": true
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "toystats-mcp_tool_data_describe",
@@ -184,6 +185,7 @@ pub static TOOLS: &[ToolInfo] = &[
     }
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "toystats-mcp_tool_model_fit",
@@ -264,6 +266,7 @@ pub static TOOLS: &[ToolInfo] = &[
     }
   }
 }"#,
+        serial: false,
     },
 ];
 /// Calls `toystats-mcp_tool_code_run`: its arguments into its `Input`, its `Output` straight to JSON text.

@@ -88,6 +88,7 @@ pub static TOOLS: &[ToolInfo] = &[
     "taskSupport": "optional"
   }
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "draw_shape",
@@ -197,6 +198,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Draw Shape"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "search_files",
@@ -356,6 +358,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Search Files"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "set_value",
@@ -436,6 +439,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "title": "Set Value"
 }"#,
+        serial: false,
     },
     ToolInfo {
         id: "update_issue",
@@ -593,6 +597,7 @@ pub static TOOLS: &[ToolInfo] = &[
   ],
   "title": "Update Issue"
 }"#,
+        serial: false,
     },
 ];
 /// Calls `count_words`: its arguments into its `Input`, its `Output` straight to JSON text.
