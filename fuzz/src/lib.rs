@@ -31,8 +31,24 @@ fn handler(f: fn(Call, serde_json::Map<String, Value>) -> Result<ToolOutput, Too
     Arc::new(f)
 }
 
+/// What the deliberately panicking handler says.
+const DELIBERATE: &str = "a handler panicked";
+
+/// libFuzzer's panic hook aborts on every panic, even one the server catches;
+/// the deliberate one (the server must isolate it) is let through, any other
+/// still aborts and is reported.
+fn allow_the_deliberate_panic() {
+    let fuzzer_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info.payload().downcast_ref::<&str>() != Some(&DELIBERATE) {
+            fuzzer_hook(info);
+        }
+    }));
+}
+
 /// The fuzzing server.
 pub fn server() -> Server {
+    allow_the_deliberate_panic();
     let object = json!({
         "type": "object",
         "properties": {
@@ -75,7 +91,7 @@ pub fn server() -> Server {
             descriptor("panics", json!({"type": "object"}), None),
             handler(|_, a| {
                 if a.contains_key("boom") {
-                    panic!("a handler panicked");
+                    std::panic::panic_any(DELIBERATE);
                 }
                 Ok(ToolOutput::new(json!({})))
             }),

@@ -290,3 +290,58 @@ fn a_public_address_needs_authentication() {
     let e = HttpServer::bind(server, options).err();
     assert!(e.is_some_and(|e| e.to_string().contains("without authentication")));
 }
+
+#[test]
+fn a_session_hears_of_tool_changes_on_its_stream() {
+    let server = Arc::new(
+        Server::new(ServerInfo::new("t", "1"), &["core"], "core")
+            .tool(
+                descriptor("first", "core"),
+                Arc::new(|_, _| Ok(ToolOutput::new(json!({})))),
+            )
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let options = HttpOptions {
+        address: SocketAddr::from(([127, 0, 0, 1], 0)),
+        ..HttpOptions::default()
+    };
+    let bound = HttpServer::bind(server.clone(), options).unwrap_or_else(|e| panic!("{e}"));
+    let addr = bound.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    let stop = bound.shutdown_handle();
+    let done = std::thread::spawn(move || bound.run(Duration::from_secs(5)));
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let (status, head, _) = exchange(addr, &post(&init, ""));
+    assert_eq!(status, 200);
+    let session = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default();
+    assert_eq!(session.len(), 32, "{head}");
+    // Open the session's stream, then change the tools.
+    let mut s = TcpStream::connect(addr).unwrap_or_else(|e| panic!("{e}"));
+    let _ = s.set_read_timeout(Some(PATIENCE));
+    let _ = s.write_all(
+        format!("GET /mcp HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n").as_bytes(),
+    );
+    let mut r = BufReader::new(s);
+    let mut line = String::new();
+    while r.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
+        line.clear();
+    }
+    let _ = server.add_tool(
+        descriptor("second", "core"),
+        Arc::new(|_, _| Ok(ToolOutput::new(json!({})))),
+    );
+    let mut seen = String::new();
+    while !seen.contains("list_changed") {
+        line.clear();
+        if r.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        seen.push_str(&line);
+    }
+    assert!(seen.contains("notifications/tools/list_changed"), "{seen}");
+    stop.shutdown();
+    let _ = done.join();
+}

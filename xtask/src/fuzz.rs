@@ -17,6 +17,12 @@ use crate::step;
 /// The fuzz targets (`fuzz/fuzz_targets/`).
 pub const TARGETS: &[&str] = &["wire", "http"];
 
+/// The longest input of a target: every request shape fits, and the
+/// fuzzer stays fast (long inputs cost time and find nothing new).
+fn max_len(target: &str) -> usize {
+    if target == "http" { 2048 } else { 512 }
+}
+
 const CARGO_FUZZ_VERSION: &str = "0.13.2";
 
 fn cargo_fuzz(root: &Path) -> Result<PathBuf, String> {
@@ -95,6 +101,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
                 .arg(root.join("fuzz/seeds").join(target))
                 .arg("--")
                 .arg(format!("-runs={runs}"))
+                .arg(format!("-max_len={}", max_len(target)))
                 .args(["-print_final_stats=1", "-timeout=10", "-rss_limit_mb=2048"]),
         )?;
     }

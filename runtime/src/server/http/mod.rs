@@ -219,6 +219,11 @@ impl HttpServer {
             while connections.try_join_next().is_some() {}
         }
         drop(listener);
+        // Session streams never end by themselves: end them, so that their
+        // connections can close.
+        for slot in lock(&self.state.sessions).values() {
+            *lock(&slot.standalone.0) = None;
+        }
         let _ = tokio::time::timeout(drain, async {
             while connections.join_next().await.is_some() {}
         })
