@@ -32,6 +32,12 @@ impl GeneratedFiles {
         self.add(path, text);
     }
 
+    /// Moves every file of `other` into this set (a later file of the same
+    /// path wins, as with [`GeneratedFiles::add`]).
+    pub fn append(&mut self, other: GeneratedFiles) {
+        self.files.extend(other.files);
+    }
+
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(path).map(Vec::as_slice)
     }

@@ -345,13 +345,38 @@ impl Generator {
             templates: templates.as_ref(),
         };
         let total = emitters.len();
-        let mut out = emit::Output {
-            files: &mut files,
-            diags: &mut diags,
-        };
-        for (done, (emitter, part)) in emitters.iter().enumerate() {
-            self.emit.progress.report("generating", done, total);
-            emitter.emit(&cx, part, &mut out);
+        self.emit.progress.report("generating", 0, total);
+        // Each emitter on a thread of its own; their files and problems are
+        // merged in emitter order, so the result does not depend on timing.
+        let results: Vec<(GeneratedFiles, Vec<crate::diag::Diagnostic>)> =
+            std::thread::scope(|scope| {
+                let cx = &cx;
+                let running: Vec<_> = emitters
+                    .iter()
+                    .map(|(emitter, part)| {
+                        scope.spawn(move || {
+                            let mut files = GeneratedFiles::new();
+                            let mut diags = Vec::new();
+                            emitter.emit(
+                                cx,
+                                part,
+                                &mut emit::Output {
+                                    files: &mut files,
+                                    diags: &mut diags,
+                                },
+                            );
+                            (files, diags)
+                        })
+                    })
+                    .collect();
+                running
+                    .into_iter()
+                    .map(|r| r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            });
+        for (f, d) in results {
+            files.append(f);
+            diags.extend(d);
         }
         self.emit.progress.report("generating", total, total);
         (files, diags)

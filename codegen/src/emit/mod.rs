@@ -151,11 +151,11 @@ pub(crate) fn one_line(command: &str) -> String {
 }
 
 /// Every emitter with its output kind, in the order they run.
-pub fn all() -> Vec<(OutputKind, Box<dyn Emitter>)> {
+pub fn all() -> Vec<(OutputKind, Box<dyn Emitter + Send + Sync>)> {
     vec![
         (
             OutputKind::Catalog,
-            Box::new(catalog::Catalog) as Box<dyn Emitter>,
+            Box::new(catalog::Catalog) as Box<dyn Emitter + Send + Sync>,
         ),
         (OutputKind::Rust, Box::new(rust::RustCrate)),
         (OutputKind::CSharp, Box::new(csharp::CSharp)),
