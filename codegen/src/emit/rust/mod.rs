@@ -42,8 +42,8 @@ pub struct RustCrate;
 
 /// A tool set's generated module: its name, its own items, and (for the
 /// module layout, which inlines them) its tools' modules, the shared one
-/// first, by name. The crate layout writes each tool's file as soon as it is
-/// built instead, so that memory stays flat with the number of tools.
+/// first, by name. The crate layout keeps no syntax: each tool's file is
+/// formatted as soon as it is built, and only its text is kept.
 struct SetModule {
     name: String,
     module: FileItems,
@@ -331,7 +331,7 @@ fn emit_module(regenerate: &str, sets: Vec<SetModule>, out: &mut GeneratedFiles)
 
 /// The crate layout: `rust/Cargo.toml`, `rust/src/lib.rs`, a directory per
 /// tool set (each tool's module a file of its own, formatted on its own:
-/// memory stays flat with size), and the runtime beside when it is bundled.
+/// only text is kept, never syntax), and the runtime beside when it is bundled.
 fn emit_crate(
     options: &EmitOptions,
     project: &Project,
