@@ -4,7 +4,8 @@
 //! checked in, `check` reports (and writes nothing) when the tree on disk
 //! differs from what the specs generate. Every write goes to a temporary file
 //! in the same directory and is renamed into place, so a crash never leaves a
-//! half-written file. A list of the files toolgen wrote (`.toolgen-files`) is
+//! half-written file; a directory that does not exist yet is written whole
+//! into a hidden staging directory and renamed into place once. A list of the files toolgen wrote (`.toolgen-files`) is
 //! kept in the output directory so that later runs remove only files toolgen
 //! itself wrote, never a user's own files.
 
@@ -187,6 +188,9 @@ pub fn write(dir: &Path, files: &GeneratedFiles, prune: Prune) -> Result<WriteRe
     for (rel, _) in with_file_list(files, &list) {
         checked_join(dir, rel)?;
     }
+    if !dir.exists() {
+        return write_fresh(dir, files, &list);
+    }
     let stale = removable(dir, files, prune)?;
     let mut made_dirs = BTreeSet::new();
     for (rel, contents) in with_file_list(files, &list) {
@@ -208,6 +212,51 @@ pub fn write(dir: &Path, files: &GeneratedFiles, prune: Prune) -> Result<WriteRe
         std::fs::remove_file(&path).map_err(|e| err(&path, e))?;
         remove_empty_parents(dir, &path);
         report.removed.push(rel);
+    }
+    Ok(report)
+}
+
+/// A directory that does not exist yet: every file is written into a hidden
+/// staging directory beside it (plain writes: nothing there can be seen half
+/// written), which is then renamed into place at once. A run stopped midway
+/// leaves no `dir` at all, only the staging directory, which the next cold
+/// run into the same place removes.
+fn write_fresh(
+    dir: &Path,
+    files: &GeneratedFiles,
+    list: &[u8],
+) -> Result<WriteReport, OutputError> {
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(|e| err(&parent, e))?;
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let staging = parent.join(format!(".{name}.toolgen-staging"));
+    if staging.exists() {
+        // A stopped run's leftovers: never trusted, never shown.
+        std::fs::remove_dir_all(&staging).map_err(|e| err(&staging, e))?;
+    }
+    let mut report = WriteReport::default();
+    let mut made_dirs = BTreeSet::new();
+    let written = with_file_list(files, list).try_for_each(|(rel, contents)| {
+        let path = checked_join(&staging, rel)?;
+        let parent = path.parent().unwrap_or(&staging).to_path_buf();
+        if !made_dirs.contains(&parent) {
+            std::fs::create_dir_all(&parent).map_err(|e| err(&parent, e))?;
+            made_dirs.insert(parent);
+        }
+        std::fs::write(&path, contents).map_err(|e| err(&path, e))?;
+        report.written.push(rel.to_owned());
+        Ok(())
+    });
+    let moved = written.and_then(|()| std::fs::rename(&staging, dir).map_err(|e| err(dir, e)));
+    if let Err(e) = moved {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
     }
     Ok(report)
 }
@@ -287,6 +336,32 @@ mod tests {
         let r = write(&dir, &fewer, Prune::Owned)?;
         assert_eq!((r.written.len(), r.unchanged), (0, 2));
         let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
+    /// A directory that does not exist is staged and appears whole; a
+    /// stopped run's staging directory is never shown and is cleared.
+    #[test]
+    fn a_fresh_directory_appears_whole() -> Result<(), OutputError> {
+        let dir = tmpdir("fresh").join("out");
+        let staging = dir.with_file_name(".out.toolgen-staging");
+        // Leftovers of a run that was stopped midway.
+        std::fs::create_dir_all(staging.join("old")).map_err(|e| err(&staging, e))?;
+        std::fs::write(staging.join("old/half.json"), "{").map_err(|e| err(&staging, e))?;
+        let mut files = GeneratedFiles::new();
+        files.add("a/b/one.json", "1\n");
+        files.add("two.json", "2\n");
+        let r = write(&dir, &files, Prune::Owned)?;
+        assert_eq!(r.written.len(), 3);
+        assert!(!staging.exists(), "the staging directory is gone");
+        assert!(!dir.join("old").exists(), "nothing of the stopped run");
+        assert!(check(&dir, &files, Prune::Owned)?.is_clean());
+        // Into the existing directory: file by file, as before.
+        let r = write(&dir, &files, Prune::Owned)?;
+        assert_eq!((r.written.len(), r.unchanged), (0, 3));
+        if let Some(p) = dir.parent() {
+            let _ = std::fs::remove_dir_all(p);
+        }
         Ok(())
     }
 
