@@ -51,6 +51,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     let mut sizes = vec![1_000usize, 10_000];
     let mut runs = 3usize;
     let mut check_generated = false;
+    let mut peers = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match *a {
@@ -63,6 +64,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
                     .collect::<Result<_, _>>()?;
             }
             "--check-generated" => check_generated = true,
+            "--peers" => peers = true,
             "--runs" => {
                 runs = it
                     .next()
@@ -129,6 +131,11 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     }
     if check_generated {
         check_generated_crates(root, &bin, &sizes)?;
+    }
+    if peers {
+        for &n in &sizes {
+            crate::bench_peers::run(root, &bin, n, runs)?;
+        }
     }
     Ok(())
 }
