@@ -65,14 +65,26 @@ impl Server {
     /// validation, time limit, panic isolation.
     pub fn call(&self, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
         let (entry, args) = self.prepare(tool, arguments, None)?;
+        self.run_and_wait(&entry, args, None)
+    }
+
+    /// Runs a checked call and waits for its result (its progress, if any,
+    /// goes where `progress` says).
+    fn run_and_wait(
+        &self,
+        entry: &Arc<Entry>,
+        args: Map<String, Value>,
+        progress: Option<(Value, Arc<dyn Outbox>)>,
+    ) -> Result<ToolOutput, ToolError> {
         let (tx, rx) = channel();
         let control = CallControl::new(
             Box::new(move |r| {
                 let _ = tx.send(r);
             }),
-            None,
+            progress,
         );
-        self.launch(&entry, args, control, false);
+        self.launch(entry, args, control, false);
+        let tool = &entry.descriptor.id;
         rx.recv().unwrap_or_else(|_| {
             Err(plain_error(
                 ErrorCode::InternalError,
@@ -179,20 +191,7 @@ impl Server {
         let wraps = entry.wraps_output;
         let progress = progress.map(|token| (token, reply.clone()));
         if self.execution == Execution::Inline {
-            let (tx, rx) = channel();
-            let control = CallControl::new(
-                Box::new(move |r| {
-                    let _ = tx.send(r);
-                }),
-                progress,
-            );
-            self.launch(&entry, args, control, false);
-            let result = rx.recv().unwrap_or_else(|_| {
-                Err(plain_error(
-                    ErrorCode::InternalError,
-                    "Internal error: call dropped",
-                ))
-            });
+            let result = self.run_and_wait(&entry, args, progress);
             return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
         }
         let calls = session.calls.clone();
@@ -229,11 +228,15 @@ impl Server {
     }
 
     /// What a 2026-07-28 result carries in `_meta`: the server's identity.
-    fn stamp_for(&self, dialect: Dialect) -> Option<Arc<[u8]>> {
+    pub(crate) fn stamp_for(&self, dialect: Dialect) -> Option<Arc<[u8]>> {
         (dialect == Dialect::Modern).then(|| {
-            let mut text = Vec::new();
-            wire::write_json(&mut text, &super::modern::server_info(self));
-            Arc::from(text)
+            self.modern_stamp
+                .get_or_init(|| {
+                    let mut text = Vec::new();
+                    wire::write_json(&mut text, &super::modern::server_info(self));
+                    Arc::from(text)
+                })
+                .clone()
         })
     }
 
@@ -249,16 +252,22 @@ impl Server {
             Submitted::Nothing => return None,
             Submitted::Pending => {
                 drop(reply);
-                loop {
-                    match rx.recv() {
-                        Ok(Outgoing::Response(out)) => break out,
-                        Ok(Outgoing::Notification(_)) => continue,
-                        Err(_) => return None, // cancelled: no response
-                    }
-                }
+                wait_for_response(&rx)?
             }
         };
         out.push(b'\n');
         Some(out)
+    }
+}
+
+/// The response among a pending call's messages (its notifications are
+/// skipped); `None` once the call was cancelled.
+pub(crate) fn wait_for_response(rx: &std::sync::mpsc::Receiver<Outgoing>) -> Option<Vec<u8>> {
+    loop {
+        match rx.recv() {
+            Ok(Outgoing::Response(out)) => return Some(out),
+            Ok(Outgoing::Notification(_)) => continue,
+            Err(_) => return None,
+        }
     }
 }

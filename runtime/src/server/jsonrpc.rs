@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::control::Outbox;
 use super::execution::{Submitted, WireCall};
 use super::modern::{self, Refusal};
-use super::wire::{Answer, Dialect, stamp_result, write_json, write_response};
+use super::wire::{Answer, Dialect, stamp_result, write_response};
 use super::{Server, Session, plain_error};
 use crate::error::{ErrorCode, ToolError};
 
@@ -72,13 +72,10 @@ impl Server {
                 match self.start_call(session, call, &reply) {
                     Submitted::Answered(out) => out,
                     Submitted::Nothing => return None,
-                    Submitted::Pending => loop {
-                        match rx.recv() {
-                            Ok(super::Outgoing::Response(out)) => break out,
-                            Ok(_) => continue,
-                            Err(_) => return None,
-                        }
-                    },
+                    Submitted::Pending => {
+                        drop(reply);
+                        super::execution::wait_for_response(&rx)?
+                    }
                 }
             }
         };
@@ -184,9 +181,9 @@ impl Server {
         let result = self.dispatch(session, modern, method, params);
         Some(match result {
             Ok(Answer::Value(mut v)) if modern => {
-                let mut stamp = Vec::new();
-                write_json(&mut stamp, &modern::server_info(self));
-                stamp_result(&mut v, &stamp);
+                if let Some(stamp) = self.stamp_for(Dialect::Modern) {
+                    stamp_result(&mut v, &stamp);
+                }
                 Ok((id, Answer::Value(v)))
             }
             Ok(answer) => Ok((id, answer)),

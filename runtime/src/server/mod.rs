@@ -118,6 +118,9 @@ pub struct Server {
     /// Every tool runs on the serial lane.
     serial: bool,
     lanes: OnceLock<Lanes>,
+    /// The server's identity as 2026-07-28 results carry it (JSON text),
+    /// written on first use: the server's info never changes.
+    modern_stamp: OnceLock<Arc<[u8]>>,
     /// Connections told when tools are added or removed.
     listeners: Mutex<Vec<Weak<dyn Outbox>>>,
 }
@@ -203,6 +206,7 @@ impl Server {
             page_size: DEFAULT_PAGE_SIZE,
             serial: false,
             lanes: OnceLock::new(),
+            modern_stamp: OnceLock::new(),
             listeners: Mutex::new(Vec::new()),
         }
     }

@@ -454,8 +454,10 @@ async fn post(
     let Some(method) = peek.method.as_deref() else {
         return status_only(StatusCode::ACCEPTED); // a response from the client
     };
+    // The id the call's cancel guard names (read once, with the rest of the peek).
+    let id = peek.id.clone().unwrap_or(Value::Null);
     if modern.is_some() || state.options.stateless {
-        return run_alone(state, &body, &headers, caller.as_ref(), accepts_sse).await;
+        return run_alone(state, &body, &id, &headers, caller.as_ref(), accepts_sse).await;
     }
     if method == "initialize" && peek.id.is_some() {
         return initialize(state, &body, caller);
@@ -470,6 +472,7 @@ async fn post(
         state,
         &slot.session,
         &body,
+        &id,
         caller.as_ref(),
         accepts_sse,
         calls,
@@ -529,6 +532,7 @@ fn check_headers(
 async fn run_alone(
     state: &Arc<State>,
     body: &[u8],
+    id: &Value,
     headers: &HeaderMap,
     caller: Option<&Caller>,
     accepts_sse: bool,
@@ -545,7 +549,7 @@ async fn run_alone(
     };
     let calls = session.calls.clone();
     let session = Mutex::new(session);
-    run(state, &session, body, caller, accepts_sse, calls).await
+    run(state, &session, body, id, caller, accepts_sse, calls).await
 }
 
 /// Answers a message that is not a JSON object (the server's parse error).
@@ -577,6 +581,7 @@ async fn run(
     state: &Arc<State>,
     session: &Mutex<Session>,
     body: &[u8],
+    id: &Value,
     caller: Option<&Caller>,
     accepts_sse: bool,
     calls: Arc<InFlight>,
@@ -593,12 +598,8 @@ async fn run(
         Submitted::Answered(out) => json_response(StatusCode::OK, out),
         Submitted::Nothing => status_only(StatusCode::ACCEPTED),
         Submitted::Pending => {
-            let id = serde_json::from_slice::<Peek>(body)
-                .ok()
-                .and_then(|p| p.id)
-                .unwrap_or(Value::Null);
             // Dropped with the request (the client went away): the call is cancelled.
-            let mut guard = cancel_guard(calls, id);
+            let mut guard = cancel_guard(calls, id.clone());
             loop {
                 match rx.recv().await {
                     Some(Outgoing::Response(out)) => {
