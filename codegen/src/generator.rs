@@ -19,16 +19,19 @@
 //!     .generate();
 //! ```
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::cache::{Cache, RunStamp};
 use crate::diag::{HumanRenderer, LintLevel, Severity};
+use crate::digest::Digest;
 use crate::emit::{self, GeneratedFiles, RustLayout};
 use crate::ir::{Format, OutputKind, Project, RuntimeSource};
 use crate::load::{self, LoadOptions, Loaded};
-use crate::output::{self, CheckReport, OutputError, Prune, WriteReport};
+use crate::output::{self, CheckReport, Known, OutputError, Prune, WriteReport};
 use crate::progress::Progress;
 use crate::templates::RunTemplates;
 
@@ -41,6 +44,7 @@ pub struct Generator {
     deny_warnings: bool,
     prune: Prune,
     emit: emit::EmitOptions,
+    cache_dir: Option<PathBuf>,
 }
 
 /// Why a generation did not produce output.
@@ -122,10 +126,33 @@ impl std::error::Error for BuildError {}
 /// What a successful generation did.
 #[derive(Debug)]
 pub struct Generated {
-    pub loaded: Loaded,
-    pub files: GeneratedFiles,
+    /// What was read. `None` when the cache showed that neither the inputs
+    /// nor the output changed since the last clean run (with the same
+    /// configuration): then nothing was parsed, rendered or written.
+    pub loaded: Option<Loaded>,
+    /// What was generated (`None` when nothing was, as for `loaded`).
+    pub files: Option<GeneratedFiles>,
+    pub summary: Summary,
     pub report: WriteReport,
     pub timings: Timings,
+}
+
+/// How much a generation covered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub tools: usize,
+    pub tool_sets: usize,
+    pub warnings: usize,
+}
+
+impl Summary {
+    pub fn of(loaded: &Loaded) -> Summary {
+        Summary {
+            tools: loaded.project.tool_count(),
+            tool_sets: loaded.project.tool_sets.len(),
+            warnings: loaded.diagnostics.count(Severity::Warning),
+        }
+    }
 }
 
 /// Wall time of each phase of a generation.
@@ -282,6 +309,15 @@ impl Generator {
         self
     }
 
+    /// Keeps what runs render in `dir` (see [`crate::cache`]): a tool whose
+    /// spec did not change is not rendered again, and a run whose inputs and
+    /// output did not change is skipped. `None` (the default for the
+    /// library): no cache. The CLI uses [`crate::cache::default_dir`].
+    pub fn cache_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.cache_dir = dir;
+        self
+    }
+
     /// Reports progress of long runs (see [`Progress`]).
     pub fn progress(mut self, progress: Progress) -> Self {
         self.options.progress = progress.clone();
@@ -292,13 +328,31 @@ impl Generator {
     /// Reads and validates the inputs (never the output directory, should it
     /// be below an input).
     pub fn load(&self) -> Loaded {
+        load::load(&self.inputs, &self.load_options())
+    }
+
+    fn load_options(&self) -> LoadOptions {
         let mut options = self.options.clone();
         if let Some(out) = &self.out_dir {
             options
                 .exclude
                 .push(std::path::absolute(out).unwrap_or_else(|_| out.clone()));
         }
-        load::load(&self.inputs, &options)
+        options
+    }
+
+    /// The digest of everything that configures a run into `out` (not the
+    /// progress callback): a cached run is reused only under the same one.
+    fn config_digest(&self, out: &Path) -> crate::digest::Digest {
+        let mut g = self.clone();
+        g.options.progress = Progress::default();
+        g.emit.progress = Progress::default();
+        g.cache_dir = None;
+        crate::digest::Hasher::new()
+            .debug(&std::env::current_dir().ok())
+            .debug(&std::path::absolute(out).ok())
+            .debug(&g)
+            .finish()
     }
 
     /// Whether `loaded` may be generated from under this configuration.
@@ -318,6 +372,15 @@ impl Generator {
     pub fn render_checked(
         &self,
         project: &Project,
+    ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
+        self.render_cached(project, None)
+    }
+
+    /// [`Generator::render_checked`], taking pieces rendered before from `cache`.
+    fn render_cached(
+        &self,
+        project: &Project,
+        cache: Option<&dyn emit::RenderCache>,
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
         let mut files = GeneratedFiles::new();
         let mut diags = Vec::new();
@@ -343,6 +406,7 @@ impl Generator {
         let cx = emit::EmitContext {
             options: &self.emit,
             templates: templates.as_ref(),
+            cache,
         };
         let total = emitters.len();
         self.emit.progress.report("generating", 0, total);
@@ -390,19 +454,21 @@ impl Generator {
         let started = Instant::now();
         let loaded = self.load();
         timings.load = started.elapsed();
-        self.render_valid(loaded, timings).map(|(l, f)| (l, f, out))
+        self.render_valid(loaded, timings, None)
+            .map(|(l, f)| (l, f, out))
     }
 
     fn render_valid(
         &self,
         loaded: Loaded,
         timings: &mut Timings,
+        cache: Option<&dyn emit::RenderCache>,
     ) -> Result<(Loaded, GeneratedFiles), GenerateError> {
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
         }
         let started = Instant::now();
-        let (files, problems) = self.render_checked(&loaded.project);
+        let (files, problems) = self.render_cached(&loaded.project, cache);
         if !problems.is_empty() {
             let mut loaded = loaded;
             for d in problems {
@@ -418,9 +484,125 @@ impl Generator {
     /// Loads, validates, generates and writes. Nothing is written when the
     /// specs have errors.
     pub fn generate(&self) -> Result<Generated, GenerateError> {
+        let Some(dir) = &self.cache_dir else {
+            let mut timings = Timings::default();
+            let (loaded, files, out) = self.loaded_valid(&mut timings)?;
+            return write_out(loaded, files, out, self.prune, &Known::default(), timings);
+        };
+        let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
+        let cache = Cache::open(dir);
+        let config = self.config_digest(out);
         let mut timings = Timings::default();
-        let (loaded, files, out) = self.loaded_valid(&mut timings)?;
-        write_out(loaded, files, out, self.prune, timings)
+        let started = Instant::now();
+        let previous = cache.stamp(config);
+        if let Some(stamp) = &previous {
+            if stamp.holds(out, &load::inputs(&self.inputs, &self.load_options()).files) {
+                timings.load = started.elapsed();
+                return Ok(Generated {
+                    loaded: None,
+                    files: None,
+                    summary: Summary {
+                        tools: stamp.tools,
+                        tool_sets: stamp.tool_sets,
+                        warnings: 0,
+                    },
+                    report: WriteReport {
+                        unchanged: stamp.outputs.len(),
+                        ..WriteReport::default()
+                    },
+                    timings,
+                });
+            }
+        }
+        let loaded = self.load();
+        timings.load = started.elapsed();
+        // What the run reads, taken before rendering: a file changed from
+        // here on makes the stamp stale, never wrongly fresh.
+        let mut stamp = self.stamp_of(&cache, config, &loaded);
+        let (loaded, files) = match self.render_valid(loaded, &mut timings, Some(&cache)) {
+            Ok(done) => done,
+            Err(e) => {
+                cache.drop_stamp(config);
+                return Err(e);
+            }
+        };
+        let known = previous.map(|p| p.known()).unwrap_or_default();
+        let done = write_out(loaded, files, out, self.prune, &known, timings)?;
+        let recorded = match (&mut stamp, &done.files) {
+            (Some(s), Some(files)) => {
+                let list = output::file_list(files);
+                let all = files
+                    .iter()
+                    .chain(std::iter::once((output::FILE_LIST, &list[..])));
+                s.record_outputs(out, all)
+            }
+            _ => false,
+        };
+        match stamp {
+            Some(s) if recorded => cache.keep_stamp(&s),
+            _ => cache.drop_stamp(config),
+        }
+        Ok(done)
+    }
+
+    /// A digest of what a run reads, by sizes and times, not contents: the
+    /// files [`load::inputs`] finds and the template directories (the
+    /// command line's and the manifests'). `toolgen watch` generates again
+    /// when it changes.
+    pub fn watch_fingerprint(&self) -> Digest {
+        let found = load::inputs(&self.inputs, &self.load_options());
+        let mut h = crate::digest::Hasher::new();
+        for f in &found.files {
+            h.debug(f).debug(&output::FileStamp::read(f));
+        }
+        for dir in found
+            .template_dirs
+            .iter()
+            .chain(self.emit.templates.as_ref())
+        {
+            h.debug(dir).digest(crate::cache::tree_stamp(dir));
+        }
+        h.finish()
+    }
+
+    /// The stamp of a run that read `loaded` (see [`crate::cache::RunStamp`]);
+    /// `None` when the run is not one to skip next time: it has diagnostics,
+    /// or the inputs found now are not all files it read.
+    fn stamp_of(&self, cache: &Cache, config: Digest, loaded: &Loaded) -> Option<RunStamp> {
+        if !loaded.diagnostics.is_empty() {
+            return None;
+        }
+        let inputs: BTreeMap<PathBuf, String> = loaded
+            .db
+            .files()
+            .map(|(_, f)| (f.path.clone(), Digest::of(f.text.as_bytes()).hex()))
+            .collect();
+        let found = load::inputs(&self.inputs, &self.load_options()).files;
+        if !found.iter().all(|f| inputs.contains_key(f)) {
+            return None;
+        }
+        let templates = loaded
+            .project
+            .tool_sets
+            .iter()
+            .filter_map(|s| s.templates.as_ref().map(|t| t.value.clone()))
+            .chain(self.emit.templates.clone())
+            .map(|dir| {
+                let d = crate::cache::tree_digest(&dir).hex();
+                (dir, d)
+            })
+            .collect();
+        Some(RunStamp {
+            identity: cache.identity().hex(),
+            config: config.hex(),
+            inputs,
+            found,
+            templates,
+            outputs: BTreeMap::new(),
+            dirs: BTreeMap::new(),
+            tools: loaded.project.tool_count(),
+            tool_sets: loaded.project.tool_sets.len(),
+        })
     }
 
     /// Converts the specs into another input format, one file per tool
@@ -449,7 +631,7 @@ impl Generator {
                 );
             }
         }
-        write_out(loaded, files, out, Prune::Owned, timings)
+        write_out(loaded, files, out, Prune::Owned, &Known::default(), timings)
     }
 
     /// Like [`Generator::generate`], but only compares with the output directory.
@@ -519,7 +701,7 @@ impl Generator {
         if let Some(t) = &g.emit.templates {
             let _ = writeln!(cargo, "cargo::rerun-if-changed={}", t.display());
         }
-        let loaded = match g.render_valid(loaded, &mut Timings::default()) {
+        let loaded = match g.render_valid(loaded, &mut Timings::default(), None) {
             Ok((loaded, files)) => {
                 report_for_cargo(&loaded, &mut cargo);
                 output::write(&out, &files, g.prune).map_err(|e| {
@@ -558,14 +740,16 @@ fn write_out(
     files: GeneratedFiles,
     out: &Path,
     prune: Prune,
+    known: &Known,
     mut timings: Timings,
 ) -> Result<Generated, GenerateError> {
     let started = Instant::now();
-    let report = output::write(out, &files, prune).map_err(GenerateError::Output)?;
+    let report = output::write_known(out, &files, prune, known).map_err(GenerateError::Output)?;
     timings.write = started.elapsed();
     Ok(Generated {
-        loaded,
-        files,
+        summary: Summary::of(&loaded),
+        loaded: Some(loaded),
+        files: Some(files),
         report,
         timings,
     })

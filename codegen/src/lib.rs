@@ -15,7 +15,9 @@
 //! a build script depends on toolgen with `default-features = false` and
 //! compiles no argument parser.
 
+pub mod cache;
 pub mod diag;
+pub mod digest;
 pub mod emit;
 pub mod files;
 pub mod formats;
@@ -39,6 +41,6 @@ mod generator;
 
 pub use diag::LintLevel;
 pub use emit::RustLayout;
-pub use generator::{BuildError, GenerateError, Generated, Generator, Timings};
+pub use generator::{BuildError, GenerateError, Generated, Generator, Summary, Timings};
 pub use ir::{OutputKind, RuntimeSource};
 pub use progress::Progress;

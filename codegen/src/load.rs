@@ -159,6 +159,54 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     loaded
 }
 
+/// What [`load`] would read for `paths`, found the way it finds it
+/// (directory walks and manifests only: no spec is parsed).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Inputs {
+    /// Specs, schema documents, manifests (each spec's owner too), sorted.
+    pub files: Vec<PathBuf>,
+    /// The template directories the manifests name.
+    pub template_dirs: Vec<PathBuf>,
+}
+
+/// The files [`load`] would read for `paths`. The generation cache compares
+/// them (and their contents) with the last run's to know that nothing
+/// changed; `toolgen watch` looks at them for changes.
+pub fn inputs(paths: &[PathBuf], options: &LoadOptions) -> Inputs {
+    let mut loader = Loader {
+        options,
+        loaded: Loaded::default(),
+        diags: Vec::new(),
+        manifests: Manifests::default(),
+    };
+    let found = loader.discover(paths);
+    let owners = loader.owners(&found);
+    let mut files: Vec<PathBuf> = found
+        .specs
+        .into_iter()
+        .chain(found.schema_docs)
+        .chain(found.manifests)
+        .chain(owners.into_iter().filter_map(|(_, m)| m))
+        .collect();
+    files.sort();
+    files.dedup();
+    let mut template_dirs: Vec<PathBuf> = loader
+        .manifests
+        .parsed
+        .iter()
+        .filter_map(|(path, parsed)| {
+            let (_, root) = parsed.as_ref()?;
+            let dir = path.parent().unwrap_or(Path::new("."));
+            manifest::templates_path(root).map(|t| dir.join(t))
+        })
+        .collect();
+    template_dirs.sort();
+    Inputs {
+        files,
+        template_dirs,
+    }
+}
+
 /// One run of [`load`]: what was read so far and what was said about it.
 struct Loader<'o> {
     options: &'o LoadOptions,

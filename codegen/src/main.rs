@@ -11,7 +11,7 @@ use toolgen::emit::csharp_bridge::CsharpBridge;
 use toolgen::ir::{Format, OutputKind, RuntimeSource};
 use toolgen::load::{DEFAULT_MAX_FILE_SIZE, Loaded};
 use toolgen::output::Prune;
-use toolgen::{GenerateError, Generator, Progress};
+use toolgen::{GenerateError, Generator, Progress, Summary};
 
 /// Schema-first code generator for MCP tools.
 ///
@@ -98,6 +98,52 @@ struct InputArgs {
     max_file_size: u64,
 }
 
+/// What `gen` and `watch` take.
+#[derive(clap::Args)]
+struct GenArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// Output directory.
+    #[arg(long)]
+    out: PathBuf,
+    /// Only these outputs (comma-separated or repeated): catalog, rust, csharp,
+    /// docs. Default: all (a tool set's manifest may leave some out).
+    #[arg(long, value_name = "OUTPUT", value_delimiter = ',', value_parser = parse_output)]
+    emit: Vec<OutputKind>,
+    /// Where the generated Rust crate gets toolgen-runtime: `bundled` (default:
+    /// its source beside the crate, so it builds anywhere, offline), `path=DIR`
+    /// (relative to the generated Cargo.toml), `git=URL[,rev=R|,branch=B|,tag=T]`,
+    /// or `version=REQ`.
+    #[arg(long, value_name = "SOURCE", value_parser = RuntimeSource::parse)]
+    runtime: Option<RuntimeSource>,
+    /// Whether the C# bridge package (com.toolgen.bridge) is written beside the
+    /// generated one as `csharp-bridge/` (`bundled`, the default) or is installed
+    /// in the Unity project already (`external`).
+    #[arg(long, value_name = "SOURCE", value_parser = CsharpBridge::parse)]
+    csharp_bridge: Option<CsharpBridge>,
+    /// Same as `--runtime path=PATH`.
+    #[arg(long, value_name = "PATH", hide = true, conflicts_with = "runtime")]
+    rust_runtime_path: Option<String>,
+    /// Treat every file in the output directory as generated: remove (or, with
+    /// --check, report) files that would not be generated. By default only files
+    /// toolgen wrote earlier are removed.
+    #[arg(long)]
+    prune_all: bool,
+    /// A directory whose files override the built-in templates of the same
+    /// relative name (e.g. `csharp/tool.cs.jinja`); see `templates/README.md`.
+    #[arg(long, value_name = "DIR")]
+    templates: Option<PathBuf>,
+    /// Where to keep what runs rendered, so that unchanged tools are not rendered
+    /// again and a run with nothing changed is skipped. Default: $TOOLGEN_CACHE_DIR,
+    /// else $CARGO_TARGET_DIR/toolgen-cache, else target/toolgen-cache of the Cargo
+    /// workspace around the current directory (none outside one).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+    /// Render everything, and keep nothing for later runs.
+    #[arg(long)]
+    no_cache: bool,
+}
+
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum InitFormat {
     /// Standard MCP tool JSON.
@@ -115,40 +161,20 @@ enum Command {
     /// Validate, then generate the outputs into a directory.
     Gen {
         #[command(flatten)]
-        input: InputArgs,
-        /// Output directory.
-        #[arg(long)]
-        out: PathBuf,
+        args: GenArgs,
         /// Write nothing; exit 1 if the output directory is not up to date.
         #[arg(long)]
         check: bool,
-        /// Only these outputs (comma-separated or repeated): catalog, rust, csharp,
-        /// docs. Default: all (a tool set's manifest may leave some out).
-        #[arg(long, value_name = "OUTPUT", value_delimiter = ',', value_parser = parse_output)]
-        emit: Vec<OutputKind>,
-        /// Where the generated Rust crate gets toolgen-runtime: `bundled` (default:
-        /// its source beside the crate, so it builds anywhere, offline), `path=DIR`
-        /// (relative to the generated Cargo.toml), `git=URL[,rev=R|,branch=B|,tag=T]`,
-        /// or `version=REQ`.
-        #[arg(long, value_name = "SOURCE", value_parser = RuntimeSource::parse)]
-        runtime: Option<RuntimeSource>,
-        /// Whether the C# bridge package (com.toolgen.bridge) is written beside the
-        /// generated one as `csharp-bridge/` (`bundled`, the default) or is installed
-        /// in the Unity project already (`external`).
-        #[arg(long, value_name = "SOURCE", value_parser = CsharpBridge::parse)]
-        csharp_bridge: Option<CsharpBridge>,
-        /// Same as `--runtime path=PATH`.
-        #[arg(long, value_name = "PATH", hide = true, conflicts_with = "runtime")]
-        rust_runtime_path: Option<String>,
-        /// Treat every file in the output directory as generated: remove (or, with
-        /// --check, report) files that would not be generated. By default only files
-        /// toolgen wrote earlier are removed.
-        #[arg(long)]
-        prune_all: bool,
-        /// A directory whose files override the built-in templates of the same
-        /// relative name (e.g. `csharp/tool.cs.jinja`); see `templates/README.md`.
-        #[arg(long, value_name = "DIR")]
-        templates: Option<PathBuf>,
+    },
+    /// Generate, then watch the specs (and manifests, `$ref`'d schemas, templates)
+    /// and generate again whenever one changes, until stopped (Ctrl-C). Only what
+    /// changed is rendered again (see `--cache-dir`).
+    Watch {
+        #[command(flatten)]
+        args: GenArgs,
+        /// How often to look for changes, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 200)]
+        interval_ms: u64,
     },
     /// Create a tool set: `toolset.yaml`, one example spec, and the JSON Schemas
     /// editors use to complete and check specs (in `DIR/.toolgen/`).
@@ -258,32 +284,43 @@ impl Reporter {
         }
     }
 
+    fn summary_of(&self, s: Summary, what: &str) {
+        let line = format!(
+            "{what}: {} tool{} in {} tool set{} ({} warning{})",
+            s.tools,
+            plural(s.tools),
+            s.tool_sets,
+            plural(s.tool_sets),
+            s.warnings,
+            plural(s.warnings)
+        );
+        self.print_summary(&line, true, 0, s);
+    }
+
     fn summary(&self, loaded: &Loaded, failed: bool, what: &str) {
+        let s = Summary::of(loaded);
+        if !failed {
+            return self.summary_of(s, what);
+        }
         let errors = loaded.diagnostics.count(Severity::Error);
-        let warnings = loaded.diagnostics.count(Severity::Warning);
-        let sets = loaded.project.tool_sets.len();
-        let tools = loaded.project.tool_count();
-        let line = if failed {
-            format!(
-                "{what} failed: {errors} error{}, {warnings} warning{} in {} file{}",
-                plural(errors),
-                plural(warnings),
-                loaded.spec_files,
-                plural(loaded.spec_files)
-            )
-        } else {
-            format!(
-                "{what}: {tools} tool{} in {sets} tool set{} ({warnings} warning{})",
-                plural(tools),
-                plural(sets),
-                plural(warnings)
-            )
-        };
+        let line = format!(
+            "{what} failed: {errors} error{}, {} warning{} in {} file{}",
+            plural(errors),
+            s.warnings,
+            plural(s.warnings),
+            loaded.spec_files,
+            plural(loaded.spec_files)
+        );
+        self.print_summary(&line, false, errors, s);
+    }
+
+    /// The summary line, or (`--message-format json`) its JSON object.
+    fn print_summary(&self, line: &str, ok: bool, errors: usize, s: Summary) {
         match self.format {
             MessageFormat::Human => eprintln!("{line}"),
             MessageFormat::Json => {
                 let v = serde_json::json!({
-                    "summary": { "ok": !failed, "errors": errors, "warnings": warnings, "toolSets": sets, "tools": tools }
+                    "summary": { "ok": ok, "errors": errors, "warnings": s.warnings, "toolSets": s.tool_sets, "tools": s.tools }
                 });
                 println!("{v}");
             }
@@ -404,31 +441,20 @@ fn regenerate_command(input: &InputArgs, out: &std::path::Path, extra: &[String]
 fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
     match command {
         Command::Validate(input) => validate(&input, reporter),
-        Command::Gen {
-            input,
-            out,
-            check,
-            emit,
-            runtime,
-            csharp_bridge,
-            prune_all,
-            rust_runtime_path,
-            templates,
-        } => {
-            let options = GenOptions {
-                emit,
-                runtime: runtime.or(rust_runtime_path.map(RuntimeSource::Path)),
-                csharp_bridge,
-                prune_all,
-                templates,
-            };
-            let g = gen_generator(&input, &out, options, reporter);
+        Command::Gen { args, check } => {
+            let g = gen_generator(&args, reporter);
             if check {
-                gen_check(&g, &out, reporter)
+                gen_check(&g, &args.out, reporter)
             } else {
-                gen_write(&g, &out, reporter, stats)
+                gen_write(&g, &args.out, reporter, stats)
             }
         }
+        Command::Watch { args, interval_ms } => watch(
+            &gen_generator(&args, reporter),
+            &args,
+            reporter,
+            std::time::Duration::from_millis(interval_ms.max(10)),
+        ),
         Command::Init {
             dir,
             format,
@@ -467,37 +493,25 @@ fn validate(input: &InputArgs, reporter: &Reporter) -> ExitCode {
     }
 }
 
-/// What `gen` takes beyond the inputs and the output directory.
-struct GenOptions {
-    emit: Vec<OutputKind>,
-    runtime: Option<RuntimeSource>,
-    csharp_bridge: Option<CsharpBridge>,
-    prune_all: bool,
-    templates: Option<PathBuf>,
-}
-
-/// The generator of `gen`, and the command line it records as the one that
-/// regenerates the output.
-fn gen_generator(
-    input: &InputArgs,
-    out: &std::path::Path,
-    options: GenOptions,
-    reporter: &Reporter,
-) -> Generator {
+/// The generator of `gen` and `watch`, and the command line it records as
+/// the one that regenerates the output.
+fn gen_generator(args: &GenArgs, reporter: &Reporter) -> Generator {
+    let input = &args.input;
+    let out = &args.out;
     let mut g = generator(input, reporter);
     let mut extra = Vec::new();
-    if !options.emit.is_empty() {
-        let names: Vec<&str> = options.emit.iter().map(|k| k.as_str()).collect();
+    if !args.emit.is_empty() {
+        let names: Vec<&str> = args.emit.iter().map(|k| k.as_str()).collect();
         extra.push(format!("--emit {}", names.join(",")));
     }
-    for kind in options.emit {
-        g = g.output(kind);
+    for kind in &args.emit {
+        g = g.output(*kind);
     }
-    if let Some(dir) = options.templates {
+    if let Some(dir) = &args.templates {
         extra.push(format!("--templates {}", dir.display()));
         g = g.templates(dir);
     }
-    if let Some(b) = options.csharp_bridge {
+    if let Some(b) = args.csharp_bridge {
         let name = if b == CsharpBridge::External {
             "external"
         } else {
@@ -506,13 +520,27 @@ fn gen_generator(
         extra.push(format!("--csharp-bridge {name}"));
         g = g.csharp_bridge(b);
     }
-    if let Some(r) = options.runtime {
+    let runtime = args
+        .runtime
+        .clone()
+        .or(args.rust_runtime_path.clone().map(RuntimeSource::Path));
+    if let Some(r) = runtime {
         extra.push(format!("--runtime {r}"));
         g = g.runtime(r);
     }
+    let cache = if args.no_cache {
+        None
+    } else {
+        args.cache_dir.clone().or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .and_then(|cwd| toolgen::cache::default_dir(&cwd))
+        })
+    };
     g.regenerate_command(regenerate_command(input, out, &extra))
         .out_dir(out)
-        .prune(if options.prune_all {
+        .cache_dir(cache)
+        .prune(if args.prune_all {
             Prune::All
         } else {
             Prune::Owned
@@ -559,20 +587,72 @@ fn gen_write(g: &Generator, out: &std::path::Path, reporter: &Reporter, stats: b
             t.write.as_millis()
         );
     }
-    reporter.diagnostics(&done.loaded);
-    reporter.summary(&done.loaded, false, "generated");
+    if let Some(loaded) = &done.loaded {
+        reporter.diagnostics(loaded);
+    }
+    reporter.summary_of(done.summary, "generated");
     if matches!(reporter.format, MessageFormat::Human) {
-        eprintln!(
-            "wrote {} file{}, {} unchanged, removed {} stale file{} in {}",
-            done.report.written.len(),
-            plural(done.report.written.len()),
-            done.report.unchanged,
-            done.report.removed.len(),
-            plural(done.report.removed.len()),
-            out.display()
-        );
+        if done.loaded.is_none() {
+            eprintln!(
+                "nothing changed since the last run: {} files up to date in {}",
+                done.report.unchanged,
+                out.display()
+            );
+        } else {
+            eprintln!(
+                "wrote {} file{}, {} unchanged, removed {} stale file{} in {}",
+                done.report.written.len(),
+                plural(done.report.written.len()),
+                done.report.unchanged,
+                done.report.removed.len(),
+                plural(done.report.removed.len()),
+                out.display()
+            );
+        }
     }
     ExitCode::SUCCESS
+}
+
+/// `toolgen watch`: generates, then again whenever a file the last run read
+/// (or would find now) changes, until the process is stopped.
+fn watch(
+    g: &Generator,
+    args: &GenArgs,
+    reporter: &Reporter,
+    interval: std::time::Duration,
+) -> ExitCode {
+    let mut last = None;
+    eprintln!(
+        "watching {} (Ctrl-C to stop)",
+        args.input
+            .paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    loop {
+        let now = g.watch_fingerprint();
+        if last != Some(now) {
+            let started = Instant::now();
+            let code = gen_write(g, &args.out, reporter, false);
+            if matches!(reporter.format, MessageFormat::Human) {
+                eprintln!(
+                    "[{} in {} ms] waiting for changes",
+                    if code == ExitCode::SUCCESS {
+                        "done"
+                    } else {
+                        "failed"
+                    },
+                    started.elapsed().as_millis()
+                );
+            }
+            // What the run read, as it was when it started (a change made
+            // while it ran is seen on the next look).
+            last = Some(now);
+        }
+        std::thread::sleep(interval);
+    }
 }
 
 fn init(
@@ -637,10 +717,12 @@ fn schemas(out: &std::path::Path) -> ExitCode {
 fn convert(input: &InputArgs, to: Format, out: &std::path::Path, reporter: &Reporter) -> ExitCode {
     match generator(input, reporter).out_dir(out).convert(to) {
         Ok(done) => {
-            reporter.diagnostics(&done.loaded);
+            if let Some(loaded) = &done.loaded {
+                reporter.diagnostics(loaded);
+            }
             eprintln!(
                 "converted {} tools to {to}: {} file(s) written, {} unchanged in {}",
-                done.loaded.project.tool_count(),
+                done.summary.tools,
                 done.report.written.len(),
                 done.report.unchanged,
                 out.display()

@@ -67,6 +67,15 @@ pub(crate) const KEYS: &[&str] = &[
 /// written. Read before the rest of the manifest (the directory walk needs
 /// it); `None` when absent or not a string or a list of strings (then
 /// [`read`] reports it).
+/// The manifest's `templates` directory as written (relative to it), if
+/// it names one as a string.
+pub fn templates_path(root: &Node) -> Option<&str> {
+    match &root.get("templates")?.kind {
+        NodeKind::String(s) => Some(s),
+        _ => None,
+    }
+}
+
 pub fn spec_paths(root: &Node) -> Option<Vec<String>> {
     let node = root.get("specs")?;
     match &node.kind {

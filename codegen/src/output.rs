@@ -2,17 +2,19 @@
 //!
 //! Modelled on rust-analyzer's `ensure_file_contents`: generated files are
 //! checked in, `check` reports (and writes nothing) when the tree on disk
-//! differs from what the specs generate. Every write goes to a temporary file
-//! in the same directory and is renamed into place, so a crash never leaves a
-//! half-written file; a directory that does not exist yet is written whole
-//! into a hidden staging directory and renamed into place once. A list of the files toolgen wrote (`.toolgen-files`) is
-//! kept in the output directory so that later runs remove only files toolgen
-//! itself wrote, never a user's own files.
+//! differs from what the specs generate. A run leaves the old tree or the
+//! new one, never a half-written file: a directory that does not exist yet
+//! is written whole into a hidden staging directory and renamed into place
+//! once; into an existing one, changed files are staged beside their places
+//! and moved in under a journal (see [`write_known`]). A list of the files
+//! toolgen wrote (`.toolgen-files`) is kept in the output directory so that
+//! later runs remove only files toolgen itself wrote, never a user's own files.
 
 use std::collections::BTreeSet;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::digest::Digest;
 use crate::files::GeneratedFiles;
 
 /// The list of files toolgen wrote, kept in the output directory.
@@ -179,9 +181,100 @@ pub fn check(dir: &Path, files: &GeneratedFiles, prune: Prune) -> Result<CheckRe
     Ok(report)
 }
 
-/// Writes `files` (plus the file list) into `dir`: atomically, only changed
-/// files, then removes stale files that toolgen wrote before.
+/// Writes `files` (plus the file list) into `dir`: only changed files, then
+/// removes stale files that toolgen wrote before. Old or new: see
+/// [`write_known`].
 pub fn write(dir: &Path, files: &GeneratedFiles, prune: Prune) -> Result<WriteReport, OutputError> {
+    write_known(dir, files, prune, &Known::default())
+}
+
+/// What a file on disk looked like when toolgen last wrote or compared it:
+/// enough to know, without reading it, that it was not touched since.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileStamp {
+    pub len: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub modified: i128,
+    /// The inode (0 where there is none), so that a file replaced by
+    /// another of the same size and time is noticed.
+    pub inode: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(-1, |d| d.as_nanos() as i128);
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        FileStamp {
+            len: meta.len(),
+            modified,
+            inode,
+        }
+    }
+
+    pub fn read(path: &Path) -> Option<FileStamp> {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| FileStamp::of(&m))
+    }
+}
+
+/// Files of the output directory as an earlier run left them: relative path
+/// -> its stamp then and the digest of its contents. A file whose stamp and
+/// digest still match is known to be unchanged without being read.
+#[derive(Clone, Debug, Default)]
+pub struct Known(pub std::collections::HashMap<String, (FileStamp, Digest)>);
+
+impl Known {
+    fn holds(&self, dir: &Path, rel: &str, contents: &[u8]) -> bool {
+        self.0.get(rel).is_some_and(|(stamp, digest)| {
+            *digest == Digest::of(contents)
+                && FileStamp::read(&dir.join(rel)).is_some_and(|now| now == *stamp)
+        })
+    }
+}
+
+/// The journal of a generation into an existing directory (see [`write_known`]).
+pub const JOURNAL: &str = ".toolgen-journal";
+const JOURNAL_HEADER: &str = "toolgen journal 1";
+const COMMIT: &str = "commit";
+
+/// Where a changed file waits, beside its place, until the run commits.
+fn staged_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.toolgen-new"))
+}
+
+/// Writes `files` (plus the file list) into `dir`, comparing with `known`
+/// first and reading only the files it cannot vouch for. A directory that
+/// does not exist is staged whole and renamed into place. Into an existing
+/// one, old or new:
+///
+/// 1. the journal (`.toolgen-journal`) lists the files to replace and to
+///    remove; every new file is written beside its place under a hidden name;
+/// 2. the journal is marked committed (one rename);
+/// 3. the files are renamed into place, stale ones removed, the journal removed.
+///
+/// A run stopped before 2 leaves the old tree (and hidden files the next run
+/// removes); stopped after it, a committed journal that the next run (or
+/// [`recover`]) finishes first. Either way no file is ever half written, and
+/// `.toolgen-files` changes with the files it lists.
+pub fn write_known(
+    dir: &Path,
+    files: &GeneratedFiles,
+    prune: Prune,
+    known: &Known,
+) -> Result<WriteReport, OutputError> {
     let list = file_list(files);
     let mut report = WriteReport::default();
     // Validate every path before touching the disk.
@@ -191,29 +284,128 @@ pub fn write(dir: &Path, files: &GeneratedFiles, prune: Prune) -> Result<WriteRe
     if !dir.exists() {
         return write_fresh(dir, files, &list);
     }
+    recover(dir)?;
     let stale = removable(dir, files, prune)?;
-    let mut made_dirs = BTreeSet::new();
+    let mut changed: Vec<(&str, &[u8])> = Vec::new();
     for (rel, contents) in with_file_list(files, &list) {
         let path = checked_join(dir, rel)?;
-        if std::fs::read(&path).is_ok_and(|old| old == contents) {
+        if known.holds(dir, rel, contents) || std::fs::read(&path).is_ok_and(|old| old == contents)
+        {
             report.unchanged += 1;
-            continue;
+        } else {
+            changed.push((rel, contents));
         }
+    }
+    if changed.is_empty() && stale.is_empty() {
+        return Ok(report);
+    }
+    let mut journal = format!("{JOURNAL_HEADER}\n");
+    for (rel, _) in &changed {
+        journal.push_str(&format!("write {rel}\n"));
+    }
+    for rel in &stale {
+        journal.push_str(&format!("remove {rel}\n"));
+    }
+    let journal_path = dir.join(JOURNAL);
+    write_file(&journal_path, journal.as_bytes())?;
+    let mut made_dirs = BTreeSet::new();
+    let staged = changed.iter().try_for_each(|(rel, contents)| {
+        let path = checked_join(dir, rel)?;
         let parent = path.parent().unwrap_or(dir).to_path_buf();
         if !made_dirs.contains(&parent) {
             std::fs::create_dir_all(&parent).map_err(|e| err(&parent, e))?;
             made_dirs.insert(parent);
         }
-        write_file(&path, contents)?;
-        report.written.push(rel.to_owned());
+        let staged = staged_path(&path);
+        std::fs::write(&staged, contents).map_err(|e| err(&staged, e))
+    });
+    if let Err(e) = staged {
+        // Not committed: the old tree stays, the staged files go.
+        let _ = recover(dir);
+        return Err(e);
     }
-    for rel in stale {
-        let path = checked_join(dir, &rel)?;
-        std::fs::remove_file(&path).map_err(|e| err(&path, e))?;
-        remove_empty_parents(dir, &path);
-        report.removed.push(rel);
-    }
+    journal.push_str(COMMIT);
+    journal.push('\n');
+    write_file(&journal_path, journal.as_bytes())?;
+    apply(dir, &journal)?;
+    report.written = changed.iter().map(|(rel, _)| (*rel).to_owned()).collect();
+    report.removed = stale;
     Ok(report)
+}
+
+/// Finishes or undoes a generation into `dir` that was stopped midway (see
+/// [`write_known`]): a committed journal is carried out, an uncommitted one
+/// undone (its staged files removed). Returns whether there was a journal.
+pub fn recover(dir: &Path) -> Result<bool, OutputError> {
+    let path = dir.join(JOURNAL);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(err(&path, e)),
+    };
+    if text.lines().last() == Some(COMMIT) {
+        apply(dir, &text)?;
+    } else {
+        for (op, rel) in journal_entries(&path, &text)? {
+            if op == "write" {
+                let staged = staged_path(&checked_join(dir, rel)?);
+                match std::fs::remove_file(&staged) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(err(&staged, e)),
+                }
+            }
+        }
+        std::fs::remove_file(&path).map_err(|e| err(&path, e))?;
+    }
+    Ok(true)
+}
+
+/// The `write`/`remove` lines of a journal; anything else is refused, so a
+/// journal toolgen did not write is never acted on.
+fn journal_entries<'t>(path: &Path, text: &'t str) -> Result<Vec<(&'t str, &'t str)>, OutputError> {
+    let bad = |what: String| {
+        err(
+            path,
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{what}; it is not a journal toolgen wrote: remove it and generate again"),
+            ),
+        )
+    };
+    let mut lines = text.lines();
+    if lines.next() != Some(JOURNAL_HEADER) {
+        return Err(bad("unknown journal format".to_owned()));
+    }
+    lines
+        .filter(|l| *l != COMMIT)
+        .map(|l| match l.split_once(' ') {
+            Some((op @ ("write" | "remove"), rel)) if checked_join(Path::new(""), rel).is_ok() => {
+                Ok((op, rel))
+            }
+            _ => Err(bad(format!("unexpected journal line `{l}`"))),
+        })
+        .collect()
+}
+
+/// Carries out a committed journal: staged files renamed into place (a
+/// missing one was moved already), stale files removed, then the journal.
+fn apply(dir: &Path, journal: &str) -> Result<(), OutputError> {
+    let journal_path = dir.join(JOURNAL);
+    for (op, rel) in journal_entries(&journal_path, journal)? {
+        let path = checked_join(dir, rel)?;
+        let done = if op == "write" {
+            std::fs::rename(staged_path(&path), &path)
+        } else {
+            std::fs::remove_file(&path).map(|()| remove_empty_parents(dir, &path))
+        };
+        match done {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(err(&path, e)),
+        }
+    }
+    std::fs::remove_file(&journal_path).map_err(|e| err(&journal_path, e))
 }
 
 /// A directory that does not exist yet: every file is written into a hidden
@@ -362,6 +554,97 @@ mod tests {
         if let Some(p) = dir.parent() {
             let _ = std::fs::remove_dir_all(p);
         }
+        Ok(())
+    }
+
+    fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+        all_files(dir)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|rel| {
+                let bytes = std::fs::read(dir.join(&rel)).unwrap_or_default();
+                (rel, bytes)
+            })
+            .collect()
+    }
+
+    /// A run into an existing directory stopped before its journal was
+    /// committed leaves the old tree; stopped after, the next run finishes it.
+    #[test]
+    fn an_interrupted_run_leaves_old_or_finishes_new() -> Result<(), OutputError> {
+        let dir = tmpdir("journal");
+        let mut old = GeneratedFiles::new();
+        old.add("a/one.json", "1\n");
+        old.add("gone.json", "x\n");
+        write(&dir, &old, Prune::Owned)?;
+        let old_tree = tree(&dir);
+        let mut new = GeneratedFiles::new();
+        new.add("a/one.json", "1 changed\n");
+        new.add("b/two.json", "2\n");
+        let list = file_list(&new);
+        let changed = ["a/one.json", "b/two.json", FILE_LIST];
+        let stage = |committed: bool| -> Result<(), OutputError> {
+            let mut journal = format!("{JOURNAL_HEADER}\n");
+            for rel in changed {
+                journal.push_str(&format!("write {rel}\n"));
+                let path = dir.join(rel);
+                std::fs::create_dir_all(path.parent().unwrap_or(&dir)).map_err(|e| err(&dir, e))?;
+                let contents = new.get(rel).unwrap_or(&list);
+                std::fs::write(staged_path(&path), contents).map_err(|e| err(&path, e))?;
+            }
+            journal.push_str("remove gone.json\n");
+            if committed {
+                journal.push_str("commit\n");
+            }
+            std::fs::write(dir.join(JOURNAL), journal).map_err(|e| err(&dir, e))
+        };
+        // Not committed: undone, the old tree as it was.
+        stage(false)?;
+        assert!(recover(&dir)?);
+        assert_eq!(tree(&dir), old_tree);
+        // Committed, and stopped after the first rename: finished.
+        stage(true)?;
+        std::fs::rename(staged_path(&dir.join("a/one.json")), dir.join("a/one.json"))
+            .map_err(|e| err(&dir, e))?;
+        assert!(recover(&dir)?);
+        assert!(!recover(&dir)?, "the journal is gone");
+        assert!(check(&dir, &new, Prune::All)?.is_clean());
+        // A journal toolgen did not write is refused, not acted on.
+        std::fs::write(
+            dir.join(JOURNAL),
+            "toolgen journal 1\nwrite ../escape\ncommit\n",
+        )
+        .map_err(|e| err(&dir, e))?;
+        assert!(recover(&dir).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
+    /// Files the caller vouches for (same stamp, same digest) are not read.
+    #[test]
+    fn known_files_are_not_read() -> Result<(), OutputError> {
+        let dir = tmpdir("known");
+        let mut files = GeneratedFiles::new();
+        files.add("one.json", "1\n");
+        write(&dir, &files, Prune::Owned)?;
+        let path = dir.join("one.json");
+        let stamp = FileStamp::read(&path);
+        let mut known = Known::default();
+        if let Some(stamp) = stamp {
+            known
+                .0
+                .insert("one.json".into(), (stamp, Digest::of(b"1\n")));
+        }
+        assert!(known.holds(&dir, "one.json", b"1\n"));
+        assert!(!known.holds(&dir, "one.json", b"2\n"), "other contents");
+        std::fs::write(&path, "touched\n").map_err(|e| err(&path, e))?;
+        assert!(
+            !known.holds(&dir, "one.json", b"1\n"),
+            "the file changed since"
+        );
+        let r = write_known(&dir, &files, Prune::Owned, &known)?;
+        assert_eq!(r.written, vec!["one.json".to_owned()]);
+        let _ = std::fs::remove_dir_all(&dir);
         Ok(())
     }
 

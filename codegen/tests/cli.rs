@@ -935,3 +935,244 @@ fn the_generated_crate_bundles_the_runtime_unless_told_otherwise() {
         "a bad runtime source is a usage error"
     );
 }
+
+/// `n` standard MCP tools, each with a description saying `version`.
+fn mcp_specs(dir: &Path, n: usize, version: &str) {
+    std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{e}"));
+    for i in 0..n {
+        let spec = serde_json::json!({
+            "name": format!("tool_{i:04}"),
+            "description": format!("Tool {i}, {version}."),
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string", "description": format!("A path ({version}).")},
+                    "depth": {"type": "integer", "minimum": 0, "maximum": 8},
+                    "mode": {"type": "string", "enum": ["fast", "full"]}
+                },
+                "required": ["path"]
+            },
+            "outputSchema": {
+                "type": "object",
+                "properties": {"items": {"type": "array", "items": {"type": "string"}}}
+            }
+        });
+        write(
+            &dir.join(format!("tool_{i:04}.json")),
+            serde_json::to_string_pretty(&spec).unwrap_or_default(),
+        );
+    }
+}
+
+/// Every file below `dir`: relative path -> contents.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(rel) = p.strip_prefix(dir) {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                out.insert(rel.to_string_lossy().replace('\\', "/"), bytes);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_cache_skips_unchanged_runs_and_never_serves_stale_output() {
+    let d = scratch("cache");
+    let specs = d.join("specs");
+    let out = d.join("out");
+    let cache = d.join("cache");
+    mcp_specs(&specs, 6, "v1");
+    let gen_args = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = ["gen", "--out"].map(String::from).to_vec();
+        a.push(out.to_string_lossy().into_owned());
+        if !extra.contains(&"--no-cache") {
+            a.push("--cache-dir".into());
+            a.push(cache.to_string_lossy().into_owned());
+        }
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a.push(specs.to_string_lossy().into_owned());
+        a
+    };
+    let run = |extra: &[&str]| {
+        let args = gen_args(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = toolgen(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stderr(&o)
+    };
+    assert!(run(&[]).contains("wrote"));
+    let first = snapshot(&out);
+    assert!(
+        run(&[]).contains("nothing changed since the last run"),
+        "a second run with nothing changed is skipped"
+    );
+    // One spec changes: only its files are written, and they say so.
+    mcp_specs(&specs, 1, "v2");
+    let e = run(&[]);
+    let written: usize = e
+        .split("wrote ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
+    assert!(
+        written <= 8,
+        "only the changed tool's files and the set's: {e}"
+    );
+    let second = snapshot(&out);
+    assert!(String::from_utf8_lossy(&second["catalog/mcp/tools.json"]).contains("Tool 0, v2."));
+    // The output edited by hand, or a file added beside it: not skipped.
+    write(&out.join("rust/src/mcp/tool_0001.rs"), "// edited\n");
+    assert!(run(&[]).contains("wrote 1 file"));
+    assert_eq!(snapshot(&out), second);
+    // Damaged cache entries are ignored: the output is what rendering gives.
+    let mut damaged = 0;
+    let mut stack = vec![cache.join("pieces")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                write(&e.path(), b"toolgen-cache 1 garbage\n".as_slice());
+                damaged += 1;
+            }
+        }
+    }
+    assert!(damaged > 0, "the Rust emitter keeps its tool files");
+    std::fs::remove_dir_all(&out).unwrap_or_else(|e| panic!("{e}"));
+    run(&[]);
+    assert_eq!(snapshot(&out), second);
+    // --no-cache renders the same.
+    std::fs::remove_dir_all(&out).unwrap_or_else(|e| panic!("{e}"));
+    run(&["--no-cache"]);
+    assert_eq!(snapshot(&out), second);
+    assert_ne!(first, second);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `toolgen gen` into an existing directory, killed at many points: the
+/// directory holds the old files or the new ones (a committed journal is
+/// finished by the next run), never a mix without a journal saying so.
+#[test]
+fn a_gen_killed_midway_leaves_the_old_output_or_the_new() {
+    let d = scratch("kill");
+    let specs = d.join("specs");
+    let out = d.join("out");
+    let out_arg = out.to_string_lossy().into_owned();
+    let specs_arg = specs.to_string_lossy().into_owned();
+    let gen_args = ["gen", "--no-cache", "--out", &out_arg, &specs_arg];
+    mcp_specs(&specs, 120, "old");
+    assert_eq!(toolgen(&gen_args).status.code(), Some(0));
+    let old = snapshot(&out);
+    mcp_specs(&specs, 120, "new");
+    let started = std::time::Instant::now();
+    assert_eq!(toolgen(&gen_args).status.code(), Some(0));
+    let full = started.elapsed();
+    let new = snapshot(&out);
+    assert_ne!(old, new);
+    let restore = || {
+        let _ = std::fs::remove_dir_all(&out);
+        for (rel, bytes) in &old {
+            let p = out.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap_or(&out)).unwrap_or_else(|e| panic!("{e}"));
+            write(&p, bytes);
+        }
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    for step in 0..12u32 {
+        restore();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolgen"))
+            .args(gen_args)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run toolgen: {e}"));
+        // From early in the run to its very end, where the writes are.
+        std::thread::sleep(full.mul_f64(0.4 + 0.06 * f64::from(step)));
+        let _ = child.kill();
+        let _ = child.wait();
+        let journal = std::fs::read_to_string(out.join(".toolgen-journal")).ok();
+        let state: std::collections::BTreeMap<String, Vec<u8>> = snapshot(&out)
+            .into_iter()
+            .filter(|(rel, _)| !rel.ends_with(".toolgen-new") && rel != ".toolgen-journal")
+            .collect();
+        let outcome = match &journal {
+            None if state == old => "old",
+            None if state == new => "new",
+            None => panic!("step {step}: a mix of old and new files without a journal"),
+            Some(j) if !j.ends_with("commit\n") => {
+                assert!(
+                    state == old,
+                    "step {step}: an uncommitted run changed files"
+                );
+                "staging (old)"
+            }
+            Some(_) => "committed (finished by the next run)",
+        };
+        *seen.entry(outcome).or_insert(0) += 1;
+        // The next run recovers, and leaves nothing of the stopped one.
+        assert_eq!(toolgen(&gen_args).status.code(), Some(0));
+        assert_eq!(snapshot(&out), new, "step {step}: after the next run");
+    }
+    eprintln!("kill points: {seen:?}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn watch_regenerates_when_a_spec_changes() {
+    let d = scratch("watch");
+    let specs = d.join("specs");
+    let out = d.join("out");
+    mcp_specs(&specs, 3, "v1");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgen"))
+        .args([
+            "watch",
+            "--interval-ms",
+            "50",
+            "--cache-dir",
+            &d.join("cache").to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+            &specs.to_string_lossy(),
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run toolgen: {e}"));
+    let catalog = out.join("catalog/mcp/tools.json");
+    let wait_for = |text: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while std::time::Instant::now() < deadline {
+            if std::fs::read_to_string(&catalog).is_ok_and(|c| c.contains(text)) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        false
+    };
+    let first = wait_for("Tool 2, v1.");
+    mcp_specs(&specs, 3, "v2");
+    let second = first && wait_for("Tool 2, v2.");
+    // A new spec file is seen too.
+    if second {
+        write(
+            &specs.join("extra.json"),
+            r#"{"name": "extra_tool", "description": "Added while watching.", "inputSchema": {"type": "object"}}"#,
+        );
+    }
+    let third = second && wait_for("Added while watching.");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first, "the first generation");
+    assert!(second, "a changed spec is generated again");
+    assert!(third, "a new spec is generated");
+    let _ = std::fs::remove_dir_all(&d);
+}

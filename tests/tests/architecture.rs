@@ -13,7 +13,9 @@ use toolgen_tests::{files_below, root};
 /// modules of lower layers only.
 const LAYERS: &[&[&str]] = &[
     // Leaves: no crate imports.
-    &["source", "text", "files", "progress", "ident", "schema"],
+    &[
+        "source", "text", "files", "progress", "ident", "schema", "digest",
+    ],
     &["diag"],
     &["syntax", "ir"],
     &["refs"],
@@ -24,7 +26,7 @@ const LAYERS: &[&[&str]] = &[
     &["templates"],
     &["emit"],
     &["output"],
-    &["scaffold"],
+    &["scaffold", "cache"],
     &["generator"],
 ];
 

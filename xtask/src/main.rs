@@ -119,12 +119,15 @@ fn generate(check: bool) -> Result<(), String> {
         ));
     }
     for tree in TREES {
-        let done = tree_generator(&root, tree).generate().map_err(describe)?;
+        let done = tree_generator(&root, tree)
+            .cache_dir(Some(root.join("target/toolgen-cache")))
+            .generate()
+            .map_err(describe)?;
         eprintln!(
             "{}/: {} tools in {} tool set(s): {} file(s) written, {} unchanged, {} removed",
             tree.1,
-            done.loaded.project.tool_count(),
-            done.loaded.project.tool_sets.len(),
+            done.summary.tools,
+            done.summary.tool_sets,
             done.report.written.len(),
             done.report.unchanged,
             done.report.removed.len()

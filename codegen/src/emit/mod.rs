@@ -26,6 +26,18 @@ pub struct EmitContext<'a> {
     pub options: &'a EmitOptions,
     /// Loaded when an emitter of the run renders templates (`None` otherwise).
     pub templates: Option<&'a RunTemplates>,
+    /// Pieces rendered by earlier runs (`None`: render everything).
+    pub cache: Option<&'a dyn RenderCache>,
+}
+
+/// Rendered pieces kept between runs, by key: the emitter's digest of
+/// everything the piece is rendered from. An emitter asks before rendering
+/// a piece, and hands what it rendered (without problems) to `put`; what
+/// the cache gives back must be what rendering would give, so a key must
+/// cover every input of the piece. Implemented on disk by `cache`.
+pub trait RenderCache: Sync {
+    fn get(&self, key: crate::digest::Digest) -> Option<Vec<u8>>;
+    fn put(&self, key: crate::digest::Digest, value: &[u8]);
 }
 
 /// One output kind (the JSON catalog, Rust types, C# stubs, docs, ...).

@@ -30,6 +30,7 @@ use self::items::FileItems;
 use self::shared::SharedModule;
 use super::{EmitContext, EmitOptions, Emitter, GeneratedFiles, RustLayout};
 use crate::diag::{Diagnostic, rule};
+use crate::digest::{Digest, Hasher};
 use crate::ident;
 use crate::ir::{Project, RuntimeSource, Spanned, ToolSet};
 
@@ -97,27 +98,52 @@ struct ToolFile {
     diags: Vec<Diagnostic>,
 }
 
-/// The tools' files of a set for the crate layout, built on up to `threads`
-/// threads: thread `w` takes tools `w`, `w + threads`, ..., with its own
-/// copy of the shared definitions (syntax trees do not cross threads). The
-/// files come back in tool order, so the output does not depend on timing.
+/// The tools' files of a set for the crate layout. A file the run's cache
+/// holds (keyed by [`tool_key`]) is taken from it; the others are built on up
+/// to `threads` threads, thread `w` taking the `w`th, `w + threads`th, ...
+/// missing tool, each with its own copy of the shared definitions (syntax
+/// trees do not cross threads), and kept in the cache. The files come back in
+/// tool order, so the output does not depend on timing or on the cache.
 fn tool_files(
     set: &ToolSet,
     modules: &[String],
+    shared: Option<&SharedModule>,
+    cx: &EmitContext<'_>,
     regenerate: &str,
     threads: usize,
     tick: &(dyn Fn() + Sync),
 ) -> Vec<ToolFile> {
     let n = set.tools.len();
-    let threads = threads.clamp(1, n.max(1));
-    let mut files: Vec<Option<ToolFile>> = (0..n).map(|_| None).collect();
+    let keys: Vec<Option<Digest>> = set
+        .tools
+        .iter()
+        .map(|t| cx.cache.map(|_| tool_key(t, shared, regenerate)))
+        .collect();
+    let mut files: Vec<Option<ToolFile>> = keys
+        .iter()
+        .map(|key| {
+            let text = cx.cache.zip(*key).and_then(|(c, k)| c.get(k))?;
+            let text = String::from_utf8(text).ok()?;
+            tick();
+            Some(ToolFile {
+                text: Some(text),
+                diags: Vec::new(),
+            })
+        })
+        .collect();
+    let missing: Vec<usize> = (0..n).filter(|&i| files[i].is_none()).collect();
+    let threads = threads.clamp(1, missing.len().max(1));
+    let missing = &missing;
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|w| {
                 scope.spawn(move || {
-                    let shared = SharedModule::new(set, modules);
                     let mut built = Vec::new();
-                    for i in (w..n).step_by(threads) {
+                    if w >= missing.len() {
+                        return built;
+                    }
+                    let shared = SharedModule::new(set, modules);
+                    for &i in missing.iter().skip(w).step_by(threads) {
                         let mut diags = Vec::new();
                         let text = items::tool_module(
                             &set.tools[i],
@@ -136,11 +162,35 @@ fn tool_files(
         for w in workers {
             let built = w.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
             for (i, file) in built {
+                if let (Some(cache), Some(key), Some(text), true) =
+                    (cx.cache, keys[i], &file.text, file.diags.is_empty())
+                {
+                    cache.put(key, text.as_bytes());
+                }
                 files[i] = Some(file);
             }
         }
     });
     files.into_iter().flatten().collect()
+}
+
+/// What a tool's file is rendered from: the tool as read (every field, its
+/// locations too, which order its members), the shared definitions it
+/// refers to instead of its own, and the regenerate command of its header.
+fn tool_key(tool: &crate::ir::Tool, shared: Option<&SharedModule>, regenerate: &str) -> Digest {
+    let replaced = shared.map(|s| {
+        (
+            &s.module,
+            s.replacements(&tool.input.value),
+            s.replacements(&tool.output.value),
+        )
+    });
+    Hasher::new()
+        .str("rust tool file")
+        .str(regenerate)
+        .debug(tool)
+        .debug(&replaced)
+        .finish()
 }
 
 fn unparse(attrs: Vec<syn::Attribute>, items: Vec<syn::Item>) -> String {
@@ -222,11 +272,13 @@ impl Emitter for RustCrate {
                     let mut files = Vec::new();
                     let mut build =
                         |modules: &[String],
-                         _: Option<&SharedModule>,
+                         shared: Option<&SharedModule>,
                          diags: &mut Vec<Diagnostic>| {
                             for (module, file) in modules.iter().zip(tool_files(
                                 set,
                                 modules,
+                                shared,
+                                cx,
                                 &regenerate,
                                 threads,
                                 &tick,

@@ -24,6 +24,7 @@ pub struct Typified {
 
 /// A definition typify must not generate but refer to as `path`, a type
 /// with the given implementations (a type of the tool set's shared module).
+#[derive(Debug)]
 pub struct Replacement {
     pub type_name: String,
     pub path: String,

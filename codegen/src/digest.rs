@@ -1,0 +1,129 @@
+//! Content digests: 128-bit xxh3 hashes of what a generation reads, the keys
+//! of the generation cache.
+//!
+//! A leaf: it imports nothing of the crate. Not a cryptographic hash: the
+//! cache it keys lives in the user's own build directory, and every entry
+//! repeats its key and the digest of its contents, so a corrupt or foreign
+//! entry is recognised and ignored (see `cache`).
+
+use xxhash_rust::xxh3::Xxh3;
+
+/// A 128-bit digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Digest(pub u128);
+
+impl Digest {
+    /// The digest of one byte string.
+    pub fn of(bytes: &[u8]) -> Digest {
+        Digest(xxhash_rust::xxh3::xxh3_128(bytes))
+    }
+
+    /// 32 lowercase hex digits.
+    pub fn hex(self) -> String {
+        format!("{:032x}", self.0)
+    }
+
+    /// The digest written as [`Digest::hex`] writes it.
+    pub fn parse(hex: &str) -> Option<Digest> {
+        (hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| u128::from_str_radix(hex, 16).ok().map(Digest))
+            .flatten()
+    }
+}
+
+/// Builds a digest of several parts. Every part is length-prefixed, so
+/// `("ab", "c")` and `("a", "bc")` differ.
+pub struct Hasher(Xxh3);
+
+impl Default for Hasher {
+    fn default() -> Self {
+        Hasher::new()
+    }
+}
+
+impl Hasher {
+    pub fn new() -> Hasher {
+        Hasher(Xxh3::new())
+    }
+
+    pub fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.update(&(bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
+        self
+    }
+
+    pub fn str(&mut self, s: &str) -> &mut Self {
+        self.bytes(s.as_bytes())
+    }
+
+    /// A value by its `Debug` form: complete by construction for types that
+    /// derive it (every field takes part), so a key built this way changes
+    /// whenever anything a renderer can read changes.
+    pub fn debug(&mut self, value: &impl std::fmt::Debug) -> &mut Self {
+        use std::io::Write as _;
+        let mut w = Feed(&mut self.0);
+        // Writing into a hasher cannot fail.
+        let _ = write!(w, "{value:?}");
+        self.0.update(&[0xff]);
+        self
+    }
+
+    pub fn digest(&mut self, d: Digest) -> &mut Self {
+        self.0.update(&d.0.to_le_bytes());
+        self
+    }
+
+    pub fn finish(&self) -> Digest {
+        Digest(self.0.digest128())
+    }
+}
+
+/// Streams formatted text into the hasher without building a string.
+struct Feed<'a>(&'a mut Xxh3);
+
+impl std::io::Write for Feed<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What identifies the running toolgen: its version and the size and
+/// modification time of its executable (the `toolgen` binary, or the build
+/// script toolgen is linked into), so that a rebuilt toolgen, even of the
+/// same version, never reuses what an older build rendered.
+pub fn build_identity() -> Digest {
+    let mut h = Hasher::new();
+    h.str(env!("CARGO_PKG_VERSION"));
+    if let Ok(exe) = std::env::current_exe() {
+        if let Ok(meta) = std::fs::metadata(&exe) {
+            h.str(&format!("{}", meta.len()));
+            if let Ok(t) = meta.modified() {
+                h.debug(&t);
+            }
+        } else {
+            // Unknown executable: a fresh identity, nothing is reused.
+            h.debug(&std::time::SystemTime::now());
+        }
+    }
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_are_delimited_and_hex_round_trips() {
+        let a = Hasher::new().str("ab").str("c").finish();
+        let b = Hasher::new().str("a").str("bc").finish();
+        assert_ne!(a, b);
+        assert_eq!(Digest::parse(&a.hex()), Some(a));
+        assert_eq!(Digest::parse("xyz"), None);
+        assert_eq!(Digest::of(b"x"), Digest::of(b"x"));
+    }
+}
