@@ -26,6 +26,7 @@ pub mod ir;
 pub mod load;
 pub mod manifest;
 pub mod output;
+pub mod par;
 pub mod progress;
 pub mod refs;
 pub mod scaffold;

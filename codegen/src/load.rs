@@ -372,121 +372,73 @@ impl Loader<'_> {
         sets
     }
 
-    /// Phase 5: every spec file read into a tool of its tool set.
+    /// Phase 5: the spec files, read and parsed one after another (file ids
+    /// follow the specs' order), then each turned into a tool on every core
+    /// (its format found, read, bundled), then filtered by `--groups` and
+    /// added to its tool set, in the specs' order.
     fn read_specs(
         &mut self,
         owners: Vec<Owned>,
         store: &refs::SchemaStore,
         sets: &mut BTreeMap<SetKey, SetEntry>,
     ) {
+        let options = self.options;
         let total = owners.len();
+        let mut parsed: Vec<ParsedSpec> = Vec::new();
         for (done, (spec, owner)) in owners.into_iter().enumerate() {
             if done % 64 == 0 {
-                self.options.progress.report("reading specs", done, total);
+                options.progress.report("reading specs", done, total);
             }
-            self.read_spec(&spec, owner.as_ref(), store, sets);
-        }
-        self.options.progress.report("reading specs", total, total);
-    }
-
-    /// One spec file: parsed, its format found, read, bundled, filtered by
-    /// `--groups`, and added to its tool set.
-    fn read_spec(
-        &mut self,
-        spec: &Path,
-        owner: Option<&PathBuf>,
-        store: &refs::SchemaStore,
-        sets: &mut BTreeMap<SetKey, SetEntry>,
-    ) {
-        let options = self.options;
-        let owner_set = owner.and_then(|o| sets.get_mut(&SetKey::Manifest(o.clone())));
-        let manifest_format = owner_set.map(|(s, _, files)| {
-            *files += 1;
-            s.format
-        });
-        let is_yaml = is_yaml_path(spec);
-        let db = &mut self.loaded.db;
-        let Some((file, Some(root))) = read_and_parse(db, spec, is_yaml, options, &mut self.diags)
-        else {
-            return;
-        };
-        let Some(format) = self.format_of(file, &root, is_yaml, manifest_format) else {
-            return;
-        };
-        let before = self.diags.len();
-        let mut cx = Cx {
-            file,
-            diags: &mut self.diags,
-        };
-        let mut tool = read_tool(&mut cx, format, &root, spec);
-        if format == Format::Mcp {
-            if let Some(t) = &mut tool {
-                bundle_tool(store, t, spec, &mut self.diags);
+            let owner_set = owner
+                .as_ref()
+                .and_then(|o| sets.get_mut(&SetKey::Manifest(o.clone())));
+            let manifest_format = owner_set.map(|(s, _, files)| {
+                *files += 1;
+                s.format
+            });
+            let is_yaml = is_yaml_path(&spec);
+            let db = &mut self.loaded.db;
+            if let Some((file, Some(root))) =
+                read_and_parse(db, &spec, is_yaml, options, &mut self.diags)
+            {
+                parsed.push(ParsedSpec {
+                    spec,
+                    owner,
+                    manifest_format,
+                    file,
+                    root,
+                    is_yaml,
+                });
             }
         }
-        let filtered_out = tool.as_ref().is_some_and(|t| {
-            !options.groups.is_empty() && !options.groups.iter().any(|g| g.is_match(&t.id.value))
-        });
-        if filtered_out {
-            // Filtered out by --groups: neither the tool nor what was said about it.
-            self.diags.truncate(before);
-            return;
-        }
-        let key = match (owner, manifest_format) {
-            (Some(m), Some(_)) => SetKey::Manifest(m.clone()),
-            // The manifest is broken: the file was checked, but belongs to no usable tool set.
-            (Some(_), None) => return,
-            (None, _) if format == Format::Rave => SetKey::Loose(
-                format,
-                tool.as_ref().and_then(|t| rave_package(&t.id.value)),
-            ),
-            (None, _) => SetKey::Loose(format, None),
-        };
-        let entry = sets
-            .entry(key.clone())
-            .or_insert_with(|| (loose_tool_set(&key, format), false, 0));
-        entry.0.tools.extend(tool);
-    }
-
-    /// A spec's format: `--format`, else what its content looks like; it must
-    /// be its tool set's.
-    fn format_of(
-        &mut self,
-        file: FileId,
-        root: &Node,
-        is_yaml: bool,
-        manifest_format: Option<Format>,
-    ) -> Option<Format> {
-        let first_char = Loc::new(
-            file,
-            Span::new(root.span.start as usize, root.span.start as usize + 1),
-        );
-        let found = self
-            .options
-            .format
-            .or_else(|| formats::detect(root, is_yaml));
-        match (manifest_format, found) {
-            (Some(declared), Some(found)) if declared != found => {
-                self.diags.push(
-                    Diagnostic::at(
-                        &rule::FORMAT_MISMATCH,
-                        first_char,
-                        format!("this file looks like a `{found}` spec, but its tool set's format is `{declared}`"),
-                    )
-                    .help("move the file to a tool set of its format, or fix its content"),
-                );
-                None
+        let read = crate::par::map(parsed.len(), |i| read_parsed(&parsed[i], options, store));
+        for (p, (format, tool, diags)) in parsed.iter().zip(read) {
+            let filtered_out = tool.as_ref().is_some_and(|t| {
+                !options.groups.is_empty()
+                    && !options.groups.iter().any(|g| g.is_match(&t.id.value))
+            });
+            if filtered_out {
+                // Filtered out by --groups: neither the tool nor what was said about it.
+                continue;
             }
-            (Some(declared), _) => Some(declared),
-            (None, Some(found)) => Some(found),
-            (None, None) => {
-                self.diags.push(
-                    Diagnostic::at(&rule::UNKNOWN_FORMAT, first_char, "cannot tell which tool format this file is in")
-                        .help("an EditorMCP definition is an object with `id`, `inputs` and `outputs`; pass `--format` to force a format"),
-                );
-                None
-            }
+            self.diags.extend(diags);
+            let Some(format) = format else { continue };
+            let key = match (&p.owner, p.manifest_format) {
+                (Some(m), Some(_)) => SetKey::Manifest(m.clone()),
+                // The manifest is broken: the file was checked, but belongs to no usable tool set.
+                (Some(_), None) => continue,
+                (None, _) if format == Format::Rave => SetKey::Loose(
+                    format,
+                    tool.as_ref().and_then(|t| rave_package(&t.id.value)),
+                ),
+                (None, _) => SetKey::Loose(format, None),
+            };
+            let entry = sets
+                .entry(key.clone())
+                .or_insert_with(|| (loose_tool_set(&key, format), false, 0));
+            entry.0.tools.extend(tool);
         }
+        options.progress.report("reading specs", total, total);
     }
 
     /// Phase 6: the project: tools by id (identical repeats kept once),
@@ -548,6 +500,75 @@ impl Loader<'_> {
 }
 
 /// TG0009, naming the paths searched.
+/// A spec file read and parsed, waiting to be turned into a tool.
+struct ParsedSpec {
+    spec: PathBuf,
+    owner: Option<PathBuf>,
+    /// The format of the spec's tool set (`None`: a loose file, or a broken manifest).
+    manifest_format: Option<Format>,
+    file: FileId,
+    root: Node,
+    is_yaml: bool,
+}
+
+/// A parsed spec's format (`None`: unknown, or not its tool set's), its tool
+/// (read and, for MCP, bundled), and what was found wrong on the way. Reads
+/// only the spec: this runs on every core.
+fn read_parsed(
+    p: &ParsedSpec,
+    options: &LoadOptions,
+    store: &refs::SchemaStore,
+) -> (Option<Format>, Option<crate::ir::Tool>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let Some(format) = format_of(options, p, &mut diags) else {
+        return (None, None, diags);
+    };
+    let mut cx = Cx {
+        file: p.file,
+        diags: &mut diags,
+    };
+    let mut tool = read_tool(&mut cx, format, &p.root, &p.spec);
+    if format == Format::Mcp {
+        if let Some(t) = &mut tool {
+            bundle_tool(store, t, &p.spec, &mut diags);
+        }
+    }
+    (Some(format), tool, diags)
+}
+
+/// A spec's format: `--format`, else what its content looks like; it must
+/// be its tool set's.
+fn format_of(options: &LoadOptions, p: &ParsedSpec, diags: &mut Vec<Diagnostic>) -> Option<Format> {
+    let root = &p.root;
+    let first_char = Loc::new(
+        p.file,
+        Span::new(root.span.start as usize, root.span.start as usize + 1),
+    );
+    let found = options.format.or_else(|| formats::detect(root, p.is_yaml));
+    match (p.manifest_format, found) {
+        (Some(declared), Some(found)) if declared != found => {
+            diags.push(
+                Diagnostic::at(
+                    &rule::FORMAT_MISMATCH,
+                    first_char,
+                    format!("this file looks like a `{found}` spec, but its tool set's format is `{declared}`"),
+                )
+                .help("move the file to a tool set of its format, or fix its content"),
+            );
+            None
+        }
+        (Some(declared), _) => Some(declared),
+        (None, Some(found)) => Some(found),
+        (None, None) => {
+            diags.push(
+                Diagnostic::at(&rule::UNKNOWN_FORMAT, first_char, "cannot tell which tool format this file is in")
+                    .help("an EditorMCP definition is an object with `id`, `inputs` and `outputs`; pass `--format` to force a format"),
+            );
+            None
+        }
+    }
+}
+
 fn no_spec_files(roots: &[PathBuf]) -> Diagnostic {
     let shown: Vec<String> = roots
         .iter()

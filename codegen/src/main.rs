@@ -446,7 +446,7 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             if check {
                 gen_check(&g, &args.out, reporter)
             } else {
-                gen_write(&g, &args.out, reporter, stats)
+                gen_write(&g, &args.out, reporter, stats, true)
             }
         }
         Command::Watch { args, interval_ms } => watch(
@@ -486,6 +486,8 @@ fn validate(input: &InputArgs, reporter: &Reporter) -> ExitCode {
     reporter.diagnostics(&loaded);
     let ok = g.accepts(&loaded);
     reporter.summary(&loaded, !ok, if ok { "validated" } else { "validation" });
+    // The process ends next: freeing the trees piece by piece would only cost time.
+    std::mem::forget(loaded);
     if ok {
         ExitCode::SUCCESS
     } else {
@@ -573,7 +575,13 @@ fn gen_check(g: &Generator, out: &std::path::Path, reporter: &Reporter) -> ExitC
     ExitCode::from(1)
 }
 
-fn gen_write(g: &Generator, out: &std::path::Path, reporter: &Reporter, stats: bool) -> ExitCode {
+fn gen_write(
+    g: &Generator,
+    out: &std::path::Path,
+    reporter: &Reporter,
+    stats: bool,
+    exiting: bool,
+) -> ExitCode {
     let done = match g.generate() {
         Ok(d) => d,
         Err(e) => return generate_error(e, reporter),
@@ -610,6 +618,11 @@ fn gen_write(g: &Generator, out: &std::path::Path, reporter: &Reporter, stats: b
             );
         }
     }
+    if exiting {
+        // The process ends next: freeing thousands of tools' trees piece by
+        // piece would only cost time. (`watch` frees each run's.)
+        std::mem::forget(done);
+    }
     ExitCode::SUCCESS
 }
 
@@ -635,7 +648,7 @@ fn watch(
         let now = g.watch_fingerprint();
         if last != Some(now) {
             let started = Instant::now();
-            let code = gen_write(g, &args.out, reporter, false);
+            let code = gen_write(g, &args.out, reporter, false, false);
             if matches!(reporter.format, MessageFormat::Human) {
                 eprintln!(
                     "[{} in {} ms] waiting for changes",

@@ -16,16 +16,30 @@ use crate::schema::{types_of, value_has_type, walk};
 use crate::text::{did_you_mean, list};
 
 /// Runs every IR-level rule over `project`.
+///
+/// The rules of one tool read only that tool and its set, so the tools are
+/// checked on every core; what each tool gets is added in tool order, so
+/// the result does not depend on timing.
 pub fn validate(project: &Project, diags: &mut Diagnostics) {
     for set in &project.tool_sets {
         check_ids(set, diags);
-        for tool in &set.tools {
-            check_membership(set, tool, diags);
-            check_schema(&tool.input, set.arrays_need_items, diags);
-            check_schema(&tool.output, set.arrays_need_items, diags);
-            check_with_validator(tool, diags);
+        let per_tool = crate::par::map(set.tools.len(), |i| {
+            let mut found = Diagnostics::default();
+            check_tool(set, &set.tools[i], &mut found);
+            found
+        });
+        for found in per_tool {
+            diags.extend(found);
         }
     }
+}
+
+/// The rules of one tool.
+fn check_tool(set: &ToolSet, tool: &Tool, diags: &mut Diagnostics) {
+    check_membership(set, tool, diags);
+    check_schema(&tool.input, set.arrays_need_items, diags);
+    check_schema(&tool.output, set.arrays_need_items, diags);
+    check_with_validator(tool, diags);
 }
 
 /// Why `id` is not safe to use as a file name, if it is not.

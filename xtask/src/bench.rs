@@ -1,7 +1,7 @@
 //! `cargo xtask bench`: times `toolgen validate` and `toolgen gen` end to end on
 //! synthetic tool sets, with peak memory, using the release binary.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use toolgen_tests::synth;
@@ -86,9 +86,9 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     let bin = root.join("target/release/toolgen");
     let work = root.join("target/bench");
     println!(
-        "| tools | spec MB | validate ms | validate peak MiB | gen ms (load + render + write) | gen peak MiB | re-gen, nothing changed, ms | output files | load+render µs/tool |"
+        "| tools | spec MB | validate ms | validate peak MiB | gen ms (load + render + write) | gen peak MiB | re-gen, nothing changed, ms (cache / no cache) | one spec changed, ms (cache) | output files | load+render µs/tool |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &n in &sizes {
         let specs = work.join(format!("specs-{n}"));
         synth::write(&specs, n).map_err(|e| format!("writing synthetic specs: {e}"))?;
@@ -100,32 +100,51 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         let specs_s = specs.to_string_lossy().into_owned();
         let mut validate = Vec::new();
         let mut cold = Vec::new();
-        let mut warm = Vec::new();
+        let mut skipped = Vec::new();
+        let mut one_changed = Vec::new();
+        let mut uncached = Vec::new();
         let mut files = 0;
         for run in 0..runs {
             validate.push(run_stats(&bin, &["validate", &specs_s])?);
-            // A fresh directory each run: the cold case, every file written.
+            // A fresh directory and a fresh cache each run: the cold case,
+            // everything rendered and written.
             let out = work.join(format!("out-{n}-{run}"));
+            let cache = work.join(format!("cache-{n}-{run}"));
             let _ = std::fs::remove_dir_all(&out);
+            let _ = std::fs::remove_dir_all(&cache);
             let out_s = out.to_string_lossy().into_owned();
-            cold.push(run_stats(&bin, &["gen", "--out", &out_s, &specs_s])?);
-            // Again: every file compared, none written (what `cargo xtask gen` mostly does).
-            warm.push(run_stats(&bin, &["gen", "--out", &out_s, &specs_s])?);
+            let cache_s = cache.to_string_lossy().into_owned();
+            let gen_args = ["gen", "--cache-dir", &cache_s, "--out", &out_s, &specs_s];
+            cold.push(run_stats(&bin, &gen_args)?);
+            // Again, nothing changed: the run stamp holds, nothing is rendered.
+            skipped.push(run_stats(&bin, &gen_args)?);
+            // One spec edited: only its tool is rendered again.
+            let edited = touch_one_spec(&specs, run)?;
+            one_changed.push(run_stats(&bin, &gen_args)?);
+            // Without the cache: every tool rendered and every file compared.
+            uncached.push(run_stats(
+                &bin,
+                &["gen", "--no-cache", "--out", &out_s, &specs_s],
+            )?);
             files = count_files(&out);
+            std::fs::write(&edited.0, &edited.1).map_err(|e| e.to_string())?;
             let _ = std::fs::remove_dir_all(&out);
+            let _ = std::fs::remove_dir_all(&cache);
         }
         let med = |v: &[Sample], f: fn(&Sample) -> u64| median(v.iter().map(f).collect());
         let peak = |v: &[Sample]| v.iter().map(|s| s.peak_kib).max().unwrap_or(0) as f64 / 1024.0;
         let (load, render) = (med(&cold, |s| s.load_ms), med(&cold, |s| s.render_ms));
         println!(
-            "| {n} | {:.1} | {} | {:.0} | {} ({load} + {render} + {}) | {:.0} | {} | {files} | {:.0} |",
+            "| {n} | {:.1} | {} | {:.0} | {} ({load} + {render} + {}) | {:.0} | {} / {} | {} | {files} | {:.0} |",
             spec_bytes as f64 / 1e6,
             med(&validate, |s| s.wall_ms),
             peak(&validate),
             med(&cold, |s| s.wall_ms),
             med(&cold, |s| s.write_ms),
             peak(&cold),
-            med(&warm, |s| s.wall_ms),
+            med(&skipped, |s| s.wall_ms),
+            med(&uncached, |s| s.wall_ms),
+            med(&one_changed, |s| s.wall_ms),
             (load + render) as f64 * 1000.0 / n as f64
         );
     }
@@ -138,6 +157,29 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Edits the description of one spec (a different one each run); returns
+/// the file and its contents before, to put back.
+fn touch_one_spec(specs: &Path, run: usize) -> Result<(PathBuf, Vec<u8>), String> {
+    let mut all: Vec<PathBuf> = std::fs::read_dir(specs)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    all.sort();
+    let file = all
+        .get(run * 7 % all.len().max(1))
+        .cloned()
+        .ok_or("no spec files")?;
+    let before = std::fs::read(&file).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&before).replacen(
+        "\"description\": \"",
+        "\"description\": \"Edited. ",
+        1,
+    );
+    std::fs::write(&file, text).map_err(|e| e.to_string())?;
+    Ok((file, before))
 }
 
 fn count_files(dir: &Path) -> usize {

@@ -99,18 +99,17 @@ struct ToolFile {
 }
 
 /// The tools' files of a set for the crate layout. A file the run's cache
-/// holds (keyed by [`tool_key`]) is taken from it; the others are built on up
-/// to `threads` threads, thread `w` taking the `w`th, `w + threads`th, ...
-/// missing tool, each with its own copy of the shared definitions (syntax
-/// trees do not cross threads), and kept in the cache. The files come back in
-/// tool order, so the output does not depend on timing or on the cache.
+/// holds (keyed by [`tool_key`]) is taken from it; the others are built on
+/// every core ([`crate::par`]), each thread with its own copy of the shared
+/// definitions (syntax trees do not cross threads), and kept in the cache.
+/// The files come back in tool order, so the output does not depend on
+/// timing or on the cache.
 fn tool_files(
     set: &ToolSet,
     modules: &[String],
     shared: Option<&SharedModule>,
     cx: &EmitContext<'_>,
     regenerate: &str,
-    threads: usize,
     tick: &(dyn Fn() + Sync),
 ) -> Vec<ToolFile> {
     let n = set.tools.len();
@@ -132,45 +131,26 @@ fn tool_files(
         })
         .collect();
     let missing: Vec<usize> = (0..n).filter(|&i| files[i].is_none()).collect();
-    let threads = threads.clamp(1, missing.len().max(1));
-    let missing = &missing;
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|w| {
-                scope.spawn(move || {
-                    let mut built = Vec::new();
-                    if w >= missing.len() {
-                        return built;
-                    }
-                    let shared = SharedModule::new(set, modules);
-                    for &i in missing.iter().skip(w).step_by(threads) {
-                        let mut diags = Vec::new();
-                        let text = items::tool_module(
-                            &set.tools[i],
-                            shared.as_ref(),
-                            regenerate,
-                            &mut diags,
-                        )
-                        .map(|f| unparse(f.attrs, f.items));
-                        tick();
-                        built.push((i, ToolFile { text, diags }));
-                    }
-                    built
-                })
-            })
-            .collect();
-        for w in workers {
-            let built = w.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            for (i, file) in built {
-                if let (Some(cache), Some(key), Some(text), true) =
-                    (cx.cache, keys[i], &file.text, file.diags.is_empty())
-                {
-                    cache.put(key, text.as_bytes());
-                }
-                files[i] = Some(file);
-            }
+    let built = crate::par::map_with(
+        missing.len(),
+        || SharedModule::new(set, modules),
+        |shared, m| {
+            let i = missing[m];
+            let mut diags = Vec::new();
+            let text = items::tool_module(&set.tools[i], shared.as_ref(), regenerate, &mut diags)
+                .map(|f| unparse(f.attrs, f.items));
+            tick();
+            ToolFile { text, diags }
+        },
+    );
+    for (&i, file) in missing.iter().zip(built) {
+        if let (Some(cache), Some(key), Some(text), true) =
+            (cx.cache, keys[i], &file.text, file.diags.is_empty())
+        {
+            cache.put(key, text.as_bytes());
         }
-    });
+        files[i] = Some(file);
+    }
     files.into_iter().flatten().collect()
 }
 
@@ -255,7 +235,6 @@ impl Emitter for RustCrate {
             }
         };
         let layout = options.rust_layout;
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let mut sets: Vec<SetModule> = Vec::new();
         for set in &project.tool_sets {
             let dir = ident::rust_snake(&set.name);
@@ -280,7 +259,6 @@ impl Emitter for RustCrate {
                                 shared,
                                 cx,
                                 &regenerate,
-                                threads,
                                 &tick,
                             )) {
                                 diags.extend(file.diags);

@@ -1,0 +1,65 @@
+//! Work spread over the machine's cores, with results in input order.
+//!
+//! A leaf: it imports nothing of the crate. Scoped threads, no pool: the
+//! phases that use it (reading specs, validating tools, building Rust tool
+//! files) each run once per generation on hundreds of items.
+
+/// How many threads [`map_with`] uses at most: the available parallelism.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// `f(state, i)` for every `i` in `0..n`, on up to [`threads`] threads:
+/// thread `w` takes `w`, `w + threads`, ..., with its own `state` made by
+/// `init` (for values that cannot cross threads, such as syntax trees). The
+/// results come back in index order, so the output does not depend on
+/// timing; a panic in `f` is resumed on the caller's thread.
+pub fn map_with<S, T: Send>(
+    n: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize) -> T + Sync,
+) -> Vec<T> {
+    let threads = threads().clamp(1, n.max(1));
+    if threads == 1 {
+        let mut state = init();
+        return (0..n).map(|i| f(&mut state, i)).collect();
+    }
+    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    let (init, f) = (&init, &f);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|w| {
+                scope.spawn(move || {
+                    let mut state = init();
+                    (w..n)
+                        .step_by(threads)
+                        .map(|i| (i, f(&mut state, i)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for w in workers {
+            let done = w.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            for (i, t) in done {
+                out[i] = Some(t);
+            }
+        }
+    });
+    out.into_iter().flatten().collect()
+}
+
+/// [`map_with`] without per-thread state.
+pub fn map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    map_with(n, || (), |(), i| f(i))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn results_in_order() {
+        let squares = super::map(1000, |i| i * i);
+        assert_eq!(squares.len(), 1000);
+        assert!(squares.iter().enumerate().all(|(i, s)| *s == i * i));
+        assert!(super::map(0, |i| i).is_empty());
+    }
+}
