@@ -228,39 +228,45 @@ fn check_generated_crates(root: &Path, bin: &Path, sizes: &[usize]) -> Result<()
         }
         let krate = out.join("rust");
         let lines = rust_lines(&krate.join("src"));
-        // Dependencies (serde, toolgen-runtime, ...) once, untimed.
-        let warm = crate::cargo()
-            .args(["check", "--quiet"])
-            .current_dir(&krate)
-            .env("CARGO_TARGET_DIR", &target)
-            .status()
-            .map_err(|e| e.to_string())?;
-        if !warm.success() {
-            return Err(format!("the generated crate for {n} tools does not check"));
-        }
-        let lib = krate.join("src/lib.rs");
-        let text = std::fs::read_to_string(&lib).map_err(|e| e.to_string())?;
-        std::fs::write(&lib, format!("{text}\n")).map_err(|e| e.to_string())?;
-        let timed = Command::new("/usr/bin/time")
-            .args(["-f", "%e %M"])
-            .arg(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-            .args(["check", "--quiet"])
-            .current_dir(&krate)
-            .env("CARGO_TARGET_DIR", &target)
-            .output()
-            .map_err(|e| format!("/usr/bin/time: {e}"))?;
-        let stderr = String::from_utf8_lossy(&timed.stderr);
-        let last = stderr.lines().last().unwrap_or("");
-        let mut parts = last.split_whitespace();
-        let secs = parts.next().unwrap_or("?");
-        let kib: f64 = parts.next().and_then(|k| k.parse().ok()).unwrap_or(0.0);
-        println!("| {n} | {lines} | {secs} | {:.0} |", kib / 1024.0);
+        let (secs, mib) = check_cost(&krate, &target)?;
+        println!("| {n} | {lines} | {secs} | {mib:.0} |");
     }
     Ok(())
 }
 
 /// Lines of Rust below `dir`.
-fn rust_lines(dir: &Path) -> usize {
+/// `cargo check` of the crate at `krate`: its dependencies first (not
+/// timed), then the crate alone after a touch; wall seconds and peak MiB.
+pub fn check_cost(krate: &Path, target: &Path) -> Result<(String, f64), String> {
+    let warm = crate::cargo()
+        .args(["check", "--quiet"])
+        .current_dir(krate)
+        .env("CARGO_TARGET_DIR", target)
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !warm.success() {
+        return Err(format!("{} does not check", krate.display()));
+    }
+    let lib = krate.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).map_err(|e| e.to_string())?;
+    std::fs::write(&lib, format!("{text}\n")).map_err(|e| e.to_string())?;
+    let timed = Command::new("/usr/bin/time")
+        .args(["-f", "%e %M"])
+        .arg(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .args(["check", "--quiet"])
+        .current_dir(krate)
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .map_err(|e| format!("/usr/bin/time: {e}"))?;
+    let stderr = String::from_utf8_lossy(&timed.stderr);
+    let last = stderr.lines().last().unwrap_or("");
+    let mut parts = last.split_whitespace();
+    let secs = parts.next().unwrap_or("?").to_owned();
+    let kib: f64 = parts.next().and_then(|k| k.parse().ok()).unwrap_or(0.0);
+    Ok((secs, kib / 1024.0))
+}
+
+pub fn rust_lines(dir: &Path) -> usize {
     let mut n = 0;
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let p = entry.path();

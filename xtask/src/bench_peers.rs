@@ -180,7 +180,7 @@ pub fn run(root: &Path, toolgen: &Path, n: usize, runs: usize) -> Result<(), Str
             let ms = match which {
                 0 => time(
                     Command::new(toolgen)
-                        .args(["gen", "--out"])
+                        .args(["gen", "--no-cache", "--out"])
                         .arg(&out)
                         .arg(&specs_s),
                 )?,
@@ -226,6 +226,64 @@ pub fn run(root: &Path, toolgen: &Path, n: usize, runs: usize) -> Result<(), Str
             med as f64 / base as f64
         );
     }
+    compile_costs(toolgen, &work, &specs_s, n)?;
     let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// What users pay to compile each generator's Rust for the same tools:
+/// `cargo check` of toolgen's generated crate, and of a crate holding
+/// quicktype's and typify's (`--no-builder`) output, each timed after its
+/// dependencies were built, outside any workspace.
+fn compile_costs(toolgen: &Path, work: &Path, specs: &str, n: usize) -> Result<(), String> {
+    let base = std::env::temp_dir().join(format!("toolgen-bench-compile-{n}"));
+    let _ = std::fs::remove_dir_all(&base);
+    let ours = base.join("toolgen");
+    let status = Command::new(toolgen)
+        .args(["gen", "--no-cache", "--emit", "rust", "--out"])
+        .arg(&ours)
+        .arg(specs)
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("toolgen gen --emit rust failed".to_owned());
+    }
+    let mut crates = vec![("toolgen (types, trait, table, dispatch)", ours.join("rust"))];
+    for (label, file, name) in [
+        ("quicktype (types)", work.join("out-2-0.rs"), "quicktype"),
+        (
+            "cargo typify --no-builder (types)",
+            work.join("out-4-0.rs"),
+            "typify",
+        ),
+    ] {
+        let dir = base.join(name);
+        std::fs::create_dir_all(dir.join("src")).map_err(|e| e.to_string())?;
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            format!(
+                "[package]\nname = \"{name}-output\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nserde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n"
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+        let code =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        std::fs::write(
+            dir.join("src/lib.rs"),
+            format!("#![allow(warnings)]\n{code}"),
+        )
+        .map_err(|e| e.to_string())?;
+        crates.push((label, dir));
+    }
+    println!("\n| {n} tools: `cargo check` of the Rust | lines | seconds | peak MiB |");
+    println!("|---|---:|---:|---:|");
+    let target = base.join("target");
+    for (label, dir) in crates {
+        let (secs, mib) = crate::bench::check_cost(&dir, &target)?;
+        let lines = crate::bench::rust_lines(&dir.join("src"));
+        println!("| {label} | {lines} | {secs} | {mib:.0} |");
+    }
+    let _ = std::fs::remove_dir_all(&base);
     Ok(())
 }

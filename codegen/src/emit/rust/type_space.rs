@@ -83,7 +83,8 @@ pub fn typify(
                 w[0]
             ));
         }
-        let file: syn::File = syn::parse2(space.to_stream()).map_err(|e| e.to_string())?;
+        let stream = without_error_module(space.to_stream());
+        let file: syn::File = syn::parse2(stream).map_err(|e| e.to_string())?;
         Ok(Typified {
             items: file.items,
             types,
@@ -97,6 +98,38 @@ pub fn typify(
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "typify panicked".to_owned())),
     }
+}
+
+/// typify writes its conversion error type, with five impls, into every
+/// type space (`pub mod error { pub struct ConversionError .. }`); the
+/// generated code uses the runtime's one instead (`post`). The module's
+/// body is replaced by that `use` before parsing: the same tree, without
+/// parsing some forty lines per schema only to throw them away.
+fn without_error_module(stream: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    use proc_macro2::{Delimiter, Group, TokenTree};
+    let is_ident =
+        |t: Option<&TokenTree>, name: &str| matches!(t, Some(TokenTree::Ident(i)) if i == name);
+    let mut trees: Vec<TokenTree> = stream.into_iter().collect();
+    for i in 3..trees.len() {
+        let TokenTree::Group(g) = &trees[i] else {
+            continue;
+        };
+        let holds_conversion_error = g.delimiter() == Delimiter::Brace
+            && is_ident(trees.get(i - 3), "pub")
+            && is_ident(trees.get(i - 2), "mod")
+            && is_ident(trees.get(i - 1), "error")
+            && g.stream()
+                .into_iter()
+                .take(8)
+                .any(|t| is_ident(Some(&t), "ConversionError"));
+        if holds_conversion_error {
+            let body = quote::quote!(
+                pub use ::toolgen_runtime::ConversionError;
+            );
+            trees[i] = TokenTree::Group(Group::new(Delimiter::Brace, body));
+        }
+    }
+    trees.into_iter().collect()
 }
 
 thread_local! {
