@@ -4,12 +4,13 @@
 //! It holds two kinds of entries under its directory (by default
 //! `target/toolgen-cache` of the Cargo workspace a command runs in):
 //!
-//! - **pieces** (`pieces/`): files emitters rendered, by the emitter's key
-//!   (the digest of everything the piece is rendered from, see
-//!   [`crate::emit::RenderCache`]) mixed with toolgen's build identity. Each
-//!   entry repeats its key and the digest of its contents; an entry that does
-//!   not match (corrupt, truncated, written by another toolgen) is ignored
-//!   and replaced, never trusted.
+//! - **pieces** (`pieces/*.pack`): files emitters rendered, by the emitter's
+//!   key (the digest of everything the piece is rendered from, see
+//!   [`crate::emit::RenderCache`]) mixed with toolgen's build identity. A run
+//!   writes what it rendered as one pack; each entry repeats its key, length
+//!   and the digest of its body, and a pack is read up to its first entry
+//!   that does not match (corrupt, truncated, not toolgen's): never trusted.
+//!   Packs are merged past a few, and trimmed to what a run uses past a size.
 //! - **run stamps** (`runs/`): per output directory and configuration, what
 //!   the last clean run (no diagnostics at all) read and wrote: the input
 //!   files with the digests of their contents, the template directories, and
@@ -19,8 +20,9 @@
 //! Every write is a temporary file renamed into place; a cache that cannot
 //! be written only makes runs slower.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -28,13 +30,24 @@ use crate::digest::{self, Digest, Hasher};
 use crate::emit::RenderCache;
 use crate::output::{FileStamp, JOURNAL, Known};
 
-const MAGIC: &str = "toolgen-cache 1";
-
 /// A cache directory.
 pub struct Cache {
     root: PathBuf,
     identity: Digest,
+    /// The pieces of the packs on disk, by full key: read at the first `get`.
+    pieces: OnceLock<HashMap<Digest, Vec<u8>>>,
+    /// Pieces rendered by this run, written as one pack by [`Cache::flush`].
+    fresh: Mutex<Vec<(Digest, Vec<u8>)>>,
+    /// Pieces this run took from the packs: what a merge keeps.
+    used: Mutex<HashSet<Digest>>,
 }
+
+/// More packs than this are merged into one, so a run reads few files.
+const MAX_PACKS: usize = 8;
+/// Past this many bytes of pieces, a merge keeps only the pieces the run
+/// used or rendered, so the cache does not grow without bound.
+const MAX_BYTES: usize = 256 << 20;
+const PACK_MAGIC: &str = "toolgen-pack 1";
 
 /// The cache directory a command run in `cwd` uses by default:
 /// `$TOOLGEN_CACHE_DIR`, else `$CARGO_TARGET_DIR/toolgen-cache`, else
@@ -66,9 +79,16 @@ fn workspace_target(cwd: &Path) -> Option<PathBuf> {
 
 impl Cache {
     pub fn open(dir: &Path) -> Cache {
+        Cache::with_identity(dir, digest::build_identity())
+    }
+
+    fn with_identity(dir: &Path, identity: Digest) -> Cache {
         Cache {
             root: dir.to_path_buf(),
-            identity: digest::build_identity(),
+            identity,
+            pieces: OnceLock::new(),
+            fresh: Mutex::new(Vec::new()),
+            used: Mutex::new(HashSet::new()),
         }
     }
 
@@ -76,9 +96,80 @@ impl Cache {
         &self.root
     }
 
-    fn piece_path(&self, key: Digest) -> PathBuf {
-        let hex = key.hex();
-        self.root.join("pieces").join(&hex[..2]).join(&hex[2..])
+    fn packs_dir(&self) -> PathBuf {
+        self.root.join("pieces")
+    }
+
+    fn packs(&self) -> Vec<PathBuf> {
+        let mut packs: Vec<PathBuf> = std::fs::read_dir(self.packs_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "pack"))
+            .collect();
+        packs.sort();
+        packs
+    }
+
+    /// Every well-formed piece of every pack. A pack is read up to its first
+    /// damaged entry (bad header, short body, digest mismatch).
+    fn read_packs(&self) -> HashMap<Digest, Vec<u8>> {
+        let mut pieces = HashMap::new();
+        for pack in self.packs() {
+            let Ok(bytes) = std::fs::read(&pack) else {
+                continue;
+            };
+            read_pack(&bytes, &mut pieces);
+        }
+        pieces
+    }
+
+    /// Writes the pieces this run rendered as one pack (one file, however
+    /// many pieces: on a slow disk a file per piece costs more than
+    /// rendering). Past [`MAX_PACKS`] packs, they are merged into one; past
+    /// [`MAX_BYTES`], only what this run used or rendered is kept.
+    pub fn flush(&self) {
+        let fresh = std::mem::take(&mut *self.fresh.lock().unwrap_or_else(|e| e.into_inner()));
+        let packs = self.packs();
+        if packs.len() < MAX_PACKS {
+            if !fresh.is_empty() {
+                self.write_pack(&fresh);
+            }
+            return;
+        }
+        let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all: HashMap<Digest, Vec<u8>> =
+            self.pieces.get_or_init(|| self.read_packs()).clone();
+        let fresh_keys: HashSet<Digest> = fresh.iter().map(|(k, _)| *k).collect();
+        all.extend(fresh);
+        if all.values().map(Vec::len).sum::<usize>() > MAX_BYTES {
+            all.retain(|k, _| used.contains(k) || fresh_keys.contains(k));
+        }
+        let mut merged: Vec<(Digest, Vec<u8>)> = all.into_iter().collect();
+        merged.sort_by_key(|(k, _)| *k);
+        let written = self.write_pack(&merged);
+        if written.is_some() {
+            for p in packs {
+                if Some(&p) != written.as_ref() {
+                    let _ = std::fs::remove_file(p);
+                }
+            }
+        }
+    }
+
+    fn write_pack(&self, pieces: &[(Digest, Vec<u8>)]) -> Option<PathBuf> {
+        let mut bytes = format!("{PACK_MAGIC}\n").into_bytes();
+        for (key, body) in pieces {
+            bytes.extend_from_slice(
+                format!("{} {} {}\n", key.hex(), body.len(), Digest::of(body).hex()).as_bytes(),
+            );
+            bytes.extend_from_slice(body);
+        }
+        let path = self
+            .packs_dir()
+            .join(format!("{}.pack", Digest::of(&bytes).hex()));
+        write_quietly(&path, &bytes).then_some(path)
     }
 
     fn full_key(&self, key: Digest) -> Digest {
@@ -124,32 +215,65 @@ impl Cache {
 impl RenderCache for Cache {
     fn get(&self, key: Digest) -> Option<Vec<u8>> {
         let full = self.full_key(key);
-        let bytes = std::fs::read(self.piece_path(full)).ok()?;
-        let header_end = bytes.iter().position(|&b| b == b'\n')?;
-        let header = std::str::from_utf8(&bytes[..header_end]).ok()?;
-        let mut parts = header.split(' ');
-        let ok = parts.next() == Some("toolgen-cache")
-            && parts.next() == Some("1")
-            && parts.next().and_then(Digest::parse) == Some(full);
-        let body_digest = parts.next().and_then(Digest::parse)?;
-        let body = &bytes[header_end + 1..];
-        (ok && parts.next().is_none() && Digest::of(body) == body_digest).then(|| body.to_vec())
+        let body = self.pieces.get_or_init(|| self.read_packs()).get(&full)?;
+        self.used
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(full);
+        Some(body.clone())
     }
 
     fn put(&self, key: Digest, value: &[u8]) {
         let full = self.full_key(key);
-        let mut bytes =
-            format!("{MAGIC} {} {}\n", full.hex(), Digest::of(value).hex()).into_bytes();
-        bytes.extend_from_slice(value);
-        write_quietly(&self.piece_path(full), &bytes);
+        self.fresh
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((full, value.to_vec()));
+    }
+}
+
+/// The entries of one pack into `pieces`, up to the first damaged one.
+fn read_pack(bytes: &[u8], pieces: &mut HashMap<Digest, Vec<u8>>) {
+    let Some(mut rest) = bytes
+        .strip_prefix(PACK_MAGIC.as_bytes())
+        .and_then(|r| r.strip_prefix(b"\n"))
+    else {
+        return;
+    };
+    while !rest.is_empty() {
+        let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+            return;
+        };
+        let Ok(header) = std::str::from_utf8(&rest[..end]) else {
+            return;
+        };
+        let mut parts = header.split(' ');
+        let (Some(key), Some(len), Some(digest), None) = (
+            parts.next().and_then(Digest::parse),
+            parts.next().and_then(|l| l.parse::<usize>().ok()),
+            parts.next().and_then(Digest::parse),
+            parts.next(),
+        ) else {
+            return;
+        };
+        let Some(body) = rest.get(end + 1..end + 1 + len) else {
+            return;
+        };
+        if Digest::of(body) != digest {
+            return;
+        }
+        pieces.insert(key, body.to_vec());
+        rest = &rest[end + 1 + len..];
     }
 }
 
 /// Temporary file and rename; a failure leaves the cache as it was.
-fn write_quietly(path: &Path, bytes: &[u8]) {
-    let Some(parent) = path.parent() else { return };
+fn write_quietly(path: &Path, bytes: &[u8]) -> bool {
+    let Some(parent) = path.parent() else {
+        return false;
+    };
     if std::fs::create_dir_all(parent).is_err() {
-        return;
+        return false;
     }
     let name = path
         .file_name()
@@ -160,12 +284,11 @@ fn write_quietly(path: &Path, bytes: &[u8]) {
         std::process::id(),
         std::thread::current().id()
     ));
-    if std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .is_err()
-    {
+    let done = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if done.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
+    done.is_ok()
 }
 
 /// What a clean run read and wrote (see the module docs).
@@ -327,31 +450,43 @@ mod tests {
     fn a_piece_comes_back_and_a_damaged_one_is_ignored() {
         let dir = std::env::temp_dir().join(format!("toolgen-cache-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let cache = Cache::open(&dir);
         let key = Digest::of(b"key");
+        let cache = Cache::open(&dir);
         assert_eq!(cache.get(key), None);
         cache.put(key, b"rendered");
-        assert_eq!(cache.get(key).as_deref(), Some(&b"rendered"[..]));
-        // Corrupt the body: the digest no longer matches.
-        let path = cache.piece_path(cache.full_key(key));
-        let mut bytes = std::fs::read(&path).unwrap_or_default();
-        if let Some(last) = bytes.last_mut() {
-            *last ^= 1;
-        }
-        let _ = std::fs::write(&path, &bytes);
-        assert_eq!(cache.get(key), None, "a corrupt entry is ignored");
-        // An entry stored under another key's name (a foreign entry).
-        let other = Digest::of(b"other");
-        cache.put(other, b"foreign");
-        let _ = std::fs::copy(cache.piece_path(cache.full_key(other)), &path);
-        assert_eq!(cache.get(key), None, "an entry for another key is ignored");
+        cache.put(Digest::of(b"other"), b"also rendered");
+        cache.flush();
+        // A later run finds it.
+        assert_eq!(
+            Cache::open(&dir).get(key).as_deref(),
+            Some(&b"rendered"[..])
+        );
         // Another build of toolgen shares nothing.
-        let newer = Cache {
-            root: dir.clone(),
-            identity: Digest::of(b"another build"),
-        };
-        cache.put(key, b"rendered");
+        let newer = Cache::with_identity(&dir, Digest::of(b"another build"));
         assert_eq!(newer.get(key), None);
+        // A damaged pack is read up to the damage, never past it.
+        let pack = cache.packs().pop().unwrap_or_default();
+        let mut bytes = std::fs::read(&pack).unwrap_or_default();
+        let at = bytes.len() - 2;
+        bytes[at] ^= 1;
+        let _ = std::fs::write(&pack, &bytes);
+        let reread = Cache::open(&dir);
+        let found = [key, Digest::of(b"other")].map(|k| reread.get(k).is_some());
+        assert_eq!(found.iter().filter(|f| **f).count(), 1, "{found:?}");
+        // Garbage is not a pack.
+        let _ = std::fs::write(&pack, b"toolgen-pack 1\nnot a header\n");
+        assert_eq!(Cache::open(&dir).get(key), None);
+        // Many runs' packs are merged into one.
+        for i in 0..=MAX_PACKS {
+            let c = Cache::open(&dir);
+            c.put(Digest::of(format!("k{i}").as_bytes()), b"x");
+            c.flush();
+        }
+        let after = Cache::open(&dir);
+        assert!(after.packs().len() < MAX_PACKS);
+        assert!(
+            (0..=MAX_PACKS).all(|i| after.get(Digest::of(format!("k{i}").as_bytes())).is_some())
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -526,6 +526,7 @@ impl Generator {
                 return Err(e);
             }
         };
+        cache.flush();
         let known = previous.map(|p| p.known()).unwrap_or_default();
         let done = write_out(loaded, files, out, self.prune, &known, timings)?;
         let recorded = match (&mut stamp, &done.files) {

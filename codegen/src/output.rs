@@ -308,17 +308,7 @@ pub fn write_known(
     }
     let journal_path = dir.join(JOURNAL);
     write_file(&journal_path, journal.as_bytes())?;
-    let mut made_dirs = BTreeSet::new();
-    let staged = changed.iter().try_for_each(|(rel, contents)| {
-        let path = checked_join(dir, rel)?;
-        let parent = path.parent().unwrap_or(dir).to_path_buf();
-        if !made_dirs.contains(&parent) {
-            std::fs::create_dir_all(&parent).map_err(|e| err(&parent, e))?;
-            made_dirs.insert(parent);
-        }
-        let staged = staged_path(&path);
-        std::fs::write(&staged, contents).map_err(|e| err(&staged, e))
-    });
+    let staged = write_all(dir, &changed, staged_path);
     if let Err(e) = staged {
         // Not committed: the old tree stays, the staged files go.
         let _ = recover(dir);
@@ -331,6 +321,35 @@ pub fn write_known(
     report.written = changed.iter().map(|(rel, _)| (*rel).to_owned()).collect();
     report.removed = stale;
     Ok(report)
+}
+
+/// Writes `files` below `dir` (each to `place(path)`): the directories
+/// first, then the files on [`crate::par::IO_THREADS`] threads (creating
+/// files mostly waits on the file system); the first error is returned.
+fn write_all(
+    dir: &Path,
+    files: &[(&str, &[u8])],
+    place: fn(&Path) -> PathBuf,
+) -> Result<(), OutputError> {
+    let mut made_dirs = BTreeSet::new();
+    let mut paths = Vec::with_capacity(files.len());
+    for (rel, _) in files {
+        let path = place(&checked_join(dir, rel)?);
+        let parent = path.parent().unwrap_or(dir).to_path_buf();
+        if !made_dirs.contains(&parent) {
+            std::fs::create_dir_all(&parent).map_err(|e| err(&parent, e))?;
+            made_dirs.insert(parent);
+        }
+        paths.push(path);
+    }
+    crate::par::map_on(
+        crate::par::IO_THREADS,
+        files.len(),
+        || (),
+        |(), i| std::fs::write(&paths[i], files[i].1).map_err(|e| err(&paths[i], e)),
+    )
+    .into_iter()
+    .collect()
 }
 
 /// Finishes or undoes a generation into `dir` that was stopped midway (see
@@ -433,18 +452,9 @@ fn write_fresh(
         std::fs::remove_dir_all(&staging).map_err(|e| err(&staging, e))?;
     }
     let mut report = WriteReport::default();
-    let mut made_dirs = BTreeSet::new();
-    let written = with_file_list(files, list).try_for_each(|(rel, contents)| {
-        let path = checked_join(&staging, rel)?;
-        let parent = path.parent().unwrap_or(&staging).to_path_buf();
-        if !made_dirs.contains(&parent) {
-            std::fs::create_dir_all(&parent).map_err(|e| err(&parent, e))?;
-            made_dirs.insert(parent);
-        }
-        std::fs::write(&path, contents).map_err(|e| err(&path, e))?;
-        report.written.push(rel.to_owned());
-        Ok(())
-    });
+    let all: Vec<(&str, &[u8])> = with_file_list(files, list).collect();
+    let written = write_all(&staging, &all, |p| p.to_path_buf());
+    report.written = all.iter().map(|(rel, _)| (*rel).to_owned()).collect();
     let moved = written.and_then(|()| std::fs::rename(&staging, dir).map_err(|e| err(dir, e)));
     if let Err(e) = moved {
         let _ = std::fs::remove_dir_all(&staging);

@@ -19,7 +19,21 @@ pub fn map_with<S, T: Send>(
     init: impl Fn() -> S + Sync,
     f: impl Fn(&mut S, usize) -> T + Sync,
 ) -> Vec<T> {
-    let threads = threads().clamp(1, n.max(1));
+    map_on(threads(), n, init, f)
+}
+
+/// Threads for work that mostly waits on the file system (creating files):
+/// more than the cores, so that one thread's wait overlaps another's.
+pub const IO_THREADS: usize = 8;
+
+/// [`map_with`] on up to `threads` threads.
+pub fn map_on<S, T: Send>(
+    threads: usize,
+    n: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize) -> T + Sync,
+) -> Vec<T> {
+    let threads = threads.clamp(1, n.max(1));
     if threads == 1 {
         let mut state = init();
         return (0..n).map(|i| f(&mut state, i)).collect();
