@@ -203,6 +203,54 @@ rules! {
     REF_CYCLE = ("TG0703", "ref-cycle", Error, "references loop without ever giving a shape",
         "A schema that is only a `$ref` to another that is only a `$ref` back has no type. Recursion through `properties` or `items` (a tree) is fine.");
 
+    // --- breaking changes (`toolgen breaking`) -------------------------------------------------
+    BREAKING_TOOL_REMOVED = ("TG0901", "tool-removed", Error, "a tool was removed",
+        "Clients that call the tool by name fail with \"unknown tool\". Keep the tool until its callers have moved (say so in its description), then remove it and accept the change with `--allow tool-removed` or a manifest's `lints`.");
+    BREAKING_TOOL_RENAMED = ("TG0902", "tool-renamed", Error, "a tool was renamed (its id is gone, a similar one was added)",
+        "A tool's id is its wire name: clients call the old name and fail. Keep the old tool beside the new one until callers have moved.");
+    BREAKING_INPUT_REQUIRED_ADDED = ("TG0910", "input-required-added", Error, "an input parameter is new and required, or became required",
+        "Callers written against the old spec do not send it and now fail validation. Make the parameter optional with a default that keeps the old behaviour.");
+    BREAKING_INPUT_REMOVED = ("TG0911", "input-removed", Error, "an input parameter was removed while unknown parameters are refused",
+        "Callers that still send the parameter now fail, because the object refuses properties it does not list (`additionalProperties: false`). Keep accepting the parameter and ignore it, or allow unknown parameters.");
+    BREAKING_INPUT_TYPE_NARROWED = ("TG0912", "input-type-narrowed", Error, "an input accepts fewer types than before",
+        "A value of a type the input no longer lists (a number where only integers are now allowed, a `null` that is no longer accepted) fails validation. Accept the old types too.");
+    BREAKING_INPUT_ENUM_REMOVED = ("TG0913", "input-enum-value-removed", Error, "an input no longer accepts one of its listed values",
+        "Callers that send the removed value now fail. Keep accepting it (map it to its replacement inside the tool) until callers have moved.");
+    BREAKING_INPUT_CONSTRAINT_TIGHTENED = ("TG0914", "input-constraint-tightened", Error, "an input constraint was added or tightened",
+        "A raised minimum, a lowered maximum, a new or changed pattern, `multipleOf` or `uniqueItems`, or a new list of allowed values: values callers sent before may now fail validation. Loosen the constraint, or accept the change deliberately.");
+    BREAKING_INPUT_CLOSED = ("TG0915", "input-closed", Error, "an input object now refuses unknown properties",
+        "`additionalProperties: false` was added: callers that send properties the schema does not list now fail.");
+    BREAKING_DEFAULT_CHANGED = ("TG0916", "input-default-changed", Warning, "an input's default changed",
+        "Callers that leave the parameter out now get a different behaviour without any error. Nothing fails, which is why it deserves a look.");
+    BREAKING_OUTPUT_FIELD_REMOVED = ("TG0920", "output-field-removed", Error, "an output field was removed",
+        "Clients that read the field break (typed clients fail to deserialize). Keep returning it until clients have moved.");
+    BREAKING_OUTPUT_FIELD_OPTIONAL = ("TG0921", "output-field-optional", Error, "an output field is no longer required",
+        "Clients may rely on the field being there (generated types make it non-optional). Keep it required.");
+    BREAKING_OUTPUT_TYPE_WIDENED = ("TG0922", "output-type-widened", Error, "an output can hold a type (or value) it could not before",
+        "Clients that expect the old type (an integer, a non-null value, one of a list of strings) break on the new one. Return new kinds of values in a new field.");
+    BREAKING_OUTPUT_ENUM_ADDED = ("TG0923", "output-enum-value-added", Warning, "an output can hold a new listed value",
+        "Lenient clients are fine; clients that match every value exhaustively (generated enums) fail on the new one. Update them before the tool returns it.");
+    BREAKING_OUTPUT_UNION_WIDENED = ("TG0924", "output-union-branch-added", Warning, "an output union (`anyOf`/`oneOf`) has a new branch",
+        "Strict clients that handle each shape do not know the new one. Update them before the tool returns it.");
+    BREAKING_OUTPUT_SCHEMA_REMOVED = ("TG0925", "output-schema-removed", Error, "a tool no longer declares an output schema",
+        "Clients that read `structuredContent` against the schema, and the generated typed outputs, lose their contract.");
+    BREAKING_WRITES = ("TG0930", "now-writes", Error, "a read-only tool now writes",
+        "Clients call read-only tools without asking the user; a tool that changes things now does so unasked. Give the writing behaviour a new tool.");
+    BREAKING_DESTRUCTIVE = ("TG0931", "now-destructive", Error, "a tool became destructive",
+        "Clients ask for confirmation before destructive tools only; callers of the old tool do not. Give the destructive behaviour a new tool.");
+    BREAKING_NOT_IDEMPOTENT = ("TG0932", "no-longer-idempotent", Error, "an idempotent tool no longer is",
+        "Clients retry idempotent calls after a timeout or a dropped connection; the effect may now happen twice.");
+    BREAKING_OPEN_WORLD = ("TG0933", "now-open-world", Error, "a closed-world tool now reaches outside (`openWorldHint`)",
+        "Clients treat closed-world tools as touching only their own system; this one now reaches the outside world.");
+    BREAKING_TIER_RAISED = ("TG0934", "tier-raised", Error, "a tool moved to a higher tier",
+        "Servers running at the old tier no longer offer the tool: their clients lose it.");
+    BREAKING_TIME_LIMIT_LOWERED = ("TG0935", "time-limit-lowered", Error, "a tool's time limit was lowered",
+        "Calls that took longer than the new limit, and succeeded before, now fail with a timeout.");
+    BREAKING_DESCRIPTION_CHANGED = ("TG0950", "description-changed", Note, "a tool's description changed",
+        "Models read descriptions to choose tools and fill in arguments. Nothing breaks, but the change can change how the tool is used.");
+    BREAKING_TITLE_CHANGED = ("TG0951", "title-changed", Note, "a tool's title changed",
+        "Titles are shown to people. Nothing breaks.");
+
     // --- emitters -----------------------------------------------------------------------------
     RUST_TYPES = ("TG0801", "rust-types", Error, "a schema cannot be turned into Rust types",
         "typify could not map the schema to Rust types (or panicked on it). The message names the tool; simplify the schema or report it.");
@@ -238,8 +286,17 @@ impl Rule {
     /// faithfully, and output is never produced from such a spec. Warnings and
     /// notes (style, real-world looseness that is normalized) can be allowed,
     /// kept, or denied.
+    ///
+    /// Breaking-change rules (`TG09xx`, `toolgen breaking`) are the
+    /// exception: they judge a change, not a spec, and accepting a breaking
+    /// change deliberately is the author's call.
     pub fn is_configurable(&self) -> bool {
-        self.severity != Severity::Error
+        self.severity != Severity::Error || self.is_breaking()
+    }
+
+    /// Whether this is a rule of `toolgen breaking`.
+    pub fn is_breaking(&self) -> bool {
+        self.code.starts_with("TG09")
     }
 }
 

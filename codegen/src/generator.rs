@@ -635,6 +635,54 @@ impl Generator {
         write_out(loaded, files, out, Prune::Owned, &Known::default(), timings)
     }
 
+    /// Compares the specs with an earlier version of them (`toolgen
+    /// breaking`): the findings are the diagnostics of the returned
+    /// [`Loaded`] (the current specs, with the earlier version's files added
+    /// to its `SourceDb` under names such as `HEAD~1:specs/a.json`), at the
+    /// levels the command line and the manifests' `lints` give them. The
+    /// current specs must be free of errors.
+    pub fn breaking(&self, against: &crate::against::Against) -> Result<Loaded, GenerateError> {
+        let new = self.load();
+        if new.diagnostics.has_errors() {
+            return Err(GenerateError::Invalid(Box::new(new)));
+        }
+        let earlier =
+            crate::against::earlier(against, &self.inputs, self.options.manifest.as_deref())
+                .map_err(GenerateError::Unsupported)?;
+        let mut old_options = self.load_options();
+        old_options.manifest = earlier.manifest.clone();
+        old_options.progress = Progress::default();
+        let old = if earlier.inputs.is_empty() && earlier.manifest.is_none() {
+            Loaded::default()
+        } else {
+            load::load(&earlier.inputs, &old_options)
+        };
+        let Loaded {
+            mut db, project, ..
+        } = new;
+        let offset = u32::try_from(db.len()).unwrap_or(u32::MAX);
+        for (_, f) in old.db.files() {
+            db.add_as(&f.path, earlier.display(&f.path), f.text.clone());
+        }
+        let old_loc = |l: crate::source::Loc| crate::source::Loc {
+            file: crate::source::FileId(l.file.0.saturating_add(offset)),
+            span: l.span,
+        };
+        let mut findings = crate::diag::Diagnostics::new();
+        for d in crate::breaking::compare(&old.project, &project, &old_loc) {
+            findings.push(d);
+        }
+        let mut report = Loaded {
+            db,
+            project,
+            diagnostics: findings,
+            spec_files: 0,
+        };
+        load::apply_lints(&mut report, &self.options.lints);
+        report.diagnostics.sort(&report.db);
+        Ok(report)
+    }
+
     /// Like [`Generator::generate`], but only compares with the output directory.
     pub fn check(&self) -> Result<(Loaded, CheckReport), GenerateError> {
         let (loaded, files, out) = self.loaded_valid(&mut Timings::default())?;

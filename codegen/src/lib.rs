@@ -15,6 +15,8 @@
 //! a build script depends on toolgen with `default-features = false` and
 //! compiles no argument parser.
 
+pub mod against;
+pub mod breaking;
 pub mod cache;
 pub mod diag;
 pub mod digest;

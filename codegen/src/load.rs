@@ -631,7 +631,9 @@ fn loose_tool_set(key: &SetKey, format: Format) -> ToolSet {
 /// Applies rule levels: the command line's (`options.lints`) everywhere, over
 /// each tool set's manifest `lints` in its own files (its specs and its
 /// manifest). An unknown or unconfigurable rule on the command line is an error.
-fn apply_lints(loaded: &mut Loaded, cli: &[(String, LintLevel)]) {
+/// Errors are never lowered, but for breaking-change rules (see
+/// `Rule::is_configurable`).
+pub fn apply_lints(loaded: &mut Loaded, cli: &[(String, LintLevel)]) {
     let mut given: Vec<(&'static Rule, LintLevel)> = Vec::new();
     let mut problems = Vec::new();
     for (key, level) in cli {
@@ -671,7 +673,7 @@ fn apply_lints(loaded: &mut Loaded, cli: &[(String, LintLevel)]) {
     for mut d in std::mem::take(&mut loaded.diagnostics).into_vec() {
         match level_of(&d) {
             // Errors are never lowered (see `Rule::is_configurable`).
-            _ if d.severity == Severity::Error => {}
+            _ if d.severity == Severity::Error && !d.rule.is_breaking() => {}
             Some(LintLevel::Allow) => continue,
             Some(LintLevel::Warn) => d.severity = Severity::Warning,
             Some(LintLevel::Deny) => d.severity = Severity::Error,

@@ -176,6 +176,38 @@ enum Command {
         #[arg(long, value_name = "MS", default_value_t = 200)]
         interval_ms: u64,
     },
+    /// Compare the specs with an earlier version (a git revision or a directory) and
+    /// report the changes that break callers: removed tools, stricter inputs, looser
+    /// outputs, riskier behaviour. Exit 1 on any error.
+    Breaking {
+        /// Spec files or directories (default: the current directory).
+        #[arg(default_value = ".")]
+        paths: Vec<PathBuf>,
+        /// The git revision to compare with (`main`, `HEAD~1`, a commit id).
+        #[arg(
+            long,
+            value_name = "REF",
+            required_unless_present = "against_dir",
+            conflicts_with = "against_dir"
+        )]
+        against: Option<String>,
+        /// A directory holding the earlier version: of the one PATH, or, with several,
+        /// laid out like the current directory.
+        #[arg(long, value_name = "DIR")]
+        against_dir: Option<PathBuf>,
+        /// The manifest every spec belongs to (as for `validate`).
+        #[arg(long, value_name = "FILE")]
+        manifest: Option<PathBuf>,
+        /// Accept a kind of change: do not report this rule (code such as TG0901, or name).
+        #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Allow))]
+        allow: Vec<String>,
+        /// Report this rule as a warning (code or name).
+        #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Warn))]
+        warn: Vec<String>,
+        /// Report this rule as an error (code or name).
+        #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Deny))]
+        deny: Vec<String>,
+    },
     /// Create a tool set: `toolset.yaml`, one example spec, and the JSON Schemas
     /// editors use to complete and check specs (in `DIR/.toolgen/`).
     Init {
@@ -464,6 +496,35 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
         Command::New { id, dir, manifest } => new_spec(&manifest.unwrap_or(dir), &id),
         Command::Schemas { out } => schemas(&out),
         Command::Convert { input, to, out } => convert(&input, to, &out, reporter),
+        Command::Breaking {
+            paths,
+            against,
+            against_dir,
+            manifest,
+            allow,
+            warn,
+            deny,
+        } => {
+            let against = match (against, against_dir) {
+                (_, Some(dir)) => toolgen::against::Against::Dir(dir),
+                (Some(rev), None) => toolgen::against::Against::Git(rev),
+                (None, None) => toolgen::against::Against::Git("HEAD".to_owned()),
+            };
+            let mut g = Generator::new().inputs(paths);
+            if let Some(m) = manifest {
+                g = g.manifest(m);
+            }
+            for (rules, level) in [
+                (allow, LintLevel::Allow),
+                (warn, LintLevel::Warn),
+                (deny, LintLevel::Deny),
+            ] {
+                for r in rules {
+                    g = g.lint(r, level);
+                }
+            }
+            breaking(&g, &against, reporter)
+        }
         Command::Rules => {
             for r in diag::rule::ALL {
                 println!(
@@ -665,6 +726,50 @@ fn watch(
             last = Some(now);
         }
         std::thread::sleep(interval);
+    }
+}
+
+fn breaking(g: &Generator, against: &toolgen::against::Against, reporter: &Reporter) -> ExitCode {
+    let found = match g.breaking(against) {
+        Ok(f) => f,
+        Err(GenerateError::Invalid(loaded)) => {
+            reporter.diagnostics(&loaded);
+            reporter.summary(&loaded, true, "validation");
+            eprintln!("fix the specs first: `toolgen breaking` compares valid specs");
+            return ExitCode::from(1);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    reporter.diagnostics(&found);
+    let errors = found.diagnostics.count(Severity::Error);
+    let warnings = found.diagnostics.count(Severity::Warning);
+    let notes = found.diagnostics.len() - errors - warnings;
+    let with = match against {
+        toolgen::against::Against::Git(r) => r.clone(),
+        toolgen::against::Against::Dir(d) => d.display().to_string(),
+    };
+    if matches!(reporter.format, MessageFormat::Human) {
+        eprintln!(
+            "breaking changes against {with}: {errors} error{}, {warnings} warning{}, {notes} note{} in {} tool{}",
+            plural(errors),
+            plural(warnings),
+            plural(notes),
+            found.project.tool_count(),
+            plural(found.project.tool_count())
+        );
+    } else {
+        println!(
+            "{}",
+            serde_json::json!({"summary": {"ok": errors == 0, "errors": errors, "warnings": warnings, "notes": notes, "against": with}})
+        );
+    }
+    if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

@@ -136,13 +136,24 @@ impl SourceDb {
 
     /// Adds a file; `text` must already be valid UTF-8.
     pub fn add(&mut self, path: &Path, text: String) -> FileId {
+        self.add_as(path, display_path(path), text)
+    }
+
+    /// Adds a file shown as `display` in messages (a file of an earlier
+    /// revision, `HEAD~1:specs/a.json`, say).
+    pub fn add_as(&mut self, path: &Path, display: String, text: String) -> FileId {
         let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
-        self.files.push(SourceFile::new(
-            path.to_path_buf(),
-            display_path(path),
-            text,
-        ));
+        self.files
+            .push(SourceFile::new(path.to_path_buf(), display, text));
         id
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
     }
 
     pub fn get(&self, id: FileId) -> &SourceFile {

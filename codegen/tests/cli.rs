@@ -1176,3 +1176,69 @@ fn watch_regenerates_when_a_spec_changes() {
     assert!(third, "a new spec is generated");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+fn git(dir: &Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{e}"));
+    for e in std::fs::read_dir(from).into_iter().flatten().flatten() {
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// Two commits of a real repository, compared with `--against HEAD~1`
+/// through the `toolgen` command line.
+#[test]
+fn against_the_previous_commit() {
+    if !Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("SKIPPED: git is not installed");
+        return;
+    }
+    let dir = scratch("breaking-git");
+    assert!(git(&dir, &["init", "-q"]));
+    let case = repo().join("tests/fixtures/breaking/input-enum-value-removed");
+    copy_dir(&case.join("before"), &dir.join("specs"));
+    assert!(git(&dir, &["add", "."]) && git(&dir, &["commit", "-qm", "before"]));
+    copy_dir(&case.join("after"), &dir.join("specs"));
+    assert!(git(&dir, &["commit", "-qam", "after"]));
+    let run = |rev: &str| {
+        Command::new(env!("CARGO_BIN_EXE_toolgen"))
+            .args(["breaking", "--against", rev, "specs"])
+            .current_dir(&dir)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run toolgen: {e}"))
+    };
+    let o = run("HEAD~1");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error[TG0913]") && err.contains("HEAD~1:specs/scan.json"),
+        "{err}"
+    );
+    let o = run("HEAD");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = run("no-such-rev");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("is not a revision"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -14,19 +14,19 @@ use toolgen_tests::{files_below, root};
 const LAYERS: &[&[&str]] = &[
     // Leaves: no crate imports.
     &[
-        "source", "text", "files", "progress", "ident", "schema", "digest",
+        "source", "text", "files", "progress", "ident", "schema", "digest", "par",
     ],
     &["diag"],
     &["syntax", "ir"],
     &["refs"],
     // Readers of the formats; the editor schemas describe them.
     &["formats"],
-    &["manifest", "validate", "spec_schemas"],
+    &["manifest", "validate", "spec_schemas", "breaking"],
     &["load"],
     &["templates"],
     &["emit"],
     &["output"],
-    &["scaffold", "cache"],
+    &["scaffold", "cache", "against"],
     &["generator"],
 ];
 

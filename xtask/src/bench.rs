@@ -84,7 +84,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         return Err("release build failed".to_owned());
     }
     let bin = root.join("target/release/toolgen");
-    let work = root.join("target/bench");
+    let work = work_dir(root);
     println!(
         "| tools | spec MB | validate ms | validate peak MiB | gen ms (load + render + write) | gen peak MiB | re-gen, nothing changed, ms (cache / no cache) | one spec changed, ms (cache) | output files | load+render µs/tool |"
     );
@@ -159,6 +159,15 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
+/// Where the benchmarks write: `target/bench`, or `$TOOLGEN_BENCH_DIR` (a
+/// tmpfs such as `/dev/shm/bench` takes the disk out of the numbers).
+pub fn work_dir(root: &Path) -> PathBuf {
+    std::env::var_os("TOOLGEN_BENCH_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/bench"))
+}
+
 /// Edits the description of one spec (a different one each run); returns
 /// the file and its contents before, to put back.
 fn touch_one_spec(specs: &Path, run: usize) -> Result<(PathBuf, Vec<u8>), String> {
@@ -210,7 +219,7 @@ fn check_generated_crates(root: &Path, bin: &Path, sizes: &[usize]) -> Result<()
     println!("|---:|---:|---:|---:|");
     let target = std::env::temp_dir().join("toolgen-bench-check-target");
     for &n in sizes {
-        let specs = root.join(format!("target/bench/specs-{n}"));
+        let specs = work_dir(root).join(format!("specs-{n}"));
         synth::write(&specs, n).map_err(|e| e.to_string())?;
         let out = std::env::temp_dir().join(format!("toolgen-bench-check-{n}"));
         let _ = std::fs::remove_dir_all(&out);

@@ -142,10 +142,10 @@ fn median(mut v: Vec<u128>) -> u128 {
 pub fn run(root: &Path, toolgen: &Path, n: usize, runs: usize) -> Result<(), String> {
     let qt = quicktype(root)?;
     let ty = typify(root)?;
-    let work = root.join(format!("target/bench/peers-{n}"));
+    let work = crate::bench::work_dir(root).join(format!("peers-{n}"));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let specs = root.join(format!("target/bench/specs-{n}"));
+    let specs = crate::bench::work_dir(root).join(format!("specs-{n}"));
     toolgen_tests::synth::write(&specs, n).map_err(|e| format!("writing synthetic specs: {e}"))?;
     let specs_s = specs.to_string_lossy().into_owned();
     // The catalog gives each tool's bundled schemas.

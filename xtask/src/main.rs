@@ -333,6 +333,48 @@ fn test() -> Result<(), String> {
         fuzz::run(&root(), &["--runs", "20000"])
     })?;
     docs::run(&["--browser"])?;
+    step_fn(
+        "toolgen breaking --against HEAD~1 tool-specs",
+        breaking_against_previous,
+    )?;
     eprintln!("==> cargo xtask gen --check");
     generate(true)
+}
+
+/// The shipped specs against the previous commit: a breaking change fails
+/// the run unless a tool set's `lints` accept it. Skipped, with a notice,
+/// where there is no previous commit (a shallow clone) or no git.
+fn breaking_against_previous() -> Result<(), String> {
+    let root = root();
+    let has_parent = Command::new("git")
+        .args(["rev-parse", "--verify", "--quiet", "HEAD~1^{commit}"])
+        .current_dir(&root)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_parent {
+        eprintln!(
+            "SKIPPED: no previous commit to compare with (a shallow clone, or not a git checkout)"
+        );
+        return Ok(());
+    }
+    let status = cargo()
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "toolgen",
+            "--",
+            "breaking",
+            "--against",
+            "HEAD~1",
+            "tool-specs",
+        ])
+        .current_dir(&root)
+        .status()
+        .map_err(|e| e.to_string())?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("the shipped specs break their callers (see above); accept the change in the tool set's `lints` if it is deliberate".to_owned())
+    }
 }

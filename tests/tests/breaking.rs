@@ -1,0 +1,108 @@
+//! `toolgen breaking`: a fixture pair per rule (`tests/fixtures/breaking/<rule>/`,
+//! `before/` and `after/`), each with the exact findings it must give
+//! (`expected.txt`: rule code, severity, where in the new spec, where in the
+//! old). The git history test is in `codegen/tests/cli.rs`.
+
+use std::path::{Path, PathBuf};
+
+use toolgen::Generator;
+use toolgen::against::Against;
+use toolgen::diag::Severity;
+use toolgen_tests::fixtures;
+
+/// The findings of comparing `before/` with `after/`, one line each.
+fn findings(case: &Path) -> Vec<String> {
+    let found = Generator::new()
+        .input(case.join("after"))
+        .breaking(&Against::Dir(case.join("before")))
+        .unwrap_or_else(|e| panic!("{}: {e}", case.display()));
+    let name = case
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let shown = |loc| {
+        let text = found.db.describe(loc).replace('\\', "/");
+        text.split(&format!("breaking/{name}/"))
+            .last()
+            .unwrap_or(&text)
+            .to_owned()
+    };
+    found
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let severity = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Note => "note",
+            };
+            let at = d.loc.map_or("-".to_owned(), shown);
+            let was = d.secondary.first().map_or("-".to_owned(), |l| shown(l.loc));
+            format!("{} {severity} {at} (was {was})", d.rule.code)
+        })
+        .collect()
+}
+
+fn cases() -> Vec<PathBuf> {
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(fixtures().join("breaking"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    cases.sort();
+    cases
+}
+
+#[test]
+fn every_rule_has_a_fixture_with_its_exact_findings() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        let expected = std::fs::read_to_string(case.join("expected.txt")).unwrap_or_default();
+        let expected: Vec<&str> = expected.lines().collect();
+        let got = findings(&case);
+        if std::env::var_os("TOOLGEN_BLESS").is_some() {
+            let text: String = got.iter().map(|l| format!("{l}\n")).collect();
+            std::fs::write(case.join("expected.txt"), text).unwrap_or_else(|e| panic!("{e}"));
+            continue;
+        }
+        if got != expected {
+            failures.push(format!(
+                "{}:\n  expected {expected:#?}\n  got {got:#?}",
+                case.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Every breaking rule has its pair, named after it.
+    let names: Vec<String> = cases()
+        .iter()
+        .filter_map(|c| Some(c.file_name()?.to_string_lossy().into_owned()))
+        .collect();
+    for r in toolgen::diag::rule::ALL.iter().filter(|r| r.is_breaking()) {
+        assert!(
+            names.contains(&r.name.to_owned()),
+            "no fixture for {} ({})",
+            r.code,
+            r.name
+        );
+        let got = findings(&fixtures().join("breaking").join(r.name));
+        assert!(
+            got.iter().any(|l| l.starts_with(r.code)),
+            "{}'s fixture does not give {}: {got:?}",
+            r.name,
+            r.code
+        );
+    }
+}
+
+#[test]
+fn compatible_changes_break_nothing() {
+    let got = findings(&fixtures().join("breaking/compatible"));
+    assert!(
+        got.iter().all(|l| l.contains(" note ")),
+        "a new optional input, a new output field and a new description are compatible: {got:?}"
+    );
+}
