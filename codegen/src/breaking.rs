@@ -61,6 +61,32 @@ pub fn compare(old: &Project, new: &Project, old_loc: &dyn Fn(Loc) -> Loc) -> Ve
             .filter(|(s, i)| s == set && !old_tools.contains_key(&(s.clone(), i.clone())))
             .map(|(_, i)| i.as_str())
             .collect();
+        if let Some(d) = &old_tool.deprecated {
+            let old_at = (cx.old_loc)(d.loc);
+            let sunset = d.value.sunset.as_deref();
+            let early = sunset.is_some_and(|s| s > today().as_str());
+            let d = if early {
+                Diagnostic::at(
+                    &rule::BREAKING_REMOVED_BEFORE_SUNSET,
+                    old_at,
+                    format!(
+                        "deprecated tool `{id}` was removed before its sunset date, {}",
+                        sunset.unwrap_or_default()
+                    ),
+                )
+                .label("promised until then")
+                .help("keep the tool until its sunset date, or move the date and tell its callers")
+            } else {
+                Diagnostic::at(
+                    &rule::BREAKING_DEPRECATED_REMOVED,
+                    old_at,
+                    format!("deprecated tool `{id}` was removed, as announced"),
+                )
+                .label("deprecated here")
+            };
+            cx.out.push(d);
+            continue;
+        }
         let similar = crate::text::did_you_mean(id, added.iter().copied());
         let renamed_to = similar.and_then(|s| new_tools.get(&(set.clone(), s.to_owned())));
         match renamed_to {
@@ -608,6 +634,24 @@ impl Cx<'_> {
             }
         }
     }
+}
+
+/// Today's date, `YYYY-MM-DD` (UTC), to compare with sunset dates.
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400) as i64;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
 }
 
 /// `schema` (at `ptr` of `root`) with local `$ref`s followed, and where it is.

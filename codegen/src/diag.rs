@@ -208,6 +208,10 @@ rules! {
         "Clients that call the tool by name fail with \"unknown tool\". Keep the tool until its callers have moved (say so in its description), then remove it and accept the change with `--allow tool-removed` or a manifest's `lints`.");
     BREAKING_TOOL_RENAMED = ("TG0902", "tool-renamed", Error, "a tool was renamed (its id is gone, a similar one was added)",
         "A tool's id is its wire name: clients call the old name and fail. Keep the old tool beside the new one until callers have moved.");
+    BREAKING_DEPRECATED_REMOVED = ("TG0903", "deprecated-tool-removed", Note, "a deprecated tool was removed",
+        "The tool was marked deprecated (`deprecated`) before it was removed, and its sunset date, if any, has passed: the removal was announced. Clients that still call it fail, which is what the deprecation warned of.");
+    BREAKING_REMOVED_BEFORE_SUNSET = ("TG0904", "removed-before-sunset", Error, "a deprecated tool was removed before its sunset date",
+        "The spec promised the tool until its sunset date; callers may have planned on it. Keep it until then, or move the date and tell its callers.");
     BREAKING_INPUT_REQUIRED_ADDED = ("TG0910", "input-required-added", Error, "an input parameter is new and required, or became required",
         "Callers written against the old spec do not send it and now fail validation. Make the parameter optional with a default that keeps the old behaviour.");
     BREAKING_INPUT_REMOVED = ("TG0911", "input-removed", Error, "an input parameter was removed while unknown parameters are refused",

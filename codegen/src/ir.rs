@@ -332,8 +332,39 @@ pub struct Tool {
     /// description (a tool set whose manifest composes it, see
     /// [`ModelDescription`]).
     pub model_description: Option<String>,
+    /// Set when the spec marks the tool deprecated (`deprecated: true`, or
+    /// with a sunset date and a message): it still works, callers should move
+    /// on, and `toolgen breaking` lets it be removed.
+    pub deprecated: Option<Spanned<Deprecation>>,
     /// The whole definition (the file's root value).
     pub loc: Loc,
+}
+
+/// What a spec says about a deprecated tool.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Deprecation {
+    /// The day after which the tool may be removed (`2027-06-30`).
+    pub sunset: Option<String>,
+    /// What to use instead, or why.
+    pub message: Option<String>,
+}
+
+impl Deprecation {
+    /// As toolgen publishes it (`_meta.toolgen.deprecated`): `true`, or an
+    /// object with what the spec gave.
+    pub fn to_json(&self) -> Value {
+        if self.sunset.is_none() && self.message.is_none() {
+            return Value::Bool(true);
+        }
+        let mut m = serde_json::Map::new();
+        if let Some(s) = &self.sunset {
+            m.insert("sunset".to_owned(), Value::String(s.clone()));
+        }
+        if let Some(msg) = &self.message {
+            m.insert("message".to_owned(), Value::String(msg.clone()));
+        }
+        Value::Object(m)
+    }
 }
 
 /// A map of located values as plain JSON (their locations dropped).
@@ -394,6 +425,8 @@ impl Tool {
             && plain_values(&self.hints) == plain_values(&other.hints)
             && plain_values(&self.passthrough) == plain_values(&other.passthrough)
             && self.implied == other.implied
+            && self.deprecated.as_ref().map(|d| &d.value)
+                == other.deprecated.as_ref().map(|d| &d.value)
     }
 }
 

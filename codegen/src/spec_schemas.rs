@@ -218,6 +218,27 @@ editormcp_property!(
     }
 );
 
+/// A tool marked deprecated: `true`, or when it may go and what replaces it.
+/// `toolgen breaking` lets a deprecated tool be removed.
+#[derive(JsonSchema)]
+#[schemars(crate = "schemars08", untagged)]
+#[allow(dead_code)]
+enum Deprecated {
+    Flag(bool),
+    Details(DeprecationDetails),
+}
+
+#[derive(JsonSchema)]
+#[schemars(crate = "schemars08", deny_unknown_fields)]
+#[allow(dead_code)]
+struct DeprecationDetails {
+    /// The day after which the tool may be removed (`YYYY-MM-DD`).
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"))]
+    sunset: Option<String>,
+    /// What to use instead, or why.
+    message: Option<String>,
+}
+
 /// `true`, `false`, or a schema.
 #[derive(JsonSchema)]
 #[schemars(crate = "schemars08", untagged)]
@@ -278,6 +299,7 @@ struct EditorMcpTool {
     notes: Option<String>,
     /// One to three representative calls.
     examples: Option<Vec<EditorMcpExample>>,
+    deprecated: Option<Deprecated>,
 }
 
 fn editormcp_tool() -> Value {
@@ -376,6 +398,7 @@ struct McpToolgenMeta {
     notes: Option<String>,
     /// Whether a client must ask the user before calling it.
     requires_approval: Option<bool>,
+    deprecated: Option<Deprecated>,
     /// Worked examples, `{description, input, output}`: validated against the
     /// schemas and shown in the docs.
     examples: Option<Vec<EditorMcpExample>>,
@@ -472,6 +495,7 @@ struct RaveTool {
     dangerous: Option<YamlBool>,
     /// `yes`: a client must ask the user before calling it.
     requires_approval: Option<YamlBool>,
+    deprecated: Option<Deprecated>,
     /// The return value: a JSON Schema.
     returns: Option<RaveSchema>,
     /// Runnable R code with its captured output (from `@examples`).

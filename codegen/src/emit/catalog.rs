@@ -230,6 +230,9 @@ fn meta(set: &ToolSet, tool: &Tool) -> Map<String, Value> {
     if let Some(n) = &tool.notes {
         meta.insert("notes".into(), json!(n.value));
     }
+    if let Some(d) = &tool.deprecated {
+        meta.insert("deprecated".into(), d.value.to_json());
+    }
     if !tool.annotations.is_empty() {
         meta.insert(
             "annotations".into(),

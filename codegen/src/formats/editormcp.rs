@@ -38,6 +38,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "examples",
     "definitions",
     "timeoutSeconds",
+    "deprecated",
 ];
 
 /// The keys of an EditorMCP property schema besides the shared constraints
@@ -223,6 +224,11 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
                 .then(|| Spanned::new(v, cx.loc(m.value.span)))
         });
 
+    let deprecated = obj
+        .iter()
+        .find(|m| m.key == "deprecated")
+        .and_then(|m| super::fields::read_deprecated(cx, &m.value, "`deprecated`", json_bool));
+
     // Definitions shared by inputs and outputs.
     let definitions = read_definitions(cx, obj);
 
@@ -272,8 +278,17 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         // Every field is required by the format.
         implied: Implied::default(),
         model_description: None,
+        deprecated,
         loc: cx.loc(root.span),
     })
+}
+
+/// A JSON boolean.
+fn json_bool(n: &Node) -> Option<bool> {
+    match n.kind {
+        NodeKind::Bool(b) => Some(b),
+        _ => None,
+    }
 }
 
 /// `definitions`: named property schemas the inputs and outputs share

@@ -261,6 +261,73 @@ pub fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// Reads a tool's `deprecated` (`what` names it in messages): `true`
+/// (`false` or absent: not deprecated), or `{sunset: YYYY-MM-DD, message}`.
+/// `flag` reads a boolean the way the format writes them.
+pub(crate) fn read_deprecated(
+    cx: &mut Cx<'_>,
+    node: &Node,
+    what: &str,
+    flag: fn(&Node) -> Option<bool>,
+) -> Option<Spanned<crate::ir::Deprecation>> {
+    let loc = cx.loc(node.span);
+    if let Some(b) = flag(node) {
+        return b.then(|| Spanned::new(crate::ir::Deprecation::default(), loc));
+    }
+    let Some(members) = (match &node.kind {
+        NodeKind::Object(m) => Some(m),
+        _ => None,
+    }) else {
+        cx.wrong_type(
+            node,
+            what,
+            "`true`, or an object with `sunset` and `message`",
+        );
+        return None;
+    };
+    cx.check_keys(members, &["sunset", "message"], false, what);
+    let text = |cx: &mut Cx<'_>, key: &str| {
+        members
+            .iter()
+            .find(|m| m.key == key)
+            .and_then(|m| cx.string(&m.value, &format!("{what}.{key}"), true))
+    };
+    let sunset = text(cx, "sunset");
+    if let Some(s) = &sunset {
+        if !is_date(&s.value) {
+            cx.report(
+                Diagnostic::at(
+                    &rule::INVALID_VALUE,
+                    s.loc,
+                    format!("`{}` is not a date", s.value),
+                )
+                .label("expected YYYY-MM-DD")
+                .help("write the day after which the tool may be removed, e.g. `2027-06-30`"),
+            );
+        }
+    }
+    let message = text(cx, "message");
+    Some(Spanned::new(
+        crate::ir::Deprecation {
+            sunset: sunset.map(|s| s.value),
+            message: message.map(|m| m.value),
+        },
+        loc,
+    ))
+}
+
+/// `YYYY-MM-DD` with a month of 1-12 and a day of 1-31.
+fn is_date(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    let num = |p: &str, len: usize| {
+        (p.len() == len && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse::<u32>().ok())?
+    };
+    matches!(parts.as_slice(), [y, m, d]
+        if num(y, 4).is_some()
+            && num(m, 2).is_some_and(|m| (1..=12).contains(&m))
+            && num(d, 2).is_some_and(|d| (1..=31).contains(&d)))
+}
+
 /// Checks that a time limit is within (0, 3600] seconds.
 pub fn check_timeout(cx: &mut Cx<'_>, seconds: f64, loc: Loc) -> bool {
     let ok = seconds > 0.0 && seconds <= 3600.0;

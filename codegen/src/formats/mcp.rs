@@ -125,6 +125,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         passthrough,
         implied,
         model_description: None,
+        deprecated: meta.deprecated,
         loc: cx.loc(root.span),
         id: name,
     })
@@ -276,6 +277,7 @@ struct Meta {
     timeout_seconds: Option<Spanned<f64>>,
     examples: Vec<crate::ir::Example>,
     requires_approval: bool,
+    deprecated: Option<Spanned<crate::ir::Deprecation>>,
     /// `annotations`: what other formats say beyond MCP's fields (RAVE's
     /// implementation example, `x-` keys), as the catalog writes it.
     annotations: BTreeMap<String, Spanned<Value>>,
@@ -305,6 +307,12 @@ fn read_meta(cx: &mut Cx<'_>, meta: Option<&Node>) -> Meta {
         notes: text(cx, "notes"),
         timeout_seconds,
         examples,
+        deprecated: meta.get("deprecated").and_then(|n| {
+            super::fields::read_deprecated(cx, n, "`_meta.toolgen.deprecated`", |n| match n.kind {
+                NodeKind::Bool(b) => Some(b),
+                _ => None,
+            })
+        }),
         requires_approval: meta
             .get("requiresApproval")
             .and_then(|n| cx.boolean(n, "`_meta.toolgen.requiresApproval`"))

@@ -47,6 +47,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "returns",
     "dangerous",
     "requires_approval",
+    "deprecated",
     "example_response",
     "output_format",
 ];
@@ -95,6 +96,15 @@ pub fn display_name(name: &str) -> String {
 }
 
 /// A YAML 1.1 boolean word, if `s` is one.
+/// A boolean as RAVE's YAML writes them (`yes`, `true`, ...).
+fn yaml_bool(n: &Node) -> Option<bool> {
+    match &n.kind {
+        NodeKind::Bool(b) => Some(*b),
+        NodeKind::String(s) => yaml11_bool(s),
+        _ => None,
+    }
+}
+
 pub fn yaml11_bool(s: &str) -> Option<bool> {
     match s.to_ascii_lowercase().as_str() {
         "yes" | "y" | "on" | "true" => Some(true),
@@ -170,6 +180,8 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         passthrough: BTreeMap::new(),
         implied,
         model_description: None,
+        deprecated: get("deprecated")
+            .and_then(|m| super::fields::read_deprecated(cx, &m.value, "`deprecated`", yaml_bool)),
         loc: cx.loc(root.span),
         id: name,
     })

@@ -198,6 +198,8 @@ struct ToolPage {
     warning: Option<String>,
     description: String,
     requires_approval: bool,
+    /// "Deprecated ..." (Markdown), when the spec marks the tool deprecated.
+    deprecated: Option<String>,
     inputs: String,
     outputs: String,
     examples: Vec<ExampleBlock>,
@@ -286,6 +288,19 @@ fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {
             })
             .collect(),
         notes: tool.notes.as_ref().map(|n| markdown(&n.value)),
+        deprecated: tool.deprecated.as_ref().map(|d| {
+            let mut line = "**Deprecated:**".to_owned();
+            if let Some(s) = &d.value.sunset {
+                line.push_str(&format!(" it may be removed after {}.", markdown_inline(s)));
+            } else {
+                line.push_str(" it may be removed in a later version.");
+            }
+            if let Some(m) = &d.value.message {
+                line.push(' ');
+                line.push_str(&markdown_inline(m));
+            }
+            line
+        }),
         details: details(set, tool),
         calls: calls(set, tool),
     }
