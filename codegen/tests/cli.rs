@@ -1242,3 +1242,69 @@ fn against_the_previous_commit() {
     assert!(err.contains("is not a revision"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `deprecated` in each format: published in the catalog (`_meta.toolgen`),
+/// shown on the docs page; a sunset that is not a date is a located error.
+#[test]
+fn a_tool_can_be_marked_deprecated_in_every_format() {
+    let d = scratch("deprecated");
+    let editor = d.join("editor");
+    std::fs::create_dir_all(&editor).unwrap_or_else(|e| panic!("{e}"));
+    write(
+        &editor.join("scene.sample.json"),
+        VALID.replace(
+            "\"tier\": \"core\",",
+            "\"tier\": \"core\",\n  \"deprecated\": {\"sunset\": \"2027-06-30\", \"message\": \"Use `scene.other`.\"},",
+        ),
+    );
+    let rave = d.join("rave");
+    std::fs::create_dir_all(&rave).unwrap_or_else(|e| panic!("{e}"));
+    let rave_spec = "ravedemo-mcp_tool_config_get.yaml";
+    let text = std::fs::read_to_string(repo().join("tool-specs/rave").join(rave_spec))
+        .unwrap_or_else(|e| panic!("{e}"));
+    write(&rave.join(rave_spec), format!("{text}deprecated: yes\n"));
+    for (dir, set) in [(&editor, "editormcp"), (&rave, "ravedemo")] {
+        let out = d.join(format!("out-{set}"));
+        let o = toolgen(&[
+            "gen",
+            "--no-cache",
+            "--out",
+            &out.to_string_lossy(),
+            &dir.to_string_lossy(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let catalog = std::fs::read_to_string(out.join(format!("catalog/{set}/tools.json")))
+            .unwrap_or_default();
+        assert!(catalog.contains("\"deprecated\""), "{set}: {catalog}");
+        let mut pages = String::new();
+        let mut stack = vec![out.join("docs")];
+        while let Some(p) = stack.pop() {
+            for e in std::fs::read_dir(&p).into_iter().flatten().flatten() {
+                if e.path().is_dir() {
+                    stack.push(e.path());
+                } else if let Ok(t) = std::fs::read_to_string(e.path()) {
+                    pages.push_str(&t);
+                }
+            }
+        }
+        assert!(
+            pages.contains("**Deprecated:**"),
+            "{set}: the docs page says so"
+        );
+    }
+    write(
+        &editor.join("scene.sample.json"),
+        VALID.replace(
+            "\"tier\": \"core\",",
+            "\"tier\": \"core\",\n  \"deprecated\": {\"sunset\": \"next year\"},",
+        ),
+    );
+    let o = toolgen(&["validate", &editor.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("`next year` is not a date") && e.contains("scene.sample.json:"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

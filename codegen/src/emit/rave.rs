@@ -40,6 +40,9 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
     if tool.requires_approval {
         doc.insert("requires_approval".into(), json!(true));
     }
+    if let Some(d) = &tool.deprecated {
+        doc.insert("deprecated".into(), d.value.to_json());
+    }
     let returns = without_dialect(&tool.output.value);
     for key in [
         "implementation_example",
@@ -67,6 +70,7 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
         "execution_time",
         "example_response",
         "output_format",
+        "deprecated",
     ];
     // Schemas with their properties in the order the spec wrote them.
     let mut entries: Vec<(String, Tree)> = Vec::new();
