@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 
 use crate::diag::{Diagnostic, Rule, rule};
-use crate::ir::{Project, Schema, Tool, ToolSet};
+use crate::ir::{BreakingPolicy, Project, Schema, Tool, ToolSet};
 use crate::schema::{local_target, pointer_join, strings, types_of};
 use crate::source::Loc;
 
@@ -44,18 +44,26 @@ pub fn compare(old: &Project, new: &Project, old_loc: &dyn Fn(Loc) -> Loc) -> Ve
     let mut cx = Cx {
         out: Vec::new(),
         old_loc,
+        tool: String::new(),
+        policy: None,
     };
     let old_tools = tools_by_key(old);
     let new_tools = tools_by_key(new);
     for ((set, id), (new_set, new_tool)) in &new_tools {
         if let Some((old_set, old_tool)) = old_tools.get(&(set.clone(), id.clone())) {
+            cx.tool = id.clone();
+            cx.policy = Some(&new_set.breaking);
             cx.tool(old_set, old_tool, new_set, new_tool);
         }
     }
-    for ((set, id), (_, old_tool)) in &old_tools {
+    let new_sets: BTreeMap<&str, &ToolSet> =
+        new.tool_sets.iter().map(|s| (s.name.as_str(), s)).collect();
+    for ((set, id), (old_set, old_tool)) in &old_tools {
         if new_tools.contains_key(&(set.clone(), id.clone())) {
             continue;
         }
+        cx.tool = id.clone();
+        cx.policy = Some(&new_sets.get(set.as_str()).unwrap_or(old_set).breaking);
         let added: Vec<&str> = new_tools
             .keys()
             .filter(|(s, i)| s == set && !old_tools.contains_key(&(s.clone(), i.clone())))
@@ -84,13 +92,13 @@ pub fn compare(old: &Project, new: &Project, old_loc: &dyn Fn(Loc) -> Loc) -> Ve
                 )
                 .label("deprecated here")
             };
-            cx.out.push(d);
+            cx.emit(d);
             continue;
         }
         let similar = crate::text::did_you_mean(id, added.iter().copied());
         let renamed_to = similar.and_then(|s| new_tools.get(&(set.clone(), s.to_owned())));
         match renamed_to {
-            Some((_, t)) => cx.out.push(
+            Some((_, t)) => cx.emit(
                 Diagnostic::at(
                     &rule::BREAKING_TOOL_RENAMED,
                     t.id.loc,
@@ -104,7 +112,7 @@ pub fn compare(old: &Project, new: &Project, old_loc: &dyn Fn(Loc) -> Loc) -> Ve
                 .help("keep the old tool beside the new one until its callers have moved, or accept the change in the tool set's configuration"),
             ),
             // Nothing in the new specs to point at: the old definition.
-            None => cx.out.push(
+            None => cx.emit(
                 Diagnostic::at(
                     &rule::BREAKING_TOOL_REMOVED,
                     (cx.old_loc)(old_tool.id.loc),
@@ -134,6 +142,9 @@ fn tools_by_key(p: &Project) -> Tools<'_> {
 struct Cx<'a> {
     out: Vec<Diagnostic>,
     old_loc: &'a dyn Fn(Loc) -> Loc,
+    /// The tool being compared, and the policy of its (new, else old) tool set.
+    tool: String,
+    policy: Option<&'a BreakingPolicy>,
 }
 
 /// One side of a tool being compared: its schema, the tool's id.
@@ -147,6 +158,23 @@ struct Pair<'s> {
 }
 
 impl Cx<'_> {
+    /// Keeps a finding unless the tool set's policy accepts it: its category
+    /// is off, or the tool's `ignore` entry covers its rule.
+    fn emit(&mut self, d: Diagnostic) {
+        if let Some(p) = self.policy {
+            let category = d.rule.breaking_category().unwrap_or_default();
+            let off = p.off.iter().any(|c| c.value == category);
+            let ignored = p.ignore.iter().any(|i| {
+                i.tool.value == self.tool
+                    && (i.rules.is_empty() || i.rules.iter().any(|r| std::ptr::eq(*r, d.rule)))
+            });
+            if off || ignored {
+                return;
+            }
+        }
+        self.out.push(d);
+    }
+
     fn tool(&mut self, old_set: &ToolSet, old: &Tool, new_set: &ToolSet, new: &Tool) {
         let id = &new.id.value;
         self.behaviour(old_set, old, new_set, new);
@@ -207,7 +235,7 @@ impl Cx<'_> {
         if let Some(l) = old {
             d = d.secondary((self.old_loc)(l), "before");
         }
-        self.out.push(d);
+        self.emit(d);
     }
 
     fn behaviour(&mut self, old_set: &ToolSet, old: &Tool, new_set: &ToolSet, new: &Tool) {
@@ -285,7 +313,7 @@ impl Cx<'_> {
     }
 
     fn behaviour_change(&mut self, r: &'static Rule, at: Loc, old_at: Loc, message: String) {
-        self.out.push(
+        self.emit(
             Diagnostic::at(r, at, message)
                 .secondary((self.old_loc)(old_at), "before")
                 .help("a change of behaviour is a new contract: give the new behaviour a new tool, or accept the change in the tool set's configuration"),

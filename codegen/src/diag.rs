@@ -284,7 +284,25 @@ crate::text::word_enum! {
     }
 }
 
+/// The categories of `toolgen breaking`'s rules, as a manifest's
+/// `breaking.off` names them.
+pub const BREAKING_CATEGORIES: &[&str] = &["tools", "inputs", "outputs", "behaviour", "metadata"];
+
 impl Rule {
+    /// The category of a breaking-change rule (`None` for other rules).
+    pub fn breaking_category(&self) -> Option<&'static str> {
+        if !self.is_breaking() {
+            return None;
+        }
+        Some(match self.code.as_bytes().get(4) {
+            Some(b'0') => "tools",
+            Some(b'1') => "inputs",
+            Some(b'2') => "outputs",
+            Some(b'3') => "behaviour",
+            _ => "metadata",
+        })
+    }
+
     /// Whether a manifest or the command line may change this rule's level.
     /// Errors stay errors: they mean that a spec cannot be read or generated
     /// faithfully, and output is never produced from such a spec. Warnings and

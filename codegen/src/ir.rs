@@ -340,6 +340,24 @@ pub struct Tool {
     pub loc: Loc,
 }
 
+/// A manifest's `breaking`: findings of `toolgen breaking` it accepts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BreakingPolicy {
+    /// Categories of rules not checked at all (`tools`, `inputs`, `outputs`,
+    /// `behaviour`, `metadata`).
+    pub off: Vec<Spanned<String>>,
+    /// Findings accepted for one tool: every rule, or the ones listed.
+    pub ignore: Vec<BreakingIgnore>,
+}
+
+/// One entry of a manifest's `breaking.ignore`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BreakingIgnore {
+    pub tool: Spanned<String>,
+    /// The rules accepted (empty: every rule).
+    pub rules: Vec<&'static crate::diag::Rule>,
+}
+
 /// What a spec says about a deprecated tool.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Deprecation {
@@ -480,6 +498,8 @@ pub struct ToolSet {
     /// Rule levels the manifest sets (`lints: {TG0603: allow}`), applied to
     /// the diagnostics in this tool set's files.
     pub lints: Vec<(&'static crate::diag::Rule, crate::diag::LintLevel, Loc)>,
+    /// What `toolgen breaking` accepts in this tool set (the manifest's `breaking`).
+    pub breaking: BreakingPolicy,
     /// Tools sorted by id.
     pub tools: Vec<Tool>,
 }

@@ -58,6 +58,7 @@ pub(crate) const KEYS: &[&str] = &[
     "specs",
     "outputs",
     "lints",
+    "breaking",
     "runtime",
     "modelDescription",
     "execution",
@@ -288,6 +289,9 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
     if let Some(l) = fields.read("lints", |n| lints(cx, n)) {
         set.lints = l;
     }
+    if let Some(b) = fields.read("breaking", |n| breaking(cx, n)) {
+        set.breaking = b;
+    }
     if let Some(r) = fields.read("runtime", |n| runtime(cx, n)) {
         set.runtime = Some(r);
     }
@@ -306,6 +310,98 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
         set.execution = e;
     }
     fields.ok
+}
+
+/// `breaking`: `{off: [category..], ignore: [{tool, rules?, reason?}..]}`.
+fn breaking(cx: &mut Cx<'_>, node: &Node) -> Option<crate::ir::BreakingPolicy> {
+    let members = cx.object(node, "`breaking`")?;
+    cx.check_keys(members, &["off", "ignore"], false, "`breaking`");
+    let mut policy = crate::ir::BreakingPolicy::default();
+    let mut ok = true;
+    if let Some(m) = members.iter().find(|m| m.key == "off") {
+        for n in cx.array(&m.value, "`breaking.off`").into_iter().flatten() {
+            let Some(s) = cx.string(n, "a category of `breaking.off`", true) else {
+                ok = false;
+                continue;
+            };
+            if crate::diag::BREAKING_CATEGORIES.contains(&s.value.as_str()) {
+                policy.off.push(s);
+            } else {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        s.loc,
+                        format!("`{}` is not a category of breaking changes", s.value),
+                    )
+                    .label("unknown category")
+                    .help(format!(
+                        "use one of {}",
+                        crate::text::list(crate::diag::BREAKING_CATEGORIES)
+                    )),
+                );
+                ok = false;
+            }
+        }
+    }
+    if let Some(m) = members.iter().find(|m| m.key == "ignore") {
+        for entry in cx
+            .array(&m.value, "`breaking.ignore`")
+            .into_iter()
+            .flatten()
+        {
+            let Some(fields) = cx.object(entry, "an entry of `breaking.ignore`") else {
+                ok = false;
+                continue;
+            };
+            cx.check_keys(
+                fields,
+                &["tool", "rules", "reason"],
+                false,
+                "an entry of `breaking.ignore`",
+            );
+            let Some(tool) = fields
+                .iter()
+                .find(|f| f.key == "tool")
+                .and_then(|f| cx.string(&f.value, "`tool`", true))
+            else {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::MISSING_FIELD,
+                        cx.loc(entry.span),
+                        "an entry of `breaking.ignore` needs `tool`",
+                    )
+                    .help(
+                        "name the tool whose breaking changes are accepted: `- tool: scene.find`",
+                    ),
+                );
+                ok = false;
+                continue;
+            };
+            let mut rules = Vec::new();
+            if let Some(f) = fields.iter().find(|f| f.key == "rules") {
+                for n in cx.array(&f.value, "`rules`").into_iter().flatten() {
+                    let Some(r) = cx.string(n, "a rule of `rules`", true) else {
+                        continue;
+                    };
+                    match crate::diag::find_rule(&r.value).filter(|rule| rule.is_breaking()) {
+                        Some(rule) => rules.push(rule),
+                        None => {
+                            cx.report(
+                                Diagnostic::at(&rule::INVALID_VALUE, r.loc, format!("`{}` is not a rule of `toolgen breaking`", r.value))
+                                    .label("unknown rule")
+                                    .help("use a code or name from docs/breaking.md, e.g. `tool-removed` or `TG0910`"),
+                            );
+                            ok = false;
+                        }
+                    }
+                }
+            }
+            policy
+                .ignore
+                .push(crate::ir::BreakingIgnore { tool, rules });
+        }
+    }
+    ok.then_some(policy)
 }
 
 /// `runtime`: where the generated crate gets `toolgen-runtime` from.

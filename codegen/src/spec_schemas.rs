@@ -218,6 +218,40 @@ editormcp_property!(
     }
 );
 
+/// What `toolgen breaking` accepts in a tool set.
+#[derive(JsonSchema)]
+#[schemars(crate = "schemars08", deny_unknown_fields)]
+#[allow(dead_code)]
+struct BreakingPolicySpec {
+    /// Categories not checked: `tools`, `inputs`, `outputs`, `behaviour`, `metadata`.
+    off: Option<Vec<BreakingCategory>>,
+    /// Changes accepted for one tool.
+    ignore: Option<Vec<BreakingIgnoreSpec>>,
+}
+
+#[derive(JsonSchema)]
+#[schemars(crate = "schemars08", rename_all = "lowercase")]
+#[allow(dead_code)]
+enum BreakingCategory {
+    Tools,
+    Inputs,
+    Outputs,
+    Behaviour,
+    Metadata,
+}
+
+#[derive(JsonSchema)]
+#[schemars(crate = "schemars08", deny_unknown_fields)]
+#[allow(dead_code)]
+struct BreakingIgnoreSpec {
+    /// The tool's id.
+    tool: String,
+    /// The rules accepted, by code or name (default: every rule).
+    rules: Option<Vec<String>>,
+    /// Why, for the people reading the manifest.
+    reason: Option<String>,
+}
+
 /// A tool marked deprecated: `true`, or when it may go and what replaces it.
 /// `toolgen breaking` lets a deprecated tool be removed.
 #[derive(JsonSchema)]
@@ -631,8 +665,10 @@ struct Manifest {
     /// Only these outputs (default: all).
     outputs: Option<Vec<OutputName>>,
     /// Rule levels by code or name: `allow`, `warn` or `deny` (warnings and
-    /// notes only; errors stay errors).
+    /// notes only; errors stay errors, but for `toolgen breaking`'s).
     lints: Option<BTreeMap<String, LintLevelName>>,
+    /// What `toolgen breaking` accepts in this tool set (docs/breaking.md).
+    breaking: Option<BreakingPolicySpec>,
     /// Where the generated Rust crate gets toolgen-runtime from: `bundled`
     /// (default: beside the crate), `path=DIR` (relative to the generated
     /// Cargo.toml), `git=URL[,rev=R|,branch=B|,tag=T]`, `version=REQ`.

@@ -106,3 +106,34 @@ fn compatible_changes_break_nothing() {
         "a new optional input, a new output field and a new description are compatible: {got:?}"
     );
 }
+
+/// A manifest's `breaking` is checked like the rest of it: an unknown
+/// category or rule is a located error.
+#[test]
+fn a_bad_breaking_policy_is_a_located_error() {
+    let dir = toolgen_tests::fresh_dir("breaking-policy");
+    let case = fixtures().join("breaking/accepted-by-category/after");
+    for f in ["keep.json", "scan.json", "toolset.yaml"] {
+        std::fs::copy(case.join(f), dir.join(f)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::fs::write(
+        dir.join("toolset.yaml"),
+        "name: fixture\nformat: mcp\ntiers:\n  - id: core\nbreaking:\n  off: [inputz]\n  ignore:\n    - tool: scan\n      rules: [no-such-rule]\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let loaded = Generator::new().input(&dir).load();
+    let lines = toolgen_tests::diagnostic_lines(&loaded, &dir);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("TG0105") && l.contains("toolset.yaml:6:")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("TG0105") && l.contains("toolset.yaml:9:")),
+        "{lines:#?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -127,6 +127,7 @@ pub fn default_tool_set() -> ToolSet {
         arrays_need_items: true,
         implementation_language: None,
         lints: Vec::new(),
+        breaking: crate::ir::BreakingPolicy::default(),
         tools: Vec::new(),
     }
 }

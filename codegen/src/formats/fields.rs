@@ -134,6 +134,17 @@ impl Cx<'_> {
 
     /// Reports every key of `obj` that is not in `allowed` (keys starting with
     /// `x-` are allowed when `allow_extensions`).
+    /// The items of a list, or a TG0103 (`what` names the field).
+    pub fn array<'n>(&mut self, node: &'n Node, what: &str) -> Option<&'n [Node]> {
+        match &node.kind {
+            NodeKind::Array(items) => Some(items),
+            _ => {
+                self.wrong_type(node, what, "a list");
+                None
+            }
+        }
+    }
+
     pub fn check_keys(
         &mut self,
         obj: &[Member],
