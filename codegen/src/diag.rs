@@ -203,6 +203,12 @@ rules! {
     REF_CYCLE = ("TG0703", "ref-cycle", Error, "references loop without ever giving a shape",
         "A schema that is only a `$ref` to another that is only a `$ref` back has no type. Recursion through `properties` or `items` (a tree) is fine.");
 
+    // --- emitters -----------------------------------------------------------------------------
+    RUST_TYPES = ("TG0801", "rust-types", Error, "a schema cannot be turned into Rust types",
+        "typify could not map the schema to Rust types (or panicked on it). The message names the tool; simplify the schema or report it.");
+    TEMPLATE = ("TG0802", "template", Error, "a template cannot be read, parsed or rendered",
+        "The C# and docs emitters render through minijinja templates: built-in ones, embedded in toolgen, or a file of the same name in the templates directory given with `--templates`. The message names the template file and line; fix the override, or delete it to use the built-in template again.");
+
     // --- breaking changes (`toolgen breaking`) -------------------------------------------------
     BREAKING_TOOL_REMOVED = ("TG0901", "tool-removed", Error, "a tool was removed",
         "Clients that call the tool by name fail with \"unknown tool\". Keep the tool until its callers have moved (say so in its description), then remove it and accept the change with `--allow tool-removed` or a manifest's `lints`.");
@@ -254,12 +260,6 @@ rules! {
         "Models read descriptions to choose tools and fill in arguments. Nothing breaks, but the change can change how the tool is used.");
     BREAKING_TITLE_CHANGED = ("TG0951", "title-changed", Note, "a tool's title changed",
         "Titles are shown to people. Nothing breaks.");
-
-    // --- emitters -----------------------------------------------------------------------------
-    RUST_TYPES = ("TG0801", "rust-types", Error, "a schema cannot be turned into Rust types",
-        "typify could not map the schema to Rust types (or panicked on it). The message names the tool; simplify the schema or report it.");
-    TEMPLATE = ("TG0802", "template", Error, "a template cannot be read, parsed or rendered",
-        "The C# and docs emitters render through minijinja templates: built-in ones, embedded in toolgen, or a file of the same name in the templates directory given with `--templates`. The message names the template file and line; fix the override, or delete it to use the built-in template again.");
 }
 
 /// Looks a rule up by code (`TG0304`) or name (`default-type-mismatch`).
