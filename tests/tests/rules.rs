@@ -91,8 +91,11 @@ fn every_rule_has_a_failing_fixture() {
         .filter_map(|d| d.file_name()?.to_str()?.get(..6).map(str::to_owned))
         .collect();
     let exempt: BTreeSet<&str> = NOT_FROM_A_SPEC_FILE.iter().map(|(c, _)| *c).collect();
+    // Breaking-change rules judge two versions of the specs, not one: each
+    // has its before/after pair under tests/fixtures/breaking (tests/breaking.rs).
     let missing: Vec<&str> = rule::ALL
         .iter()
+        .filter(|r| !r.is_breaking())
         .map(|r| r.code)
         .filter(|c| !covered.contains(*c) && !exempt.contains(c))
         .collect();
