@@ -699,16 +699,34 @@ fn resolve<'v>(root: &'v Value, schema: &'v Value, ptr: &str) -> (&'v Value, Str
     (schema, ptr)
 }
 
-/// The JSON types a schema accepts (all of them when it names none).
+/// The JSON types a schema accepts: its `type`, else those of its `enum`
+/// or `const` values, else all of them.
 fn accepted(m: &Map<String, Value>) -> BTreeSet<&str> {
     let t = types_of(m);
-    if t.is_empty() && m.get("enum").is_none() && m.get("const").is_none() {
-        ["array", "boolean", "null", "number", "object", "string"]
-            .into_iter()
-            .collect()
-    } else {
-        t
+    if !t.is_empty() {
+        return t;
     }
+    let values: Vec<&Value> = match (m.get("enum"), m.get("const")) {
+        (Some(Value::Array(a)), _) => a.iter().collect(),
+        (_, Some(c)) => vec![c],
+        _ => {
+            return ["array", "boolean", "null", "number", "object", "string"]
+                .into_iter()
+                .collect();
+        }
+    };
+    values
+        .into_iter()
+        .map(|v| match v {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_f64() => "number",
+            Value::Number(_) => "integer",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        })
+        .collect()
 }
 
 /// Whether a set of types accepts every value of type `t` (`number` covers `integer`).
@@ -734,5 +752,37 @@ fn describe(side: Side, ptr: &str) -> String {
         format!("the {}", side.word())
     } else {
         format!("{} `{}`", side.word(), names.join("."))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn types(v: Value) -> Vec<String> {
+        let m = v.as_object().cloned().unwrap_or_default();
+        accepted(&m).into_iter().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn the_types_a_schema_accepts() {
+        assert_eq!(
+            types(json!({"type": ["string", "null"]})),
+            ["null", "string"]
+        );
+        assert_eq!(
+            types(json!({"enum": ["a", 1, null]})),
+            ["integer", "null", "string"]
+        );
+        assert_eq!(types(json!({"const": 1.5})), ["number"]);
+        assert_eq!(types(json!({})).len(), 6);
+        assert!(covers(&["number"].into_iter().collect(), "integer"));
+        assert!(!covers(&["integer"].into_iter().collect(), "number"));
+        assert_eq!(
+            describe(Side::Input, "/properties/a/properties/b~1c"),
+            "input `a.b/c`"
+        );
+        assert_eq!(describe(Side::Output, ""), "the output");
     }
 }
