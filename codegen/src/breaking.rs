@@ -20,6 +20,7 @@ use crate::diag::{Diagnostic, Rule, rule};
 use crate::ir::{BreakingPolicy, Project, Schema, Tool, ToolSet};
 use crate::schema::{local_target, pointer_join, strings, types_of};
 use crate::source::Loc;
+use crate::text::list;
 
 /// Which side of a tool a schema describes: what breaks differs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -732,11 +733,6 @@ fn accepted(m: &Map<String, Value>) -> BTreeSet<&str> {
 /// Whether a set of types accepts every value of type `t` (`number` covers `integer`).
 fn covers(types: &BTreeSet<&str>, t: &str) -> bool {
     types.contains(t) || (t == "integer" && types.contains("number"))
-}
-
-fn list(types: &[&str]) -> String {
-    let quoted: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
-    quoted.join(", ")
 }
 
 /// "the input", "input `a.b`" for a pointer into a side's schema.
