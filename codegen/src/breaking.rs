@@ -127,6 +127,87 @@ pub fn compare(old: &Project, new: &Project, old_loc: &dyn Fn(Loc) -> Loc) -> Ve
     cx.out
 }
 
+/// Generated public names per (tool set, tool id): (what, wire position) ->
+/// name (see `emit::rust::api`).
+pub type Names = BTreeMap<(String, String), BTreeMap<(String, String), String>>;
+
+/// The generated-code category: Rust names that changed while their wire
+/// position stayed, for tools in both versions. Off unless a tool set's
+/// manifest turns `generated` on, or `always` (the command line's
+/// `--generated-code`).
+pub fn compare_names(
+    old: (&Project, &Names),
+    new: (&Project, &Names),
+    old_loc: &dyn Fn(Loc) -> Loc,
+    always: bool,
+) -> Vec<Diagnostic> {
+    let mut cx = Cx {
+        out: Vec::new(),
+        old_loc,
+        tool: String::new(),
+        policy: None,
+    };
+    let old_tools = tools_by_key(old.0);
+    for ((set, id), (new_set, new_tool)) in tools_by_key(new.0) {
+        let key = (set.clone(), id.clone());
+        let (Some((_, old_tool)), Some(was), Some(now)) =
+            (old_tools.get(&key), old.1.get(&key), new.1.get(&key))
+        else {
+            continue;
+        };
+        let on = always || new_set.breaking.on.iter().any(|c| c.value == "generated");
+        if !on {
+            continue;
+        }
+        cx.tool = id.clone();
+        cx.policy = Some(&new_set.breaking);
+        for ((what, place), name) in now {
+            let Some(before) = was.get(&(what.clone(), place.clone())) else {
+                continue;
+            };
+            if before == name {
+                continue;
+            }
+            let locate = |t: &Tool| {
+                let (side, ptr) = place.split_at(place.find('/').unwrap_or(place.len()));
+                let schema = if side == "input" { &t.input } else { &t.output };
+                schema.locate(ptr).unwrap_or(t.id.loc)
+            };
+            let at = if what == "module" {
+                new_tool.id.loc
+            } else {
+                locate(new_tool)
+            };
+            let old_at = if what == "module" {
+                old_tool.id.loc
+            } else {
+                locate(old_tool)
+            };
+            let wire = match place.split_once('/') {
+                _ if place.is_empty() => format!("tool `{id}`"),
+                Some(("input", ptr)) => {
+                    format!("{} of `{id}`", describe(Side::Input, &format!("/{ptr}")))
+                }
+                Some((_, ptr)) => {
+                    format!("{} of `{id}`", describe(Side::Output, &format!("/{ptr}")))
+                }
+                None if place == "input" => format!("the input of `{id}`"),
+                None => format!("the output of `{id}`"),
+            };
+            cx.emit(
+                Diagnostic::at(
+                    &rule::BREAKING_RUST_NAME_CHANGED,
+                    at,
+                    format!("the generated Rust {what} for {wire} was `{before}` and is now `{name}`; the wire is the same, but code compiled against the generated crate breaks"),
+                )
+                .secondary((cx.old_loc)(old_at), "before")
+                .help("keep the name (a definition's name, a property's spelling), or accept the change for programs built on the generated crate"),
+            );
+        }
+    }
+    cx.out
+}
+
 type Tools<'p> = BTreeMap<(String, String), (&'p ToolSet, &'p Tool)>;
 
 fn tools_by_key(p: &Project) -> Tools<'_> {

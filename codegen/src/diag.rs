@@ -256,6 +256,8 @@ rules! {
         "Servers running at the old tier no longer offer the tool: their clients lose it.");
     BREAKING_TIME_LIMIT_LOWERED = ("TG0935", "time-limit-lowered", Error, "a tool's time limit was lowered",
         "Calls that took longer than the new limit, and succeeded before, now fail with a timeout.");
+    BREAKING_RUST_NAME_CHANGED = ("TG0940", "rust-name-changed", Warning, "a generated Rust name changed although the wire did not",
+        "Programs compiled against the generated crate (a module, a type, a field, an enum variant) stop compiling, although clients on the wire see no change: a definition renamed, a property added beside one of a similar name (numbered names move), a tool added whose module name collides. Off unless the tool set's manifest turns the `generated` category on (`breaking: {on: [generated]}`) or `toolgen breaking --generated-code` is given.");
     BREAKING_DESCRIPTION_CHANGED = ("TG0950", "description-changed", Note, "a tool's description changed",
         "Models read descriptions to choose tools and fill in arguments. Nothing breaks, but the change can change how the tool is used.");
     BREAKING_TITLE_CHANGED = ("TG0951", "title-changed", Note, "a tool's title changed",
@@ -286,7 +288,14 @@ crate::text::word_enum! {
 
 /// The categories of `toolgen breaking`'s rules, as a manifest's
 /// `breaking.off` names them.
-pub const BREAKING_CATEGORIES: &[&str] = &["tools", "inputs", "outputs", "behaviour", "metadata"];
+pub const BREAKING_CATEGORIES: &[&str] = &[
+    "tools",
+    "inputs",
+    "outputs",
+    "behaviour",
+    "generated",
+    "metadata",
+];
 
 impl Rule {
     /// The category of a breaking-change rule (`None` for other rules).
@@ -299,6 +308,7 @@ impl Rule {
             Some(b'1') => "inputs",
             Some(b'2') => "outputs",
             Some(b'3') => "behaviour",
+            Some(b'4') => "generated",
             _ => "metadata",
         })
     }

@@ -641,7 +641,15 @@ impl Generator {
     /// to its `SourceDb` under names such as `HEAD~1:specs/a.json`), at the
     /// levels the command line and the manifests' `lints` give them. The
     /// current specs must be free of errors.
-    pub fn breaking(&self, against: &crate::against::Against) -> Result<Loaded, GenerateError> {
+    ///
+    /// With `generated_code`, Rust names that change while the wire stays the
+    /// same are reported in every tool set (otherwise only where a manifest
+    /// turns the `generated` category on).
+    pub fn breaking(
+        &self,
+        against: &crate::against::Against,
+        generated_code: bool,
+    ) -> Result<Loaded, GenerateError> {
         let new = self.load();
         if new.diagnostics.has_errors() {
             return Err(GenerateError::Invalid(Box::new(new)));
@@ -671,6 +679,28 @@ impl Generator {
         let mut findings = crate::diag::Diagnostics::new();
         for d in crate::breaking::compare(&old.project, &project, &old_loc) {
             findings.push(d);
+        }
+        let wants_names = generated_code
+            || project
+                .tool_sets
+                .iter()
+                .any(|s| s.breaking.on.iter().any(|c| c.value == "generated"));
+        if wants_names {
+            let names = |p: &Project| {
+                let mut g = Generator::new().rust();
+                g.emit.regenerate = self.emit.regenerate.clone();
+                let (files, _) = g.render_checked(p);
+                emit::rust::api::public_names(p, &files)
+            };
+            let (was, now) = (names(&old.project), names(&project));
+            for d in crate::breaking::compare_names(
+                (&old.project, &was),
+                (&project, &now),
+                &old_loc,
+                generated_code,
+            ) {
+                findings.push(d);
+            }
         }
         let mut report = Loaded {
             db,

@@ -346,6 +346,8 @@ pub struct BreakingPolicy {
     /// Categories of rules not checked at all (`tools`, `inputs`, `outputs`,
     /// `behaviour`, `metadata`).
     pub off: Vec<Spanned<String>>,
+    /// Categories off by default that are checked (`generated`).
+    pub on: Vec<Spanned<String>>,
     /// Findings accepted for one tool: every rule, or the ones listed.
     pub ignore: Vec<BreakingIgnore>,
 }

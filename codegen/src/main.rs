@@ -207,6 +207,10 @@ enum Command {
         /// Report this rule as an error (code or name).
         #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Deny))]
         deny: Vec<String>,
+        /// Also report generated Rust names that change while the wire stays the same
+        /// (the `generated` category, otherwise on only where a manifest turns it on).
+        #[arg(long)]
+        generated_code: bool,
     },
     /// Create a tool set: `toolset.yaml`, one example spec, and the JSON Schemas
     /// editors use to complete and check specs (in `DIR/.toolgen/`).
@@ -504,6 +508,7 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             allow,
             warn,
             deny,
+            generated_code,
         } => {
             let against = match (against, against_dir) {
                 (_, Some(dir)) => toolgen::against::Against::Dir(dir),
@@ -523,7 +528,7 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
                     g = g.lint(r, level);
                 }
             }
-            breaking(&g, &against, reporter)
+            breaking(&g, &against, generated_code, reporter)
         }
         Command::Rules => {
             for r in diag::rule::ALL {
@@ -729,8 +734,13 @@ fn watch(
     }
 }
 
-fn breaking(g: &Generator, against: &toolgen::against::Against, reporter: &Reporter) -> ExitCode {
-    let found = match g.breaking(against) {
+fn breaking(
+    g: &Generator,
+    against: &toolgen::against::Against,
+    generated_code: bool,
+    reporter: &Reporter,
+) -> ExitCode {
+    let found = match g.breaking(against, generated_code) {
         Ok(f) => f,
         Err(GenerateError::Invalid(loaded)) => {
             reporter.diagnostics(&loaded);

@@ -315,17 +315,28 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
 /// `breaking`: `{off: [category..], ignore: [{tool, rules?, reason?}..]}`.
 fn breaking(cx: &mut Cx<'_>, node: &Node) -> Option<crate::ir::BreakingPolicy> {
     let members = cx.object(node, "`breaking`")?;
-    cx.check_keys(members, &["off", "ignore"], false, "`breaking`");
+    cx.check_keys(members, &["off", "on", "ignore"], false, "`breaking`");
     let mut policy = crate::ir::BreakingPolicy::default();
     let mut ok = true;
-    if let Some(m) = members.iter().find(|m| m.key == "off") {
-        for n in cx.array(&m.value, "`breaking.off`").into_iter().flatten() {
-            let Some(s) = cx.string(n, "a category of `breaking.off`", true) else {
+    for key in ["off", "on"] {
+        let Some(m) = members.iter().find(|m| m.key == key) else {
+            continue;
+        };
+        for n in cx
+            .array(&m.value, &format!("`breaking.{key}`"))
+            .into_iter()
+            .flatten()
+        {
+            let Some(s) = cx.string(n, &format!("a category of `breaking.{key}`"), true) else {
                 ok = false;
                 continue;
             };
             if crate::diag::BREAKING_CATEGORIES.contains(&s.value.as_str()) {
-                policy.off.push(s);
+                if key == "off" {
+                    policy.off.push(s);
+                } else {
+                    policy.on.push(s);
+                }
             } else {
                 cx.report(
                     Diagnostic::at(

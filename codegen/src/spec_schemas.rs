@@ -223,8 +223,11 @@ editormcp_property!(
 #[schemars(crate = "schemars08", deny_unknown_fields)]
 #[allow(dead_code)]
 struct BreakingPolicySpec {
-    /// Categories not checked: `tools`, `inputs`, `outputs`, `behaviour`, `metadata`.
+    /// Categories not checked: `tools`, `inputs`, `outputs`, `behaviour`,
+    /// `generated`, `metadata`.
     off: Option<Vec<BreakingCategory>>,
+    /// Categories off by default that are checked: `generated` (Rust names).
+    on: Option<Vec<BreakingCategory>>,
     /// Changes accepted for one tool.
     ignore: Option<Vec<BreakingIgnoreSpec>>,
 }
@@ -237,6 +240,7 @@ enum BreakingCategory {
     Inputs,
     Outputs,
     Behaviour,
+    Generated,
     Metadata,
 }
 

@@ -14,7 +14,7 @@ use toolgen_tests::fixtures;
 fn findings(case: &Path) -> Vec<String> {
     let found = Generator::new()
         .input(case.join("after"))
-        .breaking(&Against::Dir(case.join("before")))
+        .breaking(&Against::Dir(case.join("before")), false)
         .unwrap_or_else(|e| panic!("{}: {e}", case.display()));
     let name = case
         .file_name()
@@ -104,6 +104,24 @@ fn compatible_changes_break_nothing() {
     assert!(
         got.iter().all(|l| l.contains(" note ")),
         "a new optional input, a new output field and a new description are compatible: {got:?}"
+    );
+    // Nor do they rename anything in the generated Rust.
+    let case = fixtures().join("breaking/compatible");
+    let found = Generator::new()
+        .input(case.join("after"))
+        .breaking(&Against::Dir(case.join("before")), true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        found
+            .diagnostics
+            .iter()
+            .all(|d| d.severity == Severity::Note),
+        "{:?}",
+        found
+            .diagnostics
+            .iter()
+            .map(|d| &d.message)
+            .collect::<Vec<_>>()
     );
 }
 

@@ -16,6 +16,7 @@
 //! - [`items`]: what toolgen writes itself, built with `quote!`;
 //! - this module: the layout (crate or module), the Cargo.toml, the runtime.
 
+pub mod api;
 mod items;
 mod names;
 mod post;
