@@ -47,6 +47,7 @@ pub fn compare(old: &Project, new: &Project, old_loc: &dyn Fn(Loc) -> Loc) -> Ve
         old_loc,
         tool: String::new(),
         policy: None,
+        path: String::new(),
     };
     let old_tools = tools_by_key(old);
     let new_tools = tools_by_key(new);
@@ -146,6 +147,7 @@ pub fn compare_names(
         old_loc,
         tool: String::new(),
         policy: None,
+        path: String::new(),
     };
     let old_tools = tools_by_key(old.0);
     for ((set, id), (new_set, new_tool)) in tools_by_key(new.0) {
@@ -227,6 +229,9 @@ struct Cx<'a> {
     /// The tool being compared, and the policy of its (new, else old) tool set.
     tool: String,
     policy: Option<&'a BreakingPolicy>,
+    /// The part of the tool being compared, as a manifest's ignore names it
+    /// (`input.depth`, `output.items`; empty for the tool itself).
+    path: String,
 }
 
 /// One side of a tool being compared: its schema, the tool's id.
@@ -249,6 +254,10 @@ impl Cx<'_> {
             let ignored = p.ignore.iter().any(|i| {
                 i.tool.value == self.tool
                     && (i.rules.is_empty() || i.rules.iter().any(|r| std::ptr::eq(*r, d.rule)))
+                    && i.path.as_ref().is_none_or(|part| {
+                        self.path == part.value
+                            || self.path.starts_with(&format!("{}.", part.value))
+                    })
             });
             if off || ignored {
                 return;
@@ -259,6 +268,7 @@ impl Cx<'_> {
 
     fn tool(&mut self, old_set: &ToolSet, old: &Tool, new_set: &ToolSet, new: &Tool) {
         let id = &new.id.value;
+        self.path = String::new();
         self.behaviour(old_set, old, new_set, new);
         for (side, o, n) in [
             (Side::Input, &old.input, &new.input),
@@ -272,6 +282,7 @@ impl Cx<'_> {
                 new: n,
             };
             if side == Side::Output && !o.value.is_null() && n.value.is_null() {
+                self.path = "output".to_owned();
                 self.push(
                     &rule::BREAKING_OUTPUT_SCHEMA_REMOVED,
                     new.loc,
@@ -287,6 +298,7 @@ impl Cx<'_> {
             let mut seen = BTreeSet::new();
             self.schema(&pair, &o.value, "", &n.value, "", &mut seen);
         }
+        self.path = String::new();
         if old.description.value != new.description.value {
             self.push(
                 &rule::BREAKING_DESCRIPTION_CHANGED,
@@ -420,6 +432,7 @@ impl Cx<'_> {
         let (Some(o), Some(n)) = (old.as_object(), new.as_object()) else {
             return;
         };
+        self.path = dotted(p.side, &np);
         let at = p.new.locate(&np).unwrap_or(p.tool_loc);
         let what = describe(p.side, &np);
         self.types(p, o, &op, n, at, &what);
@@ -452,6 +465,7 @@ impl Cx<'_> {
                 }
             }
         }
+        self.path = dotted(p.side, &np);
         for key in ["anyOf", "oneOf"] {
             let a = o.get(key).and_then(Value::as_array);
             let b = n.get(key).and_then(Value::as_array);
@@ -680,6 +694,7 @@ impl Cx<'_> {
                 for k in &req_now {
                     if !req_was.contains(k) {
                         let at = p.new.locate(&prop_ptr(np, k)).unwrap_or(at_obj);
+                        self.path = dotted(p.side, &prop_ptr(np, k));
                         let verb = if was.contains_key(*k) {
                             "became required"
                         } else {
@@ -696,6 +711,7 @@ impl Cx<'_> {
                 }
                 if closed(n) {
                     for k in was.keys().filter(|k| !now.contains_key(*k)) {
+                        self.path = dotted(p.side, &prop_ptr(op, k));
                         self.push(
                             &rule::BREAKING_INPUT_REMOVED,
                             at_obj,
@@ -705,6 +721,7 @@ impl Cx<'_> {
                         );
                     }
                     if !closed(o) {
+                        self.path = dotted(p.side, np);
                         self.push(
                             &rule::BREAKING_INPUT_CLOSED,
                             p.new.locate(&pointer_join(np, "additionalProperties")).unwrap_or(at_obj),
@@ -718,6 +735,7 @@ impl Cx<'_> {
             Side::Output => {
                 for k in was.keys() {
                     let ptr = prop_ptr(op, k);
+                    self.path = dotted(p.side, &ptr);
                     if !now.contains_key(k) {
                         self.push(
                             &rule::BREAKING_OUTPUT_FIELD_REMOVED,
@@ -816,15 +834,30 @@ fn covers(types: &BTreeSet<&str>, t: &str) -> bool {
     types.contains(t) || (t == "integer" && types.contains("number"))
 }
 
-/// "the input", "input `a.b`" for a pointer into a side's schema.
-fn describe(side: Side, ptr: &str) -> String {
-    let names: Vec<String> = ptr
-        .split('/')
+/// `input.a.b`: a side and the properties on the way to `ptr`, as a
+/// manifest's `breaking.ignore` names a part of a tool.
+fn dotted(side: Side, ptr: &str) -> String {
+    let mut out = side.word().to_owned();
+    for name in property_names(ptr) {
+        out.push('.');
+        out.push_str(&name);
+    }
+    out
+}
+
+/// The property names on the way to `ptr` (`/properties/a/items/properties/b`: `a`, `b`).
+fn property_names(ptr: &str) -> Vec<String> {
+    ptr.split('/')
         .collect::<Vec<_>>()
         .windows(2)
         .filter(|w| w[0] == "properties")
         .map(|w| w[1].replace("~1", "/").replace("~0", "~"))
-        .collect();
+        .collect()
+}
+
+/// "the input", "input `a.b`" for a pointer into a side's schema.
+fn describe(side: Side, ptr: &str) -> String {
+    let names = property_names(ptr);
     if names.is_empty() {
         format!("the {}", side.word())
     } else {

@@ -358,6 +358,9 @@ pub struct BreakingIgnore {
     pub tool: Spanned<String>,
     /// The rules accepted (empty: every rule).
     pub rules: Vec<&'static crate::diag::Rule>,
+    /// Only findings about this part of the tool and below it (`input.depth`,
+    /// `output.items`); `None`: the whole tool.
+    pub path: Option<Spanned<String>>,
 }
 
 /// What a spec says about a deprecated tool.

@@ -366,7 +366,7 @@ fn breaking(cx: &mut Cx<'_>, node: &Node) -> Option<crate::ir::BreakingPolicy> {
             };
             cx.check_keys(
                 fields,
-                &["tool", "rules", "reason"],
+                &["tool", "rules", "path", "reason"],
                 false,
                 "an entry of `breaking.ignore`",
             );
@@ -407,9 +407,24 @@ fn breaking(cx: &mut Cx<'_>, node: &Node) -> Option<crate::ir::BreakingPolicy> {
                     }
                 }
             }
+            let path = fields
+                .iter()
+                .find(|f| f.key == "path")
+                .and_then(|f| cx.string(&f.value, "`path`", true));
+            if let Some(p) = &path {
+                let side = p.value.split('.').next().unwrap_or_default();
+                if side != "input" && side != "output" {
+                    cx.report(
+                        Diagnostic::at(&rule::INVALID_VALUE, p.loc, format!("`{}` is not a part of a tool", p.value))
+                            .label("starts with `input` or `output`")
+                            .help("name a side and the properties on the way, e.g. `input.depth` or `output.items.size`"),
+                    );
+                    ok = false;
+                }
+            }
             policy
                 .ignore
-                .push(crate::ir::BreakingIgnore { tool, rules });
+                .push(crate::ir::BreakingIgnore { tool, rules, path });
         }
     }
     ok.then_some(policy)

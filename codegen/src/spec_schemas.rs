@@ -252,6 +252,9 @@ struct BreakingIgnoreSpec {
     tool: String,
     /// The rules accepted, by code or name (default: every rule).
     rules: Option<Vec<String>>,
+    /// Only this part of the tool and below: `input.depth`, `output.items`.
+    #[schemars(regex(pattern = r"^(input|output)(\.[^.]+)*$"))]
+    path: Option<String>,
     /// Why, for the people reading the manifest.
     reason: Option<String>,
 }
