@@ -243,6 +243,8 @@ impl Known {
 
 /// The journal of a generation into an existing directory (see [`write_known`]).
 pub const JOURNAL: &str = ".toolgen-journal";
+/// Where the journal is written before it is renamed into place.
+pub const JOURNAL_DRAFT: &str = ".toolgen-journal.new";
 const JOURNAL_HEADER: &str = "toolgen journal 1";
 const COMMIT: &str = "commit";
 
@@ -306,8 +308,7 @@ pub fn write_known(
     for rel in &stale {
         journal.push_str(&format!("remove {rel}\n"));
     }
-    let journal_path = dir.join(JOURNAL);
-    write_file(&journal_path, journal.as_bytes())?;
+    write_journal(dir, &journal)?;
     let staged = write_all(dir, &changed, staged_path);
     if let Err(e) = staged {
         // Not committed: the old tree stays, the staged files go.
@@ -316,7 +317,7 @@ pub fn write_known(
     }
     journal.push_str(COMMIT);
     journal.push('\n');
-    write_file(&journal_path, journal.as_bytes())?;
+    write_journal(dir, &journal)?;
     apply(dir, &journal)?;
     report.written = changed.iter().map(|(rel, _)| (*rel).to_owned()).collect();
     report.removed = stale;
@@ -356,6 +357,14 @@ fn write_all(
 /// [`write_known`]): a committed journal is carried out, an uncommitted one
 /// undone (its staged files removed). Returns whether there was a journal.
 pub fn recover(dir: &Path) -> Result<bool, OutputError> {
+    // A journal being written when the run stopped was never renamed into
+    // place: whatever it would have said, the journal in place (if any) rules.
+    let draft = dir.join(JOURNAL_DRAFT);
+    match std::fs::remove_file(&draft) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(err(&draft, e)),
+    }
     let path = dir.join(JOURNAL);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -378,6 +387,15 @@ pub fn recover(dir: &Path) -> Result<bool, OutputError> {
         std::fs::remove_file(&path).map_err(|e| err(&path, e))?;
     }
     Ok(true)
+}
+
+/// Writes the journal under its draft name, then renames it into place: the
+/// journal in place is always one toolgen wrote whole.
+fn write_journal(dir: &Path, text: &str) -> Result<(), OutputError> {
+    let draft = dir.join(JOURNAL_DRAFT);
+    std::fs::write(&draft, text)
+        .and_then(|()| std::fs::rename(&draft, dir.join(JOURNAL)))
+        .map_err(|e| err(&draft, e))
 }
 
 /// The `write`/`remove` lines of a journal; anything else is refused, so a
@@ -608,6 +626,10 @@ mod tests {
             }
             std::fs::write(dir.join(JOURNAL), journal).map_err(|e| err(&dir, e))
         };
+        // Stopped while writing its journal: the draft goes, the tree is untouched.
+        std::fs::write(dir.join(JOURNAL_DRAFT), "toolgen jour").map_err(|e| err(&dir, e))?;
+        assert!(!recover(&dir)?);
+        assert_eq!(tree(&dir), old_tree);
         // Not committed: undone, the old tree as it was.
         stage(false)?;
         assert!(recover(&dir)?);

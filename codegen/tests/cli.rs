@@ -1103,7 +1103,12 @@ fn a_gen_killed_midway_leaves_the_old_output_or_the_new() {
         let journal = std::fs::read_to_string(out.join(".toolgen-journal")).ok();
         let state: std::collections::BTreeMap<String, Vec<u8>> = snapshot(&out)
             .into_iter()
-            .filter(|(rel, _)| !rel.ends_with(".toolgen-new") && rel != ".toolgen-journal")
+            .filter(|(rel, _)| {
+                // toolgen's own files of a run in progress: staged files and the journal.
+                !rel.ends_with(".toolgen-new")
+                    && rel != ".toolgen-journal"
+                    && rel != ".toolgen-journal.new"
+            })
             .collect();
         let outcome = match &journal {
             None if state == old => "old",
