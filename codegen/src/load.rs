@@ -135,12 +135,7 @@ fn rave_package(id: &str) -> Option<String> {
 
 /// Loads and validates the spec files at `paths` (files or directories).
 pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
-    let mut loader = Loader {
-        options,
-        loaded: Loaded::default(),
-        diags: Vec::new(),
-        manifests: Manifests::default(),
-    };
+    let mut loader = Loader::new(options);
     let found = loader.discover(paths);
     let store = loader.schema_store(&found);
     let owners = loader.owners(&found);
@@ -173,12 +168,7 @@ pub struct Inputs {
 /// them (and their contents) with the last run's to know that nothing
 /// changed; `toolgen watch` looks at them for changes.
 pub fn inputs(paths: &[PathBuf], options: &LoadOptions) -> Inputs {
-    let mut loader = Loader {
-        options,
-        loaded: Loaded::default(),
-        diags: Vec::new(),
-        manifests: Manifests::default(),
-    };
+    let mut loader = Loader::new(options);
     let found = loader.discover(paths);
     let owners = loader.owners(&found);
     let mut files: Vec<PathBuf> = found
@@ -235,7 +225,16 @@ type Owned = (PathBuf, Option<PathBuf>);
 /// files belong to it.
 type SetEntry = (ToolSet, bool, usize);
 
-impl Loader<'_> {
+impl<'o> Loader<'o> {
+    fn new(options: &'o LoadOptions) -> Loader<'o> {
+        Loader {
+            options,
+            loaded: Loaded::default(),
+            diags: Vec::new(),
+            manifests: Manifests::default(),
+        }
+    }
+
     /// Phase 1: the files below the inputs. A directory with a manifest that
     /// names its `specs` folders contributes only those.
     fn discover(&mut self, paths: &[PathBuf]) -> Found {

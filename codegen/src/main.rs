@@ -76,17 +76,8 @@ struct InputArgs {
     #[arg(long)]
     deny_warnings: bool,
 
-    /// Do not report this rule (code such as TG0603, or name). Warnings and notes only.
-    #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Allow))]
-    allow: Vec<String>,
-
-    /// Report this rule as a warning (code or name).
-    #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Warn))]
-    warn: Vec<String>,
-
-    /// Report this rule as an error, failing the run (code or name).
-    #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Deny))]
-    deny: Vec<String>,
+    #[command(flatten)]
+    lints: LintArgs,
 
     /// Only tools in this group (a regex matched as `^[a-zA-Z0-9]+-mcp_tool_GROUP`, as
     /// RAVE's `mcptool_list()` does). Repeat for several groups; they combine with OR.
@@ -144,6 +135,39 @@ struct GenArgs {
     no_cache: bool,
 }
 
+/// `--allow`, `--warn`, `--deny`: rule levels for a run.
+#[derive(clap::Args)]
+struct LintArgs {
+    /// Do not report this rule (code such as TG0603, or name): a warning or a note, or
+    /// (with `toolgen breaking`) a kind of change that is accepted.
+    #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Allow))]
+    allow: Vec<String>,
+
+    /// Report this rule as a warning (code or name).
+    #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Warn))]
+    warn: Vec<String>,
+
+    /// Report this rule as an error, failing the run (code or name).
+    #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Deny))]
+    deny: Vec<String>,
+}
+
+impl LintArgs {
+    /// `g` with these rule levels.
+    fn apply(&self, mut g: Generator) -> Generator {
+        for (rules, level) in [
+            (&self.allow, LintLevel::Allow),
+            (&self.warn, LintLevel::Warn),
+            (&self.deny, LintLevel::Deny),
+        ] {
+            for r in rules {
+                g = g.lint(r.clone(), level);
+            }
+        }
+        g
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum InitFormat {
     /// Standard MCP tool JSON.
@@ -198,15 +222,8 @@ enum Command {
         /// The manifest every spec belongs to (as for `validate`).
         #[arg(long, value_name = "FILE")]
         manifest: Option<PathBuf>,
-        /// Accept a kind of change: do not report this rule (code such as TG0901, or name).
-        #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Allow))]
-        allow: Vec<String>,
-        /// Report this rule as a warning (code or name).
-        #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Warn))]
-        warn: Vec<String>,
-        /// Report this rule as an error (code or name).
-        #[arg(long, value_name = "RULE", value_parser = lint(LintLevel::Deny))]
-        deny: Vec<String>,
+        #[command(flatten)]
+        lints: LintArgs,
         /// Also report generated Rust names that change while the wire stays the same
         /// (the `generated` category, otherwise on only where a manifest turns it on).
         #[arg(long)]
@@ -438,16 +455,7 @@ fn generator(input: &InputArgs, reporter: &Reporter) -> Generator {
     if let Some(m) = &input.manifest {
         g = g.manifest(m);
     }
-    for (rules, level) in [
-        (&input.allow, LintLevel::Allow),
-        (&input.warn, LintLevel::Warn),
-        (&input.deny, LintLevel::Deny),
-    ] {
-        for r in rules {
-            g = g.lint(r.clone(), level);
-        }
-    }
-    g
+    input.lints.apply(g)
 }
 
 /// The `toolgen gen` command line that regenerates `out`, for the headers of
@@ -505,9 +513,7 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             against,
             against_dir,
             manifest,
-            allow,
-            warn,
-            deny,
+            lints,
             generated_code,
         } => {
             let against = match (against, against_dir) {
@@ -519,16 +525,7 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             if let Some(m) = manifest {
                 g = g.manifest(m);
             }
-            for (rules, level) in [
-                (allow, LintLevel::Allow),
-                (warn, LintLevel::Warn),
-                (deny, LintLevel::Deny),
-            ] {
-                for r in rules {
-                    g = g.lint(r, level);
-                }
-            }
-            breaking(&g, &against, generated_code, reporter)
+            breaking(&lints.apply(g), &against, generated_code, reporter)
         }
         Command::Rules => {
             for r in diag::rule::ALL {
