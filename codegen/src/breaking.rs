@@ -234,6 +234,17 @@ struct Cx<'a> {
     path: String,
 }
 
+/// The two subschemas being compared at one position: old (`o`, at `op`)
+/// and new (`n`); where the new one is, and how messages name it.
+#[derive(Clone, Copy)]
+struct Nodes<'v> {
+    o: &'v Map<String, Value>,
+    op: &'v str,
+    n: &'v Map<String, Value>,
+    at: Loc,
+    what: &'v str,
+}
+
 /// One side of a tool being compared: its schema, the tool's id.
 struct Pair<'s> {
     side: Side,
@@ -435,10 +446,17 @@ impl Cx<'_> {
         self.path = dotted(p.side, &np);
         let at = p.new.locate(&np).unwrap_or(p.tool_loc);
         let what = describe(p.side, &np);
-        self.types(p, o, &op, n, at, &what);
-        self.enums(p, o, &op, n, at, &what);
+        let node = Nodes {
+            o,
+            op: &op,
+            n,
+            at,
+            what: &what,
+        };
+        self.types(p, &node);
+        self.enums(p, &node);
         if p.side == Side::Input {
-            self.bounds(p, o, &op, n, at, &what);
+            self.bounds(p, &node);
             if o.get("default").is_some() && o.get("default") != n.get("default") {
                 let now = n.get("default").map_or("none".to_owned(), Value::to_string);
                 self.push(
@@ -492,15 +510,8 @@ impl Cx<'_> {
         }
     }
 
-    fn types(
-        &mut self,
-        p: &Pair<'_>,
-        o: &Map<String, Value>,
-        op: &str,
-        n: &Map<String, Value>,
-        at: Loc,
-        what: &str,
-    ) {
+    fn types(&mut self, p: &Pair<'_>, node: &Nodes<'_>) {
+        let Nodes { o, op, n, at, what } = *node;
         let (was, now) = (accepted(o), accepted(n));
         let lost: Vec<&str> = was.iter().filter(|t| !covers(&now, t)).copied().collect();
         let gained: Vec<&str> = now.iter().filter(|t| !covers(&was, t)).copied().collect();
@@ -531,15 +542,8 @@ impl Cx<'_> {
         }
     }
 
-    fn enums(
-        &mut self,
-        p: &Pair<'_>,
-        o: &Map<String, Value>,
-        op: &str,
-        n: &Map<String, Value>,
-        at: Loc,
-        what: &str,
-    ) {
+    fn enums(&mut self, p: &Pair<'_>, node: &Nodes<'_>) {
+        let Nodes { o, op, n, at, what } = *node;
         let values = |m: &Map<String, Value>| -> Option<Vec<Value>> {
             m.get("enum")
                 .and_then(Value::as_array)
@@ -592,15 +596,8 @@ impl Cx<'_> {
 
     /// Input bounds: a minimum raised, a maximum lowered, a pattern or
     /// `multipleOf` added or changed, `uniqueItems` turned on.
-    fn bounds(
-        &mut self,
-        p: &Pair<'_>,
-        o: &Map<String, Value>,
-        op: &str,
-        n: &Map<String, Value>,
-        at: Loc,
-        what: &str,
-    ) {
+    fn bounds(&mut self, p: &Pair<'_>, node: &Nodes<'_>) {
+        let Nodes { o, op, n, at, what } = *node;
         let num = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_f64);
         let mut tightened: Vec<String> = Vec::new();
         for k in [
