@@ -359,12 +359,7 @@ fn write_all(
 pub fn recover(dir: &Path) -> Result<bool, OutputError> {
     // A journal being written when the run stopped was never renamed into
     // place: whatever it would have said, the journal in place (if any) rules.
-    let draft = dir.join(JOURNAL_DRAFT);
-    match std::fs::remove_file(&draft) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(err(&draft, e)),
-    }
+    remove_if_there(&dir.join(JOURNAL_DRAFT))?;
     let path = dir.join(JOURNAL);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -376,17 +371,20 @@ pub fn recover(dir: &Path) -> Result<bool, OutputError> {
     } else {
         for (op, rel) in journal_entries(&path, &text)? {
             if op == "write" {
-                let staged = staged_path(&checked_join(dir, rel)?);
-                match std::fs::remove_file(&staged) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(err(&staged, e)),
-                }
+                remove_if_there(&staged_path(&checked_join(dir, rel)?))?;
             }
         }
         std::fs::remove_file(&path).map_err(|e| err(&path, e))?;
     }
     Ok(true)
+}
+
+/// Removes a file that may already be gone.
+fn remove_if_there(path: &Path) -> Result<(), OutputError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(err(path, e)),
+        _ => Ok(()),
+    }
 }
 
 /// Writes the journal under its draft name, then renames it into place: the
