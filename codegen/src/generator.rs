@@ -495,8 +495,12 @@ impl Generator {
         let mut timings = Timings::default();
         let started = Instant::now();
         let previous = cache.stamp(config);
+        // What discovery finds, once: the stamp is checked against it, and a
+        // new stamp records it (taken before loading: a file added meanwhile
+        // makes the next run's listing differ, never wrongly the same).
+        let found = load::inputs(&self.inputs, &self.load_options()).files;
         if let Some(stamp) = &previous {
-            if stamp.holds(out, &load::inputs(&self.inputs, &self.load_options()).files) {
+            if stamp.holds(out, &found) {
                 timings.load = started.elapsed();
                 return Ok(Generated {
                     loaded: None,
@@ -518,7 +522,7 @@ impl Generator {
         timings.load = started.elapsed();
         // What the run reads, taken before rendering: a file changed from
         // here on makes the stamp stale, never wrongly fresh.
-        let mut stamp = self.stamp_of(&cache, config, &loaded);
+        let mut stamp = self.stamp_of(&cache, config, &loaded, found);
         let (loaded, files) = match self.render_valid(loaded, &mut timings, Some(&cache)) {
             Ok(done) => done,
             Err(e) => {
@@ -568,8 +572,14 @@ impl Generator {
 
     /// The stamp of a run that read `loaded` (see [`crate::cache::RunStamp`]);
     /// `None` when the run is not one to skip next time: it has diagnostics,
-    /// or the inputs found now are not all files it read.
-    fn stamp_of(&self, cache: &Cache, config: Digest, loaded: &Loaded) -> Option<RunStamp> {
+    /// or the inputs `found` before it loaded are not all files it read.
+    fn stamp_of(
+        &self,
+        cache: &Cache,
+        config: Digest,
+        loaded: &Loaded,
+        found: Vec<PathBuf>,
+    ) -> Option<RunStamp> {
         if !loaded.diagnostics.is_empty() {
             return None;
         }
@@ -578,7 +588,6 @@ impl Generator {
             .files()
             .map(|(_, f)| (f.path.clone(), Digest::of(f.text.as_bytes()).hex()))
             .collect();
-        let found = load::inputs(&self.inputs, &self.load_options()).files;
         if !found.iter().all(|f| inputs.contains_key(f)) {
             return None;
         }
