@@ -129,14 +129,54 @@ pub fn compare(old: &Project, new: &Project, old_loc: &dyn Fn(Loc) -> Loc) -> Ve
 }
 
 /// Generated public names per (tool set, tool id): (what, wire position) ->
-/// name (see `emit::rust::api`).
+/// name, the tool's own (module, class) at position `""` (see
+/// `emit::rust::api` and `emit::csharp::public_names`).
 pub type Names = BTreeMap<(String, String), BTreeMap<(String, String), String>>;
 
-/// The generated-code category: Rust names that changed while their wire
-/// position stayed, for tools in both versions. Off unless a tool set's
-/// manifest turns `generated` on, or `always` (the command line's
-/// `--generated-code`).
+/// The generated code whose names [`compare_names`] compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    Rust,
+    CSharp,
+}
+
+impl Lang {
+    fn rule(self) -> &'static crate::diag::Rule {
+        match self {
+            Lang::Rust => &rule::BREAKING_RUST_NAME_CHANGED,
+            Lang::CSharp => &rule::BREAKING_CSHARP_NAME_CHANGED,
+        }
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Lang::Rust => "Rust",
+            Lang::CSharp => "C#",
+        }
+    }
+
+    fn built_on(self) -> &'static str {
+        match self {
+            Lang::Rust => "code compiled against the generated crate breaks",
+            Lang::CSharp => "handlers written against the generated C# stop compiling",
+        }
+    }
+
+    /// The output these names are in.
+    pub fn output(self) -> crate::ir::OutputKind {
+        match self {
+            Lang::Rust => crate::ir::OutputKind::Rust,
+            Lang::CSharp => crate::ir::OutputKind::CSharp,
+        }
+    }
+}
+
+/// The generated-code category: `lang` names that changed while their wire
+/// position stayed, for tools in both versions, in tool sets generated into
+/// `lang`. Off unless a tool set's manifest turns `generated` on, or
+/// `always` (the command line's `--generated-code`).
 pub fn compare_names(
+    lang: Lang,
     old: (&Project, &Names),
     new: (&Project, &Names),
     old_loc: &dyn Fn(Loc) -> Loc,
@@ -158,7 +198,7 @@ pub fn compare_names(
             continue;
         };
         let on = always || new_set.breaking.on.iter().any(|c| c.value == "generated");
-        if !on {
+        if !on || !new_set.wants(lang.output()) {
             continue;
         }
         cx.tool = id.clone();
@@ -175,15 +215,10 @@ pub fn compare_names(
                 let schema = if side == "input" { &t.input } else { &t.output };
                 schema.locate(ptr).unwrap_or(t.id.loc)
             };
-            let at = if what == "module" {
-                new_tool.id.loc
+            let (at, old_at) = if place.is_empty() {
+                (new_tool.id.loc, old_tool.id.loc)
             } else {
-                locate(new_tool)
-            };
-            let old_at = if what == "module" {
-                old_tool.id.loc
-            } else {
-                locate(old_tool)
+                (locate(new_tool), locate(old_tool))
             };
             let wire = match place.split_once('/') {
                 _ if place.is_empty() => format!("tool `{id}`"),
@@ -196,14 +231,15 @@ pub fn compare_names(
                 None if place == "input" => format!("the input of `{id}`"),
                 None => format!("the output of `{id}`"),
             };
+            let (lang_word, built_on) = (lang.word(), lang.built_on());
             cx.emit(
                 Diagnostic::at(
-                    &rule::BREAKING_RUST_NAME_CHANGED,
+                    lang.rule(),
                     at,
-                    format!("the generated Rust {what} for {wire} was `{before}` and is now `{name}`; the wire is the same, but code compiled against the generated crate breaks"),
+                    format!("the generated {lang_word} {what} for {wire} was `{before}` and is now `{name}`; the wire is the same, but {built_on}"),
                 )
                 .secondary((cx.old_loc)(old_at), "before")
-                .help("keep the name (a definition's name, a property's spelling), or accept the change for programs built on the generated crate"),
+                .help(format!("keep the name (a definition's name, a property's spelling), or accept the change for code built on the generated {lang_word}")),
             );
         }
     }

@@ -258,6 +258,8 @@ rules! {
         "Calls that took longer than the new limit, and succeeded before, now fail with a timeout.");
     BREAKING_RUST_NAME_CHANGED = ("TG0940", "rust-name-changed", Warning, "a generated Rust name changed although the wire did not",
         "Programs compiled against the generated crate (a module, a type, a field, an enum variant) stop compiling, although clients on the wire see no change: a definition renamed, a property added beside one of a similar name (numbered names move), a tool added whose module name collides. Off unless the tool set's manifest turns the `generated` category on (`breaking: {on: [generated]}`) or `toolgen breaking --generated-code` is given.");
+    BREAKING_CSHARP_NAME_CHANGED = ("TG0941", "csharp-name-changed", Warning, "a generated C# name changed although the wire did not",
+        "Unity handlers written against the generated C# (a tool's class, a DTO class, a property, an enum member) stop compiling, although clients on the wire see no change: a definition renamed, a property added beside one of a similar name (numbered names move), a tool added whose class name collides. Only for tool sets generated into C#; off unless the tool set's manifest turns the `generated` category on (`breaking: {on: [generated]}`) or `toolgen breaking --generated-code` is given.");
     BREAKING_DESCRIPTION_CHANGED = ("TG0950", "description-changed", Note, "a tool's description changed",
         "Models read descriptions to choose tools and fill in arguments. Nothing breaks, but the change can change how the tool is used.");
     BREAKING_TITLE_CHANGED = ("TG0951", "title-changed", Note, "a tool's title changed",

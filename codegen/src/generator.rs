@@ -651,8 +651,8 @@ impl Generator {
     /// levels the command line and the manifests' `lints` give them. The
     /// current specs must be free of errors.
     ///
-    /// With `generated_code`, Rust names that change while the wire stays the
-    /// same are reported in every tool set (otherwise only where a manifest
+    /// With `generated_code`, Rust and C# names that change while the wire
+    /// stays the same are reported in every tool set (otherwise only where a manifest
     /// turns the `generated` category on).
     pub fn breaking(
         &self,
@@ -695,20 +695,37 @@ impl Generator {
                 .iter()
                 .any(|s| s.breaking.on.iter().any(|c| c.value == "generated"));
         if wants_names {
-            let names = |p: &Project| {
+            use crate::breaking::Lang;
+            let rust = |p: &Project| {
                 let mut g = Generator::new().rust();
                 g.emit.regenerate = self.emit.regenerate.clone();
                 let (files, _) = g.render_checked(p);
                 emit::rust::api::public_names(p, &files)
             };
-            let (was, now) = (names(&old.project), names(&project));
-            for d in crate::breaking::compare_names(
-                (&old.project, &was),
-                (&project, &now),
-                &old_loc,
-                generated_code,
-            ) {
-                findings.push(d);
+            let csharp = |p: &Project| {
+                let mut names = crate::breaking::Names::new();
+                for set in &p.tool_sets {
+                    for (id, n) in emit::csharp::public_names(set) {
+                        names.insert((set.name.clone(), id), n);
+                    }
+                }
+                names
+            };
+            for lang in [Lang::Rust, Lang::CSharp] {
+                let names = |p: &Project| match lang {
+                    Lang::Rust => rust(p),
+                    Lang::CSharp => csharp(p),
+                };
+                let (was, now) = (names(&old.project), names(&project));
+                for d in crate::breaking::compare_names(
+                    lang,
+                    (&old.project, &was),
+                    (&project, &now),
+                    &old_loc,
+                    generated_code,
+                ) {
+                    findings.push(d);
+                }
             }
         }
         let mut report = Loaded {

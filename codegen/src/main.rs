@@ -224,7 +224,7 @@ enum Command {
         manifest: Option<PathBuf>,
         #[command(flatten)]
         lints: LintArgs,
-        /// Also report generated Rust names that change while the wire stays the same
+        /// Also report generated Rust and C# names that change while the wire stays the same
         /// (the `generated` category, otherwise on only where a manifest turns it on).
         #[arg(long)]
         generated_code: bool,

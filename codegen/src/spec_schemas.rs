@@ -226,7 +226,7 @@ struct BreakingPolicySpec {
     /// Categories not checked: `tools`, `inputs`, `outputs`, `behaviour`,
     /// `generated`, `metadata`.
     off: Option<Vec<BreakingCategory>>,
-    /// Categories off by default that are checked: `generated` (Rust names).
+    /// Categories off by default that are checked: `generated` (Rust and C# names).
     on: Option<Vec<BreakingCategory>>,
     /// Changes accepted for one tool.
     ignore: Option<Vec<BreakingIgnoreSpec>>,

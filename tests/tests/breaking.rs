@@ -155,3 +155,41 @@ fn a_bad_breaking_policy_is_a_located_error() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The C# names `toolgen breaking` compares are keyed by wire position:
+/// the tool's class, each class (unions too), property, enum and member.
+#[test]
+fn csharp_names_are_listed_by_wire_position() {
+    let loaded = Generator::new()
+        .input(fixtures().join("breaking/csharp-name-changed/after"))
+        .load();
+    let set = loaded
+        .project
+        .tool_sets
+        .first()
+        .unwrap_or_else(|| panic!("no tool set"));
+    let names = toolgen::emit::csharp::public_names(set);
+    let scan = names.get("scan").unwrap_or_else(|| panic!("{names:?}"));
+    let get = |what: &str, at: &str| {
+        scan.get(&(what.to_owned(), at.to_owned()))
+            .map(String::as_str)
+            .unwrap_or_else(|| panic!("no {what} at `{at}` in {scan:#?}"))
+    };
+    assert_eq!(get("class", ""), "Scan");
+    assert_eq!(get("class", "input"), "Input");
+    assert_eq!(get("property", "input/properties/path"), "Path");
+    assert_eq!(get("enum", "input/properties/mode"), "Mode");
+    assert_eq!(
+        get("enum member", "input/properties/mode/enum/fast"),
+        "Fast"
+    );
+    assert_eq!(get("class", "output/properties/items/items"), "Entry");
+    assert_eq!(
+        get("property", "output/properties/items/items/properties/size"),
+        "Size"
+    );
+    assert_eq!(
+        get("class", "output/properties/items/items/properties/size"),
+        "Size"
+    );
+}

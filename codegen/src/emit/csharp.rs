@@ -26,7 +26,7 @@ use serde_json::Value;
 use super::shape::{Kind, Model, Node, Property, Scalar};
 use crate::ident;
 use crate::ir::{Project, Tool, ToolSet};
-use crate::schema::strings;
+use crate::schema::{pointer_join, strings};
 
 /// The C# emitter: it renders the run's templates (built-ins and overrides).
 #[derive(Debug, Default)]
@@ -241,6 +241,11 @@ struct Mapper<'a> {
     /// The C# type of `#` (the root being mapped), when it is a class.
     root: Option<String>,
     depth: usize,
+    /// Where on the wire the node being mapped is (`input/properties/a`).
+    at: String,
+    /// The public names given so far: (what, wire position) -> name, for
+    /// `toolgen breaking` ([`public_names`]).
+    names: BTreeMap<(&'static str, String), String>,
 }
 
 impl<'a> Mapper<'a> {
@@ -254,7 +259,24 @@ impl<'a> Mapper<'a> {
             def_types: BTreeMap::new(),
             root: None,
             depth: 0,
+            at: String::new(),
+            names: BTreeMap::new(),
         }
+    }
+
+    fn name_at(&mut self, what: &'static str, at: String, name: &str) {
+        self.names
+            .entry((what, at))
+            .or_insert_with(|| name.to_owned());
+    }
+
+    /// Maps `node` at the wire position `at` + `step`.
+    fn map_at(&mut self, step: &str, node: &Node, hint: &str, named: Option<String>) -> Mapped {
+        let len = self.at.len();
+        self.at.push_str(step);
+        let m = self.map(node, hint, named);
+        self.at.truncate(len);
+        m
     }
 
     /// A fresh type name based on `hint`.
@@ -313,7 +335,8 @@ impl<'a> Mapper<'a> {
                 self.enumeration(values, *of, hint, named, node.description.as_deref())
             }
             Kind::Array(items) => {
-                let item = self.map(items, &format!("{}Item", ident::pascal(hint)), None);
+                let hint = format!("{}Item", ident::pascal(hint));
+                let item = self.map_at("/items", items, &hint, None);
                 Mapped::plain(&format!("List<{}>", item.text), false)
             }
             Kind::Object(props) => {
@@ -322,7 +345,8 @@ impl<'a> Mapper<'a> {
                 Mapped::plain(&name, false)
             }
             Kind::Map(value) => {
-                let value = self.map(value, &format!("{}Value", ident::pascal(hint)), None);
+                let hint = format!("{}Value", ident::pascal(hint));
+                let value = self.map_at("/additionalProperties", value, &hint, None);
                 Mapped::plain(&format!("Dictionary<string, {}>", value.text), false)
             }
             Kind::FreeObject => Mapped::plain("JObject", false),
@@ -380,6 +404,11 @@ impl<'a> Mapper<'a> {
             || vec![format!("Values of <c>{}</c>.", doc_lines(hint).join(" "))],
             doc_lines,
         );
+        self.name_at("enum", self.at.clone(), &name);
+        for (w, n) in wires.iter().zip(&names) {
+            let at = pointer_join(&pointer_join(&self.at, "enum"), w);
+            self.name_at("enum member", at, n);
+        }
         let members: Vec<CsMember> = wires
             .iter()
             .zip(&names)
@@ -435,6 +464,7 @@ impl<'a> Mapper<'a> {
             None
         };
         let name = named.unwrap_or_else(|| self.claim(hint));
+        self.name_at("class", self.at.clone(), &name);
         let index = self.types.len();
         self.types.push(CsType {
             kind: "union",
@@ -474,7 +504,9 @@ impl<'a> Mapper<'a> {
         let mut out = Vec::new();
         for (i, (branch, member)) in branches.iter().zip(names).enumerate() {
             let hint = format!("{name}{member}");
-            let mapped = self.map(branch, &hint, None);
+            let at = format!("{}/oneOf/{i}", self.at);
+            self.name_at("branch property", at, &member);
+            let mapped = self.map_at(&format!("/oneOf/{i}"), branch, &hint, None);
             let ty = if mapped.value_type {
                 format!("{}?", mapped.text)
             } else {
@@ -520,12 +552,15 @@ impl<'a> Mapper<'a> {
             tag: None,
             mismatch: String::new(),
         });
+        self.name_at("class", self.at.clone(), name);
         let wires: Vec<&str> = props.iter().map(|p| p.wire.as_str()).collect();
         let names = member_names(&wires, Some(name));
         let mut out = Vec::new();
         for (prop, prop_name) in props.iter().zip(names) {
             let node = &prop.node;
-            let mapped = self.map(node, &prop.wire, None);
+            let step = pointer_join("/properties", &prop.wire);
+            self.name_at("property", format!("{}{step}", self.at), &prop_name);
+            let mapped = self.map_at(&step, node, &prop.wire, None);
             let init = match &node.kind {
                 // A tag (`"kind": {"const": "circle"}`) is set already.
                 Kind::Const {
@@ -759,6 +794,7 @@ impl CsIdentity {
 fn root_type<'a>(mapper: &mut Mapper<'a>, model: &'a Model, schema: &Value, root: &str) -> String {
     mapper.model = Some(model);
     mapper.def_types.clear();
+    mapper.at = root.to_ascii_lowercase();
     let Some(node) = &model.root else {
         return "JToken".to_owned();
     };
@@ -783,7 +819,36 @@ fn root_type<'a>(mapper: &mut Mapper<'a>, model: &'a Model, schema: &Value, root
     }
 }
 
-fn tool_file(tool: &Tool, class: &str, timeout: Option<f64>) -> CsToolFile {
+/// The public C# names of a tool set's tools, by wire position: per tool id,
+/// (what, position) -> name, where a position is `input` or `output` and a
+/// JSON pointer into that schema (`input/properties/mode/enum/fast`), and the
+/// tool's class is at `""`. Only what the emitter names from the spec is
+/// listed; `toolgen breaking` compares two versions' lists.
+pub fn public_names(set: &ToolSet) -> BTreeMap<String, BTreeMap<(String, String), String>> {
+    let (classes, _) = class_names(set);
+    let mut out = BTreeMap::new();
+    for (tool, class) in set.tools.iter().zip(&classes) {
+        let mut names: BTreeMap<(String, String), String> = map_tool(tool, class)
+            .names
+            .into_iter()
+            .map(|((what, at), name)| ((what.to_owned(), at), name))
+            .collect();
+        names.insert(("class".to_owned(), String::new()), class.clone());
+        out.insert(tool.id.value.clone(), names);
+    }
+    out
+}
+
+/// A tool's input and output mapped to C#.
+struct MappedTool {
+    input_type: String,
+    output_type: String,
+    /// Every type made, parents before what they hold.
+    types: Vec<CsType>,
+    names: BTreeMap<(&'static str, String), String>,
+}
+
+fn map_tool(tool: &Tool, class: &str) -> MappedTool {
     // Each root maps with its own `$defs`.
     let mut mapper = Mapper::new(class);
     // Both root names are taken before either side is mapped: an input property
@@ -794,6 +859,21 @@ fn tool_file(tool: &Tool, class: &str, timeout: Option<f64>) -> CsToolFile {
     let (input, output) = (Model::new(&tool.input), Model::new(&tool.output));
     let input_type = root_type(&mut mapper, &input, &tool.input.value, "Input");
     let output_type = root_type(&mut mapper, &output, &tool.output.value, "Output");
+    MappedTool {
+        input_type,
+        output_type,
+        types: mapper.types,
+        names: mapper.names,
+    }
+}
+
+fn tool_file(tool: &Tool, class: &str, timeout: Option<f64>) -> CsToolFile {
+    let MappedTool {
+        input_type,
+        output_type,
+        types,
+        ..
+    } = map_tool(tool, class);
     let mut doc = vec![code_spans(&format!(
         "`{}` ({}, {}, {}): {}.",
         doc_lines(&tool.id.value).join(" "),
@@ -815,7 +895,7 @@ fn tool_file(tool: &Tool, class: &str, timeout: Option<f64>) -> CsToolFile {
         input_type,
         output_type,
         doc,
-        types: mapper.types,
+        types,
     }
 }
 
