@@ -268,6 +268,11 @@ impl Generator {
         self.output(OutputKind::Docs)
     }
 
+    /// Asks for the R worker of tool sets implemented in R (`r/`).
+    pub fn r(self) -> Self {
+        self.output(OutputKind::R)
+    }
+
     /// How the Rust output is laid out (a crate under `rust/`, or the one
     /// `tools.rs` a build script writes).
     pub fn rust_layout(mut self, layout: RustLayout) -> Self {

@@ -80,6 +80,8 @@ crate::text::word_enum! {
         CSharp = "csharp",
         /// The mdBook source of the docs site (`docs/`).
         Docs = "docs",
+        /// The R worker of tool sets whose tools are R functions (`r/`).
+        R = "r",
     }
 }
 
@@ -336,8 +338,77 @@ pub struct Tool {
     /// with a sunset date and a message): it still works, callers should move
     /// on, and `toolgen breaking` lets it be removed.
     pub deprecated: Option<Spanned<Deprecation>>,
+    /// The R function that implements the tool, when the spec names one (a
+    /// RAVE tool `{package}-{function}`); a tool set's manifest may
+    /// override it ([`ToolSet::r_function_of`]).
+    pub r_function: Option<RFunction>,
     /// The whole definition (the file's root value).
     pub loc: Loc,
+}
+
+/// A manifest's `r`: `{package: PKG, functions: {TOOL_ID: "[pkg:::]fn"}}`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RBinding {
+    /// The package of every tool of the set (each function named after the
+    /// tool: the part of its id after `-`, else the id).
+    pub package: Option<Spanned<String>>,
+    /// One tool's function, by tool id.
+    pub functions: Vec<(Spanned<String>, Spanned<RFunction>)>,
+}
+
+/// An R function by package and name: called as `package:::function`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RFunction {
+    pub package: String,
+    pub function: String,
+}
+
+impl RFunction {
+    /// `pkg-fn` (RAVE's tool names, as ravepipeline splits them) -> `pkg`, `fn`;
+    /// `None` unless both are names R accepts.
+    pub fn from_tool_name(name: &str) -> Option<RFunction> {
+        let (package, function) = name.split_once('-')?;
+        (is_r_package(package) && is_r_name(function)).then(|| RFunction {
+            package: package.to_owned(),
+            function: function.to_owned(),
+        })
+    }
+
+    /// `fn`, `pkg::fn` or `pkg:::fn` (a manifest's `r.functions`), with
+    /// `package` for the first form.
+    pub fn parse(text: &str, package: Option<&str>) -> Option<RFunction> {
+        let (p, f) = match text.split_once("::") {
+            Some((p, f)) => (p, f.strip_prefix(':').unwrap_or(f)),
+            None => (package?, text),
+        };
+        (is_r_package(p) && is_r_name(f)).then(|| RFunction {
+            package: p.to_owned(),
+            function: f.to_owned(),
+        })
+    }
+}
+
+/// A name R packages may have: letters, digits and `.`, starting with a
+/// letter, not ending in `.`, at least two characters.
+pub fn is_r_package(s: &str) -> bool {
+    s.len() >= 2
+        && s.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !s.ends_with('.')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
+}
+
+/// A syntactic R name: letters, digits, `.` and `_`, starting with a letter
+/// or with `.` not followed by a digit.
+pub fn is_r_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    let ok_start = match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => true,
+        Some('.') => !chars.next().is_some_and(|c| c.is_ascii_digit()),
+        _ => false,
+    };
+    ok_start
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
 }
 
 /// A manifest's `breaking`: findings of `toolgen breaking` it accepts.
@@ -505,6 +576,9 @@ pub struct ToolSet {
     pub lints: Vec<(&'static crate::diag::Rule, crate::diag::LintLevel, Loc)>,
     /// What `toolgen breaking` accepts in this tool set (the manifest's `breaking`).
     pub breaking: BreakingPolicy,
+    /// The manifest's `r`: the R functions that implement the tools, where
+    /// the specs' own names do not say (applied to the tools on loading).
+    pub r: RBinding,
     /// Tools sorted by id.
     pub tools: Vec<Tool>,
 }

@@ -446,6 +446,7 @@ impl<'o> Loader<'o> {
         let mut tool_sets: Vec<ToolSet> = Vec::new();
         for (_, (mut set, from_manifest, files)) in sets {
             set.tools = self.distinct_tools(std::mem::take(&mut set.tools));
+            self.bind_r_functions(&mut set);
             if set.model_description == crate::ir::ModelDescription::Composed {
                 for tool in &mut set.tools {
                     tool.model_description = Some(formats::composed_description(tool));
@@ -471,6 +472,41 @@ impl<'o> Loader<'o> {
         }
         tool_sets.sort_by(|a, b| a.name.cmp(&b.name));
         Project { tool_sets }
+    }
+
+    /// Applies the manifest's `r` to the tools: `r.package` to every tool,
+    /// then `r.functions` by id (a tool id the set does not have is an error).
+    fn bind_r_functions(&mut self, set: &mut ToolSet) {
+        if let Some(package) = &set.r.package {
+            for tool in &mut set.tools {
+                let id = &tool.id.value;
+                let function = id.split_once('-').map_or(id.as_str(), |(_, f)| f);
+                tool.r_function = crate::ir::is_r_name(function).then(|| crate::ir::RFunction {
+                    package: package.value.clone(),
+                    function: function.to_owned(),
+                });
+            }
+        }
+        for (id, function) in &set.r.functions {
+            match set.tools.iter_mut().find(|t| t.id.value == id.value) {
+                Some(tool) => tool.r_function = Some(function.value.clone()),
+                None => {
+                    let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
+                    self.diags.push(
+                        Diagnostic::at(
+                            &rule::INVALID_VALUE,
+                            id.loc,
+                            format!(
+                                "`r.functions` names tool `{}`, which tool set `{}` does not have",
+                                id.value, set.name
+                            ),
+                        )
+                        .label("no such tool")
+                        .help(crate::text::suggest(&id.value, &ids)),
+                    );
+                }
+            }
+        }
     }
 
     /// Tools sorted by id; the same tool defined identically twice is kept once, with a note.

@@ -98,7 +98,7 @@ struct GenArgs {
     #[arg(long)]
     out: PathBuf,
     /// Only these outputs (comma-separated or repeated): catalog, rust, csharp,
-    /// docs. Default: all (a tool set's manifest may leave some out).
+    /// docs, r (the R worker of tool sets implemented in R). Default: all (a tool set's manifest may leave some out).
     #[arg(long, value_name = "OUTPUT", value_delimiter = ',', value_parser = parse_output)]
     emit: Vec<OutputKind>,
     /// Where the generated Rust crate gets toolgen-runtime: `bundled` (default:

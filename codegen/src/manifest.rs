@@ -22,10 +22,14 @@
 //! maxTier: core              # optional: no tool above this tier
 //! templates: templates       # optional: template overrides, relative to this file
 //! specs: inst/mcp/tools      # optional: where the spec files are, relative to this file
-//! outputs: [catalog, docs]   # optional: only these outputs (catalog, rust, csharp, docs)
+//! outputs: [catalog, docs]   # optional: only these outputs (catalog, rust, csharp, docs, r)
 //! lints:                     # optional: rule levels (allow, warn, deny), by code or name
 //!   TG0603: allow
 //! runtime: bundled           # optional: where the generated crate gets toolgen-runtime
+//! r:                         # optional: the R functions behind the tools (R worker)
+//!   package: ravedemo        #   every tool's package (default: the id's `pkg-` prefix)
+//!   functions:               #   one tool's function: `fn`, `pkg::fn` or `pkg:::fn`
+//!     ravedemo-mcp_tool_config_get: config_get
 //! ```
 //!
 //! With `specs`, the manifest governs only the files below those paths, and a
@@ -62,6 +66,7 @@ pub(crate) const KEYS: &[&str] = &[
     "runtime",
     "modelDescription",
     "execution",
+    "r",
 ];
 
 /// The manifest's `specs`: where its spec files are, relative to it, as
@@ -309,7 +314,70 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
     if let Some(e) = execution {
         set.execution = e;
     }
+    if let Some(r) = fields.read("r", |n| r_binding(cx, n)) {
+        set.r = r;
+    }
     fields.ok
+}
+
+/// `r`: `{package: PKG, functions: {TOOL_ID: "fn" | "pkg::fn" | "pkg:::fn"}}`.
+fn r_binding(cx: &mut Cx<'_>, node: &Node) -> Option<crate::ir::RBinding> {
+    use crate::ir::RFunction;
+    let members = cx.object(node, "`r`")?;
+    cx.check_keys(members, &["package", "functions"], false, "`r`");
+    let mut binding = crate::ir::RBinding::default();
+    let mut ok = true;
+    if let Some(m) = members.iter().find(|m| m.key == "package") {
+        match cx.string(&m.value, "`r.package`", true) {
+            Some(p) if crate::ir::is_r_package(&p.value) => binding.package = Some(p),
+            Some(p) => {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        p.loc,
+                        format!("`{}` is not the name of an R package", p.value),
+                    )
+                    .label("not an R package name")
+                    .help("R package names are letters, digits and `.`, start with a letter and have two characters or more"),
+                );
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
+    if let Some(m) = members.iter().find(|m| m.key == "functions") {
+        let package = binding.package.as_ref().map(|p| p.value.as_str());
+        for f in cx.object(&m.value, "`r.functions`").into_iter().flatten() {
+            let tool = Spanned::new(f.key.clone(), cx.loc(f.key_span));
+            let Some(text) = cx.string(&f.value, "a function of `r.functions`", true) else {
+                ok = false;
+                continue;
+            };
+            match RFunction::parse(&text.value, package) {
+                Some(function) => binding
+                    .functions
+                    .push((tool, Spanned::new(function, text.loc))),
+                None => {
+                    let help = if package.is_none() && !text.value.contains("::") {
+                        "name the package too (`pkg:::fn`), or give `r.package`"
+                    } else {
+                        "write `fn`, `pkg::fn` or `pkg:::fn` with R names"
+                    };
+                    cx.report(
+                        Diagnostic::at(
+                            &rule::INVALID_VALUE,
+                            text.loc,
+                            format!("`{}` does not name an R function", text.value),
+                        )
+                        .label("not an R function")
+                        .help(help),
+                    );
+                    ok = false;
+                }
+            }
+        }
+    }
+    ok.then_some(binding)
 }
 
 /// `breaking`: `{off: [category..], ignore: [{tool, rules?, reason?}..]}`.

@@ -604,6 +604,8 @@ enum OutputName {
     Csharp,
     /// The mdBook source of the docs site.
     Docs,
+    /// The R worker of tool sets implemented in R.
+    R,
 }
 
 /// A category: its id, or the id with a description.
@@ -691,6 +693,22 @@ struct Manifest {
     /// by side on its pool) or `serial` (one at a time, in order: a backend
     /// with one main thread, such as the Unity Editor).
     execution: Option<ExecutionName>,
+    /// The R functions that implement the tools, for the R worker (`r/`):
+    /// by default a tool `pkg-fn` is `pkg:::fn`.
+    r: Option<RBindingSpec>,
+}
+
+/// A manifest's `r`.
+#[derive(JsonSchema)]
+#[schemars(crate = "schemars08", deny_unknown_fields)]
+#[allow(dead_code)]
+struct RBindingSpec {
+    /// The R package of every tool of the set (each function named after the
+    /// tool: the part of its id after `-`, else the id).
+    #[schemars(regex(pattern = r"^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$"))]
+    package: Option<String>,
+    /// One tool's function, by tool id: `fn` (in `package`), `pkg::fn` or `pkg:::fn`.
+    functions: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// How calls of a tool set's tools run.

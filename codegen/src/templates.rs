@@ -37,6 +37,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../templates/csharp/asmdef.jinja"),
     ),
     (
+        "r/worker.R.jinja",
+        include_str!("../../templates/r/worker.R.jinja"),
+    ),
+    (
         "docs/tool.md.jinja",
         include_str!("../../templates/docs/tool.md.jinja"),
     ),

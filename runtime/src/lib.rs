@@ -7,6 +7,7 @@
 //!   a bounded pool, argument validation, tiers, time limits, and [`Call`],
 //!   the context a tool method gets (diagnostics, cancellation, progress);
 //! - [`bridge`]: handlers that forward calls to the generated C# bridge in the Unity Editor;
+//! - [`rbridge`]: handlers that forward calls to R workers (RAVE tools implemented in R);
 //! - [`toolvault`]: the ToolVault argument array <-> object conversion;
 //! - [`Nullable`]: optional properties that may be `null` (absent, `null`, a value).
 
@@ -17,6 +18,7 @@
 pub mod bridge;
 pub mod error;
 pub mod nullable;
+pub mod rbridge;
 pub mod server;
 pub mod toolvault;
 

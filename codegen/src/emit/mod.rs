@@ -9,6 +9,7 @@ pub mod csharp;
 pub mod csharp_bridge;
 pub mod docs;
 pub mod markup;
+pub mod r;
 pub mod rave;
 pub mod runtime_crate;
 pub mod rust;
@@ -172,6 +173,7 @@ pub fn all() -> Vec<(OutputKind, Box<dyn Emitter + Send + Sync>)> {
         (OutputKind::Rust, Box::new(rust::RustCrate)),
         (OutputKind::CSharp, Box::new(csharp::CSharp)),
         (OutputKind::Docs, Box::new(docs::Docs)),
+        (OutputKind::R, Box::new(r::RWorker)),
     ]
 }
 

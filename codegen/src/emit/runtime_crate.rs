@@ -38,6 +38,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/nullable.rs"),
     ),
     (
+        "src/rbridge.rs",
+        include_str!("../../../runtime/src/rbridge.rs"),
+    ),
+    (
         "src/server/control.rs",
         include_str!("../../../runtime/src/server/control.rs"),
     ),

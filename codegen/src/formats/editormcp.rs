@@ -128,6 +128,7 @@ pub fn default_tool_set() -> ToolSet {
         implementation_language: None,
         lints: Vec::new(),
         breaking: crate::ir::BreakingPolicy::default(),
+        r: crate::ir::RBinding::default(),
         tools: Vec::new(),
     }
 }
@@ -279,6 +280,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         // Every field is required by the format.
         implied: Implied::default(),
         model_description: None,
+        r_function: None,
         deprecated,
         loc: cx.loc(root.span),
     })

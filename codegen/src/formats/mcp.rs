@@ -125,6 +125,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         passthrough,
         implied,
         model_description: None,
+        r_function: None,
         deprecated: meta.deprecated,
         loc: cx.loc(root.span),
         id: name,

@@ -180,6 +180,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         passthrough: BTreeMap::new(),
         implied,
         model_description: None,
+        r_function: crate::ir::RFunction::from_tool_name(&name.value),
         deprecated: get("deprecated")
             .and_then(|m| super::fields::read_deprecated(cx, &m.value, "`deprecated`", yaml_bool)),
         loc: cx.loc(root.span),

@@ -1,0 +1,356 @@
+//! `rave-server` end to end: the binary, real `Rscript` workers, the demo R
+//! package (`ravedemo/`, installed into a library under the target
+//! directory), and the tool sets `tool-specs/rave/` (the six demo tools) and
+//! `tests/specs/` (tools that fail on purpose).
+//!
+//! Needs R with jsonlite (`cargo xtask test` installs both). Without
+//! `Rscript` these tests print SKIPPED and pass, unless
+//! `TOOLGEN_REQUIRE_R=1` (set by `cargo xtask test`) makes that a failure.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The library holding the demo package, installed once per test run;
+/// `None` (after a SKIPPED line) without R.
+fn library(test: &str) -> Option<PathBuf> {
+    static LIB: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let lib = LIB.get_or_init(|| {
+        let r_ok = Command::new("Rscript")
+            .args([
+                "-e",
+                "quit(status = if (requireNamespace('jsonlite', quietly = TRUE)) 0 else 3)",
+            ])
+            .output();
+        match r_ok {
+            Ok(o) if o.status.success() => {}
+            Ok(_) => return Err("the R package jsonlite is not installed".to_owned()),
+            Err(e) => return Err(format!("Rscript cannot be run ({e})")),
+        }
+        let lib = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rave-server-r-lib");
+        std::fs::create_dir_all(&lib).map_err(|e| e.to_string())?;
+        let out = Command::new("R")
+            .args(["CMD", "INSTALL", "--no-test-load", "-l"])
+            .arg(&lib)
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("ravedemo"))
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !out.status.success() {
+            panic!(
+                "R CMD INSTALL of the demo package failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Ok(lib)
+    });
+    match lib {
+        Ok(l) => Some(l.clone()),
+        Err(why) if std::env::var_os("TOOLGEN_REQUIRE_R").is_some() => {
+            panic!("{test}: R is required (TOOLGEN_REQUIRE_R) but {why}")
+        }
+        Err(why) => {
+            println!("SKIPPED {test}: {why}; `cargo xtask test` installs R and jsonlite");
+            None
+        }
+    }
+}
+
+/// A running `rave-server` on stdio.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+}
+
+impl Session {
+    fn start(specs: &Path, lib: &Path, extra: &[&str]) -> Session {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rave-server"))
+            .arg(specs)
+            .arg("--r-lib")
+            .arg(lib)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("rave-server: {e}"));
+        let stdin = child.stdin.take().unwrap_or_else(|| panic!("stdin"));
+        let stdout = BufReader::new(child.stdout.take().unwrap_or_else(|| panic!("stdout")));
+        Session {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        }
+    }
+
+    /// Sends a request and reads lines until its response.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{line}").unwrap_or_else(|e| panic!("write: {e}"));
+        self.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
+        loop {
+            let mut text = String::new();
+            let n = self
+                .stdout
+                .read_line(&mut text)
+                .unwrap_or_else(|e| panic!("read: {e}"));
+            assert!(
+                n > 0,
+                "rave-server closed its output before answering {method}"
+            );
+            let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+
+    /// A call in the EditorMCP envelope: `{tool, output, diagnostics}` or an error.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"tool": tool, "arguments": arguments}))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn debug_specs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/specs")
+}
+
+fn error_message(v: &Value) -> String {
+    v["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn the_demo_tools_run_in_r_and_keep_their_state() {
+    let Some(lib) = library("the_demo_tools_run_in_r_and_keep_their_state") else {
+        return;
+    };
+    let mut s = Session::start(
+        &repo().join("tool-specs/rave"),
+        &lib,
+        &["--allow-dangerous"],
+    );
+    let list = s.call(
+        "ravedemo-mcp_tool_subject_list",
+        json!({"project": "demo", "limit": 5}),
+    );
+    assert_eq!(list["result"]["output"]["count"], 2, "{list}");
+    assert_eq!(
+        list["result"]["output"]["subjects"][1],
+        json!({"subject_id": "demo/KC", "n_electrodes": 120})
+    );
+    let load = s.call(
+        "ravedemo-mcp_tool_subject_load",
+        json!({"subject_id": "demo/KC"}),
+    );
+    // One epoch, still an array: the output schema says so.
+    assert_eq!(
+        load["result"]["output"]["epochs"],
+        json!(["auditory_onset"]),
+        "{load}"
+    );
+    let run = s.call(
+        "ravedemo-mcp_tool_pipeline_run",
+        json!({"targets": ["power", "wavelet"]}),
+    );
+    assert_eq!(run["result"]["output"]["success"], true, "{run}");
+    assert_eq!(
+        run["result"]["diagnostics"],
+        json!(["message: ran 2 target(s)"])
+    );
+    let status = s.call(
+        "ravedemo-mcp_tool_pipeline_status",
+        json!({"detail": "details"}),
+    );
+    assert_eq!(status["result"]["output"]["done"], 2, "{status}");
+    let set = s.call(
+        "ravedemo-mcp_tool_config_set_cache",
+        json!({"max_size_mb": 1024}),
+    );
+    assert_eq!(
+        set["result"]["output"],
+        json!({"max_size_mb": 1024, "cleared": false})
+    );
+    let get = s.call("ravedemo-mcp_tool_config_get", json!({}));
+    assert_eq!(
+        get["result"]["output"]["settings"]["max_size_mb"], 1024,
+        "{get}"
+    );
+    // Arguments are checked before R sees them.
+    let bad = s.call("ravedemo-mcp_tool_subject_list", json!({"limit": 0}));
+    assert_eq!(bad["error"]["code"], -32002, "{bad}");
+}
+
+#[test]
+fn r_errors_warnings_and_missing_functions_are_reported() {
+    let Some(lib) = library("r_errors_warnings_and_missing_functions_are_reported") else {
+        return;
+    };
+    let mut s = Session::start(&debug_specs(), &lib, &[]);
+    let fail = s.call(
+        "ravedebug-mcp_tool_debug_fail",
+        json!({"reason": "the test said so"}),
+    );
+    assert_eq!(fail["error"]["code"], -32000, "{fail}");
+    assert!(
+        error_message(&fail)
+            .contains("ravedemo:::mcp_tool_debug_fail failed: failed because the test said so"),
+        "{fail}"
+    );
+    assert_eq!(
+        fail["error"]["data"]["details"]["call"],
+        "mcp_tool_debug_fail(reason = \"the test said so\")"
+    );
+    let warn = s.call("ravedebug-mcp_tool_debug_warn", json!({}));
+    assert_eq!(
+        warn["result"]["diagnostics"],
+        json!([
+            "warning: this is only a warning",
+            "message: and a message",
+            "output: and printed output"
+        ]),
+        "{warn}"
+    );
+    let f = s.call("ravedebug-mcp_tool_debug_missing_function", json!({}));
+    assert!(
+        error_message(&f).contains("package `ravedemo` has no function `no_such_function`"),
+        "{f}"
+    );
+    let p = s.call("ravedebug-mcp_tool_debug_missing_package", json!({}));
+    assert!(
+        error_message(&p).contains("the R package `notinstalledpkg` is not installed"),
+        "{p}"
+    );
+    let wrong = s.call("ravedebug-mcp_tool_debug_wrong_output", json!({}));
+    assert!(
+        error_message(&wrong).contains("does not match the tool's output schema: at `/count`"),
+        "{wrong}"
+    );
+    let refused = s.call("ravedebug-mcp_tool_debug_dangerous", json!({}));
+    assert_eq!(refused["error"]["code"], -32005, "{refused}");
+    assert!(
+        error_message(&refused).contains("--allow-dangerous"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn a_call_past_its_limit_is_interrupted_and_the_next_call_works() {
+    let Some(lib) = library("a_call_past_its_limit_is_interrupted_and_the_next_call_works") else {
+        return;
+    };
+    let mut s = Session::start(&debug_specs(), &lib, &["--timeout", "1"]);
+    let first = s.call("ravedebug-mcp_tool_debug_counter", json!({}));
+    assert_eq!(first["result"]["output"]["count"], 1, "{first}");
+    let slow = s.call("ravedebug-mcp_tool_debug_sleep", json!({"seconds": 30}));
+    assert_eq!(slow["error"]["code"], -32003, "{slow}");
+    assert!(error_message(&slow).contains("time limit of 1 s"), "{slow}");
+    // Interrupted (SIGINT): the same worker, its state kept.
+    assert!(
+        error_message(&slow).contains("its worker and the worker's state are kept"),
+        "{slow}"
+    );
+    let next = s.call("ravedebug-mcp_tool_debug_counter", json!({}));
+    assert_eq!(next["result"]["output"]["count"], 2, "{next}");
+    assert_eq!(
+        next["result"]["output"]["pid"],
+        first["result"]["output"]["pid"]
+    );
+    // A function that swallows interrupts: its worker is stopped, the next call gets a new one.
+    let stubborn = s.call("ravedebug-mcp_tool_debug_stubborn", json!({}));
+    assert_eq!(stubborn["error"]["code"], -32003, "{stubborn}");
+    assert!(
+        error_message(&stubborn).contains("did not stop when interrupted"),
+        "{stubborn}"
+    );
+    let after = s.call("ravedebug-mcp_tool_debug_counter", json!({}));
+    assert_eq!(after["result"]["output"]["count"], 1, "{after}");
+    assert_ne!(
+        after["result"]["output"]["pid"],
+        first["result"]["output"]["pid"]
+    );
+}
+
+#[test]
+fn a_worker_that_quits_is_reported_and_replaced() {
+    let Some(lib) = library("a_worker_that_quits_is_reported_and_replaced") else {
+        return;
+    };
+    let mut s = Session::start(&debug_specs(), &lib, &[]);
+    let first = s.call("ravedebug-mcp_tool_debug_counter", json!({}));
+    let quit = s.call("ravedebug-mcp_tool_debug_quit", json!({}));
+    assert_eq!(quit["error"]["code"], -32000, "{quit}");
+    assert!(error_message(&quit).contains("exit status: 7"), "{quit}");
+    assert!(
+        error_message(&quit).contains("the next call starts a new worker"),
+        "{quit}"
+    );
+    let next = s.call("ravedebug-mcp_tool_debug_counter", json!({}));
+    assert_eq!(next["result"]["output"]["count"], 1, "{next}");
+    assert_ne!(
+        next["result"]["output"]["pid"],
+        first["result"]["output"]["pid"]
+    );
+    let said = next["result"]["diagnostics"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        said.contains("a new R worker") && said.contains("exited"),
+        "{next}"
+    );
+}
+
+#[test]
+fn bad_specs_and_a_missing_rscript_are_clear_errors() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("rave-server-bad-spec");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.join("pkg-mcp_tool_x.yaml"),
+        "name: pkg-mcp_tool_x\ndescription: x\nparameters: [oops\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(env!("CARGO_BIN_EXE_rave-server"))
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("pkg-mcp_tool_x.yaml:4:1"),
+        "a located error: {err}"
+    );
+    // No R at that path: the call says what to install.
+    let mut s = Session::start(
+        &repo().join("tool-specs/rave"),
+        Path::new("/nonexistent"),
+        &["--rscript", "/nonexistent/Rscript"],
+    );
+    let e = s.call("ravedemo-mcp_tool_config_get", json!({}));
+    assert!(
+        error_message(&e).contains("could not be started")
+            && error_message(&e).contains("r-base-core"),
+        "{e}"
+    );
+}
