@@ -273,39 +273,7 @@ impl RBridge {
                 "the R worker's pipes could not be opened",
             ));
         };
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let stray = tail.clone();
-        std::thread::Builder::new()
-            .name(format!("r-worker-{pid}-out"))
-            .spawn(move || {
-                for line in BufReader::new(stdout).lines() {
-                    let Ok(line) = line else { break };
-                    match serde_json::from_str::<Value>(&line) {
-                        Ok(v) if v.is_object() => {
-                            if tx.send(v).is_err() {
-                                break;
-                            }
-                        }
-                        _ => {
-                            eprintln!("[R worker {pid}, stdout] {line}");
-                            keep(&stray, line);
-                        }
-                    }
-                }
-            })
-            .map_err(|e| ToolError::new(ErrorCode::InternalError, e.to_string()))?;
-        let kept = tail.clone();
-        std::thread::Builder::new()
-            .name(format!("r-worker-{pid}-err"))
-            .spawn(move || {
-                for line in BufReader::new(stderr).lines() {
-                    let Ok(line) = line else { break };
-                    eprintln!("[R worker {pid}] {line}");
-                    keep(&kept, line);
-                }
-            })
-            .map_err(|e| ToolError::new(ErrorCode::InternalError, e.to_string()))?;
+        let (rx, tail) = readers(pid, stdout, stderr)?;
         let mut worker = Worker {
             child,
             stdin,
@@ -521,6 +489,50 @@ impl RBridge {
         .detail("exitStatus", status)
         .detail("stderr", tail)
     }
+}
+
+/// Threads reading a worker's stdout (JSON lines, to the channel; anything
+/// else to stderr) and stderr (passed on, the last lines kept).
+#[allow(clippy::type_complexity)]
+fn readers(
+    pid: u32,
+    stdout: std::process::ChildStdout,
+    stderr: std::process::ChildStderr,
+) -> Result<(Receiver<Value>, Arc<Mutex<VecDeque<String>>>), ToolError> {
+    let tail = Arc::new(Mutex::new(VecDeque::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stray = tail.clone();
+    std::thread::Builder::new()
+        .name(format!("r-worker-{pid}-out"))
+        .spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(v) if v.is_object() => {
+                        if tx.send(v).is_err() {
+                            break;
+                        }
+                    }
+                    _ => {
+                        eprintln!("[R worker {pid}, stdout] {line}");
+                        keep(&stray, line);
+                    }
+                }
+            }
+        })
+        .map_err(|e| ToolError::new(ErrorCode::InternalError, e.to_string()))?;
+    let kept = tail.clone();
+    std::thread::Builder::new()
+        .name(format!("r-worker-{pid}-err"))
+        .spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                eprintln!("[R worker {pid}] {line}");
+                keep(&kept, line);
+            }
+        })
+        .map_err(|e| ToolError::new(ErrorCode::InternalError, e.to_string()))?;
+    Ok((rx, tail))
 }
 
 fn keep(lines: &Mutex<VecDeque<String>>, line: String) {

@@ -19,15 +19,15 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-struct Result {
-    rps: f64,
-    p50: Duration,
-    p99: Duration,
+pub struct Result {
+    pub rps: f64,
+    pub p50: Duration,
+    pub p99: Duration,
 }
 
-fn request(id: usize) -> String {
+fn request(id: usize, tool: &str) -> String {
     format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"project.info\",\"arguments\":{{}}}}}}\n"
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"{tool}\",\"arguments\":{{}}}}}}\n"
     )
 }
 
@@ -39,7 +39,13 @@ fn id_of(line: &str) -> Option<usize> {
     v["id"].as_u64().map(|i| i as usize)
 }
 
-fn measure(cmd: &[String], n: usize, pipelined: bool) -> std::result::Result<Result, String> {
+/// `n` calls of `tool` (no arguments) on the stdio server `cmd`.
+pub fn measure(
+    cmd: &[String],
+    tool: &str,
+    n: usize,
+    pipelined: bool,
+) -> std::result::Result<Result, String> {
     let mut child = Command::new(&cmd[0])
         .args(&cmd[1..])
         .stdin(Stdio::piped())
@@ -57,17 +63,27 @@ fn measure(cmd: &[String], n: usize, pipelined: bool) -> std::result::Result<Res
         .and_then(|()| input.flush())
         .map_err(|e| e.to_string())?;
     out.read_line(&mut line).map_err(|e| e.to_string())?;
+    // One call before timing: a server that starts its backend lazily (an R
+    // worker) is measured warm.
+    input
+        .write_all(request(0, tool).as_bytes())
+        .and_then(|()| input.flush())
+        .map_err(|e| e.to_string())?;
+    line.clear();
+    out.read_line(&mut line).map_err(|e| e.to_string())?;
+    id_of(&line).ok_or_else(|| format!("bad response to the warm-up call: {line}"))?;
     let sent: Arc<Mutex<Vec<Instant>>> = Arc::new(Mutex::new(vec![Instant::now(); n + 1]));
     let mut received = vec![Instant::now(); n + 1];
     let started = Instant::now();
     let writer = if pipelined {
         let sent = sent.clone();
+        let tool = tool.to_owned();
         Some(std::thread::spawn(move || {
             for i in 1..=n {
                 if let Ok(mut s) = sent.lock() {
                     s[i] = Instant::now();
                 }
-                let _ = input.write_all(request(i).as_bytes());
+                let _ = input.write_all(request(i, &tool).as_bytes());
                 if i % 32 == 0 || i == n {
                     let _ = input.flush();
                 }
@@ -80,7 +96,7 @@ fn measure(cmd: &[String], n: usize, pipelined: bool) -> std::result::Result<Res
                 s[i] = Instant::now();
             }
             input
-                .write_all(request(i).as_bytes())
+                .write_all(request(i, tool).as_bytes())
                 .and_then(|()| input.flush())
                 .map_err(|e| e.to_string())?;
             line.clear();
@@ -398,7 +414,7 @@ pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
         ("MCP Python SDK 2.3 MCPServer", &py, 2_000),
     ] {
         for pipelined in [false, true] {
-            let r = measure(cmd, n, pipelined)?;
+            let r = measure(cmd, "project.info", n, pipelined)?;
             let mode = if pipelined { "pipelined" } else { "sequential" };
             rates.insert((label, pipelined), r.rps);
             println!(
@@ -424,4 +440,40 @@ pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
     }
     let bin = crate::build_server(true)?.to_string_lossy().into_owned();
     http_rows(&bin, python, root)
+}
+
+/// `cargo xtask bench-r`: calls per second through the R bridge
+/// (`rave-server`, release) for a trivial R function, with one and with two
+/// workers, sequential and pipelined over stdio.
+pub fn run_r(root: &Path) -> std::result::Result<(), String> {
+    let lib = crate::r_toolchain()?;
+    let mut build = crate::cargo();
+    build.args(["build", "--quiet", "--release", "-p", "rave-server"]);
+    crate::step("cargo build (release) -p rave-server", &mut build)?;
+    let bin = root
+        .join("target/release/rave-server")
+        .to_string_lossy()
+        .into_owned();
+    let specs = root.join("tool-specs/rave").to_string_lossy().into_owned();
+    let lib = lib.to_string_lossy().into_owned();
+    println!("| server | workers | mode | requests | requests/s | p50 latency | p99 latency |");
+    println!("|---|---:|---|---:|---:|---:|---:|");
+    for workers in ["1", "2"] {
+        let cmd: Vec<String> = [&bin, &specs, "--r-lib", &lib, "--workers", workers]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        for pipelined in [false, true] {
+            let n = 2_000;
+            let r = measure(&cmd, "ravedemo-mcp_tool_config_get", n, pipelined)?;
+            let mode = if pipelined { "pipelined" } else { "sequential" };
+            println!(
+                "| rave-server, R 4.2 worker, `config_get` | {workers} | {mode} | {n} | {:.0} | {:.1} µs | {:.1} µs |",
+                r.rps,
+                r.p50.as_secs_f64() * 1e6,
+                r.p99.as_secs_f64() * 1e6
+            );
+        }
+    }
+    Ok(())
 }

@@ -10,6 +10,7 @@
 //! - `test`: the whole test suite, as CI runs it (installs what it needs).
 //! - `docs [--browser]`: build the docs site with mdBook and check it.
 //! - `bench-server`: MCP over stdio, `editormcp-server` against the Python SDK.
+//! - `bench-r`: calls per second through the R bridge (`rave-server`).
 //! - `bench-calls`: instructions per in-process typed `tools/call` (callgrind).
 //! - `outside`: README's "Use toolgen in your project", followed in a directory
 //!   outside the workspace (also a step of `test`).
@@ -53,9 +54,10 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&root(), &rest),
         Some("outside") => python_venv().and_then(|py| outside::run_all(&root(), &py)),
         Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
+        Some("bench-r") => bench_server::run_r(&root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-r         calls/s through the R bridge (rave-server and an R worker)\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
             );
             Err("unknown command".to_owned())
         }
@@ -172,11 +174,11 @@ pub fn printed(out: &std::process::Output) -> String {
     )
 }
 
-fn cargo() -> Command {
+pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
 }
 
-fn step(name: &str, cmd: &mut Command) -> Result<(), String> {
+pub fn step(name: &str, cmd: &mut Command) -> Result<(), String> {
     eprintln!("==> {name}");
     let status = cmd
         .current_dir(root())
@@ -268,6 +270,23 @@ fn mcp_client() -> Result<(), String> {
     )
 }
 
+/// The official MCP Python SDK against `rave-server` serving
+/// `tool-specs/rave/` with the demo R package (tests/mcp_client/rave_client.py).
+fn rave_client(r_lib: &Path) -> Result<(), String> {
+    let python = python_venv()?;
+    step(
+        "cargo build -p rave-server",
+        cargo().args(["build", "--quiet", "-p", "rave-server"]),
+    )?;
+    step(
+        "MCP Python SDK client against rave-server (stdio and HTTP, R worker)",
+        Command::new(&python)
+            .arg(root().join("tests/mcp_client/rave_client.py"))
+            .arg(root().join("target/debug/rave-server"))
+            .arg(r_lib),
+    )
+}
+
 /// Mono's C# compiler and runtime and Newtonsoft.Json, which the C# tests
 /// (tests/tests/csharp.rs) compile and run the generated bridge with: Debian
 /// packages, installed with apt-get when missing (as root, or through sudo).
@@ -278,6 +297,32 @@ pub fn mono_toolchain() -> Result<(), String> {
         return Ok(());
     }
     apt_install(PACKAGES)
+}
+
+/// R with jsonlite (Debian packages, installed with apt-get when missing),
+/// and the demo R package behind `tool-specs/rave/` installed into
+/// `target/r-lib`, which it returns.
+pub fn r_toolchain() -> Result<PathBuf, String> {
+    let has_r = Command::new("Rscript")
+        .args([
+            "-e",
+            "quit(status = if (requireNamespace('jsonlite', quietly = TRUE)) 0 else 3)",
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_r {
+        apt_install(&["r-base-core", "r-cran-jsonlite", "r-cran-fastmap"])?;
+    }
+    let lib = root().join("target/r-lib");
+    std::fs::create_dir_all(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+    step(
+        "R CMD INSTALL runtime/rave-server/ravedemo (into target/r-lib)",
+        Command::new("R")
+            .args(["CMD", "INSTALL", "--no-test-load", "-l"])
+            .arg(&lib)
+            .arg(root().join("runtime/rave-server/ravedemo")),
+    )?;
+    Ok(lib)
 }
 
 /// Installs Debian packages with apt-get (as root, or through sudo).
@@ -317,8 +362,16 @@ fn test() -> Result<(), String> {
         ]),
     )?;
     mono_toolchain()?;
-    step("cargo test", cargo().args(["test", "--workspace"]))?;
+    let r_lib = r_toolchain()?;
+    // The R bridge's tests fail, instead of skipping, without R.
+    step(
+        "cargo test",
+        cargo()
+            .args(["test", "--workspace"])
+            .env("TOOLGEN_REQUIRE_R", "1"),
+    )?;
     mcp_client()?;
+    rave_client(&r_lib)?;
     step_fn(
         "toolgen outside this repository (README's \"Use toolgen in your project\")",
         || outside::run_all(&root(), &python_venv()?),

@@ -37,11 +37,22 @@ local({
   tools <- table$tools
 
   protocol <- stdout()
-  send <- function(message) {
-    text <- jsonlite::toJSON(message, auto_unbox = TRUE, null = "null", na = "null",
-                             digits = NA, POSIXt = "ISO8601", force = TRUE)
+  json <- function(value) {
+    jsonlite::toJSON(value, auto_unbox = TRUE, null = "null", na = "null",
+                     digits = NA, POSIXt = "ISO8601", force = TRUE)
+  }
+  write_line <- function(text) {
     cat(text, "\n", sep = "", file = protocol)
     flush(protocol)
+  }
+  send <- function(message) write_line(json(message))
+  # A successful answer, its envelope written by hand: jsonlite's cost grows
+  # with every level of nesting, and the envelope is always the same.
+  send_result <- function(id, output, diagnostics) {
+    id_text <- if (is.numeric(id)) format(id, scientific = FALSE) else json(id)
+    diag_text <- if (length(diagnostics) == 0) "[]" else json(I(diagnostics))
+    write_line(paste0('{"jsonrpc":"2.0","id":', id_text, ',"result":{"output":',
+                      json(output), ',"diagnostics":', diag_text, '}}'))
   }
   rpc_error <- function(id, code, message, type, details = NULL) {
     if (is.null(details) || length(details) == 0) details <- structure(list(), names = character(0))
@@ -142,8 +153,12 @@ local({
       v)
   }
 
-  # The function behind a tool, or the error that says why there is none.
+  # The function behind a tool, or the error that says why there is none
+  # (found functions are kept: a package stays loaded once it is).
+  found_functions <- new.env(parent = emptyenv())
   resolve <- function(id, entry) {
+    known <- found_functions[[id]]
+    if (!is.null(known)) return(list(fn = known))
     package <- entry$package
     fname <- entry[["function"]]
     if (!requireNamespace(package, quietly = TRUE)) {
@@ -159,7 +174,9 @@ local({
         id, package, fname, package, fname, id),
         details = list(package = package, `function` = fname)))
     }
-    list(fn = get(fname, envir = ns))
+    fn <- get(fname, envir = ns)
+    assign(id, fn, envir = found_functions)
+    list(fn = fn)
   }
 
   call_tool <- function(id, params) {
@@ -217,29 +234,27 @@ local({
     if (inherits(output, "error")) {
       return(rpc_error(id, -32000L, sprintf("%s returned a value toolgen cannot turn into JSON: %s", fname, conditionMessage(output)), "execution"))
     }
-    list(jsonrpc = "2.0", id = id, result = list(tool = tool, output = output, diagnostics = I(diagnostics)))
+    list(id = id, output = output, diagnostics = diagnostics)
   }
 
-  handle <- function(line) {
-    request <- tryCatch(jsonlite::fromJSON(line, simplifyVector = FALSE), error = function(e) NULL)
-    if (!is.list(request) || is.null(request$method)) {
-      send(rpc_error(NULL, -32700L, "the R worker got a line that is not a JSON-RPC request", "validation"))
-      return(invisible())
-    }
+  handle <- function(request) {
     id <- request$id
     if (is.null(id)) return(invisible())
     response <- switch(request$method,
       "tools/call" = call_tool(id, request$params),
       "worker/ping" = list(jsonrpc = "2.0", id = id, result = list(pid = Sys.getpid())),
       rpc_error(id, -32601L, sprintf("the R worker has no method `%s`", request$method), "not_found"))
-    send(response)
+    if (is.null(response$jsonrpc)) {
+      send_result(response$id, response$output, response$diagnostics)
+    } else {
+      send(response)
+    }
   }
 
   send(list(jsonrpc = "2.0", method = "worker/ready",
             params = list(pid = Sys.getpid(), r = R.version.string, tools = length(tools),
                           toolset = table$toolset)))
   input <- file("stdin", open = "r")
-  current <- NULL
   repeat {
     line <- tryCatch(readLines(input, n = 1L, warn = FALSE), interrupt = function(i) character(0))
     if (length(line) == 0) {
@@ -248,9 +263,13 @@ local({
       break
     }
     if (!nzchar(line)) next
-    current <- tryCatch(jsonlite::fromJSON(line, simplifyVector = FALSE)$id, error = function(e) NULL)
-    tryCatch(handle(line), interrupt = function(i) {
-      send(rpc_error(current, -32003L, "the call was interrupted (its time limit passed, or it was cancelled)", "timeout"))
+    request <- tryCatch(jsonlite::fromJSON(line, simplifyVector = FALSE), error = function(e) NULL)
+    if (!is.list(request) || !is.character(request$method)) {
+      send(rpc_error(NULL, -32700L, "the R worker got a line that is not a JSON-RPC request", "validation"))
+      next
+    }
+    tryCatch(handle(request), interrupt = function(i) {
+      send(rpc_error(request$id, -32003L, "the call was interrupted (its time limit passed, or it was cancelled)", "timeout"))
     })
   }
   invisible()

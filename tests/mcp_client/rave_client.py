@@ -1,0 +1,111 @@
+"""The official MCP Python SDK (PyPI `mcp`) against rave-server: every demo tool, run by R.
+
+Run by `cargo xtask test` with a local venv:
+    python rave_client.py PATH/TO/rave-server R_LIBRARY
+where R_LIBRARY holds the demo R package (runtime/rave-server/ravedemo). Serves
+tool-specs/rave/ over stdio (with and without --allow-dangerous) and over Streamable HTTP,
+calls each of the six tools, and checks every output against the tool's output schema.
+Prints `N passed, 0 failed` and exits non-zero on the first failed check.
+"""
+import asyncio
+import json
+import pathlib
+import subprocess
+import sys
+
+import jsonschema
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from checks import check, passed
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SPECS = ROOT / "tool-specs/rave"
+CATALOG = ROOT / "generated/catalog/ravedemo/tools.json"
+
+# Each demo tool with arguments, in an order that needs the worker's state.
+CALLS = [
+    ("ravedemo-mcp_tool_subject_list", {"project": "demo", "limit": 10}),
+    ("ravedemo-mcp_tool_subject_load", {"subject_id": "demo/DemoSubject", "epochs": ["auditory_onset"]}),
+    ("ravedemo-mcp_tool_pipeline_run", {"targets": ["settings", "power"]}),
+    ("ravedemo-mcp_tool_pipeline_status", {"detail": "details"}),
+    ("ravedemo-mcp_tool_config_set_cache", {"max_size_mb": 256, "clear_existing": True}),
+    ("ravedemo-mcp_tool_config_get", {}),
+]
+
+
+def valid(schema, value):
+    try:
+        jsonschema.Draft202012Validator(schema).validate(value)
+        return True
+    except jsonschema.ValidationError as e:
+        print(f"  {e.message} at {list(e.absolute_path)}", file=sys.stderr)
+        return False
+
+
+async def run_all(call, tools, where):
+    """Calls every demo tool; each output validates against its schema."""
+    outputs = {}
+    for name, args in CALLS:
+        result = await call(name, args)
+        check(result.is_error is False, f"[{where}] {name} succeeds: {result.content[0].text if result.content else ''}")
+        out = result.structured_content
+        check(valid(tools[name].output_schema, out), f"[{where}] {name}'s output matches its output schema: {out}")
+        outputs[name] = out
+    check(outputs["ravedemo-mcp_tool_subject_list"]["count"] == 2, f"[{where}] two demo subjects")
+    check(outputs["ravedemo-mcp_tool_subject_load"]["epochs"] == ["auditory_onset"], f"[{where}] a one-element R vector stays an array")
+    check(outputs["ravedemo-mcp_tool_pipeline_status"]["done"] == 2, f"[{where}] the worker's state survives between calls")
+    check(outputs["ravedemo-mcp_tool_config_get"]["settings"]["max_size_mb"] == 256, f"[{where}] settings kept in the state")
+    failed = await call("ravedemo-mcp_tool_subject_load", {"subject_id": "nope/none"})
+    check(failed.is_error is True and "no subject `nope/none`" in failed.content[0].text, f"[{where}] an R stop() is a tool error with its message")
+
+
+async def stdio(server, lib):
+    expected = sorted(t["name"] for t in json.loads(CATALOG.read_text())["tools"])
+    params = StdioServerParameters(command=server, args=[str(SPECS), "--r-lib", lib, "--allow-dangerous"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            check(init.server_info.name == "rave-server", "server name")
+            listed = await session.list_tools()
+            tools = {t.name: t for t in listed.tools}
+            check(sorted(tools) == expected, f"the catalog's six tools listed: {sorted(tools)}")
+            run = tools["ravedemo-mcp_tool_pipeline_run"]
+            check(run.annotations.destructive_hint is True, "pipeline_run is marked destructive")
+            await run_all(session.call_tool, tools, "stdio")
+    # Without --allow-dangerous, the destructive tool is refused before R runs it.
+    params = StdioServerParameters(command=server, args=[str(SPECS), "--r-lib", lib])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            refused = await session.call_tool("ravedemo-mcp_tool_pipeline_run", {})
+            check(refused.is_error is True and "--allow-dangerous" in refused.content[0].text,
+                  f"a dangerous tool without approval is refused: {refused.content[0].text}")
+            fine = await session.call_tool("ravedemo-mcp_tool_config_get", {})
+            check(fine.is_error is False, "other tools still run")
+
+
+async def http(server, lib):
+    proc = subprocess.Popen([server, str(SPECS), "--r-lib", lib, "--allow-dangerous", "--http", "127.0.0.1:0"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()
+        check("serving MCP at http://" in line, f"rave-server says where it listens: {line!r}")
+        url = line.split("serving MCP at ")[1].strip()
+        async with Client(url) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            await run_all(client.call_tool, tools, "http")
+    finally:
+        proc.terminate()
+        code = proc.wait(timeout=30)
+    check(code == 0, f"rave-server shuts down cleanly on SIGTERM (exit {code})")
+
+
+async def main(server, lib):
+    await stdio(server, lib)
+    await http(server, lib)
+    print(f"{passed()} passed, 0 failed")
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
