@@ -18,8 +18,10 @@
 //!   stderr; the next call starts a new worker and says so in its diagnostics.
 //! - The function's answer is checked against the tool's output schema: a
 //!   mismatch is an error naming each place (JSON pointer) and what is wrong.
-//! - Tools that are destructive or require approval are refused unless the
-//!   server was started to allow them ([`Approval`]).
+//! - Tools that are destructive or require approval run only when the
+//!   server was started to allow them ([`Approval`]), or when the user
+//!   approves the call through the client (MCP elicitation, where the client
+//!   supports it); otherwise they are refused, saying how to allow them.
 //!
 //! Lines a worker writes to stdout that are not JSON (output R code printed
 //! around the worker's capture) are passed to stderr, never taken for answers.
@@ -36,7 +38,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::server::{Call, Server, ToolDescriptor, ToolOutput};
+use crate::server::{Call, Elicited, Server, ToolDescriptor, ToolOutput};
 
 /// Lines of a worker's stderr kept for error messages.
 const STDERR_LINES: usize = 20;
@@ -79,7 +81,9 @@ impl RConfig {
 /// Whether tools that are destructive or require approval may run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Approval {
-    /// Refused with -32005, saying how to allow them.
+    /// Each call asks the user through the client (MCP elicitation); where
+    /// the client cannot be asked, or the user says no, -32005, saying how
+    /// to allow them.
     #[default]
     Refuse,
     /// Run like any other tool (the server was started to allow them).
@@ -599,6 +603,66 @@ fn output_of(result: &Value, call: &mut Call) -> ToolOutput {
     output
 }
 
+/// How long the user may take to approve a call.
+pub const APPROVAL_WAIT: Duration = Duration::from_secs(120);
+
+/// The first sentence (or 200 characters) of a description, for a question.
+fn short(description: &str) -> String {
+    let first = description
+        .split_inclusive(". ")
+        .next()
+        .unwrap_or(description)
+        .trim();
+    let mut s: String = first.chars().take(200).collect();
+    if s.len() < first.len() {
+        s.push('…');
+    }
+    s
+}
+
+/// Asks the user, through the client (MCP elicitation), whether a call of a
+/// tool that needs approval may run; refused unless they accept.
+fn approve(
+    call: &mut Call,
+    id: &str,
+    what: &str,
+    question: &str,
+    arguments: &Map<String, Value>,
+) -> Result<(), ToolError> {
+    let refusal = |why: String| {
+        ToolError::new(ErrorCode::PermissionDenied, why)
+            .for_tool(id.to_owned())
+            .detail("requiresApproval", true)
+    };
+    let message = format!(
+        "{question}\nArguments: {}",
+        Value::Object(arguments.clone())
+    );
+    let form = json!({
+        "type": "object",
+        "properties": {"approve": {
+            "type": "boolean", "title": "Run it",
+            "description": "Run the tool with these arguments",
+        }},
+        "required": ["approve"],
+    });
+    match call.elicit(&message, form, APPROVAL_WAIT) {
+        Elicited::Accepted(c) if c.get("approve") == Some(&Value::Bool(true)) => {
+            call.diagnostic("the user approved this call (MCP elicitation)");
+            Ok(())
+        }
+        Elicited::Accepted(_) | Elicited::Declined | Elicited::Cancelled => Err(refusal(format!(
+            "tool {id} is {what}, and the user did not approve this call"
+        ))),
+        Elicited::Unsupported => Err(refusal(format!(
+            "tool {id} is {what}, and this server was not started to allow such tools, nor can it ask the user (the client does not support MCP elicitation): ask the user, then restart the server with --allow-dangerous (or Approval::Allow)"
+        ))),
+        Elicited::Failed(e) => Err(refusal(format!(
+            "tool {id} is {what}, and asking the user failed: {e}"
+        ))),
+    }
+}
+
 /// Whether a tool may only run with approval: it says so, or it is destructive.
 pub fn needs_approval(d: &ToolDescriptor) -> bool {
     d.requires_approval || d.safety_level == "destructive"
@@ -630,7 +694,21 @@ pub fn forward(
             ),
             None => None,
         };
-        let refused = approval == Approval::Refuse && needs_approval(&descriptor);
+        let ask = approval == Approval::Refuse && needs_approval(&descriptor);
+        if ask {
+            // The user's answer may take a while; the watchdog waits for it.
+            descriptor.timeout = descriptor.timeout.map(|t| t + APPROVAL_WAIT);
+        }
+        let question = format!(
+            "Run the tool {}? It is {}: {}",
+            descriptor.id,
+            if descriptor.safety_level == "destructive" {
+                "destructive"
+            } else {
+                "marked as needing approval"
+            },
+            short(&descriptor.description)
+        );
         let what = if descriptor.safety_level == "destructive" {
             "destructive"
         } else {
@@ -641,15 +719,8 @@ pub fn forward(
         server = server.tool(
             descriptor,
             Arc::new(move |mut call, arguments| {
-                if refused {
-                    return Err(ToolError::new(
-                        ErrorCode::PermissionDenied,
-                        format!(
-                            "tool {id} is {what}, and this server was not started to allow such tools: ask the user, then restart the server with --allow-dangerous (or Approval::Allow)"
-                        ),
-                    )
-                    .for_tool(id.clone())
-                    .detail("requiresApproval", true));
+                if ask {
+                    approve(&mut call, &id, what, &question, &arguments)?;
                 }
                 let out = b.call_for(&mut call, &id, arguments, timeout)?;
                 if let Some(v) = &output {

@@ -16,6 +16,7 @@ import sys
 import jsonschema
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.types import ElicitResult
 
 from checks import check, passed
 
@@ -83,6 +84,30 @@ async def stdio(server, lib):
                   f"a dangerous tool without approval is refused: {refused.content[0].text}")
             fine = await session.call_tool("ravedemo-mcp_tool_config_get", {})
             check(fine.is_error is False, "other tools still run")
+    # A client that can be asked (MCP elicitation): the user decides per call.
+    asked = []
+
+    def answering(approve):
+        async def callback(context, params):
+            asked.append(params.message)
+            return ElicitResult(action="accept", content={"approve": approve})
+        return callback
+
+    for approve in (True, False):
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=answering(approve)) as session:
+                await session.initialize()
+                await session.call_tool("ravedemo-mcp_tool_subject_load", {"subject_id": "demo/KC"})
+                result = await session.call_tool("ravedemo-mcp_tool_pipeline_run", {"targets": ["power"]})
+                question = asked[-1] if asked else ""
+                check("ravedemo-mcp_tool_pipeline_run" in question and "destructive" in question and '"power"' in question,
+                      f"the user is asked, with the tool and its arguments: {question!r}")
+                if approve:
+                    check(result.is_error is False and result.structured_content["success"] is True,
+                          f"an approved call runs: {result.content[0].text}")
+                else:
+                    check(result.is_error is True and "did not approve" in result.content[0].text,
+                          f"a declined call is refused: {result.content[0].text}")
 
 
 async def http(server, lib):

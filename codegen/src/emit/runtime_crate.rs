@@ -42,6 +42,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/rbridge.rs"),
     ),
     (
+        "src/server/client.rs",
+        include_str!("../../../runtime/src/server/client.rs"),
+    ),
+    (
         "src/server/control.rs",
         include_str!("../../../runtime/src/server/control.rs"),
     ),

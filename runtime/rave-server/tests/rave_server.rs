@@ -249,7 +249,8 @@ fn r_errors_warnings_and_missing_functions_are_reported() {
     let refused = s.call("ravedebug-mcp_tool_debug_dangerous", json!({}));
     assert_eq!(refused["error"]["code"], -32005, "{refused}");
     assert!(
-        error_message(&refused).contains("--allow-dangerous"),
+        error_message(&refused).contains("--allow-dangerous")
+            && error_message(&refused).contains("does not support MCP elicitation"),
         "{refused}"
     );
 }
@@ -353,4 +354,34 @@ fn bad_specs_and_a_missing_rscript_are_clear_errors() {
             && error_message(&e).contains("r-base-core"),
         "{e}"
     );
+}
+
+/// The checked-in R workers (the goldens of the `r` output) are R that R parses.
+#[test]
+fn generated_r_workers_parse() {
+    if library("generated_r_workers_parse").is_none() {
+        return;
+    }
+    for tree in ["generated", "tests/generated-rave"] {
+        let dir = repo().join(tree).join("r");
+        let sets = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for set in sets.flatten() {
+            let worker = set.path().join("worker.R");
+            let out = Command::new("Rscript")
+                .args(["-e", "invisible(parse(commandArgs(TRUE)[1]))"])
+                .arg(&worker)
+                .output()
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                worker.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let table = std::fs::read_to_string(set.path().join("tools.json"))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let table: Value = serde_json::from_str(&table).unwrap_or_else(|e| panic!("{e}"));
+            assert!(table["tools"].as_object().is_some_and(|t| !t.is_empty()));
+        }
+    }
 }

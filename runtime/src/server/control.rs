@@ -69,6 +69,8 @@ pub(crate) struct CallControl {
     completion: Mutex<Option<Completion>>,
     progress: Option<(Value, Arc<dyn Outbox>)>,
     on_cancel: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+    /// Where the handler's requests to the client go, when it can be asked.
+    pub(crate) client: std::sync::OnceLock<Arc<super::client::ClientRequests>>,
 }
 
 impl CallControl {
@@ -82,6 +84,7 @@ impl CallControl {
             completion: Mutex::new(Some(completion)),
             progress,
             on_cancel: Mutex::new(Vec::new()),
+            client: std::sync::OnceLock::new(),
         })
     }
 

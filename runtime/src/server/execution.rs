@@ -209,6 +209,9 @@ impl Server {
             drop(unsent);
         });
         let control = CallControl::new(completion, progress);
+        if let Some(client) = &session.client {
+            let _ = control.client.set(client.clone());
+        }
         session.calls.insert(key, &control);
         self.launch(&entry, args, control, session.wait_when_full);
         Submitted::Pending

@@ -143,6 +143,14 @@ impl Server {
             return invalid(id.as_ref(), "`jsonrpc` must be \"2.0\"");
         }
         let Some(method) = method else {
+            // A response to a request this server sent the client.
+            if let (Some(id), Some(client)) = (&id, &session.client) {
+                if (req.contains_key("result") || req.contains_key("error"))
+                    && client.answer(id, Value::Object(req.clone()))
+                {
+                    return None;
+                }
+            }
             return invalid(id.as_ref(), "`method` must be a string");
         };
         let Some(id) = id else {

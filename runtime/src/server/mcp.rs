@@ -170,6 +170,9 @@ fn initialize(server: &Server, session: &mut Session, params: &Map<String, Value
         server.listen(session);
     }
     session.mcp_version = Some((*version).to_owned());
+    if let Some(client) = &session.client {
+        client.set_capabilities(params.get("capabilities"));
+    }
     let mut r = json!({
         "protocolVersion": version,
         "capabilities": super::modern::capabilities(false),

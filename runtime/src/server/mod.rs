@@ -28,6 +28,7 @@
 //! tool output, which keeps its type's order (for generated types, the order
 //! of the spec's properties).
 
+mod client;
 mod control;
 mod envelope;
 mod execution;
@@ -50,6 +51,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+pub use self::client::Elicited;
 use self::control::lock;
 pub use self::control::{InFlight, Outbox, Outgoing};
 pub use self::execution::{Execution, Submitted};
@@ -140,6 +142,9 @@ pub struct Session {
     /// A full queue makes the transport wait (stdio: the pipe pushes back on
     /// the client) instead of answering "busy".
     pub(crate) wait_when_full: bool,
+    /// Requests to the client (elicitation), where the transport carries
+    /// them and reads the responses while calls run.
+    pub(crate) client: Option<Arc<client::ClientRequests>>,
 }
 
 impl std::fmt::Debug for Session {

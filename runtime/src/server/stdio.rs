@@ -45,9 +45,17 @@ impl Server {
         let mut session = Session::with_notifications(reply.clone());
         // A full queue stops the reading: the pipe pushes back on the client.
         session.wait_when_full = true;
+        // Calls on the pool may ask the client while this thread reads its
+        // answers; inline calls would block the reading, so they cannot.
+        let client = (self.execution != super::Execution::Inline)
+            .then(|| super::client::ClientRequests::new(reply.clone()));
+        session.client = client.clone();
         std::thread::scope(|scope| {
             let writer = scope.spawn(move || write_lines(&rx, output));
             let read = self.read_lines(input, &mut session, &reply);
+            if let Some(c) = &client {
+                c.close();
+            }
             session.calls.wait_drained();
             let _ = tx.send(Line::Close);
             let written = writer

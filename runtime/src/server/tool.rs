@@ -152,6 +152,24 @@ impl Call {
         }
     }
 
+    /// Asks the user, through the client, to fill in a form of `schema` (an
+    /// object of scalar properties, MCP's `requestedSchema`) with `message`,
+    /// waiting at most `limit` (see [`super::Elicited`]). Where the client
+    /// cannot be asked (it did not declare `elicitation`, the transport is
+    /// HTTP, the server runs calls inline, a call outside a server), the
+    /// answer is `Unsupported` at once.
+    pub fn elicit(
+        &self,
+        message: &str,
+        schema: Value,
+        limit: std::time::Duration,
+    ) -> super::Elicited {
+        match self.control.as_ref().and_then(|c| c.client.get()) {
+            Some(client) => client.elicit(message, schema, limit),
+            None => super::Elicited::Unsupported,
+        }
+    }
+
     /// The successful result: `output` with the diagnostics gathered so far.
     pub fn finish(self, output: Value) -> ToolOutput {
         self.finish_with(ToolOutput::new(output))

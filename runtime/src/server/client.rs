@@ -1,0 +1,138 @@
+//! Requests the server sends to the client (MCP's server-to-client
+//! requests): today `elicitation/create`, which asks the user, through the
+//! client, to confirm or fill in something while a call runs.
+//!
+//! Only where the transport reads the client's responses while calls run
+//! (stdio, with calls on the pool) and the client declared the capability
+//! in `initialize`; elsewhere [`Call::elicit`](super::Call::elicit) answers
+//! [`Elicited::Unsupported`] at once, so a handler always knows where it
+//! stands. A request waits at most its time limit; when the connection ends
+//! every waiting request fails.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::control::{Outbox, Outgoing, lock};
+use super::wire::write_json;
+
+/// What became of an elicitation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Elicited {
+    /// The user accepted, with this content (the requested schema's object).
+    Accepted(Value),
+    /// The user said no.
+    Declined,
+    /// The user dismissed the request without choosing.
+    Cancelled,
+    /// This client cannot be asked (no `elicitation` capability, or a
+    /// transport that cannot carry the request).
+    Unsupported,
+    /// The request failed: no answer in time, the connection ended, or the
+    /// client answered with an error.
+    Failed(String),
+}
+
+/// The requests of one connection to its client, waiting for responses.
+pub(crate) struct ClientRequests {
+    outbox: Arc<dyn Outbox>,
+    pending: Mutex<HashMap<String, Sender<Value>>>,
+    next: AtomicU64,
+    elicitation: AtomicBool,
+    closed: AtomicBool,
+}
+
+impl ClientRequests {
+    pub(crate) fn new(outbox: Arc<dyn Outbox>) -> Arc<ClientRequests> {
+        Arc::new(ClientRequests {
+            outbox,
+            pending: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(1),
+            elicitation: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    /// Records what the client said it can do (`initialize`'s `capabilities`).
+    pub(crate) fn set_capabilities(&self, capabilities: Option<&Value>) {
+        let elicitation = capabilities
+            .and_then(|c| c.get("elicitation"))
+            .is_some_and(Value::is_object);
+        self.elicitation.store(elicitation, Ordering::Release);
+    }
+
+    /// Routes a response from the client to the request waiting for it;
+    /// false when no request of this connection has that id.
+    pub(crate) fn answer(&self, id: &Value, response: Value) -> bool {
+        let waiting = lock(&self.pending).remove(&id.to_string());
+        match waiting {
+            Some(tx) => {
+                let _ = tx.send(response);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The connection ended: every waiting request fails.
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        lock(&self.pending).clear();
+    }
+
+    /// Sends `method` with `params` and waits at most `limit` for the result.
+    fn request(&self, method: &str, params: Value, limit: Duration) -> Result<Value, String> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err("the connection to the client has ended".to_owned());
+        }
+        let id = json!(format!(
+            "toolgen-{}",
+            self.next.fetch_add(1, Ordering::Relaxed)
+        ));
+        let (tx, rx) = channel();
+        lock(&self.pending).insert(id.to_string(), tx);
+        let mut text = Vec::with_capacity(256);
+        write_json(
+            &mut text,
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        self.outbox.send(Outgoing::Notification(text));
+        let response = rx.recv_timeout(limit);
+        lock(&self.pending).remove(&id.to_string());
+        let response = response.map_err(|e| match e {
+            std::sync::mpsc::RecvTimeoutError::Timeout => {
+                format!("the client did not answer within {} s", limit.as_secs_f64())
+            }
+            std::sync::mpsc::RecvTimeoutError::Disconnected => {
+                "the connection to the client has ended".to_owned()
+            }
+        })?;
+        if let Some(e) = response.get("error") {
+            return Err(format!("the client answered with an error: {e}"));
+        }
+        Ok(response.get("result").cloned().unwrap_or(Value::Null))
+    }
+
+    /// Asks the user, through the client, with a form of `schema`.
+    pub(crate) fn elicit(&self, message: &str, schema: Value, limit: Duration) -> Elicited {
+        if !self.elicitation.load(Ordering::Acquire) {
+            return Elicited::Unsupported;
+        }
+        let params = json!({"message": message, "requestedSchema": schema});
+        match self.request("elicitation/create", params, limit) {
+            Ok(r) => match r.get("action").and_then(Value::as_str) {
+                Some("accept") => {
+                    Elicited::Accepted(r.get("content").cloned().unwrap_or(json!({})))
+                }
+                Some("decline") => Elicited::Declined,
+                Some("cancel") => Elicited::Cancelled,
+                _ => Elicited::Failed(format!("the client's answer has no known `action`: {r}")),
+            },
+            Err(e) => Elicited::Failed(e),
+        }
+    }
+}
