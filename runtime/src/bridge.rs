@@ -24,6 +24,56 @@ use serde_json::{Map, Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::server::{Call, Server, ToolInfo, ToolOutput};
 
+/// The lowest port a Unity project's bridge gets (see [`port_for_project`]).
+pub const PORT_FIRST: u16 = 20000;
+
+/// How many ports projects are spread over.
+pub const PORT_COUNT: u32 = 10000;
+
+/// The environment variable that overrides the derived port, on both sides.
+pub const PORT_VARIABLE: &str = "TOOLGEN_BRIDGE_PORT";
+
+/// The bridge's port for the Unity project at `project`, as the C# bridge
+/// derives it (`BridgePort.ForProject`): the path made absolute (`.` and
+/// `..` resolved as written, symlinks not followed), separators written as
+/// `/`, no trailing `/`; its UTF-8 bytes hashed with 32-bit FNV-1a;
+/// [`PORT_FIRST`] plus the hash modulo [`PORT_COUNT`]. Two projects get two
+/// ports (up to the rare collision, which `TOOLGEN_BRIDGE_PORT` settles).
+pub fn port_for_project(project: &std::path::Path) -> u16 {
+    use std::path::Component;
+    let absolute = std::path::absolute(project).unwrap_or_else(|_| project.to_path_buf());
+    let mut parts: Vec<String> = Vec::new();
+    let mut root = String::new();
+    for c in absolute.components() {
+        match c {
+            Component::Prefix(p) => root.push_str(&p.as_os_str().to_string_lossy()),
+            Component::RootDir => root.push('/'),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop();
+            }
+            Component::Normal(n) => parts.push(n.to_string_lossy().into_owned()),
+        }
+    }
+    let path = format!("{root}{}", parts.join("/")).replace('\\', "/");
+    let mut hash: u32 = 2_166_136_261;
+    for b in path.as_bytes() {
+        hash ^= u32::from(*b);
+        hash = hash.wrapping_mul(16_777_619);
+    }
+    // The remainder is below PORT_COUNT, so the sum fits.
+    PORT_FIRST + u16::try_from(hash % PORT_COUNT).unwrap_or(0)
+}
+
+/// `TOOLGEN_BRIDGE_PORT` when set (1-65535), else [`port_for_project`].
+pub fn resolve_port(project: &std::path::Path) -> u16 {
+    std::env::var(PORT_VARIABLE)
+        .ok()
+        .and_then(|v| v.trim().parse::<u16>().ok())
+        .filter(|p| *p > 0)
+        .unwrap_or_else(|| port_for_project(project))
+}
+
 /// How long connecting may take, at most (less when the tool's limit is shorter).
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 

@@ -750,3 +750,68 @@ fn end_to_end(unity: bool) {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The bridge's port per Unity project: the C# bridge and the Rust runtime
+/// derive the same port from the same path; two projects listen on two
+/// ports; a second bridge on a taken port is refused with a message naming
+/// the port and what to do.
+#[test]
+fn a_project_s_port_is_the_same_on_both_sides_and_never_shared() {
+    let m = mono();
+    let dir = work_dir("ports");
+    let mut sources = csharp_bridge_sources();
+    sources.push(root().join("tests/csharp/Ports.cs"));
+    let exe = dir.join("ports.exe");
+    compile(&m, &sources, &exe, false);
+    let paths = [
+        "/home/ana/Projects/Shooter",
+        "/home/ana/Projects/Shooter/",
+        "/home/ana/Projects/Racer",
+        "/srv/unity/ä-project",
+        "relative/Project",
+        "/tmp/a/../b/./Game",
+    ];
+    let out = Command::new(&m.mono)
+        .arg(&exe)
+        .args(paths)
+        .current_dir(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let csharp: Vec<u16> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    let rust: Vec<u16> = paths
+        .iter()
+        .map(|p| {
+            let p = Path::new(p);
+            if p.is_relative() {
+                bridge::port_for_project(&dir.join(p))
+            } else {
+                bridge::port_for_project(p)
+            }
+        })
+        .collect();
+    assert_eq!(csharp, rust, "{text}");
+    assert_eq!(rust[0], rust[1], "a trailing slash changes nothing");
+    assert_ne!(rust[0], rust[2], "two projects, two ports");
+    assert!(rust.iter().all(|p| (20000..30000).contains(p)));
+    // Two projects' bridges side by side; a third on a taken port is refused.
+    let a = dir.join("ProjectA");
+    let b = dir.join("ProjectB");
+    let out = Command::new(&m.mono)
+        .arg(&exe)
+        .arg("--bind")
+        .args([&a, &b])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (pa, pb) = (bridge::port_for_project(&a), bridge::port_for_project(&b));
+    assert!(text.contains(&format!("listening {pa}")), "{text}");
+    assert!(text.contains(&format!("listening {pb}")), "{text}");
+    assert!(
+        text.contains(&format!(
+            "refused The toolgen bridge cannot listen on 127.0.0.1:{pa}: the port is taken"
+        )) && text.contains("TOOLGEN_BRIDGE_PORT"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,6 +15,56 @@ using UnityEditor;
 namespace Toolgen.Bridge
 {
     /// <summary>
+    /// The bridge's port for a Unity project: derived from the project's path, so that two
+    /// editors with two projects open never meet on one port, and the Rust side
+    /// (<c>toolgen_runtime::bridge::port_for_project</c>) finds it from the same path.
+    /// The path is made absolute, its separators written as <c>/</c>, a trailing <c>/</c>
+    /// dropped; its UTF-8 bytes hashed with 32-bit FNV-1a; the port is
+    /// <see cref="First"/> plus the hash modulo <see cref="Count"/> (below the ephemeral
+    /// ranges of Linux, macOS and Windows). <c>TOOLGEN_BRIDGE_PORT</c> overrides it on both sides.
+    /// </summary>
+    public static class BridgePort
+    {
+        /// <summary>The lowest port a project gets.</summary>
+        public const int First = 20000;
+
+        /// <summary>How many ports projects are spread over.</summary>
+        public const int Count = 10000;
+
+        /// <summary>The environment variable that overrides the derived port on both sides.</summary>
+        public const string Variable = "TOOLGEN_BRIDGE_PORT";
+
+        /// <summary>The port derived from <paramref name="projectPath"/>.</summary>
+        public static int ForProject(string projectPath)
+        {
+            string path = Path.GetFullPath(projectPath).Replace('\\', '/');
+            while (path.Length > 1 && path.EndsWith("/", StringComparison.Ordinal))
+            {
+                path = path.Substring(0, path.Length - 1);
+            }
+            uint hash = 2166136261;
+            foreach (byte b in new UTF8Encoding(false).GetBytes(path))
+            {
+                hash ^= b;
+                hash = unchecked(hash * 16777619);
+            }
+            return First + (int)(hash % (uint)Count);
+        }
+
+        /// <summary><c>TOOLGEN_BRIDGE_PORT</c> when set (1-65535), else the port derived from <paramref name="projectPath"/>.</summary>
+        public static int Resolve(string projectPath)
+        {
+            string set = Environment.GetEnvironmentVariable(Variable);
+            int port;
+            if (!string.IsNullOrEmpty(set) && int.TryParse(set, out port) && port > 0 && port <= 65535)
+            {
+                return port;
+            }
+            return ForProject(projectPath);
+        }
+    }
+
+    /// <summary>
     /// The Unity side of the bridge: a TCP listener on the loopback interface that reads
     /// newline-delimited JSON-RPC requests (the EditorMCP envelope) and answers each with one
     /// line. Inside the Unity Editor, requests run on the editor main thread, through a queue
@@ -60,7 +110,26 @@ namespace Toolgen.Bridge
         public void Start()
         {
             listener = new TcpListener(IPAddress.Loopback, requestedPort);
-            listener.Start();
+            // One listener per port: never a silent second bridge beside another editor's.
+            listener.ExclusiveAddressUse = true;
+            try
+            {
+                listener.Start();
+            }
+            catch (SocketException e)
+            {
+                listener = null;
+                if (e.SocketErrorCode == SocketError.AddressAlreadyInUse || e.SocketErrorCode == SocketError.AccessDenied)
+                {
+                    throw new InvalidOperationException(
+                        "The toolgen bridge cannot listen on 127.0.0.1:" + requestedPort + ": the port is taken. " +
+                        "Another Unity Editor may have this project open (close it), or another program uses the port " +
+                        "(find it with `lsof -i :" + requestedPort + "` or `netstat -ano | findstr " + requestedPort + "`); " +
+                        "or give this project another port with " + BridgePort.Variable + " (the same value for the Rust server).",
+                        e);
+                }
+                throw;
+            }
             Port = ((IPEndPoint)listener.LocalEndpoint).Port;
 #if UNITY_EDITOR
             EditorApplication.update += Drain;

@@ -5,11 +5,17 @@
 //! ```text
 //! editormcp-server [--tier core|tier1|...] [--project demo-project.json] [--execution worker|inline]
 //! editormcp-server --bridge 127.0.0.1:PORT [--tier ...]
+//! editormcp-server --bridge-project UNITY_PROJECT_DIR [--tier ...]
 //! editormcp-server --http 127.0.0.1:8080 [--stateless] [--token-env VAR | --token-file PATH]
 //! ```
 //!
 //! With `--http`, the same server speaks Streamable HTTP at `/mcp` instead of
 //! stdio (a loopback address unless a token is required).
+//!
+//! With `--bridge-project DIR`, the bridge's address is `127.0.0.1` and the
+//! port the C# bridge derives from the same project path
+//! (`BridgePort.ForProject`, `toolgen_runtime::bridge::port_for_project`), or
+//! `TOOLGEN_BRIDGE_PORT` when set.
 //!
 //! With `--bridge`, every tool is forwarded to the generated C# bridge running
 //! inside the Unity Editor (`generated/csharp`, `BridgeServer`) instead of the
@@ -142,7 +148,7 @@ fn editormcp_form(d: &ToolDescriptor) -> Value {
     v
 }
 
-const USAGE: &str = "usage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT]\n       [--execution worker|inline] [--pool N] [--page-size N]\n       [--http ADDR [--stateless] [--allow-origin ORIGIN]... [--token-env VAR | --token-file PATH]]";
+const USAGE: &str = "usage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT | --bridge-project DIR]\n       [--execution worker|inline] [--pool N] [--page-size N]\n       [--http ADDR [--stateless] [--allow-origin ORIGIN]... [--token-env VAR | --token-file PATH]]";
 
 /// What the command line asked for.
 struct Options {
@@ -203,6 +209,17 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
                 _ => {
                     return Err(usage(
                         "--bridge needs the bridge's address, e.g. 127.0.0.1:8765",
+                    ));
+                }
+            },
+            "--bridge-project" => match it.next() {
+                Some(dir) => {
+                    let port = toolgen_runtime::bridge::resolve_port(std::path::Path::new(dir));
+                    o.bridge = Some(format!("127.0.0.1:{port}"));
+                }
+                None => {
+                    return Err(usage(
+                        "--bridge-project needs the Unity project's directory (the bridge's port is derived from it)",
                     ));
                 }
             },
