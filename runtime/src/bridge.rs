@@ -93,6 +93,8 @@ pub struct Bridge {
     /// call holds the connection.
     cancel_writer: Mutex<Option<TcpStream>>,
     next_id: AtomicU64,
+    /// Sent in `bridge/hello` on every new connection (see [`Bridge::catalog_hash`]).
+    catalog_hash: Option<String>,
 }
 
 enum Failure {
@@ -109,7 +111,79 @@ impl Bridge {
             connection: Mutex::new(None),
             cancel_writer: Mutex::new(None),
             next_id: AtomicU64::new(1),
+            catalog_hash: None,
         }
+    }
+
+    /// Opens every connection with `bridge/hello` carrying `hash` (the
+    /// generated `CATALOG_HASH`): a C# bridge generated from other specs
+    /// refuses it, and every call fails with its message naming both
+    /// hashes, before anything is forwarded.
+    pub fn catalog_hash(mut self, hash: impl Into<String>) -> Bridge {
+        self.catalog_hash = Some(hash.into());
+        self
+    }
+
+    /// The bridge's `bridge/status` (connected, reloading, catalog hash,
+    /// queue length), on a connection of its own.
+    pub fn status(&self, timeout: Duration) -> Result<Value, ToolError> {
+        let mut conn = self.connect(timeout)?;
+        let response = self.request(&mut conn, "bridge/status", json!({}), timeout)?;
+        Ok(response)
+    }
+
+    /// One request of the bridge's own on `conn`, waiting at most `timeout`.
+    fn request(
+        &self,
+        conn: &mut Connection,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ToolError> {
+        let mut line = serde_json::to_vec(&json!({
+            "jsonrpc": "2.0", "id": 0, "method": method, "params": params,
+        }))
+        .map_err(|e| ToolError::new(ErrorCode::InternalError, e.to_string()))?;
+        line.push(b'\n');
+        conn.writer
+            .write_all(&line)
+            .and_then(|()| conn.writer.flush())
+            .map_err(|e| self.not_running(&e))?;
+        let _ = conn
+            .reader
+            .get_ref()
+            .set_read_timeout(Some(timeout.max(Duration::from_millis(1))));
+        let mut response = Vec::new();
+        let read = (&mut conn.reader)
+            .take(MAX_RESPONSE_BYTES)
+            .read_until(b'\n', &mut response);
+        match read {
+            Ok(n) if n > 0 => {}
+            Ok(_) => {
+                return Err(self.not_running(&std::io::Error::new(
+                    ErrorKind::UnexpectedEof,
+                    format!("the bridge closed the connection before answering `{method}`"),
+                )));
+            }
+            Err(e) => return Err(self.not_running(&e)),
+        }
+        let v: Value = serde_json::from_slice(&response).map_err(|e| {
+            ToolError::new(
+                ErrorCode::InternalError,
+                format!("Unity Editor bridge at {} answered `{method}` with something that is not JSON: {e}", self.address),
+            )
+        })?;
+        if let Some(e) = v.get("error") {
+            return Err(
+                serde_json::from_value::<ToolError>(e.clone()).unwrap_or_else(|_| {
+                    ToolError::new(
+                        ErrorCode::UnityEditor,
+                        format!("Unity Editor bridge refused `{method}`: {e}"),
+                    )
+                }),
+            );
+        }
+        Ok(v.get("result").cloned().unwrap_or(Value::Null))
     }
 
     pub fn address(&self) -> &str {
@@ -139,12 +213,21 @@ impl Bridge {
                 Ok(stream) => {
                     let _ = stream.set_nodelay(true);
                     let writer = stream.try_clone().map_err(|e| self.not_running(&e))?;
-                    *self.cancel_writer.lock().unwrap_or_else(|p| p.into_inner()) =
-                        stream.try_clone().ok();
-                    return Ok(Connection {
+                    let cancel = stream.try_clone().ok();
+                    let mut conn = Connection {
                         reader: BufReader::new(stream),
                         writer,
-                    });
+                    };
+                    if let Some(hash) = &self.catalog_hash {
+                        self.request(
+                            &mut conn,
+                            "bridge/hello",
+                            json!({"catalogHash": hash}),
+                            timeout.min(CONNECT_TIMEOUT),
+                        )?;
+                    }
+                    *self.cancel_writer.lock().unwrap_or_else(|p| p.into_inner()) = cancel;
+                    return Ok(conn);
                 }
                 Err(e) => last = e,
             }

@@ -124,6 +124,7 @@ namespace Toolgen.Tests
             }
             using (BridgeServer bridge = new BridgeServer(dispatcher, port))
             {
+                bridge.CatalogHash = EditormcpTools.CatalogHash;
                 bridge.Start();
                 Console.WriteLine("listening on " + bridge.Port + " with " + registered + " handlers");
                 Console.Out.Flush();

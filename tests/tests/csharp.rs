@@ -509,17 +509,34 @@ fn request(server: &Server, session: &mut Session, v: Value) -> Value {
     serde_json::from_slice(&out).unwrap_or_default()
 }
 
-/// One raw line to the bridge, one line back.
+/// One raw line to the bridge after the `bridge/hello` it expects, one line back.
 fn raw(port: u16, line: &str) -> Value {
+    let hello = json!({"jsonrpc": "2.0", "id": 0, "method": "bridge/hello",
+        "params": {"catalogHash": editormcp::CATALOG_HASH}});
+    let lines = raw_lines(port, &format!("{hello}\n{line}"), 2);
+    assert_eq!(
+        lines[0]["result"]["catalogHash"],
+        editormcp::CATALOG_HASH,
+        "{lines:?}"
+    );
+    lines[1].clone()
+}
+
+/// Raw text to the bridge, `n` lines back (`null` for each one missing).
+fn raw_lines(port: u16, text: &str, n: usize) -> Vec<Value> {
     let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
-        return Value::Null;
+        return vec![Value::Null; n];
     };
     let _ = s.set_read_timeout(Some(Duration::from_secs(20)));
-    let _ = s.write_all(format!("{line}\n").as_bytes());
+    let _ = s.write_all(format!("{text}\n").as_bytes());
     let mut r = BufReader::new(s);
-    let mut out = String::new();
-    let _ = r.read_line(&mut out);
-    serde_json::from_str(&out).unwrap_or(Value::Null)
+    (0..n)
+        .map(|_| {
+            let mut out = String::new();
+            let _ = r.read_line(&mut out);
+            serde_json::from_str(&out).unwrap_or(Value::Null)
+        })
+        .collect()
 }
 
 #[test]
@@ -625,9 +642,53 @@ fn end_to_end(unity: bool) {
     );
     assert_eq!(after_cancel["id"], 10, "{after_cancel}");
 
+    // Version skew and strangers: a connection must begin with `bridge/hello` carrying
+    // the catalog hash the C# was generated with; anything else is refused before any
+    // call, and the connection closed.
+    let stranger = raw_lines(
+        host.port,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
+        2,
+    );
+    assert_eq!(stranger[0]["error"]["code"], -32004, "{stranger:?}");
+    assert!(
+        stranger[0]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("expects `bridge/hello`"))
+    );
+    assert_eq!(
+        stranger[1],
+        Value::Null,
+        "the connection is closed after the refusal"
+    );
+    let old = Bridge::new(address.clone()).catalog_hash("0123456789abcdef");
+    let skew = old
+        .call(
+            "editor.selection.info",
+            serde_json::Map::new(),
+            Duration::from_secs(10),
+        )
+        .err()
+        .map(|e| e.message)
+        .unwrap_or_default();
+    assert!(
+        skew.contains("catalog hash mismatch")
+            && skew.contains("0123456789abcdef")
+            && skew.contains(editormcp::CATALOG_HASH)
+            && skew.contains("cargo xtask gen"),
+        "{skew}"
+    );
+    let status = Bridge::new(address.clone())
+        .catalog_hash(editormcp::CATALOG_HASH)
+        .status(Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status["catalogHash"], editormcp::CATALOG_HASH, "{status}");
+    assert_eq!(status["connected"], true);
+    assert_eq!(status["queueLength"], 0);
+
     // The Rust runtime forwarding to it, behind a Server: every tool, every example,
     // through the EditorMCP envelope and through MCP tools/call.
-    let b = Arc::new(Bridge::new(address.clone()));
+    let b = Arc::new(Bridge::new(address.clone()).catalog_hash(editormcp::CATALOG_HASH));
     let server = bridge::forward(Server::new(info(), &["core"], "core"), TOOLS, b.clone())
         .unwrap_or_else(|e| panic!("{e}"));
     let mut envelope = Session::default();

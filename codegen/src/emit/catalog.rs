@@ -28,12 +28,8 @@ impl Emitter for Catalog {
         let mut index = Vec::new();
         for set in &project.tool_sets {
             let dir = format!("catalog/{}", set.name);
-            // Serialized straight from the IR: no intermediate `Value` copy of every schema.
-            let list = ToolList {
-                tools: set.tools.iter().map(|t| ToolEntry::new(set, t)).collect(),
-            };
-            let mut text = serde_json::to_vec_pretty(&list).unwrap_or_default();
-            text.push(b'\n');
+            let text = tools_json(set);
+            let hash = hash_of(&text);
             out.add(format!("{dir}/tools.json"), text);
             for tool in &set.tools {
                 let id = &tool.id.value;
@@ -57,6 +53,7 @@ impl Emitter for Catalog {
             entry.insert("namespace".into(), json!(set.namespace));
             entry.insert("toolCount".into(), json!(set.tools.len()));
             entry.insert("catalog".into(), json!(format!("{}/tools.json", set.name)));
+            entry.insert("catalogHash".into(), json!(hash));
             if let Some(t) = &set.title {
                 entry.insert("title".into(), json!(t));
             }
@@ -67,6 +64,31 @@ impl Emitter for Catalog {
         }
         out.add_json("catalog/index.json", &json!({ "toolSets": index }));
     }
+}
+
+/// A tool set's `tools.json`, serialized straight from the IR (no
+/// intermediate `Value` copy of every schema).
+fn tools_json(set: &ToolSet) -> Vec<u8> {
+    let list = ToolList {
+        tools: set.tools.iter().map(|t| ToolEntry::new(set, t)).collect(),
+    };
+    let mut text = serde_json::to_vec_pretty(&list).unwrap_or_default();
+    text.push(b'\n');
+    text
+}
+
+fn hash_of(tools_json: &[u8]) -> String {
+    let hex = crate::digest::Digest::of(tools_json).hex();
+    hex.chars().take(16).collect()
+}
+
+/// The catalog hash of a tool set: 16 hex digits of the digest of its
+/// `tools.json`. The catalog's index lists it, the generated Rust
+/// (`CATALOG_HASH`) and C# (`CatalogHash`) carry it, and the Unity bridge's
+/// two sides compare theirs on connect: generated code of two different
+/// versions of the specs never talk.
+pub fn catalog_hash(set: &ToolSet) -> String {
+    hash_of(&tools_json(set))
 }
 
 /// A stand-alone schema file: the tool's schema with a title and description.

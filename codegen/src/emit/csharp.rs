@@ -1042,6 +1042,7 @@ impl super::TemplateEmitter for CSharp {
             }
             let ctx = serde_json::json!({"namespace": set.namespace, "set": {
                 "name_text": set.name, "class": registry, "doc": doc, "tools": specs,
+                "catalog_hash": super::catalog::catalog_hash(set),
             }});
             out.render(
                 t,

@@ -13,6 +13,9 @@ namespace RaveDemo
     /// </summary>
     public static class RavedemoTools
     {
+        /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
+        public const string CatalogHash = "59656101b01d6ca3";
+
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {

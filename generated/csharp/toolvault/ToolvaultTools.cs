@@ -13,6 +13,9 @@ namespace Debrief.ToolVault
     /// </summary>
     public static class ToolvaultTools
     {
+        /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
+        public const string CatalogHash = "88cc0ca272da5c83";
+
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {

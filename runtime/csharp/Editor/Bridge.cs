@@ -8,6 +8,8 @@ using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using System.Threading;
+using Newtonsoft.Json;
+using Newtonsoft.Json.Linq;
 #if UNITY_EDITOR
 using UnityEditor;
 #endif
@@ -106,6 +108,96 @@ namespace Toolgen.Bridge
         /// <summary>The port the bridge listens on (after <see cref="Start"/>).</summary>
         public int Port { get; private set; }
 
+        /// <summary>
+        /// The catalog hash of the generated code this bridge serves (the registry's
+        /// <c>CatalogHash</c>). When set, every connection must begin with <c>bridge/hello</c>
+        /// carrying the same hash (the Rust runtime sends its generated <c>CATALOG_HASH</c>);
+        /// a different hash, or any other first request, is refused before any call, the
+        /// refusal naming both hashes, and logged.
+        /// </summary>
+        public string CatalogHash { get; set; }
+
+        /// <summary>Where refusals are logged (default: standard error).</summary>
+        public Action<string> Log { get; set; }
+
+        /// <summary>The state <c>bridge/status</c> reports.</summary>
+        public JObject Status()
+        {
+            JObject status = new JObject();
+            status["connected"] = true;
+            status["reloading"] = stopping;
+            status["catalogHash"] = CatalogHash == null ? JValue.CreateNull() : (JToken)CatalogHash;
+#if UNITY_EDITOR
+            lock (queue)
+            {
+                status["queueLength"] = queue.Count;
+            }
+#else
+            status["queueLength"] = 0;
+#endif
+            return status;
+        }
+
+        /// <summary>
+        /// Answers the bridge's own methods (<c>bridge/hello</c>, <c>bridge/status</c>); null
+        /// for anything else. <paramref name="greeted"/> tells whether the connection passed
+        /// the hello; <paramref name="refused"/> is set when it must be closed.
+        /// </summary>
+        private string Own(string line, ref bool greeted, out bool refused)
+        {
+            refused = false;
+            JObject request = null;
+            try
+            {
+                request = JObject.Parse(line);
+            }
+            catch (JsonException)
+            {
+                // Not JSON: the dispatcher answers it (a parse error), once the connection is greeted.
+            }
+            string method = request == null ? null : (string)(request["method"] as JValue);
+            JToken id = request == null ? null : request["id"];
+            if (method == "bridge/status" && greeted)
+            {
+                return Result(id, Status());
+            }
+            if (greeted && method != "bridge/hello")
+            {
+                return null;
+            }
+            JObject parameters = request == null ? null : request["params"] as JObject;
+            string theirs = parameters == null ? null : (string)(parameters["catalogHash"] as JValue);
+            JObject details = new JObject();
+            details["bridgeCatalogHash"] = CatalogHash;
+            details["serverCatalogHash"] = theirs;
+            string why = null;
+            if (method != "bridge/hello")
+            {
+                why = "the toolgen bridge expects `bridge/hello` with the catalog hash first; this client sent " + (method == null ? "something else" : "`" + method + "`") + ": is it a toolgen Rust server of the same version?";
+            }
+            else if (CatalogHash != null && theirs != CatalogHash)
+            {
+                why = "catalog hash mismatch: the Unity bridge was generated from specs with catalog hash " + CatalogHash + ", the Rust server from " + (theirs ?? "none") + ". Regenerate both from the same specs (`cargo xtask gen`, or `toolgen gen`), rebuild the Rust server and let Unity reload the generated package.";
+            }
+            if (why != null)
+            {
+                refused = true;
+                (Log ?? (m => Console.Error.WriteLine(m)))("toolgen bridge: refused a connection: " + why);
+                return ToolDispatcher.Error(id, ErrorCodes.UnityEditor, why, null, null, details);
+            }
+            greeted = true;
+            return Result(id, Status());
+        }
+
+        private static string Result(JToken id, JObject result)
+        {
+            JObject response = new JObject();
+            response["jsonrpc"] = "2.0";
+            response["id"] = id ?? JValue.CreateNull();
+            response["result"] = result;
+            return response.ToString(Formatting.None);
+        }
+
         /// <summary>Starts listening. Inside the Unity Editor, call it from the main thread.</summary>
         public void Start()
         {
@@ -203,9 +295,23 @@ namespace Toolgen.Bridge
                 {
                     writer.NewLine = "\n";
                     string line;
+                    bool greeted = CatalogHash == null;
                     while (!stopping && (line = ReadLine(reader)) != null)
                     {
                         string response;
+                        bool refused = false;
+                        string own = line.Length <= MaxRequestChars && line.Trim().Length > 0 ? Own(line, ref greeted, out refused) : null;
+                        if (own != null)
+                        {
+                            writer.Write(own);
+                            writer.Write('\n');
+                            writer.Flush();
+                            if (refused)
+                            {
+                                return; // closed before any call
+                            }
+                            continue;
+                        }
                         if (line.Length > MaxRequestChars)
                         {
                             response = ToolDispatcher.Error(null, ErrorCodes.InvalidRequest, "Invalid Request: request larger than " + MaxRequestChars + " characters", null, null, null);

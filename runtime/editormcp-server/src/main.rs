@@ -6,6 +6,7 @@
 //! editormcp-server [--tier core|tier1|...] [--project demo-project.json] [--execution worker|inline]
 //! editormcp-server --bridge 127.0.0.1:PORT [--tier ...]
 //! editormcp-server --bridge-project UNITY_PROJECT_DIR [--tier ...]
+//! editormcp-server --bridge-project UNITY_PROJECT_DIR --status
 //! editormcp-server --http 127.0.0.1:8080 [--stateless] [--token-env VAR | --token-file PATH]
 //! ```
 //!
@@ -16,6 +17,10 @@
 //! port the C# bridge derives from the same project path
 //! (`BridgePort.ForProject`, `toolgen_runtime::bridge::port_for_project`), or
 //! `TOOLGEN_BRIDGE_PORT` when set.
+//!
+//! `--status` prints the bridge's `bridge/status` (connected, reloading,
+//! catalog hash, queue length) and exits; a bridge generated from other
+//! specs (another catalog hash) is reported as such.
 //!
 //! With `--bridge`, every tool is forwarded to the generated C# bridge running
 //! inside the Unity Editor (`generated/csharp`, `BridgeServer`) instead of the
@@ -148,7 +153,7 @@ fn editormcp_form(d: &ToolDescriptor) -> Value {
     v
 }
 
-const USAGE: &str = "usage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT | --bridge-project DIR]\n       [--execution worker|inline] [--pool N] [--page-size N]\n       [--http ADDR [--stateless] [--allow-origin ORIGIN]... [--token-env VAR | --token-file PATH]]";
+const USAGE: &str = "usage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT | --bridge-project DIR] [--status]\n       [--execution worker|inline] [--pool N] [--page-size N]\n       [--http ADDR [--stateless] [--allow-origin ORIGIN]... [--token-env VAR | --token-file PATH]]";
 
 /// What the command line asked for.
 struct Options {
@@ -156,6 +161,8 @@ struct Options {
     execution: Execution,
     project_text: String,
     bridge: Option<String>,
+    /// Print the bridge's `bridge/status` and exit.
+    status: bool,
     pool: Option<usize>,
     page_size: Option<usize>,
     http: Option<String>,
@@ -172,6 +179,7 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
         execution: Execution::Worker,
         project_text: DEMO_PROJECT.to_owned(),
         bridge: None,
+        status: false,
         pool: None,
         page_size: None,
         http: None,
@@ -237,6 +245,7 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
                 )?)
             }
             "--stateless" => o.stateless = true,
+            "--status" => o.status = true,
             "--allow-origin" => o.origins.push(value(
                 it.next(),
                 "--allow-origin needs an origin, e.g. https://app.example.com",
@@ -277,6 +286,9 @@ fn main() -> ExitCode {
         Ok(v) => v,
         Err(e) => return usage(&format!("the project file is not valid JSON: {e}")),
     };
+    if o.status {
+        return print_status(&o);
+    }
     let server = match build(&o, project) {
         Ok(s) => s,
         Err(e) => {
@@ -292,6 +304,25 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("editormcp-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--status`: the bridge's `bridge/status`, as JSON on stdout.
+fn print_status(o: &Options) -> ExitCode {
+    let Some(address) = &o.bridge else {
+        return usage("--status goes with --bridge HOST:PORT or --bridge-project DIR");
+    };
+    let bridge =
+        toolgen_runtime::bridge::Bridge::new(address.clone()).catalog_hash(editormcp::CATALOG_HASH);
+    match bridge.status(std::time::Duration::from_secs(5)) {
+        Ok(status) => {
+            println!("{status}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("editormcp-server: {}", e.message);
             ExitCode::FAILURE
         }
     }
@@ -332,7 +363,10 @@ fn build(o: &Options, project: Value) -> Result<Server, String> {
         Some(address) => toolgen_runtime::bridge::forward(
             server.serial(true),
             TOOLS,
-            Arc::new(toolgen_runtime::bridge::Bridge::new(address.clone())),
+            Arc::new(
+                toolgen_runtime::bridge::Bridge::new(address.clone())
+                    .catalog_hash(editormcp::CATALOG_HASH),
+            ),
         ),
         None => editormcp::register(server, Arc::new(DemoTools(demo))),
     }

@@ -275,9 +275,15 @@ fn tiers_and_table(set: &ToolSet) -> TokenStream {
         }
     });
     let doc_table = doc("Every tool's descriptor, sorted by id.");
+    let doc_hash = doc(
+        "The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.",
+    );
+    let hash = lit(&super::super::catalog::catalog_hash(set));
     quote! {
         #doc_tiers
         pub const TIERS: &[&str] = &[#(#tiers),*];
+        #doc_hash
+        pub const CATALOG_HASH: &str = #hash;
         #doc_table
         pub static TOOLS: &[ToolInfo] = &[#(#entries,)*];
     }

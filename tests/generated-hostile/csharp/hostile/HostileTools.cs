@@ -13,6 +13,9 @@ namespace Hostile.Rust
     /// </summary>
     public static class HostileTools
     {
+        /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
+        public const string CatalogHash = "a173271401418e8d";
+
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {

@@ -13,6 +13,9 @@ namespace Rave
     /// </summary>
     public static class ToystatsTools
     {
+        /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
+        public const string CatalogHash = "29a4ca6611762876";
+
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {

@@ -12,6 +12,9 @@ namespace Mcp
     /// </summary>
     public static class RealworldTools
     {
+        /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
+        public const string CatalogHash = "8d1ca80d5a159bc3";
+
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {

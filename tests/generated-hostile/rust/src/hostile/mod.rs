@@ -61,6 +61,8 @@ pub trait HostileTools: Send + Sync {
 }
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core"];
+/// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
+pub const CATALOG_HASH: &str = "a173271401418e8d";
 /// Every tool's descriptor, sorted by id.
 pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {

@@ -45,6 +45,8 @@ pub trait RealworldTools: Send + Sync {
 }
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
+/// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
+pub const CATALOG_HASH: &str = "8d1ca80d5a159bc3";
 /// Every tool's descriptor, sorted by id.
 pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
