@@ -65,6 +65,27 @@ pub fn port_for_project(project: &std::path::Path) -> u16 {
     PORT_FIRST + u16::try_from(hash % PORT_COUNT).unwrap_or(0)
 }
 
+/// The secret's file, relative to the Unity project (C#: `BridgeSecret.FileName`).
+pub const SECRET_FILE: &str = "Library/toolgen-bridge.secret";
+
+/// The bridge secret the C# bridge created for the Unity project at
+/// `project`, or an error saying where it was looked for and why it may be
+/// missing.
+pub fn read_secret(project: &std::path::Path) -> Result<String, String> {
+    let path = project.join(SECRET_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(s) if s.trim().len() >= 32 => Ok(s.trim().to_owned()),
+        Ok(_) => Err(format!(
+            "{}: the bridge secret is too short; delete the file and let the Unity bridge create a new one",
+            path.display()
+        )),
+        Err(e) => Err(format!(
+            "cannot read the bridge secret {}: {e}. Open the project in the Unity Editor with the toolgen bridge running (it creates the file), as the same user as this server",
+            path.display()
+        )),
+    }
+}
+
 /// `TOOLGEN_BRIDGE_PORT` when set (1-65535), else [`port_for_project`].
 pub fn resolve_port(project: &std::path::Path) -> u16 {
     std::env::var(PORT_VARIABLE)
@@ -95,6 +116,8 @@ pub struct Bridge {
     next_id: AtomicU64,
     /// Sent in `bridge/hello` on every new connection (see [`Bridge::catalog_hash`]).
     catalog_hash: Option<String>,
+    /// Sent in `bridge/hello` too (see [`Bridge::secret`]).
+    secret: Option<String>,
 }
 
 enum Failure {
@@ -112,7 +135,14 @@ impl Bridge {
             cancel_writer: Mutex::new(None),
             next_id: AtomicU64::new(1),
             catalog_hash: None,
+            secret: None,
         }
+    }
+
+    /// Presents the project's bridge secret ([`read_secret`]) in `bridge/hello`.
+    pub fn secret(mut self, secret: impl Into<String>) -> Bridge {
+        self.secret = Some(secret.into());
+        self
     }
 
     /// Opens every connection with `bridge/hello` carrying `hash` (the
@@ -218,11 +248,11 @@ impl Bridge {
                         reader: BufReader::new(stream),
                         writer,
                     };
-                    if let Some(hash) = &self.catalog_hash {
+                    if self.catalog_hash.is_some() || self.secret.is_some() {
                         self.request(
                             &mut conn,
                             "bridge/hello",
-                            json!({"catalogHash": hash}),
+                            json!({"catalogHash": self.catalog_hash, "secret": self.secret}),
                             timeout.min(CONNECT_TIMEOUT),
                         )?;
                     }

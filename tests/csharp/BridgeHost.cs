@@ -93,7 +93,7 @@ namespace Toolgen.Tests
         }
     }
 
-    /// <summary>Serves the test handlers: <c>bridge-host.exe EXAMPLES.json [PORT]</c>.</summary>
+    /// <summary>Serves the test handlers: <c>bridge-host.exe EXAMPLES.json [PORT [PROJECT]]</c> (with a project, its bridge secret is required).</summary>
     public static class BridgeHost
     {
         /// <summary>The thread that plays the Unity Editor's main thread.</summary>
@@ -108,7 +108,7 @@ namespace Toolgen.Tests
         {
             if (args.Length < 1)
             {
-                Console.Error.WriteLine("usage: bridge-host.exe EXAMPLES.json [PORT]");
+                Console.Error.WriteLine("usage: bridge-host.exe EXAMPLES.json [PORT [PROJECT]]");
                 return 2;
             }
             MainThreadId = Thread.CurrentThread.ManagedThreadId;
@@ -125,6 +125,10 @@ namespace Toolgen.Tests
             using (BridgeServer bridge = new BridgeServer(dispatcher, port))
             {
                 bridge.CatalogHash = EditormcpTools.CatalogHash;
+                if (args.Length > 2)
+                {
+                    bridge.Secret = BridgeSecret.LoadOrCreate(args[2]);
+                }
                 bridge.Start();
                 Console.WriteLine("listening on " + bridge.Port + " with " + registered + " handlers");
                 Console.Out.Flush();

@@ -388,6 +388,8 @@ fn the_unity_editor_code_path_compiles() {
 struct Host {
     child: Child,
     port: u16,
+    /// The project's bridge secret, which the host created.
+    secret: String,
 }
 
 impl Drop for Host {
@@ -397,10 +399,13 @@ impl Drop for Host {
     }
 }
 
-fn start_host(m: &Mono, exe: &Path, examples: &Path) -> Host {
+/// The bridge host for the Unity project `project` (its secret is required).
+fn start_host(m: &Mono, exe: &Path, examples: &Path, project: &Path) -> Host {
     let mut child = Command::new(&m.mono)
         .arg(exe)
         .arg(examples)
+        .arg("0")
+        .arg(project)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -417,7 +422,12 @@ fn start_host(m: &Mono, exe: &Path, examples: &Path) -> Host {
         .unwrap_or_else(|| panic!("the bridge host did not start: {line:?}"));
     let handlers = format!("with {} handlers", TOOLS.len());
     assert!(line.contains(&handlers), "{line}");
-    Host { child, port }
+    let secret = bridge::read_secret(project).unwrap_or_else(|e| panic!("{e}"));
+    Host {
+        child,
+        port,
+        secret,
+    }
 }
 
 /// Writes `ExampleHandlers.cs` into `dir`: a test handler for every generated EditorMCP
@@ -510,10 +520,10 @@ fn request(server: &Server, session: &mut Session, v: Value) -> Value {
 }
 
 /// One raw line to the bridge after the `bridge/hello` it expects, one line back.
-fn raw(port: u16, line: &str) -> Value {
+fn raw(host: &Host, line: &str) -> Value {
     let hello = json!({"jsonrpc": "2.0", "id": 0, "method": "bridge/hello",
-        "params": {"catalogHash": editormcp::CATALOG_HASH}});
-    let lines = raw_lines(port, &format!("{hello}\n{line}"), 2);
+        "params": {"catalogHash": editormcp::CATALOG_HASH, "secret": host.secret}});
+    let lines = raw_lines(host.port, &format!("{hello}\n{line}"), 2);
     assert_eq!(
         lines[0]["result"]["catalogHash"],
         editormcp::CATALOG_HASH,
@@ -569,17 +579,27 @@ fn end_to_end(unity: bool) {
     let examples = dir.join("examples.json");
     let all = spec_examples();
     let _ = std::fs::write(&examples, Value::Object(all.clone()).to_string());
-    let host = start_host(&m, &exe, &examples);
+    let project = dir.join("UnityProject");
+    let host = start_host(&m, &exe, &examples, &project);
+    // The secret file is the user's alone.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(project.join(bridge::SECRET_FILE))
+            .map(|m| m.permissions().mode() & 0o777)
+            .unwrap_or_default();
+        assert_eq!(mode, 0o600, "the bridge secret's mode");
+    }
     let address = format!("127.0.0.1:{}", host.port);
 
     // The bridge itself: the dispatcher's own checks and error codes.
     let unknown = raw(
-        host.port,
+        &host,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"no.such.tool","arguments":{}}}"#,
     );
     assert_eq!(unknown["error"]["code"], -32001, "{unknown}");
     let missing = raw(
-        host.port,
+        &host,
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"tool":"scene.hierarchy.dump","arguments":{}}}"#,
     );
     assert_eq!(missing["error"]["code"], -32002, "{missing}");
@@ -588,7 +608,7 @@ fn end_to_end(unity: bool) {
         json!(["scenePath"])
     );
     let range = raw(
-        host.port,
+        &host,
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"tool":"asset.dependencies.graph","arguments":{"assetPath":"a","depth":11}}}"#,
     );
     assert_eq!(range["error"]["code"], -32002, "{range}");
@@ -597,23 +617,23 @@ fn end_to_end(unity: bool) {
         "/depth"
     );
     let bad_enum = raw(
-        host.port,
+        &host,
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"tool":"asset.dependencies.graph","arguments":{"assetPath":"a","direction":"up"}}}"#,
     );
     assert_eq!(bad_enum["error"]["code"], -32002, "{bad_enum}");
     let unknown_param = raw(
-        host.port,
+        &host,
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"tool":"asset.info","arguments":{"assetPath":"a","bogus":1}}}"#,
     );
     assert_eq!(unknown_param["error"]["code"], -32002, "{unknown_param}");
     let throws = raw(
-        host.port,
+        &host,
         r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"tool":"asset.info","arguments":{"assetPath":"Assets/Throw.bin"}}}"#,
     );
     assert_eq!(throws["error"]["code"], -32004, "{throws}");
     assert_eq!(throws["error"]["data"]["errorType"], "unity");
     let tool_exception = raw(
-        host.port,
+        &host,
         r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"tool":"asset.info","arguments":{"assetPath":"Assets/Denied.bin"}}}"#,
     );
     assert_eq!(tool_exception["error"]["code"], -32000, "{tool_exception}");
@@ -621,15 +641,12 @@ fn end_to_end(unity: bool) {
         tool_exception["error"]["data"]["details"]["assetPath"],
         "Assets/Denied.bin"
     );
-    assert_eq!(raw(host.port, "{not json")["error"]["code"], -32700);
+    assert_eq!(raw(&host, "{not json")["error"]["code"], -32700);
     assert_eq!(
-        raw(host.port, r#"{"jsonrpc":"2.0","id":8,"method":"nope"}"#)["error"]["code"],
+        raw(&host, r#"{"jsonrpc":"2.0","id":8,"method":"nope"}"#)["error"]["code"],
         -32601
     );
-    let listed = raw(
-        host.port,
-        r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#,
-    );
+    let listed = raw(&host, r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
     assert_eq!(
         listed["result"]["tools"].as_array().map(Vec::len),
         Some(TOOLS.len())
@@ -637,7 +654,7 @@ fn end_to_end(unity: bool) {
     // A notification (the Rust server passing a cancel on) gets no answer: the
     // first line back answers the ping sent after it.
     let after_cancel = raw(
-        host.port,
+        &host,
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}\n{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\"}",
     );
     assert_eq!(after_cancel["id"], 10, "{after_cancel}");
@@ -661,7 +678,29 @@ fn end_to_end(unity: bool) {
         Value::Null,
         "the connection is closed after the refusal"
     );
-    let old = Bridge::new(address.clone()).catalog_hash("0123456789abcdef");
+    // Without the project's secret, or with a wrong one: refused, nothing called.
+    for secret in [None, Some("0".repeat(64))] {
+        let mut b = Bridge::new(address.clone()).catalog_hash(editormcp::CATALOG_HASH);
+        if let Some(s) = &secret {
+            b = b.secret(s.clone());
+        }
+        let e = b
+            .call(
+                "editor.selection.info",
+                serde_json::Map::new(),
+                Duration::from_secs(10),
+            )
+            .err()
+            .map(|e| e.message)
+            .unwrap_or_default();
+        assert!(
+            e.contains("did not present this project's bridge secret"),
+            "{secret:?}: {e}"
+        );
+    }
+    let old = Bridge::new(address.clone())
+        .catalog_hash("0123456789abcdef")
+        .secret(host.secret.clone());
     let skew = old
         .call(
             "editor.selection.info",
@@ -680,6 +719,7 @@ fn end_to_end(unity: bool) {
     );
     let status = Bridge::new(address.clone())
         .catalog_hash(editormcp::CATALOG_HASH)
+        .secret(host.secret.clone())
         .status(Duration::from_secs(10))
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(status["catalogHash"], editormcp::CATALOG_HASH, "{status}");
@@ -688,7 +728,11 @@ fn end_to_end(unity: bool) {
 
     // The Rust runtime forwarding to it, behind a Server: every tool, every example,
     // through the EditorMCP envelope and through MCP tools/call.
-    let b = Arc::new(Bridge::new(address.clone()).catalog_hash(editormcp::CATALOG_HASH));
+    let b = Arc::new(
+        Bridge::new(address.clone())
+            .catalog_hash(editormcp::CATALOG_HASH)
+            .secret(host.secret.clone()),
+    );
     let server = bridge::forward(Server::new(info(), &["core"], "core"), TOOLS, b.clone())
         .unwrap_or_else(|e| panic!("{e}"));
     let mut envelope = Session::default();

@@ -67,6 +67,85 @@ namespace Toolgen.Bridge
     }
 
     /// <summary>
+    /// The project's bridge secret: random, created by the bridge in the project's
+    /// <c>Library/</c> folder (<see cref="FileName"/>), readable by its user only (mode 600
+    /// where files have modes). The Rust side reads it from the same project
+    /// (<c>toolgen_runtime::bridge::read_secret</c>) and presents it in <c>bridge/hello</c>:
+    /// another user's process on the machine, which cannot read the file, cannot drive the editor.
+    /// </summary>
+    public static class BridgeSecret
+    {
+        /// <summary>The secret's file, relative to the project.</summary>
+        public const string FileName = "Library/toolgen-bridge.secret";
+
+        /// <summary>The project's secret, created when it has none.</summary>
+        public static string LoadOrCreate(string projectPath)
+        {
+            string path = Path.Combine(projectPath, FileName);
+            if (File.Exists(path))
+            {
+                string existing = File.ReadAllText(path).Trim();
+                if (existing.Length >= 32)
+                {
+                    return existing;
+                }
+            }
+            Directory.CreateDirectory(Path.GetDirectoryName(path));
+            byte[] bytes = new byte[32];
+            using (System.Security.Cryptography.RandomNumberGenerator rng = System.Security.Cryptography.RandomNumberGenerator.Create())
+            {
+                rng.GetBytes(bytes);
+            }
+            StringBuilder hex = new StringBuilder(64);
+            foreach (byte b in bytes)
+            {
+                hex.Append(b.ToString("x2"));
+            }
+            string secret = hex.ToString();
+            // Created empty and made private before the secret is written into it.
+            File.WriteAllText(path, "");
+            MakePrivate(path);
+            File.WriteAllText(path, secret + "\n");
+            return secret;
+        }
+
+        /// <summary>Mode 600 on systems with file modes (through chmod: Unity's .NET has no API for it).</summary>
+        private static void MakePrivate(string path)
+        {
+            if (Path.DirectorySeparatorChar != '/')
+            {
+                return; // Windows: the project's folder ACLs apply.
+            }
+            System.Diagnostics.ProcessStartInfo info = new System.Diagnostics.ProcessStartInfo("chmod", "600 \"" + path.Replace("\"", "\\\"") + "\"");
+            info.UseShellExecute = false;
+            info.CreateNoWindow = true;
+            using (System.Diagnostics.Process p = System.Diagnostics.Process.Start(info))
+            {
+                p.WaitForExit(5000);
+                if (!p.HasExited || p.ExitCode != 0)
+                {
+                    throw new IOException("cannot make " + path + " private (chmod 600 failed)");
+                }
+            }
+        }
+
+        /// <summary>Equal, in time that does not depend on where they differ.</summary>
+        public static bool Same(string a, string b)
+        {
+            if (a == null || b == null || a.Length != b.Length)
+            {
+                return false;
+            }
+            int diff = 0;
+            for (int i = 0; i < a.Length; i++)
+            {
+                diff |= a[i] ^ b[i];
+            }
+            return diff == 0;
+        }
+    }
+
+    /// <summary>
     /// The Unity side of the bridge: a TCP listener on the loopback interface that reads
     /// newline-delimited JSON-RPC requests (the EditorMCP envelope) and answers each with one
     /// line. Inside the Unity Editor, requests run on the editor main thread, through a queue
@@ -116,6 +195,13 @@ namespace Toolgen.Bridge
         /// refusal naming both hashes, and logged.
         /// </summary>
         public string CatalogHash { get; set; }
+
+        /// <summary>
+        /// The project's secret (<see cref="BridgeSecret.LoadOrCreate"/>). When set, every
+        /// connection must begin with <c>bridge/hello</c> carrying it; without it, or with a
+        /// wrong one, the connection is refused before any call, and the refusal logged.
+        /// </summary>
+        public string Secret { get; set; }
 
         /// <summary>Where refusals are logged (default: standard error).</summary>
         public Action<string> Log { get; set; }
@@ -174,6 +260,10 @@ namespace Toolgen.Bridge
             if (method != "bridge/hello")
             {
                 why = "the toolgen bridge expects `bridge/hello` with the catalog hash first; this client sent " + (method == null ? "something else" : "`" + method + "`") + ": is it a toolgen Rust server of the same version?";
+            }
+            else if (Secret != null && !BridgeSecret.Same(Secret, parameters == null ? null : (string)(parameters["secret"] as JValue)))
+            {
+                why = "the client did not present this project's bridge secret (" + BridgeSecret.FileName + "): only the editor's own user may drive it";
             }
             else if (CatalogHash != null && theirs != CatalogHash)
             {
@@ -295,7 +385,7 @@ namespace Toolgen.Bridge
                 {
                     writer.NewLine = "\n";
                     string line;
-                    bool greeted = CatalogHash == null;
+                    bool greeted = CatalogHash == null && Secret == null;
                     while (!stopping && (line = ReadLine(reader)) != null)
                     {
                         string response;

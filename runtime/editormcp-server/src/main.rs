@@ -163,6 +163,8 @@ struct Options {
     bridge: Option<String>,
     /// Print the bridge's `bridge/status` and exit.
     status: bool,
+    /// The Unity project of `--bridge-project` (its bridge secret is presented).
+    bridge_project: Option<std::path::PathBuf>,
     pool: Option<usize>,
     page_size: Option<usize>,
     http: Option<String>,
@@ -180,6 +182,7 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
         project_text: DEMO_PROJECT.to_owned(),
         bridge: None,
         status: false,
+        bridge_project: None,
         pool: None,
         page_size: None,
         http: None,
@@ -224,6 +227,7 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
                 Some(dir) => {
                     let port = toolgen_runtime::bridge::resolve_port(std::path::Path::new(dir));
                     o.bridge = Some(format!("127.0.0.1:{port}"));
+                    o.bridge_project = Some(dir.into());
                 }
                 None => {
                     return Err(usage(
@@ -314,8 +318,13 @@ fn print_status(o: &Options) -> ExitCode {
     let Some(address) = &o.bridge else {
         return usage("--status goes with --bridge HOST:PORT or --bridge-project DIR");
     };
-    let bridge =
-        toolgen_runtime::bridge::Bridge::new(address.clone()).catalog_hash(editormcp::CATALOG_HASH);
+    let bridge = match unity_bridge(o, address) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("editormcp-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     match bridge.status(std::time::Duration::from_secs(5)) {
         Ok(status) => {
             println!("{status}");
@@ -326,6 +335,17 @@ fn print_status(o: &Options) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The client of the Unity bridge at `address`: it says which specs it was
+/// generated from and, for `--bridge-project`, presents the project's secret.
+fn unity_bridge(o: &Options, address: &str) -> Result<toolgen_runtime::bridge::Bridge, String> {
+    let mut b = toolgen_runtime::bridge::Bridge::new(address.to_owned())
+        .catalog_hash(editormcp::CATALOG_HASH);
+    if let Some(project) = &o.bridge_project {
+        b = b.secret(toolgen_runtime::bridge::read_secret(project)?);
+    }
+    Ok(b)
 }
 
 /// The server the options describe: the demo project or the bridge.
@@ -363,10 +383,7 @@ fn build(o: &Options, project: Value) -> Result<Server, String> {
         Some(address) => toolgen_runtime::bridge::forward(
             server.serial(true),
             TOOLS,
-            Arc::new(
-                toolgen_runtime::bridge::Bridge::new(address.clone())
-                    .catalog_hash(editormcp::CATALOG_HASH),
-            ),
+            Arc::new(unity_bridge(o, address)?),
         ),
         None => editormcp::register(server, Arc::new(DemoTools(demo))),
     }
