@@ -112,6 +112,11 @@ namespace Toolgen.Tests
                 return 2;
             }
             MainThreadId = Thread.CurrentThread.ManagedThreadId;
+#if UNITY_EDITOR
+            // TOOLGEN_TEST_UNFOCUSED=1: the editor is in the background from the start, its
+            // update loop idle unless the bridge asks for an update.
+            UnityEditor.EditorApplication.Focused = Environment.GetEnvironmentVariable("TOOLGEN_TEST_UNFOCUSED") != "1";
+#endif
             Examples.Load(args[0]);
             int port = args.Length > 1 ? int.Parse(args[1]) : 0;
             ToolDispatcher dispatcher = new ToolDispatcher(EditormcpTools.Specs);

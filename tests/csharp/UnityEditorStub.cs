@@ -1,4 +1,4 @@
-// The two UnityEditor APIs the generated bridge uses under `#if UNITY_EDITOR`, with
+// The UnityEditor APIs the generated bridge uses under `#if UNITY_EDITOR`, with
 // Unity's signatures (UnityEditor.EditorApplication.update is a CallbackFunction
 // field; AssemblyReloadEvents.beforeAssemblyReload an AssemblyReloadCallback event),
 // so that tests/tests/csharp.rs can compile the Unity-only code path with mcs.
@@ -13,9 +13,28 @@ namespace UnityEditor
         /// <summary>Called on every editor update, on the main thread.</summary>
         public static CallbackFunction update;
 
-        /// <summary>Runs one editor update (for tests).</summary>
+        /// <summary>
+        /// Whether the editor window has focus (for tests). An unfocused Unity Editor stops
+        /// running its update loop until something asks for an update.
+        /// </summary>
+        public static volatile bool Focused = true;
+
+        private static volatile bool updateQueued;
+
+        /// <summary>Unity's request for one more editor update, even while unfocused.</summary>
+        public static void QueuePlayerLoopUpdate()
+        {
+            updateQueued = true;
+        }
+
+        /// <summary>Runs one editor update if a focused editor would, or one was queued (for tests).</summary>
         public static void Tick()
         {
+            if (!Focused && !updateQueued)
+            {
+                return;
+            }
+            updateQueued = false;
             if (update != null)
             {
                 update();

@@ -401,11 +401,22 @@ impl Drop for Host {
 
 /// The bridge host for the Unity project `project` (its secret is required).
 fn start_host(m: &Mono, exe: &Path, examples: &Path, project: &Path) -> Host {
+    start_host_with(m, exe, examples, project, &[])
+}
+
+fn start_host_with(
+    m: &Mono,
+    exe: &Path,
+    examples: &Path,
+    project: &Path,
+    env: &[(&str, &str)],
+) -> Host {
     let mut child = Command::new(&m.mono)
         .arg(exe)
         .arg(examples)
         .arg("0")
         .arg(project)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -562,23 +573,68 @@ fn the_editor_main_thread_queue_serves_every_tool_end_to_end() {
     end_to_end(true);
 }
 
-fn end_to_end(unity: bool) {
-    let m = mono();
-    let dir = work_dir(if unity { "bridge-unity" } else { "bridge" });
+/// The bridge host (generated C#, bridge package, test handlers) compiled
+/// into `dir`, with `UNITY_EDITOR` against the editor stubs when `unity`;
+/// the host and the spec examples file it reads.
+fn build_host(m: &Mono, dir: &Path, unity: bool) -> (PathBuf, PathBuf) {
     let mut sources = files_below(&root().join("generated/csharp"), "cs");
     sources.extend(csharp_bridge_sources());
     sources.push(root().join("tests/csharp/BridgeHost.cs"));
-    sources.push(example_handlers(&dir));
+    sources.push(example_handlers(dir));
     let exe = dir.join("bridge-host.exe");
     if unity {
         sources.push(root().join("tests/csharp/UnityEditorStub.cs"));
-        compile_with(&m, &sources, &exe, false, &["-define:UNITY_EDITOR"]);
+        compile_with(m, &sources, &exe, false, &["-define:UNITY_EDITOR"]);
     } else {
-        compile(&m, &sources, &exe, false);
+        compile(m, &sources, &exe, false);
     }
     let examples = dir.join("examples.json");
+    let _ = std::fs::write(&examples, Value::Object(spec_examples()).to_string());
+    (exe, examples)
+}
+
+/// A client of the host's bridge, as the Rust server is: catalog hash and secret.
+fn client_of(host: &Host) -> Bridge {
+    Bridge::new(format!("127.0.0.1:{}", host.port))
+        .catalog_hash(editormcp::CATALOG_HASH)
+        .secret(host.secret.clone())
+}
+
+/// An editor in the background runs no update loop until asked: the bridge
+/// asks for an update with every request, so calls are answered although
+/// the stub never ticks on its own.
+#[test]
+fn an_unfocused_editor_still_answers_calls() {
+    let m = mono();
+    let dir = work_dir("bridge-unfocused");
+    let (exe, examples) = build_host(&m, &dir, true);
+    let host = start_host_with(
+        &m,
+        &exe,
+        &examples,
+        &dir.join("UnityProject"),
+        &[("TOOLGEN_TEST_UNFOCUSED", "1")],
+    );
+    let b = client_of(&host);
+    for _ in 0..5 {
+        let out = b
+            .call(
+                "editor.selection.info",
+                serde_json::Map::new(),
+                Duration::from_secs(20),
+            )
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(out.output().is_object(), "{out:?}");
+    }
+    drop(host);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn end_to_end(unity: bool) {
+    let m = mono();
+    let dir = work_dir(if unity { "bridge-unity" } else { "bridge" });
+    let (exe, examples) = build_host(&m, &dir, unity);
     let all = spec_examples();
-    let _ = std::fs::write(&examples, Value::Object(all.clone()).to_string());
     let project = dir.join("UnityProject");
     let host = start_host(&m, &exe, &examples, &project);
     // The secret file is the user's alone.

@@ -149,7 +149,9 @@ namespace Toolgen.Bridge
     /// The Unity side of the bridge: a TCP listener on the loopback interface that reads
     /// newline-delimited JSON-RPC requests (the EditorMCP envelope) and answers each with one
     /// line. Inside the Unity Editor, requests run on the editor main thread, through a queue
-    /// drained by <c>EditorApplication.update</c>; elsewhere (tests, tools) they run
+    /// drained by <c>EditorApplication.update</c>, with an update requested for each request
+    /// (<c>EditorApplication.QueuePlayerLoopUpdate</c>) so that an editor in the background
+    /// still runs them; elsewhere (tests, tools) they run
     /// synchronously on the connection's thread.
     /// </summary>
     public sealed class BridgeServer : IDisposable
@@ -470,6 +472,9 @@ namespace Toolgen.Bridge
             {
                 queue.Enqueue(item);
             }
+            // An unfocused editor runs no update until asked: ask, or the call would wait
+            // until someone clicks the editor window.
+            EditorApplication.QueuePlayerLoopUpdate();
             item.Done.WaitOne();
             return item.Response;
 #else
