@@ -10,6 +10,14 @@
 //!   reconnects.
 //! - A reused connection that turns out to be closed (Unity reloaded its
 //!   domain, say) is reopened once, transparently.
+//! - Every new connection opens with `bridge/hello` (the generated catalog
+//!   hash and the project's secret); a refusal is the call's error.
+//! - Domain reloads: once a connection succeeded, a bridge that cannot be
+//!   reached is waited for (backoff up to 1 s, at most [`RELOAD_WAIT`] and
+//!   the call's limit), then the call fails with a retryable error saying
+//!   the editor may still be reloading. A call the bridge answers "not run"
+//!   (the reload began while it waited for the main thread) is sent again
+//!   once, after the reload.
 //! - When nothing listens, the error says so and how to fix it (-32004, with
 //!   `details.bridge` naming the address).
 
@@ -118,6 +126,9 @@ pub struct Bridge {
     catalog_hash: Option<String>,
     /// Sent in `bridge/hello` too (see [`Bridge::secret`]).
     secret: Option<String>,
+    /// A connection succeeded once: a bridge that is not reachable now is
+    /// most likely reloading, and worth waiting for.
+    was_connected: std::sync::atomic::AtomicBool,
 }
 
 enum Failure {
@@ -136,6 +147,7 @@ impl Bridge {
             next_id: AtomicU64::new(1),
             catalog_hash: None,
             secret: None,
+            was_connected: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -332,13 +344,17 @@ impl Bridge {
         .map_err(|e| ToolError::new(ErrorCode::InternalError, e.to_string()))?;
         line.push(b'\n');
         let mut slot = self.connection.lock().unwrap_or_else(|p| p.into_inner());
-        for attempt in 0..2 {
+        let mut resent = false;
+        for attempt in 0..3 {
             let reused = slot.is_some();
             let conn = match slot.take() {
                 Some(c) => c,
-                None => self.connect(timeout.saturating_sub(started.elapsed()))?,
+                None => self.connect_or_wait(started, timeout)?,
             };
             match self.exchange(conn, &line, id, tool, started, timeout) {
+                // The editor began reloading before the call ran: it was not
+                // run, so it is sent again once the editor is back.
+                Ok((_, Err(e))) if not_run(&e) && !resent => resent = true,
                 Ok((conn, result)) => {
                     *slot = Some(conn);
                     return result;
@@ -351,6 +367,48 @@ impl Bridge {
             }
         }
         Err(ToolError::new(ErrorCode::InternalError, "bridge retry loop ended").for_tool(tool))
+    }
+
+    /// Connects; when the bridge was reachable before (the editor is most
+    /// likely reloading scripts), retries with backoff for up to
+    /// [`RELOAD_WAIT`] (within the call's time limit), then fails with a
+    /// retryable error that says so.
+    fn connect_or_wait(
+        &self,
+        started: Instant,
+        timeout: Duration,
+    ) -> Result<Connection, ToolError> {
+        let mut pause = Duration::from_millis(50);
+        let limit = timeout.min(RELOAD_WAIT);
+        loop {
+            let left = timeout.saturating_sub(started.elapsed());
+            match self.connect(left) {
+                Ok(c) => {
+                    self.was_connected.store(true, Ordering::Relaxed);
+                    return Ok(c);
+                }
+                Err(e) if !self.was_connected.load(Ordering::Relaxed) || !unreachable(&e) => {
+                    return Err(e);
+                }
+                Err(_) if started.elapsed() + pause < limit => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_secs(1));
+                }
+                Err(e) => {
+                    return Err(ToolError::new(
+                        ErrorCode::UnityEditor,
+                        format!(
+                            "Unity Editor bridge at {} has not come back within {} s: the editor may still be reloading scripts (it was connected before); retry the call ({})",
+                            self.address,
+                            limit.as_secs_f64(),
+                            e.message
+                        ),
+                    )
+                    .detail("bridge", self.address.clone())
+                    .detail("retryable", true));
+                }
+            }
+        }
     }
 
     fn exchange(
@@ -412,6 +470,26 @@ impl Bridge {
         let result = parse_response(&response, id, &self.address);
         Ok((conn, result))
     }
+}
+
+/// How long a call waits for a bridge that was there before to come back
+/// (a domain reload usually takes seconds).
+pub const RELOAD_WAIT: Duration = Duration::from_secs(30);
+
+/// Whether `e` says the bridge is not reachable (rather than that it refused us).
+fn unreachable(e: &ToolError) -> bool {
+    e.code == ErrorCode::UnityEditor
+        && e.data
+            .as_ref()
+            .is_some_and(|d| d.details.contains_key("bridge"))
+}
+
+/// Whether the bridge answered that the call was not run (the editor began
+/// reloading scripts while it waited for the main thread).
+fn not_run(e: &ToolError) -> bool {
+    e.data
+        .as_ref()
+        .is_some_and(|d| d.details.get("notRun") == Some(&Value::Bool(true)))
 }
 
 /// How long a call waits for Unity when its tool states no time limit.

@@ -101,7 +101,18 @@ namespace Toolgen.Tests
 
 #if UNITY_EDITOR
         private static volatile bool inputClosed;
+        private static volatile int reloadMillis = -1;
 #endif
+
+        /// <summary>A started bridge on <paramref name="port"/> (0: any), as the editor code starts it.</summary>
+        private static BridgeServer NewBridge(ToolDispatcher dispatcher, int port, string secret)
+        {
+            BridgeServer bridge = new BridgeServer(dispatcher, port);
+            bridge.CatalogHash = EditormcpTools.CatalogHash;
+            bridge.Secret = secret;
+            bridge.Start();
+            return bridge;
+        }
 
         /// <summary>Prints <c>listening on PORT</c>, then serves until standard input closes.</summary>
         public static int Main(string[] args)
@@ -127,22 +138,28 @@ namespace Toolgen.Tests
                 Console.Error.WriteLine("handlers missing for: " + string.Join(", ", new List<string>(missing).ToArray()));
                 return 1;
             }
-            using (BridgeServer bridge = new BridgeServer(dispatcher, port))
+            string secret = args.Length > 2 ? BridgeSecret.LoadOrCreate(args[2]) : null;
+            BridgeServer bridge = NewBridge(dispatcher, port, secret);
+            try
             {
-                bridge.CatalogHash = EditormcpTools.CatalogHash;
-                if (args.Length > 2)
-                {
-                    bridge.Secret = BridgeSecret.LoadOrCreate(args[2]);
-                }
-                bridge.Start();
                 Console.WriteLine("listening on " + bridge.Port + " with " + registered + " handlers");
                 Console.Out.Flush();
 #if UNITY_EDITOR
-                // Play the editor: run EditorApplication.update on this (main) thread
-                // until standard input closes.
+                // Play the editor: run EditorApplication.update on this (main) thread until
+                // standard input closes. A line `reload MS` plays a domain reload: between two
+                // updates, as Unity does, the reload event (the bridge stops), MS milliseconds
+                // with no bridge, then a new one on the same port (as [InitializeOnLoad] code
+                // starts it again).
                 Thread input = new Thread(() =>
                 {
-                    Console.In.ReadToEnd();
+                    string line;
+                    while ((line = Console.In.ReadLine()) != null)
+                    {
+                        if (line.StartsWith("reload ", StringComparison.Ordinal))
+                        {
+                            reloadMillis = int.Parse(line.Substring(7));
+                        }
+                    }
                     inputClosed = true;
                 });
                 input.IsBackground = true;
@@ -150,11 +167,24 @@ namespace Toolgen.Tests
                 while (!inputClosed)
                 {
                     UnityEditor.EditorApplication.Tick();
+                    int pause = reloadMillis;
+                    if (pause >= 0)
+                    {
+                        reloadMillis = -1;
+                        int samePort = bridge.Port;
+                        UnityEditor.AssemblyReloadEvents.Reload();
+                        Thread.Sleep(pause);
+                        bridge = NewBridge(dispatcher, samePort, secret);
+                    }
                     Thread.Sleep(1);
                 }
 #else
                 Console.In.ReadToEnd();
 #endif
+            }
+            finally
+            {
+                bridge.Dispose();
             }
             return 0;
         }

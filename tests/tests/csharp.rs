@@ -630,6 +630,75 @@ fn an_unfocused_editor_still_answers_calls() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A domain reload in the middle of a call and between calls: the running
+/// call finishes first (Unity reloads between editor updates), a call made
+/// while the bridge is down waits for it and succeeds, and one made while it
+/// stays down fails within its limit with a retryable error that says why.
+#[test]
+fn a_domain_reload_answers_every_call() {
+    let m = mono();
+    let dir = work_dir("bridge-reload");
+    let (exe, examples) = build_host(&m, &dir, true);
+    let mut host = start_host(&m, &exe, &examples, &dir.join("UnityProject"));
+    let b = Arc::new(client_of(&host));
+    let none = serde_json::Map::new;
+    b.call("editor.selection.info", none(), Duration::from_secs(20))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    // A call that takes 3 s on the main thread, and a reload asked for while it runs.
+    let slow = {
+        let b = b.clone();
+        std::thread::spawn(move || {
+            let mut args = serde_json::Map::new();
+            args.insert("assetPath".into(), json!("Assets/Hang.bin"));
+            b.call("asset.info", args, Duration::from_secs(20))
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let stdin = host.child.stdin.as_mut().unwrap_or_else(|| panic!("stdin"));
+    let _ = stdin.write_all(b"reload 1500\n");
+    let _ = stdin.flush();
+    let slow = slow
+        .join()
+        .unwrap_or_else(|_| panic!("the slow call's thread"));
+    // It ran to its end before the reload (Hang.bin has no example: the handler's own error).
+    let slow_code = slow.as_ref().err().map(|e| e.code);
+    assert!(
+        slow.is_ok() || slow_code == Some(toolgen_runtime::ErrorCode::ToolExecution),
+        "the running call got its own answer: {slow:?}"
+    );
+    // The bridge is down for 1.5 s now: this call waits for it, then runs.
+    let during = b.call("editor.selection.info", none(), Duration::from_secs(20));
+    assert!(
+        during.is_ok(),
+        "a call during the reload runs after it: {during:?}"
+    );
+    // A reload that outlasts the call's limit: a retryable error, in time.
+    let stdin = host.child.stdin.as_mut().unwrap_or_else(|| panic!("stdin"));
+    let _ = stdin.write_all(b"reload 60000\n");
+    let _ = stdin.flush();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let stuck = b
+        .call("editor.selection.info", none(), Duration::from_secs(3))
+        .err()
+        .unwrap_or_else(|| panic!("the bridge is still down"));
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        stuck.message.contains("may still be reloading scripts")
+            && stuck
+                .data
+                .as_ref()
+                .is_some_and(|d| d.details.get("retryable") == Some(&json!(true))),
+        "{stuck:?}"
+    );
+    drop(host);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn end_to_end(unity: bool) {
     let m = mono();
     let dir = work_dir(if unity { "bridge-unity" } else { "bridge" });

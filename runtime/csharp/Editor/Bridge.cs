@@ -295,9 +295,25 @@ namespace Toolgen.Bridge
         {
             listener = new TcpListener(IPAddress.Loopback, requestedPort);
             // One listener per port: never a silent second bridge beside another editor's.
-            listener.ExclusiveAddressUse = true;
+            // On Windows that is SO_EXCLUSIVEADDRUSE. Elsewhere the bridge must listen again
+            // right after a domain reload, while the old connections linger in TIME_WAIT,
+            // which needs address reuse; Mono's reuse also lets a second listener share the
+            // port, so a live listener is looked for first.
+            bool unix = Path.DirectorySeparatorChar == '/';
+            if (unix)
+            {
+                listener.Server.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
+            }
+            else
+            {
+                listener.ExclusiveAddressUse = true;
+            }
             try
             {
+                if (unix && requestedPort != 0 && SomeoneListens(requestedPort))
+                {
+                    throw new SocketException((int)SocketError.AddressAlreadyInUse);
+                }
                 listener.Start();
             }
             catch (SocketException e)
@@ -340,7 +356,7 @@ namespace Toolgen.Bridge
                 while (queue.Count > 0)
                 {
                     WorkItem item = queue.Dequeue();
-                    item.Response = ToolDispatcher.Error(null, ErrorCodes.UnityEditor, "Unity Editor bridge stopped (script reload or editor shutdown)", null, null, null);
+                    item.Response = NotRun(item.Request);
                     item.Done.Set();
                 }
             }
@@ -348,6 +364,44 @@ namespace Toolgen.Bridge
             if (listener != null)
             {
                 listener.Stop();
+            }
+        }
+
+        /// <summary>
+        /// The answer to a request the bridge stopped before running (a script reload, the
+        /// editor shutting down): retryable, and safe to send again once the editor is back.
+        /// </summary>
+        private static string NotRun(string request)
+        {
+            JObject details = new JObject();
+            details["notRun"] = true;
+            details["retryable"] = true;
+            JToken id = null;
+            try
+            {
+                id = JObject.Parse(request)["id"];
+            }
+            catch (JsonException)
+            {
+                // Not JSON: it gets its answer without an id.
+            }
+            return ToolDispatcher.Error(id, ErrorCodes.UnityEditor, "The Unity Editor is reloading scripts (or shutting down): the call was not run; retry it once the editor is back", null, null, details);
+        }
+
+        /// <summary>Whether something accepts connections on 127.0.0.1:<paramref name="port"/>.</summary>
+        private static bool SomeoneListens(int port)
+        {
+            using (TcpClient probe = new TcpClient())
+            {
+                try
+                {
+                    IAsyncResult connecting = probe.BeginConnect(IPAddress.Loopback, port, null, null);
+                    return connecting.AsyncWaitHandle.WaitOne(500) && probe.Connected;
+                }
+                catch (SocketException)
+                {
+                    return false;
+                }
             }
         }
 
@@ -470,11 +524,23 @@ namespace Toolgen.Bridge
             item.Request = line;
             lock (queue)
             {
+                if (stopping)
+                {
+                    return NotRun(line); // the reload began: nothing will drain the queue
+                }
                 queue.Enqueue(item);
             }
             // An unfocused editor runs no update until asked: ask, or the call would wait
             // until someone clicks the editor window.
-            EditorApplication.QueuePlayerLoopUpdate();
+            try
+            {
+                EditorApplication.QueuePlayerLoopUpdate();
+            }
+            catch (Exception)
+            {
+                // Should the editor refuse the request off its main thread, the update loop
+                // still drains the queue when it runs.
+            }
             item.Done.WaitOne();
             return item.Response;
 #else
