@@ -61,3 +61,16 @@ namespace UnityEditor
         }
     }
 }
+
+namespace UnityEngine
+{
+    /// <summary>Stub of UnityEngine.Debug: warnings go to standard error.</summary>
+    public static class Debug
+    {
+        /// <summary>Logs a warning to the Unity console (here: standard error).</summary>
+        public static void LogWarning(object message)
+        {
+            System.Console.Error.WriteLine(message);
+        }
+    }
+}

@@ -205,7 +205,7 @@ namespace Toolgen.Bridge
         /// </summary>
         public string Secret { get; set; }
 
-        /// <summary>Where refusals are logged (default: standard error).</summary>
+        /// <summary>Where refusals are logged (default: the Unity console as a warning; standard error outside Unity).</summary>
         public Action<string> Log { get; set; }
 
         /// <summary>The state <c>bridge/status</c> reports.</summary>
@@ -274,11 +274,21 @@ namespace Toolgen.Bridge
             if (why != null)
             {
                 refused = true;
-                (Log ?? (m => Console.Error.WriteLine(m)))("toolgen bridge: refused a connection: " + why);
+                (Log ?? DefaultLog)("toolgen bridge: refused a connection: " + why);
                 return ToolDispatcher.Error(id, ErrorCodes.UnityEditor, why, null, null, details);
             }
             greeted = true;
             return Result(id, Status());
+        }
+
+        /// <summary>The Unity console in the editor, standard error elsewhere.</summary>
+        private static void DefaultLog(string message)
+        {
+#if UNITY_EDITOR
+            UnityEngine.Debug.LogWarning(message);
+#else
+            Console.Error.WriteLine(message);
+#endif
         }
 
         private static string Result(JToken id, JObject result)
