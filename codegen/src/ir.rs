@@ -576,6 +576,9 @@ pub struct ToolSet {
     pub lints: Vec<(&'static crate::diag::Rule, crate::diag::LintLevel, Loc)>,
     /// What `toolgen breaking` accepts in this tool set (the manifest's `breaking`).
     pub breaking: BreakingPolicy,
+    /// The Unity bridge's port (the manifest's `bridgePort`); `None`: derived
+    /// from the Unity project's path by both sides of the bridge.
+    pub bridge_port: Option<u16>,
     /// The manifest's `r`: the R functions that implement the tools, where
     /// the specs' own names do not say (applied to the tools on loading).
     pub r: RBinding,

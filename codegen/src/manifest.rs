@@ -26,6 +26,7 @@
 //! lints:                     # optional: rule levels (allow, warn, deny), by code or name
 //!   TG0603: allow
 //! runtime: bundled           # optional: where the generated crate gets toolgen-runtime
+//! bridgePort: 24567          # optional: the Unity bridge's port (default: from the project path)
 //! r:                         # optional: the R functions behind the tools (R worker)
 //!   package: ravedemo        #   every tool's package (default: the id's `pkg-` prefix)
 //!   functions:               #   one tool's function: `fn`, `pkg::fn` or `pkg:::fn`
@@ -67,6 +68,7 @@ pub(crate) const KEYS: &[&str] = &[
     "modelDescription",
     "execution",
     "r",
+    "bridgePort",
 ];
 
 /// The manifest's `specs`: where its spec files are, relative to it, as
@@ -316,6 +318,27 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
     }
     if let Some(r) = fields.read("r", |n| r_binding(cx, n)) {
         set.r = r;
+    }
+    let port = fields.read("bridgePort", |n| {
+        let v = cx.number(n, "`bridgePort`")?;
+        match u16::try_from(v as i64) {
+            Ok(p) if v.fract() == 0.0 && p >= 1024 => Some(p),
+            _ => {
+                cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        cx.loc(n.span),
+                        format!("`bridgePort` is {v}, not a port the Unity bridge can listen on"),
+                    )
+                    .label("not a port from 1024 to 65535")
+                    .help("give a whole number from 1024 to 65535, or leave `bridgePort` out to derive the port from the Unity project's path"),
+                );
+                None
+            }
+        }
+    });
+    if let Some(p) = port {
+        set.bridge_port = Some(p);
     }
     fields.ok
 }

@@ -693,6 +693,10 @@ struct Manifest {
     /// by side on its pool) or `serial` (one at a time, in order: a backend
     /// with one main thread, such as the Unity Editor).
     execution: Option<ExecutionName>,
+    /// The Unity bridge's port, for both sides of the bridge (default: derived
+    /// from the Unity project's path; `TOOLGEN_BRIDGE_PORT` overrides either).
+    #[schemars(range(min = 1024, max = 65535))]
+    bridge_port: Option<u16>,
     /// The R functions that implement the tools, for the R worker (`r/`):
     /// by default a tool `pkg-fn` is `pkg:::fn`.
     r: Option<RBindingSpec>,

@@ -94,12 +94,15 @@ pub fn read_secret(project: &std::path::Path) -> Result<String, String> {
     }
 }
 
-/// `TOOLGEN_BRIDGE_PORT` when set (1-65535), else [`port_for_project`].
-pub fn resolve_port(project: &std::path::Path) -> u16 {
+/// `TOOLGEN_BRIDGE_PORT` when set (1-65535), else `manifest` (the
+/// generated `BRIDGE_PORT`, from the manifest's `bridgePort`), else
+/// [`port_for_project`]: the order the C# bridge's `BridgePort.Resolve` uses.
+pub fn resolve_port(project: &std::path::Path, manifest: Option<u16>) -> u16 {
     std::env::var(PORT_VARIABLE)
         .ok()
         .and_then(|v| v.trim().parse::<u16>().ok())
         .filter(|p| *p > 0)
+        .or(manifest.filter(|p| *p > 0))
         .unwrap_or_else(|| port_for_project(project))
 }
 

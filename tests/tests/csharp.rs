@@ -1045,3 +1045,63 @@ fn a_project_s_port_is_the_same_on_both_sides_and_never_shared() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A manifest's `bridgePort` reaches both sides (the generated `BRIDGE_PORT`
+/// and `BridgePort`), and comes after `TOOLGEN_BRIDGE_PORT` and before the
+/// derived port; a port the bridge cannot listen on is a located error.
+#[test]
+fn a_manifest_sets_the_bridge_port() {
+    let dir = work_dir("bridge-port-manifest");
+    let spec = fixtures().join("breaking/compatible/after/scan.json");
+    std::fs::copy(&spec, dir.join("scan.json")).unwrap_or_else(|e| panic!("{e}"));
+    let manifest = |port: &str| {
+        std::fs::write(
+            dir.join("toolset.yaml"),
+            format!("name: fixture\nformat: mcp\ntiers:\n  - id: core\n  - id: pro\nbridgePort: {port}\n"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        toolgen::Generator::new().input(&dir).load()
+    };
+    let loaded = manifest("24567");
+    assert!(!loaded.diagnostics.has_errors());
+    assert_eq!(loaded.project.tool_sets[0].bridge_port, Some(24567));
+    let files = toolgen::Generator::render(&loaded.project);
+    let text = |p: &str| {
+        files
+            .get(p)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_else(|| panic!("no {p}"))
+    };
+    assert!(
+        text("rust/src/fixture/mod.rs")
+            .contains("pub const BRIDGE_PORT: Option<u16> = Some(24567);")
+    );
+    assert!(
+        text("csharp/fixture/FixtureTools.cs").contains("public const int BridgePort = 24567;")
+    );
+    if std::env::var_os(bridge::PORT_VARIABLE).is_none() {
+        assert_eq!(bridge::resolve_port(&dir, Some(24567)), 24567);
+        assert_eq!(
+            bridge::resolve_port(&dir, None),
+            bridge::port_for_project(&dir)
+        );
+    }
+    for bad in ["80", "70000", "2.5"] {
+        let loaded = manifest(bad);
+        let d = loaded
+            .diagnostics
+            .iter()
+            .find(|d| d.message.contains("`bridgePort`"))
+            .unwrap_or_else(|| panic!("{bad}: no error"));
+        assert_eq!(
+            loaded
+                .db
+                .describe(d.loc.unwrap_or_else(|| panic!("located")))
+                .rsplit('/')
+                .next()
+                .map(|s| s.starts_with("toolset.yaml:6:")),
+            Some(true)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1043,6 +1043,7 @@ impl super::TemplateEmitter for CSharp {
             let ctx = serde_json::json!({"namespace": set.namespace, "set": {
                 "name_text": set.name, "class": registry, "doc": doc, "tools": specs,
                 "catalog_hash": super::catalog::catalog_hash(set),
+                "bridge_port": set.bridge_port.unwrap_or(0),
             }});
             out.render(
                 t,

@@ -16,6 +16,9 @@ namespace RaveDemo
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
         public const string CatalogHash = "59656101b01d6ca3";
 
+        /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
+        public const int BridgePort = 0;
+
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {

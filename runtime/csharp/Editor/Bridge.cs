@@ -53,14 +53,22 @@ namespace Toolgen.Bridge
             return First + (int)(hash % (uint)Count);
         }
 
-        /// <summary><c>TOOLGEN_BRIDGE_PORT</c> when set (1-65535), else the port derived from <paramref name="projectPath"/>.</summary>
-        public static int Resolve(string projectPath)
+        /// <summary>
+        /// <c>TOOLGEN_BRIDGE_PORT</c> when set (1-65535), else <paramref name="manifestPort"/>
+        /// (the registry's <c>BridgePort</c>, from the manifest's <c>bridgePort</c>) when not 0,
+        /// else the port derived from <paramref name="projectPath"/>.
+        /// </summary>
+        public static int Resolve(string projectPath, int manifestPort = 0)
         {
             string set = Environment.GetEnvironmentVariable(Variable);
             int port;
             if (!string.IsNullOrEmpty(set) && int.TryParse(set, out port) && port > 0 && port <= 65535)
             {
                 return port;
+            }
+            if (manifestPort > 0 && manifestPort <= 65535)
+            {
+                return manifestPort;
             }
             return ForProject(projectPath);
         }

@@ -225,7 +225,10 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
             },
             "--bridge-project" => match it.next() {
                 Some(dir) => {
-                    let port = toolgen_runtime::bridge::resolve_port(std::path::Path::new(dir));
+                    let port = toolgen_runtime::bridge::resolve_port(
+                        std::path::Path::new(dir),
+                        editormcp::BRIDGE_PORT,
+                    );
                     o.bridge = Some(format!("127.0.0.1:{port}"));
                     o.bridge_project = Some(dir.into());
                 }

@@ -279,11 +279,23 @@ fn tiers_and_table(set: &ToolSet) -> TokenStream {
         "The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.",
     );
     let hash = lit(&super::super::catalog::catalog_hash(set));
+    let doc_port = doc(
+        "The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.",
+    );
+    let port = match set.bridge_port {
+        Some(p) => {
+            let p = Literal::u16_unsuffixed(p);
+            quote!(Some(#p))
+        }
+        None => quote!(None),
+    };
     quote! {
         #doc_tiers
         pub const TIERS: &[&str] = &[#(#tiers),*];
         #doc_hash
         pub const CATALOG_HASH: &str = #hash;
+        #doc_port
+        pub const BRIDGE_PORT: Option<u16> = #port;
         #doc_table
         pub static TOOLS: &[ToolInfo] = &[#(#entries,)*];
     }

@@ -49,6 +49,8 @@ pub trait ToolvaultTools: Send + Sync {
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
 pub const CATALOG_HASH: &str = "88cc0ca272da5c83";
+/// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
+pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
 pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {

@@ -16,6 +16,9 @@ namespace Hostile.Rust
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
         public const string CatalogHash = "a173271401418e8d";
 
+        /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
+        public const int BridgePort = 0;
+
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {

@@ -15,6 +15,9 @@ namespace Mcp
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
         public const string CatalogHash = "8d1ca80d5a159bc3";
 
+        /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
+        public const int BridgePort = 0;
+
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {
