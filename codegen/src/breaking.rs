@@ -42,13 +42,7 @@ impl Side {
 /// location of the old project into one of the `SourceDb` the diagnostics
 /// are rendered with.
 pub fn compare(old: &Project, new: &Project, old_loc: &dyn Fn(Loc) -> Loc) -> Vec<Diagnostic> {
-    let mut cx = Cx {
-        out: Vec::new(),
-        old_loc,
-        tool: String::new(),
-        policy: None,
-        path: String::new(),
-    };
+    let mut cx = Cx::new(old_loc);
     let old_tools = tools_by_key(old);
     let new_tools = tools_by_key(new);
     for ((set, id), (new_set, new_tool)) in &new_tools {
@@ -182,13 +176,7 @@ pub fn compare_names(
     old_loc: &dyn Fn(Loc) -> Loc,
     always: bool,
 ) -> Vec<Diagnostic> {
-    let mut cx = Cx {
-        out: Vec::new(),
-        old_loc,
-        tool: String::new(),
-        policy: None,
-        path: String::new(),
-    };
+    let mut cx = Cx::new(old_loc);
     let old_tools = tools_by_key(old.0);
     for ((set, id), (new_set, new_tool)) in tools_by_key(new.0) {
         let key = (set.clone(), id.clone());
@@ -291,7 +279,17 @@ struct Pair<'s> {
     new: &'s Schema,
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
+    fn new(old_loc: &'a dyn Fn(Loc) -> Loc) -> Cx<'a> {
+        Cx {
+            out: Vec::new(),
+            old_loc,
+            tool: String::new(),
+            policy: None,
+            path: String::new(),
+        }
+    }
+
     /// Keeps a finding unless the tool set's policy accepts it: its category
     /// is off, or the tool's `ignore` entry covers its rule.
     fn emit(&mut self, d: Diagnostic) {

@@ -593,6 +593,18 @@ fn build_host(m: &Mono, dir: &Path, unity: bool) -> (PathBuf, PathBuf) {
     (exe, examples)
 }
 
+/// The message a call through `b` fails with (empty if it succeeds).
+fn refusal(b: &Bridge) -> String {
+    b.call(
+        "editor.selection.info",
+        serde_json::Map::new(),
+        Duration::from_secs(10),
+    )
+    .err()
+    .map(|e| e.message)
+    .unwrap_or_default()
+}
+
 /// A client of the host's bridge, as the Rust server is: catalog hash and secret.
 fn client_of(host: &Host) -> Bridge {
     Bridge::new(format!("127.0.0.1:{}", host.port))
@@ -809,15 +821,7 @@ fn end_to_end(unity: bool) {
         if let Some(s) = &secret {
             b = b.secret(s.clone());
         }
-        let e = b
-            .call(
-                "editor.selection.info",
-                serde_json::Map::new(),
-                Duration::from_secs(10),
-            )
-            .err()
-            .map(|e| e.message)
-            .unwrap_or_default();
+        let e = refusal(&b);
         assert!(
             e.contains("did not present this project's bridge secret"),
             "{secret:?}: {e}"
@@ -826,15 +830,7 @@ fn end_to_end(unity: bool) {
     let old = Bridge::new(address.clone())
         .catalog_hash("0123456789abcdef")
         .secret(host.secret.clone());
-    let skew = old
-        .call(
-            "editor.selection.info",
-            serde_json::Map::new(),
-            Duration::from_secs(10),
-        )
-        .err()
-        .map(|e| e.message)
-        .unwrap_or_default();
+    let skew = refusal(&old);
     assert!(
         skew.contains("catalog hash mismatch")
             && skew.contains("0123456789abcdef")

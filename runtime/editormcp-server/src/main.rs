@@ -394,31 +394,14 @@ fn build(o: &Options, project: Value) -> Result<Server, String> {
 
 #[cfg(feature = "http")]
 fn serve_http(server: Server, o: &Options, address: &str) -> std::io::Result<()> {
-    use toolgen_runtime::server::http::{Auth, HttpOptions};
-    let address = address.parse().map_err(|e| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("--http {address}: not an address ({e}); write it as 127.0.0.1:8080"),
-        )
-    })?;
-    let auth = match (&o.token_env, &o.token_file) {
-        (Some(var), _) => Some(Auth::token_from_env(var)?),
-        (_, Some(path)) => Some(Auth::token_from_file(std::path::Path::new(path))?),
-        _ => None,
-    };
-    let options = HttpOptions {
+    let flags = toolgen_runtime::server::http::HttpFlags {
         address,
         stateless: o.stateless,
-        allowed_origins: o.origins.clone(),
-        auth,
-        ..HttpOptions::default()
+        origins: &o.origins,
+        token_env: o.token_env.as_deref(),
+        token_file: o.token_file.as_deref(),
     };
-    let bound = toolgen_runtime::server::http::HttpServer::bind(Arc::new(server), options)?;
-    eprintln!(
-        "editormcp-server: serving MCP at http://{}/mcp",
-        bound.local_addr()?
-    );
-    bound.run_until_signal(std::time::Duration::from_secs(10))
+    flags.serve(server, "editormcp-server")
 }
 
 #[cfg(not(feature = "http"))]

@@ -815,3 +815,47 @@ impl Server {
         HttpServer::bind(self, options)?.run_until_signal(Duration::from_secs(10))
     }
 }
+
+/// What a server binary's command line says about HTTP: `--http ADDR`,
+/// `--stateless`, `--allow-origin ORIGIN`..., `--token-env VAR` or
+/// `--token-file PATH`.
+#[derive(Clone, Copy, Debug)]
+pub struct HttpFlags<'a> {
+    pub address: &'a str,
+    pub stateless: bool,
+    pub origins: &'a [String],
+    pub token_env: Option<&'a str>,
+    pub token_file: Option<&'a str>,
+}
+
+impl HttpFlags<'_> {
+    /// Serves `server` as the flags say, telling stderr where (`NAME:
+    /// serving MCP at http://ADDR/mcp`), until SIGINT or SIGTERM (calls in
+    /// flight get 10 s to finish).
+    pub fn serve(&self, server: Server, name: &str) -> std::io::Result<()> {
+        let address = self.address.parse().map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "--http {}: not an address ({e}); write it as 127.0.0.1:8080",
+                    self.address
+                ),
+            )
+        })?;
+        let auth = match (self.token_env, self.token_file) {
+            (Some(var), _) => Some(Auth::token_from_env(var)?),
+            (_, Some(path)) => Some(Auth::token_from_file(std::path::Path::new(path))?),
+            _ => None,
+        };
+        let options = HttpOptions {
+            address,
+            stateless: self.stateless,
+            allowed_origins: self.origins.to_vec(),
+            auth,
+            ..HttpOptions::default()
+        };
+        let bound = HttpServer::bind(Arc::new(server), options)?;
+        eprintln!("{name}: serving MCP at http://{}/mcp", bound.local_addr()?);
+        bound.run_until_signal(Duration::from_secs(10))
+    }
+}
