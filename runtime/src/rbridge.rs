@@ -40,6 +40,9 @@ use serde_json::{Map, Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::server::{Call, Elicited, Server, ToolDescriptor, ToolOutput};
 
+/// A worker's last lines of stderr (and stray stdout), for messages.
+type Tail = Arc<Mutex<VecDeque<String>>>;
+
 /// Lines of a worker's stderr kept for error messages.
 const STDERR_LINES: usize = 20;
 
@@ -95,7 +98,7 @@ struct Worker {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<Value>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
+    stderr: Tail,
     pid: u32,
 }
 
@@ -497,12 +500,11 @@ impl RBridge {
 
 /// Threads reading a worker's stdout (JSON lines, to the channel; anything
 /// else to stderr) and stderr (passed on, the last lines kept).
-#[allow(clippy::type_complexity)]
 fn readers(
     pid: u32,
     stdout: std::process::ChildStdout,
     stderr: std::process::ChildStderr,
-) -> Result<(Receiver<Value>, Arc<Mutex<VecDeque<String>>>), ToolError> {
+) -> Result<(Receiver<Value>, Tail), ToolError> {
     let tail = Arc::new(Mutex::new(VecDeque::new()));
     let (tx, rx) = std::sync::mpsc::channel();
     let stray = tail.clone();
@@ -699,21 +701,16 @@ pub fn forward(
             // The user's answer may take a while; the watchdog waits for it.
             descriptor.timeout = descriptor.timeout.map(|t| t + APPROVAL_WAIT);
         }
-        let question = format!(
-            "Run the tool {}? It is {}: {}",
-            descriptor.id,
-            if descriptor.safety_level == "destructive" {
-                "destructive"
-            } else {
-                "marked as needing approval"
-            },
-            short(&descriptor.description)
-        );
         let what = if descriptor.safety_level == "destructive" {
             "destructive"
         } else {
             "marked as requiring approval"
         };
+        let question = format!(
+            "Run the tool {}? It is {what}: {}",
+            descriptor.id,
+            short(&descriptor.description)
+        );
         let id = descriptor.id.clone();
         let b = bridge.clone();
         server = server.tool(
