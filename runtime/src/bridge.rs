@@ -132,6 +132,8 @@ pub struct Bridge {
     /// A connection succeeded once: a bridge that is not reachable now is
     /// most likely reloading, and worth waiting for.
     was_connected: std::sync::atomic::AtomicBool,
+    /// Calls waiting now for the bridge to come back (see [`Bridge::status`]).
+    waiting: std::sync::atomic::AtomicUsize,
 }
 
 enum Failure {
@@ -151,6 +153,7 @@ impl Bridge {
             catalog_hash: None,
             secret: None,
             was_connected: std::sync::atomic::AtomicBool::new(false),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 
@@ -169,12 +172,41 @@ impl Bridge {
         self
     }
 
-    /// The bridge's `bridge/status` (connected, reloading, catalog hash,
-    /// queue length), on a connection of its own.
+    /// The bridge's state as both sides see it, asked on a connection of its
+    /// own. Reachable: the bridge's `bridge/status` (`connected`,
+    /// `reloading`, `catalogHash`, `queueLength`). Not reachable:
+    /// `connected: false`, `reachable: false`, the reason in `error`, and
+    /// `reloading` true when this client reached the bridge before (the
+    /// editor is most likely reloading scripts), null when it never did.
+    /// Both add `address` and `client`: this side's catalog hash and whether
+    /// a call is waiting for the bridge to come back. A bridge that refuses
+    /// this client (secret, catalog hash) is an error.
     pub fn status(&self, timeout: Duration) -> Result<Value, ToolError> {
-        let mut conn = self.connect(timeout)?;
-        let response = self.request(&mut conn, "bridge/status", json!({}), timeout)?;
-        Ok(response)
+        let client = json!({
+            "catalogHash": self.catalog_hash,
+            "waitingForBridge": self.waiting.load(Ordering::Relaxed) > 0,
+        });
+        let mut status = match self.connect(timeout) {
+            Ok(mut conn) => {
+                self.was_connected.store(true, Ordering::Relaxed);
+                self.request(&mut conn, "bridge/status", json!({}), timeout)?
+            }
+            Err(e) if unreachable(&e) => {
+                let before = self.was_connected.load(Ordering::Relaxed);
+                json!({
+                    "connected": false,
+                    "reachable": false,
+                    "reloading": if before { Value::Bool(true) } else { Value::Null },
+                    "error": e.message,
+                })
+            }
+            Err(e) => return Err(e),
+        };
+        if let Some(fields) = status.as_object_mut() {
+            fields.insert("address".into(), json!(self.address));
+            fields.insert("client".into(), client);
+        }
+        Ok(status)
     }
 
     /// One request of the bridge's own on `conn`, waiting at most `timeout`.
@@ -383,22 +415,27 @@ impl Bridge {
     ) -> Result<Connection, ToolError> {
         let mut pause = Duration::from_millis(50);
         let limit = timeout.min(RELOAD_WAIT);
-        loop {
+        let mut waiting = false;
+        let result = loop {
             let left = timeout.saturating_sub(started.elapsed());
             match self.connect(left) {
                 Ok(c) => {
                     self.was_connected.store(true, Ordering::Relaxed);
-                    return Ok(c);
+                    break Ok(c);
                 }
                 Err(e) if !self.was_connected.load(Ordering::Relaxed) || !unreachable(&e) => {
-                    return Err(e);
+                    break Err(e);
                 }
                 Err(_) if started.elapsed() + pause < limit => {
+                    if !waiting {
+                        waiting = true;
+                        self.waiting.fetch_add(1, Ordering::Relaxed);
+                    }
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_secs(1));
                 }
                 Err(e) => {
-                    return Err(ToolError::new(
+                    break Err(ToolError::new(
                         ErrorCode::UnityEditor,
                         format!(
                             "Unity Editor bridge at {} has not come back within {} s: the editor may still be reloading scripts (it was connected before); retry the call ({})",
@@ -411,7 +448,11 @@ impl Bridge {
                     .detail("retryable", true));
                 }
             }
+        };
+        if waiting {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
         }
+        result
     }
 
     fn exchange(

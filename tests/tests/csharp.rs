@@ -690,8 +690,22 @@ fn a_domain_reload_answers_every_call() {
     let _ = stdin.flush();
     std::thread::sleep(Duration::from_millis(300));
     let started = std::time::Instant::now();
-    let stuck = b
-        .call("editor.selection.info", none(), Duration::from_secs(3))
+    let stuck = {
+        let b = b.clone();
+        std::thread::spawn(move || b.call("editor.selection.info", none(), Duration::from_secs(3)))
+    };
+    // Meanwhile, the status as this side sees it: the bridge it reached before
+    // is gone (reloading), and a call waits for it.
+    std::thread::sleep(Duration::from_millis(700));
+    let seen = b
+        .status(Duration::from_secs(1))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(seen["connected"], false, "{seen}");
+    assert_eq!(seen["reloading"], true, "{seen}");
+    assert_eq!(seen["client"]["waitingForBridge"], true, "{seen}");
+    let stuck = stuck
+        .join()
+        .unwrap_or_else(|_| panic!("the stuck call's thread"))
         .err()
         .unwrap_or_else(|| panic!("the bridge is still down"));
     assert!(
@@ -706,6 +720,95 @@ fn a_domain_reload_answers_every_call() {
                 .as_ref()
                 .is_some_and(|d| d.details.get("retryable") == Some(&json!(true))),
         "{stuck:?}"
+    );
+    drop(host);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A reload while calls wait on the main thread behind a running one: the
+/// running call completes; the waiting ones are answered "not run"
+/// (retryable) at the reload, never left to their time limit, and the Rust
+/// client sends its own again once the bridge is back.
+#[test]
+fn calls_queued_behind_a_running_one_at_a_reload_get_an_answer() {
+    let m = mono();
+    let dir = work_dir("bridge-reload-queued");
+    let (exe, examples) = build_host(&m, &dir, true);
+    let mut host = start_host(&m, &exe, &examples, &dir.join("UnityProject"));
+    let none = serde_json::Map::new;
+    let running = Arc::new(client_of(&host));
+    let queued = Arc::new(client_of(&host));
+    // Both have reached the bridge before: a reload is worth waiting for.
+    for b in [&running, &queued] {
+        b.call("editor.selection.info", none(), Duration::from_secs(20))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+    }
+    let slow = {
+        let b = running.clone();
+        std::thread::spawn(move || {
+            let mut args = serde_json::Map::new();
+            args.insert("assetPath".into(), json!("Assets/Hang.bin"));
+            b.call("asset.info", args, Duration::from_secs(20))
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    // Two calls queue behind it: one from a raw connection (to see the bridge's own
+    // answer), one from the Rust client.
+    let raw_call = {
+        let hello = json!({"jsonrpc": "2.0", "id": 0, "method": "bridge/hello",
+            "params": {"catalogHash": editormcp::CATALOG_HASH, "secret": host.secret}});
+        let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"tool": "editor.selection.info", "arguments": {}}});
+        let port = host.port;
+        std::thread::spawn(move || raw_lines(port, &format!("{hello}\n{call}"), 2))
+    };
+    let resent = {
+        let b = queued.clone();
+        std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            let r = b.call("editor.selection.info", none(), Duration::from_secs(20));
+            (r, started.elapsed())
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let status = running
+        .status(Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(
+        status["queueLength"], 2,
+        "both wait behind the running call: {status}"
+    );
+    let stdin = host.child.stdin.as_mut().unwrap_or_else(|| panic!("stdin"));
+    let _ = stdin.write_all(b"reload 1500\n");
+    let _ = stdin.flush();
+    let slow = slow
+        .join()
+        .unwrap_or_else(|_| panic!("the slow call's thread"));
+    assert!(
+        slow.is_ok()
+            || slow.as_ref().err().map(|e| e.code)
+                == Some(toolgen_runtime::ErrorCode::ToolExecution),
+        "the running call got its own answer: {slow:?}"
+    );
+    let raw = raw_call
+        .join()
+        .unwrap_or_else(|_| panic!("the raw call's thread"));
+    assert_eq!(raw[1]["id"], 7, "{raw:?}");
+    assert_eq!(
+        raw[1]["error"]["data"]["details"]["notRun"], true,
+        "{raw:?}"
+    );
+    assert_eq!(
+        raw[1]["error"]["data"]["details"]["retryable"], true,
+        "{raw:?}"
+    );
+    let (resent, took) = resent
+        .join()
+        .unwrap_or_else(|_| panic!("the resent call's thread"));
+    assert!(resent.is_ok(), "sent again after the reload: {resent:?}");
+    assert!(
+        took >= Duration::from_millis(1500),
+        "it waited for the reload: {took:?}"
     );
     drop(host);
     let _ = std::fs::remove_dir_all(&dir);

@@ -167,6 +167,13 @@ namespace Toolgen.Bridge
         /// <summary>Longest request line accepted, in characters.</summary>
         public const int MaxRequestChars = 4 * 1024 * 1024;
 
+        /// <summary>
+        /// How long one editor update may spend on queued calls (milliseconds): once a call
+        /// has taken this long, the rest wait for the next update, so the editor stays
+        /// responsive. A script reload between the two updates answers them "not run".
+        /// </summary>
+        public const int UpdateBudgetMillis = 100;
+
         private readonly ToolDispatcher dispatcher;
         private readonly int requestedPort;
         private TcpListener listener;
@@ -569,6 +576,7 @@ namespace Toolgen.Bridge
 #if UNITY_EDITOR
         private void Drain()
         {
+            System.Diagnostics.Stopwatch spent = System.Diagnostics.Stopwatch.StartNew();
             while (true)
             {
                 WorkItem item;
@@ -576,6 +584,12 @@ namespace Toolgen.Bridge
                 {
                     if (queue.Count == 0)
                     {
+                        return;
+                    }
+                    if (spent.ElapsedMilliseconds >= UpdateBudgetMillis)
+                    {
+                        // The rest run on the next update; ask for it, focused or not.
+                        EditorApplication.QueuePlayerLoopUpdate();
                         return;
                     }
                     item = queue.Dequeue();

@@ -18,9 +18,12 @@
 //! (`BridgePort.ForProject`, `toolgen_runtime::bridge::port_for_project`), or
 //! `TOOLGEN_BRIDGE_PORT` when set.
 //!
-//! `--status` prints the bridge's `bridge/status` (connected, reloading,
-//! catalog hash, queue length) and exits; a bridge generated from other
-//! specs (another catalog hash) is reported as such.
+//! `--status` prints the bridge's state as one JSON object and exits: the
+//! bridge's `bridge/status` (connected, reloading, catalog hash, queue
+//! length) with the address and this side's catalog hash; when nothing
+//! answers, `connected: false` with the reason, and exit status 1. A bridge
+//! that refuses this server (another catalog hash, a wrong secret) is an
+//! error naming why.
 //!
 //! With `--bridge`, every tool is forwarded to the generated C# bridge running
 //! inside the Unity Editor (`generated/csharp`, `BridgeServer`) instead of the
@@ -331,7 +334,11 @@ fn print_status(o: &Options) -> ExitCode {
     match bridge.status(std::time::Duration::from_secs(5)) {
         Ok(status) => {
             println!("{status}");
-            ExitCode::SUCCESS
+            if status["connected"] == Value::Bool(true) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
         }
         Err(e) => {
             eprintln!("editormcp-server: {}", e.message);

@@ -228,3 +228,87 @@ fn envelope_listing_description_tiers_and_errors() {
             .contains("Timeline")
     );
 }
+
+/// `--status`: one JSON object on stdout; exit 1 and `connected: false` with
+/// the reason when nothing answers; the bridge's own status, the address and
+/// this side's catalog hash when a bridge does (here a stand-in for the C#
+/// bridge, which tests/tests/csharp.rs runs for real under Mono).
+#[test]
+fn status_reports_both_sides() {
+    let project = std::env::temp_dir().join(format!("toolgen-status-{}", std::process::id()));
+    let library = project.join("Library");
+    std::fs::create_dir_all(&library).unwrap_or_else(|e| panic!("{e}"));
+    let secret = "s".repeat(40);
+    std::fs::write(library.join("toolgen-bridge.secret"), &secret)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let status = |port: u16| {
+        let out = Command::new(env!("CARGO_BIN_EXE_editormcp-server"))
+            .args(["--bridge-project", &project.to_string_lossy(), "--status"])
+            .env("TOOLGEN_BRIDGE_PORT", port.to_string())
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        (out.status.code(), v)
+    };
+
+    // Nothing listens (a port just freed).
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (code, v) = status(free);
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(v["connected"], false, "{v}");
+    assert_eq!(v["reachable"], false, "{v}");
+    assert_eq!(v["reloading"], Value::Null, "never connected: unknown; {v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not reachable")),
+        "{v}"
+    );
+    assert_eq!(v["address"], format!("127.0.0.1:{free}"), "{v}");
+
+    // A bridge that checks the hello, then answers bridge/status.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+    let fake = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap_or_else(|e| panic!("{e}"));
+        let mut reader = BufReader::new(stream.try_clone().unwrap_or_else(|e| panic!("{e}")));
+        let mut writer = stream;
+        let mut hello = String::new();
+        let _ = reader.read_line(&mut hello);
+        let hello: Value = serde_json::from_str(&hello).unwrap_or_default();
+        let _ = writeln!(
+            writer,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": 0, "result": {}})
+        );
+        let mut ask = String::new();
+        let _ = reader.read_line(&mut ask);
+        let ask: Value = serde_json::from_str(&ask).unwrap_or_default();
+        let _ = writeln!(
+            writer,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"connected": true, "reloading": false,
+                "catalogHash": "bridge-hash", "queueLength": 2}})
+        );
+        (hello, ask)
+    });
+    let (code, v) = status(port);
+    let (hello, ask) = fake.join().unwrap_or_else(|_| panic!("the fake bridge"));
+    assert_eq!(hello["method"], "bridge/hello", "{hello}");
+    assert_eq!(hello["params"]["secret"], secret.as_str(), "{hello}");
+    assert!(hello["params"]["catalogHash"].is_string(), "{hello}");
+    assert_eq!(ask["method"], "bridge/status", "{ask}");
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["queueLength"], 2, "{v}");
+    assert_eq!(v["catalogHash"], "bridge-hash", "{v}");
+    assert_eq!(
+        v["client"]["catalogHash"], hello["params"]["catalogHash"],
+        "{v}"
+    );
+    assert_eq!(v["client"]["waitingForBridge"], false, "{v}");
+    let _ = std::fs::remove_dir_all(&project);
+}
