@@ -16,6 +16,7 @@
 //! included with [`include_tools!`].
 
 pub mod bridge;
+pub mod check;
 pub mod error;
 pub mod nullable;
 pub mod rbridge;

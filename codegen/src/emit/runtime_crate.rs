@@ -28,6 +28,7 @@ pub const FILES: &[(&str, &str)] = &[
         "src/bridge.rs",
         include_str!("../../../runtime/src/bridge.rs"),
     ),
+    ("src/check.rs", include_str!("../../../runtime/src/check.rs")),
     (
         "src/error.rs",
         include_str!("../../../runtime/src/error.rs"),
@@ -136,6 +137,11 @@ pub const DEPENDENCIES: &[(&str, &str)] = &[
         "jsonschema",
         "{ version = \"0.61\", default-features = false }",
     ),
+    (
+        "jsonschema-value",
+        "{ version = \"0.61\", default-features = false, features = [\"serde_json\"] }",
+    ),
+    ("regex", "\"1\""),
     ("serde", "{ version = \"1\", features = [\"derive\"] }"),
     ("serde_json", "\"1\""),
     (

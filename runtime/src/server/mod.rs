@@ -59,7 +59,7 @@ pub use self::mcp::mcp_tool;
 use self::pool::Lane;
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor, ToolOutput};
 pub use self::typed::{
-    ToolInfo, TypedCall, TypedEntry, invalid_arguments, register_tools, typed_call, unknown_tool,
+    ToolInfo, TypedCall, TypedEntry, Validity, invalid_arguments, register_tools, typed_call, unknown_tool,
     unserializable_output, whole_numbers_as_integers,
 };
 use crate::error::{ErrorCode, ToolError};
@@ -90,6 +90,10 @@ struct Entry {
     descriptor: ToolDescriptor,
     handler: Handler,
     validator: jsonschema::Validator,
+    /// The validator toolgen compiled from the same schema: answers whether
+    /// arguments are valid without walking the schema; `validator` still
+    /// reports the violations of invalid ones.
+    compiled: Option<Validity>,
     /// Its outputs go out as MCP structured content `{"result": ...}`: its
     /// output schema is not an object's (see [`structured`]).
     wraps_output: bool,
@@ -288,6 +292,7 @@ impl Server {
             descriptor,
             handler,
             validator,
+            compiled: None,
             wraps_output,
             serial: false,
         })
@@ -301,6 +306,23 @@ impl Server {
             .unwrap_or_else(|p| p.into_inner())
             .insert(entry.descriptor.id.clone(), Arc::new(entry));
         Ok(self)
+    }
+
+    /// Checks tool `id`'s arguments with `valid`, a validator toolgen compiled
+    /// from its input schema (the generated `input_is_valid`), instead of
+    /// walking the schema; invalid arguments are still reported by the
+    /// `jsonschema` crate, with the same paths and messages. `valid` must
+    /// answer as the schema does (toolgen's differential tests hold it to
+    /// that). False if there is no such tool.
+    pub fn compiled_validator(&mut self, id: &str, valid: Validity) -> bool {
+        let tools = self.tools.get_mut().unwrap_or_else(|p| p.into_inner());
+        match tools.get_mut(id).and_then(Arc::get_mut) {
+            Some(e) => {
+                e.compiled = Some(valid);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Makes tool `id` run one call at a time, in arrival order, on the
@@ -429,8 +451,13 @@ impl Server {
                 .detail("received", type_name(&other)));
             }
         };
-        // Fast path: `is_valid` stops at the first failure and allocates nothing.
-        if !entry.validator.is_valid(&instance) {
+        // Fast path: the compiled validator, else `is_valid`, which stops at
+        // the first failure and allocates nothing.
+        let valid = match entry.compiled {
+            Some(valid) => valid(&instance),
+            None => entry.validator.is_valid(&instance),
+        };
+        if !valid {
             return Err(invalid(&entry, tool, &instance));
         }
         match instance {
@@ -578,6 +605,8 @@ mod tests {
                 output_schema: None,
                 listing: "{}",
                 serial: false,
+                input_valid: None,
+                output_valid: None,
             }
         }
         static TABLE: [ToolInfo; 2] = [info("a.b"), info("c.d")];
@@ -604,6 +633,25 @@ mod tests {
         assert!(s.entry("s.t").is_some_and(|e| e.serial));
         let refused = register_tools(empty(), Arc::new(7), &[(&BAD, answer)]);
         assert!(refused.err().is_some_and(|e| e.contains("e.f")));
+        // A compiled validator decides; the `jsonschema` crate still explains.
+        fn only_empty(v: &Value) -> bool {
+            v.as_object().is_some_and(|o| o.is_empty())
+        }
+        static COMPILED: ToolInfo = ToolInfo {
+            input_schema: r#"{"maxProperties": 0}"#,
+            input_valid: Some(only_empty),
+            ..info("g.h")
+        };
+        let s = register_tools(empty(), Arc::new(7), &[(&COMPILED, answer)])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.entry("g.h").is_some_and(|e| e.compiled.is_some()));
+        assert_eq!(s.call("g.h", json!({})).map(|o| o.output()), Ok(json!({"n": 7})));
+        let e = s.call("g.h", json!({"x": 1})).err();
+        assert!(
+            e.as_ref().is_some_and(|e| e.code == ErrorCode::InvalidArguments
+                && e.message.contains("more than 0 properties")),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::{Call, Server, ToolDescriptor, ToolOutput, plain_error};
 use crate::error::{ErrorCode, ToolError};
 
 /// A tool descriptor as generated code writes it: static text, parsed on demand.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub struct ToolInfo {
     pub id: &'static str,
     pub name: &'static str,
@@ -32,7 +32,15 @@ pub struct ToolInfo {
     /// Its calls run one at a time, in order (its tool set's manifest says
     /// `execution: serial`; see [`Server::serial_tool`]).
     pub serial: bool,
+    /// Its input schema compiled to code by toolgen, when every keyword in
+    /// it is one toolgen compiles (else the `jsonschema` crate checks calls).
+    pub input_valid: Option<Validity>,
+    /// Its output schema compiled likewise, for tests and checks of outputs.
+    pub output_valid: Option<Validity>,
 }
+
+/// A validator toolgen generated: whether a value is valid against one schema.
+pub type Validity = fn(&Value) -> bool;
 
 impl ToolInfo {
     /// The runtime descriptor (the schemas parsed).
@@ -96,6 +104,9 @@ pub fn register_tools<T: Send + Sync + 'static>(
         )?;
         if info.serial {
             server.serial_tool(info.id);
+        }
+        if let Some(valid) = info.input_valid {
+            server.compiled_validator(info.id, valid);
         }
     }
     Ok(server)

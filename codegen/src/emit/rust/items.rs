@@ -80,7 +80,24 @@ pub fn tool_module(
             }
         }
     }
+    for (schema, prefix) in [(&tool.input, "input"), (&tool.output, "output")] {
+        if let Some(tokens) = validator(&schema.value, prefix) {
+            let file: syn::File = syn::parse_quote!(#tokens);
+            items.extend(file.items);
+        }
+    }
     ok.then_some(FileItems { attrs, items })
+}
+
+/// The compiled validator of one side of a tool (`input` or `output`), if
+/// its schema uses only keywords toolgen compiles (else the runtime keeps
+/// the `jsonschema` crate for it).
+fn validator(schema: &serde_json::Value, prefix: &str) -> Option<TokenStream> {
+    if schema.is_null() {
+        return None;
+    }
+    let what = format!("the tool's {prefix} JSON Schema");
+    super::validate::compile(schema, prefix, &what).ok()
 }
 
 /// `pub mod input { .. } pub use self::input::Input;` for one side of a tool
@@ -196,7 +213,7 @@ pub fn set_module(
     let tokens = [
         decls,
         tools_trait(set, &trait_name, &mods),
-        tiers_and_table(set),
+        tiers_and_table(set, modules),
         calls(set, &trait_name, &mods),
         for_each_macro(set, &mods),
     ];
@@ -230,12 +247,12 @@ fn tools_trait(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> T
     }
 }
 
-fn tiers_and_table(set: &ToolSet) -> TokenStream {
+fn tiers_and_table(set: &ToolSet, modules: &[String]) -> TokenStream {
     let doc_tiers = doc(
         "The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.",
     );
     let tiers = set.tiers.iter().map(|t| lit(&t.id));
-    let entries = set.tools.iter().map(|tool| {
+    let entries = set.tools.iter().zip(modules).map(|(tool, module)| {
         let (id, name, description) = (
             lit(&tool.id.value),
             lit(&tool.name.value),
@@ -270,8 +287,17 @@ fn tiers_and_table(set: &ToolSet) -> TokenStream {
             let o = json_literal(&tool.output.ordered(&tool.output.value));
             quote!(Some(#o))
         };
+        let module = rust_ident(module);
+        let input_valid = match validator(&tool.input.value, "input") {
+            Some(_) => quote!(Some(#module::input_is_valid)),
+            None => quote!(None),
+        };
+        let output_valid = match validator(&tool.output.value, "output") {
+            Some(_) => quote!(Some(#module::output_is_valid)),
+            None => quote!(None),
+        };
         quote! {
-            ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output, listing: #listing, serial: #serial }
+            ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output, listing: #listing, serial: #serial, input_valid: #input_valid, output_valid: #output_valid }
         }
     });
     let doc_table = doc("Every tool's descriptor, sorted by id.");

@@ -14,6 +14,7 @@
 //!   hold, generated once per tool set;
 //! - [`post`]: fixes on typify's syntax tree;
 //! - [`items`]: what toolgen writes itself, built with `quote!`;
+//! - [`validate`]: the schemas compiled into validators (`input_is_valid`);
 //! - this module: the layout (crate or module), the Cargo.toml, the runtime.
 
 pub mod api;
@@ -24,6 +25,7 @@ mod prepare;
 mod shared;
 pub mod shared_defs;
 mod type_space;
+pub mod validate;
 
 use std::fmt::Write as _;
 

@@ -128,3 +128,73 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("assetPath").is_some_and(|v| v.is_string())
+                && o
+                    .get("depth")
+                    .is_none_or(|v| {
+                        ::toolgen_runtime::check::is_integer(v)
+                            && v
+                                .as_number()
+                                .is_none_or(|n| {
+                                    ::toolgen_runtime::check::ge(
+                                        n,
+                                        ::toolgen_runtime::check::Limit::U64(1),
+                                    )
+                                        && ::toolgen_runtime::check::le(
+                                            n,
+                                            ::toolgen_runtime::check::Limit::U64(10),
+                                        )
+                                })
+                    })
+                && o
+                    .get("direction")
+                    .is_none_or(|v| {
+                        v.is_string()
+                            && matches!(
+                                v.as_str(), Some("dependencies" | "dependents" | "both")
+                            )
+                    })
+                && o
+                    .keys()
+                    .all(|k| matches!(k.as_str(), "assetPath" | "depth" | "direction"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("assetPath").is_some_and(|v| v.is_string())
+                && o
+                    .get("dependencies")
+                    .is_some_and(|v| {
+                        v.as_array().is_some_and(|a| a.iter().all(output_ref_1))
+                    })
+                && o
+                    .get("dependents")
+                    .is_some_and(|v| {
+                        v.as_array().is_some_and(|a| a.iter().all(output_ref_1))
+                    })
+        })
+}
+/// `#/$defs/AssetEdge` of the tool's output JSON Schema.
+fn output_ref_1(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("depth")
+                .is_some_and(|v| {
+                    ::toolgen_runtime::check::is_integer(v)
+                        && v
+                            .as_number()
+                            .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                n,
+                                ::toolgen_runtime::check::Limit::U64(1),
+                            ))
+                }) && o.get("path").is_some_and(|v| v.is_string())
+                && o.get("type").is_some_and(|v| v.is_string())
+        })
+}

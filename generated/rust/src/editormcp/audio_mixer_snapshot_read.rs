@@ -45,3 +45,38 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("mixerPath").is_some_and(|v| v.is_string())
+                && o.get("snapshotName").is_some_and(|v| v.is_string())
+                && o.keys().all(|k| matches!(k.as_str(), "mixerPath" | "snapshotName"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("mixerPath").is_some_and(|v| v.is_string())
+                && o
+                    .get("parameters")
+                    .is_some_and(|v| {
+                        v
+                            .as_array()
+                            .is_some_and(|a| {
+                                a
+                                    .iter()
+                                    .all(|v| {
+                                        v
+                                            .as_object()
+                                            .is_some_and(|o| {
+                                                o.get("group").is_some_and(|v| v.is_string())
+                                                    && o.get("name").is_some_and(|v| v.is_string())
+                                                    && o.get("value").is_some_and(|v| v.is_number())
+                                            })
+                                    })
+                            })
+                    }) && o.get("snapshotName").is_some_and(|v| v.is_string())
+        })
+}

@@ -61,3 +61,69 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("hierarchyPath").is_some_and(|v| v.is_string())
+                && o.get("includeProperties").is_none_or(|v| v.is_boolean())
+                && o
+                    .keys()
+                    .all(|k| matches!(k.as_str(), "hierarchyPath" | "includeProperties"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("activeScene").is_some_and(|v| v.is_string())
+                && o
+                    .get("components")
+                    .is_some_and(|v| {
+                        v
+                            .as_array()
+                            .is_some_and(|a| {
+                                a
+                                    .iter()
+                                    .all(|v| {
+                                        v
+                                            .as_object()
+                                            .is_some_and(|o| {
+                                                o
+                                                    .get("instanceId")
+                                                    .is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+                                                    && o
+                                                        .get("properties")
+                                                        .is_none_or(|v| {
+                                                            v
+                                                                .as_array()
+                                                                .is_some_and(|a| {
+                                                                    a
+                                                                        .iter()
+                                                                        .all(|v| {
+                                                                            v
+                                                                                .as_object()
+                                                                                .is_some_and(|o| {
+                                                                                    o.get("name").is_some_and(|v| v.is_string())
+                                                                                        && o.get("type").is_some_and(|v| v.is_string())
+                                                                                })
+                                                                        })
+                                                                })
+                                                        })
+                                                    && o
+                                                        .get("propertyCount")
+                                                        .is_some_and(|v| {
+                                                            ::toolgen_runtime::check::is_integer(v)
+                                                                && v
+                                                                    .as_number()
+                                                                    .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                                                        n,
+                                                                        ::toolgen_runtime::check::Limit::U64(0),
+                                                                    ))
+                                                        }) && o.get("type").is_some_and(|v| v.is_string())
+                                            })
+                                    })
+                            })
+                    }) && o.get("hierarchyPath").is_some_and(|v| v.is_string())
+        })
+}

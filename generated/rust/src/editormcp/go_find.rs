@@ -68,3 +68,88 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("componentType").is_none_or(|v| v.is_string())
+                && o.get("hierarchyPath").is_none_or(|v| v.is_string())
+                && o
+                    .get("layer")
+                    .is_none_or(|v| {
+                        ::toolgen_runtime::check::is_integer(v)
+                            && v
+                                .as_number()
+                                .is_none_or(|n| {
+                                    ::toolgen_runtime::check::ge(
+                                        n,
+                                        ::toolgen_runtime::check::Limit::U64(0),
+                                    )
+                                        && ::toolgen_runtime::check::le(
+                                            n,
+                                            ::toolgen_runtime::check::Limit::U64(31),
+                                        )
+                                })
+                    }) && o.get("namePattern").is_none_or(|v| v.is_string())
+                && o.get("tag").is_none_or(|v| v.is_string())
+                && o
+                    .keys()
+                    .all(|k| {
+                        matches!(
+                            k.as_str(), "componentType" | "hierarchyPath" | "layer" |
+                            "namePattern" | "tag"
+                        )
+                    })
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("activeScene").is_some_and(|v| v.is_string())
+                && o
+                    .get("matches")
+                    .is_some_and(|v| {
+                        v
+                            .as_array()
+                            .is_some_and(|a| {
+                                a
+                                    .iter()
+                                    .all(|v| {
+                                        v
+                                            .as_object()
+                                            .is_some_and(|o| {
+                                                o
+                                                    .get("components")
+                                                    .is_some_and(|v| {
+                                                        v
+                                                            .as_array()
+                                                            .is_some_and(|a| a.iter().all(|v| v.is_string()))
+                                                    }) && o.get("hierarchyPath").is_some_and(|v| v.is_string())
+                                                    && o
+                                                        .get("instanceId")
+                                                        .is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+                                                    && o
+                                                        .get("layer")
+                                                        .is_some_and(|v| {
+                                                            ::toolgen_runtime::check::is_integer(v)
+                                                                && v
+                                                                    .as_number()
+                                                                    .is_none_or(|n| {
+                                                                        ::toolgen_runtime::check::ge(
+                                                                            n,
+                                                                            ::toolgen_runtime::check::Limit::U64(0),
+                                                                        )
+                                                                            && ::toolgen_runtime::check::le(
+                                                                                n,
+                                                                                ::toolgen_runtime::check::Limit::U64(31),
+                                                                            )
+                                                                    })
+                                                        }) && o.get("name").is_some_and(|v| v.is_string())
+                                                    && o.get("tag").is_some_and(|v| v.is_string())
+                                            })
+                                    })
+                            })
+                    })
+        })
+}

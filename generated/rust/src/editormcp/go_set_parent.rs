@@ -45,3 +45,22 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("childPath").is_some_and(|v| v.is_string())
+                && o.get("parentPath").is_none_or(|v| v.is_string())
+                && o.keys().all(|k| matches!(k.as_str(), "childPath" | "parentPath"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("childPath").is_some_and(|v| v.is_string())
+                && o.get("newHierarchyPath").is_some_and(|v| v.is_string())
+                && o.get("newParentPath").is_some_and(|v| v.is_string() || v.is_null())
+                && o.get("success").is_some_and(|v| v.is_boolean())
+        })
+}

@@ -101,3 +101,28 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object().is_some_and(|o| o.is_empty())
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("enabledToolCategories")
+                .is_some_and(|v| {
+                    v.as_array().is_some_and(|a| a.iter().all(|v| v.is_string()))
+                }) && o.get("platform").is_some_and(|v| v.is_string())
+                && o.get("serverVersion").is_some_and(|v| v.is_string())
+                && o
+                    .get("tier")
+                    .is_some_and(|v| {
+                        v.is_string()
+                            && matches!(
+                                v.as_str(), Some("core" | "tier1" | "tier2" | "tier3" |
+                                "tier4")
+                            )
+                    }) && o.get("unityVersion").is_some_and(|v| v.is_string())
+        })
+}

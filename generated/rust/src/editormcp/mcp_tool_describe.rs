@@ -364,3 +364,85 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("toolId").is_some_and(|v| v.is_string())
+                && o.keys().all(|k| matches!(k.as_str(), "toolId"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("category").is_some_and(|v| v.is_string())
+                && o.get("description").is_some_and(|v| v.is_string())
+                && o.get("id").is_some_and(|v| v.is_string())
+                && o
+                    .get("inputs")
+                    .is_some_and(|v| {
+                        v.as_object().is_some_and(|o| o.values().all(output_ref_1))
+                    }) && o.get("name").is_some_and(|v| v.is_string())
+                && o.get("notes").is_none_or(|v| v.is_string())
+                && o
+                    .get("outputs")
+                    .is_some_and(|v| {
+                        v.as_object().is_some_and(|o| o.values().all(output_ref_2))
+                    })
+                && o
+                    .get("safetyLevel")
+                    .is_some_and(|v| {
+                        v.is_string()
+                            && matches!(
+                                v.as_str(), Some("read-only" | "safe-write" | "destructive")
+                            )
+                    })
+                && o
+                    .get("tier")
+                    .is_some_and(|v| {
+                        v.is_string()
+                            && matches!(
+                                v.as_str(), Some("core" | "tier1" | "tier2" | "tier3" |
+                                "tier4")
+                            )
+                    })
+        })
+}
+/// `#/$defs/ParameterDescription` of the tool's output JSON Schema.
+fn output_ref_1(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("description").is_some_and(|v| v.is_string())
+                && o.get("enum").is_none_or(|v| v.is_array())
+                && o.get("maximum").is_none_or(|v| v.is_number())
+                && o.get("minimum").is_none_or(|v| v.is_number())
+                && o.get("required").is_some_and(|v| v.is_boolean())
+                && o
+                    .get("type")
+                    .is_some_and(|v| {
+                        v.is_string()
+                            && matches!(
+                                v.as_str(), Some("string" | "integer" | "number" | "boolean"
+                                | "array" | "object" | "any")
+                            )
+                    })
+        })
+}
+/// `#/$defs/OutputFieldDescription` of the tool's output JSON Schema.
+fn output_ref_2(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("description").is_some_and(|v| v.is_string())
+                && o.get("items").is_none_or(|v| v.is_object())
+                && o
+                    .get("type")
+                    .is_some_and(|v| {
+                        v.is_string()
+                            && matches!(
+                                v.as_str(), Some("string" | "integer" | "number" | "boolean"
+                                | "array" | "object" | "any")
+                            )
+                    })
+        })
+}

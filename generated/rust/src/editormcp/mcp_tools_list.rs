@@ -239,3 +239,62 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("category").is_none_or(|v| v.is_string())
+                && o
+                    .get("tier")
+                    .is_none_or(|v| {
+                        v.is_string()
+                            && matches!(
+                                v.as_str(), Some("core" | "tier1" | "tier2" | "tier3" |
+                                "tier4")
+                            )
+                    }) && o.keys().all(|k| matches!(k.as_str(), "category" | "tier"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("tools")
+                .is_some_and(|v| {
+                    v
+                        .as_array()
+                        .is_some_and(|a| {
+                            a
+                                .iter()
+                                .all(|v| {
+                                    v
+                                        .as_object()
+                                        .is_some_and(|o| {
+                                            o.get("category").is_some_and(|v| v.is_string())
+                                                && o.get("description").is_some_and(|v| v.is_string())
+                                                && o.get("id").is_some_and(|v| v.is_string())
+                                                && o.get("name").is_some_and(|v| v.is_string())
+                                                && o
+                                                    .get("safetyLevel")
+                                                    .is_some_and(|v| {
+                                                        v.is_string()
+                                                            && matches!(
+                                                                v.as_str(), Some("read-only" | "safe-write" | "destructive")
+                                                            )
+                                                    })
+                                                && o
+                                                    .get("tier")
+                                                    .is_some_and(|v| {
+                                                        v.is_string()
+                                                            && matches!(
+                                                                v.as_str(), Some("core" | "tier1" | "tier2" | "tier3" |
+                                                                "tier4")
+                                                            )
+                                                    })
+                                        })
+                                })
+                        })
+                })
+        })
+}

@@ -260,6 +260,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Asset Dependency Graph"
 }"#,
         serial: false,
+        input_valid: Some(asset_dependencies_graph::input_is_valid),
+        output_valid: Some(asset_dependencies_graph::output_is_valid),
     },
     ToolInfo {
         id: "asset.info",
@@ -354,6 +356,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Asset Info"
 }"#,
         serial: false,
+        input_valid: Some(asset_info::input_is_valid),
+        output_valid: Some(asset_info::output_is_valid),
     },
     ToolInfo {
         id: "audio.mixer.list",
@@ -462,6 +466,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List Audio Mixers"
 }"#,
         serial: false,
+        input_valid: Some(audio_mixer_list::input_is_valid),
+        output_valid: Some(audio_mixer_list::output_is_valid),
     },
     ToolInfo {
         id: "audio.mixer.snapshot.read",
@@ -559,6 +565,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Read Mixer Snapshot"
 }"#,
         serial: false,
+        input_valid: Some(audio_mixer_snapshot_read::input_is_valid),
+        output_valid: Some(audio_mixer_snapshot_read::output_is_valid),
     },
     ToolInfo {
         id: "component.list",
@@ -678,6 +686,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List GameObject Components"
 }"#,
         serial: false,
+        input_valid: Some(component_list::input_is_valid),
+        output_valid: Some(component_list::output_is_valid),
     },
     ToolInfo {
         id: "editor.selection.info",
@@ -782,6 +792,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Editor Selection Info"
 }"#,
         serial: false,
+        input_valid: Some(editor_selection_info::input_is_valid),
+        output_valid: Some(editor_selection_info::output_is_valid),
     },
     ToolInfo {
         id: "go.find",
@@ -904,6 +916,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Find GameObjects"
 }"#,
         serial: false,
+        input_valid: Some(go_find::input_is_valid),
+        output_valid: Some(go_find::output_is_valid),
     },
     ToolInfo {
         id: "go.setParent",
@@ -986,6 +1000,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Set GameObject Parent"
 }"#,
         serial: false,
+        input_valid: Some(go_set_parent::input_is_valid),
+        output_valid: Some(go_set_parent::output_is_valid),
     },
     ToolInfo {
         id: "mcp.server.info",
@@ -1068,6 +1084,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "MCP Server Info"
 }"#,
         serial: false,
+        input_valid: Some(mcp_server_info::input_is_valid),
+        output_valid: Some(mcp_server_info::output_is_valid),
     },
     ToolInfo {
         id: "mcp.tool.describe",
@@ -1265,6 +1283,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Describe Tool"
 }"#,
         serial: false,
+        input_valid: Some(mcp_tool_describe::input_is_valid),
+        output_valid: Some(mcp_tool_describe::output_is_valid),
     },
     ToolInfo {
         id: "mcp.tools.list",
@@ -1382,6 +1402,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List Tools"
 }"#,
         serial: false,
+        input_valid: Some(mcp_tools_list::input_is_valid),
+        output_valid: Some(mcp_tools_list::output_is_valid),
     },
     ToolInfo {
         id: "project.assets.summary",
@@ -1489,6 +1511,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Project Assets Summary"
 }"#,
         serial: false,
+        input_valid: Some(project_assets_summary::input_is_valid),
+        output_valid: Some(project_assets_summary::output_is_valid),
     },
     ToolInfo {
         id: "project.info",
@@ -1562,6 +1586,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Project Info"
 }"#,
         serial: false,
+        input_valid: Some(project_info::input_is_valid),
+        output_valid: Some(project_info::output_is_valid),
     },
     ToolInfo {
         id: "project.references.missing",
@@ -1676,6 +1702,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Find Missing References"
 }"#,
         serial: false,
+        input_valid: Some(project_references_missing::input_is_valid),
+        output_valid: Some(project_references_missing::output_is_valid),
     },
     ToolInfo {
         id: "project.scenes.list",
@@ -1761,6 +1789,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List Project Scenes"
 }"#,
         serial: false,
+        input_valid: Some(project_scenes_list::input_is_valid),
+        output_valid: Some(project_scenes_list::output_is_valid),
     },
     ToolInfo {
         id: "scene.components.list",
@@ -1872,6 +1902,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List Scene Components"
 }"#,
         serial: false,
+        input_valid: Some(scene_components_list::input_is_valid),
+        output_valid: Some(scene_components_list::output_is_valid),
     },
     ToolInfo {
         id: "scene.hierarchy.dump",
@@ -1981,6 +2013,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Dump Scene Hierarchy"
 }"#,
         serial: false,
+        input_valid: Some(scene_hierarchy_dump::input_is_valid),
+        output_valid: Some(scene_hierarchy_dump::output_is_valid),
     },
     ToolInfo {
         id: "scene.objects.find",
@@ -2101,6 +2135,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Find Scene Objects"
 }"#,
         serial: false,
+        input_valid: Some(scene_objects_find::input_is_valid),
+        output_valid: Some(scene_objects_find::output_is_valid),
     },
 ];
 /// Calls `asset.dependencies.graph`: its arguments into its `Input`, its `Output` straight to JSON text.

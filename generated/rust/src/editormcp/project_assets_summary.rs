@@ -75,3 +75,97 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("assetType").is_none_or(|v| v.is_string())
+                && o
+                    .get("minSizeBytes")
+                    .is_none_or(|v| {
+                        ::toolgen_runtime::check::is_integer(v)
+                            && v
+                                .as_number()
+                                .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                    n,
+                                    ::toolgen_runtime::check::Limit::U64(0),
+                                ))
+                    })
+                && o.keys().all(|k| matches!(k.as_str(), "assetType" | "minSizeBytes"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("byType")
+                .is_some_and(|v| {
+                    v
+                        .as_object()
+                        .is_some_and(|o| {
+                            o
+                                .values()
+                                .all(|v| {
+                                    ::toolgen_runtime::check::is_integer(v)
+                                        && v
+                                            .as_number()
+                                            .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                                n,
+                                                ::toolgen_runtime::check::Limit::U64(0),
+                                            ))
+                                })
+                        })
+                })
+                && o
+                    .get("largeAssets")
+                    .is_some_and(|v| {
+                        v
+                            .as_array()
+                            .is_some_and(|a| {
+                                a
+                                    .iter()
+                                    .all(|v| {
+                                        v
+                                            .as_object()
+                                            .is_some_and(|o| {
+                                                o.get("path").is_some_and(|v| v.is_string())
+                                                    && o
+                                                        .get("sizeBytes")
+                                                        .is_some_and(|v| {
+                                                            ::toolgen_runtime::check::is_integer(v)
+                                                                && v
+                                                                    .as_number()
+                                                                    .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                                                        n,
+                                                                        ::toolgen_runtime::check::Limit::U64(0),
+                                                                    ))
+                                                        }) && o.get("type").is_some_and(|v| v.is_string())
+                                            })
+                                    })
+                            })
+                    })
+                && o
+                    .get("totalAssets")
+                    .is_some_and(|v| {
+                        ::toolgen_runtime::check::is_integer(v)
+                            && v
+                                .as_number()
+                                .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                    n,
+                                    ::toolgen_runtime::check::Limit::U64(0),
+                                ))
+                    })
+                && o
+                    .get("unreferencedCount")
+                    .is_some_and(|v| {
+                        ::toolgen_runtime::check::is_integer(v)
+                            && v
+                                .as_number()
+                                .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                    n,
+                                    ::toolgen_runtime::check::Limit::U64(0),
+                                ))
+                    })
+        })
+}

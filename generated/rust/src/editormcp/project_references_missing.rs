@@ -133,3 +133,70 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("scope")
+                .is_none_or(|v| {
+                    v.is_string()
+                        && matches!(
+                            v.as_str(), Some("all" | "scenes" | "prefabs" | "assets")
+                        )
+                }) && o.keys().all(|k| matches!(k.as_str(), "scope"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("brokenReferences")
+                .is_some_and(|v| {
+                    v
+                        .as_array()
+                        .is_some_and(|a| {
+                            a
+                                .iter()
+                                .all(|v| {
+                                    v
+                                        .as_object()
+                                        .is_some_and(|o| {
+                                            o.get("path").is_some_and(|v| v.is_string())
+                                                && o.get("referenceGuid").is_some_and(|v| v.is_string())
+                                                && o.get("referencePath").is_some_and(|v| v.is_string())
+                                        })
+                                })
+                        })
+                })
+                && o
+                    .get("missingScripts")
+                    .is_some_and(|v| {
+                        v
+                            .as_array()
+                            .is_some_and(|a| {
+                                a
+                                    .iter()
+                                    .all(|v| {
+                                        v
+                                            .as_object()
+                                            .is_some_and(|o| {
+                                                o
+                                                    .get("componentIndex")
+                                                    .is_some_and(|v| {
+                                                        ::toolgen_runtime::check::is_integer(v)
+                                                            && v
+                                                                .as_number()
+                                                                .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                                                    n,
+                                                                    ::toolgen_runtime::check::Limit::U64(0),
+                                                                ))
+                                                    }) && o.get("guid").is_some_and(|v| v.is_string())
+                                                    && o.get("path").is_some_and(|v| v.is_string())
+                                            })
+                                    })
+                            })
+                    })
+        })
+}

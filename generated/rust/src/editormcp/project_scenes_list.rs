@@ -43,3 +43,47 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("includeInBuild").is_none_or(|v| v.is_boolean())
+                && o.keys().all(|k| matches!(k.as_str(), "includeInBuild"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("scenes")
+                .is_some_and(|v| {
+                    v
+                        .as_array()
+                        .is_some_and(|a| {
+                            a
+                                .iter()
+                                .all(|v| {
+                                    v
+                                        .as_object()
+                                        .is_some_and(|o| {
+                                            o
+                                                .get("buildIndex")
+                                                .is_some_and(|v| {
+                                                    ::toolgen_runtime::check::is_integer(v)
+                                                        && v
+                                                            .as_number()
+                                                            .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                                                n,
+                                                                ::toolgen_runtime::check::Limit::I64(-1),
+                                                            ))
+                                                })
+                                                && o.get("enabledInBuild").is_some_and(|v| v.is_boolean())
+                                                && o.get("name").is_some_and(|v| v.is_string())
+                                                && o.get("path").is_some_and(|v| v.is_string())
+                                        })
+                                })
+                        })
+                })
+        })
+}

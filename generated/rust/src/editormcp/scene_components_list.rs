@@ -55,3 +55,56 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("gameObjectPath").is_some_and(|v| v.is_string())
+                && o.get("scenePath").is_some_and(|v| v.is_string())
+                && o.keys().all(|k| matches!(k.as_str(), "gameObjectPath" | "scenePath"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("components")
+                .is_some_and(|v| {
+                    v
+                        .as_array()
+                        .is_some_and(|a| {
+                            a
+                                .iter()
+                                .all(|v| {
+                                    v
+                                        .as_object()
+                                        .is_some_and(|o| {
+                                            o
+                                                .get("instanceId")
+                                                .is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+                                                && o
+                                                    .get("serializedFields")
+                                                    .is_some_and(|v| {
+                                                        v
+                                                            .as_array()
+                                                            .is_some_and(|a| {
+                                                                a
+                                                                    .iter()
+                                                                    .all(|v| {
+                                                                        v
+                                                                            .as_object()
+                                                                            .is_some_and(|o| {
+                                                                                o.get("name").is_some_and(|v| v.is_string())
+                                                                                    && o.get("type").is_some_and(|v| v.is_string())
+                                                                                    && o.contains_key("value")
+                                                                            })
+                                                                    })
+                                                            })
+                                                    }) && o.get("type").is_some_and(|v| v.is_string())
+                                        })
+                                })
+                        })
+                }) && o.get("gameObjectPath").is_some_and(|v| v.is_string())
+        })
+}

@@ -46,3 +46,43 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("scenePath").is_some_and(|v| v.is_string())
+                && o.keys().all(|k| matches!(k.as_str(), "scenePath"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("rootObjects")
+                .is_some_and(|v| {
+                    v.as_array().is_some_and(|a| a.iter().all(output_ref_1))
+                }) && o.get("scenePath").is_some_and(|v| v.is_string())
+        })
+}
+/// `#/$defs/GameObjectNode` of the tool's output JSON Schema.
+fn output_ref_1(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("children")
+                .is_some_and(|v| {
+                    v.as_array().is_some_and(|a| a.iter().all(output_ref_1))
+                })
+                && o
+                    .get("components")
+                    .is_some_and(|v| {
+                        v.as_array().is_some_and(|a| a.iter().all(|v| v.is_string()))
+                    })
+                && o
+                    .get("instanceId")
+                    .is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+                && o.get("name").is_some_and(|v| v.is_string())
+                && o.get("path").is_some_and(|v| v.is_string())
+        })
+}

@@ -101,6 +101,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(ravedemo_mcp_tool_config_get::input_is_valid),
+        output_valid: Some(ravedemo_mcp_tool_config_get::output_is_valid),
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_config_set_cache",
@@ -161,6 +163,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(ravedemo_mcp_tool_config_set_cache::input_is_valid),
+        output_valid: Some(ravedemo_mcp_tool_config_set_cache::output_is_valid),
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_pipeline_run",
@@ -230,6 +234,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(ravedemo_mcp_tool_pipeline_run::input_is_valid),
+        output_valid: Some(ravedemo_mcp_tool_pipeline_run::output_is_valid),
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_pipeline_status",
@@ -305,6 +311,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(ravedemo_mcp_tool_pipeline_status::input_is_valid),
+        output_valid: Some(ravedemo_mcp_tool_pipeline_status::output_is_valid),
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_subject_list",
@@ -381,6 +389,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(ravedemo_mcp_tool_subject_list::input_is_valid),
+        output_valid: Some(ravedemo_mcp_tool_subject_list::output_is_valid),
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_subject_load",
@@ -452,6 +462,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(ravedemo_mcp_tool_subject_load::input_is_valid),
+        output_valid: Some(ravedemo_mcp_tool_subject_load::output_is_valid),
     },
 ];
 /// Calls `ravedemo-mcp_tool_config_get`: its arguments into its `Input`, its `Output` straight to JSON text.

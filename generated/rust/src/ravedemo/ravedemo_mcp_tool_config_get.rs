@@ -49,3 +49,11 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.is_object()
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object().is_some_and(|o| o.get("settings").is_none_or(|v| v.is_object()))
+}

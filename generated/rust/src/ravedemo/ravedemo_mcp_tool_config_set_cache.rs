@@ -54,3 +54,28 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("clear_existing").is_none_or(|v| v.is_boolean())
+                && o
+                    .get("max_size_mb")
+                    .is_none_or(|v| {
+                        v
+                            .as_number()
+                            .is_some_and(|n| ::toolgen_runtime::check::ge(
+                                n,
+                                ::toolgen_runtime::check::Limit::U64(1),
+                            ))
+                    })
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("cleared").is_none_or(|v| v.is_boolean())
+                && o.get("max_size_mb").is_none_or(|v| v.is_number())
+        })
+}

@@ -33,3 +33,23 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("parallel").is_none_or(|v| v.is_boolean())
+                && o
+                    .get("targets")
+                    .is_none_or(|v| {
+                        v.as_array().is_some_and(|a| a.iter().all(|v| v.is_string()))
+                    })
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("message").is_none_or(|v| v.is_string())
+                && o.get("success").is_none_or(|v| v.is_boolean())
+        })
+}

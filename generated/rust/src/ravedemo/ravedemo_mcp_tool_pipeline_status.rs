@@ -119,3 +119,41 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("detail")
+                .is_none_or(|v| {
+                    v.is_string()
+                        && matches!(v.as_str(), Some("summary" | "details" | "full"))
+                })
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("done").is_none_or(|v| ::toolgen_runtime::check::is_integer(v))
+                && o
+                    .get("targets")
+                    .is_none_or(|v| {
+                        v
+                            .as_array()
+                            .is_some_and(|a| {
+                                a
+                                    .iter()
+                                    .all(|v| {
+                                        v
+                                            .as_object()
+                                            .is_some_and(|o| {
+                                                o.get("name").is_none_or(|v| v.is_string())
+                                                    && o.get("status").is_none_or(|v| v.is_string())
+                                            })
+                                    })
+                            })
+                    })
+                && o.get("total").is_none_or(|v| ::toolgen_runtime::check::is_integer(v))
+        })
+}

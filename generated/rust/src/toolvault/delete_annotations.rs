@@ -39,3 +39,1036 @@ pub mod output {
     }
 }
 pub use self::output::ToolOutput as Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("annotations")
+                .is_some_and(|v| {
+                    v
+                        .as_array()
+                        .is_some_and(|a| !a.is_empty() && a.iter().all(input_ref_1))
+                })
+        })
+}
+/// `#/$defs/Annotation` of the tool's input JSON Schema.
+fn input_ref_1(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("geometry")
+                .is_some_and(|v| {
+                    usize::from(
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .get("coordinates")
+                                    .is_some_and(|v| {
+                                        v
+                                            .as_array()
+                                            .is_some_and(|a| {
+                                                a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                    && a.iter().all(|v| v.is_number())
+                                            })
+                                    })
+                                    && o
+                                        .get("type")
+                                        .is_some_and(|v| {
+                                            v.is_string() && matches!(v.as_str(), Some("Point"))
+                                        })
+                                    && o
+                                        .keys()
+                                        .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                            }),
+                    )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    a.len() as u64 >= 2
+                                                        && a
+                                                            .iter()
+                                                            .all(|v| {
+                                                                v
+                                                                    .as_array()
+                                                                    .is_some_and(|a| {
+                                                                        a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                            && a.iter().all(|v| v.is_number())
+                                                                    })
+                                                            })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string() && matches!(v.as_str(), Some("LineString"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    !a.is_empty()
+                                                        && a
+                                                            .iter()
+                                                            .all(|v| {
+                                                                v
+                                                                    .as_array()
+                                                                    .is_some_and(|a| {
+                                                                        a.len() as u64 >= 4
+                                                                            && a
+                                                                                .iter()
+                                                                                .all(|v| {
+                                                                                    v
+                                                                                        .as_array()
+                                                                                        .is_some_and(|a| {
+                                                                                            a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                                                && a.iter().all(|v| v.is_number())
+                                                                                        })
+                                                                                })
+                                                                    })
+                                                            })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string() && matches!(v.as_str(), Some("Polygon"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    a
+                                                        .iter()
+                                                        .all(|v| {
+                                                            v
+                                                                .as_array()
+                                                                .is_some_and(|a| {
+                                                                    a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                        && a.iter().all(|v| v.is_number())
+                                                                })
+                                                        })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string() && matches!(v.as_str(), Some("MultiPoint"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    !a.is_empty()
+                                                        && a
+                                                            .iter()
+                                                            .all(|v| {
+                                                                v
+                                                                    .as_array()
+                                                                    .is_some_and(|a| {
+                                                                        a.len() as u64 >= 2
+                                                                            && a
+                                                                                .iter()
+                                                                                .all(|v| {
+                                                                                    v
+                                                                                        .as_array()
+                                                                                        .is_some_and(|a| {
+                                                                                            a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                                                && a.iter().all(|v| v.is_number())
+                                                                                        })
+                                                                                })
+                                                                    })
+                                                            })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string()
+                                                    && matches!(v.as_str(), Some("MultiLineString"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    a
+                                                        .iter()
+                                                        .all(|v| {
+                                                            v
+                                                                .as_array()
+                                                                .is_some_and(|a| {
+                                                                    !a.is_empty()
+                                                                        && a
+                                                                            .iter()
+                                                                            .all(|v| {
+                                                                                v
+                                                                                    .as_array()
+                                                                                    .is_some_and(|a| {
+                                                                                        a.len() as u64 >= 4
+                                                                                            && a
+                                                                                                .iter()
+                                                                                                .all(|v| {
+                                                                                                    v
+                                                                                                        .as_array()
+                                                                                                        .is_some_and(|a| {
+                                                                                                            a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                                                                && a.iter().all(|v| v.is_number())
+                                                                                                        })
+                                                                                                })
+                                                                                    })
+                                                                            })
+                                                                })
+                                                        })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string() && matches!(v.as_str(), Some("MultiPolygon"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        ) == 1
+                }) && o.get("id").is_some_and(|v| v.is_string() || v.is_number())
+                && o
+                    .get("properties")
+                    .is_some_and(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .get("annotationType")
+                                    .is_none_or(|v| {
+                                        v.is_string()
+                                            && matches!(
+                                                v.as_str(), Some("label" | "area" | "measurement" |
+                                                "comment" | "boundary")
+                                            )
+                                    })
+                                    && o
+                                        .get("color")
+                                        .is_none_or(|v| {
+                                            v.as_str().is_some_and(|s| INPUT_PATTERN_0.is_match(s))
+                                        })
+                                    && o
+                                        .get("dataType")
+                                        .is_some_and(|v| {
+                                            v.is_string() && matches!(v.as_str(), Some("zone"))
+                                        }) && o.get("description").is_none_or(|v| v.is_string())
+                                    && o.get("name").is_none_or(|v| v.is_string())
+                                    && o.get("text").is_none_or(|v| v.is_string())
+                                    && o.get("time").is_none_or(|v| v.is_string())
+                            })
+                    })
+                && o
+                    .get("type")
+                    .is_some_and(|v| {
+                        v.is_string() && matches!(v.as_str(), Some("Feature"))
+                    })
+                && o
+                    .keys()
+                    .all(|k| {
+                        matches!(k.as_str(), "geometry" | "id" | "properties" | "type")
+                    })
+        })
+}
+/// The pattern `^#[0-9a-fA-F]{6}$`.
+static INPUT_PATTERN_0: ::toolgen_runtime::check::Pattern = ::toolgen_runtime::check::Pattern::new(
+    "^#[0-9a-fA-F]{6}$",
+);
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    output_ref_1(v)
+}
+/// `#/$defs/Output` of the tool's output JSON Schema.
+fn output_ref_1(v: &::serde_json::Value) -> bool {
+    v.is_object()
+        && usize::from(
+            v
+                .as_object()
+                .is_none_or(|o| {
+                    o
+                        .get("command")
+                        .is_some_and(|v| matches!(v.as_str(), Some("addFeatures")))
+                        && o
+                            .get("payload")
+                            .is_some_and(|v| {
+                                v.as_array().is_some_and(|a| a.iter().all(output_ref_2))
+                            })
+                        && o.keys().all(|k| matches!(k.as_str(), "command" | "payload"))
+                }),
+        )
+            + usize::from(
+                v
+                    .as_object()
+                    .is_none_or(|o| {
+                        o
+                            .get("command")
+                            .is_some_and(|v| {
+                                matches!(v.as_str(), Some("updateFeatures"))
+                            })
+                            && o
+                                .get("payload")
+                                .is_some_and(|v| {
+                                    v.as_array().is_some_and(|a| a.iter().all(output_ref_2))
+                                })
+                            && o
+                                .keys()
+                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                    }),
+            )
+            + usize::from(
+                v
+                    .as_object()
+                    .is_none_or(|o| {
+                        o
+                            .get("command")
+                            .is_some_and(|v| {
+                                matches!(v.as_str(), Some("deleteFeatures"))
+                            })
+                            && o
+                                .get("payload")
+                                .is_some_and(|v| {
+                                    v
+                                        .as_array()
+                                        .is_some_and(|a| a.iter().all(|v| v.is_string()))
+                                })
+                            && o
+                                .keys()
+                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                    }),
+            )
+            + usize::from(
+                v
+                    .as_object()
+                    .is_none_or(|o| {
+                        o
+                            .get("command")
+                            .is_some_and(|v| {
+                                matches!(v.as_str(), Some("setFeatureCollection"))
+                            }) && o.get("payload").is_some_and(output_ref_3)
+                            && o
+                                .keys()
+                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                    }),
+            )
+            + usize::from(
+                v
+                    .as_object()
+                    .is_none_or(|o| {
+                        o
+                            .get("command")
+                            .is_some_and(|v| matches!(v.as_str(), Some("showText")))
+                            && o.get("payload").is_some_and(|v| v.is_string())
+                            && o
+                                .keys()
+                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                    }),
+            )
+            + usize::from(
+                v
+                    .as_object()
+                    .is_none_or(|o| {
+                        o
+                            .get("command")
+                            .is_some_and(|v| matches!(v.as_str(), Some("showData")))
+                            && o
+                                .get("payload")
+                                .is_some_and(|v| {
+                                    v
+                                        .as_object()
+                                        .is_some_and(|o| {
+                                            o
+                                                .get("axes")
+                                                .is_none_or(|v| {
+                                                    v
+                                                        .as_array()
+                                                        .is_some_and(|a| {
+                                                            a
+                                                                .iter()
+                                                                .all(|v| {
+                                                                    v
+                                                                        .as_object()
+                                                                        .is_some_and(|o| {
+                                                                            o.get("name").is_some_and(|v| v.is_string())
+                                                                                && o.get("values").is_none_or(|v| v.is_array())
+                                                                                && o.keys().all(|k| matches!(k.as_str(), "name" | "values"))
+                                                                        })
+                                                                })
+                                                        })
+                                                })
+                                                && o
+                                                    .get("shape")
+                                                    .is_some_and(|v| {
+                                                        v
+                                                            .as_array()
+                                                            .is_some_and(|a| {
+                                                                !a.is_empty()
+                                                                    && a
+                                                                        .iter()
+                                                                        .all(|v| {
+                                                                            ::toolgen_runtime::check::is_integer(v)
+                                                                                && v
+                                                                                    .as_number()
+                                                                                    .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                                                                        n,
+                                                                                        ::toolgen_runtime::check::Limit::U64(1),
+                                                                                    ))
+                                                                        })
+                                                            })
+                                                    })
+                                                && o
+                                                    .get("values")
+                                                    .is_some_and(|v| {
+                                                        v
+                                                            .as_array()
+                                                            .is_some_and(|a| {
+                                                                a
+                                                                    .iter()
+                                                                    .all(|v| {
+                                                                        v.is_string() || v.is_number() || v.is_boolean()
+                                                                            || v.is_null() || output_ref_4(v)
+                                                                    })
+                                                            })
+                                                    })
+                                                && o
+                                                    .keys()
+                                                    .all(|k| matches!(k.as_str(), "axes" | "shape" | "values"))
+                                        })
+                                })
+                            && o
+                                .keys()
+                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                    }),
+            )
+            + usize::from(
+                v
+                    .as_object()
+                    .is_none_or(|o| {
+                        o
+                            .get("command")
+                            .is_some_and(|v| matches!(v.as_str(), Some("showImage")))
+                            && o
+                                .get("payload")
+                                .is_some_and(|v| {
+                                    v
+                                        .as_object()
+                                        .is_some_and(|o| {
+                                            o.get("data").is_some_and(|v| v.is_string())
+                                                && o
+                                                    .get("mediaType")
+                                                    .is_some_and(|v| {
+                                                        v.is_string()
+                                                            && matches!(v.as_str(), Some("image/png" | "image/svg+xml"))
+                                                    })
+                                                && o
+                                                    .keys()
+                                                    .all(|k| matches!(k.as_str(), "data" | "mediaType"))
+                                        })
+                                })
+                            && o
+                                .keys()
+                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                    }),
+            )
+            + usize::from(
+                v
+                    .as_object()
+                    .is_none_or(|o| {
+                        o
+                            .get("command")
+                            .is_some_and(|v| matches!(v.as_str(), Some("logMessage")))
+                            && o.get("payload").is_some_and(|v| v.is_string())
+                            && o
+                                .keys()
+                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                    }),
+            )
+            + usize::from(
+                v
+                    .as_object()
+                    .is_none_or(|o| {
+                        o
+                            .get("command")
+                            .is_some_and(|v| matches!(v.as_str(), Some("composite")))
+                            && o
+                                .get("payload")
+                                .is_some_and(|v| {
+                                    v.as_array().is_some_and(|a| a.iter().all(output_ref_1))
+                                })
+                            && o
+                                .keys()
+                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                    }),
+            ) == 1
+}
+/// `#/$defs/DebriefFeature` of the tool's output JSON Schema.
+fn output_ref_2(v: &::serde_json::Value) -> bool {
+    usize::from(output_ref_5(v)) + usize::from(output_ref_6(v))
+        + usize::from(output_ref_7(v)) == 1
+}
+/// `#/$defs/FeatureCollection` of the tool's output JSON Schema.
+fn output_ref_3(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("bbox")
+                .is_none_or(|v| {
+                    v
+                        .as_array()
+                        .is_some_and(|a| {
+                            a.len() as u64 >= 4 && a.len() as u64 <= 6
+                                && a.iter().all(|v| v.is_number())
+                        })
+                })
+                && o
+                    .get("features")
+                    .is_some_and(|v| {
+                        v.as_array().is_some_and(|a| a.iter().all(output_ref_2))
+                    })
+                && o
+                    .get("properties")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o.get("created").is_none_or(|v| v.is_string())
+                                    && o.get("description").is_none_or(|v| v.is_string())
+                                    && o.get("modified").is_none_or(|v| v.is_string())
+                                    && o.get("name").is_none_or(|v| v.is_string())
+                                    && o.get("version").is_none_or(|v| v.is_string())
+                            })
+                    })
+                && o
+                    .get("type")
+                    .is_some_and(|v| {
+                        v.is_string() && matches!(v.as_str(), Some("FeatureCollection"))
+                    })
+                && o
+                    .keys()
+                    .all(|k| {
+                        matches!(k.as_str(), "bbox" | "features" | "properties" | "type")
+                    })
+        })
+}
+/// `#/$defs/nestedArray` of the tool's output JSON Schema.
+fn output_ref_4(v: &::serde_json::Value) -> bool {
+    v.as_array()
+        .is_some_and(|a| {
+            a
+                .iter()
+                .all(|v| {
+                    v.is_string() || v.is_number() || v.is_boolean() || v.is_null()
+                        || output_ref_4(v)
+                })
+        })
+}
+/// `#/$defs/Track` of the tool's output JSON Schema.
+fn output_ref_5(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("geometry")
+                .is_some_and(|v| {
+                    usize::from(
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .get("coordinates")
+                                    .is_some_and(|v| {
+                                        v
+                                            .as_array()
+                                            .is_some_and(|a| {
+                                                a.len() as u64 >= 2
+                                                    && a
+                                                        .iter()
+                                                        .all(|v| {
+                                                            v
+                                                                .as_array()
+                                                                .is_some_and(|a| {
+                                                                    a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                        && a.iter().all(|v| v.is_number())
+                                                                })
+                                                        })
+                                            })
+                                    })
+                                    && o
+                                        .get("type")
+                                        .is_some_and(|v| {
+                                            v.is_string() && matches!(v.as_str(), Some("LineString"))
+                                        })
+                                    && o
+                                        .keys()
+                                        .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                            }),
+                    )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    !a.is_empty()
+                                                        && a
+                                                            .iter()
+                                                            .all(|v| {
+                                                                v
+                                                                    .as_array()
+                                                                    .is_some_and(|a| {
+                                                                        a.len() as u64 >= 2
+                                                                            && a
+                                                                                .iter()
+                                                                                .all(|v| {
+                                                                                    v
+                                                                                        .as_array()
+                                                                                        .is_some_and(|a| {
+                                                                                            a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                                                && a.iter().all(|v| v.is_number())
+                                                                                        })
+                                                                                })
+                                                                    })
+                                                            })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string()
+                                                    && matches!(v.as_str(), Some("MultiLineString"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        ) == 1
+                }) && o.get("id").is_some_and(|v| v.is_string() || v.is_number())
+                && o
+                    .get("properties")
+                    .is_some_and(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .get("dataType")
+                                    .is_some_and(|v| {
+                                        v.is_string() && matches!(v.as_str(), Some("track"))
+                                    }) && o.get("description").is_none_or(|v| v.is_string())
+                                    && o.get("name").is_none_or(|v| v.is_string())
+                                    && o
+                                        .get("timestamps")
+                                        .is_none_or(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| a.iter().all(|v| v.is_string()))
+                                        })
+                            })
+                    })
+                && o
+                    .get("type")
+                    .is_some_and(|v| {
+                        v.is_string() && matches!(v.as_str(), Some("Feature"))
+                    })
+                && o
+                    .keys()
+                    .all(|k| {
+                        matches!(k.as_str(), "geometry" | "id" | "properties" | "type")
+                    })
+        })
+}
+/// `#/$defs/Point` of the tool's output JSON Schema.
+fn output_ref_6(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("geometry")
+                .is_some_and(|v| {
+                    v
+                        .as_object()
+                        .is_some_and(|o| {
+                            o
+                                .get("coordinates")
+                                .is_some_and(|v| {
+                                    v
+                                        .as_array()
+                                        .is_some_and(|a| {
+                                            a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                && a.iter().all(|v| v.is_number())
+                                        })
+                                })
+                                && o
+                                    .get("type")
+                                    .is_some_and(|v| {
+                                        v.is_string() && matches!(v.as_str(), Some("Point"))
+                                    })
+                                && o
+                                    .keys()
+                                    .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                        })
+                }) && o.get("id").is_some_and(|v| v.is_string() || v.is_number())
+                && o
+                    .get("properties")
+                    .is_some_and(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .get("dataType")
+                                    .is_some_and(|v| {
+                                        v.is_string()
+                                            && matches!(v.as_str(), Some("reference-point"))
+                                    }) && o.get("description").is_none_or(|v| v.is_string())
+                                    && o.get("name").is_none_or(|v| v.is_string())
+                                    && o.get("time").is_none_or(|v| v.is_string())
+                                    && o.get("timeEnd").is_none_or(|v| v.is_string())
+                                    && o.get("timeStart").is_none_or(|v| v.is_string())
+                            })
+                    })
+                && o
+                    .get("type")
+                    .is_some_and(|v| {
+                        v.is_string() && matches!(v.as_str(), Some("Feature"))
+                    })
+                && o
+                    .keys()
+                    .all(|k| {
+                        matches!(k.as_str(), "geometry" | "id" | "properties" | "type")
+                    })
+        })
+}
+/// `#/$defs/Annotation` of the tool's output JSON Schema.
+fn output_ref_7(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("geometry")
+                .is_some_and(|v| {
+                    usize::from(
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .get("coordinates")
+                                    .is_some_and(|v| {
+                                        v
+                                            .as_array()
+                                            .is_some_and(|a| {
+                                                a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                    && a.iter().all(|v| v.is_number())
+                                            })
+                                    })
+                                    && o
+                                        .get("type")
+                                        .is_some_and(|v| {
+                                            v.is_string() && matches!(v.as_str(), Some("Point"))
+                                        })
+                                    && o
+                                        .keys()
+                                        .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                            }),
+                    )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    a.len() as u64 >= 2
+                                                        && a
+                                                            .iter()
+                                                            .all(|v| {
+                                                                v
+                                                                    .as_array()
+                                                                    .is_some_and(|a| {
+                                                                        a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                            && a.iter().all(|v| v.is_number())
+                                                                    })
+                                                            })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string() && matches!(v.as_str(), Some("LineString"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    !a.is_empty()
+                                                        && a
+                                                            .iter()
+                                                            .all(|v| {
+                                                                v
+                                                                    .as_array()
+                                                                    .is_some_and(|a| {
+                                                                        a.len() as u64 >= 4
+                                                                            && a
+                                                                                .iter()
+                                                                                .all(|v| {
+                                                                                    v
+                                                                                        .as_array()
+                                                                                        .is_some_and(|a| {
+                                                                                            a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                                                && a.iter().all(|v| v.is_number())
+                                                                                        })
+                                                                                })
+                                                                    })
+                                                            })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string() && matches!(v.as_str(), Some("Polygon"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    a
+                                                        .iter()
+                                                        .all(|v| {
+                                                            v
+                                                                .as_array()
+                                                                .is_some_and(|a| {
+                                                                    a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                        && a.iter().all(|v| v.is_number())
+                                                                })
+                                                        })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string() && matches!(v.as_str(), Some("MultiPoint"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    !a.is_empty()
+                                                        && a
+                                                            .iter()
+                                                            .all(|v| {
+                                                                v
+                                                                    .as_array()
+                                                                    .is_some_and(|a| {
+                                                                        a.len() as u64 >= 2
+                                                                            && a
+                                                                                .iter()
+                                                                                .all(|v| {
+                                                                                    v
+                                                                                        .as_array()
+                                                                                        .is_some_and(|a| {
+                                                                                            a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                                                && a.iter().all(|v| v.is_number())
+                                                                                        })
+                                                                                })
+                                                                    })
+                                                            })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string()
+                                                    && matches!(v.as_str(), Some("MultiLineString"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        )
+                        + usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("coordinates")
+                                        .is_some_and(|v| {
+                                            v
+                                                .as_array()
+                                                .is_some_and(|a| {
+                                                    a
+                                                        .iter()
+                                                        .all(|v| {
+                                                            v
+                                                                .as_array()
+                                                                .is_some_and(|a| {
+                                                                    !a.is_empty()
+                                                                        && a
+                                                                            .iter()
+                                                                            .all(|v| {
+                                                                                v
+                                                                                    .as_array()
+                                                                                    .is_some_and(|a| {
+                                                                                        a.len() as u64 >= 4
+                                                                                            && a
+                                                                                                .iter()
+                                                                                                .all(|v| {
+                                                                                                    v
+                                                                                                        .as_array()
+                                                                                                        .is_some_and(|a| {
+                                                                                                            a.len() as u64 >= 2 && a.len() as u64 <= 3
+                                                                                                                && a.iter().all(|v| v.is_number())
+                                                                                                        })
+                                                                                                })
+                                                                                    })
+                                                                            })
+                                                                })
+                                                        })
+                                                })
+                                        })
+                                        && o
+                                            .get("type")
+                                            .is_some_and(|v| {
+                                                v.is_string() && matches!(v.as_str(), Some("MultiPolygon"))
+                                            })
+                                        && o
+                                            .keys()
+                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                }),
+                        ) == 1
+                }) && o.get("id").is_some_and(|v| v.is_string() || v.is_number())
+                && o
+                    .get("properties")
+                    .is_some_and(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .get("annotationType")
+                                    .is_none_or(|v| {
+                                        v.is_string()
+                                            && matches!(
+                                                v.as_str(), Some("label" | "area" | "measurement" |
+                                                "comment" | "boundary")
+                                            )
+                                    })
+                                    && o
+                                        .get("color")
+                                        .is_none_or(|v| {
+                                            v.as_str().is_some_and(|s| OUTPUT_PATTERN_0.is_match(s))
+                                        })
+                                    && o
+                                        .get("dataType")
+                                        .is_some_and(|v| {
+                                            v.is_string() && matches!(v.as_str(), Some("zone"))
+                                        }) && o.get("description").is_none_or(|v| v.is_string())
+                                    && o.get("name").is_none_or(|v| v.is_string())
+                                    && o.get("text").is_none_or(|v| v.is_string())
+                                    && o.get("time").is_none_or(|v| v.is_string())
+                            })
+                    })
+                && o
+                    .get("type")
+                    .is_some_and(|v| {
+                        v.is_string() && matches!(v.as_str(), Some("Feature"))
+                    })
+                && o
+                    .keys()
+                    .all(|k| {
+                        matches!(k.as_str(), "geometry" | "id" | "properties" | "type")
+                    })
+        })
+}
+/// The pattern `^#[0-9a-fA-F]{6}$`.
+static OUTPUT_PATTERN_0: ::toolgen_runtime::check::Pattern = ::toolgen_runtime::check::Pattern::new(
+    "^#[0-9a-fA-F]{6}$",
+);

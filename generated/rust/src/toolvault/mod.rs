@@ -1490,6 +1490,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Calculate Bearing"
 }"#,
         serial: false,
+        input_valid: Some(calculate_bearing::input_is_valid),
+        output_valid: Some(calculate_bearing::output_is_valid),
     },
     ToolInfo {
         id: "delete_annotations",
@@ -2635,6 +2637,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Delete Annotations"
 }"#,
         serial: false,
+        input_valid: Some(delete_annotations::input_is_valid),
+        output_valid: Some(delete_annotations::output_is_valid),
     },
     ToolInfo {
         id: "points_near_track",
@@ -4070,6 +4074,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Points Near Track"
 }"#,
         serial: false,
+        input_valid: Some(points_near_track::input_is_valid),
+        output_valid: Some(points_near_track::output_is_valid),
     },
     ToolInfo {
         id: "summarize_collection",
@@ -5517,6 +5523,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Summarize Feature Collection"
 }"#,
         serial: false,
+        input_valid: Some(summarize_collection::input_is_valid),
+        output_valid: Some(summarize_collection::output_is_valid),
     },
     ToolInfo {
         id: "track_speed_profile",
@@ -6922,6 +6930,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Track Speed Profile"
 }"#,
         serial: false,
+        input_valid: Some(track_speed_profile::input_is_valid),
+        output_valid: Some(track_speed_profile::output_is_valid),
     },
 ];
 /// Calls `calculate_bearing`: its arguments into its `Input`, its `Output` straight to JSON text.

@@ -23,3 +23,27 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object().is_some_and(|o| o.get("shared").is_some_and(input_ref_1))
+}
+/// `#/$defs/Shared` of the tool's input JSON Schema.
+fn input_ref_1(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("Id").is_none_or(|v| v.is_string())
+                && o.get("id").is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object().is_some_and(|o| o.get("echo").is_some_and(output_ref_1))
+}
+/// `#/$defs/Shared` of the tool's output JSON Schema.
+fn output_ref_1(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("Id").is_none_or(|v| v.is_string())
+                && o.get("id").is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+        })
+}

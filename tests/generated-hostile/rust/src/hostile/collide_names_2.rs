@@ -87,3 +87,73 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("1st").is_none_or(|v| v.is_string())
+                && o.get("A_B").is_none_or(|v| v.is_boolean())
+                && o.get("Self").is_none_or(|v| v.is_string())
+                && o.get("a-b").is_none_or(|v| v.is_string())
+                && o.get("a_b").is_none_or(|v| v.is_string())
+                && o
+                    .get("a_b_2")
+                    .is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+                && o
+                    .get("mode")
+                    .is_none_or(|v| {
+                        v.is_string() && matches!(v.as_str(), Some("a" | "A" | "b"))
+                    }) && o.get("self").is_none_or(|v| v.is_string())
+                && o.get("shared").is_none_or(input_ref_1)
+                && o.get("spot").is_none_or(input_ref_2)
+                && o.get("spotLower").is_none_or(input_ref_3)
+                && o.get("type").is_none_or(|v| v.is_string())
+                && o.get("x.y").is_none_or(|v| v.is_string())
+                && o
+                    .keys()
+                    .all(|k| {
+                        matches!(
+                            k.as_str(), "1st" | "A_B" | "Self" | "a-b" | "a_b" | "a_b_2"
+                            | "mode" | "self" | "shared" | "spot" | "spotLower" | "type"
+                            | "x.y"
+                        )
+                    })
+        })
+}
+/// `#/$defs/Shared` of the tool's input JSON Schema.
+fn input_ref_1(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("Id").is_none_or(|v| v.is_string())
+                && o.get("id").is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+        })
+}
+/// `#/$defs/Spot` of the tool's input JSON Schema.
+fn input_ref_2(v: &::serde_json::Value) -> bool {
+    v.as_object().is_some_and(|o| o.get("x").is_some_and(|v| v.is_number()))
+}
+/// `#/$defs/spot` of the tool's input JSON Schema.
+fn input_ref_3(v: &::serde_json::Value) -> bool {
+    v.as_object().is_some_and(|o| o.get("label").is_some_and(|v| v.is_string()))
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("A_B").is_none_or(|v| v.is_boolean())
+                && o.get("a-b").is_some_and(|v| v.is_string())
+                && o.get("a_b").is_some_and(|v| v.is_string())
+                && o
+                    .get("a_b_2")
+                    .is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+                && o.get("shared").is_none_or(output_ref_1)
+        })
+}
+/// `#/$defs/Shared` of the tool's output JSON Schema.
+fn output_ref_1(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("Id").is_none_or(|v| v.is_string())
+                && o.get("id").is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+        })
+}

@@ -63,3 +63,75 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("count").is_none_or(input_ref_1)
+                && o
+                    .get("thing")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| o.get("c").is_some_and(|v| v.is_boolean()))
+                    })
+                && o
+                    .get("x-y")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| o.get("a").is_some_and(|v| v.is_string()))
+                    })
+                && o
+                    .get("x_y")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .get("b")
+                                    .is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+                            })
+                    })
+        })
+}
+/// `#/$defs/InputThing` of the tool's input JSON Schema.
+fn input_ref_1(v: &::serde_json::Value) -> bool {
+    ::toolgen_runtime::check::is_integer(v)
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("count").is_none_or(output_ref_1)
+                && o
+                    .get("thing")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| o.get("c").is_some_and(|v| v.is_boolean()))
+                    })
+                && o
+                    .get("x-y")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| o.get("a").is_some_and(|v| v.is_string()))
+                    })
+                && o
+                    .get("x_y")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .get("b")
+                                    .is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+                            })
+                    })
+        })
+}
+/// `#/$defs/InputThing` of the tool's output JSON Schema.
+fn output_ref_1(v: &::serde_json::Value) -> bool {
+    ::toolgen_runtime::check::is_integer(v)
+}

@@ -97,3 +97,144 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("Output")
+                .is_none_or(|v| {
+                    v
+                        .as_object()
+                        .is_some_and(|o| {
+                            o
+                                .get("x")
+                                .is_none_or(|v| ::toolgen_runtime::check::is_integer(v))
+                        })
+                })
+                && o
+                    .get("cond")
+                    .is_none_or(|v| {
+                        if v.is_string() {
+                            v.as_str()
+                                .is_none_or(|s| ::toolgen_runtime::check::length_within(
+                                    s,
+                                    1,
+                                    u64::MAX,
+                                ))
+                        } else {
+                            ::toolgen_runtime::check::is_integer(v)
+                        }
+                    })
+                && o
+                    .get("either")
+                    .is_none_or(|v| {
+                        matches!(v.as_str(), Some("a"))
+                            || ::toolgen_runtime::check::equal(v, INPUT_CONSTANT_0.get())
+                            || v.as_bool() == Some(true) || v.is_null()
+                    }) && o.get("if").is_none_or(|v| v.is_string())
+                && o
+                    .get("labels")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .iter()
+                                    .all(|(k, v)| !INPUT_PATTERN_0.is_match(k) || v.is_string())
+                                    && o.keys().all(|k| INPUT_PATTERN_0.is_match(k))
+                            })
+                    })
+                && o
+                    .get("loose")
+                    .is_none_or(|v| {
+                        v
+                            .as_str()
+                            .is_none_or(|s| ::toolgen_runtime::check::length_within(
+                                s,
+                                1,
+                                u64::MAX,
+                            ))
+                    })
+                && o.get("not").is_none_or(|v| ::toolgen_runtime::check::is_integer(v))
+                && o.get("notText").is_none_or(|v| !v.is_string())
+                && o
+                    .get("opts")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o.get("format").is_none_or(|v| v.is_string())
+                                    && o.get("pattern").is_none_or(|v| v.is_string())
+                            })
+                    })
+        })
+}
+static INPUT_CONSTANT_0: ::toolgen_runtime::check::Constant = ::toolgen_runtime::check::Constant::new(
+    "1",
+);
+/// The pattern `^x-`.
+static INPUT_PATTERN_0: ::toolgen_runtime::check::Pattern = ::toolgen_runtime::check::Pattern::new(
+    "^x-",
+);
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("cond")
+                .is_none_or(|v| {
+                    if v.is_string() {
+                        v.as_str()
+                            .is_none_or(|s| ::toolgen_runtime::check::length_within(
+                                s,
+                                1,
+                                u64::MAX,
+                            ))
+                    } else {
+                        ::toolgen_runtime::check::is_integer(v)
+                    }
+                })
+                && o
+                    .get("either")
+                    .is_none_or(|v| {
+                        matches!(v.as_str(), Some("a"))
+                            || ::toolgen_runtime::check::equal(
+                                v,
+                                OUTPUT_CONSTANT_0.get(),
+                            ) || v.as_bool() == Some(true) || v.is_null()
+                    }) && o.get("if").is_none_or(|v| v.is_string())
+                && o
+                    .get("labels")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o
+                                    .iter()
+                                    .all(|(k, v)| {
+                                        !OUTPUT_PATTERN_0.is_match(k) || v.is_string()
+                                    }) && o.keys().all(|k| OUTPUT_PATTERN_0.is_match(k))
+                            })
+                    })
+                && o.get("not").is_none_or(|v| ::toolgen_runtime::check::is_integer(v))
+                && o.get("notText").is_none_or(|v| !v.is_string())
+                && o
+                    .get("opts")
+                    .is_none_or(|v| {
+                        v
+                            .as_object()
+                            .is_some_and(|o| {
+                                o.get("format").is_none_or(|v| v.is_string())
+                                    && o.get("pattern").is_none_or(|v| v.is_string())
+                            })
+                    })
+        })
+}
+static OUTPUT_CONSTANT_0: ::toolgen_runtime::check::Constant = ::toolgen_runtime::check::Constant::new(
+    "1",
+);
+/// The pattern `^x-`.
+static OUTPUT_PATTERN_0: ::toolgen_runtime::check::Pattern = ::toolgen_runtime::check::Pattern::new(
+    "^x-",
+);

@@ -147,6 +147,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(collide_names::input_is_valid),
+        output_valid: Some(collide_names::output_is_valid),
     },
     ToolInfo {
         id: "collide.names",
@@ -318,6 +320,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(collide_names_2::input_is_valid),
+        output_valid: Some(collide_names_2::output_is_valid),
     },
     ToolInfo {
         id: "defs",
@@ -428,6 +432,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(defs::input_is_valid),
+        output_valid: Some(defs::output_is_valid),
     },
     ToolInfo {
         id: "inline.names",
@@ -547,6 +553,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(inline_names::input_is_valid),
+        output_valid: Some(inline_names::output_is_valid),
     },
     ToolInfo {
         id: "keywords",
@@ -703,6 +711,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(keywords::input_is_valid),
+        output_valid: Some(keywords::output_is_valid),
     },
     ToolInfo {
         id: "odd.refs",
@@ -783,6 +793,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(odd_refs::input_is_valid),
+        output_valid: None,
     },
     ToolInfo {
         id: "type",
@@ -812,6 +824,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(type_::input_is_valid),
+        output_valid: None,
     },
 ];
 /// Calls `collide-names`: its arguments into its `Input`, its `Output` straight to JSON text.

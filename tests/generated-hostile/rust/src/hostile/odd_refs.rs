@@ -77,3 +77,45 @@ pub mod input {
 pub use self::input::Input;
 /// The tool declares no output schema.
 pub type Output = ::serde_json::Value;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("a")
+                .is_none_or(|v| {
+                    v
+                        .as_object()
+                        .is_some_and(|o| {
+                            o
+                                .get("n")
+                                .is_none_or(|v| ::toolgen_runtime::check::is_integer(v))
+                        })
+                }) && o.get("b").is_none_or(input_ref_1)
+                && o.get("dash").is_none_or(input_ref_2)
+                && o
+                    .get("tags")
+                    .is_none_or(|v| {
+                        v
+                            .as_array()
+                            .is_some_and(|a| {
+                                a.iter().any(|v| matches!(v.as_str(), Some("t")))
+                            })
+                    }) && o.get("x").is_none_or(input_ref_3)
+        })
+}
+/// `#/$defs/n` of the tool's input JSON Schema.
+fn input_ref_1(v: &::serde_json::Value) -> bool {
+    ::toolgen_runtime::check::is_integer(v)
+}
+/// `#/$defs/---` of the tool's input JSON Schema.
+fn input_ref_2(v: &::serde_json::Value) -> bool {
+    v.as_object().is_some_and(|o| o.get("z").is_some_and(|v| v.is_string()))
+}
+/// `#/$defs/x` of the tool's input JSON Schema.
+fn input_ref_3(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("y").is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+        })
+}

@@ -35,3 +35,7 @@ pub mod input {
 pub use self::input::Input;
 /// The tool declares no output schema.
 pub type Output = ::serde_json::Value;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.is_object()
+}

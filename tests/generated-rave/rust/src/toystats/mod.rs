@@ -111,6 +111,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(toystats_mcp_tool_code_run::input_is_valid),
+        output_valid: Some(toystats_mcp_tool_code_run::output_is_valid),
     },
     ToolInfo {
         id: "toystats-mcp_tool_data_describe",
@@ -190,6 +192,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(toystats_mcp_tool_data_describe::input_is_valid),
+        output_valid: Some(toystats_mcp_tool_data_describe::output_is_valid),
     },
     ToolInfo {
         id: "toystats-mcp_tool_model_fit",
@@ -271,6 +275,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(toystats_mcp_tool_model_fit::input_is_valid),
+        output_valid: Some(toystats_mcp_tool_model_fit::output_is_valid),
     },
 ];
 /// Calls `toystats-mcp_tool_code_run`: its arguments into its `Input`, its `Output` straight to JSON text.

@@ -35,3 +35,20 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("code").is_some_and(|v| v.is_string())
+                && o.get("echo").is_none_or(|v| v.is_boolean())
+                && o.get("timeout").is_none_or(|v| v.is_number())
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("error").is_none_or(|v| v.is_string())
+                && o.get("printed").is_none_or(|v| v.is_string())
+        })
+}

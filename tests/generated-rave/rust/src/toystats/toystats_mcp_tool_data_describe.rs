@@ -108,3 +108,34 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("data_path").is_some_and(|v| v.is_string())
+                && o
+                    .get("digits")
+                    .is_none_or(|v| ::toolgen_runtime::check::is_integer(v))
+                && o
+                    .get("stat")
+                    .is_none_or(|v| {
+                        v.is_string() && matches!(v.as_str(), Some("mean" | "median"))
+                    })
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("columns")
+                .is_none_or(|v| {
+                    v.as_array().is_some_and(|a| a.iter().all(|v| v.is_string()))
+                })
+                && o
+                    .get("values")
+                    .is_none_or(|v| {
+                        v.as_array().is_some_and(|a| a.iter().all(|v| v.is_number()))
+                    })
+        })
+}

@@ -161,3 +161,27 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("data_path").is_some_and(|v| v.is_string())
+                && o
+                    .get("family")
+                    .is_none_or(|v| {
+                        v.is_string()
+                            && matches!(
+                                v.as_str(), Some("gaussian" | "binomial" | "poisson")
+                            )
+                    }) && o.get("formula").is_some_and(|v| v.is_string())
+                && o
+                    .get("max_iter")
+                    .is_none_or(|v| ::toolgen_runtime::check::is_integer(v))
+                && o.get("tolerance").is_none_or(|v| v.is_number())
+                && o.get("weights").is_none_or(|v| v.is_number())
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.is_string()
+}

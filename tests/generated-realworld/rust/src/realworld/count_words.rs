@@ -65,3 +65,30 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("limit")
+                .is_none_or(|v| {
+                    ::toolgen_runtime::check::is_integer(v)
+                        && v
+                            .as_number()
+                            .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                n,
+                                ::toolgen_runtime::check::Limit::U64(1),
+                            ))
+                }) && o.get("text").is_some_and(|v| v.is_string())
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    ::toolgen_runtime::check::is_integer(v)
+        && v
+            .as_number()
+            .is_none_or(|n| ::toolgen_runtime::check::ge(
+                n,
+                ::toolgen_runtime::check::Limit::U64(0),
+            ))
+}

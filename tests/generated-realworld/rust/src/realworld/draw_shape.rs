@@ -51,3 +51,80 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("color")
+                .is_none_or(|v| v.as_str().is_some_and(|s| INPUT_PATTERN_0.is_match(s)))
+                && o
+                    .get("shape")
+                    .is_some_and(|v| {
+                        usize::from(
+                            v
+                                .as_object()
+                                .is_some_and(|o| {
+                                    o
+                                        .get("kind")
+                                        .is_some_and(|v| matches!(v.as_str(), Some("circle")))
+                                        && o
+                                            .get("radius")
+                                            .is_some_and(|v| {
+                                                v
+                                                    .as_number()
+                                                    .is_some_and(|n| ::toolgen_runtime::check::gt(
+                                                        n,
+                                                        ::toolgen_runtime::check::Limit::U64(0),
+                                                    ))
+                                            })
+                                        && o.keys().all(|k| matches!(k.as_str(), "kind" | "radius"))
+                                }),
+                        )
+                            + usize::from(
+                                v
+                                    .as_object()
+                                    .is_some_and(|o| {
+                                        o
+                                            .get("height")
+                                            .is_some_and(|v| {
+                                                v
+                                                    .as_number()
+                                                    .is_some_and(|n| ::toolgen_runtime::check::gt(
+                                                        n,
+                                                        ::toolgen_runtime::check::Limit::U64(0),
+                                                    ))
+                                            })
+                                            && o
+                                                .get("kind")
+                                                .is_some_and(|v| matches!(v.as_str(), Some("rectangle")))
+                                            && o
+                                                .get("width")
+                                                .is_some_and(|v| {
+                                                    v
+                                                        .as_number()
+                                                        .is_some_and(|n| ::toolgen_runtime::check::gt(
+                                                            n,
+                                                            ::toolgen_runtime::check::Limit::U64(0),
+                                                        ))
+                                                })
+                                            && o
+                                                .keys()
+                                                .all(|k| matches!(k.as_str(), "height" | "kind" | "width"))
+                                    }),
+                            ) == 1
+                    }) && o.keys().all(|k| matches!(k.as_str(), "color" | "shape"))
+        })
+}
+/// The pattern `^#[0-9a-f]{6}$`.
+static INPUT_PATTERN_0: ::toolgen_runtime::check::Pattern = ::toolgen_runtime::check::Pattern::new(
+    "^#[0-9a-f]{6}$",
+);
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("area").is_some_and(|v| v.is_number())
+                && o.get("id").is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+        })
+}

@@ -93,6 +93,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
+        input_valid: Some(count_words::input_is_valid),
+        output_valid: Some(count_words::output_is_valid),
     },
     ToolInfo {
         id: "draw_shape",
@@ -203,6 +205,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Draw Shape"
 }"#,
         serial: false,
+        input_valid: Some(draw_shape::input_is_valid),
+        output_valid: Some(draw_shape::output_is_valid),
     },
     ToolInfo {
         id: "search_files",
@@ -363,6 +367,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Search Files"
 }"#,
         serial: false,
+        input_valid: Some(search_files::input_is_valid),
+        output_valid: Some(search_files::output_is_valid),
     },
     ToolInfo {
         id: "set_value",
@@ -444,6 +450,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Set Value"
 }"#,
         serial: false,
+        input_valid: Some(set_value::input_is_valid),
+        output_valid: Some(set_value::output_is_valid),
     },
     ToolInfo {
         id: "update_issue",
@@ -602,6 +610,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Update Issue"
 }"#,
         serial: false,
+        input_valid: Some(update_issue::input_is_valid),
+        output_valid: Some(update_issue::output_is_valid),
     },
 ];
 /// Calls `count_words`: its arguments into its `Input`, its `Output` straight to JSON text.

@@ -259,3 +259,127 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("max_results")
+                .is_none_or(|v| {
+                    ::toolgen_runtime::check::is_integer(v)
+                        && v
+                            .as_number()
+                            .is_none_or(|n| {
+                                ::toolgen_runtime::check::ge(
+                                    n,
+                                    ::toolgen_runtime::check::Limit::U64(1),
+                                )
+                                    && ::toolgen_runtime::check::le(
+                                        n,
+                                        ::toolgen_runtime::check::Limit::U64(1000),
+                                    )
+                            })
+                })
+                && o
+                    .get("paths")
+                    .is_none_or(|v| {
+                        v.is_string()
+                            || v
+                                .as_array()
+                                .is_some_and(|a| {
+                                    !a.is_empty() && a.iter().all(|v| v.is_string())
+                                })
+                    })
+                && o
+                    .get("query")
+                    .is_some_and(|v| {
+                        usize::from(
+                            v
+                                .as_str()
+                                .is_some_and(|s| ::toolgen_runtime::check::length_within(
+                                    s,
+                                    1,
+                                    u64::MAX,
+                                )),
+                        )
+                            + usize::from(
+                                v
+                                    .as_object()
+                                    .is_some_and(|o| {
+                                        o.get("case_sensitive").is_none_or(|v| v.is_boolean())
+                                            && o.get("pattern").is_some_and(|v| v.is_string())
+                                            && o
+                                                .keys()
+                                                .all(|k| matches!(k.as_str(), "case_sensitive" | "pattern"))
+                                    }),
+                            ) == 1
+                    })
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("matches")
+                .is_some_and(|v| {
+                    v
+                        .as_array()
+                        .is_some_and(|a| {
+                            a
+                                .iter()
+                                .all(|v| {
+                                    v
+                                        .as_object()
+                                        .is_some_and(|o| {
+                                            o
+                                                .get("context")
+                                                .is_none_or(|v| {
+                                                    v
+                                                        .as_object()
+                                                        .is_some_and(|o| {
+                                                            o
+                                                                .get("after")
+                                                                .is_some_and(|v| {
+                                                                    v
+                                                                        .as_array()
+                                                                        .is_some_and(|a| a.iter().all(|v| v.is_string()))
+                                                                })
+                                                                && o
+                                                                    .get("before")
+                                                                    .is_some_and(|v| {
+                                                                        v
+                                                                            .as_array()
+                                                                            .is_some_and(|a| a.iter().all(|v| v.is_string()))
+                                                                    })
+                                                                && o
+                                                                    .get("severity")
+                                                                    .is_none_or(|v| {
+                                                                        v.is_string()
+                                                                            && matches!(v.as_str(), Some("info" | "warning"))
+                                                                    })
+                                                        })
+                                                })
+                                                && o
+                                                    .get("kind")
+                                                    .is_some_and(|v| {
+                                                        v.is_string()
+                                                            && matches!(v.as_str(), Some("text" | "binary"))
+                                                    })
+                                                && o
+                                                    .get("line")
+                                                    .is_some_and(|v| {
+                                                        ::toolgen_runtime::check::is_integer(v)
+                                                            && v
+                                                                .as_number()
+                                                                .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                                                    n,
+                                                                    ::toolgen_runtime::check::Limit::U64(1),
+                                                                ))
+                                                    }) && o.get("path").is_some_and(|v| v.is_string())
+                                        })
+                                })
+                        })
+                }) && o.get("truncated").is_some_and(|v| v.is_boolean())
+        })
+}

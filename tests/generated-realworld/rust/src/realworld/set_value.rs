@@ -131,3 +131,48 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("key")
+                .is_some_and(|v| {
+                    v
+                        .as_str()
+                        .is_some_and(|s| ::toolgen_runtime::check::length_within(
+                            s,
+                            1,
+                            u64::MAX,
+                        ))
+                })
+                && o
+                    .get("ttl_seconds")
+                    .is_none_or(|v| {
+                        (::toolgen_runtime::check::is_integer(v) || v.is_null())
+                            && v
+                                .as_number()
+                                .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                    n,
+                                    ::toolgen_runtime::check::Limit::U64(1),
+                                ))
+                    })
+                && o
+                    .get("value")
+                    .is_some_and(|v| v.is_string() || v.is_number() || v.is_boolean())
+                && o
+                    .keys()
+                    .all(|k| matches!(k.as_str(), "key" | "ttl_seconds" | "value"))
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o
+                .get("previous")
+                .is_some_and(|v| {
+                    v.is_string() || v.is_number() || v.is_boolean() || v.is_null()
+                })
+        })
+}

@@ -170,3 +170,74 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("body").is_none_or(|v| v.is_string() || v.is_null())
+                && o
+                    .get("issue_number")
+                    .is_some_and(|v| {
+                        ::toolgen_runtime::check::is_integer(v)
+                            && v
+                                .as_number()
+                                .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                    n,
+                                    ::toolgen_runtime::check::Limit::U64(1),
+                                ))
+                    })
+                && o
+                    .get("labels")
+                    .is_none_or(|v| {
+                        (v.is_array() || v.is_null())
+                            && v
+                                .as_array()
+                                .is_none_or(|a| a.iter().all(|v| v.is_string()))
+                    })
+                && o
+                    .get("milestone")
+                    .is_none_or(|v| {
+                        (::toolgen_runtime::check::is_integer(v)
+                            && v
+                                .as_number()
+                                .is_none_or(|n| ::toolgen_runtime::check::ge(
+                                    n,
+                                    ::toolgen_runtime::check::Limit::U64(1),
+                                ))) || v.is_null()
+                    }) && o.get("owner").is_some_and(|v| v.is_string())
+                && o.get("repo").is_some_and(|v| v.is_string())
+                && o
+                    .get("state")
+                    .is_none_or(|v| {
+                        v.is_string() && matches!(v.as_str(), Some("open" | "closed"))
+                    })
+                && o
+                    .get("state_reason")
+                    .is_some_and(|v| {
+                        (v.is_string() || v.is_null())
+                            && (matches!(
+                                v.as_str(), Some("completed" | "not_planned" | "reopened")
+                            ) || v.is_null())
+                    }) && o.get("title").is_none_or(|v| v.is_string())
+                && o
+                    .keys()
+                    .all(|k| {
+                        matches!(
+                            k.as_str(), "body" | "issue_number" | "labels" | "milestone"
+                            | "owner" | "repo" | "state" | "state_reason" | "title"
+                        )
+                    })
+        })
+}
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| {
+            o.get("body").is_none_or(|v| v.is_string() || v.is_null())
+                && o.get("closed_at").is_some_and(|v| v.is_string() || v.is_null())
+                && o
+                    .get("number")
+                    .is_some_and(|v| ::toolgen_runtime::check::is_integer(v))
+                && o.get("url").is_some_and(|v| v.is_string())
+        })
+}
