@@ -741,7 +741,8 @@ mod tests {
         .unwrap_or_else(|e| panic!("{e:?}"));
         for needle in [
             "pub fn input_is_valid(v: &::serde_json::Value) -> bool",
-            "o.get(\"a\").is_some_and(",
+            "length_within(s, 1, u64::MAX)",
+            "is_none_or(input_ref_1)",
             "matches!(k.as_str(), \"a\" | \"b\")",
             "fn input_ref_1(",
             "INPUT_PATTERN_0.is_match(s)",
