@@ -1,5 +1,6 @@
 //! Helpers shared by the workspace-level tests, the benchmarks and the xtask.
 
+pub mod instances;
 pub mod synth;
 
 use std::path::{Path, PathBuf};

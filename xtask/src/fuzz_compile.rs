@@ -353,137 +353,6 @@ fn write_round_trip(rng: &mut Rng, out: &Path, spec: &Value) -> Result<usize, St
     Ok(count)
 }
 
-/// What a `#...` reference points at in `root`.
-fn local_target<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    root.pointer(reference.strip_prefix('#')?)
-}
-
-/// A value of `schema` (resolving `#/$defs/` and `#/definitions/` references in
-/// `root`), or `None` when this sketch of a generator cannot tell one. It need
-/// not be valid: every instance is checked with the JSON Schema validator
-/// before it is used.
-fn instance(rng: &mut Rng, root: &Value, schema: &Value, depth: u32) -> Option<Value> {
-    if depth > 6 {
-        return None;
-    }
-    let m = match schema {
-        Value::Bool(true) => return Some(json!("any")),
-        Value::Object(m) => m,
-        _ => return None,
-    };
-    if let Some(r) = m.get("$ref").and_then(Value::as_str) {
-        let target = local_target(root, r)?;
-        return instance(rng, root, target, depth + 1);
-    }
-    if let Some(c) = m.get("const") {
-        return Some(c.clone());
-    }
-    if let Some(Value::Array(values)) = m.get("enum") {
-        return (!values.is_empty()).then(|| pick(rng, values).clone());
-    }
-    for key in ["oneOf", "anyOf"] {
-        if let Some(Value::Array(options)) = m.get(key) {
-            let option = pick(rng, options);
-            let mut merged = m.clone();
-            merged.remove(key);
-            if let Value::Object(o) = option {
-                merged.extend(o.clone());
-            }
-            return instance(rng, root, &Value::Object(merged), depth + 1);
-        }
-    }
-    if let Some(Value::Array(parts)) = m.get("allOf") {
-        let mut merged = m.clone();
-        merged.remove("allOf");
-        let mut properties = Map::new();
-        let mut required: Vec<Value> = Vec::new();
-        for part in parts {
-            let part = match part.get("$ref").and_then(Value::as_str) {
-                Some(r) => local_target(root, r)?,
-                None => part,
-            };
-            if let Some(Value::Object(p)) = part.get("properties") {
-                properties.extend(p.clone());
-            }
-            if let Some(Value::Array(r)) = part.get("required") {
-                required.extend(r.iter().cloned());
-            }
-            if let Some(t) = part.get("type") {
-                merged.insert("type".into(), t.clone());
-            }
-        }
-        merged.insert("properties".into(), Value::Object(properties));
-        merged.insert("required".into(), Value::Array(required));
-        return instance(rng, root, &Value::Object(merged), depth + 1);
-    }
-    let ty = match m.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => pick(rng, ts).as_str()?.to_owned(),
-        _ if m.contains_key("properties") => "object".to_owned(),
-        _ if m.contains_key("items") => "array".to_owned(),
-        _ => return Some(json!(7)),
-    };
-    let number = |key: &str| m.get(key).and_then(Value::as_f64);
-    Some(match ty.as_str() {
-        "null" => Value::Null,
-        "boolean" => json!(rng.below(2) == 1),
-        // A few candidates each; the validator drops those the schema refuses.
-        "integer" => match rng.below(5) {
-            0 => json!(number("minimum").map_or(2, |n| n.ceil() as i64)),
-            1 => json!(-3),
-            2 => json!(9_007_199_254_740_993_u64),
-            // A whole number written as a float, as Python's json writes it.
-            3 => json!(number("minimum").map_or(4.0, |n| n.ceil().max(4.0))),
-            _ => json!(0),
-        },
-        "number" => match rng.below(4) {
-            0 => json!(number("minimum").unwrap_or(1.5)),
-            1 => json!(-2),
-            2 => json!(1e20),
-            _ => json!(0.1),
-        },
-        "string" => {
-            let min = m.get("minLength").and_then(Value::as_u64).unwrap_or(0);
-            match rng.below(3) {
-                0 => json!(""),
-                1 => json!("\u{fc}ber \"quoted\" \u{2603}\n"),
-                _ => json!("s".repeat(min.max(3) as usize)),
-            }
-        }
-        "array" => {
-            let count = m.get("minItems").and_then(Value::as_u64).unwrap_or(0) + rng.below(3);
-            let items = m.get("items").cloned().unwrap_or(json!(true));
-            let mut out = Vec::new();
-            for _ in 0..count {
-                out.push(instance(rng, root, &items, depth + 1)?);
-            }
-            Value::Array(out)
-        }
-        "object" => {
-            let required: Vec<&str> = m
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let mut out = Map::new();
-            if let Some(Value::Object(properties)) = m.get("properties") {
-                for (name, sub) in properties {
-                    if required.contains(&name.as_str()) || rng.below(3) > 0 {
-                        out.insert(name.clone(), instance(rng, root, sub, depth + 1)?);
-                    }
-                }
-            }
-            if let Some(extra @ Value::Object(_)) = m.get("additionalProperties") {
-                if rng.below(2) == 0 {
-                    out.insert("extra-key".into(), instance(rng, root, extra, depth + 1)?);
-                }
-            }
-            Value::Object(out)
-        }
-        _ => return None,
-    })
-}
-
 /// Up to three instances of a bundled schema that its validator accepts.
 fn valid_instances(rng: &mut Rng, schema: &Value) -> Vec<Value> {
     let Ok(validator) = jsonschema::options()
@@ -493,7 +362,7 @@ fn valid_instances(rng: &mut Rng, schema: &Value) -> Vec<Value> {
         return Vec::new();
     };
     (0..6)
-        .filter_map(|_| instance(rng, schema, schema, 0))
+        .filter_map(|_| toolgen_tests::instances::instance(rng, schema, schema, 0))
         .filter(|v| validator.is_valid(v))
         .take(3)
         .collect()
