@@ -310,8 +310,10 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             first.join("\n")
         );
     }
+    let validators = COMPILED.each_ref().map(|c| c.load(std::sync::atomic::Ordering::Relaxed));
     println!(
-        "{cases} cases: {compiled} compiled (Rust and C#) and round-tripped {round_trips} instances, {rejected} rejected by validation, {broken} failed"
+        "{cases} cases: {compiled} compiled (Rust and C#) and round-tripped {round_trips} instances, {rejected} rejected by validation, {broken} failed; {} schemas got a compiled validator checked against the jsonschema crate, {} kept the crate",
+        validators[1], validators[0]
     );
     if broken > 0 {
         return Err(format!(
@@ -342,6 +344,11 @@ fn write_round_trip(rng: &mut Rng, out: &Path, spec: &Value) -> Result<usize, St
         let schema: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
         let found = valid_instances(rng, &schema);
         count += found.len();
+        // The compiled validator must answer as the `jsonschema` crate does.
+        let verdicts = verdicts(rng, &schema, &found);
+        let compiled = toolgen::emit::rust::validate::compile(&schema, side, side).is_ok();
+        COMPILED[usize::from(compiled)].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        sides.insert(format!("{side}Verdicts"), Value::Array(verdicts));
         sides.insert(side.to_owned(), Value::Array(found));
     }
     let tests = out.join("rust/tests");
@@ -365,6 +372,28 @@ fn valid_instances(rng: &mut Rng, schema: &Value) -> Vec<Value> {
         .filter_map(|_| toolgen_tests::instances::instance(rng, schema, schema, 0))
         .filter(|v| validator.is_valid(v))
         .take(3)
+        .collect()
+}
+
+/// Schemas that kept the `jsonschema` crate ([0]) and that got a compiled validator ([1]).
+static COMPILED: [std::sync::atomic::AtomicUsize; 2] =
+    [std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0)];
+
+/// Values for a schema's compiled validator (drawn, mutated) with the
+/// `jsonschema` crate's verdicts: `[[value, valid], ...]`.
+fn verdicts(rng: &mut Rng, schema: &Value, found: &[Value]) -> Vec<Value> {
+    let Ok(validator) = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(schema)
+    else {
+        return Vec::new();
+    };
+    toolgen_tests::instances::candidates(rng, schema, found, 300)
+        .into_iter()
+        .map(|v| {
+            let valid = validator.is_valid(&v);
+            json!([v, valid])
+        })
         .collect()
 }
 
@@ -415,6 +444,22 @@ macro_rules! check {{
                     .unwrap_or_else(|e| panic!("{{}} output {{v}}: {{e}}", $id));
                 let back = serde_json::to_value(&typed).unwrap_or_default();
                 assert!(kept(v, &back), "{{}} output {{v}} came back as {{back}}", $id);
+            }}
+            let info = toolgen_generated::{set}::TOOLS.iter().find(|t| t.id == $id);
+            for (side, valid) in [
+                ("inputVerdicts", info.and_then(|i| i.input_valid)),
+                ("outputVerdicts", info.and_then(|i| i.output_valid)),
+            ] {{
+                let Some(valid) = valid else {{ continue }};
+                for pair in all[$id][side].as_array().into_iter().flatten() {{
+                    assert_eq!(
+                        valid(&pair[0]),
+                        pair[1].as_bool().unwrap_or_default(),
+                        "{{}} {{side}}: the compiled validator and the jsonschema crate disagree on {{}}",
+                        $id,
+                        pair[0]
+                    );
+                }}
             }}
         )*
     }};
