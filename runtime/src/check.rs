@@ -154,7 +154,10 @@ mod tests {
     fn semantics_follow_json_schema() {
         assert!(is_integer(&json!(2.0)) && is_integer(&json!(-3)) && !is_integer(&json!(2.5)));
         let n = |v: Value| v.as_number().cloned().unwrap_or_else(|| Number::from(0));
-        assert!(ge(&n(json!(9007199254740993u64)), Limit::F64(9007199254740992.0)));
+        assert!(ge(
+            &n(json!(9007199254740993u64)),
+            Limit::F64(9007199254740992.0)
+        ));
         assert!(!lt(&n(json!(1)), Limit::I64(1)) && le(&n(json!(1.0)), Limit::U64(1)));
         assert!(multiple_of(&n(json!(0.3)), 0.1) && !multiple_of(&n(json!(7)), 2.0));
         assert!(length_within("日本", 2, 2) && !length_within("日本", 3, 9));

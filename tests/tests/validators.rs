@@ -39,30 +39,49 @@ fn compiled_validators_agree_with_the_jsonschema_crate() {
             for (side, text, compiled) in sides {
                 let Some(text) = text else { continue };
                 let compiled = compiled.unwrap_or_else(|| {
-                    panic!("{set} {} {side}: toolgen compiled no validator for a shipped spec", info.id)
+                    panic!(
+                        "{set} {} {side}: toolgen compiled no validator for a shipped spec",
+                        info.id
+                    )
                 });
                 let schema: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}"));
                 let reference = jsonschema::options()
                     .with_draft(jsonschema::Draft::Draft202012)
                     .build(&schema)
                     .unwrap_or_else(|e| panic!("{}: {e}", info.id));
-                let mine: Vec<Value> = examples.iter().filter_map(|e| e.get(side).cloned()).collect();
+                let mine: Vec<Value> = examples
+                    .iter()
+                    .filter_map(|e| e.get(side).cloned())
+                    .collect();
                 schemas += 1;
                 for v in candidates(&mut rng, &schema, &mine, PER_SCHEMA) {
                     let expected = reference.is_valid(&v);
                     checked += 1;
                     valid += usize::from(expected);
                     if compiled(&v) != expected {
-                        disagreements.push(format!("{set} {} {side}: {v} (jsonschema: {expected})", info.id));
+                        disagreements.push(format!(
+                            "{set} {} {side}: {v} (jsonschema: {expected})",
+                            info.id
+                        ));
                     }
                 }
             }
         }
     }
-    println!("{schemas} schemas, {checked} values ({valid} valid): {} disagreements", disagreements.len());
-    assert!(disagreements.is_empty(), "{}", disagreements[..disagreements.len().min(20)].join("\n"));
+    println!(
+        "{schemas} schemas, {checked} values ({valid} valid): {} disagreements",
+        disagreements.len()
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{}",
+        disagreements[..disagreements.len().min(20)].join("\n")
+    );
     // The values exercise both answers, not only one.
-    assert!(valid > checked / 20 && valid < checked - checked / 20, "{valid} of {checked} valid");
+    assert!(
+        valid > checked / 20 && valid < checked - checked / 20,
+        "{valid} of {checked} valid"
+    );
 }
 
 /// Every example in the specs is valid by both.

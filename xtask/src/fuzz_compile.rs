@@ -310,7 +310,9 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             first.join("\n")
         );
     }
-    let validators = COMPILED.each_ref().map(|c| c.load(std::sync::atomic::Ordering::Relaxed));
+    let validators = COMPILED
+        .each_ref()
+        .map(|c| c.load(std::sync::atomic::Ordering::Relaxed));
     println!(
         "{cases} cases: {compiled} compiled (Rust and C#) and round-tripped {round_trips} instances, {rejected} rejected by validation, {broken} failed; {} schemas got a compiled validator checked against the jsonschema crate, {} kept the crate",
         validators[1], validators[0]
@@ -376,8 +378,10 @@ fn valid_instances(rng: &mut Rng, schema: &Value) -> Vec<Value> {
 }
 
 /// Schemas that kept the `jsonschema` crate ([0]) and that got a compiled validator ([1]).
-static COMPILED: [std::sync::atomic::AtomicUsize; 2] =
-    [std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicUsize::new(0)];
+static COMPILED: [std::sync::atomic::AtomicUsize; 2] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
 
 /// Values for a schema's compiled validator (drawn, mutated) with the
 /// `jsonschema` crate's verdicts: `[[value, valid], ...]`.

@@ -25,6 +25,7 @@ mod docs;
 mod fuzz;
 mod fuzz_compile;
 mod outside;
+mod schema_suite;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -52,12 +53,13 @@ fn main() -> ExitCode {
         Some("bench-calls") => bench_calls::run(&root()),
         Some("fuzz-compile") => fuzz_compile::run(&root(), &rest),
         Some("fuzz") => fuzz::run(&root(), &rest),
+        Some("schema-suite") => schema_suite::run(&root()),
         Some("outside") => python_venv().and_then(|py| outside::run_all(&root(), &py)),
         Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
         Some("bench-r") => bench_server::run_r(&root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-r         calls/s through the R bridge (rave-server and an R worker)\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-r         calls/s through the R bridge (rave-server and an R worker)\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  schema-suite    the JSON-Schema-Test-Suite (draft 2020-12) through toolgen's compiled validators\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
             );
             Err("unknown command".to_owned())
         }
@@ -381,6 +383,7 @@ fn test() -> Result<(), String> {
     step_fn("cargo xtask fuzz-compile --cases 12 --seed 2", || {
         fuzz_compile::run(&root(), &["--cases", "12", "--seed", "2"])
     })?;
+    step_fn("cargo xtask schema-suite", || schema_suite::run(&root()))?;
     // A short run of each wire fuzz target (FUZZING.md has the long runs).
     step_fn("cargo xtask fuzz --runs 20000", || {
         fuzz::run(&root(), &["--runs", "20000"])

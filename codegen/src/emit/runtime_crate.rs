@@ -28,7 +28,10 @@ pub const FILES: &[(&str, &str)] = &[
         "src/bridge.rs",
         include_str!("../../../runtime/src/bridge.rs"),
     ),
-    ("src/check.rs", include_str!("../../../runtime/src/check.rs")),
+    (
+        "src/check.rs",
+        include_str!("../../../runtime/src/check.rs"),
+    ),
     (
         "src/error.rs",
         include_str!("../../../runtime/src/error.rs"),

@@ -59,8 +59,8 @@ pub use self::mcp::mcp_tool;
 use self::pool::Lane;
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor, ToolOutput};
 pub use self::typed::{
-    ToolInfo, TypedCall, TypedEntry, Validity, invalid_arguments, register_tools, typed_call, unknown_tool,
-    unserializable_output, whole_numbers_as_integers,
+    ToolInfo, TypedCall, TypedEntry, Validity, invalid_arguments, register_tools, typed_call,
+    unknown_tool, unserializable_output, whole_numbers_as_integers,
 };
 use crate::error::{ErrorCode, ToolError};
 
@@ -645,11 +645,15 @@ mod tests {
         let s = register_tools(empty(), Arc::new(7), &[(&COMPILED, answer)])
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(s.entry("g.h").is_some_and(|e| e.compiled.is_some()));
-        assert_eq!(s.call("g.h", json!({})).map(|o| o.output()), Ok(json!({"n": 7})));
+        assert_eq!(
+            s.call("g.h", json!({})).map(|o| o.output()),
+            Ok(json!({"n": 7}))
+        );
         let e = s.call("g.h", json!({"x": 1})).err();
         assert!(
-            e.as_ref().is_some_and(|e| e.code == ErrorCode::InvalidArguments
-                && e.message.contains("more than 0 properties")),
+            e.as_ref()
+                .is_some_and(|e| e.code == ErrorCode::InvalidArguments
+                    && e.message.contains("more than 0 properties")),
             "{e:?}"
         );
     }

@@ -29,7 +29,6 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unsupported(pub String);
 
-
 /// Keywords this module does not compile: a schema using one keeps the
 /// `jsonschema` crate. Keywords neither compiled nor listed here constrain
 /// nothing, as in that crate: annotations (`title`, `format`, `default`,
@@ -155,7 +154,9 @@ pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<TokenStream, 
     if let Some(s) = schema.get("$schema").and_then(Value::as_str) {
         let draft = s.trim_end_matches('#');
         if draft != "https://json-schema.org/draft/2020-12/schema" {
-            return Err(Unsupported(format!("`$schema: {s}` (only draft 2020-12 is compiled)")));
+            return Err(Unsupported(format!(
+                "`$schema: {s}` (only draft 2020-12 is compiled)"
+            )));
         }
     }
     let entry = format_ident!("{prefix}_is_valid");
@@ -204,14 +205,20 @@ impl<'a> Compiler<'a> {
             Value::Bool(true) => return Ok(Check::True),
             Value::Bool(false) => return Ok(Check::False),
             Value::Object(o) => o,
-            _ => return Err(Unsupported(format!("a schema that is not an object at `#{at}`"))),
+            _ => {
+                return Err(Unsupported(format!(
+                    "a schema that is not an object at `#{at}`"
+                )));
+            }
         };
         for k in o.keys() {
             if REFUSED.contains(&k.as_str()) {
                 return Err(Unsupported(format!("`{k}` at `#{at}`")));
             }
             if !at.is_empty() && (k == "$id" || k == "$schema") {
-                return Err(Unsupported(format!("an embedded resource (`{k}`) at `#{at}`")));
+                return Err(Unsupported(format!(
+                    "an embedded resource (`{k}`) at `#{at}`"
+                )));
             }
         }
         let mut checks = Vec::new();
@@ -235,7 +242,9 @@ impl<'a> Compiler<'a> {
         }
         if let Some(e) = o.get("enum") {
             let Value::Array(members) = e else {
-                return Err(Unsupported(format!("`enum` that is not an array at `#{at}`")));
+                return Err(Unsupported(format!(
+                    "`enum` that is not an array at `#{at}`"
+                )));
             };
             checks.push(self.one_of_values(members));
         }
@@ -268,8 +277,15 @@ impl<'a> Compiler<'a> {
 
     /// A function for the subschema at `#pointer`, written once.
     fn reference(&mut self, r: &Value, at: &str) -> Result<Check, Unsupported> {
-        let refused = || Unsupported(format!("`$ref: {r}` at `#{at}` (only `#` and `#/...` are compiled)"));
-        let pointer = r.as_str().and_then(|r| r.strip_prefix('#')).ok_or_else(refused)?;
+        let refused = || {
+            Unsupported(format!(
+                "`$ref: {r}` at `#{at}` (only `#` and `#/...` are compiled)"
+            ))
+        };
+        let pointer = r
+            .as_str()
+            .and_then(|r| r.strip_prefix('#'))
+            .ok_or_else(refused)?;
         if !pointer.is_empty() && !pointer.starts_with('/') {
             return Err(refused());
         }
@@ -277,9 +293,10 @@ impl<'a> Compiler<'a> {
         if let Some(f) = self.functions.get(&decoded) {
             return Ok(Check::Call(f.clone()));
         }
-        let target = self.root.pointer(&decoded).ok_or_else(|| {
-            Unsupported(format!("`$ref: {r}` at `#{at}` points at nothing"))
-        })?;
+        let target = self
+            .root
+            .pointer(&decoded)
+            .ok_or_else(|| Unsupported(format!("`$ref: {r}` at `#{at}` points at nothing")))?;
         let name = format_ident!("{}_ref_{}", self.prefix, self.functions.len());
         self.functions.insert(decoded.clone(), name.clone());
         self.pending.push((decoded, target));
@@ -299,11 +316,8 @@ impl<'a> Compiler<'a> {
                 Value::Null => alternatives.push(quote!(v.is_null())),
                 Value::Bool(b) => alternatives.push(quote!(v.as_bool() == Some(#b))),
                 other => {
-                    let name = format_ident!(
-                        "{}_CONSTANT_{}",
-                        self.prefix.to_uppercase(),
-                        self.constants
-                    );
+                    let name =
+                        format_ident!("{}_CONSTANT_{}", self.prefix.to_uppercase(), self.constants);
                     self.constants += 1;
                     let text = other.to_string();
                     self.statics.push(quote! {
@@ -330,7 +344,11 @@ impl<'a> Compiler<'a> {
                 "pattern `{p}` at `#{at}` (look-around or back-references: the `regex` crate cannot run it)"
             )));
         }
-        let name = format_ident!("{}_PATTERN_{}", self.prefix.to_uppercase(), self.patterns.len());
+        let name = format_ident!(
+            "{}_PATTERN_{}",
+            self.prefix.to_uppercase(),
+            self.patterns.len()
+        );
         let source = translated.as_ref();
         let doc = format!(" The pattern `{p}`.");
         self.statics.push(quote! {
@@ -351,7 +369,9 @@ impl<'a> Compiler<'a> {
                 let m = Literal::u64_unsuffixed(m);
                 quote!(#m)
             });
-            checks.push(Check::Expr(quote!(::toolgen_runtime::check::length_within(s, #min, #max))));
+            checks.push(Check::Expr(
+                quote!(::toolgen_runtime::check::length_within(s, #min, #max)),
+            ));
         }
         if let Some(p) = o.get("pattern") {
             let name = self.pattern(p, at)?;
@@ -375,7 +395,9 @@ impl<'a> Compiler<'a> {
         let mut prefix = 0usize;
         if let Some(p) = o.get("prefixItems") {
             let Value::Array(items) = p else {
-                return Err(Unsupported(format!("`prefixItems` that is not an array at `#{at}`")));
+                return Err(Unsupported(format!(
+                    "`prefixItems` that is not an array at `#{at}`"
+                )));
             };
             prefix = items.len();
             for (i, item) in items.iter().enumerate() {
@@ -431,7 +453,9 @@ impl<'a> Compiler<'a> {
         let checked = |name: &str| {
             o.get("properties")
                 .and_then(|p| p.get(name))
-                .is_some_and(|s| s != &Value::Bool(true) && s.as_object().is_none_or(|m| !m.is_empty()))
+                .is_some_and(|s| {
+                    s != &Value::Bool(true) && s.as_object().is_none_or(|m| !m.is_empty())
+                })
         };
         checks.extend(
             required
@@ -449,14 +473,18 @@ impl<'a> Compiler<'a> {
         let mut known: Vec<&str> = Vec::new();
         if let Some(p) = o.get("properties") {
             let Value::Object(properties) = p else {
-                return Err(Unsupported(format!("`properties` that is not an object at `#{at}`")));
+                return Err(Unsupported(format!(
+                    "`properties` that is not an object at `#{at}`"
+                )));
             };
             for (name, sub) in properties {
                 known.push(name);
                 let sub = self.schema(sub, &format!("{at}/properties/{}", escape(name)))?;
                 let needed = required.contains(&name.as_str());
                 match sub {
-                    Check::True if needed => checks.push(Check::Expr(quote!(o.contains_key(#name)))),
+                    Check::True if needed => {
+                        checks.push(Check::Expr(quote!(o.contains_key(#name))))
+                    }
                     Check::True => {}
                     Check::False if needed => return Ok(Check::False),
                     Check::False => checks.push(Check::Expr(quote!(!o.contains_key(#name)))),
@@ -474,11 +502,14 @@ impl<'a> Compiler<'a> {
         let mut patterns = Vec::new();
         if let Some(p) = o.get("patternProperties") {
             let Value::Object(properties) = p else {
-                return Err(Unsupported(format!("`patternProperties` that is not an object at `#{at}`")));
+                return Err(Unsupported(format!(
+                    "`patternProperties` that is not an object at `#{at}`"
+                )));
             };
             for (pattern, sub) in properties {
                 let name = self.pattern(&Value::String(pattern.clone()), at)?;
-                let sub = self.schema(sub, &format!("{at}/patternProperties/{}", escape(pattern)))?;
+                let sub =
+                    self.schema(sub, &format!("{at}/patternProperties/{}", escape(pattern)))?;
                 patterns.push(name.clone());
                 if !matches!(sub, Check::True) {
                     let e = sub.operand();
@@ -524,7 +555,9 @@ impl<'a> Compiler<'a> {
         }
         if let Some(d) = o.get("dependentRequired") {
             let Value::Object(d) = d else {
-                return Err(Unsupported(format!("`dependentRequired` that is not an object at `#{at}`")));
+                return Err(Unsupported(format!(
+                    "`dependentRequired` that is not an object at `#{at}`"
+                )));
             };
             for (name, required) in d {
                 let required = strings_of(required, "dependentRequired", at)?;
@@ -540,7 +573,9 @@ impl<'a> Compiler<'a> {
         }
         if let Some(d) = o.get("dependentSchemas") {
             let Value::Object(d) = d else {
-                return Err(Unsupported(format!("`dependentSchemas` that is not an object at `#{at}`")));
+                return Err(Unsupported(format!(
+                    "`dependentSchemas` that is not an object at `#{at}`"
+                )));
             };
             for (name, sub) in d {
                 let sub = self.schema(sub, &format!("{at}/dependentSchemas/{}", escape(name)))?;
@@ -558,7 +593,9 @@ impl<'a> Compiler<'a> {
         for keyword in ["allOf", "anyOf", "oneOf"] {
             let Some(list) = o.get(keyword) else { continue };
             let Value::Array(list) = list else {
-                return Err(Unsupported(format!("`{keyword}` that is not an array at `#{at}`")));
+                return Err(Unsupported(format!(
+                    "`{keyword}` that is not an array at `#{at}`"
+                )));
             };
             if list.is_empty() {
                 return Err(Unsupported(format!("an empty `{keyword}` at `#{at}`")));
@@ -601,7 +638,11 @@ fn types(t: &Value, at: &str) -> Result<Check, Unsupported> {
     let names: Vec<&str> = match t {
         Value::String(s) => vec![s.as_str()],
         Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
-        _ => return Err(Unsupported(format!("`type` that is not a name or a list at `#{at}`"))),
+        _ => {
+            return Err(Unsupported(format!(
+                "`type` that is not a name or a list at `#{at}`"
+            )));
+        }
     };
     let mut alternatives = Vec::new();
     for name in names {
@@ -628,20 +669,24 @@ fn numbers(o: &Map<String, Value>, at: &str) -> Result<Check, Unsupported> {
         ("exclusiveMinimum", "gt"),
         ("exclusiveMaximum", "lt"),
     ] {
-        let Some(limit) = o.get(keyword) else { continue };
-        let limit = limit_of(limit).ok_or_else(|| {
-            Unsupported(format!("`{keyword}` that is not a number at `#{at}`"))
-        })?;
+        let Some(limit) = o.get(keyword) else {
+            continue;
+        };
+        let limit = limit_of(limit)
+            .ok_or_else(|| Unsupported(format!("`{keyword}` that is not a number at `#{at}`")))?;
         let f = format_ident!("{function}");
         checks.push(Check::Expr(quote!(::toolgen_runtime::check::#f(n, #limit))));
     }
     if let Some(m) = o.get("multipleOf") {
-        let m = m
-            .as_f64()
-            .filter(|m| *m > 0.0)
-            .ok_or_else(|| Unsupported(format!("`multipleOf` that is not a positive number at `#{at}`")))?;
+        let m = m.as_f64().filter(|m| *m > 0.0).ok_or_else(|| {
+            Unsupported(format!(
+                "`multipleOf` that is not a positive number at `#{at}`"
+            ))
+        })?;
         let m = Literal::f64_unsuffixed(m);
-        checks.push(Check::Expr(quote!(::toolgen_runtime::check::multiple_of(n, #m))));
+        checks.push(Check::Expr(
+            quote!(::toolgen_runtime::check::multiple_of(n, #m)),
+        ));
     }
     Ok(all(checks))
 }
@@ -688,11 +733,17 @@ fn length_at_least(x: TokenStream, n: u64) -> Check {
 }
 
 fn strings_of<'v>(v: &'v Value, keyword: &str, at: &str) -> Result<Vec<&'v str>, Unsupported> {
-    let refused = || Unsupported(format!("`{keyword}` that is not a list of names at `#{at}`"));
+    let refused = || {
+        Unsupported(format!(
+            "`{keyword}` that is not a list of names at `#{at}`"
+        ))
+    };
     let Value::Array(list) = v else {
         return Err(refused());
     };
-    list.iter().map(|n| n.as_str().ok_or_else(refused)).collect()
+    list.iter()
+        .map(|n| n.as_str().ok_or_else(refused))
+        .collect()
 }
 
 /// A JSON pointer token for `name` (`~` and `/` escaped).
