@@ -55,21 +55,31 @@ macro_rules! bench_impl {
 
 toolgen_generated::for_each_editormcp_tool!(bench_impl);
 
-fn server(execution: Execution) -> Server {
+/// The server, its arguments checked by the validator toolgen compiled, or
+/// (`compiled: false`) by the `jsonschema` crate as before it did.
+fn server(execution: Execution, compiled: bool) -> Server {
     let info = ServerInfo {
         name: "bench".to_owned(),
         version: "0".to_owned(),
         extra: Map::new(),
     };
     let server = Server::new(info, &["core"], "core").execution(execution);
-    editormcp::register(server, Arc::new(Bench)).unwrap_or_else(|e| panic!("{e}"))
+    let mut server = editormcp::register(server, Arc::new(Bench)).unwrap_or_else(|e| panic!("{e}"));
+    if !compiled {
+        server.compiled_validator("asset.info", None);
+    }
+    server
 }
 
 const ENVELOPE: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"tool":"asset.info","arguments":{"assetPath":"Assets/Textures/Logo.png","includeDependencies":true}}}"#;
 const MCP: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"asset.info","arguments":{"assetPath":"Assets/Textures/Logo.png","includeDependencies":true}}}"#;
 
 fn run(bencher: Bencher, execution: Execution, request: &'static [u8]) {
-    let s = server(execution);
+    run_with(bencher, execution, request, true);
+}
+
+fn run_with(bencher: Bencher, execution: Execution, request: &'static [u8], compiled: bool) {
+    let s = server(execution, compiled);
     let mut session = Session::default();
     let check = s.handle(&mut session, request).unwrap_or_default();
     assert!(
@@ -77,7 +87,14 @@ fn run(bencher: Bencher, execution: Execution, request: &'static [u8]) {
         "{}",
         String::from_utf8_lossy(&check)
     );
-    bencher.bench_local(|| s.handle(&mut session, divan::black_box(request)));
+    bencher.bench_local(|| one_call(&s, &mut session, divan::black_box(request)));
+}
+
+/// One call, never inlined: `cargo xtask bench-calls` counts the
+/// instructions inside it (valgrind `--toggle-collect=*one_call`).
+#[inline(never)]
+fn one_call(s: &Server, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
+    s.handle(session, request)
 }
 
 #[divan::bench(sample_count = 200, sample_size = 500)]
@@ -98,4 +115,15 @@ fn mcp_inline(bencher: Bencher) {
 #[divan::bench(sample_count = 200, sample_size = 500)]
 fn mcp_worker(bencher: Bencher) {
     run(bencher, Execution::Worker, MCP);
+}
+
+/// The same calls with the `jsonschema` crate deciding, for comparison.
+#[divan::bench(sample_count = 200, sample_size = 500)]
+fn envelope_crate_validator(bencher: Bencher) {
+    run_with(bencher, Execution::Inline, ENVELOPE, false);
+}
+
+#[divan::bench(sample_count = 200, sample_size = 500)]
+fn mcp_crate_validator(bencher: Bencher) {
+    run_with(bencher, Execution::Inline, MCP, false);
 }

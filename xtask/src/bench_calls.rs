@@ -5,9 +5,11 @@
 //! number of instructions a call executes does not. This runs the divan
 //! benchmark `tests/benches/typed_call.rs` (its `Execution::Inline` cases: with
 //! a worker thread, the spinning handoff would be counted as work) under
-//! callgrind, collecting only inside `Server::handle`, and divides by the
+//! callgrind, collecting only inside its `one_call` (`Server::handle`), and divides by the
 //! number of calls: a fixed 10 samples of 1,000, plus the one call the
-//! benchmark makes first to check the answer.
+//! benchmark makes first to check the answer. The `_crate_validator` cases (inline too)
+//! are the same calls with the `jsonschema` crate deciding instead of the
+//! validator toolgen compiled.
 
 use std::path::Path;
 use std::process::Command;
@@ -25,13 +27,18 @@ pub fn run(root: &Path) -> Result<(), String> {
     let out_dir = root.join("target/bench-calls");
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
     println!("| case | instructions per call |\n|---|---:|");
-    for case in ["envelope_inline", "mcp_inline"] {
+    for case in [
+        "envelope_inline",
+        "mcp_inline",
+        "envelope_crate_validator",
+        "mcp_crate_validator",
+    ] {
         let out = out_dir.join(format!("callgrind.{case}"));
         step(
             &format!("callgrind: {case}"),
             Command::new("valgrind")
                 .arg("--tool=callgrind")
-                .arg("--toggle-collect=*Server::handle")
+                .arg("--toggle-collect=*one_call")
                 .arg(format!("--callgrind-out-file={}", out.display()))
                 .arg(&bench)
                 .args(["--bench", case])

@@ -49,6 +49,66 @@ impl Outbox for std::sync::mpsc::Sender<Outgoing> {
     }
 }
 
+/// One value handed from whoever finishes a call to the thread waiting
+/// for it: a mutex and a condition variable, one small allocation (a
+/// channel costs more: std's unbounded one zeroes a block of 31 messages
+/// on its first send).
+pub(crate) struct Slot<T> {
+    value: Mutex<Option<T>>,
+    ready: Condvar,
+    /// Set with the value: read without the lock while spinning.
+    filled: AtomicBool,
+}
+
+impl<T> Slot<T> {
+    pub(crate) fn new() -> Arc<Slot<T>> {
+        Arc::new(Slot {
+            value: Mutex::new(None),
+            ready: Condvar::new(),
+            filled: AtomicBool::new(false),
+        })
+    }
+
+    pub(crate) fn put(&self, v: T) {
+        *self.value.lock().unwrap_or_else(|p| p.into_inner()) = Some(v);
+        self.filled.store(true, Ordering::Release);
+        self.ready.notify_one();
+    }
+
+    /// The value, once put; `None` when every other holder of the slot is
+    /// gone without putting one (the call was dropped or cancelled).
+    pub(crate) fn wait(self: &Arc<Self>) -> Option<T> {
+        // A call on a worker usually ends within microseconds: spin briefly
+        // before parking, as idle workers do (a wake-up costs tens of them).
+        super::pool::spin_until(|| self.filled.load(Ordering::Acquire));
+        let mut value = self.value.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(v) = value.take() {
+                return Some(v);
+            }
+            if Arc::strong_count(self) == 1 {
+                return None;
+            }
+            // The others drop their handles without a word: look again now and then.
+            value = self
+                .ready
+                .wait_timeout(value, std::time::Duration::from_millis(20))
+                .map(|(v, _)| v)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+    }
+}
+
+/// A slot as a request's outbox: keeps the response, drops notifications
+/// (for [`super::Server::handle`], which answers with the response only).
+impl Outbox for Slot<Vec<u8>> {
+    fn send(&self, message: Outgoing) {
+        if let Outgoing::Response(out) = message {
+            self.put(out);
+        }
+    }
+}
+
 /// What finishes a call: its result in, its answer out.
 pub(crate) type Completion = Box<dyn FnOnce(Result<ToolOutput, ToolError>) + Send>;
 

@@ -4,11 +4,10 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::mpsc::channel;
 
 use serde_json::{Map, Value};
 
-use super::control::{CallControl, Completion, Outbox, Outgoing, id_key};
+use super::control::{CallControl, Completion, Outbox, Outgoing, Slot, id_key};
 use super::pool::{Job, Lane, outcome, timeout_error};
 use super::tool::Call;
 use super::wire::{self, Dialect};
@@ -76,16 +75,12 @@ impl Server {
         args: Map<String, Value>,
         progress: Option<(Value, Arc<dyn Outbox>)>,
     ) -> Result<ToolOutput, ToolError> {
-        let (tx, rx) = channel();
-        let control = CallControl::new(
-            Box::new(move |r| {
-                let _ = tx.send(r);
-            }),
-            progress,
-        );
+        let slot = Slot::new();
+        let put = slot.clone();
+        let control = CallControl::new(Box::new(move |r| put.put(r)), progress);
         self.launch(entry, args, control, false);
         let tool = &entry.descriptor.id;
-        rx.recv().unwrap_or_else(|_| {
+        slot.wait().unwrap_or_else(|| {
             Err(plain_error(
                 ErrorCode::InternalError,
                 format!("Internal error in tool {tool}: the call was dropped"),
@@ -248,29 +243,17 @@ impl Server {
     /// notifications are not kept. For transports that answer one request
     /// at a time; [`Server::serve`] answers as calls finish.
     pub fn handle(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
-        let (tx, rx) = channel::<Outgoing>();
-        let reply: Arc<dyn Outbox> = Arc::new(tx);
+        let slot = Slot::<Vec<u8>>::new();
+        let reply: Arc<dyn Outbox> = slot.clone();
         let mut out = match self.submit(session, request, &reply) {
             Submitted::Answered(out) => out,
             Submitted::Nothing => return None,
             Submitted::Pending => {
                 drop(reply);
-                wait_for_response(&rx)?
+                slot.wait()?
             }
         };
         out.push(b'\n');
         Some(out)
-    }
-}
-
-/// The response among a pending call's messages (its notifications are
-/// skipped); `None` once the call was cancelled.
-pub(crate) fn wait_for_response(rx: &std::sync::mpsc::Receiver<Outgoing>) -> Option<Vec<u8>> {
-    loop {
-        match rx.recv() {
-            Ok(Outgoing::Response(out)) => return Some(out),
-            Ok(Outgoing::Notification(_)) => continue,
-            Err(_) => return None,
-        }
     }
 }

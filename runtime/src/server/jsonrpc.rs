@@ -67,14 +67,14 @@ impl Server {
             Routed::Now(out) => out,
             Routed::Nothing => return None,
             Routed::Call(call) => {
-                let (tx, rx) = std::sync::mpsc::channel();
-                let reply: Arc<dyn Outbox> = Arc::new(tx);
+                let slot = super::control::Slot::<Vec<u8>>::new();
+                let reply: Arc<dyn Outbox> = slot.clone();
                 match self.start_call(session, call, &reply) {
                     Submitted::Answered(out) => out,
                     Submitted::Nothing => return None,
                     Submitted::Pending => {
                         drop(reply);
-                        super::execution::wait_for_response(&rx)?
+                        slot.wait()?
                     }
                 }
             }

@@ -313,12 +313,12 @@ impl Server {
     /// walking the schema; invalid arguments are still reported by the
     /// `jsonschema` crate, with the same paths and messages. `valid` must
     /// answer as the schema does (toolgen's differential tests hold it to
-    /// that). False if there is no such tool.
-    pub fn compiled_validator(&mut self, id: &str, valid: Validity) -> bool {
+    /// that); `None` goes back to the crate alone. False if there is no such tool.
+    pub fn compiled_validator(&mut self, id: &str, valid: Option<Validity>) -> bool {
         let tools = self.tools.get_mut().unwrap_or_else(|p| p.into_inner());
         match tools.get_mut(id).and_then(Arc::get_mut) {
             Some(e) => {
-                e.compiled = Some(valid);
+                e.compiled = valid;
                 true
             }
             None => false,
