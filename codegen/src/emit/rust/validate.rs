@@ -543,6 +543,17 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
+        self.names_and_dependencies(o, at, &mut checks)?;
+        Ok(all(checks))
+    }
+
+    /// `propertyNames`, `dependentRequired` and `dependentSchemas`, onto `checks`.
+    fn names_and_dependencies(
+        &mut self,
+        o: &'a Map<String, Value>,
+        at: &str,
+        checks: &mut Vec<Check>,
+    ) -> Result<(), Unsupported> {
         if let Some(names) = o.get("propertyNames") {
             let sub = self.schema(names, &format!("{at}/propertyNames"))?;
             if !matches!(sub, Check::True) {
@@ -585,7 +596,7 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
-        Ok(all(checks))
+        Ok(())
     }
 
     fn combinators(&mut self, o: &'a Map<String, Value>, at: &str) -> Result<Check, Unsupported> {
