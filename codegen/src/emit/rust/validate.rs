@@ -142,7 +142,8 @@ struct Compiler<'a> {
     functions: BTreeMap<String, syn::Ident>,
     /// Schemas whose functions are still to be written, in order.
     pending: Vec<(String, &'a Value)>,
-    statics: Vec<TokenStream>,
+    /// Patterns and constants, by name: only those a function uses are written.
+    statics: Vec<(syn::Ident, TokenStream)>,
     patterns: BTreeMap<String, syn::Ident>,
     constants: usize,
 }
@@ -195,8 +196,31 @@ pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<TokenStream, 
             }
         });
     }
-    let statics = &c.statics;
+    // A check dropped after it was built (an `allOf` with a `false` branch)
+    // leaves its statics unused: write only the used ones.
+    let mut used = std::collections::BTreeSet::new();
+    for f in &functions {
+        idents(f.clone(), &mut used);
+    }
+    let statics = c
+        .statics
+        .iter()
+        .filter(|(name, _)| used.contains(&name.to_string()))
+        .map(|(_, tokens)| tokens);
     Ok(quote!(#(#functions)* #(#statics)*))
+}
+
+/// Every identifier in `tokens`.
+fn idents(tokens: TokenStream, out: &mut std::collections::BTreeSet<String>) {
+    for t in tokens {
+        match t {
+            proc_macro2::TokenTree::Ident(i) => {
+                out.insert(i.to_string());
+            }
+            proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+            _ => {}
+        }
+    }
 }
 
 impl<'a> Compiler<'a> {
@@ -320,9 +344,9 @@ impl<'a> Compiler<'a> {
                         format_ident!("{}_CONSTANT_{}", self.prefix.to_uppercase(), self.constants);
                     self.constants += 1;
                     let text = other.to_string();
-                    self.statics.push(quote! {
+                    self.statics.push((name.clone(), quote! {
                         static #name: ::toolgen_runtime::check::Constant = ::toolgen_runtime::check::Constant::new(#text);
-                    });
+                    }));
                     alternatives.push(quote!(::toolgen_runtime::check::equal(v, #name.get())));
                 }
             }
@@ -351,10 +375,10 @@ impl<'a> Compiler<'a> {
         );
         let source = translated.as_ref();
         let doc = format!(" The pattern `{p}`.");
-        self.statics.push(quote! {
+        self.statics.push((name.clone(), quote! {
             #[doc = #doc]
             static #name: ::toolgen_runtime::check::Pattern = ::toolgen_runtime::check::Pattern::new(#source);
-        });
+        }));
         self.patterns.insert(p.to_owned(), name.clone());
         Ok(name)
     }
@@ -425,7 +449,11 @@ impl<'a> Compiler<'a> {
             let (f, e) = (sub.closure(), sub.expr());
             let min = count(o, "minContains", at)?.unwrap_or(1);
             let max = count(o, "maxContains", at)?;
-            let n = quote!(a.iter().filter(|&v| #e).count() as u64);
+            let n = match sub {
+                Check::True => quote!(a.len() as u64),
+                Check::False => quote!(0u64),
+                _ => quote!(a.iter().filter(|&v| #e).count() as u64),
+            };
             let lit = Literal::u64_unsuffixed;
             checks.push(match (min, max) {
                 (0, None) => Check::True,
@@ -511,11 +539,17 @@ impl<'a> Compiler<'a> {
                 let sub =
                     self.schema(sub, &format!("{at}/patternProperties/{}", escape(pattern)))?;
                 patterns.push(name.clone());
-                if !matches!(sub, Check::True) {
-                    let e = sub.operand();
-                    checks.push(Check::Expr(
-                        quote!(o.iter().all(|(k, v)| !#name.is_match(k) || #e)),
-                    ));
+                match sub {
+                    Check::True => {}
+                    Check::False => {
+                        checks.push(Check::Expr(quote!(o.keys().all(|k| !#name.is_match(k)))))
+                    }
+                    sub => {
+                        let e = sub.operand();
+                        checks.push(Check::Expr(
+                            quote!(o.iter().all(|(k, v)| !#name.is_match(k) || #e)),
+                        ));
+                    }
                 }
             }
         }
@@ -556,7 +590,9 @@ impl<'a> Compiler<'a> {
     ) -> Result<(), Unsupported> {
         if let Some(names) = o.get("propertyNames") {
             let sub = self.schema(names, &format!("{at}/propertyNames"))?;
-            if !matches!(sub, Check::True) {
+            if matches!(sub, Check::False) {
+                checks.push(Check::Expr(quote!(o.is_empty())));
+            } else if !matches!(sub, Check::True) {
                 let e = sub.expr();
                 checks.push(Check::Expr(quote!(o.keys().all(|k| {
                     let v = &::serde_json::Value::String(k.clone());
@@ -590,9 +626,13 @@ impl<'a> Compiler<'a> {
             };
             for (name, sub) in d {
                 let sub = self.schema(sub, &format!("{at}/dependentSchemas/{}", escape(name)))?;
-                if !matches!(sub, Check::True) {
-                    let e = sub.operand();
-                    checks.push(Check::Or(quote!(!o.contains_key(#name) || #e)));
+                match sub {
+                    Check::True => {}
+                    Check::False => checks.push(Check::Expr(quote!(!o.contains_key(#name)))),
+                    sub => {
+                        let e = sub.operand();
+                        checks.push(Check::Or(quote!(!o.contains_key(#name) || #e)));
+                    }
                 }
             }
         }
@@ -618,29 +658,68 @@ impl<'a> Compiler<'a> {
             checks.push(match keyword {
                 "allOf" => all(subs),
                 "anyOf" => any(subs),
-                _ => {
-                    let exprs = subs.iter().map(Check::expr);
-                    Check::Expr(quote!(#(usize::from(#exprs))+* == 1))
-                }
+                _ => one_of(subs),
             });
         }
         if let Some(not) = o.get("not") {
-            let e = self.schema(not, &format!("{at}/not"))?.operand();
-            checks.push(Check::Expr(quote!(!#e)));
+            checks.push(match self.schema(not, &format!("{at}/not"))? {
+                Check::True => Check::False,
+                Check::False => Check::True,
+                sub => {
+                    let e = sub.operand();
+                    Check::Expr(quote!(!#e))
+                }
+            });
         }
         if let Some(condition) = o.get("if") {
-            let c = self.schema(condition, &format!("{at}/if"))?.expr();
+            let c = self.schema(condition, &format!("{at}/if"))?;
             let then = match o.get("then") {
-                Some(s) => self.schema(s, &format!("{at}/then"))?.expr(),
-                None => quote!(true),
+                Some(s) => self.schema(s, &format!("{at}/then"))?,
+                None => Check::True,
             };
             let otherwise = match o.get("else") {
-                Some(s) => self.schema(s, &format!("{at}/else"))?.expr(),
-                None => quote!(true),
+                Some(s) => self.schema(s, &format!("{at}/else"))?,
+                None => Check::True,
             };
-            checks.push(Check::Expr(quote!(if #c { #then } else { #otherwise })));
+            checks.push(match c {
+                Check::True => then,
+                Check::False => otherwise,
+                c => {
+                    let (c, then, otherwise) = (c.expr(), then.expr(), otherwise.expr());
+                    Check::Expr(quote!(if #c { #then } else { #otherwise }))
+                }
+            });
         }
         Ok(all(checks))
+    }
+}
+
+/// `oneOf`: exactly one of `subs` passes. Branches known to pass or fail are
+/// counted here, not at run time.
+fn one_of(subs: Vec<Check>) -> Check {
+    let passing = subs.iter().filter(|c| matches!(c, Check::True)).count();
+    let open: Vec<Check> = subs
+        .into_iter()
+        .filter(|c| !matches!(c, Check::True | Check::False))
+        .collect();
+    match (passing, open.len()) {
+        (2.., _) => Check::False,
+        (1, 0) => Check::True,
+        (0, 0) => Check::False,
+        // One passes already: none of the others may.
+        (1, _) => match any(open) {
+            Check::True => Check::False,
+            Check::False => Check::True,
+            other => {
+                let e = other.operand();
+                Check::Expr(quote!(!#e))
+            }
+        },
+        (_, 1) => open.into_iter().next().unwrap_or(Check::False),
+        _ => {
+            let exprs = open.iter().map(Check::expr);
+            Check::Expr(quote!(#(usize::from(#exprs))+* == 1))
+        }
     }
 }
 
