@@ -133,7 +133,8 @@ pub fn run(root: &Path) -> Result<(), String> {
             };
             c.compiled += 1;
             c.run += group_tests.len();
-            let _ = writeln!(modules, "pub mod {prefix} {{ {tokens} }}");
+            let prelude = toolgen::emit::rust::validate::prelude(&[&tokens]);
+            let _ = writeln!(modules, "pub mod {prefix} {{ {prelude} {tokens} }}");
             let _ = writeln!(table, "    {prefix}::{prefix}_is_valid,");
             cases.push(json!({
                 "keyword": keyword,

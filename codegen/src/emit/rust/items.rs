@@ -80,12 +80,16 @@ pub fn tool_module(
             }
         }
     }
-    for (schema, prefix) in [(&tool.input, "input"), (&tool.output, "output")] {
-        if let Some(tokens) = validator(&schema.value, prefix) {
-            let file: syn::File = syn::parse_quote!(#tokens);
-            items.extend(file.items);
-        }
-    }
+    let validators: Vec<TokenStream> = [(&tool.input, "input"), (&tool.output, "output")]
+        .into_iter()
+        .filter_map(|(schema, prefix)| validator(&schema.value, prefix))
+        .collect();
+    // The validators' `use` goes first, as a hand would put it.
+    let prelude = super::validate::prelude(&validators.iter().collect::<Vec<_>>());
+    let prelude: syn::File = syn::parse_quote!(#prelude);
+    items.splice(0..0, prelude.items);
+    let file: syn::File = syn::parse_quote!(#(#validators)*);
+    items.extend(file.items);
     ok.then_some(FileItems { attrs, items })
 }
 

@@ -150,7 +150,8 @@ struct Compiler<'a> {
 
 /// Compiles `schema` into items: `pub fn {prefix}_is_valid(v: &Value) -> bool`
 /// and the private functions and statics it uses. `what` names the schema in
-/// the doc comment.
+/// the doc comment. The items call `check::...`: put [`prelude`] once beside
+/// them (or all the validators of one module).
 pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<TokenStream, Unsupported> {
     if let Some(s) = schema.get("$schema").and_then(Value::as_str) {
         let draft = s.trim_end_matches('#');
@@ -208,6 +209,22 @@ pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<TokenStream, 
         .filter(|(name, _)| used.contains(&name.to_string()))
         .map(|(_, tokens)| tokens);
     Ok(quote!(#(#functions)* #(#statics)*))
+}
+
+/// The `use` the validators in `items` need (`toolgen_runtime::check`), or
+/// nothing when none calls it.
+pub fn prelude(items: &[&TokenStream]) -> TokenStream {
+    let mut used = std::collections::BTreeSet::new();
+    for i in items {
+        idents((*i).clone(), &mut used);
+    }
+    if used.contains("check") {
+        quote!(
+            use ::toolgen_runtime::check;
+        )
+    } else {
+        TokenStream::new()
+    }
 }
 
 /// Every identifier in `tokens`.
@@ -344,10 +361,13 @@ impl<'a> Compiler<'a> {
                         format_ident!("{}_CONSTANT_{}", self.prefix.to_uppercase(), self.constants);
                     self.constants += 1;
                     let text = other.to_string();
-                    self.statics.push((name.clone(), quote! {
-                        static #name: ::toolgen_runtime::check::Constant = ::toolgen_runtime::check::Constant::new(#text);
-                    }));
-                    alternatives.push(quote!(::toolgen_runtime::check::equal(v, #name.get())));
+                    self.statics.push((
+                        name.clone(),
+                        quote! {
+                            static #name: check::Constant = check::Constant::new(#text);
+                        },
+                    ));
+                    alternatives.push(quote!(check::equal(v, #name.get())));
                 }
             }
         }
@@ -375,10 +395,13 @@ impl<'a> Compiler<'a> {
         );
         let source = translated.as_ref();
         let doc = format!(" The pattern `{p}`.");
-        self.statics.push((name.clone(), quote! {
-            #[doc = #doc]
-            static #name: ::toolgen_runtime::check::Pattern = ::toolgen_runtime::check::Pattern::new(#source);
-        }));
+        self.statics.push((
+            name.clone(),
+            quote! {
+                #[doc = #doc]
+                static #name: check::Pattern = check::Pattern::new(#source);
+            },
+        ));
         self.patterns.insert(p.to_owned(), name.clone());
         Ok(name)
     }
@@ -393,9 +416,7 @@ impl<'a> Compiler<'a> {
                 let m = Literal::u64_unsuffixed(m);
                 quote!(#m)
             });
-            checks.push(Check::Expr(
-                quote!(::toolgen_runtime::check::length_within(s, #min, #max)),
-            ));
+            checks.push(Check::Expr(quote!(check::length_within(s, #min, #max))));
         }
         if let Some(p) = o.get("pattern") {
             let name = self.pattern(p, at)?;
@@ -414,7 +435,7 @@ impl<'a> Compiler<'a> {
             checks.push(Check::Expr(quote!(a.len() as u64 <= #n)));
         }
         if o.get("uniqueItems") == Some(&Value::Bool(true)) {
-            checks.push(Check::Expr(quote!(::toolgen_runtime::check::unique(a))));
+            checks.push(Check::Expr(quote!(check::unique(a))));
         }
         let mut prefix = 0usize;
         if let Some(p) = o.get("prefixItems") {
@@ -743,7 +764,7 @@ fn types(t: &Value, at: &str) -> Result<Check, Unsupported> {
             "array" => quote!(v.is_array()),
             "number" => quote!(v.is_number()),
             "string" => quote!(v.is_string()),
-            "integer" => quote!(::toolgen_runtime::check::is_integer(v)),
+            "integer" => quote!(check::is_integer(v)),
             other => return Err(Unsupported(format!("`type: {other}` at `#{at}`"))),
         });
     }
@@ -765,7 +786,7 @@ fn numbers(o: &Map<String, Value>, at: &str) -> Result<Check, Unsupported> {
         let limit = limit_of(limit)
             .ok_or_else(|| Unsupported(format!("`{keyword}` that is not a number at `#{at}`")))?;
         let f = format_ident!("{function}");
-        checks.push(Check::Expr(quote!(::toolgen_runtime::check::#f(n, #limit))));
+        checks.push(Check::Expr(quote!(check::#f(n, #limit))));
     }
     if let Some(m) = o.get("multipleOf") {
         let m = m.as_f64().filter(|m| *m > 0.0).ok_or_else(|| {
@@ -774,9 +795,7 @@ fn numbers(o: &Map<String, Value>, at: &str) -> Result<Check, Unsupported> {
             ))
         })?;
         let m = Literal::f64_unsuffixed(m);
-        checks.push(Check::Expr(
-            quote!(::toolgen_runtime::check::multiple_of(n, #m)),
-        ));
+        checks.push(Check::Expr(quote!(check::multiple_of(n, #m))));
     }
     Ok(all(checks))
 }
@@ -786,13 +805,13 @@ fn limit_of(v: &Value) -> Option<TokenStream> {
     let n = v.as_number()?;
     Some(if let Some(u) = n.as_u64() {
         let u = Literal::u64_unsuffixed(u);
-        quote!(::toolgen_runtime::check::Limit::U64(#u))
+        quote!(check::Limit::U64(#u))
     } else if let Some(i) = n.as_i64() {
         let i = Literal::i64_unsuffixed(i);
-        quote!(::toolgen_runtime::check::Limit::I64(#i))
+        quote!(check::Limit::I64(#i))
     } else {
         let f = Literal::f64_unsuffixed(n.as_f64().filter(|f| f.is_finite())?);
-        quote!(::toolgen_runtime::check::Limit::F64(#f))
+        quote!(check::Limit::F64(#f))
     })
 }
 
@@ -866,7 +885,9 @@ mod tests {
 
     fn text(schema: Value) -> Result<String, Unsupported> {
         let tokens = compile(&schema, "input", "the input schema")?;
-        let file: syn::File = syn::parse2(tokens).map_err(|e| Unsupported(e.to_string()))?;
+        let prelude = prelude(&[&tokens]);
+        let file: syn::File =
+            syn::parse2(quote!(#prelude #tokens)).map_err(|e| Unsupported(e.to_string()))?;
         Ok(prettyplease::unparse(&file))
     }
 
