@@ -80,15 +80,31 @@ pub fn tool_module(
             }
         }
     }
-    let validators: Vec<TokenStream> = [(&tool.input, "input"), (&tool.output, "output")]
-        .into_iter()
-        .filter_map(|(schema, prefix)| validator(&schema.value, prefix))
-        .collect();
+    let mut validators: Vec<TokenStream> = Vec::new();
+    let mut entries: Vec<TokenStream> = Vec::new();
+    for (schema, prefix) in [(&tool.input, "input"), (&tool.output, "output")] {
+        let constant = format_ident!("{}_VALID", prefix.to_uppercase());
+        let doc = doc(&format!(
+            "The {prefix} schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it."
+        ));
+        let entry = match validator(&schema.value, prefix) {
+            Some(tokens) => {
+                validators.push(tokens);
+                let f = format_ident!("{prefix}_is_valid");
+                quote!(Some(#f))
+            }
+            None => quote!(None),
+        };
+        entries.push(quote! {
+            #doc
+            pub const #constant: Option<::toolgen_runtime::server::Validity> = #entry;
+        });
+    }
     // The validators' `use` goes first, as a hand would put it.
     let prelude = super::validate::prelude(&validators.iter().collect::<Vec<_>>());
     let prelude: syn::File = syn::parse_quote!(#prelude);
     items.splice(0..0, prelude.items);
-    let file: syn::File = syn::parse_quote!(#(#validators)*);
+    let file: syn::File = syn::parse_quote!(#(#entries)* #(#validators)*);
     items.extend(file.items);
     ok.then_some(FileItems { attrs, items })
 }
@@ -291,15 +307,12 @@ fn tiers_and_table(set: &ToolSet, modules: &[String]) -> TokenStream {
             let o = json_literal(&tool.output.ordered(&tool.output.value));
             quote!(Some(#o))
         };
+        // The tool's module says which validators it has.
         let module = rust_ident(module);
-        let input_valid = match validator(&tool.input.value, "input") {
-            Some(_) => quote!(Some(#module::input_is_valid)),
-            None => quote!(None),
-        };
-        let output_valid = match validator(&tool.output.value, "output") {
-            Some(_) => quote!(Some(#module::output_is_valid)),
-            None => quote!(None),
-        };
+        let (input_valid, output_valid) = (
+            quote!(#module::INPUT_VALID),
+            quote!(#module::OUTPUT_VALID),
+        );
         quote! {
             ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output, listing: #listing, serial: #serial, input_valid: #input_valid, output_valid: #output_valid }
         }

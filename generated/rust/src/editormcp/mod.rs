@@ -260,8 +260,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Asset Dependency Graph"
 }"#,
         serial: false,
-        input_valid: Some(asset_dependencies_graph::input_is_valid),
-        output_valid: Some(asset_dependencies_graph::output_is_valid),
+        input_valid: asset_dependencies_graph::INPUT_VALID,
+        output_valid: asset_dependencies_graph::OUTPUT_VALID,
     },
     ToolInfo {
         id: "asset.info",
@@ -356,8 +356,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Asset Info"
 }"#,
         serial: false,
-        input_valid: Some(asset_info::input_is_valid),
-        output_valid: Some(asset_info::output_is_valid),
+        input_valid: asset_info::INPUT_VALID,
+        output_valid: asset_info::OUTPUT_VALID,
     },
     ToolInfo {
         id: "audio.mixer.list",
@@ -466,8 +466,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List Audio Mixers"
 }"#,
         serial: false,
-        input_valid: Some(audio_mixer_list::input_is_valid),
-        output_valid: Some(audio_mixer_list::output_is_valid),
+        input_valid: audio_mixer_list::INPUT_VALID,
+        output_valid: audio_mixer_list::OUTPUT_VALID,
     },
     ToolInfo {
         id: "audio.mixer.snapshot.read",
@@ -565,8 +565,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Read Mixer Snapshot"
 }"#,
         serial: false,
-        input_valid: Some(audio_mixer_snapshot_read::input_is_valid),
-        output_valid: Some(audio_mixer_snapshot_read::output_is_valid),
+        input_valid: audio_mixer_snapshot_read::INPUT_VALID,
+        output_valid: audio_mixer_snapshot_read::OUTPUT_VALID,
     },
     ToolInfo {
         id: "component.list",
@@ -686,8 +686,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List GameObject Components"
 }"#,
         serial: false,
-        input_valid: Some(component_list::input_is_valid),
-        output_valid: Some(component_list::output_is_valid),
+        input_valid: component_list::INPUT_VALID,
+        output_valid: component_list::OUTPUT_VALID,
     },
     ToolInfo {
         id: "editor.selection.info",
@@ -792,8 +792,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Editor Selection Info"
 }"#,
         serial: false,
-        input_valid: Some(editor_selection_info::input_is_valid),
-        output_valid: Some(editor_selection_info::output_is_valid),
+        input_valid: editor_selection_info::INPUT_VALID,
+        output_valid: editor_selection_info::OUTPUT_VALID,
     },
     ToolInfo {
         id: "go.find",
@@ -916,8 +916,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Find GameObjects"
 }"#,
         serial: false,
-        input_valid: Some(go_find::input_is_valid),
-        output_valid: Some(go_find::output_is_valid),
+        input_valid: go_find::INPUT_VALID,
+        output_valid: go_find::OUTPUT_VALID,
     },
     ToolInfo {
         id: "go.setParent",
@@ -1000,8 +1000,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Set GameObject Parent"
 }"#,
         serial: false,
-        input_valid: Some(go_set_parent::input_is_valid),
-        output_valid: Some(go_set_parent::output_is_valid),
+        input_valid: go_set_parent::INPUT_VALID,
+        output_valid: go_set_parent::OUTPUT_VALID,
     },
     ToolInfo {
         id: "mcp.server.info",
@@ -1084,8 +1084,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "MCP Server Info"
 }"#,
         serial: false,
-        input_valid: Some(mcp_server_info::input_is_valid),
-        output_valid: Some(mcp_server_info::output_is_valid),
+        input_valid: mcp_server_info::INPUT_VALID,
+        output_valid: mcp_server_info::OUTPUT_VALID,
     },
     ToolInfo {
         id: "mcp.tool.describe",
@@ -1283,8 +1283,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Describe Tool"
 }"#,
         serial: false,
-        input_valid: Some(mcp_tool_describe::input_is_valid),
-        output_valid: Some(mcp_tool_describe::output_is_valid),
+        input_valid: mcp_tool_describe::INPUT_VALID,
+        output_valid: mcp_tool_describe::OUTPUT_VALID,
     },
     ToolInfo {
         id: "mcp.tools.list",
@@ -1402,8 +1402,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List Tools"
 }"#,
         serial: false,
-        input_valid: Some(mcp_tools_list::input_is_valid),
-        output_valid: Some(mcp_tools_list::output_is_valid),
+        input_valid: mcp_tools_list::INPUT_VALID,
+        output_valid: mcp_tools_list::OUTPUT_VALID,
     },
     ToolInfo {
         id: "project.assets.summary",
@@ -1511,8 +1511,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Project Assets Summary"
 }"#,
         serial: false,
-        input_valid: Some(project_assets_summary::input_is_valid),
-        output_valid: Some(project_assets_summary::output_is_valid),
+        input_valid: project_assets_summary::INPUT_VALID,
+        output_valid: project_assets_summary::OUTPUT_VALID,
     },
     ToolInfo {
         id: "project.info",
@@ -1586,8 +1586,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Project Info"
 }"#,
         serial: false,
-        input_valid: Some(project_info::input_is_valid),
-        output_valid: Some(project_info::output_is_valid),
+        input_valid: project_info::INPUT_VALID,
+        output_valid: project_info::OUTPUT_VALID,
     },
     ToolInfo {
         id: "project.references.missing",
@@ -1702,8 +1702,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Find Missing References"
 }"#,
         serial: false,
-        input_valid: Some(project_references_missing::input_is_valid),
-        output_valid: Some(project_references_missing::output_is_valid),
+        input_valid: project_references_missing::INPUT_VALID,
+        output_valid: project_references_missing::OUTPUT_VALID,
     },
     ToolInfo {
         id: "project.scenes.list",
@@ -1789,8 +1789,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List Project Scenes"
 }"#,
         serial: false,
-        input_valid: Some(project_scenes_list::input_is_valid),
-        output_valid: Some(project_scenes_list::output_is_valid),
+        input_valid: project_scenes_list::INPUT_VALID,
+        output_valid: project_scenes_list::OUTPUT_VALID,
     },
     ToolInfo {
         id: "scene.components.list",
@@ -1902,8 +1902,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "List Scene Components"
 }"#,
         serial: false,
-        input_valid: Some(scene_components_list::input_is_valid),
-        output_valid: Some(scene_components_list::output_is_valid),
+        input_valid: scene_components_list::INPUT_VALID,
+        output_valid: scene_components_list::OUTPUT_VALID,
     },
     ToolInfo {
         id: "scene.hierarchy.dump",
@@ -2013,8 +2013,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Dump Scene Hierarchy"
 }"#,
         serial: false,
-        input_valid: Some(scene_hierarchy_dump::input_is_valid),
-        output_valid: Some(scene_hierarchy_dump::output_is_valid),
+        input_valid: scene_hierarchy_dump::INPUT_VALID,
+        output_valid: scene_hierarchy_dump::OUTPUT_VALID,
     },
     ToolInfo {
         id: "scene.objects.find",
@@ -2135,8 +2135,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Find Scene Objects"
 }"#,
         serial: false,
-        input_valid: Some(scene_objects_find::input_is_valid),
-        output_valid: Some(scene_objects_find::output_is_valid),
+        input_valid: scene_objects_find::INPUT_VALID,
+        output_valid: scene_objects_find::OUTPUT_VALID,
     },
 ];
 /// Calls `asset.dependencies.graph`: its arguments into its `Input`, its `Output` straight to JSON text.

@@ -101,8 +101,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(ravedemo_mcp_tool_config_get::input_is_valid),
-        output_valid: Some(ravedemo_mcp_tool_config_get::output_is_valid),
+        input_valid: ravedemo_mcp_tool_config_get::INPUT_VALID,
+        output_valid: ravedemo_mcp_tool_config_get::OUTPUT_VALID,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_config_set_cache",
@@ -163,8 +163,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(ravedemo_mcp_tool_config_set_cache::input_is_valid),
-        output_valid: Some(ravedemo_mcp_tool_config_set_cache::output_is_valid),
+        input_valid: ravedemo_mcp_tool_config_set_cache::INPUT_VALID,
+        output_valid: ravedemo_mcp_tool_config_set_cache::OUTPUT_VALID,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_pipeline_run",
@@ -234,8 +234,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(ravedemo_mcp_tool_pipeline_run::input_is_valid),
-        output_valid: Some(ravedemo_mcp_tool_pipeline_run::output_is_valid),
+        input_valid: ravedemo_mcp_tool_pipeline_run::INPUT_VALID,
+        output_valid: ravedemo_mcp_tool_pipeline_run::OUTPUT_VALID,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_pipeline_status",
@@ -311,8 +311,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(ravedemo_mcp_tool_pipeline_status::input_is_valid),
-        output_valid: Some(ravedemo_mcp_tool_pipeline_status::output_is_valid),
+        input_valid: ravedemo_mcp_tool_pipeline_status::INPUT_VALID,
+        output_valid: ravedemo_mcp_tool_pipeline_status::OUTPUT_VALID,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_subject_list",
@@ -389,8 +389,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(ravedemo_mcp_tool_subject_list::input_is_valid),
-        output_valid: Some(ravedemo_mcp_tool_subject_list::output_is_valid),
+        input_valid: ravedemo_mcp_tool_subject_list::INPUT_VALID,
+        output_valid: ravedemo_mcp_tool_subject_list::OUTPUT_VALID,
     },
     ToolInfo {
         id: "ravedemo-mcp_tool_subject_load",
@@ -462,8 +462,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(ravedemo_mcp_tool_subject_load::input_is_valid),
-        output_valid: Some(ravedemo_mcp_tool_subject_load::output_is_valid),
+        input_valid: ravedemo_mcp_tool_subject_load::INPUT_VALID,
+        output_valid: ravedemo_mcp_tool_subject_load::OUTPUT_VALID,
     },
 ];
 /// Calls `ravedemo-mcp_tool_config_get`: its arguments into its `Input`, its `Output` straight to JSON text.

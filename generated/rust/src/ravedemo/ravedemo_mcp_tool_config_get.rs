@@ -49,6 +49,14 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
+pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
+    input_is_valid,
+);
+/// The output schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
+pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
+    output_is_valid,
+);
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
 pub fn input_is_valid(v: &::serde_json::Value) -> bool {
     v.is_object()

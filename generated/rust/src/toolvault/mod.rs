@@ -1490,8 +1490,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Calculate Bearing"
 }"#,
         serial: false,
-        input_valid: Some(calculate_bearing::input_is_valid),
-        output_valid: Some(calculate_bearing::output_is_valid),
+        input_valid: calculate_bearing::INPUT_VALID,
+        output_valid: calculate_bearing::OUTPUT_VALID,
     },
     ToolInfo {
         id: "delete_annotations",
@@ -2637,8 +2637,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Delete Annotations"
 }"#,
         serial: false,
-        input_valid: Some(delete_annotations::input_is_valid),
-        output_valid: Some(delete_annotations::output_is_valid),
+        input_valid: delete_annotations::INPUT_VALID,
+        output_valid: delete_annotations::OUTPUT_VALID,
     },
     ToolInfo {
         id: "points_near_track",
@@ -4074,8 +4074,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Points Near Track"
 }"#,
         serial: false,
-        input_valid: Some(points_near_track::input_is_valid),
-        output_valid: Some(points_near_track::output_is_valid),
+        input_valid: points_near_track::INPUT_VALID,
+        output_valid: points_near_track::OUTPUT_VALID,
     },
     ToolInfo {
         id: "summarize_collection",
@@ -5523,8 +5523,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Summarize Feature Collection"
 }"#,
         serial: false,
-        input_valid: Some(summarize_collection::input_is_valid),
-        output_valid: Some(summarize_collection::output_is_valid),
+        input_valid: summarize_collection::INPUT_VALID,
+        output_valid: summarize_collection::OUTPUT_VALID,
     },
     ToolInfo {
         id: "track_speed_profile",
@@ -6930,8 +6930,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Track Speed Profile"
 }"#,
         serial: false,
-        input_valid: Some(track_speed_profile::input_is_valid),
-        output_valid: Some(track_speed_profile::output_is_valid),
+        input_valid: track_speed_profile::INPUT_VALID,
+        output_valid: track_speed_profile::OUTPUT_VALID,
     },
 ];
 /// Calls `calculate_bearing`: its arguments into its `Input`, its `Output` straight to JSON text.

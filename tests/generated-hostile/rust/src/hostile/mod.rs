@@ -147,8 +147,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(collide_names::input_is_valid),
-        output_valid: Some(collide_names::output_is_valid),
+        input_valid: collide_names::INPUT_VALID,
+        output_valid: collide_names::OUTPUT_VALID,
     },
     ToolInfo {
         id: "collide.names",
@@ -320,8 +320,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(collide_names_2::input_is_valid),
-        output_valid: Some(collide_names_2::output_is_valid),
+        input_valid: collide_names_2::INPUT_VALID,
+        output_valid: collide_names_2::OUTPUT_VALID,
     },
     ToolInfo {
         id: "defs",
@@ -432,8 +432,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(defs::input_is_valid),
-        output_valid: Some(defs::output_is_valid),
+        input_valid: defs::INPUT_VALID,
+        output_valid: defs::OUTPUT_VALID,
     },
     ToolInfo {
         id: "inline.names",
@@ -553,8 +553,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(inline_names::input_is_valid),
-        output_valid: Some(inline_names::output_is_valid),
+        input_valid: inline_names::INPUT_VALID,
+        output_valid: inline_names::OUTPUT_VALID,
     },
     ToolInfo {
         id: "keywords",
@@ -711,8 +711,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(keywords::input_is_valid),
-        output_valid: Some(keywords::output_is_valid),
+        input_valid: keywords::INPUT_VALID,
+        output_valid: keywords::OUTPUT_VALID,
     },
     ToolInfo {
         id: "odd.refs",
@@ -793,8 +793,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(odd_refs::input_is_valid),
-        output_valid: None,
+        input_valid: odd_refs::INPUT_VALID,
+        output_valid: odd_refs::OUTPUT_VALID,
     },
     ToolInfo {
         id: "type",
@@ -824,8 +824,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(type_::input_is_valid),
-        output_valid: None,
+        input_valid: type_::INPUT_VALID,
+        output_valid: type_::OUTPUT_VALID,
     },
 ];
 /// Calls `collide-names`: its arguments into its `Input`, its `Output` straight to JSON text.

@@ -111,8 +111,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(toystats_mcp_tool_code_run::input_is_valid),
-        output_valid: Some(toystats_mcp_tool_code_run::output_is_valid),
+        input_valid: toystats_mcp_tool_code_run::INPUT_VALID,
+        output_valid: toystats_mcp_tool_code_run::OUTPUT_VALID,
     },
     ToolInfo {
         id: "toystats-mcp_tool_data_describe",
@@ -192,8 +192,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(toystats_mcp_tool_data_describe::input_is_valid),
-        output_valid: Some(toystats_mcp_tool_data_describe::output_is_valid),
+        input_valid: toystats_mcp_tool_data_describe::INPUT_VALID,
+        output_valid: toystats_mcp_tool_data_describe::OUTPUT_VALID,
     },
     ToolInfo {
         id: "toystats-mcp_tool_model_fit",
@@ -275,8 +275,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(toystats_mcp_tool_model_fit::input_is_valid),
-        output_valid: Some(toystats_mcp_tool_model_fit::output_is_valid),
+        input_valid: toystats_mcp_tool_model_fit::INPUT_VALID,
+        output_valid: toystats_mcp_tool_model_fit::OUTPUT_VALID,
     },
 ];
 /// Calls `toystats-mcp_tool_code_run`: its arguments into its `Input`, its `Output` straight to JSON text.

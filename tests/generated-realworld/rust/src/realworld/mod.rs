@@ -93,8 +93,8 @@ pub static TOOLS: &[ToolInfo] = &[
   }
 }"#,
         serial: false,
-        input_valid: Some(count_words::input_is_valid),
-        output_valid: Some(count_words::output_is_valid),
+        input_valid: count_words::INPUT_VALID,
+        output_valid: count_words::OUTPUT_VALID,
     },
     ToolInfo {
         id: "draw_shape",
@@ -205,8 +205,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Draw Shape"
 }"#,
         serial: false,
-        input_valid: Some(draw_shape::input_is_valid),
-        output_valid: Some(draw_shape::output_is_valid),
+        input_valid: draw_shape::INPUT_VALID,
+        output_valid: draw_shape::OUTPUT_VALID,
     },
     ToolInfo {
         id: "search_files",
@@ -367,8 +367,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Search Files"
 }"#,
         serial: false,
-        input_valid: Some(search_files::input_is_valid),
-        output_valid: Some(search_files::output_is_valid),
+        input_valid: search_files::INPUT_VALID,
+        output_valid: search_files::OUTPUT_VALID,
     },
     ToolInfo {
         id: "set_value",
@@ -450,8 +450,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Set Value"
 }"#,
         serial: false,
-        input_valid: Some(set_value::input_is_valid),
-        output_valid: Some(set_value::output_is_valid),
+        input_valid: set_value::INPUT_VALID,
+        output_valid: set_value::OUTPUT_VALID,
     },
     ToolInfo {
         id: "update_issue",
@@ -610,8 +610,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "title": "Update Issue"
 }"#,
         serial: false,
-        input_valid: Some(update_issue::input_is_valid),
-        output_valid: Some(update_issue::output_is_valid),
+        input_valid: update_issue::INPUT_VALID,
+        output_valid: update_issue::OUTPUT_VALID,
     },
 ];
 /// Calls `count_words`: its arguments into its `Input`, its `Output` straight to JSON text.
