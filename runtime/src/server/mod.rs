@@ -315,27 +315,19 @@ impl Server {
     /// answer as the schema does (toolgen's differential tests hold it to
     /// that); `None` goes back to the crate alone. False if there is no such tool.
     pub fn compiled_validator(&mut self, id: &str, valid: Option<Validity>) -> bool {
-        let tools = self.tools.get_mut().unwrap_or_else(|p| p.into_inner());
-        match tools.get_mut(id).and_then(Arc::get_mut) {
-            Some(e) => {
-                e.compiled = valid;
-                true
-            }
-            None => false,
-        }
+        self.entry_mut(id).map(|e| e.compiled = valid).is_some()
     }
 
     /// Makes tool `id` run one call at a time, in arrival order, on the
     /// serial lane (shared by every serial tool). False if there is no such tool.
     pub fn serial_tool(&mut self, id: &str) -> bool {
+        self.entry_mut(id).map(|e| e.serial = true).is_some()
+    }
+
+    /// Tool `id`'s entry while the server is being built (not yet shared).
+    fn entry_mut(&mut self, id: &str) -> Option<&mut Entry> {
         let tools = self.tools.get_mut().unwrap_or_else(|p| p.into_inner());
-        match tools.get_mut(id).and_then(Arc::get_mut) {
-            Some(e) => {
-                e.serial = true;
-                true
-            }
-            None => false,
-        }
+        tools.get_mut(id).and_then(Arc::get_mut)
     }
 
     /// Adds (or replaces) a tool while the server runs; MCP clients are sent

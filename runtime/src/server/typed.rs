@@ -105,9 +105,7 @@ pub fn register_tools<T: Send + Sync + 'static>(
         if info.serial {
             server.serial_tool(info.id);
         }
-        if info.input_valid.is_some() {
-            server.compiled_validator(info.id, info.input_valid);
-        }
+        server.compiled_validator(info.id, info.input_valid);
     }
     Ok(server)
 }
