@@ -243,17 +243,23 @@ impl Server {
     /// notifications are not kept. For transports that answer one request
     /// at a time; [`Server::serve`] answers as calls finish.
     pub fn handle(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
-        let slot = Slot::<Vec<u8>>::new();
-        let reply: Arc<dyn Outbox> = slot.clone();
-        let mut out = match self.submit(session, request, &reply) {
-            Submitted::Answered(out) => out,
-            Submitted::Nothing => return None,
-            Submitted::Pending => {
-                drop(reply);
-                slot.wait()?
-            }
-        };
+        let mut out = answer_of(|reply| self.submit(session, request, reply))?;
         out.push(b'\n');
         Some(out)
+    }
+}
+
+/// The response to a request `start` submits with an outbox that keeps only
+/// the response, waiting for it when the call is pending.
+pub(super) fn answer_of(start: impl FnOnce(&Arc<dyn Outbox>) -> Submitted) -> Option<Vec<u8>> {
+    let slot = Slot::<Vec<u8>>::new();
+    let reply: Arc<dyn Outbox> = slot.clone();
+    match start(&reply) {
+        Submitted::Answered(out) => Some(out),
+        Submitted::Nothing => None,
+        Submitted::Pending => {
+            drop(reply);
+            slot.wait()
+        }
     }
 }

@@ -67,16 +67,7 @@ impl Server {
             Routed::Now(out) => out,
             Routed::Nothing => return None,
             Routed::Call(call) => {
-                let slot = super::control::Slot::<Vec<u8>>::new();
-                let reply: Arc<dyn Outbox> = slot.clone();
-                match self.start_call(session, call, &reply) {
-                    Submitted::Answered(out) => out,
-                    Submitted::Nothing => return None,
-                    Submitted::Pending => {
-                        drop(reply);
-                        slot.wait()?
-                    }
-                }
+                super::execution::answer_of(|reply| self.start_call(session, call, reply))?
             }
         };
         out.push(b'\n');
