@@ -202,7 +202,8 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         .ok_or("Newtonsoft.Json.dll not found after installing it")?;
     let _ = std::fs::remove_dir_all(&failures);
     let values = replacements();
-    let (mut rejected, mut compiled, mut broken, mut round_trips) = (0, 0, 0, 0);
+    let (mut rejected, mut compiled, mut broken) = (0, 0, 0);
+    let mut checked = Checked::default();
     for case in 0..cases {
         let source = pick(&mut rng, &sources).clone();
         let specs = work.join("specs");
@@ -250,8 +251,10 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             }
             continue;
         }
-        let instances = write_round_trip(&mut rng, &out, &spec)?;
-        round_trips += instances;
+        let case_checked = write_round_trip(&mut rng, &out, &spec)?;
+        checked.instances += case_checked.instances;
+        checked.compiled += case_checked.compiled;
+        checked.kept += case_checked.kept;
         let check = cargo()
             .args(["test", "--quiet", "--message-format", "short"])
             .current_dir(out.join("rust"))
@@ -310,12 +313,9 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             first.join("\n")
         );
     }
-    let validators = COMPILED
-        .each_ref()
-        .map(|c| c.load(std::sync::atomic::Ordering::Relaxed));
     println!(
-        "{cases} cases: {compiled} compiled (Rust and C#) and round-tripped {round_trips} instances, {rejected} rejected by validation, {broken} failed; {} schemas got a compiled validator checked against the jsonschema crate, {} kept the crate",
-        validators[1], validators[0]
+        "{cases} cases: {compiled} compiled (Rust and C#) and round-tripped {} instances, {rejected} rejected by validation, {broken} failed; {} schemas got a compiled validator checked against the jsonschema crate, {} kept the crate",
+        checked.instances, checked.compiled, checked.kept
     );
     if broken > 0 {
         return Err(format!(
@@ -325,31 +325,50 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
+/// What one case's generated test checks: valid instances round-tripped, and
+/// schemas whose compiled validator is compared with the `jsonschema` crate
+/// (or that kept the crate).
+#[derive(Default)]
+struct Checked {
+    instances: usize,
+    compiled: usize,
+    kept: usize,
+}
+
 /// Writes instances of the mutated tool's bundled schemas and the round-trip
-/// test into the generated crate; returns how many instances.
-fn write_round_trip(rng: &mut Rng, out: &Path, spec: &Value) -> Result<usize, String> {
+/// test into the generated crate; returns what that test checks.
+fn write_round_trip(rng: &mut Rng, out: &Path, spec: &Value) -> Result<Checked, String> {
     let lib = std::fs::read_to_string(out.join("rust/src/lib.rs")).map_err(|e| e.to_string())?;
     let Some(set) = lib
         .lines()
         .find_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';'))
     else {
-        return Ok(0);
+        return Ok(Checked::default());
     };
     let id = spec["name"].as_str().unwrap_or("");
     let mut sides = Map::new();
-    let mut count = 0;
+    let mut count = Checked::default();
     for side in ["input", "output"] {
         let path = out.join(format!("catalog/{set}/schemas/{id}.{side}.json"));
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
         let schema: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        let found = valid_instances(rng, &schema);
-        count += found.len();
+        let Ok(validator) = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&schema)
+        else {
+            continue;
+        };
+        let found = valid_instances(rng, &schema, &validator);
+        count.instances += found.len();
         // The compiled validator must answer as the `jsonschema` crate does.
-        let verdicts = verdicts(rng, &schema, &found);
-        let compiled = toolgen::emit::rust::validate::compile(&schema, side, side).is_ok();
-        COMPILED[usize::from(compiled)].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let verdicts = verdicts(rng, &schema, &found, &validator);
+        if toolgen::emit::rust::validate::compile(&schema, side, side).is_ok() {
+            count.compiled += 1;
+        } else {
+            count.kept += 1;
+        }
         sides.insert(format!("{side}Verdicts"), Value::Array(verdicts));
         sides.insert(side.to_owned(), Value::Array(found));
     }
@@ -363,13 +382,7 @@ fn write_round_trip(rng: &mut Rng, out: &Path, spec: &Value) -> Result<usize, St
 }
 
 /// Up to three instances of a bundled schema that its validator accepts.
-fn valid_instances(rng: &mut Rng, schema: &Value) -> Vec<Value> {
-    let Ok(validator) = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(schema)
-    else {
-        return Vec::new();
-    };
+fn valid_instances(rng: &mut Rng, schema: &Value, validator: &jsonschema::Validator) -> Vec<Value> {
     (0..6)
         .filter_map(|_| toolgen_tests::instances::instance(rng, schema, schema, 0))
         .filter(|v| validator.is_valid(v))
@@ -377,21 +390,14 @@ fn valid_instances(rng: &mut Rng, schema: &Value) -> Vec<Value> {
         .collect()
 }
 
-/// Schemas that kept the `jsonschema` crate ([0]) and that got a compiled validator ([1]).
-static COMPILED: [std::sync::atomic::AtomicUsize; 2] = [
-    std::sync::atomic::AtomicUsize::new(0),
-    std::sync::atomic::AtomicUsize::new(0),
-];
-
 /// Values for a schema's compiled validator (drawn, mutated) with the
 /// `jsonschema` crate's verdicts: `[[value, valid], ...]`.
-fn verdicts(rng: &mut Rng, schema: &Value, found: &[Value]) -> Vec<Value> {
-    let Ok(validator) = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(schema)
-    else {
-        return Vec::new();
-    };
+fn verdicts(
+    rng: &mut Rng,
+    schema: &Value,
+    found: &[Value],
+    validator: &jsonschema::Validator,
+) -> Vec<Value> {
     toolgen_tests::instances::candidates(rng, schema, found, 300)
         .into_iter()
         .map(|v| {
