@@ -13,6 +13,12 @@ use toolgen::load::{DEFAULT_MAX_FILE_SIZE, Loaded};
 use toolgen::output::Prune;
 use toolgen::{GenerateError, Generator, Progress, Summary};
 
+/// mimalloc: rendering builds and drops millions of small token trees and
+/// strings on every core, where glibc's allocator spent a quarter of the time
+/// (see docs/decisions.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Schema-first code generator for MCP tools.
 ///
 /// Reads tool specs in three formats (EditorMCP JSON, RAVE YAML written by R

@@ -44,14 +44,21 @@ use crate::ir::{Project, RuntimeSource, Spanned, ToolSet};
 #[derive(Debug, Default)]
 pub struct RustCrate;
 
-/// A tool set's generated module: its name, its own items, and (for the
-/// module layout, which inlines them) its tools' modules, the shared one
-/// first, by name. The crate layout keeps no syntax: each tool's file is
-/// formatted as soon as it is built, and only its text is kept.
+/// A tool set's generated module for the module layout: its name, its own
+/// items, and its tools' modules to inline, the shared one first, by name.
+/// The crate layout keeps no syntax: each tool's file is formatted as soon
+/// as it is built, and only its text (and its [`items::Fragments`]) is kept.
 struct SetModule {
     name: String,
     module: FileItems,
     tools: Vec<(String, FileItems)>,
+}
+
+/// What the set's own module is built from once its tools' modules are:
+/// the tools' module names and the shared definitions.
+struct SetParts {
+    modules: Vec<String>,
+    shared: Option<SharedModule>,
 }
 
 /// How a set's tool modules are built: given the tools' module names and
@@ -59,16 +66,17 @@ struct SetModule {
 /// written), problems go to the diagnostics.
 type BuildTools<'a> = dyn FnMut(&[String], Option<&SharedModule>, &mut Vec<Diagnostic>) + 'a;
 
-/// Builds a tool set's module; `None` when a tool's types cannot be generated
-/// (the diagnostics say which). `keep` gets the shared module (when there is
-/// one) as soon as it is built; `tools` builds the tools' modules.
-fn set_module(
+/// Builds a tool set's tools' modules; `None` when a tool's types cannot be
+/// generated (the diagnostics say which). `keep` gets the shared module
+/// (when there is one) as soon as it is built; `tools` builds the tools'
+/// modules.
+fn set_tools(
     set: &ToolSet,
     regenerate: &str,
     keep: &mut dyn FnMut(String, FileItems),
     tools: &mut BuildTools<'_>,
     diags: &mut Vec<Diagnostic>,
-) -> Option<(String, FileItems)> {
+) -> Option<SetParts> {
     let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
     let modules = ident::unique(&ids, ident::rust_snake);
     let shared = SharedModule::new(set, &modules);
@@ -77,11 +85,7 @@ fn set_module(
     }
     let before = diags.len();
     tools(&modules, shared.as_ref(), diags);
-    if diags.len() > before {
-        return None;
-    }
-    let module = items::set_module(set, &modules, shared.as_ref(), regenerate);
-    Some((ident::rust_snake(&set.name), module))
+    (diags.len() == before).then_some(SetParts { modules, shared })
 }
 
 fn shared_file(set: &ToolSet, s: &SharedModule, regenerate: &str) -> FileItems {
@@ -95,9 +99,11 @@ fn shared_file(set: &ToolSet, s: &SharedModule, regenerate: &str) -> FileItems {
     }
 }
 
-/// One tool's file for the crate layout: its module, formatted.
+/// One tool's file for the crate layout: its module, formatted, and its
+/// parts of the set's module.
 struct ToolFile {
     text: Option<String>,
+    fragments: items::Fragments,
     diags: Vec<Diagnostic>,
 }
 
@@ -116,19 +122,25 @@ fn tool_files(
     tick: &(dyn Fn() + Sync),
 ) -> Vec<ToolFile> {
     let n = set.tools.len();
-    let keys: Vec<Option<Digest>> = set
+    let keys: Vec<Option<(Digest, Digest)>> = set
         .tools
         .iter()
-        .map(|t| cx.cache.map(|_| tool_key(t, shared, regenerate)))
+        .zip(modules)
+        .map(|(t, m)| {
+            cx.cache
+                .map(|_| (tool_key(t, shared, regenerate), fragments_key(set, t, m)))
+        })
         .collect();
+    let cached = |key: Option<Digest>| cx.cache.zip(key).and_then(|(c, k)| c.get(k));
     let mut files: Vec<Option<ToolFile>> = keys
         .iter()
         .map(|key| {
-            let text = cx.cache.zip(*key).and_then(|(c, k)| c.get(k))?;
-            let text = String::from_utf8(text).ok()?;
+            let text = String::from_utf8(cached(key.map(|k| k.0))?).ok()?;
+            let fragments = items::Fragments::from_bytes(&cached(key.map(|k| k.1))?)?;
             tick();
             Some(ToolFile {
                 text: Some(text),
+                fragments,
                 diags: Vec::new(),
             })
         })
@@ -140,21 +152,43 @@ fn tool_files(
         |shared, m| {
             let i = missing[m];
             let mut diags = Vec::new();
-            let text = items::tool_module(&set.tools[i], shared.as_ref(), regenerate, &mut diags)
+            let tool = &set.tools[i];
+            let text = items::tool_module(tool, shared.as_ref(), regenerate, &mut diags)
                 .map(|f| unparse(f.attrs, f.items));
+            let fragments = items::Fragments::new(set, tool, &modules[i]);
             tick();
-            ToolFile { text, diags }
+            ToolFile {
+                text,
+                fragments,
+                diags,
+            }
         },
     );
     for (&i, file) in missing.iter().zip(built) {
-        if let (Some(cache), Some(key), Some(text), true) =
+        if let (Some(cache), Some((key, fragments_key)), Some(text), true) =
             (cx.cache, keys[i], &file.text, file.diags.is_empty())
         {
             cache.put(key, text.as_bytes());
+            cache.put(fragments_key, &file.fragments.to_bytes());
         }
         files[i] = Some(file);
     }
     files.into_iter().flatten().collect()
+}
+
+/// What a tool's parts of the set module are rendered from: the tool as
+/// read, its module's name, and what of the set they say (its name, which
+/// names the trait; its execution; the tool's time limit, which the set may
+/// give).
+fn fragments_key(set: &ToolSet, tool: &crate::ir::Tool, module: &str) -> Digest {
+    Hasher::new()
+        .str("rust set module fragments")
+        .str(&set.name)
+        .str(module)
+        .debug(&set.execution)
+        .debug(&set.timeout_of(tool))
+        .debug(tool)
+        .finish()
 }
 
 /// What a tool's file is rendered from: the tool as read (every field, its
@@ -239,10 +273,10 @@ impl Emitter for RustCrate {
         };
         let layout = options.rust_layout;
         let mut sets: Vec<SetModule> = Vec::new();
+        let mut texts: Vec<(String, String)> = Vec::new();
         for set in &project.tool_sets {
             let dir = ident::rust_snake(&set.name);
-            let mut tools: Vec<(String, FileItems)> = Vec::new();
-            let built = match layout {
+            match layout {
                 // Each tool's file on its own, formatted in parallel.
                 RustLayout::Crate => {
                     let mut keep = |tool: String, file: FileItems| {
@@ -252,6 +286,7 @@ impl Emitter for RustCrate {
                         );
                     };
                     let mut files = Vec::new();
+                    let mut fragments = Vec::new();
                     let mut build =
                         |modules: &[String],
                          shared: Option<&SharedModule>,
@@ -265,16 +300,26 @@ impl Emitter for RustCrate {
                                 &tick,
                             )) {
                                 diags.extend(file.diags);
+                                fragments.push(file.fragments);
                                 if let Some(text) = file.text {
                                     files.push((format!("rust/src/{dir}/{module}.rs"), text));
                                 }
                             }
                         };
-                    let built = set_module(set, &regenerate, &mut keep, &mut build, diags);
+                    let parts = set_tools(set, &regenerate, &mut keep, &mut build, diags);
                     for (path, text) in files {
                         out.add(path, text);
                     }
-                    built
+                    if let Some(p) = parts {
+                        let text = items::set_module_text(
+                            set,
+                            &p.modules,
+                            p.shared.as_ref(),
+                            &regenerate,
+                            &fragments,
+                        );
+                        texts.push((dir.clone(), text));
+                    }
                 }
                 // One file: the modules are kept as syntax, to be inlined.
                 RustLayout::Module => {
@@ -293,25 +338,25 @@ impl Emitter for RustCrate {
                                 }
                             }
                         };
-                    let built = set_module(set, &regenerate, &mut keep, &mut build, diags);
-                    tools = kept.into_inner();
-                    built
+                    let parts = set_tools(set, &regenerate, &mut keep, &mut build, diags);
+                    if let Some(p) = parts {
+                        let module =
+                            items::set_module(set, &p.modules, p.shared.as_ref(), &regenerate);
+                        sets.push(SetModule {
+                            name: ident::rust_snake(&set.name),
+                            module,
+                            tools: kept.into_inner(),
+                        });
+                    }
                 }
-            };
-            if let Some((name, module)) = built {
-                sets.push(SetModule {
-                    name,
-                    module,
-                    tools,
-                });
             }
         }
         options.progress.report("rust", total, total);
-        if sets.len() != project.tool_sets.len() {
+        if sets.len().max(texts.len()) != project.tool_sets.len() {
             return;
         }
         match options.rust_layout {
-            RustLayout::Crate => emit_crate(options, project, sets, out, diags),
+            RustLayout::Crate => emit_crate(options, project, texts, out, diags),
             RustLayout::Module => emit_module(&regenerate, sets, out),
         }
     }
@@ -368,7 +413,7 @@ fn emit_module(regenerate: &str, sets: Vec<SetModule>, out: &mut GeneratedFiles)
 fn emit_crate(
     options: &EmitOptions,
     project: &Project,
-    sets: Vec<SetModule>,
+    sets: Vec<(String, String)>,
     out: &mut GeneratedFiles,
     diags: &mut Vec<Diagnostic>,
 ) {
@@ -377,17 +422,14 @@ fn emit_crate(
         "Rust types and dispatch tables for the tool sets, generated by toolgen from the specs.\nDo not edit: change the specs and run `{regenerate}`."
     ));
     let mut lib_items: Vec<syn::Item> = Vec::new();
-    for set in sets {
-        let name = items::rust_ident(&set.name);
+    for (set, text) in sets {
+        let name = items::rust_ident(&set);
         // Formatted by prettyplease here; `cargo fmt` must not reformat it.
         lib_items.push(syn::parse_quote! {
             #[rustfmt::skip]
             pub mod #name;
         });
-        out.add(
-            format!("rust/src/{}/mod.rs", set.name),
-            unparse(set.module.attrs, set.module.items),
-        );
+        out.add(format!("rust/src/{set}/mod.rs"), text);
     }
     // typify emits helper functions (`defaults::*`) for every type space, used or not.
     let mut lib_attrs = lib_doc;
