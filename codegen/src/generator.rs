@@ -408,10 +408,14 @@ impl Generator {
         } else {
             None
         };
+        let keys = cache.map(|_| emit::keys::Keys::of(project));
+        let catalogs = emit::catalog::Catalogs::default();
         let cx = emit::EmitContext {
             options: &self.emit,
             templates: templates.as_ref(),
             cache,
+            keys: keys.as_ref(),
+            catalogs: &catalogs,
         };
         let total = emitters.len();
         self.emit.progress.report("generating", 0, total);

@@ -93,6 +93,9 @@ impl std::fmt::Display for TemplateError {
 pub struct Templates {
     env: Environment<'static>,
     overridden: Vec<(String, PathBuf)>,
+    /// Of the regenerate command and every template's name and text: what
+    /// a rendered piece depends on besides its context.
+    digest: crate::digest::Digest,
 }
 
 impl std::fmt::Debug for Templates {
@@ -129,6 +132,8 @@ impl Templates {
         // Spec text is escaped by the emitters for each target; no HTML auto-escaping.
         env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
         let mut overridden = Vec::new();
+        let mut digest = crate::digest::Hasher::new();
+        digest.str("templates").str(regenerate);
         for (name, builtin) in BUILTIN {
             let file = dir.map(|d| d.join(name)).filter(|p| p.is_file());
             let text = match &file {
@@ -140,13 +145,18 @@ impl Templates {
                 })?,
                 None => (*builtin).to_owned(),
             };
+            digest.str(name).str(&text);
             env.add_template_owned((*name).to_owned(), text)
                 .map_err(|e| error(&file, name, &e))?;
             if let Some(p) = file {
                 overridden.push(((*name).to_owned(), p));
             }
         }
-        Ok(Templates { env, overridden })
+        Ok(Templates {
+            env,
+            overridden,
+            digest: digest.finish(),
+        })
     }
 
     /// Renders template `name` with `context`.
@@ -162,6 +172,11 @@ impl Templates {
             .map_err(|e| error(&file, name, &e))?;
         t.render(minijinja::value::Serde(context))
             .map_err(|e| error(&file, name, &e))
+    }
+
+    /// The digest of the regenerate command and of every template's text.
+    pub fn digest(&self) -> crate::digest::Digest {
+        self.digest
     }
 
     /// The templates replaced by files, with their paths.

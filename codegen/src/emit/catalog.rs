@@ -23,14 +23,14 @@ impl Emitter for Catalog {
         "catalog"
     }
 
-    fn emit(&self, _cx: &super::EmitContext<'_>, project: &Project, out: &mut super::Output<'_>) {
+    fn emit(&self, cx: &super::EmitContext<'_>, project: &Project, out: &mut super::Output<'_>) {
         let out = &mut *out.files;
         let mut index = Vec::new();
         for set in &project.tool_sets {
             let dir = format!("catalog/{}", set.name);
-            let text = tools_json(set);
+            let text = cx.catalogs.tools_json(cx, set);
             let hash = hash_of(&text);
-            out.add(format!("{dir}/tools.json"), text);
+            out.add(format!("{dir}/tools.json"), text.to_vec());
             for tool in &set.tools {
                 let id = &tool.id.value;
                 let input = titled(&tool.input.value, tool, "input");
@@ -66,29 +66,82 @@ impl Emitter for Catalog {
     }
 }
 
-/// A tool set's `tools.json`, serialized straight from the IR (no
-/// intermediate `Value` copy of every schema).
-fn tools_json(set: &ToolSet) -> Vec<u8> {
-    let list = ToolList {
-        tools: set.tools.iter().map(|t| ToolEntry::new(set, t)).collect(),
-    };
-    let mut text = serde_json::to_vec_pretty(&list).unwrap_or_default();
-    text.push(b'\n');
+/// Each tool set's `tools.json`, made once per run for all the emitters that
+/// need it or its hash (the catalog, the Rust table, the C# registry), by set.
+#[derive(Debug, Default)]
+pub struct Catalogs {
+    texts: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<[u8]>>>,
+}
+
+impl Catalogs {
+    /// The `tools.json` of `set` (made by the first emitter that asks).
+    pub fn tools_json(&self, cx: &super::EmitContext<'_>, set: &ToolSet) -> std::sync::Arc<[u8]> {
+        let mut texts = self
+            .texts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(t) = texts.get(&set.name) {
+            return t.clone();
+        }
+        let text: std::sync::Arc<[u8]> = tools_json(cx, set).into();
+        texts.insert(set.name.clone(), text.clone());
+        text
+    }
+
+    /// The catalog hash of `set`: 16 hex digits of the digest of its
+    /// `tools.json`. The catalog's index lists it, the generated Rust
+    /// (`CATALOG_HASH`) and C# (`CatalogHash`) carry it, and the Unity
+    /// bridge's two sides compare theirs on connect: generated code of two
+    /// different versions of the specs never talk.
+    pub fn hash(&self, cx: &super::EmitContext<'_>, set: &ToolSet) -> String {
+        hash_of(&self.tools_json(cx, set))
+    }
+}
+
+/// A tool set's `tools.json`: `{"tools": [..]}` pretty-printed, each entry
+/// serialized on its own (on every core, or taken from the cache) straight
+/// from the IR (no intermediate `Value` copy of every schema) and indented
+/// to its depth: the same text as serializing the whole list at once.
+fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
+    let entries = crate::par::map_with(set.tools.len(), || (), |_, i| entry_text(cx, set, i));
+    let mut text = b"{\n  \"tools\": [".to_vec();
+    if entries.is_empty() {
+        text.extend_from_slice(b"]\n}\n");
+        return text;
+    }
+    for (i, entry) in entries.iter().enumerate() {
+        text.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+        for (j, line) in entry.split('\n').enumerate() {
+            if j > 0 {
+                text.push(b'\n');
+            }
+            text.extend_from_slice(b"    ");
+            text.extend_from_slice(line.as_bytes());
+        }
+    }
+    text.extend_from_slice(b"\n  ]\n}\n");
+    text
+}
+
+/// The `index`th tool's entry of `tools.json`, pretty-printed at depth 0.
+fn entry_text(cx: &super::EmitContext<'_>, set: &ToolSet, index: usize) -> String {
+    let piece = cx.cached_piece(set, index, |h| {
+        h.str("catalog entry");
+    });
+    if let Some(text) = piece.and_then(|(c, k)| String::from_utf8(c.get(k)?).ok()) {
+        return text;
+    }
+    let text =
+        serde_json::to_string_pretty(&ToolEntry::new(set, &set.tools[index])).unwrap_or_default();
+    if let Some((cache, key)) = piece {
+        cache.put(key, text.as_bytes());
+    }
     text
 }
 
 fn hash_of(tools_json: &[u8]) -> String {
     let hex = crate::digest::Digest::of(tools_json).hex();
     hex.chars().take(16).collect()
-}
-
-/// The catalog hash of a tool set: 16 hex digits of the digest of its
-/// `tools.json`. The catalog's index lists it, the generated Rust
-/// (`CATALOG_HASH`) and C# (`CatalogHash`) carry it, and the Unity bridge's
-/// two sides compare theirs on connect: generated code of two different
-/// versions of the specs never talk.
-pub fn catalog_hash(set: &ToolSet) -> String {
-    hash_of(&tools_json(set))
 }
 
 /// A stand-alone schema file: the tool's schema with a title and description.
@@ -110,12 +163,6 @@ fn titled(schema: &Value, tool: &Tool, side: &str) -> Value {
         m.insert("description".into(), json!(description));
     }
     v
-}
-
-/// The `tools/list` result of one tool set.
-#[derive(Serialize)]
-struct ToolList<'a> {
-    tools: Vec<ToolEntry<'a>>,
 }
 
 /// One entry of the `tools/list` result: `name`, `title`, `description`,

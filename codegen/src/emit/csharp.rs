@@ -1017,16 +1017,19 @@ impl super::TemplateEmitter for CSharp {
             let t = templates.for_set(set);
             let (classes, registry) = class_names(set);
             let mut specs = Vec::new();
-            for (tool, class) in set.tools.iter().zip(&classes) {
+            for (i, (tool, class)) in set.tools.iter().zip(&classes).enumerate() {
                 let timeout = set.timeout_of(tool);
-                let file = tool_file(tool, class, timeout);
                 specs.push(spec(tool, timeout));
-                let ctx = serde_json::json!({"namespace": set.namespace, "tool": file});
-                out.render(
+                // The file is made from the tool, its class name and the set's settings.
+                let piece = cx.cached_piece(set, i, |h| {
+                    h.str("csharp tool file").str(class);
+                });
+                out.render_piece(
+                    piece,
                     t,
                     "csharp/tool.cs.jinja",
                     format!("csharp/{}/{class}.cs", set.name),
-                    &ctx,
+                    || serde_json::json!({"namespace": set.namespace, "tool": tool_file(tool, class, timeout)}),
                 );
             }
             let mut doc = vec![format!(
@@ -1042,7 +1045,7 @@ impl super::TemplateEmitter for CSharp {
             }
             let ctx = serde_json::json!({"namespace": set.namespace, "set": {
                 "name_text": set.name, "class": registry, "doc": doc, "tools": specs,
-                "catalog_hash": super::catalog::catalog_hash(set),
+                "catalog_hash": cx.catalogs.hash(cx, set),
                 "bridge_port": set.bridge_port.unwrap_or(0),
             }});
             out.render(

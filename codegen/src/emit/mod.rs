@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod csharp;
 pub mod csharp_bridge;
 pub mod docs;
+pub mod keys;
 pub mod markup;
 pub mod r;
 pub mod rave;
@@ -17,7 +18,7 @@ pub mod shape;
 pub mod yaml;
 
 pub use crate::files::GeneratedFiles;
-use crate::ir::{OutputKind, Project, RuntimeSource};
+use crate::ir::{OutputKind, Project, RuntimeSource, ToolSet};
 use crate::templates::RunTemplates;
 
 /// What every emitter gets besides the project: the run's settings, and its
@@ -29,6 +30,30 @@ pub struct EmitContext<'a> {
     pub templates: Option<&'a RunTemplates>,
     /// Pieces rendered by earlier runs (`None`: render everything).
     pub cache: Option<&'a dyn RenderCache>,
+    /// The digests of the project's tools and sets for the cache's keys
+    /// (computed only when there is a cache).
+    pub keys: Option<&'a keys::Keys>,
+    /// Each tool set's `tools.json`, made once for every emitter.
+    pub catalogs: &'a catalog::Catalogs,
+}
+
+impl EmitContext<'_> {
+    /// The cache with the key of a piece made from the `index`th tool of
+    /// `set` (its digest, the set's settings, and what `extra` mixes in),
+    /// when the run has a cache.
+    pub fn cached_piece(
+        &self,
+        set: &ToolSet,
+        index: usize,
+        extra: impl FnOnce(&mut crate::digest::Hasher),
+    ) -> Option<(&dyn RenderCache, crate::digest::Digest)> {
+        let cache = self.cache?;
+        let keys = self.keys?.set(set)?;
+        let mut h = crate::digest::Hasher::new();
+        h.digest(keys.settings).digest(*keys.tools.get(index)?);
+        extra(&mut h);
+        Some((cache, h.finish()))
+    }
 }
 
 /// Rendered pieces kept between runs, by key: the emitter's digest of
@@ -84,6 +109,46 @@ impl Output<'_> {
         context: &serde_json::Value,
     ) {
         templates.render_file(name, context, path, self.files, self.diags);
+    }
+
+    /// [`Output::render`] of a piece the cache may hold: `piece` is the cache
+    /// with the key of everything the context is made from (see
+    /// [`EmitContext::cached_piece`]); the templates' digest, the template's
+    /// name and the path are mixed in here. `context` is made only when the
+    /// cache does not hold the piece.
+    pub fn render_piece<C: serde::Serialize>(
+        &mut self,
+        piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+        templates: &crate::templates::Templates,
+        name: &str,
+        path: String,
+        context: impl FnOnce() -> C,
+    ) {
+        let key = piece.map(|(cache, key)| {
+            let key = crate::digest::Hasher::new()
+                .str("template piece")
+                .digest(templates.digest())
+                .str(name)
+                .str(&path)
+                .digest(key)
+                .finish();
+            (cache, key)
+        });
+        if let Some((cache, key)) = key
+            && let Some(text) = cache.get(key).and_then(|b| String::from_utf8(b).ok())
+        {
+            self.files.add(path, text);
+            return;
+        }
+        match templates.render(name, context()) {
+            Ok(text) => {
+                if let Some((cache, key)) = key {
+                    cache.put(key, text.as_bytes());
+                }
+                self.files.add(path, text);
+            }
+            Err(e) => self.diags.push(e.diagnostic()),
+        }
     }
 }
 

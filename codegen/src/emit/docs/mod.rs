@@ -374,7 +374,7 @@ impl super::TemplateEmitter for Docs {
 
     fn emit_rendered(
         &self,
-        _cx: &super::EmitContext<'_>,
+        cx: &super::EmitContext<'_>,
         templates: &crate::templates::RunTemplates,
         project: &Project,
         out: &mut super::Output<'_>,
@@ -382,12 +382,17 @@ impl super::TemplateEmitter for Docs {
         let shared = templates.shared();
         let mut sets = Vec::new();
         for set in &project.tool_sets {
-            for tool in &set.tools {
-                out.render(
+            for (i, tool) in set.tools.iter().enumerate() {
+                // A page is made from its tool and the set's settings.
+                let piece = cx.cached_piece(set, i, |h| {
+                    h.str("docs tool page");
+                });
+                out.render_piece(
+                    piece,
                     templates.for_set(set),
                     "docs/tool.md.jinja",
                     format!("docs/src/{}/{}", set.name, page_name(tool)),
-                    &json!({"tool": tool_page(set, tool)}),
+                    || json!({"tool": tool_page(set, tool)}),
                 );
             }
             let set_ctx = set_context(set);

@@ -211,6 +211,7 @@ pub fn set_module(
     modules: &[String],
     shared: Option<&SharedModule>,
     regenerate: &str,
+    catalog_hash: &str,
 ) -> FileItems {
     let trait_name = trait_name(set);
     let attrs = set_doc(set, regenerate);
@@ -219,7 +220,7 @@ pub fn set_module(
     let tokens = [
         decls,
         tools_trait(set, &trait_name, &mods),
-        tiers_and_table(set, modules),
+        tiers_and_table(set, modules, catalog_hash),
         calls(set, &trait_name, &mods),
         for_each_macro(set, &mods),
     ];
@@ -345,11 +346,12 @@ pub fn set_module_text(
     modules: &[String],
     shared: Option<&SharedModule>,
     regenerate: &str,
+    catalog_hash: &str,
     fragments: &[Fragments],
 ) -> String {
     let mods: Vec<syn::Ident> = modules.iter().map(|m| rust_ident(m)).collect();
     if set.tools.is_empty() || fragments.len() != set.tools.len() {
-        let m = set_module(set, modules, shared, regenerate);
+        let m = set_module(set, modules, shared, regenerate, catalog_hash);
         return prettyplease::unparse(&syn::File {
             shebang: None,
             frontmatter: None,
@@ -373,7 +375,7 @@ pub fn set_module_text(
     out.push_str("{\n");
     fragments.iter().for_each(|f| out.push_str(&f.method));
     out.push_str("}\n");
-    let head = table_head(set);
+    let head = table_head(set, catalog_hash);
     let opened = format(quote!(#head pub static TOOLS: &[ToolInfo] = &[];));
     out.push_str(opened.strip_suffix("&[];\n").unwrap_or(&opened));
     out.push_str("&[\n");
@@ -420,13 +422,13 @@ fn trait_method(tool: &Tool, m: &syn::Ident) -> TokenStream {
     }
 }
 
-fn tiers_and_table(set: &ToolSet, modules: &[String]) -> TokenStream {
+fn tiers_and_table(set: &ToolSet, modules: &[String], catalog_hash: &str) -> TokenStream {
     let entries = set
         .tools
         .iter()
         .zip(modules)
         .map(|(tool, module)| table_entry(set, tool, module));
-    let head = table_head(set);
+    let head = table_head(set, catalog_hash);
     quote! {
         #head
         pub static TOOLS: &[ToolInfo] = &[#(#entries,)*];
@@ -435,7 +437,7 @@ fn tiers_and_table(set: &ToolSet, modules: &[String]) -> TokenStream {
 
 /// What comes before the table's entries: the tiers, the catalog hash, the
 /// bridge port, and the table's doc.
-fn table_head(set: &ToolSet) -> TokenStream {
+fn table_head(set: &ToolSet, catalog_hash: &str) -> TokenStream {
     let doc_tiers = doc(
         "The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.",
     );
@@ -444,7 +446,7 @@ fn table_head(set: &ToolSet) -> TokenStream {
     let doc_hash = doc(
         "The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.",
     );
-    let hash = lit(&super::super::catalog::catalog_hash(set));
+    let hash = lit(catalog_hash);
     let doc_port = doc(
         "The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.",
     );

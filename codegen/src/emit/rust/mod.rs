@@ -122,13 +122,16 @@ fn tool_files(
     tick: &(dyn Fn() + Sync),
 ) -> Vec<ToolFile> {
     let n = set.tools.len();
-    let keys: Vec<Option<(Digest, Digest)>> = set
-        .tools
-        .iter()
-        .zip(modules)
-        .map(|(t, m)| {
-            cx.cache
-                .map(|_| (tool_key(t, shared, regenerate), fragments_key(set, t, m)))
+    let keys: Vec<Option<(Digest, Digest)>> = (0..n)
+        .map(|i| {
+            let tool = cx.keys?.tool(set, i)?;
+            let (_, fragments) = cx.cached_piece(set, i, |h| {
+                h.str("rust set module fragments").str(&modules[i]);
+            })?;
+            Some((
+                tool_key(tool, shared.map(|s| (s, &set.tools[i])), regenerate),
+                fragments,
+            ))
         })
         .collect();
     let cached = |key: Option<Digest>| cx.cache.zip(key).and_then(|(c, k)| c.get(k));
@@ -176,26 +179,18 @@ fn tool_files(
     files.into_iter().flatten().collect()
 }
 
-/// What a tool's parts of the set module are rendered from: the tool as
-/// read, its module's name, and what of the set they say (its name, which
-/// names the trait; its execution; the tool's time limit, which the set may
-/// give).
-fn fragments_key(set: &ToolSet, tool: &crate::ir::Tool, module: &str) -> Digest {
-    Hasher::new()
-        .str("rust set module fragments")
-        .str(&set.name)
-        .str(module)
-        .debug(&set.execution)
-        .debug(&set.timeout_of(tool))
-        .debug(tool)
-        .finish()
-}
-
-/// What a tool's file is rendered from: the tool as read (every field, its
-/// locations too, which order its members), the shared definitions it
-/// refers to instead of its own, and the regenerate command of its header.
-fn tool_key(tool: &crate::ir::Tool, shared: Option<&SharedModule>, regenerate: &str) -> Digest {
-    let replaced = shared.map(|s| {
+/// What a tool's file is rendered from: the tool as read (its `digest`, of
+/// every field, its locations too, which order its members), the shared
+/// definitions it refers to instead of its own, and the regenerate command
+/// of its header. (A tool's parts of the set module are keyed by
+/// [`super::EmitContext::cached_piece`]: the tool, the set's settings, the
+/// module's name.)
+fn tool_key(
+    digest: Digest,
+    shared: Option<(&SharedModule, &crate::ir::Tool)>,
+    regenerate: &str,
+) -> Digest {
+    let replaced = shared.map(|(s, tool)| {
         (
             &s.module,
             s.replacements(&tool.input.value),
@@ -205,7 +200,7 @@ fn tool_key(tool: &crate::ir::Tool, shared: Option<&SharedModule>, regenerate: &
     Hasher::new()
         .str("rust tool file")
         .str(regenerate)
-        .debug(tool)
+        .digest(digest)
         .debug(&replaced)
         .finish()
 }
@@ -316,6 +311,7 @@ impl Emitter for RustCrate {
                             &p.modules,
                             p.shared.as_ref(),
                             &regenerate,
+                            &cx.catalogs.hash(cx, set),
                             &fragments,
                         );
                         texts.push((dir.clone(), text));
@@ -340,8 +336,13 @@ impl Emitter for RustCrate {
                         };
                     let parts = set_tools(set, &regenerate, &mut keep, &mut build, diags);
                     if let Some(p) = parts {
-                        let module =
-                            items::set_module(set, &p.modules, p.shared.as_ref(), &regenerate);
+                        let module = items::set_module(
+                            set,
+                            &p.modules,
+                            p.shared.as_ref(),
+                            &regenerate,
+                            &cx.catalogs.hash(cx, set),
+                        );
                         sets.push(SetModule {
                             name: ident::rust_snake(&set.name),
                             module,
