@@ -385,7 +385,7 @@ impl Generator {
     fn render_cached(
         &self,
         project: &Project,
-        cache: Option<&dyn emit::RenderCache>,
+        cache: Option<(&dyn emit::RenderCache, &crate::keys::Keys)>,
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
         let mut files = GeneratedFiles::new();
         let mut diags = Vec::new();
@@ -408,13 +408,12 @@ impl Generator {
         } else {
             None
         };
-        let keys = cache.map(|_| emit::keys::Keys::of(project));
         let catalogs = emit::catalog::Catalogs::default();
         let cx = emit::EmitContext {
             options: &self.emit,
             templates: templates.as_ref(),
-            cache,
-            keys: keys.as_ref(),
+            cache: cache.map(|c| c.0),
+            keys: cache.map(|c| c.1),
             catalogs: &catalogs,
         };
         let total = emitters.len();
@@ -471,7 +470,7 @@ impl Generator {
         &self,
         loaded: Loaded,
         timings: &mut Timings,
-        cache: Option<&dyn emit::RenderCache>,
+        cache: Option<(&dyn emit::RenderCache, &crate::keys::Keys)>,
     ) -> Result<(Loaded, GeneratedFiles), GenerateError> {
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
@@ -527,12 +526,13 @@ impl Generator {
                 });
             }
         }
-        let loaded = self.load();
+        let (loaded, keys) = load::load_cached(&self.inputs, &self.load_options(), Some(&cache));
         timings.load = started.elapsed();
         // What the run reads, taken before rendering: a file changed from
         // here on makes the stamp stale, never wrongly fresh.
         let mut stamp = self.stamp_of(&cache, config, &loaded, found);
-        let (loaded, files) = match self.render_valid(loaded, &mut timings, Some(&cache)) {
+        let cached = keys.as_ref().map(|k| (&cache as &dyn emit::RenderCache, k));
+        let (loaded, files) = match self.render_valid(loaded, &mut timings, cached) {
             Ok(done) => done,
             Err(e) => {
                 cache.drop_stamp(config);

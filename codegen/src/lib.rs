@@ -25,6 +25,7 @@ pub mod files;
 pub mod formats;
 pub mod ident;
 pub mod ir;
+pub mod keys;
 pub mod load;
 pub mod manifest;
 pub mod output;

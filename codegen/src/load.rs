@@ -7,8 +7,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Diagnostics, LintLevel, Rule, Severity, configurable_rule, rule};
+use crate::digest::PieceCache;
 use crate::formats::{self, editormcp, fields::Cx, mcp, rave};
 use crate::ir::{Format, Project, ToolSet};
+use crate::keys::Keys;
 use crate::manifest::{self, MANIFEST_NAMES};
 use crate::progress::Progress;
 use crate::refs;
@@ -135,6 +137,17 @@ fn rave_package(id: &str) -> Option<String> {
 
 /// Loads and validates the spec files at `paths` (files or directories).
 pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
+    load_cached(paths, options, None).0
+}
+
+/// [`load`], skipping the checks of tools that `cache` knows to be clean;
+/// with a cache, also the project's [`Keys`] (which the emitters' cached
+/// pieces use too).
+pub fn load_cached(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+    cache: Option<&dyn PieceCache>,
+) -> (Loaded, Option<Keys>) {
     let mut loader = Loader::new(options);
     let found = loader.discover(paths);
     let store = loader.schema_store(&found);
@@ -148,10 +161,15 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
     for d in diags {
         loaded.diagnostics.push(d);
     }
-    validate::validate(&loaded.project, &mut loaded.diagnostics);
+    let keys = cache.map(|_| Keys::of(&loaded.project));
+    validate::validate(
+        &loaded.project,
+        cache.zip(keys.as_ref()),
+        &mut loaded.diagnostics,
+    );
     apply_lints(&mut loaded, &options.lints);
     loaded.diagnostics.sort(&loaded.db);
-    loaded
+    (loaded, keys)
 }
 
 /// What [`load`] would read for `paths`, found the way it finds it

@@ -10,7 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use crate::diag::{Diagnostic, Diagnostics, rule};
+use crate::digest::{Hasher, PieceCache};
 use crate::ir::{LocatedValue, Project, Schema, Tool, ToolSet};
+use crate::keys::Keys;
 use crate::schema::pointer_join;
 use crate::schema::{types_of, value_has_type, walk};
 use crate::text::{did_you_mean, list};
@@ -19,13 +21,35 @@ use crate::text::{did_you_mean, list};
 ///
 /// The rules of one tool read only that tool and its set, so the tools are
 /// checked on every core; what each tool gets is added in tool order, so
-/// the result does not depend on timing.
-pub fn validate(project: &Project, diags: &mut Diagnostics) {
+/// the result does not depend on timing. With a cache (and the project's
+/// [`Keys`]), a tool an earlier run found clean under the same key (its
+/// digest and its set's settings) is not checked again: compiling its
+/// schemas to check its examples is most of the work.
+pub fn validate(
+    project: &Project,
+    cache: Option<(&dyn PieceCache, &Keys)>,
+    diags: &mut Diagnostics,
+) {
     for set in &project.tool_sets {
         check_ids(set, diags);
         let per_tool = crate::par::map(set.tools.len(), |i| {
             let mut found = Diagnostics::default();
+            let key = cache.and_then(|(c, keys)| {
+                let k = keys.set(set)?;
+                let key = Hasher::new()
+                    .str("validation: clean")
+                    .digest(k.settings)
+                    .digest(*k.tools.get(i)?)
+                    .finish();
+                Some((c, key))
+            });
+            if key.is_some_and(|(c, k)| c.get(k).as_deref() == Some(CLEAN)) {
+                return found;
+            }
             check_tool(set, &set.tools[i], &mut found);
+            if let (Some((c, k)), true) = (key, found.is_empty()) {
+                c.put(k, CLEAN);
+            }
             found
         });
         for found in per_tool {
@@ -33,6 +57,9 @@ pub fn validate(project: &Project, diags: &mut Diagnostics) {
         }
     }
 }
+
+/// What the cache holds for a tool found clean.
+const CLEAN: &[u8] = b"clean";
 
 /// The rules of one tool.
 fn check_tool(set: &ToolSet, tool: &Tool, diags: &mut Diagnostics) {

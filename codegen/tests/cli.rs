@@ -1060,6 +1060,50 @@ fn the_cache_skips_unchanged_runs_and_never_serves_stale_output() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// With a cache, validation skips tools an earlier run found clean, but a
+/// tool with a problem is checked (and reported) on every run, and a tool
+/// that changes is checked again.
+#[test]
+fn cached_validation_still_reports_every_problem() {
+    let d = scratch("cache-validation");
+    let specs = d.join("specs");
+    let (out, cache) = (d.join("out"), d.join("cache"));
+    mcp_specs(&specs, 4, "v1");
+    let run = || {
+        let args = [
+            "gen",
+            "--out",
+            &out.to_string_lossy(),
+            "--cache-dir",
+            &cache.to_string_lossy(),
+            &specs.to_string_lossy(),
+        ]
+        .map(String::from);
+        toolgen(&args.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    assert_eq!(run().status.code(), Some(0));
+    // A default of the wrong type in one tool: reported on every run.
+    let path = specs.join("tool_0002.json");
+    let good = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let bad = good.replace("\"minimum\": 0,", "\"minimum\": 0, \"default\": \"deep\",");
+    assert_ne!(good, bad);
+    write(&path, &bad);
+    for _ in 0..2 {
+        let o = run();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("tool_0002.json"), "{}", stderr(&o));
+    }
+    // Another tool changes meanwhile: the broken one is still reported.
+    mcp_specs(&specs, 1, "v2");
+    let o = run();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("tool_0002.json"), "{}", stderr(&o));
+    write(&path, &good);
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// `toolgen gen` into an existing directory, killed at many points: the
 /// directory holds the old files or the new ones (a committed journal is
 /// finished by the next run), never a mix without a journal saying so.

@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["diag"],
     &["syntax", "ir"],
-    &["refs"],
+    &["refs", "keys"],
     // Readers of the formats; the editor schemas describe them.
     &["formats"],
     &["manifest", "validate", "spec_schemas", "breaking"],

@@ -8,7 +8,6 @@ pub mod catalog;
 pub mod csharp;
 pub mod csharp_bridge;
 pub mod docs;
-pub mod keys;
 pub mod markup;
 pub mod r;
 pub mod rave;
@@ -32,7 +31,7 @@ pub struct EmitContext<'a> {
     pub cache: Option<&'a dyn RenderCache>,
     /// The digests of the project's tools and sets for the cache's keys
     /// (computed only when there is a cache).
-    pub keys: Option<&'a keys::Keys>,
+    pub keys: Option<&'a crate::keys::Keys>,
     /// Each tool set's `tools.json`, made once for every emitter.
     pub catalogs: &'a catalog::Catalogs,
 }
@@ -56,15 +55,8 @@ impl EmitContext<'_> {
     }
 }
 
-/// Rendered pieces kept between runs, by key: the emitter's digest of
-/// everything the piece is rendered from. An emitter asks before rendering
-/// a piece, and hands what it rendered (without problems) to `put`; what
-/// the cache gives back must be what rendering would give, so a key must
-/// cover every input of the piece. Implemented on disk by `cache`.
-pub trait RenderCache: Sync {
-    fn get(&self, key: crate::digest::Digest) -> Option<Vec<u8>>;
-    fn put(&self, key: crate::digest::Digest, value: &[u8]);
-}
+/// Rendered pieces kept between runs, by key (see [`crate::digest::PieceCache`]).
+pub use crate::digest::PieceCache as RenderCache;
 
 /// One output kind (the JSON catalog, Rust types, C# stubs, docs, ...).
 pub trait Emitter {
