@@ -113,6 +113,17 @@ pub fn build_identity() -> Digest {
     h.finish()
 }
 
+/// Pieces of work kept between runs, by key: the digest of everything the
+/// piece is made from. A phase asks before doing the work, and hands what
+/// it made (without problems) to `put`; what the cache gives back must be
+/// what doing the work would give, so a key must cover every input of the
+/// piece. Implemented on disk by `cache`; emitters keep rendered files in
+/// it, validation the verdicts of tools found clean.
+pub trait PieceCache: Sync {
+    fn get(&self, key: Digest) -> Option<Vec<u8>>;
+    fn put(&self, key: Digest, value: &[u8]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,15 +137,4 @@ mod tests {
         assert_eq!(Digest::parse("xyz"), None);
         assert_eq!(Digest::of(b"x"), Digest::of(b"x"));
     }
-}
-
-/// Pieces of work kept between runs, by key: the digest of everything the
-/// piece is made from. A phase asks before doing the work, and hands what
-/// it made (without problems) to `put`; what the cache gives back must be
-/// what doing the work would give, so a key must cover every input of the
-/// piece. Implemented on disk by `cache`; emitters keep rendered files in
-/// it, validation the verdicts of tools found clean.
-pub trait PieceCache: Sync {
-    fn get(&self, key: Digest) -> Option<Vec<u8>>;
-    fn put(&self, key: Digest, value: &[u8]);
 }
