@@ -199,26 +199,29 @@ pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<TokenStream, 
     }
     // A check dropped after it was built (an `allOf` with a `false` branch)
     // leaves its statics unused: write only the used ones.
-    let mut used = std::collections::BTreeSet::new();
+    let names: Vec<&syn::Ident> = c.statics.iter().map(|(name, _)| name).collect();
+    let mut used = vec![false; names.len()];
     for f in &functions {
-        idents(f.clone(), &mut used);
+        mark_used(f, &names, &mut used);
     }
     let statics = c
         .statics
         .iter()
-        .filter(|(name, _)| used.contains(&name.to_string()))
-        .map(|(_, tokens)| tokens);
+        .zip(&used)
+        .filter(|(_, used)| **used)
+        .map(|((_, tokens), _)| tokens);
     Ok(quote!(#(#functions)* #(#statics)*))
 }
 
 /// The `use` the validators in `items` need (`toolgen_runtime::check`), or
 /// nothing when none calls it.
 pub fn prelude(items: &[&TokenStream]) -> TokenStream {
-    let mut used = std::collections::BTreeSet::new();
+    let check = format_ident!("check");
+    let mut used = [false];
     for i in items {
-        idents((*i).clone(), &mut used);
+        mark_used(i, &[&check], &mut used);
     }
-    if used.contains("check") {
+    if used[0] {
         quote!(
             use ::toolgen_runtime::check;
         )
@@ -227,14 +230,17 @@ pub fn prelude(items: &[&TokenStream]) -> TokenStream {
     }
 }
 
-/// Every identifier in `tokens`.
-fn idents(tokens: TokenStream, out: &mut std::collections::BTreeSet<String>) {
-    for t in tokens {
+/// Marks `used[i]` when `names[i]` occurs in `tokens` (a walk that
+/// compares identifiers in place, allocating no strings).
+fn mark_used(tokens: &TokenStream, names: &[&syn::Ident], used: &mut [bool]) {
+    for t in tokens.clone() {
         match t {
             proc_macro2::TokenTree::Ident(i) => {
-                out.insert(i.to_string());
+                for (n, u) in names.iter().zip(used.iter_mut()) {
+                    *u |= i == **n;
+                }
             }
-            proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+            proc_macro2::TokenTree::Group(g) => mark_used(&g.stream(), names, used),
             _ => {}
         }
     }
