@@ -401,7 +401,7 @@ impl<'o> Loader<'o> {
     ) {
         let options = self.options;
         let total = owners.len();
-        let mut parsed: Vec<ParsedSpec> = Vec::new();
+        let mut read: Vec<ReadSpec> = Vec::new();
         for (done, (spec, owner)) in owners.into_iter().enumerate() {
             if done % 64 == 0 {
                 options.progress.report("reading specs", done, total);
@@ -415,21 +415,31 @@ impl<'o> Loader<'o> {
             });
             let is_yaml = is_yaml_path(&spec);
             let db = &mut self.loaded.db;
-            if let Some((file, Some(root))) =
-                read_and_parse(db, &spec, is_yaml, options, &mut self.diags)
-            {
-                parsed.push(ParsedSpec {
+            if let Some((file, false)) = read_source(db, &spec, options, &mut self.diags) {
+                read.push(ReadSpec {
                     spec,
                     owner,
                     manifest_format,
                     file,
-                    root,
                     is_yaml,
                 });
             }
         }
-        let read = crate::par::map(parsed.len(), |i| read_parsed(&parsed[i], options, store));
-        for (p, (format, tool, diags)) in parsed.iter().zip(read) {
+        // Parsed and turned into tools on every core, each syntax tree
+        // dropped as soon as its tool is made (they are most of the memory).
+        let db = &self.loaded.db;
+        let tools = crate::par::map(read.len(), |i| {
+            let r = &read[i];
+            let mut parse_diags = Vec::new();
+            let root = parse_source(db, r.file, &r.spec, r.is_yaml, &mut parse_diags);
+            let (format, tool, diags) = match root {
+                Some(root) => read_parsed(&ParsedSpec { read: r, root }, options, store),
+                None => (None, None, Vec::new()),
+            };
+            (parse_diags, format, tool, diags)
+        });
+        for (r, (parse_diags, format, tool, diags)) in read.iter().zip(tools) {
+            self.diags.extend(parse_diags);
             let filtered_out = tool.as_ref().is_some_and(|t| {
                 !options.groups.is_empty()
                     && !options.groups.iter().any(|g| g.is_match(&t.id.value))
@@ -440,7 +450,7 @@ impl<'o> Loader<'o> {
             }
             self.diags.extend(diags);
             let Some(format) = format else { continue };
-            let key = match (&p.owner, p.manifest_format) {
+            let key = match (&r.owner, r.manifest_format) {
                 (Some(m), Some(_)) => SetKey::Manifest(m.clone()),
                 // The manifest is broken: the file was checked, but belongs to no usable tool set.
                 (Some(_), None) => continue,
@@ -554,14 +564,19 @@ impl<'o> Loader<'o> {
 
 /// TG0009, naming the paths searched.
 /// A spec file read and parsed, waiting to be turned into a tool.
-struct ParsedSpec {
+struct ReadSpec {
     spec: PathBuf,
     owner: Option<PathBuf>,
     /// The format of the spec's tool set (`None`: a loose file, or a broken manifest).
     manifest_format: Option<Format>,
     file: FileId,
-    root: Node,
     is_yaml: bool,
+}
+
+/// A spec read and parsed.
+struct ParsedSpec<'a> {
+    read: &'a ReadSpec,
+    root: Node,
 }
 
 /// A parsed spec's format (`None`: unknown, or not its tool set's), its tool
@@ -577,13 +592,13 @@ fn read_parsed(
         return (None, None, diags);
     };
     let mut cx = Cx {
-        file: p.file,
+        file: p.read.file,
         diags: &mut diags,
     };
-    let mut tool = read_tool(&mut cx, format, &p.root, &p.spec);
+    let mut tool = read_tool(&mut cx, format, &p.root, &p.read.spec);
     if format == Format::Mcp {
         if let Some(t) = &mut tool {
-            bundle_tool(store, t, &p.spec, &mut diags);
+            bundle_tool(store, t, &p.read.spec, &mut diags);
         }
     }
     (Some(format), tool, diags)
@@ -594,11 +609,13 @@ fn read_parsed(
 fn format_of(options: &LoadOptions, p: &ParsedSpec, diags: &mut Vec<Diagnostic>) -> Option<Format> {
     let root = &p.root;
     let first_char = Loc::new(
-        p.file,
+        p.read.file,
         Span::new(root.span.start as usize, root.span.start as usize + 1),
     );
-    let found = options.format.or_else(|| formats::detect(root, p.is_yaml));
-    match (p.manifest_format, found) {
+    let found = options
+        .format
+        .or_else(|| formats::detect(root, p.read.is_yaml));
+    match (p.read.manifest_format, found) {
         (Some(declared), Some(found)) if declared != found => {
             diags.push(
                 Diagnostic::at(
@@ -997,7 +1014,20 @@ fn read_and_parse(
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(FileId, Option<Node>)> {
-    let shown = display_path(path);
+    let (id, blank) = read_source(db, path, options, diags)?;
+    if blank {
+        return Some((id, None));
+    }
+    Some((id, parse_source(db, id, path, yaml_syntax, diags)))
+}
+
+/// A file read into `db`, and whether it is blank (reported as empty).
+fn read_source(
+    db: &mut SourceDb,
+    path: &Path,
+    options: &LoadOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(FileId, bool)> {
     let text = read_text(db, path, options, diags)?;
     let blank = text.trim_start_matches('\u{feff}').trim().is_empty();
     let id = db.add(path, text);
@@ -1006,12 +1036,24 @@ fn read_and_parse(
             Diagnostic::at(
                 &rule::EMPTY_FILE,
                 Loc::new(id, Span::at(0)),
-                format!("`{shown}` is empty"),
+                format!("`{}` is empty", display_path(path)),
             )
             .help("write a tool definition into it, or delete it"),
         );
-        return Some((id, None));
     }
+    Some((id, blank))
+}
+
+/// The syntax tree of file `id` of `db` (YAML, unless it looks like JSON
+/// or `yaml_syntax` is false), its problems into `diags`.
+fn parse_source(
+    db: &SourceDb,
+    id: FileId,
+    path: &Path,
+    yaml_syntax: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Node> {
+    let shown = display_path(path);
     let text = &db.get(id).text;
     let looks_json = text
         .trim_start_matches('\u{feff}')
@@ -1037,5 +1079,5 @@ fn read_and_parse(
             );
         }
     }
-    Some((id, parsed.root))
+    parsed.root
 }
