@@ -35,7 +35,7 @@ pub struct Cache {
     root: PathBuf,
     identity: Digest,
     /// The pieces of the packs on disk, by full key: read at the first `get`.
-    pieces: OnceLock<HashMap<Digest, Vec<u8>>>,
+    pieces: OnceLock<Packs>,
     /// Pieces rendered by this run, written as one pack by [`Cache::flush`].
     fresh: Mutex<Vec<(Digest, Vec<u8>)>>,
     /// Pieces this run took from the packs: what a merge keeps.
@@ -114,15 +114,16 @@ impl Cache {
 
     /// Every well-formed piece of every pack. A pack is read up to its first
     /// damaged entry (bad header, short body, digest mismatch).
-    fn read_packs(&self) -> HashMap<Digest, Vec<u8>> {
-        let mut pieces = HashMap::new();
+    fn read_packs(&self) -> Packs {
+        let mut packs = Packs::default();
         for pack in self.packs() {
             let Ok(bytes) = std::fs::read(&pack) else {
                 continue;
             };
-            read_pack(&bytes, &mut pieces);
+            read_pack(&bytes, packs.bytes.len(), &mut packs.index);
+            packs.bytes.push(bytes);
         }
-        pieces
+        packs
     }
 
     /// Writes the pieces this run rendered as one pack (one file, however
@@ -139,8 +140,11 @@ impl Cache {
             return;
         }
         let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-        let mut all: HashMap<Digest, Vec<u8>> =
-            self.pieces.get_or_init(|| self.read_packs()).clone();
+        let mut all: HashMap<Digest, Vec<u8>> = self
+            .pieces
+            .get_or_init(|| self.read_packs())
+            .all()
+            .collect();
         let fresh_keys: HashSet<Digest> = fresh.iter().map(|(k, _)| *k).collect();
         all.extend(fresh);
         if all.values().map(Vec::len).sum::<usize>() > MAX_BYTES {
@@ -215,12 +219,12 @@ impl Cache {
 impl RenderCache for Cache {
     fn get(&self, key: Digest) -> Option<Vec<u8>> {
         let full = self.full_key(key);
-        let body = self.pieces.get_or_init(|| self.read_packs()).get(&full)?;
+        let body = self.pieces.get_or_init(|| self.read_packs()).get(full)?;
         self.used
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(full);
-        Some(body.clone())
+        Some(body.to_vec())
     }
 
     fn put(&self, key: Digest, value: &[u8]) {
@@ -232,8 +236,30 @@ impl RenderCache for Cache {
     }
 }
 
-/// The entries of one pack into `pieces`, up to the first damaged one.
-fn read_pack(bytes: &[u8], pieces: &mut HashMap<Digest, Vec<u8>>) {
+/// The packs read, each kept whole, and where each piece is in them: a
+/// piece is copied once, when it is asked for.
+#[derive(Debug, Default)]
+struct Packs {
+    bytes: Vec<Vec<u8>>,
+    /// Key -> (pack, start, end).
+    index: HashMap<Digest, (usize, usize, usize)>,
+}
+
+impl Packs {
+    fn get(&self, key: Digest) -> Option<&[u8]> {
+        let &(pack, start, end) = self.index.get(&key)?;
+        self.bytes.get(pack)?.get(start..end)
+    }
+
+    fn all(&self) -> impl Iterator<Item = (Digest, Vec<u8>)> + '_ {
+        self.index
+            .keys()
+            .filter_map(|&k| Some((k, self.get(k)?.to_vec())))
+    }
+}
+
+/// The entries of pack number `pack` into `index`, up to the first damaged one.
+fn read_pack(bytes: &[u8], pack: usize, index: &mut HashMap<Digest, (usize, usize, usize)>) {
     let Some(mut rest) = bytes
         .strip_prefix(PACK_MAGIC.as_bytes())
         .and_then(|r| r.strip_prefix(b"\n"))
@@ -262,7 +288,8 @@ fn read_pack(bytes: &[u8], pieces: &mut HashMap<Digest, Vec<u8>>) {
         if Digest::of(body) != digest {
             return;
         }
-        pieces.insert(key, body.to_vec());
+        let start = bytes.len() - rest.len() + end + 1;
+        index.insert(key, (pack, start, start + len));
         rest = &rest[end + 1 + len..];
     }
 }

@@ -60,10 +60,14 @@ impl Hasher {
     /// derive it (every field takes part), so a key built this way changes
     /// whenever anything a renderer can read changes.
     pub fn debug(&mut self, value: &impl std::fmt::Debug) -> &mut Self {
-        use std::io::Write as _;
-        let mut w = Feed(&mut self.0);
+        use std::fmt::Write as _;
+        let mut w = Feed {
+            hasher: &mut self.0,
+            buffer: String::with_capacity(FEED_BUFFER),
+        };
         // Writing into a hasher cannot fail.
         let _ = write!(w, "{value:?}");
+        w.hasher.update(w.buffer.as_bytes());
         self.0.update(&[0xff]);
         self
     }
@@ -78,16 +82,26 @@ impl Hasher {
     }
 }
 
-/// Streams formatted text into the hasher without building a string.
-struct Feed<'a>(&'a mut Xxh3);
+/// Streams formatted text into the hasher through a small buffer (`Debug`
+/// writes a few bytes at a time), never building the whole string.
+struct Feed<'a> {
+    hasher: &'a mut Xxh3,
+    buffer: String,
+}
 
-impl std::io::Write for Feed<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
+const FEED_BUFFER: usize = 8192;
 
-    fn flush(&mut self) -> std::io::Result<()> {
+impl std::fmt::Write for Feed<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.buffer.len() + s.len() > FEED_BUFFER {
+            self.hasher.update(self.buffer.as_bytes());
+            self.buffer.clear();
+            if s.len() > FEED_BUFFER {
+                self.hasher.update(s.as_bytes());
+                return Ok(());
+            }
+        }
+        self.buffer.push_str(s);
         Ok(())
     }
 }

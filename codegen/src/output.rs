@@ -288,14 +288,25 @@ pub fn write_known(
     }
     recover(dir)?;
     let stale = removable(dir, files, prune)?;
+    // Compared on several threads: a `stat` (or a read) per file.
+    let all: Vec<(&str, &[u8])> = with_file_list(files, &list).collect();
+    let same = crate::par::map_on(
+        crate::par::IO_THREADS,
+        all.len(),
+        || (),
+        |_, i| {
+            let (rel, contents) = all[i];
+            known.holds(dir, rel, contents)
+                || checked_join(dir, rel)
+                    .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents))
+        },
+    );
     let mut changed: Vec<(&str, &[u8])> = Vec::new();
-    for (rel, contents) in with_file_list(files, &list) {
-        let path = checked_join(dir, rel)?;
-        if known.holds(dir, rel, contents) || std::fs::read(&path).is_ok_and(|old| old == contents)
-        {
+    for (file, same) in all.into_iter().zip(same) {
+        if same {
             report.unchanged += 1;
         } else {
-            changed.push((rel, contents));
+            changed.push(file);
         }
     }
     if changed.is_empty() && stale.is_empty() {

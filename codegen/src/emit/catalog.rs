@@ -31,21 +31,17 @@ impl Emitter for Catalog {
             let text = cx.catalogs.tools_json(cx, set);
             let hash = hash_of(&text);
             out.add(format!("{dir}/tools.json"), text.to_vec());
-            for tool in &set.tools {
+            for (i, tool) in set.tools.iter().enumerate() {
                 let id = &tool.id.value;
-                let input = titled(&tool.input.value, tool, "input");
-                out.add_json(
-                    format!("{dir}/schemas/{id}.input.json"),
-                    &tool.input.ordered(&input),
-                );
-                if tool.output.value.is_null() {
-                    continue;
+                for side in ["input", "output"] {
+                    if side == "output" && tool.output.value.is_null() {
+                        continue;
+                    }
+                    out.add(
+                        format!("{dir}/schemas/{id}.{side}.json"),
+                        schema_file(cx, set, i, side),
+                    );
                 }
-                let output = titled(&tool.output.value, tool, "output");
-                out.add_json(
-                    format!("{dir}/schemas/{id}.output.json"),
-                    &tool.output.ordered(&output),
-                );
             }
             let mut entry = Map::new();
             entry.insert("name".into(), json!(set.name));
@@ -125,18 +121,26 @@ fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
 
 /// The `index`th tool's entry of `tools.json`, pretty-printed at depth 0.
 fn entry_text(cx: &super::EmitContext<'_>, set: &ToolSet, index: usize) -> String {
-    let piece = cx.cached_piece(set, index, |h| {
-        h.str("catalog entry");
-    });
-    if let Some(text) = piece.and_then(|(c, k)| String::from_utf8(c.get(k)?).ok()) {
-        return text;
-    }
-    let text =
-        serde_json::to_string_pretty(&ToolEntry::new(set, &set.tools[index])).unwrap_or_default();
-    if let Some((cache, key)) = piece {
-        cache.put(key, text.as_bytes());
-    }
-    text
+    cx.piece_text(set, index, "catalog entry", || {
+        serde_json::to_string_pretty(&ToolEntry::new(set, &set.tools[index])).unwrap_or_default()
+    })
+}
+
+/// A tool's stand-alone schema file of one side (`input` or `output`).
+fn schema_file(cx: &super::EmitContext<'_>, set: &ToolSet, index: usize, side: &str) -> String {
+    let tool = &set.tools[index];
+    cx.piece_text(set, index, &format!("catalog {side} schema file"), || {
+        let schema = if side == "input" {
+            &tool.input
+        } else {
+            &tool.output
+        };
+        let titled = titled(&schema.value, tool, side);
+        let mut text = serde_json::to_string_pretty(&schema.ordered(&titled))
+            .unwrap_or_else(|_| "null".to_owned());
+        text.push('\n');
+        text
+    })
 }
 
 fn hash_of(tools_json: &[u8]) -> String {

@@ -53,6 +53,28 @@ impl EmitContext<'_> {
         extra(&mut h);
         Some((cache, h.finish()))
     }
+
+    /// The text `what` of the `index`th tool of `set`, from the cache, else
+    /// made by `make` (from that tool and the set's settings only) and kept.
+    pub fn piece_text(
+        &self,
+        set: &ToolSet,
+        index: usize,
+        what: &str,
+        make: impl FnOnce() -> String,
+    ) -> String {
+        let piece = self.cached_piece(set, index, |h| {
+            h.str(what);
+        });
+        if let Some(text) = piece.and_then(|(c, k)| String::from_utf8(c.get(k)?).ok()) {
+            return text;
+        }
+        let text = make();
+        if let Some((cache, key)) = piece {
+            cache.put(key, text.as_bytes());
+        }
+        text
+    }
 }
 
 /// Rendered pieces kept between runs, by key (see [`crate::digest::PieceCache`]).
