@@ -36,8 +36,9 @@ pub struct Cache {
     identity: Digest,
     /// The pieces of the packs on disk, by full key: read at the first `get`.
     pieces: OnceLock<Packs>,
-    /// Pieces rendered by this run, written as one pack by [`Cache::flush`].
-    fresh: Mutex<Vec<(Digest, Vec<u8>)>>,
+    /// The pack of the pieces this run renders, written as they come (so
+    /// they are not held in memory) and put into place by [`Cache::flush`].
+    fresh: Mutex<Option<PackWriter>>,
     /// Pieces this run took from the packs: what a merge keeps.
     used: Mutex<HashSet<Digest>>,
 }
@@ -87,7 +88,7 @@ impl Cache {
             root: dir.to_path_buf(),
             identity,
             pieces: OnceLock::new(),
-            fresh: Mutex::new(Vec::new()),
+            fresh: Mutex::new(None),
             used: Mutex::new(HashSet::new()),
         }
     }
@@ -131,22 +132,18 @@ impl Cache {
     /// rendering). Past [`MAX_PACKS`] packs, they are merged into one; past
     /// [`MAX_BYTES`], only what this run used or rendered is kept.
     pub fn flush(&self) {
-        let fresh = std::mem::take(&mut *self.fresh.lock().unwrap_or_else(|e| e.into_inner()));
+        let fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let fresh_keys = fresh
+            .and_then(|w| w.finish(&self.packs_dir()))
+            .unwrap_or_default();
+        remove_stale_temporaries(&self.packs_dir());
         let packs = self.packs();
         if packs.len() < MAX_PACKS {
-            if !fresh.is_empty() {
-                self.write_pack(&fresh);
-            }
             return;
         }
         let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-        let mut all: HashMap<Digest, Vec<u8>> = self
-            .pieces
-            .get_or_init(|| self.read_packs())
-            .all()
-            .collect();
-        let fresh_keys: HashSet<Digest> = fresh.iter().map(|(k, _)| *k).collect();
-        all.extend(fresh);
+        // Every pack now on disk, this run's too.
+        let mut all: HashMap<Digest, Vec<u8>> = self.read_packs().all().collect();
         if all.values().map(Vec::len).sum::<usize>() > MAX_BYTES {
             all.retain(|k, _| used.contains(k) || fresh_keys.contains(k));
         }
@@ -229,10 +226,77 @@ impl RenderCache for Cache {
 
     fn put(&self, key: Digest, value: &[u8]) {
         let full = self.full_key(key);
-        self.fresh
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((full, value.to_vec()));
+        let mut fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner());
+        if fresh.is_none() {
+            *fresh = PackWriter::create(&self.packs_dir());
+        }
+        if let Some(w) = fresh.as_mut() {
+            w.add(full, value);
+        }
+    }
+}
+
+/// A pack written piece by piece into a hidden temporary file of the packs
+/// directory, renamed to `<digest>.pack` by [`PackWriter::finish`]. A write
+/// that fails drops the pack (the cache only makes runs faster).
+struct PackWriter {
+    file: std::io::BufWriter<std::fs::File>,
+    temp: PathBuf,
+    digest: Hasher,
+    keys: HashSet<Digest>,
+    failed: bool,
+}
+
+impl PackWriter {
+    fn create(dir: &Path) -> Option<PackWriter> {
+        std::fs::create_dir_all(dir).ok()?;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let temp = dir.join(format!(".fresh-{}-{nanos}.tmp", std::process::id()));
+        let file = std::fs::File::create(&temp).ok()?;
+        let mut w = PackWriter {
+            file: std::io::BufWriter::new(file),
+            temp,
+            digest: Hasher::new(),
+            keys: HashSet::new(),
+            failed: false,
+        };
+        w.write(format!("{PACK_MAGIC}\n").as_bytes());
+        Some(w)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        use std::io::Write as _;
+        self.digest.bytes(bytes);
+        self.failed |= self.file.write_all(bytes).is_err();
+    }
+
+    fn add(&mut self, key: Digest, body: &[u8]) {
+        if !self.keys.insert(key) {
+            return;
+        }
+        let header = format!("{} {} {}\n", key.hex(), body.len(), Digest::of(body).hex());
+        self.write(header.as_bytes());
+        self.write(body);
+    }
+
+    /// Puts the pack into place; the keys it holds (none when it failed).
+    fn finish(self, dir: &Path) -> Option<HashSet<Digest>> {
+        let PackWriter {
+            file,
+            temp,
+            digest,
+            keys,
+            failed,
+        } = self;
+        let done = !failed
+            && file.into_inner().is_ok()
+            && std::fs::rename(&temp, dir.join(format!("{}.pack", digest.finish().hex()))).is_ok();
+        if !done {
+            let _ = std::fs::remove_file(&temp);
+        }
+        done.then_some(keys)
     }
 }
 
@@ -291,6 +355,22 @@ fn read_pack(bytes: &[u8], pack: usize, index: &mut HashMap<Digest, (usize, usiz
         let start = bytes.len() - rest.len() + end + 1;
         index.insert(key, (pack, start, start + len));
         rest = &rest[end + 1 + len..];
+    }
+}
+
+/// Removes the temporary files of runs that stopped before renaming them
+/// (an hour old: a run still writing its own is never touched).
+fn remove_stale_temporaries(dir: &Path) {
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = e.path();
+        let stale = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < hour_ago);
+        if stale && path.extension().is_some_and(|x| x == "tmp") {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -511,6 +591,28 @@ mod tests {
         }
         let after = Cache::open(&dir);
         assert!(after.packs().len() < MAX_PACKS);
+        // Pieces go straight to a temporary pack: nothing is left of it, and
+        // the temporary files of a run that died long ago are removed.
+        let stale = after.packs_dir().join(".fresh-1-1.tmp");
+        let recent = after.packs_dir().join(".fresh-2-2.tmp");
+        for p in [&stale, &recent] {
+            let _ = std::fs::write(p, b"partial");
+        }
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        let _ = std::fs::File::options()
+            .write(true)
+            .open(&stale)
+            .and_then(|f| f.set_modified(old));
+        after.put(Digest::of(b"late"), b"y");
+        after.flush();
+        let temporaries: Vec<String> = std::fs::read_dir(after.packs_dir())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert_eq!(temporaries, vec![".fresh-2-2.tmp".to_owned()]);
         assert!(
             (0..=MAX_PACKS).all(|i| after.get(Digest::of(format!("k{i}").as_bytes())).is_some())
         );
