@@ -273,18 +273,22 @@ pub struct Fragments {
 }
 
 impl Fragments {
-    pub fn new(set: &ToolSet, tool: &Tool, module: &str) -> Fragments {
+    /// `None` when the trait's first line would not be one line (a very
+    /// long set name): the set module is then formatted whole.
+    pub fn new(set: &ToolSet, tool: &Tool, module: &str) -> Option<Fragments> {
         let trait_name = trait_name(set);
         let m = rust_ident(module);
         let method = trait_method(tool, &m);
         let entry = table_entry(set, tool, module);
-        Fragments {
-            method: between(&format(
-                quote!(pub trait #trait_name: Send + Sync { #method }),
-            )),
-            entry: between(&format(quote!(pub static TOOLS: &[ToolInfo] = &[#entry];))),
+        let in_trait = format(quote!(pub trait #trait_name: Send + Sync { #method }));
+        let in_static = format(quote!(pub static TOOLS: &[ToolInfo] = &[#entry];));
+        (in_trait.starts_with(&format!("pub trait {trait_name}: Send + Sync {{\n"))
+            && in_static.starts_with("pub static TOOLS: &[ToolInfo] = &[\n"))
+        .then(|| Fragments {
+            method: between(&in_trait),
+            entry: between(&in_static),
             call: format(typed_call_fn(tool, &m, &trait_name)),
-        }
+        })
     }
 
     /// The three parts in one text (for the cache): each part's length,
@@ -349,43 +353,62 @@ pub fn set_module_text(
     catalog_hash: &str,
     fragments: &[Fragments],
 ) -> String {
-    let mods: Vec<syn::Ident> = modules.iter().map(|m| rust_ident(m)).collect();
-    if set.tools.is_empty() || fragments.len() != set.tools.len() {
+    spliced(set, modules, shared, regenerate, catalog_hash, fragments).unwrap_or_else(|| {
         let m = set_module(set, modules, shared, regenerate, catalog_hash);
-        return prettyplease::unparse(&syn::File {
+        prettyplease::unparse(&syn::File {
             shebang: None,
             frontmatter: None,
             attrs: m.attrs,
             items: m.items,
-        });
+        })
+    })
+}
+
+/// The set module put together from the fragments; `None` when they cannot
+/// give the whole file's text (no tools, a tool without fragments, a first
+/// line prettyplease would break).
+fn spliced(
+    set: &ToolSet,
+    modules: &[String],
+    shared: Option<&SharedModule>,
+    regenerate: &str,
+    catalog_hash: &str,
+    fragments: &[Fragments],
+) -> Option<String> {
+    if set.tools.is_empty() || fragments.len() != set.tools.len() {
+        return None;
     }
+    let mods: Vec<syn::Ident> = modules.iter().map(|m| rust_ident(m)).collect();
     let name = trait_name(set);
+    // Empty bodies, opened to take the members: `{}` / `&[]` as prettyplease
+    // ends them on the item's one line.
+    let doc_trait = trait_doc(set);
+    let trait_opened = format(quote!(#doc_trait pub trait #name: Send + Sync {}));
+    let trait_open = trait_opened.strip_suffix(&format!("pub trait {name}: Send + Sync {{}}\n"))?;
+    let head = table_head(set, catalog_hash);
+    let table_opened = format(quote!(#head pub static TOOLS: &[ToolInfo] = &[];));
+    let table_open = table_opened.strip_suffix("pub static TOOLS: &[ToolInfo] = &[];\n")?;
     let decls = set_decls(&mods, shared);
-    let head: syn::File = syn::parse_quote!(#decls);
+    let decls: syn::File = syn::parse_quote!(#decls);
     let mut out = prettyplease::unparse(&syn::File {
         shebang: None,
         frontmatter: None,
         attrs: set_doc(set, regenerate),
-        items: head.items,
+        items: decls.items,
     });
-    let doc_trait = trait_doc(set);
-    // An empty body, opened to take the members: `{}` / `&[]` as prettyplease ends them.
-    let opened = format(quote!(#doc_trait pub trait #name: Send + Sync {}));
-    out.push_str(opened.strip_suffix("{}\n").unwrap_or(&opened));
-    out.push_str("{\n");
+    out.push_str(trait_open);
+    out.push_str(&format!("pub trait {name}: Send + Sync {{\n"));
     fragments.iter().for_each(|f| out.push_str(&f.method));
     out.push_str("}\n");
-    let head = table_head(set, catalog_hash);
-    let opened = format(quote!(#head pub static TOOLS: &[ToolInfo] = &[];));
-    out.push_str(opened.strip_suffix("&[];\n").unwrap_or(&opened));
-    out.push_str("&[\n");
+    out.push_str(table_open);
+    out.push_str("pub static TOOLS: &[ToolInfo] = &[\n");
     fragments.iter().for_each(|f| out.push_str(&f.entry));
     out.push_str("];\n");
     fragments.iter().for_each(|f| out.push_str(&f.call));
     let tail = calls_tail(set, &name, &mods);
     let each = for_each_macro(set, &mods);
     out.push_str(&format(quote!(#tail #each)));
-    out
+    Some(out)
 }
 
 fn tools_trait(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
@@ -581,6 +604,105 @@ fn for_each_macro(set: &ToolSet, mods: &[syn::Ident]) -> TokenStream {
         macro_rules! #name {
             ($m:ident) => { $m! { #(#mods => #ids),* } };
             ($m:ident, $($args:tt)*) => { $m! { $($args)*, #(#mods => #ids),* } };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three MCP tools (one with an output schema, one with a time limit),
+    /// loaded as toolgen reads them.
+    fn tool_set() -> ToolSet {
+        let dir = std::env::temp_dir().join(format!("toolgen-fragments-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        for (i, extra) in [
+            serde_json::json!({}),
+            serde_json::json!({"outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}),
+            serde_json::json!({"_meta": {"toolgen": {"timeoutSeconds": 12}}}),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut spec = serde_json::json!({
+                "name": format!("tool_{i}"),
+                "description": format!("Tool {i}: a description long enough to wrap when it is quoted."),
+                "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+            });
+            if let (Some(s), Some(e)) = (spec.as_object_mut(), extra.as_object()) {
+                s.extend(e.clone());
+            }
+            let text = serde_json::to_string_pretty(&spec).unwrap_or_default();
+            std::fs::write(dir.join(format!("tool_{i}.json")), text)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let loaded = crate::load::load(&[dir.clone()], &crate::load::LoadOptions::default());
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(loaded.diagnostics.count(crate::diag::Severity::Error), 0);
+        loaded
+            .project
+            .tool_sets
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("no tool set"))
+    }
+
+    fn fragments_again(set: &ToolSet, modules: &[String]) -> Vec<Fragments> {
+        set.tools
+            .iter()
+            .zip(modules)
+            .filter_map(|(t, m)| Fragments::new(set, t, m))
+            .collect()
+    }
+
+    /// The set module put together from fragments is the whole module as
+    /// prettyplease formats it, short set names and very long ones alike
+    /// (where a first line could break, there are no fragments and the
+    /// module is formatted whole).
+    #[test]
+    fn fragments_give_the_whole_module_text() {
+        let mut set = tool_set();
+        for name in ["mcp".to_owned(), "n".repeat(90), "x".repeat(300)] {
+            let spliced = name == "mcp";
+            set.name = name;
+            let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
+            let modules = ident::unique(&ids, ident::rust_snake);
+            let shared = SharedModule::new(&set, &modules);
+            let fragments: Option<Vec<Fragments>> = set
+                .tools
+                .iter()
+                .zip(&modules)
+                .map(|(t, m)| Fragments::new(&set, t, m))
+                .collect();
+            assert!(fragments.is_some() || !spliced, "{}", set.name);
+            let whole = set_module(&set, &modules, shared.as_ref(), "gen", "0123");
+            let whole = prettyplease::unparse(&syn::File {
+                shebang: None,
+                frontmatter: None,
+                attrs: whole.attrs,
+                items: whole.items,
+            });
+            let text = set_module_text(
+                &set,
+                &modules,
+                shared.as_ref(),
+                "gen",
+                "0123",
+                &fragments.unwrap_or_default(),
+            );
+            assert_eq!(text, whole);
+            let from_cache: Vec<Fragments> = set
+                .tools
+                .iter()
+                .zip(&modules)
+                .filter_map(|(t, m)| Fragments::new(&set, t, m))
+                .filter_map(|f| Fragments::from_bytes(&f.to_bytes()))
+                .collect();
+            if spliced {
+                assert_eq!(from_cache, fragments_again(&set, &modules));
+            }
         }
     }
 }

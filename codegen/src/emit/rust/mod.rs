@@ -103,7 +103,8 @@ fn shared_file(set: &ToolSet, s: &SharedModule, regenerate: &str) -> FileItems {
 /// parts of the set's module.
 struct ToolFile {
     text: Option<String>,
-    fragments: items::Fragments,
+    /// `None`: the set module is formatted whole (see [`items::Fragments::new`]).
+    fragments: Option<items::Fragments>,
     diags: Vec<Diagnostic>,
 }
 
@@ -139,7 +140,7 @@ fn tool_files(
         .iter()
         .map(|key| {
             let text = String::from_utf8(cached(key.map(|k| k.0))?).ok()?;
-            let fragments = items::Fragments::from_bytes(&cached(key.map(|k| k.1))?)?;
+            let fragments = Some(items::Fragments::from_bytes(&cached(key.map(|k| k.1))?)?);
             tick();
             Some(ToolFile {
                 text: Some(text),
@@ -172,7 +173,9 @@ fn tool_files(
             (cx.cache, keys[i], &file.text, file.diags.is_empty())
         {
             cache.put(key, text.as_bytes());
-            cache.put(fragments_key, &file.fragments.to_bytes());
+            if let Some(f) = &file.fragments {
+                cache.put(fragments_key, &f.to_bytes());
+            }
         }
         files[i] = Some(file);
     }
@@ -295,7 +298,7 @@ impl Emitter for RustCrate {
                                 &tick,
                             )) {
                                 diags.extend(file.diags);
-                                fragments.push(file.fragments);
+                                fragments.extend(file.fragments);
                                 if let Some(text) = file.text {
                                     files.push((format!("rust/src/{dir}/{module}.rs"), text));
                                 }
