@@ -638,7 +638,10 @@ mod tests {
             std::fs::write(dir.join(format!("tool_{i}.json")), text)
                 .unwrap_or_else(|e| panic!("{e}"));
         }
-        let loaded = crate::load::load(&[dir.clone()], &crate::load::LoadOptions::default());
+        let loaded = crate::load::load(
+            std::slice::from_ref(&dir),
+            &crate::load::LoadOptions::default(),
+        );
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(loaded.diagnostics.count(crate::diag::Severity::Error), 0);
         loaded
