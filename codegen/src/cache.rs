@@ -4,10 +4,11 @@
 //! It holds two kinds of entries under its directory (by default
 //! `target/toolgen-cache` of the Cargo workspace a command runs in):
 //!
-//! - **pieces** (`pieces/*.pack`): files emitters rendered, by the emitter's
-//!   key (the digest of everything the piece is rendered from, see
-//!   [`crate::emit::RenderCache`]) mixed with toolgen's build identity. A run
-//!   writes what it rendered as one pack; each entry repeats its key, length
+//! - **pieces** (`pieces/*.pack`): what emitters rendered and what validation
+//!   found clean, by key (the digest of everything the piece is made from,
+//!   see [`crate::digest::PieceCache`]) mixed with toolgen's build identity. A
+//!   run streams what it made into one pack as it comes (a hidden temporary
+//!   file, renamed when the run ends); each entry repeats its key, length
 //!   and the digest of its body, and a pack is read up to its first entry
 //!   that does not match (corrupt, truncated, not toolgen's): never trusted.
 //!   Packs are merged past a few, and trimmed to what a run uses past a size.
