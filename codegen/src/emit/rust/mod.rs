@@ -150,24 +150,30 @@ fn tool_files(
         })
         .collect();
     let missing: Vec<usize> = (0..n).filter(|&i| files[i].is_none()).collect();
-    let built = crate::par::map_with(
-        missing.len(),
-        || SharedModule::new(set, modules),
-        |shared, m| {
-            let i = missing[m];
-            let mut diags = Vec::new();
-            let tool = &set.tools[i];
-            let text = items::tool_module(tool, shared.as_ref(), regenerate, &mut diags)
-                .map(|f| unparse(f.attrs, f.items));
-            let fragments = items::Fragments::new(set, tool, &modules[i]);
-            tick();
-            ToolFile {
-                text,
-                fragments,
-                diags,
-            }
-        },
-    );
+    let build = |shared: Option<&SharedModule>, i: usize| {
+        let mut diags = Vec::new();
+        let tool = &set.tools[i];
+        let text = items::tool_module(tool, shared, regenerate, &mut diags)
+            .map(|f| unparse(f.attrs, f.items));
+        let fragments = items::Fragments::new(set, tool, &modules[i]);
+        tick();
+        ToolFile {
+            text,
+            fragments,
+            diags,
+        }
+    };
+    // One file to build (a spec edited, with the cache): on this thread,
+    // with the caller's shared definitions, instead of building them again.
+    let built: Vec<ToolFile> = if missing.len() == 1 {
+        missing.iter().map(|&i| build(shared, i)).collect()
+    } else {
+        crate::par::map_with(
+            missing.len(),
+            || SharedModule::new(set, modules),
+            |own, m| build(own.as_ref(), missing[m]),
+        )
+    };
     for (&i, file) in missing.iter().zip(built) {
         if let (Some(cache), Some((key, fragments_key)), Some(text), true) =
             (cx.cache, keys[i], &file.text, file.diags.is_empty())
