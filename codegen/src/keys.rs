@@ -57,6 +57,22 @@ impl Keys {
     pub fn tool(&self, set: &ToolSet, index: usize) -> Option<Digest> {
         self.set(set)?.tools.get(index).copied()
     }
+
+    /// The key of a piece of work made from the `index`th tool of `set`
+    /// and its set's settings only: their digests, and what `extra` mixes
+    /// in (which piece it is, and anything else it is made from).
+    pub fn piece(
+        &self,
+        set: &ToolSet,
+        index: usize,
+        extra: impl FnOnce(&mut Hasher),
+    ) -> Option<Digest> {
+        let keys = self.set(set)?;
+        let mut h = Hasher::new();
+        h.digest(keys.settings).digest(*keys.tools.get(index)?);
+        extra(&mut h);
+        Some(h.finish())
+    }
 }
 
 /// A set's fields but its tools. Destructured without `..`: a field added

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use crate::diag::{Diagnostic, Diagnostics, rule};
-use crate::digest::{Hasher, PieceCache};
+use crate::digest::PieceCache;
 use crate::ir::{LocatedValue, Project, Schema, Tool, ToolSet};
 use crate::keys::Keys;
 use crate::schema::pointer_join;
@@ -35,12 +35,9 @@ pub fn validate(
         let per_tool = crate::par::map(set.tools.len(), |i| {
             let mut found = Diagnostics::default();
             let key = cache.and_then(|(c, keys)| {
-                let k = keys.set(set)?;
-                let key = Hasher::new()
-                    .str("validation: clean")
-                    .digest(k.settings)
-                    .digest(*k.tools.get(i)?)
-                    .finish();
+                let key = keys.piece(set, i, |h| {
+                    h.str("validation: clean");
+                })?;
                 Some((c, key))
             });
             if key.is_some_and(|(c, k)| c.get(k).as_deref() == Some(CLEAN)) {

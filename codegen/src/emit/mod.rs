@@ -46,12 +46,7 @@ impl EmitContext<'_> {
         index: usize,
         extra: impl FnOnce(&mut crate::digest::Hasher),
     ) -> Option<(&dyn RenderCache, crate::digest::Digest)> {
-        let cache = self.cache?;
-        let keys = self.keys?.set(set)?;
-        let mut h = crate::digest::Hasher::new();
-        h.digest(keys.settings).digest(*keys.tools.get(index)?);
-        extra(&mut h);
-        Some((cache, h.finish()))
+        Some((self.cache?, self.keys?.piece(set, index, extra)?))
     }
 
     /// The text `what` of the `index`th tool of `set`, from the cache, else
