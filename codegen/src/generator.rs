@@ -412,8 +412,7 @@ impl Generator {
         let cx = emit::EmitContext {
             options: &self.emit,
             templates: templates.as_ref(),
-            cache: cache.map(|c| c.0),
-            keys: cache.map(|c| c.1),
+            cache,
             catalogs: &catalogs,
         };
         let total = emitters.len();

@@ -27,11 +27,9 @@ pub struct EmitContext<'a> {
     pub options: &'a EmitOptions,
     /// Loaded when an emitter of the run renders templates (`None` otherwise).
     pub templates: Option<&'a RunTemplates>,
-    /// Pieces rendered by earlier runs (`None`: render everything).
-    pub cache: Option<&'a dyn RenderCache>,
-    /// The digests of the project's tools and sets for the cache's keys
-    /// (computed only when there is a cache).
-    pub keys: Option<&'a crate::keys::Keys>,
+    /// Pieces rendered by earlier runs, with the digests of the project's
+    /// tools and sets their keys are made from (`None`: render everything).
+    pub cache: Option<(&'a dyn RenderCache, &'a crate::keys::Keys)>,
     /// Each tool set's `tools.json`, made once for every emitter.
     pub catalogs: &'a catalog::Catalogs,
 }
@@ -46,7 +44,8 @@ impl EmitContext<'_> {
         index: usize,
         extra: impl FnOnce(&mut crate::digest::Hasher),
     ) -> Option<(&dyn RenderCache, crate::digest::Digest)> {
-        Some((self.cache?, self.keys?.piece(set, index, extra)?))
+        let (cache, keys) = self.cache?;
+        Some((cache, keys.piece(set, index, extra)?))
     }
 
     /// The text `what` of the `index`th tool of `set`, from the cache, else
@@ -61,15 +60,25 @@ impl EmitContext<'_> {
         let piece = self.cached_piece(set, index, |h| {
             h.str(what);
         });
-        if let Some(text) = piece.and_then(|(c, k)| String::from_utf8(c.get(k)?).ok()) {
-            return text;
-        }
-        let text = make();
-        if let Some((cache, key)) = piece {
-            cache.put(key, text.as_bytes());
-        }
-        text
+        let made: Result<String, std::convert::Infallible> = cached_text(piece, || Ok(make()));
+        made.unwrap_or_else(|never| match never {})
     }
+}
+
+/// The text `piece` (a cache and a key) holds, else what `make` gives, kept
+/// in the cache when it is made without error.
+fn cached_text<E>(
+    piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+    make: impl FnOnce() -> Result<String, E>,
+) -> Result<String, E> {
+    if let Some(text) = piece.and_then(|(c, k)| String::from_utf8(c.get(k)?).ok()) {
+        return Ok(text);
+    }
+    let text = make()?;
+    if let Some((cache, key)) = piece {
+        cache.put(key, text.as_bytes());
+    }
+    Ok(text)
 }
 
 /// Rendered pieces kept between runs, by key (see [`crate::digest::PieceCache`]).
@@ -143,19 +152,8 @@ impl Output<'_> {
                 .finish();
             (cache, key)
         });
-        if let Some((cache, key)) = key
-            && let Some(text) = cache.get(key).and_then(|b| String::from_utf8(b).ok())
-        {
-            self.files.add(path, text);
-            return;
-        }
-        match templates.render(name, context()) {
-            Ok(text) => {
-                if let Some((cache, key)) = key {
-                    cache.put(key, text.as_bytes());
-                }
-                self.files.add(path, text);
-            }
+        match cached_text(key, || templates.render(name, context())) {
+            Ok(text) => self.files.add(path, text),
             Err(e) => self.diags.push(e.diagnostic()),
         }
     }

@@ -125,7 +125,7 @@ fn tool_files(
     let n = set.tools.len();
     let keys: Vec<Option<(Digest, Digest)>> = (0..n)
         .map(|i| {
-            let tool = cx.keys?.tool(set, i)?;
+            let tool = cx.cache?.1.tool(set, i)?;
             let (_, fragments) = cx.cached_piece(set, i, |h| {
                 h.str("rust set module fragments").str(&modules[i]);
             })?;
@@ -135,7 +135,8 @@ fn tool_files(
             ))
         })
         .collect();
-    let cached = |key: Option<Digest>| cx.cache.zip(key).and_then(|(c, k)| c.get(k));
+    let cache = cx.cache.map(|(c, _)| c);
+    let cached = |key: Option<Digest>| cache.zip(key).and_then(|(c, k)| c.get(k));
     let mut files: Vec<Option<ToolFile>> = keys
         .iter()
         .map(|key| {
@@ -176,7 +177,7 @@ fn tool_files(
     };
     for (&i, file) in missing.iter().zip(built) {
         if let (Some(cache), Some((key, fragments_key)), Some(text), true) =
-            (cx.cache, keys[i], &file.text, file.diags.is_empty())
+            (cache, keys[i], &file.text, file.diags.is_empty())
         {
             cache.put(key, text.as_bytes());
             if let Some(f) = &file.fragments {
