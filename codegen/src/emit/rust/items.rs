@@ -203,16 +203,28 @@ fn json_literal(v: &impl serde::Serialize) -> Literal {
         .unwrap_or_else(|_| Literal::string(&text))
 }
 
+/// What a tool set's own module is made from: the set, its tools' module
+/// names, the shared definitions, the regenerate command of its header and
+/// the catalog hash it carries.
+pub struct SetInputs<'a> {
+    pub set: &'a ToolSet,
+    pub modules: &'a [String],
+    pub shared: Option<&'a SharedModule>,
+    pub regenerate: &'a str,
+    pub catalog_hash: &'a str,
+}
+
 /// The module of a tool set (`mod.rs`): the runtime imports, the module
 /// declarations, the trait, the tiers, the table, the typed calls,
 /// `dispatch`, `register` and the `for_each` macro.
-pub fn set_module(
-    set: &ToolSet,
-    modules: &[String],
-    shared: Option<&SharedModule>,
-    regenerate: &str,
-    catalog_hash: &str,
-) -> FileItems {
+pub fn set_module(inputs: &SetInputs<'_>) -> FileItems {
+    let SetInputs {
+        set,
+        modules,
+        shared,
+        regenerate,
+        catalog_hash,
+    } = *inputs;
     let trait_name = trait_name(set);
     let attrs = set_doc(set, regenerate);
     let mods: Vec<syn::Ident> = modules.iter().map(|m| rust_ident(m)).collect();
@@ -345,57 +357,34 @@ fn between(text: &str) -> String {
 /// [`Fragments`] (in tool order) and the set's own lines, formatted on
 /// their own: the same text as formatting [`set_module`], for a fraction of
 /// the work, and none of it again for a tool whose fragments were cached.
-pub fn set_module_text(
-    set: &ToolSet,
-    modules: &[String],
-    shared: Option<&SharedModule>,
-    regenerate: &str,
-    catalog_hash: &str,
-    fragments: &[Fragments],
-) -> String {
-    spliced(set, modules, shared, regenerate, catalog_hash, fragments).unwrap_or_else(|| {
-        let m = set_module(set, modules, shared, regenerate, catalog_hash);
-        prettyplease::unparse(&syn::File {
-            shebang: None,
-            frontmatter: None,
-            attrs: m.attrs,
-            items: m.items,
-        })
+pub fn set_module_text(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> String {
+    spliced(inputs, fragments).unwrap_or_else(|| {
+        let m = set_module(inputs);
+        super::unparse(m.attrs, m.items)
     })
 }
 
 /// The set module put together from the fragments; `None` when they cannot
 /// give the whole file's text (no tools, a tool without fragments, a first
 /// line prettyplease would break).
-fn spliced(
-    set: &ToolSet,
-    modules: &[String],
-    shared: Option<&SharedModule>,
-    regenerate: &str,
-    catalog_hash: &str,
-    fragments: &[Fragments],
-) -> Option<String> {
+fn spliced(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> Option<String> {
+    let set = inputs.set;
     if set.tools.is_empty() || fragments.len() != set.tools.len() {
         return None;
     }
-    let mods: Vec<syn::Ident> = modules.iter().map(|m| rust_ident(m)).collect();
+    let mods: Vec<syn::Ident> = inputs.modules.iter().map(|m| rust_ident(m)).collect();
     let name = trait_name(set);
     // Empty bodies, opened to take the members: `{}` / `&[]` as prettyplease
     // ends them on the item's one line.
     let doc_trait = trait_doc(set);
     let trait_opened = format(quote!(#doc_trait pub trait #name: Send + Sync {}));
     let trait_open = trait_opened.strip_suffix(&format!("pub trait {name}: Send + Sync {{}}\n"))?;
-    let head = table_head(set, catalog_hash);
+    let head = table_head(set, inputs.catalog_hash);
     let table_opened = format(quote!(#head pub static TOOLS: &[ToolInfo] = &[];));
     let table_open = table_opened.strip_suffix("pub static TOOLS: &[ToolInfo] = &[];\n")?;
-    let decls = set_decls(&mods, shared);
+    let decls = set_decls(&mods, inputs.shared);
     let decls: syn::File = syn::parse_quote!(#decls);
-    let mut out = prettyplease::unparse(&syn::File {
-        shebang: None,
-        frontmatter: None,
-        attrs: set_doc(set, regenerate),
-        items: decls.items,
-    });
+    let mut out = super::unparse(set_doc(set, inputs.regenerate), decls.items);
     out.push_str(trait_open);
     out.push_str(&format!("pub trait {name}: Send + Sync {{\n"));
     fragments.iter().for_each(|f| out.push_str(&f.method));
@@ -680,21 +669,16 @@ mod tests {
                 .map(|(t, m)| Fragments::new(&set, t, m))
                 .collect();
             assert!(fragments.is_some() || !spliced, "{}", set.name);
-            let whole = set_module(&set, &modules, shared.as_ref(), "gen", "0123");
-            let whole = prettyplease::unparse(&syn::File {
-                shebang: None,
-                frontmatter: None,
-                attrs: whole.attrs,
-                items: whole.items,
-            });
-            let text = set_module_text(
-                &set,
-                &modules,
-                shared.as_ref(),
-                "gen",
-                "0123",
-                &fragments.unwrap_or_default(),
-            );
+            let inputs = SetInputs {
+                set: &set,
+                modules: &modules,
+                shared: shared.as_ref(),
+                regenerate: "gen",
+                catalog_hash: "0123",
+            };
+            let whole = set_module(&inputs);
+            let whole = super::super::unparse(whole.attrs, whole.items);
+            let text = set_module_text(&inputs, &fragments.unwrap_or_default());
             assert_eq!(text, whole);
             let from_cache: Vec<Fragments> = set
                 .tools

@@ -61,6 +61,24 @@ struct SetParts {
     shared: Option<SharedModule>,
 }
 
+impl SetParts {
+    /// What the set's own module is made from, with these parts.
+    fn inputs<'a>(
+        &'a self,
+        set: &'a ToolSet,
+        regenerate: &'a str,
+        catalog_hash: &'a str,
+    ) -> items::SetInputs<'a> {
+        items::SetInputs {
+            set,
+            modules: &self.modules,
+            shared: self.shared.as_ref(),
+            regenerate,
+            catalog_hash,
+        }
+    }
+}
+
 /// How a set's tool modules are built: given the tools' module names and
 /// the shared definitions, each tool's module is handed on (to be kept, or
 /// written), problems go to the diagnostics.
@@ -316,15 +334,9 @@ impl Emitter for RustCrate {
                         out.add(path, text);
                     }
                     if let Some(p) = parts {
-                        let text = items::set_module_text(
-                            set,
-                            &p.modules,
-                            p.shared.as_ref(),
-                            &regenerate,
-                            &cx.catalogs.hash(cx, set),
-                            &fragments,
-                        );
-                        texts.push((dir.clone(), text));
+                        let hash = cx.catalogs.hash(cx, set);
+                        let inputs = p.inputs(set, &regenerate, &hash);
+                        texts.push((dir.clone(), items::set_module_text(&inputs, &fragments)));
                     }
                 }
                 // One file: the modules are kept as syntax, to be inlined.
@@ -346,16 +358,10 @@ impl Emitter for RustCrate {
                         };
                     let parts = set_tools(set, &regenerate, &mut keep, &mut build, diags);
                     if let Some(p) = parts {
-                        let module = items::set_module(
-                            set,
-                            &p.modules,
-                            p.shared.as_ref(),
-                            &regenerate,
-                            &cx.catalogs.hash(cx, set),
-                        );
+                        let hash = cx.catalogs.hash(cx, set);
                         sets.push(SetModule {
-                            name: ident::rust_snake(&set.name),
-                            module,
+                            name: dir.clone(),
+                            module: items::set_module(&p.inputs(set, &regenerate, &hash)),
                             tools: kept.into_inner(),
                         });
                     }
