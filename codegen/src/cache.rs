@@ -134,44 +134,42 @@ impl Cache {
     /// [`MAX_BYTES`], only what this run used or rendered is kept.
     pub fn flush(&self) {
         let fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let dir = self.packs_dir();
         let fresh_keys = fresh
-            .and_then(|w| w.finish(&self.packs_dir()))
+            .and_then(|w| w.finish(&dir))
+            .map(|(_, keys)| keys)
             .unwrap_or_default();
-        remove_stale_temporaries(&self.packs_dir());
+        remove_stale_temporaries(&dir);
         let packs = self.packs();
         if packs.len() < MAX_PACKS {
             return;
         }
         let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-        // Every pack now on disk, this run's too.
-        let mut all: HashMap<Digest, Vec<u8>> = self.read_packs().all().collect();
-        if all.values().map(Vec::len).sum::<usize>() > MAX_BYTES {
-            all.retain(|k, _| used.contains(k) || fresh_keys.contains(k));
+        // Every pack now on disk, this run's too, copied into one.
+        let on_disk = self.read_packs();
+        let mut keys: Vec<Digest> = on_disk.index.keys().copied().collect();
+        let bytes: usize = on_disk
+            .index
+            .values()
+            .map(|(_, start, end)| end - start)
+            .sum();
+        if bytes > MAX_BYTES {
+            keys.retain(|k| used.contains(k) || fresh_keys.contains(k));
         }
-        let mut merged: Vec<(Digest, Vec<u8>)> = all.into_iter().collect();
-        merged.sort_by_key(|(k, _)| *k);
-        let written = self.write_pack(&merged);
-        if written.is_some() {
-            for p in packs {
-                if Some(&p) != written.as_ref() {
-                    let _ = std::fs::remove_file(p);
-                }
+        keys.sort();
+        let Some(mut merged) = PackWriter::create(&dir) else {
+            return;
+        };
+        for k in keys {
+            if let Some(body) = on_disk.get(k) {
+                merged.add(k, body);
             }
         }
-    }
-
-    fn write_pack(&self, pieces: &[(Digest, Vec<u8>)]) -> Option<PathBuf> {
-        let mut bytes = format!("{PACK_MAGIC}\n").into_bytes();
-        for (key, body) in pieces {
-            bytes.extend_from_slice(
-                format!("{} {} {}\n", key.hex(), body.len(), Digest::of(body).hex()).as_bytes(),
-            );
-            bytes.extend_from_slice(body);
+        if let Some((written, _)) = merged.finish(&dir) {
+            for p in packs.into_iter().filter(|p| *p != written) {
+                let _ = std::fs::remove_file(p);
+            }
         }
-        let path = self
-            .packs_dir()
-            .join(format!("{}.pack", Digest::of(&bytes).hex()));
-        write_quietly(&path, &bytes).then_some(path)
     }
 
     fn full_key(&self, key: Digest) -> Digest {
@@ -282,8 +280,9 @@ impl PackWriter {
         self.write(body);
     }
 
-    /// Puts the pack into place; the keys it holds (none when it failed).
-    fn finish(self, dir: &Path) -> Option<HashSet<Digest>> {
+    /// Puts the pack into place: its path and the keys it holds (`None`
+    /// when it failed).
+    fn finish(self, dir: &Path) -> Option<(PathBuf, HashSet<Digest>)> {
         let PackWriter {
             file,
             temp,
@@ -291,13 +290,12 @@ impl PackWriter {
             keys,
             failed,
         } = self;
-        let done = !failed
-            && file.into_inner().is_ok()
-            && std::fs::rename(&temp, dir.join(format!("{}.pack", digest.finish().hex()))).is_ok();
+        let path = dir.join(format!("{}.pack", digest.finish().hex()));
+        let done = !failed && file.into_inner().is_ok() && std::fs::rename(&temp, &path).is_ok();
         if !done {
             let _ = std::fs::remove_file(&temp);
         }
-        done.then_some(keys)
+        done.then_some((path, keys))
     }
 }
 
@@ -314,12 +312,6 @@ impl Packs {
     fn get(&self, key: Digest) -> Option<&[u8]> {
         let &(pack, start, end) = self.index.get(&key)?;
         self.bytes.get(pack)?.get(start..end)
-    }
-
-    fn all(&self) -> impl Iterator<Item = (Digest, Vec<u8>)> + '_ {
-        self.index
-            .keys()
-            .filter_map(|&k| Some((k, self.get(k)?.to_vec())))
     }
 }
 
