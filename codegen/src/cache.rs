@@ -448,19 +448,19 @@ impl RunStamp {
     }
 
     /// Records the output directory `out` as it is after writing `written`
-    /// (relative path -> contents): each file's stamp, and the directories.
+    /// (relative path -> digest of its contents): each file's stamp, and the
+    /// directories. `false` when a file is not there (or has no digest).
     pub fn record_outputs<'a>(
         &mut self,
         out: &Path,
-        written: impl Iterator<Item = (&'a str, &'a [u8])>,
+        written: impl Iterator<Item = (&'a str, Option<Digest>)>,
     ) -> bool {
         let mut dirs = BTreeMap::new();
-        for (rel, contents) in written {
-            let Some(stamp) = FileStamp::read(&out.join(rel)) else {
+        for (rel, digest) in written {
+            let (Some(stamp), Some(digest)) = (FileStamp::read(&out.join(rel)), digest) else {
                 return false;
             };
-            self.outputs
-                .insert(rel.to_owned(), (stamp, Digest::of(contents).hex()));
+            self.outputs.insert(rel.to_owned(), (stamp, digest.hex()));
             let mut parent = Path::new(rel).parent();
             while let Some(p) = parent {
                 let key = p.to_string_lossy().replace('\\', "/");

@@ -23,12 +23,14 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::cache::{Cache, RunStamp};
 use crate::diag::{HumanRenderer, LintLevel, Severity};
 use crate::digest::Digest;
 use crate::emit::{self, GeneratedFiles, RustLayout};
+use crate::files::FileSink;
 use crate::ir::{Format, OutputKind, Project, RuntimeSource};
 use crate::load::{self, LoadOptions, Loaded};
 use crate::output::{self, CheckReport, Known, OutputError, Prune, WriteReport};
@@ -378,16 +380,21 @@ impl Generator {
         &self,
         project: &Project,
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
-        self.render_cached(project, None)
+        self.render_cached(project, None, None)
     }
 
-    /// [`Generator::render_checked`], taking pieces rendered before from `cache`.
+    /// [`Generator::render_checked`], taking pieces rendered before from
+    /// `cache`, handing each file to `sink` as it is made.
     fn render_cached(
         &self,
         project: &Project,
         cache: Option<(&dyn emit::RenderCache, &crate::keys::Keys)>,
+        sink: Option<Arc<dyn FileSink>>,
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
-        let mut files = GeneratedFiles::new();
+        let mut files = match sink {
+            Some(sink) => GeneratedFiles::passing_to(sink),
+            None => GeneratedFiles::new(),
+        };
         let mut diags = Vec::new();
         let emitters: Vec<_> = emit::all()
             .into_iter()
@@ -425,8 +432,8 @@ impl Generator {
                 let running: Vec<_> = emitters
                     .iter()
                     .map(|(emitter, part)| {
+                        let mut files = files.sibling();
                         scope.spawn(move || {
-                            let mut files = GeneratedFiles::new();
                             let mut diags = Vec::new();
                             emitter.emit(
                                 cx,
@@ -453,29 +460,41 @@ impl Generator {
         (files, diags)
     }
 
-    fn loaded_valid(
+    /// Loads, validates, and renders the files into the output directory as
+    /// they are made ([`output::Streamed`], opened once the specs are known
+    /// to be free of errors); `known` vouches for files of the last run.
+    fn render_into(
         &self,
+        out: &Path,
+        known: Known,
         timings: &mut Timings,
-    ) -> Result<(Loaded, GeneratedFiles, &Path), GenerateError> {
-        let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
-        let started = Instant::now();
-        let loaded = self.load();
-        timings.load = started.elapsed();
-        self.render_valid(loaded, timings, None)
-            .map(|(l, f)| (l, f, out))
+        loaded: Loaded,
+        cache: Option<(&dyn emit::RenderCache, &crate::keys::Keys)>,
+    ) -> Result<(Generated, Arc<output::Streamed>), GenerateError> {
+        if !self.accepts(&loaded) {
+            return Err(GenerateError::Invalid(Box::new(loaded)));
+        }
+        let stream = Arc::new(output::Streamed::open(out, known).map_err(GenerateError::Output)?);
+        let sink = stream.clone() as Arc<dyn FileSink>;
+        let (loaded, files) = self.render_valid(loaded, timings, cache, Some(sink))?;
+        let done = write_out(loaded, files, &stream, self.prune, std::mem::take(timings))?;
+        Ok((done, stream))
     }
 
+    /// Renders `loaded` when it is free of errors, handing each file to
+    /// `sink` (or holding it).
     fn render_valid(
         &self,
         loaded: Loaded,
         timings: &mut Timings,
         cache: Option<(&dyn emit::RenderCache, &crate::keys::Keys)>,
+        sink: Option<Arc<dyn FileSink>>,
     ) -> Result<(Loaded, GeneratedFiles), GenerateError> {
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
         }
         let started = Instant::now();
-        let (files, problems) = self.render_cached(&loaded.project, cache);
+        let (files, problems) = self.render_cached(&loaded.project, cache, sink);
         if !problems.is_empty() {
             let mut loaded = loaded;
             for d in problems {
@@ -492,9 +511,14 @@ impl Generator {
     /// specs have errors.
     pub fn generate(&self) -> Result<Generated, GenerateError> {
         let Some(dir) = &self.cache_dir else {
+            let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
             let mut timings = Timings::default();
-            let (loaded, files, out) = self.loaded_valid(&mut timings)?;
-            return write_out(loaded, files, out, self.prune, &Known::default(), timings);
+            let started = Instant::now();
+            let loaded = self.load();
+            timings.load = started.elapsed();
+            return self
+                .render_into(out, Known::default(), &mut timings, loaded, None)
+                .map(|(done, _)| done);
         };
         let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
         let cache = Cache::open(dir);
@@ -531,23 +555,23 @@ impl Generator {
         // here on makes the stamp stale, never wrongly fresh.
         let mut stamp = self.stamp_of(&cache, config, &loaded, found);
         let cached = keys.as_ref().map(|k| (&cache as &dyn emit::RenderCache, k));
-        let (loaded, files) = match self.render_valid(loaded, &mut timings, cached) {
+        let known = previous.map(|p| p.known()).unwrap_or_default();
+        let done = self.render_into(out, known, &mut timings, loaded, cached);
+        cache.flush();
+        let (done, stream) = match done {
             Ok(done) => done,
             Err(e) => {
                 cache.drop_stamp(config);
                 return Err(e);
             }
         };
-        cache.flush();
-        let known = previous.map(|p| p.known()).unwrap_or_default();
-        let done = write_out(loaded, files, out, self.prune, &known, timings)?;
         let recorded = match (&mut stamp, &done.files) {
             (Some(s), Some(files)) => {
                 let list = output::file_list(files);
-                let all = files
-                    .iter()
-                    .chain(std::iter::once((output::FILE_LIST, &list[..])));
-                s.record_outputs(out, all)
+                let held = files.iter().map(|(rel, c)| (rel, Some(Digest::of(c))));
+                let passed = files.passed().map(|rel| (rel, stream.digest(rel)));
+                let listed = std::iter::once((output::FILE_LIST, Some(Digest::of(&list))));
+                s.record_outputs(out, held.chain(passed).chain(listed))
             }
             _ => false,
         };
@@ -640,7 +664,9 @@ impl Generator {
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
         }
-        let mut files = GeneratedFiles::new();
+        let stream =
+            Arc::new(output::Streamed::open(out, Known::default()).map_err(GenerateError::Output)?);
+        let mut files = GeneratedFiles::passing_to(stream.clone());
         for set in &loaded.project.tool_sets {
             for tool in &set.tools {
                 files.add(
@@ -649,7 +675,7 @@ impl Generator {
                 );
             }
         }
-        write_out(loaded, files, out, Prune::Owned, &Known::default(), timings)
+        write_out(loaded, files, &stream, Prune::Owned, timings)
     }
 
     /// Compares the specs with an earlier version of them (`toolgen
@@ -749,7 +775,9 @@ impl Generator {
 
     /// Like [`Generator::generate`], but only compares with the output directory.
     pub fn check(&self) -> Result<(Loaded, CheckReport), GenerateError> {
-        let (loaded, files, out) = self.loaded_valid(&mut Timings::default())?;
+        let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
+        let (loaded, files) =
+            self.render_valid(self.load(), &mut Timings::default(), None, None)?;
         let report = output::check(out, &files, self.prune).map_err(GenerateError::Output)?;
         Ok((loaded, report))
     }
@@ -814,7 +842,7 @@ impl Generator {
         if let Some(t) = &g.emit.templates {
             let _ = writeln!(cargo, "cargo::rerun-if-changed={}", t.display());
         }
-        let loaded = match g.render_valid(loaded, &mut Timings::default(), None) {
+        let loaded = match g.render_valid(loaded, &mut Timings::default(), None, None) {
             Ok((loaded, files)) => {
                 report_for_cargo(&loaded, &mut cargo);
                 output::write(&out, &files, g.prune).map_err(|e| {
@@ -847,17 +875,20 @@ impl Generator {
     }
 }
 
-/// Writes generated files (timing it) and reports what was done.
+/// Finishes writing the files `stream` took while they were rendered
+/// (timing it) and reports what was done.
 fn write_out(
     loaded: Loaded,
     files: GeneratedFiles,
-    out: &Path,
+    stream: &output::Streamed,
     prune: Prune,
-    known: &Known,
     mut timings: Timings,
 ) -> Result<Generated, GenerateError> {
     let started = Instant::now();
-    let report = output::write_known(out, &files, prune, known).map_err(GenerateError::Output)?;
+    let report = stream
+        .finish(&files, prune)
+        .map_err(GenerateError::Output)?;
+    let files = files.detached();
     timings.write = started.elapsed();
     Ok(Generated {
         summary: Summary::of(&loaded),

@@ -117,10 +117,11 @@ fn shared_file(set: &ToolSet, s: &SharedModule, regenerate: &str) -> FileItems {
     }
 }
 
-/// One tool's file for the crate layout: its module, formatted, and its
-/// parts of the set's module.
+/// One tool's file for the crate layout: its module, formatted (handed on
+/// as soon as it was made, see [`GeneratedFiles::sibling`]), and its parts
+/// of the set's module.
 struct ToolFile {
-    text: Option<String>,
+    file: GeneratedFiles,
     /// `None`: the set module is formatted whole (see [`items::Fragments::new`]).
     fragments: Option<items::Fragments>,
     diags: Vec<Diagnostic>,
@@ -130,13 +131,15 @@ struct ToolFile {
 /// holds (keyed by [`tool_key`]) is taken from it; the others are built on
 /// every core ([`crate::par`]), each thread with its own copy of the shared
 /// definitions (syntax trees do not cross threads), and kept in the cache.
-/// The files come back in tool order, so the output does not depend on
-/// timing or on the cache.
+/// Each file is added (at `path(module)`) to a sibling of `out` as soon as
+/// it is made, so that a sink takes it then; the files come back in tool
+/// order, so the output does not depend on timing or on the cache.
 fn tool_files(
     set: &ToolSet,
     modules: &[String],
     shared: Option<&SharedModule>,
     cx: &EmitContext<'_>,
+    (out, path): (&GeneratedFiles, &(dyn Fn(&str) -> String + Sync)),
     regenerate: &str,
     tick: &(dyn Fn() + Sync),
 ) -> Vec<ToolFile> {
@@ -155,14 +158,20 @@ fn tool_files(
         .collect();
     let cache = cx.cache.map(|(c, _)| c);
     let cached = |key: Option<Digest>| cache.zip(key).and_then(|(c, k)| c.get(k));
+    let handed_on = |i: usize, text: String| {
+        let mut file = out.sibling();
+        file.add(path(&modules[i]), text);
+        file
+    };
     let mut files: Vec<Option<ToolFile>> = keys
         .iter()
-        .map(|key| {
+        .enumerate()
+        .map(|(i, key)| {
             let text = String::from_utf8(cached(key.map(|k| k.0))?).ok()?;
             let fragments = Some(items::Fragments::from_bytes(&cached(key.map(|k| k.1))?)?);
             tick();
             Some(ToolFile {
-                text: Some(text),
+                file: handed_on(i, text),
                 fragments,
                 diags: Vec::new(),
             })
@@ -176,8 +185,18 @@ fn tool_files(
             .map(|f| unparse(f.attrs, f.items));
         let fragments = items::Fragments::new(set, tool, &modules[i]);
         tick();
+        // Kept in the cache here, before the text is handed on: only a
+        // file built without a problem.
+        if let (Some(cache), Some((key, fragments_key)), Some(text), true) =
+            (cache, keys[i], &text, diags.is_empty())
+        {
+            cache.put(key, text.as_bytes());
+            if let Some(f) = &fragments {
+                cache.put(fragments_key, &f.to_bytes());
+            }
+        }
         ToolFile {
-            text,
+            file: text.map(|t| handed_on(i, t)).unwrap_or_default(),
             fragments,
             diags,
         }
@@ -194,14 +213,6 @@ fn tool_files(
         )
     };
     for (&i, file) in missing.iter().zip(built) {
-        if let (Some(cache), Some((key, fragments_key)), Some(text), true) =
-            (cache, keys[i], &file.text, file.diags.is_empty())
-        {
-            cache.put(key, text.as_bytes());
-            if let Some(f) = &file.fragments {
-                cache.put(fragments_key, &f.to_bytes());
-            }
-        }
         files[i] = Some(file);
     }
     files.into_iter().flatten().collect()
@@ -302,6 +313,8 @@ impl Emitter for RustCrate {
             match layout {
                 // Each tool's file on its own, formatted in parallel.
                 RustLayout::Crate => {
+                    let sibling = out.sibling();
+                    let path = |module: &str| format!("rust/src/{dir}/{module}.rs");
                     let mut keep = |tool: String, file: FileItems| {
                         out.add(
                             format!("rust/src/{dir}/{tool}.rs"),
@@ -314,24 +327,23 @@ impl Emitter for RustCrate {
                         |modules: &[String],
                          shared: Option<&SharedModule>,
                          diags: &mut Vec<Diagnostic>| {
-                            for (module, file) in modules.iter().zip(tool_files(
+                            for file in tool_files(
                                 set,
                                 modules,
                                 shared,
                                 cx,
+                                (&sibling, &path),
                                 &regenerate,
                                 &tick,
-                            )) {
+                            ) {
                                 diags.extend(file.diags);
                                 fragments.extend(file.fragments);
-                                if let Some(text) = file.text {
-                                    files.push((format!("rust/src/{dir}/{module}.rs"), text));
-                                }
+                                files.push(file.file);
                             }
                         };
                     let parts = set_tools(set, &regenerate, &mut keep, &mut build, diags);
-                    for (path, text) in files {
-                        out.add(path, text);
+                    for file in files {
+                        out.append(file);
                     }
                     if let Some(p) = parts {
                         let hash = cx.catalogs.hash(cx, set);
