@@ -385,6 +385,13 @@ fn spliced(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> Option<String> {
     let decls = set_decls(&mods, inputs.shared);
     let decls: syn::File = syn::parse_quote!(#decls);
     let mut out = super::unparse(set_doc(set, inputs.regenerate), decls.items);
+    // Sized once: the module of thousands of tools is megabytes, and a
+    // string that doubles as it grows holds up to twice that.
+    let parts: usize = fragments
+        .iter()
+        .map(|f| f.method.len() + f.entry.len() + f.call.len())
+        .sum();
+    out.reserve(parts + trait_open.len() + table_open.len() + 4096);
     out.push_str(trait_open);
     out.push_str(&format!("pub trait {name}: Send + Sync {{\n"));
     fragments.iter().for_each(|f| out.push_str(&f.method));
