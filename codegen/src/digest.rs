@@ -72,6 +72,14 @@ impl Hasher {
         self
     }
 
+    /// A value by its `Hash`: for types whose every field takes part (derived,
+    /// or destructured without `..`); much cheaper than [`Hasher::debug`].
+    pub fn hash(&mut self, value: &impl std::hash::Hash) -> &mut Self {
+        value.hash(&mut Std(&mut self.0));
+        self.0.update(&[0xff]);
+        self
+    }
+
     pub fn digest(&mut self, d: Digest) -> &mut Self {
         self.0.update(&d.0.to_le_bytes());
         self
@@ -79,6 +87,20 @@ impl Hasher {
 
     pub fn finish(&self) -> Digest {
         Digest(self.0.digest128())
+    }
+}
+
+/// [`std::hash::Hasher`] over the digest's state (what `Hash` impls write
+/// is fed as it is: they delimit their own parts).
+struct Std<'a>(&'a mut Xxh3);
+
+impl std::hash::Hasher for Std<'_> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0.digest()
     }
 }
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::source::Loc;
 
 /// A value together with where it was written.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Spanned<T> {
     pub value: T,
     pub loc: Loc,
@@ -206,7 +206,7 @@ pub struct Tier {
 }
 
 /// A JSON Schema plus the source location of its parts.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct Schema {
     /// A self-contained JSON Schema (2020-12); local `$ref`s only.
     pub value: Value,
@@ -245,7 +245,7 @@ impl crate::schema::Ranks for Schema {
 }
 
 /// Any JSON value (an example input, say) with the locations of its parts.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct LocatedValue {
     pub value: Value,
     pub locs: BTreeMap<String, Loc>,
@@ -287,7 +287,7 @@ fn locate(locs: &BTreeMap<String, Loc>, pointer: &str) -> Option<Loc> {
 }
 
 /// One worked example of a tool call.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Example {
     pub description: Option<String>,
     pub input: LocatedValue,
@@ -357,7 +357,7 @@ pub struct RBinding {
 }
 
 /// An R function by package and name: called as `package:::function`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RFunction {
     pub package: String,
     pub function: String,
@@ -435,7 +435,7 @@ pub struct BreakingIgnore {
 }
 
 /// What a spec says about a deprecated tool.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Deprecation {
     /// The day after which the tool may be removed (`2027-06-30`).
     pub sunset: Option<String>,
@@ -472,12 +472,50 @@ pub fn plain_values(m: &BTreeMap<String, Spanned<Value>>) -> serde_json::Map<Str
 /// them in (a display name from the id, the tool set's default category, the
 /// lowest tier, a safety level): outputs show them as defaults and publish
 /// nothing for them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Implied {
     pub name: bool,
     pub category: bool,
     pub tier: bool,
     pub safety: bool,
+}
+
+/// Every field, for the keys of cached work (`keys`): destructured without
+/// `..`, so a field added to `Tool` does not compile until it is hashed here
+/// too (a time limit by its bits: `f64` has no `Hash`).
+impl std::hash::Hash for Tool {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let Tool {
+            id,
+            name,
+            description,
+            category,
+            safety,
+            tier,
+            input,
+            output,
+            notes,
+            examples,
+            timeout_seconds,
+            requires_approval,
+            annotations,
+            hints,
+            passthrough,
+            implied,
+            model_description,
+            deprecated,
+            r_function,
+            loc,
+        } = self;
+        (id, name, description, category, safety, tier).hash(h);
+        (input, output, notes, examples).hash(h);
+        timeout_seconds
+            .as_ref()
+            .map(|t| (t.value.to_bits(), t.loc))
+            .hash(h);
+        (requires_approval, annotations, hints, passthrough, implied).hash(h);
+        (model_description, deprecated, r_function, loc).hash(h);
+    }
 }
 
 impl Tool {

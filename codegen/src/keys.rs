@@ -1,7 +1,7 @@
 //! Digests of a project's parts, for the keys of cached pieces: each tool's
-//! (its `Debug` form: every IR field, locations too, so a new field can never
-//! be left out of a key) and each tool set's settings (every field but its
-//! tools). Computed once per run, on every core, and shared by the emitters,
+//! (its `Hash`: every IR field, locations too, destructured without `..` so
+//! a new field can never be left out of a key) and each tool set's settings
+//! (every field but its tools). Computed once per run, on every core, and shared by the emitters,
 //! instead of each emitter hashing every tool again.
 
 use std::collections::HashMap;
@@ -28,7 +28,7 @@ impl Keys {
         let mut digests = crate::par::map_with(
             tools.len(),
             || (),
-            |_, i| Hasher::new().debug(tools[i]).finish(),
+            |_, i| Hasher::new().hash(tools[i]).finish(),
         )
         .into_iter();
         let sets = project
