@@ -115,3 +115,78 @@ fn settings(set: &ToolSet) -> Digest {
         .debug(&(breaking, bridge_port, r))
         .finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool as toolgen reads it (an MCP tool with a time limit and an
+    /// example), for changing one field at a time.
+    fn tool() -> Tool {
+        let dir = std::env::temp_dir().join(format!("toolgen-keys-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let spec = serde_json::json!({
+            "name": "tool",
+            "description": "A tool.",
+            "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+            "_meta": {"toolgen": {"timeoutSeconds": 12, "examples": [{"input": {"path": "a"}}]}},
+        });
+        let text = serde_json::to_string_pretty(&spec).unwrap_or_default();
+        std::fs::write(dir.join("tool.json"), text).unwrap_or_else(|e| panic!("{e}"));
+        let loaded = crate::load::load(
+            std::slice::from_ref(&dir),
+            &crate::load::LoadOptions::default(),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        loaded
+            .project
+            .tool_sets
+            .into_iter()
+            .flat_map(|s| s.tools)
+            .next()
+            .unwrap_or_else(|| panic!("no tool"))
+    }
+
+    fn key(t: &Tool) -> Digest {
+        Hasher::new().hash(t).finish()
+    }
+
+    /// Equal tools have equal keys; a change to any part, deep in a schema,
+    /// in a location, in the time limit or in an example, changes the key.
+    #[test]
+    fn a_tool_key_covers_every_part() {
+        let base = tool();
+        assert_eq!(key(&base), key(&base.clone()));
+        let changes: Vec<(&str, fn(&mut Tool))> = vec![
+            ("description", |t| t.description.value.push('!')),
+            ("schema", |t| {
+                t.input.value["properties"]["path"]["type"] = "integer".into()
+            }),
+            ("location", |t| {
+                t.input.locs.values_mut().for_each(|l| l.span.start += 1)
+            }),
+            ("timeout", |t| {
+                if let Some(s) = &mut t.timeout_seconds {
+                    s.value += 0.5;
+                }
+            }),
+            ("example", |t| {
+                t.examples
+                    .iter_mut()
+                    .for_each(|e| e.input.value = "b".into())
+            }),
+            ("approval", |t| t.requires_approval = !t.requires_approval),
+            ("model description", |t| {
+                t.model_description = Some("m".into())
+            }),
+        ];
+        for (what, change) in changes {
+            let mut t = base.clone();
+            change(&mut t);
+            assert_ne!(t, base, "{what}: the change must change the tool");
+            assert_ne!(key(&t), key(&base), "{what}");
+        }
+        assert!(base.timeout_seconds.is_some() && !base.examples.is_empty());
+    }
+}
