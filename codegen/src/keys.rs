@@ -158,7 +158,8 @@ mod tests {
     fn a_tool_key_covers_every_part() {
         let base = tool();
         assert_eq!(key(&base), key(&base.clone()));
-        let changes: Vec<(&str, fn(&mut Tool))> = vec![
+        type Change = (&'static str, fn(&mut Tool));
+        let changes: Vec<Change> = vec![
             ("description", |t| t.description.value.push('!')),
             ("schema", |t| {
                 t.input.value["properties"]["path"]["type"] = "integer".into()
