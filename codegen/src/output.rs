@@ -243,9 +243,13 @@ pub struct Known(pub std::collections::HashMap<String, (FileStamp, Digest)>);
 
 impl Known {
     fn holds(&self, dir: &Path, rel: &str, contents: &[u8]) -> bool {
-        self.0.get(rel).is_some_and(|(stamp, digest)| {
-            *digest == Digest::of(contents)
-                && FileStamp::read(&dir.join(rel)).is_some_and(|now| now == *stamp)
+        self.holds_digest(dir, rel, Digest::of(contents))
+    }
+
+    /// [`Known::holds`] for contents of digest `digest`.
+    fn holds_digest(&self, dir: &Path, rel: &str, digest: Digest) -> bool {
+        self.0.get(rel).is_some_and(|(stamp, known)| {
+            *known == digest && FileStamp::read(&dir.join(rel)).is_some_and(|now| now == *stamp)
         })
     }
 }
@@ -616,6 +620,7 @@ impl Streamed {
 
 impl FileSink for Streamed {
     fn put(&self, rel: &str, contents: Vec<u8>) -> Option<Vec<u8>> {
+        let digest = Digest::of(&contents);
         let taken = match &self.fresh {
             Some((staging, made)) => match self.stage(staging, made, rel, &contents) {
                 Ok(()) => true,
@@ -625,7 +630,7 @@ impl FileSink for Streamed {
                 }
             },
             None => {
-                self.known.holds(&self.dir, rel, &contents)
+                self.known.holds_digest(&self.dir, rel, digest)
                     || checked_join(&self.dir, rel)
                         .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents))
             }
@@ -633,7 +638,7 @@ impl FileSink for Streamed {
         if !taken {
             return Some(contents);
         }
-        lock(&self.digests).insert(rel.to_owned(), Digest::of(&contents));
+        lock(&self.digests).insert(rel.to_owned(), digest);
         None
     }
 }
