@@ -460,9 +460,10 @@ impl Generator {
         (files, diags)
     }
 
-    /// Loads, validates, and renders the files into the output directory as
-    /// they are made ([`output::Streamed`], opened once the specs are known
-    /// to be free of errors); `known` vouches for files of the last run.
+    /// Renders `loaded`, when it is free of errors, into the output
+    /// directory: each file as it is made ([`output::Streamed`], opened only
+    /// then), the rest when rendering is done; `known` vouches for files of
+    /// the last run.
     fn render_into(
         &self,
         out: &Path,
@@ -477,7 +478,7 @@ impl Generator {
         let stream = Arc::new(output::Streamed::open(out, known).map_err(GenerateError::Output)?);
         let sink = stream.clone() as Arc<dyn FileSink>;
         let (loaded, files) = self.render_valid(loaded, timings, cache, Some(sink))?;
-        let done = write_out(loaded, files, &stream, self.prune, std::mem::take(timings))?;
+        let done = write_out(loaded, files, &stream, self.prune, *timings)?;
         Ok((done, stream))
     }
 

@@ -622,13 +622,24 @@ impl FileSink for Streamed {
     fn put(&self, rel: &str, contents: Vec<u8>) -> Option<Vec<u8>> {
         let digest = Digest::of(&contents);
         let taken = match &self.fresh {
-            Some((staging, made)) => match self.stage(staging, made, rel, &contents) {
-                Ok(()) => true,
-                Err(e) => {
+            Some((staging, made)) => {
+                // Emitters run side by side: two of them writing one path
+                // would leave whichever came last. Never the case; if it
+                // were, a loud error rather than a result that hangs on timing.
+                let twice = lock(&self.digests).get(rel).is_some_and(|d| *d != digest);
+                let staged = if twice {
+                    Err(err(
+                        Path::new(rel),
+                        io::Error::other("generated twice, with different contents"),
+                    ))
+                } else {
+                    self.stage(staging, made, rel, &contents)
+                };
+                if let Err(e) = staged {
                     lock(&self.error).get_or_insert(e);
-                    true
                 }
-            },
+                true
+            }
             None => {
                 self.known.holds_digest(&self.dir, rel, digest)
                     || checked_join(&self.dir, rel)
@@ -796,6 +807,19 @@ mod tests {
         add(&mut held);
         assert!(check(&dir, &held, Prune::Owned)?.is_clean());
         assert_eq!(stream.digest("two.json"), Some(Digest::of(b"2\n")));
+        drop(files);
+        // One path from two threads with different contents (which emitters
+        // never do): an error, and nothing shown.
+        std::fs::remove_dir_all(&dir).map_err(|e| err(&dir, e))?;
+        let stream = std::sync::Arc::new(Streamed::open(&dir, Known::default())?);
+        let mut one = GeneratedFiles::passing_to(stream.clone());
+        let mut other = one.sibling();
+        one.add("same.json", "1\n");
+        other.add("same.json", "2\n");
+        one.append(other);
+        assert!(stream.finish(&one, Prune::Owned).is_err());
+        drop((one, stream));
+        assert!(!dir.exists() && !staging.exists());
         if let Some(p) = dir.parent() {
             let _ = std::fs::remove_dir_all(p);
         }
