@@ -28,9 +28,8 @@ impl Emitter for Catalog {
         let mut index = Vec::new();
         for set in &project.tool_sets {
             let dir = format!("catalog/{}", set.name);
-            let text = cx.catalogs.tools_json(cx, set);
-            let hash = hash_of(&text);
-            out.add(format!("{dir}/tools.json"), text.to_vec());
+            let (text, hash) = cx.catalogs.take_tools_json(cx, set);
+            out.add(format!("{dir}/tools.json"), text);
             for (i, tool) in set.tools.iter().enumerate() {
                 let id = &tool.id.value;
                 for side in ["input", "output"] {
@@ -63,25 +62,43 @@ impl Emitter for Catalog {
 }
 
 /// Each tool set's `tools.json`, made once per run for all the emitters that
-/// need it or its hash (the catalog, the Rust table, the C# registry), by set.
+/// need it or its hash (the catalog, the Rust table, the C# registry), by
+/// set. The text (megabytes for thousands of tools) is kept only until the
+/// catalog takes it, and not at all when the run does not write the catalog.
 #[derive(Debug, Default)]
 pub struct Catalogs {
-    texts: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<[u8]>>>,
+    made: std::sync::Mutex<std::collections::HashMap<String, Made>>,
+}
+
+/// One set's `tools.json`: its hash, and its text until the catalog takes it.
+#[derive(Debug)]
+struct Made {
+    hash: String,
+    text: Option<Vec<u8>>,
 }
 
 impl Catalogs {
-    /// The `tools.json` of `set` (made by the first emitter that asks).
-    pub fn tools_json(&self, cx: &super::EmitContext<'_>, set: &ToolSet) -> std::sync::Arc<[u8]> {
-        let mut texts = self
-            .texts
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(t) = texts.get(&set.name) {
-            return t.clone();
+    /// The `tools.json` of `set` and its hash, for the catalog's file: made
+    /// now unless another emitter made it first (and kept it for this).
+    pub fn take_tools_json(&self, cx: &super::EmitContext<'_>, set: &ToolSet) -> (Vec<u8>, String) {
+        let mut made = self.lock();
+        if let Some(m) = made.get_mut(&set.name) {
+            if let Some(text) = m.text.take() {
+                return (text, m.hash.clone());
+            }
         }
-        let text: std::sync::Arc<[u8]> = tools_json(cx, set).into();
-        texts.insert(set.name.clone(), text.clone());
-        text
+        // Made while holding the lock: an emitter asking for the hash
+        // meanwhile waits for it instead of making it too.
+        let text = tools_json(cx, set);
+        let hash = hash_of(&text);
+        made.insert(
+            set.name.clone(),
+            Made {
+                hash: hash.clone(),
+                text: None,
+            },
+        );
+        (text, hash)
     }
 
     /// The catalog hash of `set`: 16 hex digits of the digest of its
@@ -90,7 +107,27 @@ impl Catalogs {
     /// bridge's two sides compare theirs on connect: generated code of two
     /// different versions of the specs never talk.
     pub fn hash(&self, cx: &super::EmitContext<'_>, set: &ToolSet) -> String {
-        hash_of(&self.tools_json(cx, set))
+        let mut made = self.lock();
+        if let Some(m) = made.get(&set.name) {
+            return m.hash.clone();
+        }
+        let text = tools_json(cx, set);
+        let hash = hash_of(&text);
+        let keep = cx.options.asks_for(crate::ir::OutputKind::Catalog);
+        made.insert(
+            set.name.clone(),
+            Made {
+                hash: hash.clone(),
+                text: keep.then_some(text),
+            },
+        );
+        hash
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, Made>> {
+        self.made
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -100,7 +137,13 @@ impl Catalogs {
 /// to its depth: the same text as serializing the whole list at once.
 fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
     let entries = crate::par::map_with(set.tools.len(), || (), |_, i| entry_text(cx, set, i));
-    let mut text = b"{\n  \"tools\": [".to_vec();
+    // Sized once: each line indented by four, the separators, the frame.
+    let size: usize = entries
+        .iter()
+        .map(|e| e.len() + 5 * (e.bytes().filter(|&b| b == b'\n').count() + 1) + 1)
+        .sum();
+    let mut text = Vec::with_capacity(size + 32);
+    text.extend_from_slice(b"{\n  \"tools\": [");
     if entries.is_empty() {
         text.extend_from_slice(b"]\n}\n");
         return text;

@@ -401,9 +401,12 @@ fn spliced(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> Option<String> {
     fragments.iter().for_each(|f| out.push_str(&f.entry));
     out.push_str("];\n");
     fragments.iter().for_each(|f| out.push_str(&f.call));
-    let tail = calls_tail(set, &name, &mods);
-    let each = for_each_macro(set, &mods);
-    out.push_str(&format(quote!(#tail #each)));
+    // Item by item: each is laid out alone (as the fragments are), and the
+    // syntax of one big item (a `match` of every tool) is dropped before
+    // the next is built.
+    out.push_str(&format(dispatch_fn(set, &name, &mods)));
+    out.push_str(&format(register_fn(&name, &mods)));
+    out.push_str(&format(for_each_macro(set, &mods)));
     Some(out)
 }
 
@@ -563,14 +566,20 @@ fn typed_call_fn(tool: &Tool, m: &syn::Ident, trait_name: &syn::Ident) -> TokenS
 
 /// `dispatch` and `register`, over the typed call functions.
 fn calls_tail(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
-    let call_fns: Vec<syn::Ident> = mods.iter().map(|m| format_ident!("call_{}", m)).collect();
+    let dispatch = dispatch_fn(set, trait_name, mods);
+    let register = register_fn(trait_name, mods);
+    quote!(#dispatch #register)
+}
+
+fn call_fns(mods: &[syn::Ident]) -> impl Iterator<Item = syn::Ident> + '_ {
+    mods.iter().map(|m| format_ident!("call_{}", m))
+}
+
+fn dispatch_fn(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
+    let call_fns = call_fns(mods);
     let ids = set.tools.iter().map(|t| lit(&t.id.value));
-    let indices = (0..set.tools.len()).map(Literal::usize_unsuffixed);
     let doc_dispatch = doc(
         "Calls tool `id` outside a server (a fresh [`Call`]: never cancelled, no progress): deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).",
-    );
-    let doc_register = doc(
-        "Adds every tool of the set to `server`, each served by `tools` (arguments validated against the tool's schema, tier and time limit enforced by the server).",
     );
     quote! {
         #doc_dispatch
@@ -580,6 +589,16 @@ fn calls_tail(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> To
                 other => Err(toolgen_runtime::server::unknown_tool(other)),
             }
         }
+    }
+}
+
+fn register_fn(trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
+    let call_fns = call_fns(mods);
+    let indices = (0..mods.len()).map(Literal::usize_unsuffixed);
+    let doc_register = doc(
+        "Adds every tool of the set to `server`, each served by `tools` (arguments validated against the tool's schema, tier and time limit enforced by the server).",
+    );
+    quote! {
         #doc_register
         pub fn register<T: #trait_name + 'static>(server: Server, tools: ::std::sync::Arc<T>) -> Result<Server, String> {
             register_tools(server, tools, &[#((&TOOLS[#indices], #call_fns)),*])
