@@ -282,6 +282,10 @@ pub struct Fragments {
     pub method: String,
     pub entry: String,
     pub call: String,
+    /// Its arm of `dispatch`'s `match` (one of thousands in a large set:
+    /// formatting them as one tree took more memory than anything else at
+    /// the end of a run).
+    pub arm: String,
 }
 
 impl Fragments {
@@ -294,19 +298,26 @@ impl Fragments {
         let entry = table_entry(set, tool, module);
         let in_trait = format(quote!(pub trait #trait_name: Send + Sync { #method }));
         let in_static = format(quote!(pub static TOOLS: &[ToolInfo] = &[#entry];));
+        let arm = dispatch_arm(tool, &m);
+        let in_match = format(quote!(fn f() { match id { #arm } }));
+        let arm = in_match
+            .strip_prefix(MATCH_OPEN)?
+            .strip_suffix("    }\n}\n")?
+            .to_owned();
         (in_trait.starts_with(&format!("pub trait {trait_name}: Send + Sync {{\n"))
             && in_static.starts_with("pub static TOOLS: &[ToolInfo] = &[\n"))
         .then(|| Fragments {
             method: between(&in_trait),
             entry: between(&in_static),
             call: format(typed_call_fn(tool, &m, &trait_name)),
+            arm,
         })
     }
 
     /// The three parts in one text (for the cache): each part's length,
     /// then the parts.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let parts = [&self.method, &self.entry, &self.call];
+        let parts = [&self.method, &self.entry, &self.call, &self.arm];
         let mut out = parts
             .iter()
             .map(|p| p.len().to_string())
@@ -323,20 +334,25 @@ impl Fragments {
     pub fn from_bytes(bytes: &[u8]) -> Option<Fragments> {
         let text = std::str::from_utf8(bytes).ok()?;
         let (lengths, mut rest) = text.split_once('\n')?;
-        let mut parts = Vec::with_capacity(3);
+        let mut parts = Vec::with_capacity(4);
         for l in lengths.split(' ') {
             let (part, after) = rest.split_at_checked(l.parse().ok()?)?;
             parts.push(part.to_owned());
             rest = after;
         }
-        let [method, entry, call]: [String; 3] = parts.try_into().ok()?;
+        let [method, entry, call, arm]: [String; 4] = parts.try_into().ok()?;
         rest.is_empty().then_some(Fragments {
             method,
             entry,
             call,
+            arm,
         })
     }
 }
+
+/// How prettyplease opens `fn f() { match id { .. } }`: what is before the
+/// arms, at the depth they have in `dispatch`.
+const MATCH_OPEN: &str = "fn f() {\n    match id {\n";
 
 /// Items as prettyplease lays them out.
 fn format(tokens: TokenStream) -> String {
@@ -404,7 +420,12 @@ fn spliced(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> Option<String> {
     // Item by item: each is laid out alone (as the fragments are), and the
     // syntax of one big item (a `match` of every tool) is dropped before
     // the next is built.
-    out.push_str(&format(dispatch_fn(set, &name, &mods)));
+    // `dispatch` with its last arm only, the tools' arms put before it.
+    let opened = format(dispatch_fn(&[], &name, &[]));
+    let at = opened.find(&MATCH_OPEN[8..])? + MATCH_OPEN.len() - 8;
+    out.push_str(&opened[..at]);
+    fragments.iter().for_each(|f| out.push_str(&f.arm));
+    out.push_str(&opened[at..]);
     out.push_str(&format(register_fn(&name, &mods)));
     out.push_str(&format(for_each_macro(set, &mods)));
     Some(out)
@@ -566,7 +587,7 @@ fn typed_call_fn(tool: &Tool, m: &syn::Ident, trait_name: &syn::Ident) -> TokenS
 
 /// `dispatch` and `register`, over the typed call functions.
 fn calls_tail(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
-    let dispatch = dispatch_fn(set, trait_name, mods);
+    let dispatch = dispatch_fn(&set.tools, trait_name, mods);
     let register = register_fn(trait_name, mods);
     quote!(#dispatch #register)
 }
@@ -575,9 +596,16 @@ fn call_fns(mods: &[syn::Ident]) -> impl Iterator<Item = syn::Ident> + '_ {
     mods.iter().map(|m| format_ident!("call_{}", m))
 }
 
-fn dispatch_fn(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
-    let call_fns = call_fns(mods);
-    let ids = set.tools.iter().map(|t| lit(&t.id.value));
+/// `"id" => call_module(tools, Call::new(), arguments),`
+fn dispatch_arm(tool: &Tool, m: &syn::Ident) -> TokenStream {
+    let id = lit(&tool.id.value);
+    let call_fn = format_ident!("call_{}", m);
+    quote!(#id => #call_fn(tools, Call::new(), arguments),)
+}
+
+/// `dispatch`, with an arm for each of `tools` (named by `mods`).
+fn dispatch_fn(tools: &[Tool], trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
+    let arms = tools.iter().zip(mods).map(|(t, m)| dispatch_arm(t, m));
     let doc_dispatch = doc(
         "Calls tool `id` outside a server (a fresh [`Call`]: never cancelled, no progress): deserializes `arguments` into its input type, calls the method, serializes the output (with the call's diagnostics).",
     );
@@ -585,7 +613,7 @@ fn dispatch_fn(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> T
         #doc_dispatch
         pub fn dispatch<T: #trait_name + ?Sized>(tools: &T, id: &str, arguments: ::serde_json::Value) -> Result<ToolOutput, ToolError> {
             match id {
-                #(#ids => #call_fns(tools, Call::new(), arguments),)*
+                #(#arms)*
                 other => Err(toolgen_runtime::server::unknown_tool(other)),
             }
         }
@@ -627,8 +655,8 @@ fn for_each_macro(set: &ToolSet, mods: &[syn::Ident]) -> TokenStream {
 mod tests {
     use super::*;
 
-    /// Three MCP tools (one with an output schema, one with a time limit),
-    /// loaded as toolgen reads them.
+    /// Four MCP tools (one with an output schema, one with a time limit,
+    /// one with a long name), loaded as toolgen reads them.
     fn tool_set() -> ToolSet {
         let dir = std::env::temp_dir().join(format!("toolgen-fragments-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -637,6 +665,8 @@ mod tests {
             serde_json::json!({}),
             serde_json::json!({"outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}),
             serde_json::json!({"_meta": {"toolgen": {"timeoutSeconds": 12}}}),
+            // A name long enough to wrap its `dispatch` arm.
+            serde_json::json!({"name": format!("tool_{}", "long_".repeat(16))}),
         ]
         .into_iter()
         .enumerate()
