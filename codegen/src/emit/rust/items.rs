@@ -350,6 +350,13 @@ impl Fragments {
     }
 }
 
+/// Appends one part of every fragment to `out`, dropping it.
+fn put(out: &mut String, fragments: &mut [Fragments], part: fn(&mut Fragments) -> &mut String) {
+    for f in fragments {
+        out.push_str(&std::mem::take(part(f)));
+    }
+}
+
 /// How prettyplease opens `fn f() { match id { .. } }`: what is before the
 /// arms, at the depth they have in `dispatch`.
 const MATCH_OPEN: &str = "fn f() {\n    match id {\n";
@@ -373,7 +380,8 @@ fn between(text: &str) -> String {
 /// [`Fragments`] (in tool order) and the set's own lines, formatted on
 /// their own: the same text as formatting [`set_module`], for a fraction of
 /// the work, and none of it again for a tool whose fragments were cached.
-pub fn set_module_text(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> String {
+/// Each fragment is dropped once it is in the text.
+pub fn set_module_text(inputs: &SetInputs<'_>, fragments: Vec<Fragments>) -> String {
     spliced(inputs, fragments).unwrap_or_else(|| {
         let m = set_module(inputs);
         super::unparse(m.attrs, m.items)
@@ -383,7 +391,7 @@ pub fn set_module_text(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> Strin
 /// The set module put together from the fragments; `None` when they cannot
 /// give the whole file's text (no tools, a tool without fragments, a first
 /// line prettyplease would break).
-fn spliced(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> Option<String> {
+fn spliced(inputs: &SetInputs<'_>, mut fragments: Vec<Fragments>) -> Option<String> {
     let set = inputs.set;
     if set.tools.is_empty() || fragments.len() != set.tools.len() {
         return None;
@@ -405,18 +413,18 @@ fn spliced(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> Option<String> {
     // string that doubles as it grows holds up to twice that.
     let parts: usize = fragments
         .iter()
-        .map(|f| f.method.len() + f.entry.len() + f.call.len())
+        .map(|f| f.method.len() + f.entry.len() + f.call.len() + f.arm.len())
         .sum();
     out.reserve(parts + trait_open.len() + table_open.len() + 4096);
     out.push_str(trait_open);
     out.push_str(&format!("pub trait {name}: Send + Sync {{\n"));
-    fragments.iter().for_each(|f| out.push_str(&f.method));
+    put(&mut out, &mut fragments, |f| &mut f.method);
     out.push_str("}\n");
     out.push_str(table_open);
     out.push_str("pub static TOOLS: &[ToolInfo] = &[\n");
-    fragments.iter().for_each(|f| out.push_str(&f.entry));
+    put(&mut out, &mut fragments, |f| &mut f.entry);
     out.push_str("];\n");
-    fragments.iter().for_each(|f| out.push_str(&f.call));
+    put(&mut out, &mut fragments, |f| &mut f.call);
     // Item by item: each is laid out alone (as the fragments are), and the
     // syntax of one big item (a `match` of every tool) is dropped before
     // the next is built.
@@ -424,7 +432,7 @@ fn spliced(inputs: &SetInputs<'_>, fragments: &[Fragments]) -> Option<String> {
     let opened = format(dispatch_fn(&[], &name, &[]));
     let at = opened.find(&MATCH_OPEN[8..])? + MATCH_OPEN.len() - 8;
     out.push_str(&opened[..at]);
-    fragments.iter().for_each(|f| out.push_str(&f.arm));
+    put(&mut out, &mut fragments, |f| &mut f.arm);
     out.push_str(&opened[at..]);
     out.push_str(&format(register_fn(&name, &mods)));
     out.push_str(&format(for_each_macro(set, &mods)));
@@ -734,7 +742,7 @@ mod tests {
             };
             let whole = set_module(&inputs);
             let whole = super::super::unparse(whole.attrs, whole.items);
-            let text = set_module_text(&inputs, &fragments.unwrap_or_default());
+            let text = set_module_text(&inputs, fragments.clone().unwrap_or_default());
             assert_eq!(text, whole);
             let from_cache: Vec<Fragments> = set
                 .tools

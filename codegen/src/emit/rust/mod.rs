@@ -349,7 +349,7 @@ impl Emitter for RustCrate {
                     if let Some(p) = parts {
                         let hash = cx.catalogs.hash(cx, set);
                         let inputs = p.inputs(set, &regenerate, &hash);
-                        let text = items::set_module_text(&inputs, &fragments);
+                        let text = items::set_module_text(&inputs, fragments);
                         out.add(format!("rust/src/{dir}/mod.rs"), text);
                         texts.push(dir.clone());
                     }
