@@ -301,7 +301,8 @@ impl Fragments {
         let arm = dispatch_arm(tool, &m);
         let in_match = format(quote!(fn f() { match id { #arm } }));
         let arm = in_match
-            .strip_prefix(MATCH_OPEN)?
+            .strip_prefix("fn f() {\n")?
+            .strip_prefix(MATCH_LINE)?
             .strip_suffix("    }\n}\n")?
             .to_owned();
         (in_trait.starts_with(&format!("pub trait {trait_name}: Send + Sync {{\n"))
@@ -357,9 +358,9 @@ fn put(out: &mut String, fragments: &mut [Fragments], part: fn(&mut Fragments) -
     }
 }
 
-/// How prettyplease opens `fn f() { match id { .. } }`: what is before the
-/// arms, at the depth they have in `dispatch`.
-const MATCH_OPEN: &str = "fn f() {\n    match id {\n";
+/// The line prettyplease opens `dispatch`'s `match` with (and a wrapper's,
+/// `fn f() { match id { .. } }`): the arms follow, at the same depth.
+const MATCH_LINE: &str = "    match id {\n";
 
 /// Items as prettyplease lays them out.
 fn format(tokens: TokenStream) -> String {
@@ -430,7 +431,7 @@ fn spliced(inputs: &SetInputs<'_>, mut fragments: Vec<Fragments>) -> Option<Stri
     // the next is built.
     // `dispatch` with its last arm only, the tools' arms put before it.
     let opened = format(dispatch_fn(&[], &name, &[]));
-    let at = opened.find(&MATCH_OPEN[8..])? + MATCH_OPEN.len() - 8;
+    let at = opened.find(&format!("\n{MATCH_LINE}"))? + 1 + MATCH_LINE.len();
     out.push_str(&opened[..at]);
     put(&mut out, &mut fragments, |f| &mut f.arm);
     out.push_str(&opened[at..]);
