@@ -242,15 +242,19 @@ impl FileStamp {
 pub struct Known(pub std::collections::HashMap<String, (FileStamp, Digest)>);
 
 impl Known {
-    fn holds(&self, dir: &Path, rel: &str, contents: &[u8]) -> bool {
-        self.holds_digest(dir, rel, Digest::of(contents))
-    }
-
-    /// [`Known::holds`] for contents of digest `digest`.
-    fn holds_digest(&self, dir: &Path, rel: &str, digest: Digest) -> bool {
+    /// Whether `dir/rel` is as recorded and its contents were of `digest`.
+    fn holds(&self, dir: &Path, rel: &str, digest: Digest) -> bool {
         self.0.get(rel).is_some_and(|(stamp, known)| {
             *known == digest && FileStamp::read(&dir.join(rel)).is_some_and(|now| now == *stamp)
         })
+    }
+
+    /// Whether `dir/rel` holds `contents` (of digest `digest`): vouched for
+    /// without reading it, else read and compared.
+    fn unchanged(&self, dir: &Path, rel: &str, contents: &[u8], digest: Digest) -> bool {
+        self.holds(dir, rel, digest)
+            || checked_join(dir, rel)
+                .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents))
     }
 }
 
@@ -316,9 +320,7 @@ pub fn write_known(
         || (),
         |_, i| {
             let (rel, contents) = all[i];
-            known.holds(dir, rel, contents)
-                || checked_join(dir, rel)
-                    .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents))
+            known.unchanged(dir, rel, contents, Digest::of(contents))
         },
     );
     let mut changed: Vec<(&str, &[u8])> = Vec::new();
@@ -640,11 +642,7 @@ impl FileSink for Streamed {
                 }
                 true
             }
-            None => {
-                self.known.holds_digest(&self.dir, rel, digest)
-                    || checked_join(&self.dir, rel)
-                        .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents))
-            }
+            None => self.known.unchanged(&self.dir, rel, &contents, digest),
         };
         if !taken {
             return Some(contents);
@@ -950,11 +948,14 @@ mod tests {
                 .0
                 .insert("one.json".into(), (stamp, Digest::of(b"1\n")));
         }
-        assert!(known.holds(&dir, "one.json", b"1\n"));
-        assert!(!known.holds(&dir, "one.json", b"2\n"), "other contents");
+        assert!(known.holds(&dir, "one.json", Digest::of(b"1\n")));
+        assert!(
+            !known.holds(&dir, "one.json", Digest::of(b"2\n")),
+            "other contents"
+        );
         std::fs::write(&path, "touched\n").map_err(|e| err(&path, e))?;
         assert!(
-            !known.holds(&dir, "one.json", b"1\n"),
+            !known.holds(&dir, "one.json", Digest::of(b"1\n")),
             "the file changed since"
         );
         let r = write_known(&dir, &files, Prune::Owned, &known)?;
