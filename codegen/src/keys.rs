@@ -123,23 +123,13 @@ mod tests {
     /// A tool as toolgen reads it (an MCP tool with a time limit and an
     /// example), for changing one field at a time.
     fn tool() -> Tool {
-        let dir = std::env::temp_dir().join(format!("toolgen-keys-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
         let spec = serde_json::json!({
             "name": "tool",
             "description": "A tool.",
             "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
             "_meta": {"toolgen": {"timeoutSeconds": 12, "examples": [{"input": {"path": "a"}}]}},
         });
-        let text = serde_json::to_string_pretty(&spec).unwrap_or_default();
-        std::fs::write(dir.join("tool.json"), text).unwrap_or_else(|e| panic!("{e}"));
-        let loaded = crate::load::load(
-            std::slice::from_ref(&dir),
-            &crate::load::LoadOptions::default(),
-        );
-        let _ = std::fs::remove_dir_all(&dir);
-        loaded
+        crate::load::load_json_specs("keys", &[spec])
             .project
             .tool_sets
             .into_iter()

@@ -1081,3 +1081,19 @@ fn parse_source(
     }
     parsed.root
 }
+
+/// For unit tests: `specs` (MCP tool JSON, each written as `tool_<i>.json`)
+/// loaded from a fresh temporary directory (`tag` names it), which is removed.
+#[cfg(test)]
+pub(crate) fn load_json_specs(tag: &str, specs: &[serde_json::Value]) -> Loaded {
+    let dir = std::env::temp_dir().join(format!("toolgen-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    for (i, spec) in specs.iter().enumerate() {
+        let text = serde_json::to_string_pretty(spec).unwrap_or_default();
+        std::fs::write(dir.join(format!("tool_{i}.json")), text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let loaded = load(std::slice::from_ref(&dir), &LoadOptions::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    loaded
+}

@@ -667,10 +667,7 @@ mod tests {
     /// Four MCP tools (one with an output schema, one with a time limit,
     /// one with a long name), loaded as toolgen reads them.
     fn tool_set() -> ToolSet {
-        let dir = std::env::temp_dir().join(format!("toolgen-fragments-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-        for (i, extra) in [
+        let specs: Vec<serde_json::Value> = [
             serde_json::json!({}),
             serde_json::json!({"outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}),
             serde_json::json!({"_meta": {"toolgen": {"timeoutSeconds": 12}}}),
@@ -679,7 +676,7 @@ mod tests {
         ]
         .into_iter()
         .enumerate()
-        {
+        .map(|(i, extra)| {
             let mut spec = serde_json::json!({
                 "name": format!("tool_{i}"),
                 "description": format!("Tool {i}: a description long enough to wrap when it is quoted."),
@@ -688,15 +685,10 @@ mod tests {
             if let (Some(s), Some(e)) = (spec.as_object_mut(), extra.as_object()) {
                 s.extend(e.clone());
             }
-            let text = serde_json::to_string_pretty(&spec).unwrap_or_default();
-            std::fs::write(dir.join(format!("tool_{i}.json")), text)
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
-        let loaded = crate::load::load(
-            std::slice::from_ref(&dir),
-            &crate::load::LoadOptions::default(),
-        );
-        let _ = std::fs::remove_dir_all(&dir);
+            spec
+        })
+        .collect();
+        let loaded = crate::load::load_json_specs("fragments", &specs);
         assert_eq!(loaded.diagnostics.count(crate::diag::Severity::Error), 0);
         loaded
             .project
