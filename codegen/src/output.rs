@@ -307,7 +307,10 @@ pub fn write_known(
         if let Some(rel) = files.passed().next() {
             return Err(not_held(rel));
         }
-        return write_fresh(dir, files, &list);
+        // Staged whole beside its place (plain writes: nothing there can be
+        // seen half written) and renamed into place at once; a run stopped
+        // midway leaves only the staging directory, which the next removes.
+        return Streamed::open(dir, Known::default())?.finish(files, prune);
     }
     recover(dir)?;
     report.unchanged = files.passed().count();
@@ -474,29 +477,6 @@ fn apply(dir: &Path, journal: &str) -> Result<(), OutputError> {
         }
     }
     std::fs::remove_file(&journal_path).map_err(|e| err(&journal_path, e))
-}
-
-/// A directory that does not exist yet: every file is written into a hidden
-/// staging directory beside it (plain writes: nothing there can be seen half
-/// written), which is then renamed into place at once. A run stopped midway
-/// leaves no `dir` at all, only the staging directory, which the next cold
-/// run into the same place removes.
-fn write_fresh(
-    dir: &Path,
-    files: &GeneratedFiles,
-    list: &[u8],
-) -> Result<WriteReport, OutputError> {
-    let staging = staging_dir(dir)?;
-    let mut report = WriteReport::default();
-    let all: Vec<(&str, &[u8])> = with_file_list(files, list).collect();
-    let written = write_all(&staging, &all, |p| p.to_path_buf());
-    report.written = all.iter().map(|(rel, _)| (*rel).to_owned()).collect();
-    let moved = written.and_then(|()| std::fs::rename(&staging, dir).map_err(|e| err(dir, e)));
-    if let Err(e) = moved {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(e);
-    }
-    Ok(report)
 }
 
 /// A file a sink took was asked for where only held files will do.
