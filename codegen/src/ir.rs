@@ -205,13 +205,103 @@ pub struct Tier {
     pub title: Option<String>,
 }
 
+/// JSON pointer -> where that part was written, fixed once read.
+///
+/// Every schema and example of every tool keeps one, and they are most of
+/// what the IR holds besides the values themselves: the pointers sit in one
+/// text and the entries in one sorted slice (about a third of a `BTreeMap`
+/// of `String`s). Readers build a `BTreeMap` and convert it at the end.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Locs {
+    /// Every pointer, one after another, in sorted order.
+    text: Box<str>,
+    /// `(end of the pointer in text, where it was written)`, sorted by
+    /// pointer; each pointer starts where the one before ends.
+    entries: Box<[(u32, Loc)]>,
+}
+
+impl Locs {
+    fn pointer(&self, i: usize) -> &str {
+        let start = if i == 0 {
+            0
+        } else {
+            self.entries[i - 1].0 as usize
+        };
+        &self.text[start..self.entries[i].0 as usize]
+    }
+
+    /// Where the part at exactly `pointer` was written.
+    pub fn get(&self, pointer: &str) -> Option<&Loc> {
+        let (mut lo, mut hi) = (0, self.entries.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.pointer(mid).cmp(pointer) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(&self.entries[mid].1),
+            }
+        }
+        None
+    }
+
+    /// Every pointer and its location, in pointer order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Loc)> {
+        (0..self.entries.len()).map(|i| (self.pointer(i), &self.entries[i].1))
+    }
+
+    /// Every location, in pointer order.
+    pub fn values(&self) -> impl Iterator<Item = &Loc> {
+        self.entries.iter().map(|(_, l)| l)
+    }
+
+    /// Every location, to move them all (a test shifting spans).
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Loc> {
+        self.entries.iter_mut().map(|(_, l)| l)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The map again, for a stage that adds to it (bundling).
+    pub fn to_map(&self) -> BTreeMap<String, Loc> {
+        self.iter().map(|(p, l)| (p.to_owned(), *l)).collect()
+    }
+}
+
+impl From<BTreeMap<String, Loc>> for Locs {
+    fn from(map: BTreeMap<String, Loc>) -> Self {
+        let mut text = String::with_capacity(map.keys().map(String::len).sum());
+        let mut entries = Vec::with_capacity(map.len());
+        for (p, l) in map {
+            text.push_str(&p);
+            // A spec larger than 4 GiB is refused when read (spans are u32).
+            entries.push((u32::try_from(text.len()).unwrap_or(u32::MAX), l));
+        }
+        Locs {
+            text: text.into_boxed_str(),
+            entries: entries.into_boxed_slice(),
+        }
+    }
+}
+
+impl FromIterator<(String, Loc)> for Locs {
+    fn from_iter<I: IntoIterator<Item = (String, Loc)>>(iter: I) -> Self {
+        iter.into_iter().collect::<BTreeMap<_, _>>().into()
+    }
+}
+
 /// A JSON Schema plus the source location of its parts.
 #[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct Schema {
     /// A self-contained JSON Schema (2020-12); local `$ref`s only.
     pub value: Value,
     /// JSON pointer inside `value` -> where that part was written.
-    pub locs: BTreeMap<String, Loc>,
+    pub locs: Locs,
     /// Values the reader changed to fit the schema, by pointer, as the spec
     /// wrote them (RAVE's integer default `5.0`, read as `5`; examples
     /// `'10'` of a number, read as `10`): what a converter back into the
@@ -248,7 +338,7 @@ impl crate::schema::Ranks for Schema {
 #[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct LocatedValue {
     pub value: Value,
-    pub locs: BTreeMap<String, Loc>,
+    pub locs: Locs,
 }
 
 impl LocatedValue {
@@ -273,7 +363,7 @@ impl crate::schema::Ranks for LocatedValue {
     }
 }
 
-fn locate(locs: &BTreeMap<String, Loc>, pointer: &str) -> Option<Loc> {
+fn locate(locs: &Locs, pointer: &str) -> Option<Loc> {
     let mut p = pointer;
     loop {
         if let Some(l) = locs.get(p) {

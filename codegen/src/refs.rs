@@ -290,7 +290,7 @@ pub fn bundle(
             .and_then(Value::as_str)
             .map_or_else(|| base.to_owned(), str::to_owned),
         value: schema.value.clone(),
-        locs: schema.locs.clone(),
+        locs: schema.locs.to_map(),
         stem: "Root".to_owned(),
     };
     let mut taken: BTreeSet<String> = BTreeSet::new();
@@ -306,7 +306,7 @@ pub fn bundle(
         names: BTreeMap::new(),
         taken,
         defs: BTreeMap::new(),
-        locs: schema.locs.clone(),
+        locs: schema.locs.to_map(),
         pending: Vec::new(),
         pure_refs: BTreeMap::new(),
         diags: Vec::new(),
@@ -354,7 +354,7 @@ pub fn bundle(
     (
         Schema {
             value,
-            locs: b.locs,
+            locs: b.locs.into(),
             written: schema.written.clone(),
         },
         b.diags,
@@ -718,7 +718,7 @@ impl SchemaStore {
             .ok_or("the document has no content")?;
         let schema = Schema {
             value: doc.value.clone(),
-            locs: doc.locs.clone(),
+            locs: doc.locs.clone().into(),
             written: BTreeMap::new(),
         };
         Ok(bundle(self, &schema, &uri, &uri, fallback))
@@ -799,7 +799,7 @@ mod tests {
         });
         let schema = Schema {
             value,
-            locs: BTreeMap::new(),
+            locs: Default::default(),
             written: BTreeMap::new(),
         };
         let (bundled, problems) = bundle(&store, &schema, "file:///t.json", "t.json", loc);

@@ -738,7 +738,7 @@ mod tests {
         locs.insert("/required".to_owned(), Loc::new(FileId(0), Span::new(5, 9)));
         Schema {
             value,
-            locs,
+            locs: locs.into(),
             written: BTreeMap::new(),
         }
     }

@@ -536,7 +536,7 @@ fn read_side(
     // so that the format-independent rules still run on the rest.
     Some(Schema {
         value: Value::Object(schema),
-        locs: t.locs,
+        locs: t.locs.into(),
         written: BTreeMap::new(),
     })
 }

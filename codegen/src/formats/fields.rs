@@ -253,7 +253,7 @@ impl Cx<'_> {
         });
         LocatedValue {
             value: node.to_json(),
-            locs,
+            locs: locs.into(),
         }
     }
 }

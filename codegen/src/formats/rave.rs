@@ -282,12 +282,12 @@ fn read_schemas(cx: &mut Cx<'_>, root: &Node, obj: &[Member]) -> (Option<Schema>
     (
         input.map(|value| Schema {
             value,
-            locs: input_locs,
+            locs: input_locs.into(),
             written: input_written,
         }),
         output.map(|value| Schema {
             value,
-            locs: std::mem::take(&mut t.locs),
+            locs: std::mem::take(&mut t.locs).into(),
             written: std::mem::take(&mut t.written),
         }),
     )
