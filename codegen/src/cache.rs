@@ -8,10 +8,14 @@
 //!   found clean, by key (the digest of everything the piece is made from,
 //!   see [`crate::digest::PieceCache`]) mixed with toolgen's build identity. A
 //!   run streams what it made into one pack as it comes (a hidden temporary
-//!   file, renamed when the run ends); each entry repeats its key, length
-//!   and the digest of its body, and a pack is read up to its first entry
-//!   that does not match (corrupt, truncated, not toolgen's): never trusted.
-//!   Packs are merged past a few, and trimmed to what a run uses past a size.
+//!   file, renamed when the run ends): the bodies one after another, then an
+//!   index (each piece's key, place, length and the digest of its body), then
+//!   a fixed-size footer with the index's place and digest. A run reads the
+//!   footers and indexes only, and each piece it uses when it uses it, checked
+//!   against its digest: a pack whose index does not match is ignored whole,
+//!   a piece whose body does not match is a miss (corrupt, truncated, not
+//!   toolgen's: never trusted). Packs are merged past a few, and trimmed to
+//!   what a run uses past a size.
 //! - **run stamps** (`runs/`): per output directory and configuration, what
 //!   the last clean run (no diagnostics at all) read and wrote: the input
 //!   files with the digests of their contents, the template directories, and
@@ -35,7 +39,7 @@ use crate::output::{FileStamp, JOURNAL, Known};
 pub struct Cache {
     root: PathBuf,
     identity: Digest,
-    /// The pieces of the packs on disk, by full key: read at the first `get`.
+    /// The indexes of the packs on disk, by full key: read at the first `get`.
     pieces: OnceLock<Packs>,
     /// The pack of the pieces this run renders, written as they come (so
     /// they are not held in memory) and put into place by [`Cache::flush`].
@@ -49,7 +53,9 @@ const MAX_PACKS: usize = 8;
 /// Past this many bytes of pieces, a merge keeps only the pieces the run
 /// used or rendered, so the cache does not grow without bound.
 const MAX_BYTES: usize = 256 << 20;
-const PACK_MAGIC: &str = "toolgen-pack 1";
+const PACK_MAGIC: &str = "toolgen-pack 2\n";
+/// `index <offset> <length> <digest>\n`, both numbers 16 hex digits.
+const FOOTER_LEN: usize = 6 + 16 + 1 + 16 + 1 + 32 + 1;
 
 /// The cache directory a command run in `cwd` uses by default:
 /// `$TOOLGEN_CACHE_DIR`, else `$CARGO_TARGET_DIR/toolgen-cache`, else
@@ -114,16 +120,24 @@ impl Cache {
         packs
     }
 
-    /// Every well-formed piece of every pack. A pack is read up to its first
-    /// damaged entry (bad header, short body, digest mismatch).
+    /// The index of every pack whose footer and index are whole; bodies are
+    /// read when asked for.
     fn read_packs(&self) -> Packs {
         let mut packs = Packs::default();
         for pack in self.packs() {
-            let Ok(bytes) = std::fs::read(&pack) else {
+            let Ok(file) = std::fs::File::open(&pack) else {
                 continue;
             };
-            read_pack(&bytes, packs.bytes.len(), &mut packs.index);
-            packs.bytes.push(bytes);
+            let Some(entries) = read_index(&file) else {
+                continue;
+            };
+            let n = packs.files.len();
+            packs.index.extend(
+                entries
+                    .into_iter()
+                    .map(|(key, place)| (key, Place { pack: n, ..place })),
+            );
+            packs.files.push(file);
         }
         packs
     }
@@ -148,11 +162,7 @@ impl Cache {
         // Every pack now on disk, this run's too, copied into one.
         let on_disk = self.read_packs();
         let mut keys: Vec<Digest> = on_disk.index.keys().copied().collect();
-        let bytes: usize = on_disk
-            .index
-            .values()
-            .map(|(_, start, end)| end - start)
-            .sum();
+        let bytes: usize = on_disk.index.values().map(|p| p.len).sum();
         if bytes > MAX_BYTES {
             keys.retain(|k| used.contains(k) || fresh_keys.contains(k));
         }
@@ -162,7 +172,7 @@ impl Cache {
         };
         for k in keys {
             if let Some(body) = on_disk.get(k) {
-                merged.add(k, body);
+                merged.add(k, &body);
             }
         }
         if let Some((written, _)) = merged.finish(&dir) {
@@ -220,7 +230,7 @@ impl RenderCache for Cache {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(full);
-        Some(body.to_vec())
+        Some(body)
     }
 
     fn put(&self, key: Digest, value: &[u8]) {
@@ -242,6 +252,10 @@ struct PackWriter {
     file: std::io::BufWriter<std::fs::File>,
     temp: PathBuf,
     digest: Hasher,
+    /// Bytes written so far: where the next body starts.
+    written: u64,
+    /// What the index will say, in the order the bodies were written.
+    entries: Vec<(Digest, Place)>,
     keys: HashSet<Digest>,
     failed: bool,
 }
@@ -258,16 +272,19 @@ impl PackWriter {
             file: std::io::BufWriter::new(file),
             temp,
             digest: Hasher::new(),
+            written: 0,
+            entries: Vec::new(),
             keys: HashSet::new(),
             failed: false,
         };
-        w.write(format!("{PACK_MAGIC}\n").as_bytes());
+        w.write(PACK_MAGIC.as_bytes());
         Some(w)
     }
 
     fn write(&mut self, bytes: &[u8]) {
         use std::io::Write as _;
         self.digest.bytes(bytes);
+        self.written += bytes.len() as u64;
         self.failed |= self.file.write_all(bytes).is_err();
     }
 
@@ -275,20 +292,46 @@ impl PackWriter {
         if !self.keys.insert(key) {
             return;
         }
-        let header = format!("{} {} {}\n", key.hex(), body.len(), Digest::of(body).hex());
-        self.write(header.as_bytes());
+        let place = Place {
+            pack: 0,
+            offset: self.written,
+            len: body.len(),
+            digest: Digest::of(body),
+        };
+        self.entries.push((key, place));
         self.write(body);
     }
 
     /// Puts the pack into place: its path and the keys it holds (`None`
     /// when it failed).
-    fn finish(self, dir: &Path) -> Option<(PathBuf, HashSet<Digest>)> {
+    fn finish(mut self, dir: &Path) -> Option<(PathBuf, HashSet<Digest>)> {
+        let mut index = String::with_capacity(self.entries.len() * 96);
+        for (key, p) in std::mem::take(&mut self.entries) {
+            use std::fmt::Write as _;
+            let _ = writeln!(
+                index,
+                "{} {:x} {:x} {}",
+                key.hex(),
+                p.offset,
+                p.len,
+                p.digest.hex()
+            );
+        }
+        let footer = format!(
+            "index {:016x} {:016x} {}\n",
+            self.written,
+            index.len(),
+            Digest::of(index.as_bytes()).hex()
+        );
+        self.write(index.as_bytes());
+        self.write(footer.as_bytes());
         let PackWriter {
             file,
             temp,
             digest,
             keys,
             failed,
+            ..
         } = self;
         let path = dir.join(format!("{}.pack", digest.finish().hex()));
         let done = !failed && file.into_inner().is_ok() && std::fs::rename(&temp, &path).is_ok();
@@ -299,56 +342,116 @@ impl PackWriter {
     }
 }
 
-/// The packs read, each kept whole, and where each piece is in them: a
-/// piece is copied once, when it is asked for.
+/// The packs opened, and where each piece is in them: a piece is read (and
+/// checked) when it is asked for.
 #[derive(Debug, Default)]
 struct Packs {
-    bytes: Vec<Vec<u8>>,
-    /// Key -> (pack, start, end).
-    index: HashMap<Digest, (usize, usize, usize)>,
+    files: Vec<std::fs::File>,
+    index: HashMap<Digest, Place>,
+}
+
+/// Where a piece is: its pack, place and length, and the digest of its body.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    pack: usize,
+    offset: u64,
+    len: usize,
+    digest: Digest,
 }
 
 impl Packs {
-    fn get(&self, key: Digest) -> Option<&[u8]> {
-        let &(pack, start, end) = self.index.get(&key)?;
-        self.bytes.get(pack)?.get(start..end)
+    /// The body of piece `key`, if its pack holds it and it is undamaged.
+    fn get(&self, key: Digest) -> Option<Vec<u8>> {
+        let place = self.index.get(&key)?;
+        let body = read_at(self.files.get(place.pack)?, place.offset, place.len)?;
+        (Digest::of(&body) == place.digest).then_some(body)
     }
 }
 
-/// The entries of pack number `pack` into `index`, up to the first damaged one.
-fn read_pack(bytes: &[u8], pack: usize, index: &mut HashMap<Digest, (usize, usize, usize)>) {
-    let Some(mut rest) = bytes
-        .strip_prefix(PACK_MAGIC.as_bytes())
-        .and_then(|r| r.strip_prefix(b"\n"))
-    else {
-        return;
-    };
-    while !rest.is_empty() {
-        let Some(end) = rest.iter().position(|&b| b == b'\n') else {
-            return;
-        };
-        let Ok(header) = std::str::from_utf8(&rest[..end]) else {
-            return;
-        };
-        let mut parts = header.split(' ');
-        let (Some(key), Some(len), Some(digest), None) = (
-            parts.next().and_then(Digest::parse),
-            parts.next().and_then(|l| l.parse::<usize>().ok()),
-            parts.next().and_then(Digest::parse),
-            parts.next(),
-        ) else {
-            return;
-        };
-        let Some(body) = rest.get(end + 1..end + 1 + len) else {
-            return;
-        };
-        if Digest::of(body) != digest {
-            return;
-        }
-        let start = bytes.len() - rest.len() + end + 1;
-        index.insert(key, (pack, start, start + len));
-        rest = &rest[end + 1 + len..];
+/// The index of one pack (places relative to it), or `None` unless its
+/// magic, footer and index are whole and every place lies among the bodies.
+fn read_index(file: &std::fs::File) -> Option<Vec<(Digest, Place)>> {
+    let size = file.metadata().ok()?.len();
+    let bodies_start = PACK_MAGIC.len() as u64;
+    let footer_at = size.checked_sub(FOOTER_LEN as u64)?;
+    if footer_at < bodies_start || read_at(file, 0, PACK_MAGIC.len())? != PACK_MAGIC.as_bytes() {
+        return None;
     }
+    let footer = String::from_utf8(read_at(file, footer_at, FOOTER_LEN)?).ok()?;
+    let mut parts = footer.strip_suffix('\n')?.split(' ');
+    let (Some("index"), Some(at), Some(len), Some(digest), None) = (
+        parts.next(),
+        parts.next().and_then(|n| u64::from_str_radix(n, 16).ok()),
+        parts.next().and_then(|n| usize::from_str_radix(n, 16).ok()),
+        parts.next().and_then(Digest::parse),
+        parts.next(),
+    ) else {
+        return None;
+    };
+    if at.checked_add(len as u64)? != footer_at || at < bodies_start {
+        return None;
+    }
+    let index = read_at(file, at, len)?;
+    if Digest::of(&index) != digest {
+        return None;
+    }
+    let index = String::from_utf8(index).ok()?;
+    index
+        .lines()
+        .map(|line| {
+            let mut parts = line.split(' ');
+            let (Some(key), Some(offset), Some(len), Some(digest), None) = (
+                parts.next().and_then(Digest::parse),
+                parts.next().and_then(|n| u64::from_str_radix(n, 16).ok()),
+                parts.next().and_then(|n| usize::from_str_radix(n, 16).ok()),
+                parts.next().and_then(Digest::parse),
+                parts.next(),
+            ) else {
+                return None;
+            };
+            let inside = offset >= bodies_start && offset.checked_add(len as u64)? <= at;
+            inside.then_some((
+                key,
+                Place {
+                    pack: 0,
+                    offset,
+                    len,
+                    digest,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// `len` bytes of `file` from `offset`, or `None` if it is shorter.
+fn read_at(file: &std::fs::File, offset: u64, len: usize) -> Option<Vec<u8>> {
+    let mut buf = vec![0; len];
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt as _;
+        file.read_exact_at(&mut buf, offset).ok()?;
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::FileExt as _;
+        let mut done = 0;
+        while done < len {
+            match file
+                .seek_read(&mut buf[done..], offset + done as u64)
+                .ok()?
+            {
+                0 => return None,
+                n => done += n,
+            }
+        }
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        // No positioned reads: the cache only ever misses.
+        let _ = (file, offset);
+        return None;
+    }
+    Some(buf)
 }
 
 /// Removes the temporary files of runs that stopped before renaming them
@@ -564,17 +667,27 @@ mod tests {
         // Another build of toolgen shares nothing.
         let newer = Cache::with_identity(&dir, Digest::of(b"another build"));
         assert_eq!(newer.get(key), None);
-        // A damaged pack is read up to the damage, never past it.
+        // A damaged body is a miss; the other pieces still come back.
         let pack = cache.packs().pop().unwrap_or_default();
-        let mut bytes = std::fs::read(&pack).unwrap_or_default();
-        let at = bytes.len() - 2;
-        bytes[at] ^= 1;
+        let good = std::fs::read(&pack).unwrap_or_default();
+        let mut bytes = good.clone();
+        let body = PACK_MAGIC.len();
+        bytes[body] ^= 1;
         let _ = std::fs::write(&pack, &bytes);
         let reread = Cache::open(&dir);
         let found = [key, Digest::of(b"other")].map(|k| reread.get(k).is_some());
         assert_eq!(found.iter().filter(|f| **f).count(), 1, "{found:?}");
+        // A damaged index, footer or magic, or a truncated pack: nothing.
+        for at in [good.len() - FOOTER_LEN - 3, good.len() - 2, 0] {
+            let mut bytes = good.clone();
+            bytes[at] ^= 1;
+            let _ = std::fs::write(&pack, &bytes);
+            assert_eq!(Cache::open(&dir).get(key), None, "damage at {at}");
+        }
+        let _ = std::fs::write(&pack, &good[..good.len() - 1]);
+        assert_eq!(Cache::open(&dir).get(key), None);
         // Garbage is not a pack.
-        let _ = std::fs::write(&pack, b"toolgen-pack 1\nnot a header\n");
+        let _ = std::fs::write(&pack, b"toolgen-pack 2\nnot a header\n");
         assert_eq!(Cache::open(&dir).get(key), None);
         // Many runs' packs are merged into one.
         for i in 0..=MAX_PACKS {
