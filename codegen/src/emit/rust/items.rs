@@ -81,7 +81,22 @@ pub fn tool_module(
         }
     }
     let mut validators: Vec<TokenStream> = Vec::new();
-    let mut entries: Vec<TokenStream> = Vec::new();
+    // The schemas as `tools/list` gives them, here rather than in the set's
+    // table (which refers to them): the set module stays small, and is not
+    // the one large file rewritten whenever any tool changes.
+    let input = json_literal(&tool.input.ordered(&tool.input.value));
+    let output = if tool.output.value.is_null() {
+        quote!(None)
+    } else {
+        let o = json_literal(&tool.output.ordered(&tool.output.value));
+        quote!(Some(#o))
+    };
+    let mut entries: Vec<TokenStream> = vec![quote! {
+        /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+        pub const INPUT_SCHEMA: &str = #input;
+        /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+        pub const OUTPUT_SCHEMA: Option<&str> = #output;
+    }];
     for (schema, prefix) in [(&tool.input, "input"), (&tool.output, "output")] {
         let constant = format_ident!("{}_VALID", prefix.to_uppercase());
         let doc = doc(&format!(
@@ -549,15 +564,12 @@ fn table_entry(set: &ToolSet, tool: &Tool, module: &str) -> TokenStream {
         }
         None => quote!(None),
     };
-    let input = json_literal(&tool.input.ordered(&tool.input.value));
-    let output = if tool.output.value.is_null() {
-        quote!(None)
-    } else {
-        let o = json_literal(&tool.output.ordered(&tool.output.value));
-        quote!(Some(#o))
-    };
-    // The tool's module says which validators it has.
+    // The tool's module holds its schemas and says which validators it has.
     let module = rust_ident(module);
+    let (input, output) = (
+        quote!(#module::INPUT_SCHEMA),
+        quote!(#module::OUTPUT_SCHEMA),
+    );
     let (input_valid, output_valid) = (quote!(#module::INPUT_VALID), quote!(#module::OUTPUT_VALID));
     quote! {
         ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output, listing: #listing, serial: #serial, input_valid: #input_valid, output_valid: #output_valid }

@@ -129,6 +129,96 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "assetPath": {
+      "description": "Path to the asset.",
+      "type": "string"
+    },
+    "depth": {
+      "default": 2,
+      "description": "Maximum depth to traverse.",
+      "maximum": 10,
+      "minimum": 1,
+      "type": "integer"
+    },
+    "direction": {
+      "default": "both",
+      "description": "Which edges to follow.",
+      "enum": [
+        "dependencies",
+        "dependents",
+        "both"
+      ],
+      "type": "string"
+    }
+  },
+  "required": [
+    "assetPath"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r##"{
+  "$defs": {
+    "AssetEdge": {
+      "description": "An asset reached from the root asset.",
+      "properties": {
+        "path": {
+          "description": "Asset path.",
+          "type": "string"
+        },
+        "type": {
+          "description": "Asset type name.",
+          "type": "string"
+        },
+        "depth": {
+          "description": "Distance from the root asset (1 = direct).",
+          "minimum": 1,
+          "type": "integer"
+        }
+      },
+      "required": [
+        "depth",
+        "path",
+        "type"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "assetPath": {
+      "description": "Path of the asset at the root of the graph.",
+      "type": "string"
+    },
+    "dependencies": {
+      "description": "Assets the root depends on, sorted by depth, then path; empty when `direction` is `dependents`.",
+      "items": {
+        "$ref": "#/$defs/AssetEdge"
+      },
+      "type": "array"
+    },
+    "dependents": {
+      "description": "Assets that depend on the root, sorted by depth, then path; empty when `direction` is `dependencies`.",
+      "items": {
+        "$ref": "#/$defs/AssetEdge"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "assetPath",
+    "dependencies",
+    "dependents"
+  ],
+  "type": "object"
+}"##,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -46,6 +46,85 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {},
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "mixers": {
+      "description": "Mixers sorted by path.",
+      "items": {
+        "properties": {
+          "path": {
+            "description": "Asset path of the mixer.",
+            "type": "string"
+          },
+          "name": {
+            "description": "Mixer name.",
+            "type": "string"
+          },
+          "groups": {
+            "description": "Mixer groups sorted by path.",
+            "items": {
+              "properties": {
+                "name": {
+                  "description": "Group name.",
+                  "type": "string"
+                },
+                "path": {
+                  "description": "Group path inside the mixer, e.g. `Master/Music`.",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "name",
+                "path"
+              ],
+              "type": "object"
+            },
+            "type": "array"
+          },
+          "snapshots": {
+            "description": "Snapshots sorted by name.",
+            "items": {
+              "properties": {
+                "name": {
+                  "description": "Snapshot name.",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "name"
+              ],
+              "type": "object"
+            },
+            "type": "array"
+          }
+        },
+        "required": [
+          "groups",
+          "name",
+          "path",
+          "snapshots"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "mixers"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

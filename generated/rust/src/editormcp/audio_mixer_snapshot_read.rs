@@ -45,6 +45,74 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "mixerPath": {
+      "description": "Path to the AudioMixer asset.",
+      "type": "string"
+    },
+    "snapshotName": {
+      "description": "Name of the snapshot to read.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "mixerPath",
+    "snapshotName"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "mixerPath": {
+      "description": "Path of the mixer.",
+      "type": "string"
+    },
+    "snapshotName": {
+      "description": "Name of the snapshot.",
+      "type": "string"
+    },
+    "parameters": {
+      "description": "Parameters sorted by group, then name.",
+      "items": {
+        "properties": {
+          "name": {
+            "description": "Parameter name (exposed name when exposed).",
+            "type": "string"
+          },
+          "value": {
+            "description": "Parameter value in the snapshot (e.g. volume in dB).",
+            "type": "number"
+          },
+          "group": {
+            "description": "Path of the mixer group the parameter belongs to.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "group",
+          "name",
+          "value"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "mixerPath",
+    "parameters",
+    "snapshotName"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -62,6 +62,96 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "hierarchyPath": {
+      "description": "Hierarchy path of the GameObject (e.g. `Root/Enemies/Goblin`).",
+      "type": "string"
+    },
+    "includeProperties": {
+      "default": false,
+      "description": "Also list each component's serialized field names and types.",
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "hierarchyPath"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "hierarchyPath": {
+      "description": "Hierarchy path of the inspected GameObject.",
+      "type": "string"
+    },
+    "components": {
+      "description": "Components in inspector order.",
+      "items": {
+        "properties": {
+          "type": {
+            "description": "Full component type name.",
+            "type": "string"
+          },
+          "instanceId": {
+            "description": "Unity instance id of the component.",
+            "type": "integer"
+          },
+          "propertyCount": {
+            "description": "Number of serialized properties.",
+            "minimum": 0,
+            "type": "integer"
+          },
+          "properties": {
+            "description": "Serialized fields; present only when `includeProperties` is true.",
+            "items": {
+              "properties": {
+                "name": {
+                  "description": "Serialized property name.",
+                  "type": "string"
+                },
+                "type": {
+                  "description": "Serialized property type.",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "name",
+                "type"
+              ],
+              "type": "object"
+            },
+            "type": "array"
+          }
+        },
+        "required": [
+          "instanceId",
+          "propertyCount",
+          "type"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "activeScene": {
+      "description": "Path of the active scene.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "activeScene",
+    "components",
+    "hierarchyPath"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -55,6 +55,83 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {},
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "selectedObjects": {
+      "description": "Selected objects in selection order.",
+      "items": {
+        "properties": {
+          "name": {
+            "description": "Object name.",
+            "type": "string"
+          },
+          "path": {
+            "description": "Hierarchy path for scene objects, asset path for assets.",
+            "type": "string"
+          },
+          "type": {
+            "description": "Object type name.",
+            "type": "string"
+          },
+          "instanceId": {
+            "description": "Unity instance id.",
+            "type": "integer"
+          }
+        },
+        "required": [
+          "instanceId",
+          "name",
+          "path",
+          "type"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "activeScene": {
+      "description": "Path of the active scene (empty string when no scene is open).",
+      "type": "string"
+    },
+    "activeGameObject": {
+      "description": "The active GameObject, or `null` when none is selected.",
+      "properties": {
+        "name": {
+          "description": "GameObject name.",
+          "type": "string"
+        },
+        "path": {
+          "description": "Hierarchy path.",
+          "type": "string"
+        }
+      },
+      "required": [
+        "name",
+        "path"
+      ],
+      "type": [
+        "object",
+        "null"
+      ]
+    }
+  },
+  "required": [
+    "activeGameObject",
+    "activeScene",
+    "selectedObjects"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

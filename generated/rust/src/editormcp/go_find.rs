@@ -69,6 +69,99 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "hierarchyPath": {
+      "description": "Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`).",
+      "type": "string"
+    },
+    "componentType": {
+      "description": "Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`).",
+      "type": "string"
+    },
+    "tag": {
+      "description": "Only objects with this tag (e.g. `Enemy`).",
+      "type": "string"
+    },
+    "layer": {
+      "description": "Only objects on this layer index (0-31).",
+      "maximum": 31,
+      "minimum": 0,
+      "type": "integer"
+    },
+    "namePattern": {
+      "description": "Only objects whose name matches this pattern (`*` and `?` wildcards).",
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "matches": {
+      "description": "Matching objects sorted by hierarchy path.",
+      "items": {
+        "properties": {
+          "instanceId": {
+            "description": "Unity instance id.",
+            "type": "integer"
+          },
+          "name": {
+            "description": "GameObject name.",
+            "type": "string"
+          },
+          "hierarchyPath": {
+            "description": "Hierarchy path from the scene root.",
+            "type": "string"
+          },
+          "components": {
+            "description": "Full component type names.",
+            "items": {
+              "type": "string"
+            },
+            "type": "array"
+          },
+          "tag": {
+            "description": "Tag of the object.",
+            "type": "string"
+          },
+          "layer": {
+            "description": "Layer index.",
+            "maximum": 31,
+            "minimum": 0,
+            "type": "integer"
+          }
+        },
+        "required": [
+          "components",
+          "hierarchyPath",
+          "instanceId",
+          "layer",
+          "name",
+          "tag"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "activeScene": {
+      "description": "Path of the active scene that was searched.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "activeScene",
+    "matches"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

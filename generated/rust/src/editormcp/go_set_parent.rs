@@ -45,6 +45,59 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "childPath": {
+      "description": "Hierarchy path of the GameObject to reparent (e.g. `Root/Enemies/Goblin`).",
+      "type": "string"
+    },
+    "parentPath": {
+      "description": "Hierarchy path of the new parent (e.g. `Root/Enemies/Container`); omit or pass an empty string to move the object to the scene root.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "childPath"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "success": {
+      "description": "Always `true` in a result; failures are reported as errors.",
+      "type": "boolean"
+    },
+    "childPath": {
+      "description": "Hierarchy path of the child before the move.",
+      "type": "string"
+    },
+    "newParentPath": {
+      "description": "Hierarchy path of the new parent, or `null` when the object moved to the scene root.",
+      "type": [
+        "string",
+        "null"
+      ]
+    },
+    "newHierarchyPath": {
+      "description": "Hierarchy path of the child after the move.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "childPath",
+    "newHierarchyPath",
+    "newParentPath",
+    "success"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

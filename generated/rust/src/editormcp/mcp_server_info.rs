@@ -101,6 +101,59 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {},
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "serverVersion": {
+      "description": "Version of the EditorMCP bridge (semantic version).",
+      "type": "string"
+    },
+    "unityVersion": {
+      "description": "Version of the Unity Editor the bridge runs in.",
+      "type": "string"
+    },
+    "platform": {
+      "description": "Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`.",
+      "type": "string"
+    },
+    "enabledToolCategories": {
+      "description": "Tool categories enabled on this server, sorted alphabetically.",
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "tier": {
+      "description": "Tier the server runs at; tools above it are refused.",
+      "enum": [
+        "core",
+        "tier1",
+        "tier2",
+        "tier3",
+        "tier4"
+      ],
+      "type": "string"
+    }
+  },
+  "required": [
+    "enabledToolCategories",
+    "platform",
+    "serverVersion",
+    "tier",
+    "unityVersion"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -364,6 +364,176 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "toolId": {
+      "description": "The id of the tool to describe (e.g. `scene.hierarchy.dump`).",
+      "type": "string"
+    }
+  },
+  "required": [
+    "toolId"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r##"{
+  "$defs": {
+    "OutputFieldDescription": {
+      "description": "One output field of a tool.",
+      "properties": {
+        "type": {
+          "description": "Field type.",
+          "enum": [
+            "string",
+            "integer",
+            "number",
+            "boolean",
+            "array",
+            "object",
+            "any"
+          ],
+          "type": "string"
+        },
+        "description": {
+          "description": "What the field holds.",
+          "type": "string"
+        },
+        "items": {
+          "additionalProperties": true,
+          "description": "Schema of the array's items, for arrays.",
+          "type": "object"
+        }
+      },
+      "required": [
+        "description",
+        "type"
+      ],
+      "type": "object"
+    },
+    "ParameterDescription": {
+      "description": "One parameter of a tool.",
+      "properties": {
+        "type": {
+          "description": "Parameter type.",
+          "enum": [
+            "string",
+            "integer",
+            "number",
+            "boolean",
+            "array",
+            "object",
+            "any"
+          ],
+          "type": "string"
+        },
+        "required": {
+          "description": "Whether callers must pass the parameter.",
+          "type": "boolean"
+        },
+        "description": {
+          "description": "What the parameter means.",
+          "type": "string"
+        },
+        "default": {
+          "description": "Value used when the parameter is omitted."
+        },
+        "enum": {
+          "description": "The allowed values, when the set is fixed.",
+          "items": {},
+          "type": "array"
+        },
+        "minimum": {
+          "description": "Smallest allowed value.",
+          "type": "number"
+        },
+        "maximum": {
+          "description": "Largest allowed value.",
+          "type": "number"
+        }
+      },
+      "required": [
+        "description",
+        "required",
+        "type"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "id": {
+      "description": "Canonical tool id.",
+      "type": "string"
+    },
+    "name": {
+      "description": "Display name.",
+      "type": "string"
+    },
+    "description": {
+      "description": "What the tool does.",
+      "type": "string"
+    },
+    "category": {
+      "description": "Tool category.",
+      "type": "string"
+    },
+    "safetyLevel": {
+      "description": "What the tool may modify.",
+      "enum": [
+        "read-only",
+        "safe-write",
+        "destructive"
+      ],
+      "type": "string"
+    },
+    "tier": {
+      "description": "Lowest tier that provides the tool.",
+      "enum": [
+        "core",
+        "tier1",
+        "tier2",
+        "tier3",
+        "tier4"
+      ],
+      "type": "string"
+    },
+    "inputs": {
+      "additionalProperties": {
+        "$ref": "#/$defs/ParameterDescription"
+      },
+      "description": "The tool's parameters, keyed by parameter name.",
+      "type": "object"
+    },
+    "outputs": {
+      "additionalProperties": {
+        "$ref": "#/$defs/OutputFieldDescription"
+      },
+      "description": "The tool's output fields, keyed by field name.",
+      "type": "object"
+    },
+    "notes": {
+      "description": "Limitations and caveats, when the tool has any.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "category",
+    "description",
+    "id",
+    "inputs",
+    "name",
+    "outputs",
+    "safetyLevel",
+    "tier"
+  ],
+  "type": "object"
+}"##,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -239,6 +239,94 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "category": {
+      "description": "Only list tools of this category (e.g. `scene`).",
+      "type": "string"
+    },
+    "tier": {
+      "description": "Only list tools available at this tier.",
+      "enum": [
+        "core",
+        "tier1",
+        "tier2",
+        "tier3",
+        "tier4"
+      ],
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "tools": {
+      "description": "Matching tools, sorted by id.",
+      "items": {
+        "properties": {
+          "id": {
+            "description": "Canonical tool id.",
+            "type": "string"
+          },
+          "name": {
+            "description": "Display name.",
+            "type": "string"
+          },
+          "description": {
+            "description": "What the tool does.",
+            "type": "string"
+          },
+          "category": {
+            "description": "Tool category.",
+            "type": "string"
+          },
+          "safetyLevel": {
+            "description": "What the tool may modify.",
+            "enum": [
+              "read-only",
+              "safe-write",
+              "destructive"
+            ],
+            "type": "string"
+          },
+          "tier": {
+            "description": "Lowest tier that provides the tool.",
+            "enum": [
+              "core",
+              "tier1",
+              "tier2",
+              "tier3",
+              "tier4"
+            ],
+            "type": "string"
+          }
+        },
+        "required": [
+          "category",
+          "description",
+          "id",
+          "name",
+          "safetyLevel",
+          "tier"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "tools"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -154,94 +154,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Analyzes the dependency graph only; no asset is modified or moved.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "assetPath": {
-      "description": "Path to the asset.",
-      "type": "string"
-    },
-    "depth": {
-      "default": 2,
-      "description": "Maximum depth to traverse.",
-      "maximum": 10,
-      "minimum": 1,
-      "type": "integer"
-    },
-    "direction": {
-      "default": "both",
-      "description": "Which edges to follow.",
-      "enum": [
-        "dependencies",
-        "dependents",
-        "both"
-      ],
-      "type": "string"
-    }
-  },
-  "required": [
-    "assetPath"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r##"{
-  "$defs": {
-    "AssetEdge": {
-      "description": "An asset reached from the root asset.",
-      "properties": {
-        "path": {
-          "description": "Asset path.",
-          "type": "string"
-        },
-        "type": {
-          "description": "Asset type name.",
-          "type": "string"
-        },
-        "depth": {
-          "description": "Distance from the root asset (1 = direct).",
-          "minimum": 1,
-          "type": "integer"
-        }
-      },
-      "required": [
-        "depth",
-        "path",
-        "type"
-      ],
-      "type": "object"
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "assetPath": {
-      "description": "Path of the asset at the root of the graph.",
-      "type": "string"
-    },
-    "dependencies": {
-      "description": "Assets the root depends on, sorted by depth, then path; empty when `direction` is `dependents`.",
-      "items": {
-        "$ref": "#/$defs/AssetEdge"
-      },
-      "type": "array"
-    },
-    "dependents": {
-      "description": "Assets that depend on the root, sorted by depth, then path; empty when `direction` is `dependencies`.",
-      "items": {
-        "$ref": "#/$defs/AssetEdge"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "assetPath",
-    "dependencies",
-    "dependents"
-  ],
-  "type": "object"
-}"##,
-        ),
+        input_schema: asset_dependencies_graph::INPUT_SCHEMA,
+        output_schema: asset_dependencies_graph::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -275,69 +189,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Reads asset metadata and import settings only; no asset file or import setting is modified.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "assetPath": {
-      "description": "Path to the asset (e.g. `Assets/Textures/Logo.png`).",
-      "type": "string"
-    },
-    "includeDependencies": {
-      "default": false,
-      "description": "Also list the assets this asset depends on.",
-      "type": "boolean"
-    }
-  },
-  "required": [
-    "assetPath"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "path": {
-      "description": "Asset path.",
-      "type": "string"
-    },
-    "guid": {
-      "description": "Asset GUID (32 hexadecimal digits).",
-      "type": "string"
-    },
-    "type": {
-      "description": "Main asset type name.",
-      "type": "string"
-    },
-    "sizeBytes": {
-      "description": "Size of the asset file in bytes.",
-      "minimum": 0,
-      "type": "integer"
-    },
-    "dependencies": {
-      "description": "Paths of direct dependencies, sorted; present only when `includeDependencies` is true.",
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    },
-    "importSettings": {
-      "additionalProperties": true,
-      "description": "The importer's settings as a JSON object; its keys depend on the importer type.",
-      "type": "object"
-    }
-  },
-  "required": [
-    "guid",
-    "importSettings",
-    "path",
-    "sizeBytes",
-    "type"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: asset_info::INPUT_SCHEMA,
+        output_schema: asset_info::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -371,83 +224,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Reads AudioMixer asset structure only; no mixer setting or snapshot is modified.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {},
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "mixers": {
-      "description": "Mixers sorted by path.",
-      "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path of the mixer.",
-            "type": "string"
-          },
-          "name": {
-            "description": "Mixer name.",
-            "type": "string"
-          },
-          "groups": {
-            "description": "Mixer groups sorted by path.",
-            "items": {
-              "properties": {
-                "name": {
-                  "description": "Group name.",
-                  "type": "string"
-                },
-                "path": {
-                  "description": "Group path inside the mixer, e.g. `Master/Music`.",
-                  "type": "string"
-                }
-              },
-              "required": [
-                "name",
-                "path"
-              ],
-              "type": "object"
-            },
-            "type": "array"
-          },
-          "snapshots": {
-            "description": "Snapshots sorted by name.",
-            "items": {
-              "properties": {
-                "name": {
-                  "description": "Snapshot name.",
-                  "type": "string"
-                }
-              },
-              "required": [
-                "name"
-              ],
-              "type": "object"
-            },
-            "type": "array"
-          }
-        },
-        "required": [
-          "groups",
-          "name",
-          "path",
-          "snapshots"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "mixers"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: audio_mixer_list::INPUT_SCHEMA,
+        output_schema: audio_mixer_list::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -481,72 +259,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Best effort: parameter values are read through reflection because Unity has no public API for them; some parameters may be missing, and a diagnostic in the response says so. Nothing is modified.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "mixerPath": {
-      "description": "Path to the AudioMixer asset.",
-      "type": "string"
-    },
-    "snapshotName": {
-      "description": "Name of the snapshot to read.",
-      "type": "string"
-    }
-  },
-  "required": [
-    "mixerPath",
-    "snapshotName"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "mixerPath": {
-      "description": "Path of the mixer.",
-      "type": "string"
-    },
-    "snapshotName": {
-      "description": "Name of the snapshot.",
-      "type": "string"
-    },
-    "parameters": {
-      "description": "Parameters sorted by group, then name.",
-      "items": {
-        "properties": {
-          "name": {
-            "description": "Parameter name (exposed name when exposed).",
-            "type": "string"
-          },
-          "value": {
-            "description": "Parameter value in the snapshot (e.g. volume in dB).",
-            "type": "number"
-          },
-          "group": {
-            "description": "Path of the mixer group the parameter belongs to.",
-            "type": "string"
-          }
-        },
-        "required": [
-          "group",
-          "name",
-          "value"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "mixerPath",
-    "parameters",
-    "snapshotName"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: audio_mixer_snapshot_read::INPUT_SCHEMA,
+        output_schema: audio_mixer_snapshot_read::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -580,94 +294,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Requires an active scene (`No active scene loaded`) and an existing GameObject (`GameObject not found`). Reads component data only; nothing is modified.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "hierarchyPath": {
-      "description": "Hierarchy path of the GameObject (e.g. `Root/Enemies/Goblin`).",
-      "type": "string"
-    },
-    "includeProperties": {
-      "default": false,
-      "description": "Also list each component's serialized field names and types.",
-      "type": "boolean"
-    }
-  },
-  "required": [
-    "hierarchyPath"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "hierarchyPath": {
-      "description": "Hierarchy path of the inspected GameObject.",
-      "type": "string"
-    },
-    "components": {
-      "description": "Components in inspector order.",
-      "items": {
-        "properties": {
-          "type": {
-            "description": "Full component type name.",
-            "type": "string"
-          },
-          "instanceId": {
-            "description": "Unity instance id of the component.",
-            "type": "integer"
-          },
-          "propertyCount": {
-            "description": "Number of serialized properties.",
-            "minimum": 0,
-            "type": "integer"
-          },
-          "properties": {
-            "description": "Serialized fields; present only when `includeProperties` is true.",
-            "items": {
-              "properties": {
-                "name": {
-                  "description": "Serialized property name.",
-                  "type": "string"
-                },
-                "type": {
-                  "description": "Serialized property type.",
-                  "type": "string"
-                }
-              },
-              "required": [
-                "name",
-                "type"
-              ],
-              "type": "object"
-            },
-            "type": "array"
-          }
-        },
-        "required": [
-          "instanceId",
-          "propertyCount",
-          "type"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    },
-    "activeScene": {
-      "description": "Path of the active scene.",
-      "type": "string"
-    }
-  },
-  "required": [
-    "activeScene",
-    "components",
-    "hierarchyPath"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: component_list::INPUT_SCHEMA,
+        output_schema: component_list::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -699,81 +327,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some("Reads the current selection only; the selection is not changed."),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {},
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "selectedObjects": {
-      "description": "Selected objects in selection order.",
-      "items": {
-        "properties": {
-          "name": {
-            "description": "Object name.",
-            "type": "string"
-          },
-          "path": {
-            "description": "Hierarchy path for scene objects, asset path for assets.",
-            "type": "string"
-          },
-          "type": {
-            "description": "Object type name.",
-            "type": "string"
-          },
-          "instanceId": {
-            "description": "Unity instance id.",
-            "type": "integer"
-          }
-        },
-        "required": [
-          "instanceId",
-          "name",
-          "path",
-          "type"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    },
-    "activeScene": {
-      "description": "Path of the active scene (empty string when no scene is open).",
-      "type": "string"
-    },
-    "activeGameObject": {
-      "description": "The active GameObject, or `null` when none is selected.",
-      "properties": {
-        "name": {
-          "description": "GameObject name.",
-          "type": "string"
-        },
-        "path": {
-          "description": "Hierarchy path.",
-          "type": "string"
-        }
-      },
-      "required": [
-        "name",
-        "path"
-      ],
-      "type": [
-        "object",
-        "null"
-      ]
-    }
-  },
-  "required": [
-    "activeGameObject",
-    "activeScene",
-    "selectedObjects"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: editor_selection_info::INPUT_SCHEMA,
+        output_schema: editor_selection_info::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -807,97 +362,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Requires an active scene (error `No active scene loaded` otherwise); an invalid pattern gives `Invalid hierarchy path pattern`. All filters are optional and combine with AND. Searches only; nothing is selected, modified or created.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "hierarchyPath": {
-      "description": "Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`).",
-      "type": "string"
-    },
-    "componentType": {
-      "description": "Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`).",
-      "type": "string"
-    },
-    "tag": {
-      "description": "Only objects with this tag (e.g. `Enemy`).",
-      "type": "string"
-    },
-    "layer": {
-      "description": "Only objects on this layer index (0-31).",
-      "maximum": 31,
-      "minimum": 0,
-      "type": "integer"
-    },
-    "namePattern": {
-      "description": "Only objects whose name matches this pattern (`*` and `?` wildcards).",
-      "type": "string"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "matches": {
-      "description": "Matching objects sorted by hierarchy path.",
-      "items": {
-        "properties": {
-          "instanceId": {
-            "description": "Unity instance id.",
-            "type": "integer"
-          },
-          "name": {
-            "description": "GameObject name.",
-            "type": "string"
-          },
-          "hierarchyPath": {
-            "description": "Hierarchy path from the scene root.",
-            "type": "string"
-          },
-          "components": {
-            "description": "Full component type names.",
-            "items": {
-              "type": "string"
-            },
-            "type": "array"
-          },
-          "tag": {
-            "description": "Tag of the object.",
-            "type": "string"
-          },
-          "layer": {
-            "description": "Layer index.",
-            "maximum": 31,
-            "minimum": 0,
-            "type": "integer"
-          }
-        },
-        "required": [
-          "components",
-          "hierarchyPath",
-          "instanceId",
-          "layer",
-          "name",
-          "tag"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    },
-    "activeScene": {
-      "description": "Path of the active scene that was searched.",
-      "type": "string"
-    }
-  },
-  "required": [
-    "activeScene",
-    "matches"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: go_find::INPUT_SCHEMA,
+        output_schema: go_find::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -931,57 +397,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Single-object write, undoable: uses Undo.RecordObject() and Undo.SetTransformParent(). Errors: `No active scene loaded`, `Child GameObject not found`, `Parent GameObject not found`, `Cannot set parent to descendant` (a parent may not be a descendant of the child). Not a batch operation.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "childPath": {
-      "description": "Hierarchy path of the GameObject to reparent (e.g. `Root/Enemies/Goblin`).",
-      "type": "string"
-    },
-    "parentPath": {
-      "description": "Hierarchy path of the new parent (e.g. `Root/Enemies/Container`); omit or pass an empty string to move the object to the scene root.",
-      "type": "string"
-    }
-  },
-  "required": [
-    "childPath"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "success": {
-      "description": "Always `true` in a result; failures are reported as errors.",
-      "type": "boolean"
-    },
-    "childPath": {
-      "description": "Hierarchy path of the child before the move.",
-      "type": "string"
-    },
-    "newParentPath": {
-      "description": "Hierarchy path of the new parent, or `null` when the object moved to the scene root.",
-      "type": [
-        "string",
-        "null"
-      ]
-    },
-    "newHierarchyPath": {
-      "description": "Hierarchy path of the child after the move.",
-      "type": "string"
-    }
-  },
-  "required": [
-    "childPath",
-    "newHierarchyPath",
-    "newParentPath",
-    "success"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: go_set_parent::INPUT_SCHEMA,
+        output_schema: go_set_parent::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -1015,57 +432,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Returns metadata only; no project state is read beyond the Editor's version and platform.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {},
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "serverVersion": {
-      "description": "Version of the EditorMCP bridge (semantic version).",
-      "type": "string"
-    },
-    "unityVersion": {
-      "description": "Version of the Unity Editor the bridge runs in.",
-      "type": "string"
-    },
-    "platform": {
-      "description": "Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`.",
-      "type": "string"
-    },
-    "enabledToolCategories": {
-      "description": "Tool categories enabled on this server, sorted alphabetically.",
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    },
-    "tier": {
-      "description": "Tier the server runs at; tools above it are refused.",
-      "enum": [
-        "core",
-        "tier1",
-        "tier2",
-        "tier3",
-        "tier4"
-      ],
-      "type": "string"
-    }
-  },
-  "required": [
-    "enabledToolCategories",
-    "platform",
-    "serverVersion",
-    "tier",
-    "unityVersion"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: mcp_server_info::INPUT_SCHEMA,
+        output_schema: mcp_server_info::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -1097,174 +465,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some("Returns the tool's schema only; the tool is not executed."),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "toolId": {
-      "description": "The id of the tool to describe (e.g. `scene.hierarchy.dump`).",
-      "type": "string"
-    }
-  },
-  "required": [
-    "toolId"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r##"{
-  "$defs": {
-    "OutputFieldDescription": {
-      "description": "One output field of a tool.",
-      "properties": {
-        "type": {
-          "description": "Field type.",
-          "enum": [
-            "string",
-            "integer",
-            "number",
-            "boolean",
-            "array",
-            "object",
-            "any"
-          ],
-          "type": "string"
-        },
-        "description": {
-          "description": "What the field holds.",
-          "type": "string"
-        },
-        "items": {
-          "additionalProperties": true,
-          "description": "Schema of the array's items, for arrays.",
-          "type": "object"
-        }
-      },
-      "required": [
-        "description",
-        "type"
-      ],
-      "type": "object"
-    },
-    "ParameterDescription": {
-      "description": "One parameter of a tool.",
-      "properties": {
-        "type": {
-          "description": "Parameter type.",
-          "enum": [
-            "string",
-            "integer",
-            "number",
-            "boolean",
-            "array",
-            "object",
-            "any"
-          ],
-          "type": "string"
-        },
-        "required": {
-          "description": "Whether callers must pass the parameter.",
-          "type": "boolean"
-        },
-        "description": {
-          "description": "What the parameter means.",
-          "type": "string"
-        },
-        "default": {
-          "description": "Value used when the parameter is omitted."
-        },
-        "enum": {
-          "description": "The allowed values, when the set is fixed.",
-          "items": {},
-          "type": "array"
-        },
-        "minimum": {
-          "description": "Smallest allowed value.",
-          "type": "number"
-        },
-        "maximum": {
-          "description": "Largest allowed value.",
-          "type": "number"
-        }
-      },
-      "required": [
-        "description",
-        "required",
-        "type"
-      ],
-      "type": "object"
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "id": {
-      "description": "Canonical tool id.",
-      "type": "string"
-    },
-    "name": {
-      "description": "Display name.",
-      "type": "string"
-    },
-    "description": {
-      "description": "What the tool does.",
-      "type": "string"
-    },
-    "category": {
-      "description": "Tool category.",
-      "type": "string"
-    },
-    "safetyLevel": {
-      "description": "What the tool may modify.",
-      "enum": [
-        "read-only",
-        "safe-write",
-        "destructive"
-      ],
-      "type": "string"
-    },
-    "tier": {
-      "description": "Lowest tier that provides the tool.",
-      "enum": [
-        "core",
-        "tier1",
-        "tier2",
-        "tier3",
-        "tier4"
-      ],
-      "type": "string"
-    },
-    "inputs": {
-      "additionalProperties": {
-        "$ref": "#/$defs/ParameterDescription"
-      },
-      "description": "The tool's parameters, keyed by parameter name.",
-      "type": "object"
-    },
-    "outputs": {
-      "additionalProperties": {
-        "$ref": "#/$defs/OutputFieldDescription"
-      },
-      "description": "The tool's output fields, keyed by field name.",
-      "type": "object"
-    },
-    "notes": {
-      "description": "Limitations and caveats, when the tool has any.",
-      "type": "string"
-    }
-  },
-  "required": [
-    "category",
-    "description",
-    "id",
-    "inputs",
-    "name",
-    "outputs",
-    "safetyLevel",
-    "tier"
-  ],
-  "type": "object"
-}"##,
-        ),
+        input_schema: mcp_tool_describe::INPUT_SCHEMA,
+        output_schema: mcp_tool_describe::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -1298,92 +500,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Returns tool metadata only; no tool is executed. Filters combine with AND.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "category": {
-      "description": "Only list tools of this category (e.g. `scene`).",
-      "type": "string"
-    },
-    "tier": {
-      "description": "Only list tools available at this tier.",
-      "enum": [
-        "core",
-        "tier1",
-        "tier2",
-        "tier3",
-        "tier4"
-      ],
-      "type": "string"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "tools": {
-      "description": "Matching tools, sorted by id.",
-      "items": {
-        "properties": {
-          "id": {
-            "description": "Canonical tool id.",
-            "type": "string"
-          },
-          "name": {
-            "description": "Display name.",
-            "type": "string"
-          },
-          "description": {
-            "description": "What the tool does.",
-            "type": "string"
-          },
-          "category": {
-            "description": "Tool category.",
-            "type": "string"
-          },
-          "safetyLevel": {
-            "description": "What the tool may modify.",
-            "enum": [
-              "read-only",
-              "safe-write",
-              "destructive"
-            ],
-            "type": "string"
-          },
-          "tier": {
-            "description": "Lowest tier that provides the tool.",
-            "enum": [
-              "core",
-              "tier1",
-              "tier2",
-              "tier3",
-              "tier4"
-            ],
-            "type": "string"
-          }
-        },
-        "required": [
-          "category",
-          "description",
-          "id",
-          "name",
-          "safetyLevel",
-          "tier"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "tools"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: mcp_tools_list::INPUT_SCHEMA,
+        output_schema: mcp_tools_list::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -1417,82 +535,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Time guard: counting stops after 10 seconds and the result is partial; a diagnostic in the response says so. Best effort: Timeline assets are counted as 0 when the Timeline package is not installed. Analyzes the asset database only; no asset is modified or deleted.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "assetType": {
-      "description": "Only count assets of this type (e.g. `Texture2D`, `AudioClip`).",
-      "type": "string"
-    },
-    "minSizeBytes": {
-      "default": 1048576,
-      "description": "Only list assets at least this large as large assets.",
-      "minimum": 0,
-      "type": "integer"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "totalAssets": {
-      "description": "Number of assets counted.",
-      "minimum": 0,
-      "type": "integer"
-    },
-    "byType": {
-      "additionalProperties": {
-        "minimum": 0,
-        "type": "integer"
-      },
-      "description": "Asset count per asset type name, keys sorted alphabetically.",
-      "type": "object"
-    },
-    "largeAssets": {
-      "description": "Assets of at least `minSizeBytes`, largest first, then by path.",
-      "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path.",
-            "type": "string"
-          },
-          "type": {
-            "description": "Asset type name.",
-            "type": "string"
-          },
-          "sizeBytes": {
-            "description": "Size of the asset file in bytes.",
-            "minimum": 0,
-            "type": "integer"
-          }
-        },
-        "required": [
-          "path",
-          "sizeBytes",
-          "type"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    },
-    "unreferencedCount": {
-      "description": "Number of assets that no scene, prefab or other asset references.",
-      "minimum": 0,
-      "type": "integer"
-    }
-  },
-  "required": [
-    "byType",
-    "largeAssets",
-    "totalAssets",
-    "unreferencedCount"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: project_assets_summary::INPUT_SCHEMA,
+        output_schema: project_assets_summary::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -1524,50 +568,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some("Reads project settings only; no modifications are made."),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {},
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "projectName": {
-      "description": "Name of the project (its folder name).",
-      "type": "string"
-    },
-    "unityVersion": {
-      "description": "Unity Editor version the project is open in.",
-      "type": "string"
-    },
-    "renderPipeline": {
-      "description": "Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines.",
-      "type": "string"
-    },
-    "buildTargets": {
-      "description": "Build targets with installed support, sorted alphabetically.",
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    },
-    "projectPath": {
-      "description": "Absolute path of the project folder.",
-      "type": "string"
-    }
-  },
-  "required": [
-    "buildTargets",
-    "projectName",
-    "projectPath",
-    "renderPipeline",
-    "unityVersion"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: project_info::INPUT_SCHEMA,
+        output_schema: project_info::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -1601,89 +603,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Time guard: scanning stops after 15 seconds, at most 100 scenes and 200 prefabs per scan; results may then be partial and a diagnostic in the response says so. Best effort: focuses on scenes and prefabs and may not detect every missing reference in other asset types. Never fixes or modifies anything.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "scope": {
-      "default": "all",
-      "description": "Which assets to scan.",
-      "enum": [
-        "all",
-        "scenes",
-        "prefabs",
-        "assets"
-      ],
-      "type": "string"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "missingScripts": {
-      "description": "Components whose MonoScript is missing, sorted by path, then component index.",
-      "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path of the scene or prefab.",
-            "type": "string"
-          },
-          "componentIndex": {
-            "description": "Index of the component whose script is missing.",
-            "minimum": 0,
-            "type": "integer"
-          },
-          "guid": {
-            "description": "GUID of the missing script asset, or an empty string when Unity no longer records it.",
-            "type": "string"
-          }
-        },
-        "required": [
-          "componentIndex",
-          "guid",
-          "path"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    },
-    "brokenReferences": {
-      "description": "Object references that point to missing assets, sorted by path, then property path.",
-      "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path of the asset that holds the reference.",
-            "type": "string"
-          },
-          "referencePath": {
-            "description": "Property path of the broken reference inside the asset.",
-            "type": "string"
-          },
-          "referenceGuid": {
-            "description": "GUID the reference points to, which no asset has.",
-            "type": "string"
-          }
-        },
-        "required": [
-          "path",
-          "referenceGuid",
-          "referencePath"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "brokenReferences",
-    "missingScripts"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: project_references_missing::INPUT_SCHEMA,
+        output_schema: project_references_missing::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -1717,60 +638,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Reads the scene list from EditorBuildSettings and the AssetDatabase; no scene file is opened or modified.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "includeInBuild": {
-      "description": "Only scenes that are (`true`) or are not (`false`) enabled in the build settings; omit for all scenes.",
-      "type": "boolean"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "scenes": {
-      "description": "Scenes sorted by path.",
-      "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path of the scene.",
-            "type": "string"
-          },
-          "name": {
-            "description": "Scene name (file name without extension).",
-            "type": "string"
-          },
-          "enabledInBuild": {
-            "description": "Whether the scene is enabled in the build settings.",
-            "type": "boolean"
-          },
-          "buildIndex": {
-            "description": "Index in the build settings, or -1 when the scene is not in the build.",
-            "minimum": -1,
-            "type": "integer"
-          }
-        },
-        "required": [
-          "buildIndex",
-          "enabledInBuild",
-          "name",
-          "path"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "scenes"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: project_scenes_list::INPUT_SCHEMA,
+        output_schema: project_scenes_list::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -1802,88 +671,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some("Reads component data only; no component or property is modified."),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "scenePath": {
-      "description": "Path to the scene file.",
-      "type": "string"
-    },
-    "gameObjectPath": {
-      "description": "Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`).",
-      "type": "string"
-    }
-  },
-  "required": [
-    "gameObjectPath",
-    "scenePath"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "gameObjectPath": {
-      "description": "Hierarchy path of the inspected GameObject.",
-      "type": "string"
-    },
-    "components": {
-      "description": "Components in inspector order.",
-      "items": {
-        "properties": {
-          "type": {
-            "description": "Component type name.",
-            "type": "string"
-          },
-          "instanceId": {
-            "description": "Unity instance id of the component.",
-            "type": "integer"
-          },
-          "serializedFields": {
-            "description": "Serialized fields in inspector order.",
-            "items": {
-              "properties": {
-                "name": {
-                  "description": "Serialized property name.",
-                  "type": "string"
-                },
-                "type": {
-                  "description": "Serialized property type.",
-                  "type": "string"
-                },
-                "value": {
-                  "description": "Current value, as JSON (numbers, strings, booleans, arrays, objects or null)."
-                }
-              },
-              "required": [
-                "name",
-                "type",
-                "value"
-              ],
-              "type": "object"
-            },
-            "type": "array"
-          }
-        },
-        "required": [
-          "instanceId",
-          "serializedFields",
-          "type"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "components",
-    "gameObjectPath"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: scene_components_list::INPUT_SCHEMA,
+        output_schema: scene_components_list::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -1917,84 +706,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Large scenes with thousands of objects may take several seconds to process. Reads the hierarchy only; no GameObject or component is modified.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "scenePath": {
-      "description": "Path to the scene file (e.g. `Assets/Scenes/Main.unity`).",
-      "type": "string"
-    }
-  },
-  "required": [
-    "scenePath"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r##"{
-  "$defs": {
-    "GameObjectNode": {
-      "description": "A GameObject and its descendants.",
-      "properties": {
-        "name": {
-          "description": "GameObject name.",
-          "type": "string"
-        },
-        "path": {
-          "description": "Hierarchy path from the scene root, `/`-separated.",
-          "type": "string"
-        },
-        "instanceId": {
-          "description": "Unity instance id (stable while the scene is open).",
-          "type": "integer"
-        },
-        "components": {
-          "description": "Component type names, in inspector order.",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "children": {
-          "description": "Child GameObjects, in sibling order.",
-          "items": {
-            "$ref": "#/$defs/GameObjectNode"
-          },
-          "type": "array"
-        }
-      },
-      "required": [
-        "children",
-        "components",
-        "instanceId",
-        "name",
-        "path"
-      ],
-      "type": "object"
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "scenePath": {
-      "description": "Path to the scene that was dumped.",
-      "type": "string"
-    },
-    "rootObjects": {
-      "description": "Root GameObjects of the scene, in sibling order.",
-      "items": {
-        "$ref": "#/$defs/GameObjectNode"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "rootObjects",
-    "scenePath"
-  ],
-  "type": "object"
-}"##,
-        ),
+        input_schema: scene_hierarchy_dump::INPUT_SCHEMA,
+        output_schema: scene_hierarchy_dump::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -2028,95 +741,8 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some(
             "Searches the scene hierarchy only; no object is selected or modified.",
         ),
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
-  "properties": {
-    "scenePath": {
-      "description": "Path to the scene file.",
-      "type": "string"
-    },
-    "componentType": {
-      "description": "Only objects with a component of this type name.",
-      "type": "string"
-    },
-    "namePattern": {
-      "description": "Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character.",
-      "type": "string"
-    },
-    "tag": {
-      "description": "Only objects with this tag.",
-      "type": "string"
-    },
-    "layer": {
-      "description": "Only objects on this layer index (0-31).",
-      "maximum": 31,
-      "minimum": 0,
-      "type": "integer"
-    }
-  },
-  "required": [
-    "scenePath"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "matches": {
-      "description": "Matching objects sorted by path. Filters combine with AND.",
-      "items": {
-        "properties": {
-          "name": {
-            "description": "GameObject name.",
-            "type": "string"
-          },
-          "path": {
-            "description": "Hierarchy path from the scene root.",
-            "type": "string"
-          },
-          "instanceId": {
-            "description": "Unity instance id.",
-            "type": "integer"
-          },
-          "components": {
-            "description": "Component type names.",
-            "items": {
-              "type": "string"
-            },
-            "type": "array"
-          },
-          "tag": {
-            "description": "Tag of the object (`Untagged` when none).",
-            "type": "string"
-          },
-          "layer": {
-            "description": "Layer index.",
-            "maximum": 31,
-            "minimum": 0,
-            "type": "integer"
-          }
-        },
-        "required": [
-          "components",
-          "instanceId",
-          "layer",
-          "name",
-          "path",
-          "tag"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "matches"
-  ],
-  "type": "object"
-}"#,
-        ),
+        input_schema: scene_objects_find::INPUT_SCHEMA,
+        output_schema: scene_objects_find::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {

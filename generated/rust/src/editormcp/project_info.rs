@@ -36,6 +36,52 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {},
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "projectName": {
+      "description": "Name of the project (its folder name).",
+      "type": "string"
+    },
+    "unityVersion": {
+      "description": "Unity Editor version the project is open in.",
+      "type": "string"
+    },
+    "renderPipeline": {
+      "description": "Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines.",
+      "type": "string"
+    },
+    "buildTargets": {
+      "description": "Build targets with installed support, sorted alphabetically.",
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "projectPath": {
+      "description": "Absolute path of the project folder.",
+      "type": "string"
+    }
+  },
+  "required": [
+    "buildTargets",
+    "projectName",
+    "projectPath",
+    "renderPipeline",
+    "unityVersion"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -134,6 +134,91 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "scope": {
+      "default": "all",
+      "description": "Which assets to scan.",
+      "enum": [
+        "all",
+        "scenes",
+        "prefabs",
+        "assets"
+      ],
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "missingScripts": {
+      "description": "Components whose MonoScript is missing, sorted by path, then component index.",
+      "items": {
+        "properties": {
+          "path": {
+            "description": "Asset path of the scene or prefab.",
+            "type": "string"
+          },
+          "componentIndex": {
+            "description": "Index of the component whose script is missing.",
+            "minimum": 0,
+            "type": "integer"
+          },
+          "guid": {
+            "description": "GUID of the missing script asset, or an empty string when Unity no longer records it.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "componentIndex",
+          "guid",
+          "path"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "brokenReferences": {
+      "description": "Object references that point to missing assets, sorted by path, then property path.",
+      "items": {
+        "properties": {
+          "path": {
+            "description": "Asset path of the asset that holds the reference.",
+            "type": "string"
+          },
+          "referencePath": {
+            "description": "Property path of the broken reference inside the asset.",
+            "type": "string"
+          },
+          "referenceGuid": {
+            "description": "GUID the reference points to, which no asset has.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "path",
+          "referenceGuid",
+          "referencePath"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "brokenReferences",
+    "missingScripts"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

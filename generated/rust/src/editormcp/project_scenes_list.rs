@@ -44,6 +44,62 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "includeInBuild": {
+      "description": "Only scenes that are (`true`) or are not (`false`) enabled in the build settings; omit for all scenes.",
+      "type": "boolean"
+    }
+  },
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "scenes": {
+      "description": "Scenes sorted by path.",
+      "items": {
+        "properties": {
+          "path": {
+            "description": "Asset path of the scene.",
+            "type": "string"
+          },
+          "name": {
+            "description": "Scene name (file name without extension).",
+            "type": "string"
+          },
+          "enabledInBuild": {
+            "description": "Whether the scene is enabled in the build settings.",
+            "type": "boolean"
+          },
+          "buildIndex": {
+            "description": "Index in the build settings, or -1 when the scene is not in the build.",
+            "minimum": -1,
+            "type": "integer"
+          }
+        },
+        "required": [
+          "buildIndex",
+          "enabledInBuild",
+          "name",
+          "path"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "scenes"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

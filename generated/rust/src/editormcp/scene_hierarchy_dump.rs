@@ -47,6 +47,86 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "scenePath": {
+      "description": "Path to the scene file (e.g. `Assets/Scenes/Main.unity`).",
+      "type": "string"
+    }
+  },
+  "required": [
+    "scenePath"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r##"{
+  "$defs": {
+    "GameObjectNode": {
+      "description": "A GameObject and its descendants.",
+      "properties": {
+        "name": {
+          "description": "GameObject name.",
+          "type": "string"
+        },
+        "path": {
+          "description": "Hierarchy path from the scene root, `/`-separated.",
+          "type": "string"
+        },
+        "instanceId": {
+          "description": "Unity instance id (stable while the scene is open).",
+          "type": "integer"
+        },
+        "components": {
+          "description": "Component type names, in inspector order.",
+          "items": {
+            "type": "string"
+          },
+          "type": "array"
+        },
+        "children": {
+          "description": "Child GameObjects, in sibling order.",
+          "items": {
+            "$ref": "#/$defs/GameObjectNode"
+          },
+          "type": "array"
+        }
+      },
+      "required": [
+        "children",
+        "components",
+        "instanceId",
+        "name",
+        "path"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "scenePath": {
+      "description": "Path to the scene that was dumped.",
+      "type": "string"
+    },
+    "rootObjects": {
+      "description": "Root GameObjects of the scene, in sibling order.",
+      "items": {
+        "$ref": "#/$defs/GameObjectNode"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "rootObjects",
+    "scenePath"
+  ],
+  "type": "object"
+}"##,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

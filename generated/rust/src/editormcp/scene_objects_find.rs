@@ -62,6 +62,97 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "scenePath": {
+      "description": "Path to the scene file.",
+      "type": "string"
+    },
+    "componentType": {
+      "description": "Only objects with a component of this type name.",
+      "type": "string"
+    },
+    "namePattern": {
+      "description": "Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character.",
+      "type": "string"
+    },
+    "tag": {
+      "description": "Only objects with this tag.",
+      "type": "string"
+    },
+    "layer": {
+      "description": "Only objects on this layer index (0-31).",
+      "maximum": 31,
+      "minimum": 0,
+      "type": "integer"
+    }
+  },
+  "required": [
+    "scenePath"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "matches": {
+      "description": "Matching objects sorted by path. Filters combine with AND.",
+      "items": {
+        "properties": {
+          "name": {
+            "description": "GameObject name.",
+            "type": "string"
+          },
+          "path": {
+            "description": "Hierarchy path from the scene root.",
+            "type": "string"
+          },
+          "instanceId": {
+            "description": "Unity instance id.",
+            "type": "integer"
+          },
+          "components": {
+            "description": "Component type names.",
+            "items": {
+              "type": "string"
+            },
+            "type": "array"
+          },
+          "tag": {
+            "description": "Tag of the object (`Untagged` when none).",
+            "type": "string"
+          },
+          "layer": {
+            "description": "Layer index.",
+            "maximum": 31,
+            "minimum": 0,
+            "type": "integer"
+          }
+        },
+        "required": [
+          "components",
+          "instanceId",
+          "layer",
+          "name",
+          "path",
+          "tag"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "required": [
+    "matches"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -68,24 +68,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: None,
         requires_approval: false,
         notes: None,
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {},
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "settings": {
-      "additionalProperties": true,
-      "description": "Every setting with its value.",
-      "type": "object"
-    }
-  },
-  "type": "object"
-}"#,
-        ),
+        input_schema: ravedemo_mcp_tool_config_get::INPUT_SCHEMA,
+        output_schema: ravedemo_mcp_tool_config_get::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -114,39 +98,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: None,
         requires_approval: true,
         notes: None,
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "max_size_mb": {
-      "default": 512,
-      "description": "Largest cache size in megabytes.",
-      "minimum": 1,
-      "type": "number"
-    },
-    "clear_existing": {
-      "default": false,
-      "description": "Empty the cache first.",
-      "type": "boolean"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "max_size_mb": {
-      "description": "The cache size now in force.",
-      "type": "number"
-    },
-    "cleared": {
-      "description": "Whether the cache was emptied.",
-      "type": "boolean"
-    }
-  },
-  "type": "object"
-}"#,
-        ),
+        input_schema: ravedemo_mcp_tool_config_set_cache::INPUT_SCHEMA,
+        output_schema: ravedemo_mcp_tool_config_set_cache::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -176,44 +129,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: None,
         requires_approval: true,
         notes: None,
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "targets": {
-      "description": "Targets to run, with their upstream dependencies; all targets when empty.",
-      "examples": [
-        "settings",
-        "power"
-      ],
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    },
-    "parallel": {
-      "default": false,
-      "description": "Run independent targets in parallel.",
-      "type": "boolean"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "success": {
-      "description": "Whether every target completed.",
-      "type": "boolean"
-    },
-    "message": {
-      "description": "Human-readable status.",
-      "type": "string"
-    }
-  },
-  "type": "object"
-}"#,
-        ),
+        input_schema: ravedemo_mcp_tool_pipeline_run::INPUT_SCHEMA,
+        output_schema: ravedemo_mcp_tool_pipeline_run::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -247,55 +164,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: None,
         requires_approval: false,
         notes: None,
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "detail": {
-      "default": "summary",
-      "description": "How much to report.",
-      "enum": [
-        "summary",
-        "details",
-        "full"
-      ],
-      "type": "string"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "done": {
-      "description": "Targets that are up to date.",
-      "type": "integer"
-    },
-    "total": {
-      "description": "Number of targets.",
-      "type": "integer"
-    },
-    "targets": {
-      "description": "Per-target status; only with detail `details` or `full`.",
-      "items": {
-        "properties": {
-          "name": {
-            "description": "Target name.",
-            "type": "string"
-          },
-          "status": {
-            "description": "One of `outdated`, `running`, `done`, `errored`.",
-            "type": "string"
-          }
-        },
-        "type": "object"
-      },
-      "type": "array"
-    }
-  },
-  "type": "object"
-}"#,
-        ),
+        input_schema: ravedemo_mcp_tool_pipeline_status::INPUT_SCHEMA,
+        output_schema: ravedemo_mcp_tool_pipeline_status::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -324,56 +194,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: None,
         requires_approval: false,
         notes: None,
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "project": {
-      "description": "Project name to list; all projects when omitted.",
-      "examples": [
-        "demo",
-        "pilot"
-      ],
-      "type": "string"
-    },
-    "limit": {
-      "default": 50,
-      "description": "Maximum number of subjects to return.",
-      "maximum": 500,
-      "minimum": 1,
-      "type": "integer"
-    }
-  },
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "subjects": {
-      "description": "Subjects sorted by project, then subject code.",
-      "items": {
-        "properties": {
-          "subject_id": {
-            "description": "Subject id in `project/subject` form.",
-            "type": "string"
-          },
-          "n_electrodes": {
-            "description": "Number of electrodes.",
-            "type": "integer"
-          }
-        },
-        "type": "object"
-      },
-      "type": "array"
-    },
-    "count": {
-      "description": "Number of subjects returned.",
-      "type": "integer"
-    }
-  },
-  "type": "object"
-}"#,
-        ),
+        input_schema: ravedemo_mcp_tool_subject_list::INPUT_SCHEMA,
+        output_schema: ravedemo_mcp_tool_subject_list::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -402,51 +224,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: None,
         requires_approval: false,
         notes: None,
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "subject_id": {
-      "description": "Subject id in `project/subject` form.",
-      "examples": [
-        "demo/DemoSubject"
-      ],
-      "type": "string"
-    },
-    "epochs": {
-      "description": "Epoch names to load; all epochs when empty.",
-      "examples": [
-        "auditory_onset"
-      ],
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    }
-  },
-  "required": [
-    "subject_id"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "subject_id": {
-      "description": "The loaded subject.",
-      "type": "string"
-    },
-    "epochs": {
-      "description": "Epochs that were loaded.",
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    }
-  },
-  "type": "object"
-}"#,
-        ),
+        input_schema: ravedemo_mcp_tool_subject_load::INPUT_SCHEMA,
+        output_schema: ravedemo_mcp_tool_subject_load::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {

@@ -55,6 +55,41 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "max_size_mb": {
+      "default": 512,
+      "description": "Largest cache size in megabytes.",
+      "minimum": 1,
+      "type": "number"
+    },
+    "clear_existing": {
+      "default": false,
+      "description": "Empty the cache first.",
+      "type": "boolean"
+    }
+  },
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "max_size_mb": {
+      "description": "The cache size now in force.",
+      "type": "number"
+    },
+    "cleared": {
+      "description": "Whether the cache was emptied.",
+      "type": "boolean"
+    }
+  },
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

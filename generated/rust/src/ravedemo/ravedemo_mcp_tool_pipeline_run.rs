@@ -33,6 +33,46 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "targets": {
+      "description": "Targets to run, with their upstream dependencies; all targets when empty.",
+      "examples": [
+        "settings",
+        "power"
+      ],
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "parallel": {
+      "default": false,
+      "description": "Run independent targets in parallel.",
+      "type": "boolean"
+    }
+  },
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "success": {
+      "description": "Whether every target completed.",
+      "type": "boolean"
+    },
+    "message": {
+      "description": "Human-readable status.",
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -120,6 +120,57 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "detail": {
+      "default": "summary",
+      "description": "How much to report.",
+      "enum": [
+        "summary",
+        "details",
+        "full"
+      ],
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "done": {
+      "description": "Targets that are up to date.",
+      "type": "integer"
+    },
+    "total": {
+      "description": "Number of targets.",
+      "type": "integer"
+    },
+    "targets": {
+      "description": "Per-target status; only with detail `details` or `full`.",
+      "items": {
+        "properties": {
+          "name": {
+            "description": "Target name.",
+            "type": "string"
+          },
+          "status": {
+            "description": "One of `outdated`, `running`, `done`, `errored`.",
+            "type": "string"
+          }
+        },
+        "type": "object"
+      },
+      "type": "array"
+    }
+  },
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -63,6 +63,58 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "project": {
+      "description": "Project name to list; all projects when omitted.",
+      "examples": [
+        "demo",
+        "pilot"
+      ],
+      "type": "string"
+    },
+    "limit": {
+      "default": 50,
+      "description": "Maximum number of subjects to return.",
+      "maximum": 500,
+      "minimum": 1,
+      "type": "integer"
+    }
+  },
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "subjects": {
+      "description": "Subjects sorted by project, then subject code.",
+      "items": {
+        "properties": {
+          "subject_id": {
+            "description": "Subject id in `project/subject` form.",
+            "type": "string"
+          },
+          "n_electrodes": {
+            "description": "Number of electrodes.",
+            "type": "integer"
+          }
+        },
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "count": {
+      "description": "Number of subjects returned.",
+      "type": "integer"
+    }
+  },
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -39,6 +39,1431 @@ pub mod output {
     }
 }
 pub use self::output::ToolOutput as Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "FeatureCollection": {
+      "$defs": {
+        "DebriefFeature": {
+          "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+          "discriminator": {
+            "propertyName": "properties/dataType"
+          },
+          "oneOf": [
+            {
+              "$ref": "#/$defs/Track"
+            },
+            {
+              "$ref": "#/$defs/Point"
+            },
+            {
+              "$ref": "#/$defs/Annotation"
+            }
+          ],
+          "title": "Debrief Feature"
+        }
+      },
+      "additionalProperties": false,
+      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+      "properties": {
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
+        "bbox": {
+          "description": "Bounding box of the feature collection",
+          "items": {
+            "type": "number"
+          },
+          "maxItems": 6,
+          "minItems": 4,
+          "type": "array"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "name": {
+              "description": "Human readable name for this collection",
+              "type": "string"
+            },
+            "description": {
+              "description": "Description of this feature collection",
+              "type": "string"
+            },
+            "created": {
+              "description": "When this collection was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
+              "type": "string"
+            },
+            "version": {
+              "description": "Version of this collection",
+              "type": "string"
+            }
+          },
+          "type": "object"
+        }
+      },
+      "required": [
+        "type",
+        "features"
+      ],
+      "title": "Debrief FeatureCollection",
+      "type": "object"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "collection": {
+      "$ref": "#/$defs/FeatureCollection"
+    }
+  },
+  "required": [
+    "collection"
+  ],
+  "type": "object"
+}"##;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r##"{
+  "$defs": {
+    "Annotation": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "Point"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "type": "number"
+                  },
+                  "maxItems": 3,
+                  "minItems": 2,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "Polygon"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 4,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPoint"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "MultiPolygon"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "items": {
+                          "type": "number"
+                        },
+                        "maxItems": 3,
+                        "minItems": 2,
+                        "type": "array"
+                      },
+                      "minItems": 4,
+                      "type": "array"
+                    },
+                    "minItems": 1,
+                    "type": "array"
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a zone feature",
+              "enum": [
+                "zone"
+              ],
+              "type": "string"
+            },
+            "annotationType": {
+              "description": "Type of annotation",
+              "enum": [
+                "label",
+                "area",
+                "measurement",
+                "comment",
+                "boundary"
+              ],
+              "type": "string"
+            },
+            "text": {
+              "description": "Text content of the annotation",
+              "type": "string"
+            },
+            "color": {
+              "description": "Color code in hex format",
+              "pattern": "^#[0-9a-fA-F]{6}$",
+              "type": "string"
+            },
+            "time": {
+              "description": "Timestamp when annotation was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this annotation",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this annotation",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Annotation Feature",
+      "type": "object"
+    },
+    "DebriefFeature": {
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      },
+      "oneOf": [
+        {
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "title": "Debrief Feature"
+    },
+    "FeatureCollection": {
+      "$defs": {
+        "DebriefFeature": {
+          "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+          "discriminator": {
+            "propertyName": "properties/dataType"
+          },
+          "oneOf": [
+            {
+              "$ref": "#/$defs/Track"
+            },
+            {
+              "$ref": "#/$defs/Point"
+            },
+            {
+              "$ref": "#/$defs/Annotation"
+            }
+          ],
+          "title": "Debrief Feature"
+        }
+      },
+      "additionalProperties": false,
+      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+      "properties": {
+        "type": {
+          "enum": [
+            "FeatureCollection"
+          ],
+          "type": "string"
+        },
+        "features": {
+          "items": {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          "type": "array"
+        },
+        "bbox": {
+          "description": "Bounding box of the feature collection",
+          "items": {
+            "type": "number"
+          },
+          "maxItems": 6,
+          "minItems": 4,
+          "type": "array"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "name": {
+              "description": "Human readable name for this collection",
+              "type": "string"
+            },
+            "description": {
+              "description": "Description of this feature collection",
+              "type": "string"
+            },
+            "created": {
+              "description": "When this collection was created",
+              "format": "date-time",
+              "type": "string"
+            },
+            "modified": {
+              "description": "When this collection was last modified",
+              "format": "date-time",
+              "type": "string"
+            },
+            "version": {
+              "description": "Version of this collection",
+              "type": "string"
+            }
+          },
+          "type": "object"
+        }
+      },
+      "required": [
+        "type",
+        "features"
+      ],
+      "title": "Debrief FeatureCollection",
+      "type": "object"
+    },
+    "Output": {
+      "definitions": {
+        "nestedArray": {
+          "items": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "number"
+              },
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/$defs/nestedArray"
+              }
+            ]
+          },
+          "type": "array"
+        }
+      },
+      "description": "A command returned by a ToolVault tool.",
+      "oneOf": [
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "addFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "updateFeatures"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/DebriefFeature"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "deleteFeatures"
+            },
+            "payload": {
+              "items": {
+                "type": "string"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "setFeatureCollection"
+            },
+            "payload": {
+              "$ref": "#/$defs/FeatureCollection"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showText"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showData"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "shape": {
+                  "items": {
+                    "minimum": 1,
+                    "type": "integer"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                },
+                "axes": {
+                  "items": {
+                    "additionalProperties": false,
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "values": {
+                        "type": "array"
+                      }
+                    },
+                    "required": [
+                      "name"
+                    ],
+                    "type": "object"
+                  },
+                  "type": "array"
+                },
+                "values": {
+                  "items": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "number"
+                      },
+                      {
+                        "type": "boolean"
+                      },
+                      {
+                        "type": "null"
+                      },
+                      {
+                        "$ref": "#/$defs/nestedArray"
+                      }
+                    ]
+                  },
+                  "type": "array"
+                }
+              },
+              "required": [
+                "shape",
+                "values"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "showImage"
+            },
+            "payload": {
+              "additionalProperties": false,
+              "properties": {
+                "mediaType": {
+                  "enum": [
+                    "image/png",
+                    "image/svg+xml"
+                  ],
+                  "type": "string"
+                },
+                "data": {
+                  "contentEncoding": "base64",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "mediaType",
+                "data"
+              ],
+              "type": "object"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "logMessage"
+            },
+            "payload": {
+              "type": "string"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "command": {
+              "const": "composite"
+            },
+            "payload": {
+              "items": {
+                "$ref": "#/$defs/Output"
+              },
+              "type": "array"
+            }
+          },
+          "required": [
+            "command",
+            "payload"
+          ]
+        }
+      ],
+      "title": "ToolVault Command",
+      "type": "object"
+    },
+    "Point": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "geometry": {
+          "additionalProperties": false,
+          "properties": {
+            "type": {
+              "enum": [
+                "Point"
+              ],
+              "type": "string"
+            },
+            "coordinates": {
+              "items": {
+                "type": "number"
+              },
+              "maxItems": 3,
+              "minItems": 2,
+              "type": "array"
+            }
+          },
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "type": "object"
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a reference point feature",
+              "enum": [
+                "reference-point"
+              ],
+              "type": "string"
+            },
+            "time": {
+              "description": "Single timestamp for this point",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeStart": {
+              "description": "Start time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "timeEnd": {
+              "description": "End time for a time range",
+              "format": "date-time",
+              "type": "string"
+            },
+            "name": {
+              "description": "Human readable name for this point",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes for this point",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Point Feature",
+      "type": "object"
+    },
+    "Track": {
+      "additionalProperties": false,
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "properties": {
+        "type": {
+          "const": "Feature",
+          "type": "string"
+        },
+        "id": {
+          "description": "Unique identifier for this feature",
+          "type": [
+            "string",
+            "number"
+          ]
+        },
+        "geometry": {
+          "oneOf": [
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "LineString"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "type": "number"
+                    },
+                    "maxItems": 3,
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 2,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            },
+            {
+              "additionalProperties": false,
+              "properties": {
+                "type": {
+                  "enum": [
+                    "MultiLineString"
+                  ],
+                  "type": "string"
+                },
+                "coordinates": {
+                  "items": {
+                    "items": {
+                      "items": {
+                        "type": "number"
+                      },
+                      "maxItems": 3,
+                      "minItems": 2,
+                      "type": "array"
+                    },
+                    "minItems": 2,
+                    "type": "array"
+                  },
+                  "minItems": 1,
+                  "type": "array"
+                }
+              },
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "type": "object"
+            }
+          ]
+        },
+        "properties": {
+          "additionalProperties": true,
+          "properties": {
+            "dataType": {
+              "description": "Discriminator to identify this as a track feature",
+              "enum": [
+                "track"
+              ],
+              "type": "string"
+            },
+            "timestamps": {
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "format": "date-time",
+                "type": "string"
+              },
+              "type": "array"
+            },
+            "name": {
+              "description": "Human readable name for this track",
+              "type": "string"
+            },
+            "description": {
+              "description": "Additional description or notes about this track",
+              "type": "string"
+            }
+          },
+          "required": [
+            "dataType"
+          ],
+          "type": "object"
+        }
+      },
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "title": "Debrief Track Feature",
+      "type": "object"
+    },
+    "nestedArray": {
+      "items": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "number"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "$ref": "#/$defs/nestedArray"
+          }
+        ]
+      },
+      "type": "array"
+    }
+  },
+  "$ref": "#/$defs/Output",
+  "$schema": "https://json-schema.org/draft/2020-12/schema"
+}"##,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -88,6 +88,156 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r##"{
+  "$defs": {
+    "Shared": {
+      "properties": {
+        "id": {
+          "type": "integer"
+        },
+        "Id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    },
+    "Spot": {
+      "properties": {
+        "x": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "x"
+      ],
+      "type": "object"
+    },
+    "spot": {
+      "properties": {
+        "label": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "label"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "a-b": {
+      "default": "dash",
+      "description": "Snake-cases to a_b.",
+      "type": "string"
+    },
+    "a_b": {
+      "default": "underscore",
+      "description": "Is a_b.",
+      "type": "string"
+    },
+    "A_B": {
+      "description": "Snake-cases to a_b too.",
+      "type": "boolean"
+    },
+    "a_b_2": {
+      "description": "Named like the first renamed field.",
+      "type": "integer"
+    },
+    "type": {
+      "description": "A keyword.",
+      "type": "string"
+    },
+    "self": {
+      "description": "A keyword that cannot be raw.",
+      "type": "string"
+    },
+    "Self": {
+      "description": "`self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`.",
+      "type": "string"
+    },
+    "1st": {
+      "description": "Starts with a digit.",
+      "type": "string"
+    },
+    "x.y": {
+      "description": "Has a dot.",
+      "type": "string"
+    },
+    "mode": {
+      "description": "Values that collide as variants.",
+      "enum": [
+        "a",
+        "A",
+        "b"
+      ],
+      "type": "string"
+    },
+    "spot": {
+      "$ref": "#/$defs/Spot"
+    },
+    "spotLower": {
+      "$ref": "#/$defs/spot"
+    },
+    "shared": {
+      "$ref": "#/$defs/Shared"
+    }
+  },
+  "required": [
+    "a_b_2"
+  ],
+  "type": "object"
+}"##;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r##"{
+  "$defs": {
+    "Shared": {
+      "properties": {
+        "id": {
+          "type": "integer"
+        },
+        "Id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "a-b": {
+      "type": "string"
+    },
+    "a_b": {
+      "type": "string"
+    },
+    "A_B": {
+      "type": "boolean"
+    },
+    "a_b_2": {
+      "type": "integer"
+    },
+    "shared": {
+      "$ref": "#/$defs/Shared"
+    }
+  },
+  "required": [
+    "a-b",
+    "a_b",
+    "a_b_2"
+  ],
+  "type": "object"
+}"##,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

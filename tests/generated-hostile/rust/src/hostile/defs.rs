@@ -110,6 +110,95 @@ pub mod output {
     }
 }
 pub use self::output::ToolOutput as Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r##"{
+  "$defs": {
+    "Input": {
+      "properties": {
+        "value": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "Shared": {
+      "properties": {
+        "id": {
+          "type": "integer"
+        },
+        "Id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "shared": {
+      "$ref": "#/$defs/Shared"
+    },
+    "input": {
+      "$ref": "#/$defs/Input"
+    },
+    "Self": {
+      "type": "string"
+    },
+    "super": {
+      "type": "integer"
+    },
+    "crate": {
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "shared"
+  ],
+  "type": "object"
+}"##;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r##"{
+  "$defs": {
+    "Output": {
+      "enum": [
+        "ok",
+        "Ok",
+        "OK!"
+      ],
+      "type": "string"
+    },
+    "maybe": {
+      "anyOf": [
+        {
+          "properties": {
+            "note": {
+              "type": "string"
+            }
+          },
+          "type": "object"
+        },
+        {
+          "type": "null"
+        }
+      ]
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "output": {
+      "$ref": "#/$defs/Output"
+    },
+    "maybe": {
+      "$ref": "#/$defs/maybe"
+    }
+  },
+  "type": "object"
+}"##,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

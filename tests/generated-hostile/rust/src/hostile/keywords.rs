@@ -98,6 +98,141 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "if": {
+      "description": "A property named like a keyword.",
+      "type": "string"
+    },
+    "not": {
+      "description": "Another.",
+      "type": "integer"
+    },
+    "opts": {
+      "default": {
+        "format": "csv",
+        "pattern": "*.txt"
+      },
+      "properties": {
+        "format": {
+          "type": "string"
+        },
+        "pattern": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "labels": {
+      "additionalProperties": false,
+      "patternProperties": {
+        "^x-": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "either": {
+      "enum": [
+        "a",
+        1,
+        true,
+        null
+      ]
+    },
+    "cond": {
+      "else": {
+        "type": "integer"
+      },
+      "if": {
+        "type": "string"
+      },
+      "then": {
+        "minLength": 1
+      }
+    },
+    "notText": {
+      "not": {
+        "type": "string"
+      }
+    },
+    "loose": {
+      "description": "No type declared: minLength constrains strings only, and 7 passes too.",
+      "minLength": 1
+    },
+    "Output": {
+      "description": "An input object named like the output's class (C# nests both in one class).",
+      "properties": {
+        "x": {
+          "type": "integer"
+        }
+      },
+      "type": "object"
+    }
+  },
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "if": {
+      "type": "string"
+    },
+    "not": {
+      "type": "integer"
+    },
+    "opts": {
+      "properties": {
+        "format": {
+          "type": "string"
+        },
+        "pattern": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "labels": {
+      "additionalProperties": false,
+      "patternProperties": {
+        "^x-": {
+          "type": "string"
+        }
+      },
+      "type": "object"
+    },
+    "either": {
+      "enum": [
+        "a",
+        1,
+        true,
+        null
+      ]
+    },
+    "cond": {
+      "else": {
+        "type": "integer"
+      },
+      "if": {
+        "type": "string"
+      },
+      "then": {
+        "minLength": 1
+      }
+    },
+    "notText": {
+      "not": {
+        "type": "string"
+      }
+    }
+  },
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

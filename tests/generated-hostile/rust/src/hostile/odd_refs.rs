@@ -78,6 +78,65 @@ pub mod input {
 pub use self::input::Input;
 /// The tool declares no output schema.
 pub type Output = ::serde_json::Value;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r##"{
+  "$defs": {
+    "---": {
+      "properties": {
+        "z": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "z"
+      ],
+      "type": "object"
+    },
+    "n": {
+      "type": "integer"
+    },
+    "x": {
+      "properties": {
+        "y": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "y"
+      ],
+      "type": "object"
+    }
+  },
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "a": {
+      "properties": {
+        "n": {
+          "type": "integer"
+        }
+      },
+      "type": "object"
+    },
+    "b": {
+      "$ref": "#/$defs/n"
+    },
+    "dash": {
+      "$ref": "#/$defs/---"
+    },
+    "x": {
+      "$ref": "#/$defs/x"
+    },
+    "tags": {
+      "contains": {
+        "const": "t"
+      },
+      "type": "array"
+    }
+  },
+  "type": "object"
+}"##;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = None;
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -51,45 +51,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: None,
         requires_approval: true,
         notes: None,
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "code": {
-      "description": "The R code.",
-      "type": "string"
-    },
-    "timeout": {
-      "description": "Stop after this many seconds; `Inf` waits as long as it takes.",
-      "type": "number",
-      "x-r-default": ".inf"
-    },
-    "echo": {
-      "default": false,
-      "description": "Whether to include the code in the output.",
-      "type": "boolean"
-    }
-  },
-  "required": [
-    "code"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "printed": {
-      "description": "What the code printed.",
-      "type": "string"
-    },
-    "error": {
-      "description": "The error, when the code failed.",
-      "type": "string"
-    }
-  },
-  "type": "object"
-}"#,
-        ),
+        input_schema: toystats_mcp_tool_code_run::INPUT_SCHEMA,
+        output_schema: toystats_mcp_tool_code_run::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -124,59 +87,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: None,
         requires_approval: false,
         notes: None,
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "data_path": {
-      "description": "The data file, CSV.",
-      "type": "string"
-    },
-    "stat": {
-      "default": "mean",
-      "description": "The statistic to compute.",
-      "enum": [
-        "mean",
-        "median"
-      ],
-      "type": "string"
-    },
-    "digits": {
-      "default": 3,
-      "description": "Round to this many digits. Example values: `2`, `4`.",
-      "examples": [
-        2,
-        4
-      ],
-      "type": "integer"
-    }
-  },
-  "required": [
-    "data_path"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "columns": {
-      "description": "The column names, in file order.",
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    },
-    "values": {
-      "description": "The statistic of each column.",
-      "items": {
-        "type": "number"
-      },
-      "type": "array"
-    }
-  },
-  "type": "object"
-}"#,
-        ),
+        input_schema: toystats_mcp_tool_data_describe::INPUT_SCHEMA,
+        output_schema: toystats_mcp_tool_data_describe::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {
@@ -205,60 +117,8 @@ pub static TOOLS: &[ToolInfo] = &[
         timeout_seconds: None,
         requires_approval: false,
         notes: None,
-        input_schema: r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "formula": {
-      "description": "The model, in R's formula syntax.",
-      "examples": [
-        "y ~ x",
-        "y ~ x + z"
-      ],
-      "type": "string"
-    },
-    "data_path": {
-      "description": "The data file, CSV.",
-      "type": "string"
-    },
-    "family": {
-      "default": "gaussian",
-      "description": "The error distribution.",
-      "enum": [
-        "gaussian",
-        "binomial",
-        "poisson"
-      ],
-      "type": "string"
-    },
-    "weights": {
-      "description": "A weight for every row; `NA` weighs all rows alike.",
-      "type": "number",
-      "x-r-default": ".na.real"
-    },
-    "max_iter": {
-      "default": 100,
-      "description": "At most this many iterations.",
-      "type": "integer"
-    },
-    "tolerance": {
-      "default": 1e-8,
-      "description": "When to stop.",
-      "type": "number"
-    }
-  },
-  "required": [
-    "formula",
-    "data_path"
-  ],
-  "type": "object"
-}"#,
-        output_schema: Some(
-            r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "description": "A summary of the fitted model, as R prints it.",
-  "type": "string"
-}"#,
-        ),
+        input_schema: toystats_mcp_tool_model_fit::INPUT_SCHEMA,
+        output_schema: toystats_mcp_tool_model_fit::OUTPUT_SCHEMA,
         listing: r#"{
   "_meta": {
     "toolgen": {

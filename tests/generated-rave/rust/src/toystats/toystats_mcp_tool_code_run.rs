@@ -35,6 +35,47 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "code": {
+      "description": "The R code.",
+      "type": "string"
+    },
+    "timeout": {
+      "description": "Stop after this many seconds; `Inf` waits as long as it takes.",
+      "type": "number",
+      "x-r-default": ".inf"
+    },
+    "echo": {
+      "default": false,
+      "description": "Whether to include the code in the output.",
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "code"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "printed": {
+      "description": "What the code printed.",
+      "type": "string"
+    },
+    "error": {
+      "description": "The error, when the code failed.",
+      "type": "string"
+    }
+  },
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

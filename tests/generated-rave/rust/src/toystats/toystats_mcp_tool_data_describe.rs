@@ -109,6 +109,61 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "data_path": {
+      "description": "The data file, CSV.",
+      "type": "string"
+    },
+    "stat": {
+      "default": "mean",
+      "description": "The statistic to compute.",
+      "enum": [
+        "mean",
+        "median"
+      ],
+      "type": "string"
+    },
+    "digits": {
+      "default": 3,
+      "description": "Round to this many digits. Example values: `2`, `4`.",
+      "examples": [
+        2,
+        4
+      ],
+      "type": "integer"
+    }
+  },
+  "required": [
+    "data_path"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "columns": {
+      "description": "The column names, in file order.",
+      "items": {
+        "type": "string"
+      },
+      "type": "array"
+    },
+    "values": {
+      "description": "The statistic of each column.",
+      "items": {
+        "type": "number"
+      },
+      "type": "array"
+    }
+  },
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -162,6 +162,62 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "formula": {
+      "description": "The model, in R's formula syntax.",
+      "examples": [
+        "y ~ x",
+        "y ~ x + z"
+      ],
+      "type": "string"
+    },
+    "data_path": {
+      "description": "The data file, CSV.",
+      "type": "string"
+    },
+    "family": {
+      "default": "gaussian",
+      "description": "The error distribution.",
+      "enum": [
+        "gaussian",
+        "binomial",
+        "poisson"
+      ],
+      "type": "string"
+    },
+    "weights": {
+      "description": "A weight for every row; `NA` weighs all rows alike.",
+      "type": "number",
+      "x-r-default": ".na.real"
+    },
+    "max_iter": {
+      "default": 100,
+      "description": "At most this many iterations.",
+      "type": "integer"
+    },
+    "tolerance": {
+      "default": 1e-8,
+      "description": "When to stop.",
+      "type": "number"
+    }
+  },
+  "required": [
+    "formula",
+    "data_path"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "A summary of the fitted model, as R prints it.",
+  "type": "string"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

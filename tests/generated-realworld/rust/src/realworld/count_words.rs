@@ -66,6 +66,34 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "text": {
+      "description": "The text.",
+      "type": "string"
+    },
+    "limit": {
+      "description": "Stop counting here.",
+      "minimum": 1,
+      "type": "integer"
+    }
+  },
+  "required": [
+    "text"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "description": "The number of words.",
+  "minimum": 0,
+  "type": "integer"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

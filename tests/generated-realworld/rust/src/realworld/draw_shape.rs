@@ -52,6 +52,91 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "shape": {
+      "description": "The shape, by its `kind`.",
+      "oneOf": [
+        {
+          "additionalProperties": false,
+          "properties": {
+            "kind": {
+              "const": "circle"
+            },
+            "radius": {
+              "description": "In pixels.",
+              "exclusiveMinimum": 0,
+              "type": "number"
+            }
+          },
+          "required": [
+            "kind",
+            "radius"
+          ],
+          "title": "Circle",
+          "type": "object"
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "kind": {
+              "const": "rectangle"
+            },
+            "width": {
+              "exclusiveMinimum": 0,
+              "type": "number"
+            },
+            "height": {
+              "exclusiveMinimum": 0,
+              "type": "number"
+            }
+          },
+          "required": [
+            "kind",
+            "width",
+            "height"
+          ],
+          "title": "Rectangle",
+          "type": "object"
+        }
+      ]
+    },
+    "color": {
+      "default": "#000000",
+      "description": "Fill color.",
+      "pattern": "^#[0-9a-f]{6}$",
+      "type": "string"
+    }
+  },
+  "required": [
+    "shape"
+  ],
+  "type": "object"
+}"##;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "id": {
+      "description": "The shape's id on the canvas.",
+      "type": "integer"
+    },
+    "area": {
+      "description": "In square pixels.",
+      "type": "number"
+    }
+  },
+  "required": [
+    "id",
+    "area"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -260,6 +260,143 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "query": {
+      "description": "What to look for.",
+      "oneOf": [
+        {
+          "minLength": 1,
+          "type": "string"
+        },
+        {
+          "additionalProperties": false,
+          "properties": {
+            "pattern": {
+              "description": "A regular expression.",
+              "type": "string"
+            },
+            "case_sensitive": {
+              "default": false,
+              "description": "Whether case matters.",
+              "type": "boolean"
+            }
+          },
+          "required": [
+            "pattern"
+          ],
+          "type": "object"
+        }
+      ]
+    },
+    "paths": {
+      "anyOf": [
+        {
+          "type": "string"
+        },
+        {
+          "items": {
+            "type": "string"
+          },
+          "minItems": 1,
+          "type": "array"
+        }
+      ],
+      "description": "Where to look: one path or several."
+    },
+    "max_results": {
+      "default": 50,
+      "description": "At most this many matches.",
+      "maximum": 1000,
+      "minimum": 1,
+      "type": "integer"
+    }
+  },
+  "required": [
+    "query"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "matches": {
+      "description": "What was found, in file order.",
+      "items": {
+        "properties": {
+          "path": {
+            "description": "The file.",
+            "type": "string"
+          },
+          "line": {
+            "description": "The line, from 1.",
+            "minimum": 1,
+            "type": "integer"
+          },
+          "kind": {
+            "description": "How the file was read.",
+            "enum": [
+              "text",
+              "binary"
+            ],
+            "type": "string"
+          },
+          "context": {
+            "description": "The lines around the match.",
+            "properties": {
+              "before": {
+                "items": {
+                  "type": "string"
+                },
+                "type": "array"
+              },
+              "after": {
+                "items": {
+                  "type": "string"
+                },
+                "type": "array"
+              },
+              "severity": {
+                "description": "How sure the match is.",
+                "enum": [
+                  "info",
+                  "warning"
+                ],
+                "type": "string"
+              }
+            },
+            "required": [
+              "before",
+              "after"
+            ],
+            "type": "object"
+          }
+        },
+        "required": [
+          "path",
+          "line",
+          "kind"
+        ],
+        "type": "object"
+      },
+      "type": "array"
+    },
+    "truncated": {
+      "description": "Whether there were more matches.",
+      "type": "boolean"
+    }
+  },
+  "required": [
+    "matches",
+    "truncated"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,

@@ -171,6 +171,123 @@ pub mod output {
     }
 }
 pub use self::output::Output;
+/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+pub const INPUT_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "additionalProperties": false,
+  "properties": {
+    "owner": {
+      "description": "Repository owner.",
+      "type": "string"
+    },
+    "repo": {
+      "description": "Repository name.",
+      "type": "string"
+    },
+    "issue_number": {
+      "description": "The issue to update.",
+      "minimum": 1,
+      "type": "integer"
+    },
+    "title": {
+      "description": "New title.",
+      "type": "string"
+    },
+    "body": {
+      "description": "New description; `null` clears it.",
+      "type": [
+        "string",
+        "null"
+      ]
+    },
+    "milestone": {
+      "anyOf": [
+        {
+          "minimum": 1,
+          "type": "integer"
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "description": "Milestone number; `null` removes the milestone."
+    },
+    "labels": {
+      "description": "Labels to set; `null` removes them all.",
+      "items": {
+        "type": "string"
+      },
+      "type": [
+        "array",
+        "null"
+      ]
+    },
+    "state": {
+      "description": "New state.",
+      "enum": [
+        "open",
+        "closed"
+      ],
+      "type": "string"
+    },
+    "state_reason": {
+      "description": "Why the state changed; `null` when it did not.",
+      "enum": [
+        "completed",
+        "not_planned",
+        "reopened",
+        null
+      ],
+      "type": [
+        "string",
+        "null"
+      ]
+    }
+  },
+  "required": [
+    "owner",
+    "repo",
+    "issue_number",
+    "state_reason"
+  ],
+  "type": "object"
+}"#;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "properties": {
+    "number": {
+      "description": "The issue's number.",
+      "type": "integer"
+    },
+    "url": {
+      "description": "Where the issue is.",
+      "type": "string"
+    },
+    "body": {
+      "description": "Its description now.",
+      "type": [
+        "string",
+        "null"
+      ]
+    },
+    "closed_at": {
+      "description": "When it was closed; `null` while it is open.",
+      "type": [
+        "string",
+        "null"
+      ]
+    }
+  },
+  "required": [
+    "number",
+    "url",
+    "closed_at"
+  ],
+  "type": "object"
+}"#,
+);
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     input_is_valid,
