@@ -1045,7 +1045,7 @@ impl super::TemplateEmitter for CSharp {
             }
             let ctx = serde_json::json!({"namespace": set.namespace, "set": {
                 "name_text": set.name, "class": registry, "doc": doc, "tools": specs,
-                "catalog_hash": cx.catalogs.hash(cx, set),
+                "catalog_hash": cx.catalog_hash(set),
                 "bridge_port": set.bridge_port.unwrap_or(0),
             }});
             out.render(

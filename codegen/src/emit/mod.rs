@@ -35,6 +35,12 @@ pub struct EmitContext<'a> {
 }
 
 impl EmitContext<'_> {
+    /// The catalog hash of `set`, made once for every emitter (see
+    /// [`catalog::Catalogs::hash`]).
+    pub fn catalog_hash(&self, set: &ToolSet) -> String {
+        self.catalogs.hash(self, set)
+    }
+
     /// The cache with the key of a piece made from the `index`th tool of
     /// `set` (its digest, the set's settings, and what `extra` mixes in),
     /// when the run has a cache.

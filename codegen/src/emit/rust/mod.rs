@@ -347,7 +347,7 @@ impl Emitter for RustCrate {
                         out.append(file);
                     }
                     if let Some(p) = parts {
-                        let hash = cx.catalogs.hash(cx, set);
+                        let hash = cx.catalog_hash(set);
                         let inputs = p.inputs(set, &regenerate, &hash);
                         let text = items::set_module_text(&inputs, fragments);
                         out.add(format!("rust/src/{dir}/mod.rs"), text);
@@ -373,7 +373,7 @@ impl Emitter for RustCrate {
                         };
                     let parts = set_tools(set, &regenerate, &mut keep, &mut build, diags);
                     if let Some(p) = parts {
-                        let hash = cx.catalogs.hash(cx, set);
+                        let hash = cx.catalog_hash(set);
                         sets.push(SetModule {
                             name: dir.clone(),
                             module: items::set_module(&p.inputs(set, &regenerate, &hash)),
