@@ -251,10 +251,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             }
             continue;
         }
-        let case_checked = write_round_trip(&mut rng, &out, &spec)?;
-        checked.instances += case_checked.instances;
-        checked.compiled += case_checked.compiled;
-        checked.kept += case_checked.kept;
+        checked += write_round_trip(&mut rng, &out, &spec)?;
         let check = cargo()
             .args(["test", "--quiet", "--message-format", "short"])
             .current_dir(out.join("rust"))
@@ -333,6 +330,19 @@ struct Checked {
     instances: usize,
     compiled: usize,
     kept: usize,
+}
+
+impl std::ops::AddAssign for Checked {
+    fn add_assign(&mut self, case: Checked) {
+        let Checked {
+            instances,
+            compiled,
+            kept,
+        } = case;
+        self.instances += instances;
+        self.compiled += compiled;
+        self.kept += kept;
+    }
 }
 
 /// Writes instances of the mutated tool's bundled schemas and the round-trip
