@@ -102,7 +102,7 @@ pub fn tool_module(
         let doc = doc(&format!(
             "The {prefix} schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it."
         ));
-        let entry = match validator(&schema.value, prefix) {
+        let entry = match validator(&schema.value, prefix, shared) {
             Some(tokens) => {
                 validators.push(tokens);
                 let f = format_ident!("{prefix}_is_valid");
@@ -127,12 +127,19 @@ pub fn tool_module(
 /// The compiled validator of one side of a tool (`input` or `output`), if
 /// its schema uses only keywords toolgen compiles (else the runtime keeps
 /// the `jsonschema` crate for it).
-fn validator(schema: &serde_json::Value, prefix: &str) -> Option<TokenStream> {
+fn validator(
+    schema: &serde_json::Value,
+    prefix: &str,
+    shared: Option<&SharedModule>,
+) -> Option<TokenStream> {
     if schema.is_null() {
         return None;
     }
     let what = format!("the tool's {prefix} JSON Schema");
-    super::validate::compile(schema, prefix, &what).ok()
+    let external = shared
+        .map(|s| s.validator_paths(schema))
+        .unwrap_or_default();
+    super::validate::compile_with(schema, prefix, &what, &external).ok()
 }
 
 /// `pub mod input { .. } pub use self::input::Input;` for one side of a tool

@@ -220,7 +220,7 @@ fn tool_files(
 
 /// What a tool's file is rendered from: the tool as read (its `digest`, of
 /// every field, its locations too, which order its members), the shared
-/// definitions it refers to instead of its own, and the regenerate command
+/// definitions (types and validators) it refers to instead of its own, and the regenerate command
 /// of its header. (A tool's parts of the set module are keyed by
 /// [`super::EmitContext::cached_piece`]: the tool, the set's settings, the
 /// module's name.)
@@ -230,10 +230,17 @@ fn tool_key(
     regenerate: &str,
 ) -> Digest {
     let replaced = shared.map(|(s, tool)| {
+        // The functions' names too: they depend on every shared definition's.
+        let validators = |v| {
+            let paths = s.validator_paths(v).into_iter();
+            paths.map(|(p, f)| (p, f.to_string())).collect::<Vec<_>>()
+        };
         (
             &s.module,
             s.replacements(&tool.input.value),
             s.replacements(&tool.output.value),
+            validators(&tool.input.value),
+            validators(&tool.output.value),
         )
     });
     Hasher::new()

@@ -1,9 +1,12 @@
 //! A tool set's shared module: the types of the definitions that several of
 //! its schemas hold identically ([`SharedDefs`]), generated once and referred
-//! to by the tools through typify replacements.
+//! to by the tools through typify replacements, and their compiled
+//! validators, which the tools' validators call.
 
 use std::collections::BTreeMap;
 
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
 use serde_json::Value;
 use typify::TypeSpaceImpl;
 
@@ -11,6 +14,7 @@ use super::names::{approximate_type_name, rust_type_name};
 use super::post;
 use super::shared_defs::SharedDefs;
 use super::type_space::{Replacement, typify};
+use super::validate::{self, External};
 use crate::ir::ToolSet;
 
 /// The shared module of a tool set. `None` (from [`SharedModule::new`]) when
@@ -23,6 +27,9 @@ pub struct SharedModule {
     pub items: Vec<syn::Item>,
     /// Definition name -> type name and implementations.
     types: BTreeMap<String, (String, Vec<TypeSpaceImpl>)>,
+    /// Definition name -> its validator function; empty when one of the
+    /// definitions cannot be compiled (then each tool compiles its copies).
+    validators: BTreeMap<String, syn::Ident>,
 }
 
 impl SharedModule {
@@ -64,12 +71,35 @@ impl SharedModule {
         let facts = post::object_facts(specs);
         post::order_fields(&mut items, &facts);
         post::nullable_fields(&mut items, &facts);
+        let checks = Validators::compile(&defs).unwrap_or_default();
+        items.splice(0..0, checks.prelude);
+        items.extend(checks.items);
+        let validators = checks.functions;
         Some(SharedModule {
             module,
             defs,
             items,
             types,
+            validators,
         })
+    }
+
+    /// The shared validators `schema`'s definitions may call instead of
+    /// compiling their own copies, by the pointer a `$ref` names them with,
+    /// as paths from a tool's module.
+    pub fn validator_paths(&self, schema: &Value) -> External {
+        let module = format_ident!("{}", self.module);
+        self.defs
+            .used_by(schema)
+            .into_iter()
+            .filter_map(|def| {
+                let f = self.validators.get(&def)?;
+                Some((
+                    crate::schema::pointer_join("/$defs", &def),
+                    quote!(super::#module::#f),
+                ))
+            })
+            .collect()
     }
 
     /// The shared types `schema` refers to instead of generating its own,
@@ -96,5 +126,46 @@ impl SharedModule {
                 impls: impls.clone(),
             })
             .collect()
+    }
+}
+
+/// The shared definitions' validators, each compiled once into `pub fn
+/// {name}_is_valid` (a reference to another shared definition calls its
+/// function).
+#[derive(Default)]
+struct Validators {
+    /// The `use` they need.
+    prelude: Vec<syn::Item>,
+    items: Vec<syn::Item>,
+    /// Definition name -> its function.
+    functions: BTreeMap<String, syn::Ident>,
+}
+
+impl Validators {
+    /// `None` when one of the definitions cannot be compiled.
+    fn compile(defs: &SharedDefs) -> Option<Validators> {
+        let names: Vec<&str> = defs.defs.keys().map(String::as_str).collect();
+        let prefixes = crate::ident::unique(&names, crate::ident::rust_snake);
+        let functions: BTreeMap<String, syn::Ident> = names
+            .iter()
+            .zip(&prefixes)
+            .map(|(name, prefix)| ((*name).to_owned(), format_ident!("{prefix}_is_valid")))
+            .collect();
+        let external: External = functions
+            .iter()
+            .map(|(name, f)| (crate::schema::pointer_join("/$defs", name), quote!(#f)))
+            .collect();
+        let mut tokens = TokenStream::new();
+        for ((name, schema), prefix) in defs.defs.iter().zip(&prefixes) {
+            let what = format!("the shared definition `{name}`");
+            tokens.extend(validate::compile_with(schema, prefix, &what, &external).ok()?);
+        }
+        let prelude: syn::File = syn::parse2(validate::prelude(&[&tokens])).ok()?;
+        let checks: syn::File = syn::parse2(tokens).ok()?;
+        Some(Validators {
+            prelude: prelude.items,
+            items: checks.items,
+            functions,
+        })
     }
 }

@@ -52,8 +52,8 @@ enum Check {
     True,
     /// No instance passes.
     False,
-    /// A call of a generated function with `v`.
-    Call(syn::Ident),
+    /// A call of a generated function with `v` (its name or path).
+    Call(TokenStream),
     /// A boolean expression over `v` that is one operand (a call, `!x`).
     Expr(TokenStream),
     /// `a && b && ...`, unparenthesized.
@@ -137,6 +137,7 @@ fn any(checks: Vec<Check>) -> Check {
 
 struct Compiler<'a> {
     root: &'a Value,
+    external: &'a External,
     prefix: String,
     /// Functions by the JSON pointer of their schema (`""`: the root).
     functions: BTreeMap<String, syn::Ident>,
@@ -148,11 +149,27 @@ struct Compiler<'a> {
     constants: usize,
 }
 
+/// Definitions compiled elsewhere, by the JSON pointer a `$ref` names them
+/// with (`/$defs/Point`): the path of their validator, which the compiled
+/// code calls instead of compiling them again (a tool set's shared ones).
+pub type External = BTreeMap<String, TokenStream>;
+
 /// Compiles `schema` into items: `pub fn {prefix}_is_valid(v: &Value) -> bool`
 /// and the private functions and statics it uses. `what` names the schema in
 /// the doc comment. The items call `check::...`: put [`prelude`] once beside
 /// them (or all the validators of one module).
 pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<TokenStream, Unsupported> {
+    compile_with(schema, prefix, what, &External::new())
+}
+
+/// [`compile`], calling the validators of `external` for the `$ref`s that
+/// name them.
+pub fn compile_with(
+    schema: &Value,
+    prefix: &str,
+    what: &str,
+    external: &External,
+) -> Result<TokenStream, Unsupported> {
     if let Some(s) = schema.get("$schema").and_then(Value::as_str) {
         let draft = s.trim_end_matches('#');
         if draft != "https://json-schema.org/draft/2020-12/schema" {
@@ -164,6 +181,7 @@ pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<TokenStream, 
     let entry = format_ident!("{prefix}_is_valid");
     let mut c = Compiler {
         root: schema,
+        external,
         prefix: prefix.to_owned(),
         functions: BTreeMap::from([(String::new(), entry.clone())]),
         pending: vec![(String::new(), schema)],
@@ -337,8 +355,11 @@ impl<'a> Compiler<'a> {
             return Err(refused());
         }
         let decoded = percent_decode(pointer).ok_or_else(refused)?;
+        if let Some(path) = self.external.get(&decoded) {
+            return Ok(Check::Call(path.clone()));
+        }
         if let Some(f) = self.functions.get(&decoded) {
-            return Ok(Check::Call(f.clone()));
+            return Ok(Check::Call(quote!(#f)));
         }
         let target = self
             .root
@@ -347,7 +368,7 @@ impl<'a> Compiler<'a> {
         let name = format_ident!("{}_ref_{}", self.prefix, self.functions.len());
         self.functions.insert(decoded.clone(), name.clone());
         self.pending.push((decoded, target));
-        Ok(Check::Call(name))
+        Ok(Check::Call(quote!(#name)))
     }
 
     /// `enum` / `const`: equal to one of `members`.
@@ -895,6 +916,29 @@ mod tests {
         let file: syn::File =
             syn::parse2(quote!(#prelude #tokens)).map_err(|e| Unsupported(e.to_string()))?;
         Ok(prettyplease::unparse(&file))
+    }
+
+    #[test]
+    fn a_shared_definition_is_called_not_compiled() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"p": {"$ref": "#/$defs/Point"}, "q": {"$ref": "#/$defs/Own"}},
+            "$defs": {"Point": {"type": "string", "minLength": 3}, "Own": {"type": "integer"}}
+        });
+        let external = External::from([(
+            "/$defs/Point".to_owned(),
+            quote!(super::defs::point_is_valid),
+        )]);
+        let tokens = compile_with(&schema, "input", "the input schema", &external)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let prelude = prelude(&[&tokens]);
+        let file: syn::File =
+            syn::parse2(quote!(#prelude #tokens)).unwrap_or_else(|e| panic!("{e}"));
+        let t = prettyplease::unparse(&file);
+        assert!(t.contains("super::defs::point_is_valid"), "{t}");
+        // `Own` is compiled here; `Point` (its length check) is not.
+        assert!(t.contains("fn input_ref_"), "{t}");
+        assert!(!t.contains("length_within"), "{t}");
     }
 
     #[test]

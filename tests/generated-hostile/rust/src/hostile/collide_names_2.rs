@@ -261,9 +261,9 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                     .is_none_or(|v| {
                         v.is_string() && matches!(v.as_str(), Some("a" | "A" | "b"))
                     }) && o.get("self").is_none_or(|v| v.is_string())
-                && o.get("shared").is_none_or(input_ref_1)
-                && o.get("spot").is_none_or(input_ref_2)
-                && o.get("spotLower").is_none_or(input_ref_3)
+                && o.get("shared").is_none_or(super::defs_::shared_is_valid)
+                && o.get("spot").is_none_or(input_ref_1)
+                && o.get("spotLower").is_none_or(input_ref_2)
                 && o.get("type").is_none_or(|v| v.is_string())
                 && o.get("x.y").is_none_or(|v| v.is_string())
                 && o
@@ -277,20 +277,12 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                     })
         })
 }
-/// `#/$defs/Shared` of the tool's input JSON Schema.
-fn input_ref_1(v: &::serde_json::Value) -> bool {
-    v.as_object()
-        .is_some_and(|o| {
-            o.get("Id").is_none_or(|v| v.is_string())
-                && o.get("id").is_some_and(|v| check::is_integer(v))
-        })
-}
 /// `#/$defs/Spot` of the tool's input JSON Schema.
-fn input_ref_2(v: &::serde_json::Value) -> bool {
+fn input_ref_1(v: &::serde_json::Value) -> bool {
     v.as_object().is_some_and(|o| o.get("x").is_some_and(|v| v.is_number()))
 }
 /// `#/$defs/spot` of the tool's input JSON Schema.
-fn input_ref_3(v: &::serde_json::Value) -> bool {
+fn input_ref_2(v: &::serde_json::Value) -> bool {
     v.as_object().is_some_and(|o| o.get("label").is_some_and(|v| v.is_string()))
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
@@ -301,14 +293,6 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                 && o.get("a-b").is_some_and(|v| v.is_string())
                 && o.get("a_b").is_some_and(|v| v.is_string())
                 && o.get("a_b_2").is_some_and(|v| check::is_integer(v))
-                && o.get("shared").is_none_or(output_ref_1)
-        })
-}
-/// `#/$defs/Shared` of the tool's output JSON Schema.
-fn output_ref_1(v: &::serde_json::Value) -> bool {
-    v.as_object()
-        .is_some_and(|o| {
-            o.get("Id").is_none_or(|v| v.is_string())
-                && o.get("id").is_some_and(|v| check::is_integer(v))
+                && o.get("shared").is_none_or(super::defs_::shared_is_valid)
         })
 }

@@ -214,21 +214,13 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
             o.get("Self").is_none_or(|v| v.is_string())
                 && o.get("crate").is_none_or(|v| v.is_boolean())
                 && o.get("input").is_none_or(input_ref_1)
-                && o.get("shared").is_some_and(input_ref_2)
+                && o.get("shared").is_some_and(super::defs_::shared_is_valid)
                 && o.get("super").is_none_or(|v| check::is_integer(v))
         })
 }
 /// `#/$defs/Input` of the tool's input JSON Schema.
 fn input_ref_1(v: &::serde_json::Value) -> bool {
     v.as_object().is_some_and(|o| o.get("value").is_none_or(|v| v.is_string()))
-}
-/// `#/$defs/Shared` of the tool's input JSON Schema.
-fn input_ref_2(v: &::serde_json::Value) -> bool {
-    v.as_object()
-        .is_some_and(|o| {
-            o.get("Id").is_none_or(|v| v.is_string())
-                && o.get("id").is_some_and(|v| check::is_integer(v))
-        })
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
 pub fn output_is_valid(v: &::serde_json::Value) -> bool {

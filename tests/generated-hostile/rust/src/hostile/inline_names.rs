@@ -174,7 +174,7 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 pub fn input_is_valid(v: &::serde_json::Value) -> bool {
     v.as_object()
         .is_some_and(|o| {
-            o.get("count").is_none_or(input_ref_1)
+            o.get("count").is_none_or(super::defs_::input_thing_is_valid)
                 && o
                     .get("thing")
                     .is_none_or(|v| {
@@ -199,16 +199,12 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                             })
                     })
         })
-}
-/// `#/$defs/InputThing` of the tool's input JSON Schema.
-fn input_ref_1(v: &::serde_json::Value) -> bool {
-    check::is_integer(v)
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
 pub fn output_is_valid(v: &::serde_json::Value) -> bool {
     v.as_object()
         .is_some_and(|o| {
-            o.get("count").is_none_or(output_ref_1)
+            o.get("count").is_none_or(super::defs_::input_thing_is_valid)
                 && o
                     .get("thing")
                     .is_none_or(|v| {
@@ -233,8 +229,4 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                             })
                     })
         })
-}
-/// `#/$defs/InputThing` of the tool's output JSON Schema.
-fn output_ref_1(v: &::serde_json::Value) -> bool {
-    check::is_integer(v)
 }
