@@ -10,8 +10,8 @@
 //! The stages, one module each, in the order they run:
 //! - [`prepare`]: the schema typify is given (pure `Value` to `Value`);
 //! - [`type_space`]: the typify boundary (panics caught, output parsed once);
-//! - [`shared`] (with [`shared_defs`]): the types of definitions several tools
-//!   hold, generated once per tool set;
+//! - [`shared`] (with [`shared_defs`]): the types and validators of
+//!   definitions several tools hold, generated once per tool set;
 //! - [`post`]: fixes on typify's syntax tree;
 //! - [`items`]: what toolgen writes itself, built with `quote!`;
 //! - [`validate`]: the schemas compiled into validators (`input_is_valid`);
