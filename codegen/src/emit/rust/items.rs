@@ -737,7 +737,7 @@ mod tests {
             set.name = name;
             let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
             let modules = ident::unique(&ids, ident::rust_snake);
-            let shared = SharedModule::new(&set, &modules);
+            let shared = SharedModule::new(&set, &modules).map(|(s, _)| s);
             let fragments: Option<Vec<Fragments>> = set
                 .tools
                 .iter()

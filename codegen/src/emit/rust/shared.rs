@@ -17,23 +17,26 @@ use super::type_space::{Replacement, typify};
 use super::validate::{self, External};
 use crate::ir::ToolSet;
 
-/// The shared module of a tool set. `None` (from [`SharedModule::new`]) when
-/// nothing is shared, or when typify cannot generate the types or names them
-/// otherwise than expected: then every tool keeps its own copies.
+/// The shared module of a tool set: what the tools' modules need to refer
+/// to it, no syntax (so one copy serves every worker thread). `None` (from
+/// [`SharedModule::new`]) when nothing is shared, or when typify cannot
+/// generate the types or names them otherwise than expected: then every
+/// tool keeps its own copies.
 pub struct SharedModule {
     /// The module's name (`defs`, or `defs_` beside a tool module `defs`).
     pub module: String,
     defs: SharedDefs,
-    pub items: Vec<syn::Item>,
     /// Definition name -> type name and implementations.
     types: BTreeMap<String, (String, Vec<TypeSpaceImpl>)>,
     /// Definition name -> its validator function; empty when one of the
     /// definitions cannot be compiled (then each tool compiles its copies).
-    validators: BTreeMap<String, syn::Ident>,
+    validators: BTreeMap<String, String>,
 }
 
 impl SharedModule {
-    pub fn new(set: &ToolSet, tool_modules: &[String]) -> Option<SharedModule> {
+    /// The shared module of `set` and its items (which stay on the thread
+    /// that built them: syntax trees are not `Send`).
+    pub fn new(set: &ToolSet, tool_modules: &[String]) -> Option<(SharedModule, Vec<syn::Item>)> {
         let schemas = set
             .tools
             .iter()
@@ -75,13 +78,13 @@ impl SharedModule {
         items.splice(0..0, checks.prelude);
         items.extend(checks.items);
         let validators = checks.functions;
-        Some(SharedModule {
+        let shared = SharedModule {
             module,
             defs,
-            items,
             types,
             validators,
-        })
+        };
+        Some((shared, items))
     }
 
     /// The shared validators `schema`'s definitions may call instead of
@@ -93,7 +96,7 @@ impl SharedModule {
             .used_by(schema)
             .into_iter()
             .filter_map(|def| {
-                let f = self.validators.get(&def)?;
+                let f = format_ident!("{}", self.validators.get(&def)?);
                 Some((
                     crate::schema::pointer_join("/$defs", &def),
                     quote!(super::#module::#f),
@@ -138,7 +141,7 @@ struct Validators {
     prelude: Vec<syn::Item>,
     items: Vec<syn::Item>,
     /// Definition name -> its function.
-    functions: BTreeMap<String, syn::Ident>,
+    functions: BTreeMap<String, String>,
 }
 
 impl Validators {
@@ -146,14 +149,17 @@ impl Validators {
     fn compile(defs: &SharedDefs) -> Option<Validators> {
         let names: Vec<&str> = defs.defs.keys().map(String::as_str).collect();
         let prefixes = crate::ident::unique(&names, crate::ident::rust_snake);
-        let functions: BTreeMap<String, syn::Ident> = names
+        let functions: BTreeMap<String, String> = names
             .iter()
             .zip(&prefixes)
-            .map(|(name, prefix)| ((*name).to_owned(), format_ident!("{prefix}_is_valid")))
+            .map(|(name, prefix)| ((*name).to_owned(), format!("{prefix}_is_valid")))
             .collect();
         let external: External = functions
             .iter()
-            .map(|(name, f)| (crate::schema::pointer_join("/$defs", name), quote!(#f)))
+            .map(|(name, f)| {
+                let f = format_ident!("{f}");
+                (crate::schema::pointer_join("/$defs", name), quote!(#f))
+            })
             .collect();
         let mut tokens = TokenStream::new();
         for ((name, schema), prefix) in defs.defs.iter().zip(&prefixes) {
