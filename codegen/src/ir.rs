@@ -227,7 +227,9 @@ impl Locs {
         } else {
             self.entries[i - 1].0 as usize
         };
-        &self.text[start..self.entries[i].0 as usize]
+        self.text
+            .get(start..self.entries[i].0 as usize)
+            .unwrap_or_default()
     }
 
     /// Where the part at exactly `pointer` was written.
@@ -278,9 +280,14 @@ impl From<BTreeMap<String, Loc>> for Locs {
         let mut text = String::with_capacity(map.keys().map(String::len).sum());
         let mut entries = Vec::with_capacity(map.len());
         for (p, l) in map {
+            // Offsets are u32, like spans. Past 4 GiB of pointers (never in a
+            // spec a reader accepts), the rest go unlocated: a part without
+            // a location is placed at its nearest located ancestor.
+            let Ok(end) = u32::try_from(text.len() + p.len()) else {
+                break;
+            };
             text.push_str(&p);
-            // A spec larger than 4 GiB is refused when read (spans are u32).
-            entries.push((u32::try_from(text.len()).unwrap_or(u32::MAX), l));
+            entries.push((end, l));
         }
         Locs {
             text: text.into_boxed_str(),
@@ -744,5 +751,49 @@ pub struct Project {
 impl Project {
     pub fn tool_count(&self) -> usize {
         self.tool_sets.iter().map(|s| s.tools.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{FileId, Span};
+
+    #[test]
+    fn locs_find_every_pointer_and_nothing_else() {
+        let at = |n: usize| Loc::new(FileId(0), Span::new(n, n + 1));
+        let pointers = [
+            "",
+            "/properties",
+            "/properties/a",
+            "/properties/a~1b",
+            "/required",
+            "/$defs/Ä",
+        ];
+        let locs: Locs = pointers
+            .iter()
+            .rev()
+            .zip(0..)
+            .map(|(p, n)| ((*p).to_owned(), at(n)))
+            .collect();
+        assert_eq!(locs.len(), pointers.len());
+        for (p, n) in pointers.iter().rev().zip(0..) {
+            assert_eq!(locs.get(p), Some(&at(n)), "{p:?}");
+        }
+        for absent in ["/properties/b", "/prop", "/requiredx", "x"] {
+            assert_eq!(locs.get(absent), None, "{absent:?}");
+        }
+        // In pointer order, and back to the map it was made from.
+        let order: Vec<&str> = locs.iter().map(|(p, _)| p).collect();
+        let mut sorted = pointers.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(order, sorted);
+        assert_eq!(Locs::from(locs.to_map()), locs);
+        let schema = Schema {
+            locs,
+            ..Schema::default()
+        };
+        assert_eq!(schema.locate("/properties/a/type"), Some(at(3)));
+        assert!(Locs::default().get("").is_none());
     }
 }
