@@ -207,8 +207,8 @@ fn tool_files(
 
 /// What a tool's file is rendered from: the tool as read (its `digest`, of
 /// every field, its locations too, which order its members), the shared
-/// definitions (types and validators) it refers to instead of its own, and the regenerate command
-/// of its header. (A tool's parts of the set module are keyed by
+/// definitions (types and validators) it refers to instead of its own, and
+/// the regenerate command of its header. (A tool's parts of the set module are keyed by
 /// [`super::EmitContext::cached_piece`]: the tool, the set's settings, the
 /// module's name.)
 fn tool_key(
