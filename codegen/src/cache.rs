@@ -551,16 +551,19 @@ impl RunStamp {
     }
 
     /// Records the output directory `out` as it is after writing `written`
-    /// (relative path -> digest of its contents): each file's stamp, and the
-    /// directories. `false` when a file is not there (or has no digest).
+    /// (relative path -> digest of its contents, and its stamp when the run
+    /// found it unchanged by its stamp; else it is read here): each file's
+    /// stamp, and the directories. `false` when a file is not there (or has
+    /// no digest).
     pub fn record_outputs<'a>(
         &mut self,
         out: &Path,
-        written: impl Iterator<Item = (&'a str, Option<Digest>)>,
+        written: impl Iterator<Item = (&'a str, Option<Digest>, Option<FileStamp>)>,
     ) -> bool {
         let mut dirs = BTreeMap::new();
-        for (rel, digest) in written {
-            let (Some(stamp), Some(digest)) = (FileStamp::read(&out.join(rel)), digest) else {
+        for (rel, digest, known) in written {
+            let stamp = known.or_else(|| FileStamp::read(&out.join(rel)));
+            let (Some(stamp), Some(digest)) = (stamp, digest) else {
                 return false;
             };
             self.outputs.insert(rel.to_owned(), (stamp, digest.hex()));

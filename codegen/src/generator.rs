@@ -569,9 +569,13 @@ impl Generator {
         let recorded = match (&mut stamp, &done.files) {
             (Some(s), Some(files)) => {
                 let list = output::file_list(files);
-                let held = files.iter().map(|(rel, c)| (rel, Some(Digest::of(c))));
-                let passed = files.passed().map(|rel| (rel, stream.digest(rel)));
-                let listed = std::iter::once((output::FILE_LIST, Some(Digest::of(&list))));
+                let held = files
+                    .iter()
+                    .map(|(rel, c)| (rel, Some(Digest::of(c)), None));
+                let passed = files
+                    .passed()
+                    .map(|rel| (rel, stream.digest(rel), stream.stamp(rel)));
+                let listed = std::iter::once((output::FILE_LIST, Some(Digest::of(&list)), None));
                 s.record_outputs(out, held.chain(passed).chain(listed))
             }
             _ => false,

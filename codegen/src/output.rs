@@ -242,19 +242,29 @@ impl FileStamp {
 pub struct Known(pub std::collections::HashMap<String, (FileStamp, Digest)>);
 
 impl Known {
-    /// Whether `dir/rel` is as recorded and its contents were of `digest`.
-    fn holds(&self, dir: &Path, rel: &str, digest: Digest) -> bool {
-        self.0.get(rel).is_some_and(|(stamp, known)| {
-            *known == digest && FileStamp::read(&dir.join(rel)).is_some_and(|now| now == *stamp)
-        })
+    /// Whether `dir/rel` is as recorded and its contents were of `digest`:
+    /// its stamp, as it is now, when it is.
+    fn holds(&self, dir: &Path, rel: &str, digest: Digest) -> Option<FileStamp> {
+        let (stamp, known) = self.0.get(rel)?;
+        (*known == digest && FileStamp::read(&dir.join(rel)) == Some(*stamp)).then_some(*stamp)
     }
 
-    /// Whether `dir/rel` holds `contents` (of digest `digest`): vouched for
-    /// without reading it, else read and compared.
-    fn unchanged(&self, dir: &Path, rel: &str, contents: &[u8], digest: Digest) -> bool {
-        self.holds(dir, rel, digest)
-            || checked_join(dir, rel)
-                .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents))
+    /// Whether `dir/rel` holds `contents` (of digest `digest`): `Some` when
+    /// it does, with the stamp that vouched for it without reading it
+    /// (`Some(None)`: read and compared).
+    fn unchanged(
+        &self,
+        dir: &Path,
+        rel: &str,
+        contents: &[u8],
+        digest: Digest,
+    ) -> Option<Option<FileStamp>> {
+        if let Some(stamp) = self.holds(dir, rel, digest) {
+            return Some(Some(stamp));
+        }
+        let same = checked_join(dir, rel)
+            .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents));
+        same.then_some(None)
     }
 }
 
@@ -323,7 +333,9 @@ pub fn write_known(
         || (),
         |_, i| {
             let (rel, contents) = all[i];
-            known.unchanged(dir, rel, contents, Digest::of(contents))
+            known
+                .unchanged(dir, rel, contents, Digest::of(contents))
+                .is_some()
         },
     );
     let mut changed: Vec<(&str, &[u8])> = Vec::new();
@@ -520,8 +532,9 @@ pub struct Streamed {
     /// The staging directory of a fresh `dir`, and the directories made in it.
     fresh: Option<(PathBuf, Mutex<HashSet<PathBuf>>)>,
     known: Known,
-    /// The digest of every file the stream took.
-    digests: Mutex<HashMap<String, Digest>>,
+    /// The digest of every file the stream took, and the stamp that
+    /// vouched for one it found unchanged without reading it.
+    digests: Mutex<HashMap<String, (Digest, Option<FileStamp>)>>,
     /// The first error met while staging.
     error: Mutex<Option<OutputError>>,
     finished: std::sync::atomic::AtomicBool,
@@ -552,7 +565,13 @@ impl Streamed {
 
     /// The digest of a file the stream took.
     pub fn digest(&self, rel: &str) -> Option<Digest> {
-        lock(&self.digests).get(rel).copied()
+        lock(&self.digests).get(rel).map(|(d, _)| *d)
+    }
+
+    /// The stamp of a file the stream found unchanged by its stamp (so the
+    /// run's record need not look at it again).
+    pub fn stamp(&self, rel: &str) -> Option<FileStamp> {
+        lock(&self.digests).get(rel).and_then(|(_, s)| *s)
     }
 
     /// Writes what is left (the held files and the file list), then makes the
@@ -608,7 +627,9 @@ impl FileSink for Streamed {
                 // Emitters run side by side: two of them writing one path
                 // would leave whichever came last. Never the case; if it
                 // were, a loud error rather than a result that hangs on timing.
-                let twice = lock(&self.digests).get(rel).is_some_and(|d| *d != digest);
+                let twice = lock(&self.digests)
+                    .get(rel)
+                    .is_some_and(|(d, _)| *d != digest);
                 let staged = if twice {
                     Err(err(
                         Path::new(rel),
@@ -620,14 +641,14 @@ impl FileSink for Streamed {
                 if let Err(e) = staged {
                     lock(&self.error).get_or_insert(e);
                 }
-                true
+                Some(None)
             }
             None => self.known.unchanged(&self.dir, rel, &contents, digest),
         };
-        if !taken {
+        let Some(stamp) = taken else {
             return Some(contents);
-        }
-        lock(&self.digests).insert(rel.to_owned(), digest);
+        };
+        lock(&self.digests).insert(rel.to_owned(), (digest, stamp));
         None
     }
 }
@@ -928,14 +949,14 @@ mod tests {
                 .0
                 .insert("one.json".into(), (stamp, Digest::of(b"1\n")));
         }
-        assert!(known.holds(&dir, "one.json", Digest::of(b"1\n")));
+        assert!(known.holds(&dir, "one.json", Digest::of(b"1\n")).is_some());
         assert!(
-            !known.holds(&dir, "one.json", Digest::of(b"2\n")),
+            known.holds(&dir, "one.json", Digest::of(b"2\n")).is_none(),
             "other contents"
         );
         std::fs::write(&path, "touched\n").map_err(|e| err(&path, e))?;
         assert!(
-            !known.holds(&dir, "one.json", Digest::of(b"1\n")),
+            known.holds(&dir, "one.json", Digest::of(b"1\n")).is_none(),
             "the file changed since"
         );
         let r = write_known(&dir, &files, Prune::Owned, &known)?;
