@@ -378,14 +378,7 @@ fn read_index(file: &std::fs::File) -> Option<Vec<(Digest, Place)>> {
         return None;
     }
     let footer = String::from_utf8(read_at(file, footer_at, FOOTER_LEN)?).ok()?;
-    let mut parts = footer.strip_suffix('\n')?.split(' ');
-    let (Some("index"), Some(at), Some(len), Some(digest), None) = (
-        parts.next(),
-        parts.next().and_then(|n| u64::from_str_radix(n, 16).ok()),
-        parts.next().and_then(|n| usize::from_str_radix(n, 16).ok()),
-        parts.next().and_then(Digest::parse),
-        parts.next(),
-    ) else {
+    let ("index", at, len, digest) = place_line(footer.strip_suffix('\n')?)? else {
         return None;
     };
     if at.checked_add(len as u64)? != footer_at || at < bodies_start {
@@ -399,16 +392,8 @@ fn read_index(file: &std::fs::File) -> Option<Vec<(Digest, Place)>> {
     index
         .lines()
         .map(|line| {
-            let mut parts = line.split(' ');
-            let (Some(key), Some(offset), Some(len), Some(digest), None) = (
-                parts.next().and_then(Digest::parse),
-                parts.next().and_then(|n| u64::from_str_radix(n, 16).ok()),
-                parts.next().and_then(|n| usize::from_str_radix(n, 16).ok()),
-                parts.next().and_then(Digest::parse),
-                parts.next(),
-            ) else {
-                return None;
-            };
+            let (key, offset, len, digest) = place_line(line)?;
+            let key = Digest::parse(key)?;
             let inside = offset >= bodies_start && offset.checked_add(len as u64)? <= at;
             inside.then_some((
                 key,
@@ -421,6 +406,22 @@ fn read_index(file: &std::fs::File) -> Option<Vec<(Digest, Place)>> {
             ))
         })
         .collect()
+}
+
+/// `<name> <offset> <length> <digest>`, the numbers in hex: the shape of the
+/// footer (named `index`) and of each index entry (named by its key).
+fn place_line(line: &str) -> Option<(&str, u64, usize, Digest)> {
+    let mut parts = line.split(' ');
+    let (Some(name), Some(offset), Some(len), Some(digest), None) = (
+        parts.next(),
+        parts.next().and_then(|n| u64::from_str_radix(n, 16).ok()),
+        parts.next().and_then(|n| usize::from_str_radix(n, 16).ok()),
+        parts.next().and_then(Digest::parse),
+        parts.next(),
+    ) else {
+        return None;
+    };
+    Some((name, offset, len, digest))
 }
 
 /// `len` bytes of `file` from `offset`, or `None` if it is shorter.
