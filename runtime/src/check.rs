@@ -6,15 +6,19 @@
 //!
 //! A generated validator only answers whether an instance is valid; the
 //! server asks the `jsonschema` crate for the violations of one that is not.
+//! It reads a [`Json`] (its strings borrowed from the request's text), not a
+//! `serde_json::Value`; `Json::from(&value)` checks a `Value`.
 
 use std::sync::OnceLock;
 
 use jsonschema_value::JsonNumber as _;
 use serde_json::{Number, Value};
 
+pub use crate::json::{Json, Object};
+
 /// JSON Schema's `integer`: a number with no fractional part (`2.0` too).
 #[inline]
-pub fn is_integer(v: &Value) -> bool {
+pub fn is_integer(v: &Json<'_>) -> bool {
     v.as_number().is_some_and(|n| n.is_integer())
 }
 
@@ -83,15 +87,30 @@ pub fn length_within(s: &str, min: u64, max: u64) -> bool {
 }
 
 /// `enum` / `const`: JSON equality with numbers compared by value.
-#[inline]
-pub fn equal(a: &Value, b: &Value) -> bool {
-    jsonschema_value::cmp::equal(a, b)
+pub fn equal(a: &Json<'_>, b: &Value) -> bool {
+    match (a, b) {
+        (Json::Null, Value::Null) => true,
+        (Json::Bool(a), Value::Bool(b)) => a == b,
+        (Json::String(a), Value::String(b)) => a == b,
+        (Json::Number(a), Value::Number(b)) => jsonschema_value::cmp::equal_numbers(a, b),
+        (Json::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| equal(a, b))
+        }
+        (Json::Object(a), Value::Object(b)) => {
+            a.len() == b.len() && b.iter().all(|(k, b)| a.get(k).is_some_and(|a| equal(a, b)))
+        }
+        _ => false,
+    }
 }
 
-/// `uniqueItems`: no two items equal (as [`equal`]).
-#[inline]
-pub fn unique(items: &[Value]) -> bool {
-    jsonschema_value::unique::is_unique(items)
+/// `uniqueItems`: no two items equal (as [`equal`]). The items are copied
+/// into `Value`s for the `jsonschema` crate's own check (its hashing of
+/// numbers by value), so the two cannot disagree.
+pub fn unique(items: &[Json<'_>]) -> bool {
+    items.len() <= 1 || {
+        let values: Vec<Value> = items.iter().map(Json::to_value).collect();
+        jsonschema_value::unique::is_unique(&values)
+    }
 }
 
 /// A `pattern` (or a `patternProperties` key), translated by toolgen into
@@ -152,7 +171,8 @@ mod tests {
 
     #[test]
     fn semantics_follow_json_schema() {
-        assert!(is_integer(&json!(2.0)) && is_integer(&json!(-3)) && !is_integer(&json!(2.5)));
+        let int = |v: Value| is_integer(&Json::from(&v));
+        assert!(int(json!(2.0)) && int(json!(-3)) && !int(json!(2.5)));
         let n = |v: Value| v.as_number().cloned().unwrap_or_else(|| Number::from(0));
         assert!(ge(
             &n(json!(9007199254740993u64)),
@@ -161,8 +181,10 @@ mod tests {
         assert!(!lt(&n(json!(1)), Limit::I64(1)) && le(&n(json!(1.0)), Limit::U64(1)));
         assert!(multiple_of(&n(json!(0.3)), 0.1) && !multiple_of(&n(json!(7)), 2.0));
         assert!(length_within("日本", 2, 2) && !length_within("日本", 3, 9));
-        assert!(equal(&json!([1, {"a": 2.0}]), &json!([1.0, {"a": 2}])));
-        assert!(!unique(&[json!(1), json!(1.0)]));
+        let a = json!([1, {"a": 2.0}]);
+        assert!(equal(&Json::from(&a), &json!([1.0, {"a": 2}])));
+        assert!(!equal(&Json::from(&a), &json!([1.0, {"b": 2}])));
+        assert!(!unique(&[Json::Number(1.into()), Json::from(&json!(1.0))]));
         assert!(Pattern::new("^a+$").is_match("aa") && !Pattern::new("(").is_match("("));
         assert_eq!(Constant::new("[1,2]").get(), &json!([1, 2]));
     }

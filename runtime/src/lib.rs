@@ -9,6 +9,7 @@
 //! - [`bridge`]: handlers that forward calls to the generated C# bridge in the Unity Editor;
 //! - [`rbridge`]: handlers that forward calls to R workers (RAVE tools implemented in R);
 //! - [`toolvault`]: the ToolVault argument array <-> object conversion;
+//! - [`json`]: JSON that borrows from its text, what generated validators read;
 //! - [`Nullable`]: optional properties that may be `null` (absent, `null`, a value).
 
 //!
@@ -18,6 +19,7 @@
 pub mod bridge;
 pub mod check;
 pub mod error;
+pub mod json;
 pub mod nullable;
 pub mod rbridge;
 pub mod server;
@@ -26,8 +28,8 @@ pub mod toolvault;
 pub use error::{ConversionError, ErrorCode, ErrorType, ToolError};
 pub use nullable::Nullable;
 pub use server::{
-    Call, Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolInfo, ToolOutput,
-    TypedCall, TypedEntry, register_tools, typed_call,
+    Arguments, Call, Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolInfo,
+    ToolOutput, TypedCall, TypedEntry, TypedHandler, register_tools, typed_call,
 };
 
 /// This crate's version: generated code and the generator that wrote it must

@@ -473,7 +473,7 @@ macro_rules! check {{
                 let Some(valid) = valid else {{ continue }};
                 for pair in all[$id][side].as_array().into_iter().flatten() {{
                     assert_eq!(
-                        valid(&pair[0]),
+                        valid(&toolgen_runtime::json::Json::from(&pair[0])),
                         pair[1].as_bool().unwrap_or_default(),
                         "{{}} {{side}}: the compiled validator and the jsonschema crate disagree on {{}}",
                         $id,

@@ -36,6 +36,7 @@ pub const FILES: &[(&str, &str)] = &[
         "src/error.rs",
         include_str!("../../../runtime/src/error.rs"),
     ),
+    ("src/json.rs", include_str!("../../../runtime/src/json.rs")),
     ("src/lib.rs", include_str!("../../../runtime/src/lib.rs")),
     (
         "src/nullable.rs",
@@ -146,7 +147,10 @@ pub const DEPENDENCIES: &[(&str, &str)] = &[
     ),
     ("regex", "\"1\""),
     ("serde", "{ version = \"1\", features = [\"derive\"] }"),
-    ("serde_json", "\"1\""),
+    (
+        "serde_json",
+        "{ version = \"1\", features = [\"raw_value\"] }",
+    ),
     (
         "tokio",
         "{ version = \"1\", default-features = false, features = [\"rt-multi-thread\", \"net\", \"sync\", \"time\", \"macros\", \"signal\", \"io-util\"], optional = true }",

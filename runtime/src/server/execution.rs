@@ -2,6 +2,7 @@
 //! on the pool (or inline), and answered exactly once, by id, when it
 //! finishes, times out or is refused as busy; or never, once cancelled.
 
+use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
@@ -10,9 +11,11 @@ use serde_json::{Map, Value};
 use super::control::{CallControl, Completion, Outbox, Outgoing, Slot, id_key};
 use super::pool::{Job, Lane, outcome, timeout_error};
 use super::tool::Call;
+use super::typed::Arguments;
 use super::wire::{self, Dialect};
-use super::{Entry, Lanes, Server, Session, ToolOutput, plain_error};
+use super::{Entry, Lanes, Server, Session, ToolOutput, plain_error, unknown_tool};
 use crate::error::{ErrorCode, ToolError};
+use crate::json::Parsed;
 
 /// Where handlers run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -43,13 +46,52 @@ pub enum Submitted {
 }
 
 /// A `tools/call` read off the wire, in either dialect.
-pub(crate) struct WireCall {
+pub(crate) struct WireCall<'a> {
     pub(crate) id: Value,
-    pub(crate) tool: String,
-    pub(crate) arguments: Value,
+    pub(crate) tool: Cow<'a, str>,
+    pub(crate) arguments: WireArguments<'a>,
     pub(crate) dialect: Dialect,
     /// `params._meta.progressToken`, when the client asked for progress.
     pub(crate) progress: Option<Value>,
+}
+
+/// A call's arguments as read off the wire.
+pub(crate) enum WireArguments<'a> {
+    /// Parsed into a `Value` (the general path).
+    Value(Value),
+    /// The request's text of them (an object), and what it reads as (the fast path).
+    Text(&'a str, Parsed<'a>),
+}
+
+/// A checked call's arguments, for its handler: a map, or (a typed tool's,
+/// read off the wire) the request's text of them (`T`: borrowed for a call
+/// run at once, owned for one on the pool).
+pub(crate) enum Checked<T> {
+    Map(Map<String, Value>),
+    Text(T),
+}
+
+impl<T: AsRef<str>> Checked<T> {
+    /// Runs `entry`'s handler on these arguments.
+    pub(crate) fn run(self, entry: &Entry, call: Call) -> Result<ToolOutput, ToolError> {
+        match (self, &entry.typed) {
+            (Checked::Map(m), _) => (entry.handler)(call, m),
+            (Checked::Text(t), Some(typed)) => typed(call, Arguments::Text(t.as_ref())),
+            // `prepare` gives text to typed tools only; read it, should that change.
+            (Checked::Text(t), None) => {
+                (entry.handler)(call, serde_json::from_str(t.as_ref()).unwrap_or_default())
+            }
+        }
+    }
+}
+
+impl Checked<&str> {
+    fn into_owned(self) -> Checked<String> {
+        match self {
+            Checked::Map(m) => Checked::Map(m),
+            Checked::Text(t) => Checked::Text(t.to_owned()),
+        }
+    }
 }
 
 impl Server {
@@ -63,7 +105,8 @@ impl Server {
     /// Calls a tool and waits for its result: existence, tier, argument
     /// validation, time limit, panic isolation.
     pub fn call(&self, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
-        let (entry, args) = self.prepare(tool, arguments, None)?;
+        let entry = self.entry(tool).ok_or_else(|| unknown_tool(tool))?;
+        let args = self.check(&entry, tool, WireArguments::Value(arguments), None)?;
         self.run_and_wait(&entry, args, None)
     }
 
@@ -72,7 +115,7 @@ impl Server {
     fn run_and_wait(
         &self,
         entry: &Arc<Entry>,
-        args: Map<String, Value>,
+        args: Checked<&str>,
         progress: Option<(Value, Arc<dyn Outbox>)>,
     ) -> Result<ToolOutput, ToolError> {
         let slot = Slot::new();
@@ -94,19 +137,20 @@ impl Server {
     fn launch(
         &self,
         entry: &Arc<Entry>,
-        args: Map<String, Value>,
+        args: Checked<&str>,
         control: Arc<CallControl>,
         wait: bool,
     ) {
-        let tool = entry.descriptor.id.clone();
         let limit = self.timeout_of(&entry.descriptor);
         if self.execution == Execution::Inline {
-            let started = std::time::Instant::now();
+            let started = limit.map(|_| std::time::Instant::now());
             let call = Call::controlled(control.clone());
-            let result = catch_unwind(AssertUnwindSafe(|| (entry.handler)(call, args)));
-            let result = match limit.filter(|l| started.elapsed() > *l) {
-                Some(limit) => Err(timeout_error(&tool, limit)),
-                None => outcome(&tool, result),
+            let result = catch_unwind(AssertUnwindSafe(|| args.run(entry, call)));
+            let tool = &entry.descriptor.id;
+            let late = limit.zip(started).filter(|(l, s)| s.elapsed() > *l);
+            let result = match late {
+                Some((limit, _)) => Err(timeout_error(tool, limit)),
+                None => outcome(tool, result),
             };
             control.complete(result);
             return;
@@ -119,9 +163,9 @@ impl Server {
         };
         let job = Job {
             control,
-            tool,
-            handler: entry.handler.clone(),
-            arguments: args,
+            tool: entry.descriptor.id.clone(),
+            entry: entry.clone(),
+            arguments: args.into_owned(),
             limit,
         };
         let submitted = if wait {
@@ -153,7 +197,7 @@ impl Server {
     pub(crate) fn start_call(
         &self,
         session: &Session,
-        call: WireCall,
+        call: WireCall<'_>,
         reply: &Arc<dyn Outbox>,
     ) -> Submitted {
         let WireCall {
@@ -163,18 +207,29 @@ impl Server {
             dialect,
             progress,
         } = call;
-        if dialect != Dialect::Envelope && self.entry(&tool).is_none() {
+        let Some(entry) = self.entry(&tool) else {
+            if dialect == Dialect::Envelope {
+                let e = unknown_tool(&tool);
+                return Submitted::Answered(self.call_answer(dialect, &id, &tool, false, Err(e)));
+            }
             // MCP: an unknown tool is a protocol error, not a tool result.
             let e = plain_error(ErrorCode::InvalidParams, format!("Unknown tool: {tool}"))
-                .for_tool(&tool);
+                .for_tool(tool.as_ref());
             return Submitted::Answered(wire::error_bytes(&id, &e));
-        }
-        let (entry, args) = match self.prepare(&tool, arguments, session.tier.as_deref()) {
-            Ok(checked) => checked,
+        };
+        let args = match self.check(&entry, &tool, arguments, session.tier.as_deref()) {
+            Ok(args) => args,
             Err(e) => {
                 return Submitted::Answered(self.call_answer(dialect, &id, &tool, false, Err(e)));
             }
         };
+        let wraps = entry.wraps_output;
+        let progress = progress.map(|token| (token, reply.clone()));
+        if self.execution == Execution::Inline {
+            // Nothing runs in the background: no call of this session is in flight.
+            let result = self.run_and_wait(&entry, args, progress);
+            return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
+        }
         let key = id_key(&id);
         if session.calls.contains(&key) {
             let e = plain_error(
@@ -183,12 +238,7 @@ impl Server {
             );
             return Submitted::Answered(wire::error_bytes(&id, &e));
         }
-        let wraps = entry.wraps_output;
-        let progress = progress.map(|token| (token, reply.clone()));
-        if self.execution == Execution::Inline {
-            let result = self.run_and_wait(&entry, args, progress);
-            return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
-        }
+        let tool = tool.into_owned();
         let calls = session.calls.clone();
         let out = reply.clone();
         let stamp = self.stamp_for(dialect);

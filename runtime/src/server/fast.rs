@@ -1,94 +1,178 @@
 //! The fast path: a well-formed `tools/call` in either dialect answered
-//! without building a `Value` tree for the request.
+//! without building a `Value` tree for the request: read by [`Reader`], its
+//! arguments kept as their text and a borrowed [`Json`].
 
 use std::borrow::Cow;
 
 use serde_json::Value;
 
 use super::Server;
-use super::execution::WireCall;
+use super::execution::{WireArguments, WireCall};
 use super::jsonrpc::valid_id;
 use super::wire::Dialect;
+use crate::json::{Json, Parsed, Reader};
 
-/// A well-formed `tools/call` request (see [`Server::fast_call`]).
-#[derive(serde::Deserialize)]
-struct FastRequest<'a> {
-    #[serde(borrow)]
-    jsonrpc: Cow<'a, str>,
-    id: Value,
-    #[serde(borrow)]
-    method: Cow<'a, str>,
-    #[serde(borrow)]
-    params: Option<FastParams<'a>>,
+/// The parts of a request the fast path reads; any other member is skipped.
+#[derive(Default)]
+struct Request<'a> {
+    jsonrpc: Option<&'a str>,
+    id: Option<Json<'a>>,
+    method: Option<&'a str>,
+    /// `params` was read (as an object).
+    params: bool,
+    tool: Option<&'a str>,
+    name: Option<&'a str>,
+    /// The text of `params.arguments` and what it reads as.
+    arguments: Option<(&'a str, Parsed<'a>)>,
+    progress: Option<Value>,
 }
 
-#[derive(serde::Deserialize)]
-struct FastParams<'a> {
-    #[serde(borrow)]
-    tool: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    name: Option<Cow<'a, str>>,
-    arguments: Option<Value>,
-    #[serde(rename = "_meta")]
-    meta: Option<FastMeta>,
+/// Puts `value` into `slot`; `None` if it was already filled (a member
+/// written twice, which serde refuses).
+fn fill<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    slot.is_none().then(|| *slot = Some(value))
 }
 
-#[derive(serde::Deserialize)]
-struct FastMeta {
-    #[serde(rename = "progressToken")]
-    progress_token: Option<Value>,
-    /// A 2026-07-28 request: the general path checks its envelope.
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-    modern: Option<serde::de::IgnoredAny>,
+/// Reads an object's members, each by `member` (which reads the value).
+fn members<'a>(
+    r: &mut Reader<'a>,
+    mut member: impl FnMut(&mut Reader<'a>, &'a str) -> Option<()>,
+) -> Option<()> {
+    if !r.eat(b'{') {
+        return None;
+    }
+    if r.eat(b'}') {
+        return Some(());
+    }
+    loop {
+        let name = r.string()?;
+        if !r.eat(b':') {
+            return None;
+        }
+        member(r, name)?;
+        if r.eat(b'}') {
+            return Some(());
+        }
+        if !r.eat(b',') {
+            return None;
+        }
+    }
+}
+
+/// A string, or `null` as absent (`Option<&str>` in serde's terms).
+fn optional_string<'a>(r: &mut Reader<'a>) -> Option<Option<&'a str>> {
+    if r.next() == Some(b'n') {
+        return r.value().filter(Json::is_null).map(|_| None);
+    }
+    r.string().map(Some)
+}
+
+impl<'a> Request<'a> {
+    fn read(text: &'a str) -> Option<Request<'a>> {
+        let mut r = Reader::new(text);
+        let mut req = Request::default();
+        members(&mut r, |r, name| match name {
+            "jsonrpc" => fill(&mut req.jsonrpc, r.string()?),
+            "id" => fill(&mut req.id, r.value()?),
+            "method" => fill(&mut req.method, r.string()?),
+            "params" if !req.params => {
+                req.params = true;
+                // `null` params: not a call the fast path reads.
+                members(r, |r, name| req.param(r, name))
+            }
+            "params" => None,
+            _ => r.value().map(drop),
+        })?;
+        r.at_end().then_some(req)
+    }
+
+    /// One member of `params`.
+    fn param(&mut self, r: &mut Reader<'a>, name: &str) -> Option<()> {
+        match name {
+            "tool" => match optional_string(r)? {
+                Some(s) => fill(&mut self.tool, s),
+                None => Some(()),
+            },
+            "name" => match optional_string(r)? {
+                Some(s) => fill(&mut self.name, s),
+                None => Some(()),
+            },
+            "arguments" if self.arguments.is_none() => {
+                let (text, parsed) = r.parsed()?;
+                match parsed.json {
+                    Json::Null => Some(()),
+                    Json::Object(_) => {
+                        self.arguments = Some((text, parsed));
+                        Some(())
+                    }
+                    _ => None,
+                }
+            }
+            "_meta" if r.next() == Some(b'n') => r.value().filter(Json::is_null).map(drop),
+            "_meta" => members(r, |r, name| match name {
+                "progressToken" => match r.value()? {
+                    Json::Null => Some(()),
+                    Json::String(s) => fill(&mut self.progress, Value::String(s.into_owned())),
+                    Json::Number(n) if n.is_i64() || n.is_u64() => {
+                        fill(&mut self.progress, Value::Number(n))
+                    }
+                    _ => None,
+                },
+                // A 2026-07-28 request: the general path checks its envelope.
+                "io.modelcontextprotocol/protocolVersion" => {
+                    r.value().filter(Json::is_null).map(drop)
+                }
+                _ => r.value().map(drop),
+            }),
+            "arguments" => None,
+            _ => r.value().map(drop),
+        }
+    }
 }
 
 impl Server {
     /// The common case, `tools/call` in either dialect with a well-formed
     /// request, read without building a `Value` tree for the request.
-    /// Anything unusual (including every error in the request itself)
-    /// returns `None` and takes the general path, which reads it into the
-    /// same call, or answers it with the same bytes it would have had anyway.
-    pub(super) fn fast_call(&self, raw: &[u8]) -> Option<WireCall> {
+    /// Anything unusual (including every error in the request itself, and
+    /// any text [`Reader`] leaves to serde_json) returns `None` and takes the
+    /// general path, which reads it into the same call, or answers it with
+    /// the same bytes it would have had anyway.
+    pub(super) fn fast_call<'a>(&self, raw: &'a [u8]) -> Option<WireCall<'a>> {
         if raw.len() > self.max_request_bytes {
             return None;
         }
         // One UTF-8 check of the whole line, instead of one per string inside it.
         let text = std::str::from_utf8(raw).ok()?;
-        let req: FastRequest<'_> = serde_json::from_str(text).ok()?;
-        if req.jsonrpc != "2.0" || req.method != "tools/call" || !valid_id(&req.id) {
+        let req = Request::read(text)?;
+        let id = match req.id? {
+            Json::Number(n) => Value::Number(n),
+            Json::String(s) => Value::String(s.into_owned()),
+            _ => return None,
+        };
+        if req.jsonrpc? != "2.0" || req.method? != "tools/call" || !valid_id(&id) || !req.params {
             return None;
         }
-        let p = req.params?;
-        let arguments = match p.arguments {
-            None => Value::Null,
-            Some(a @ Value::Object(_)) => a,
-            Some(_) => return None,
-        };
-        let progress = match p.meta {
-            Some(FastMeta {
-                modern: Some(_), ..
-            }) => return None,
-            Some(FastMeta {
-                progress_token: Some(t),
-                ..
-            }) if t.is_string() || t.is_i64() || t.is_u64() => Some(t),
-            Some(FastMeta {
-                progress_token: Some(_),
-                ..
-            }) => return None,
-            _ => None,
-        };
-        let (tool, dialect) = match (p.tool, p.name) {
+        let (tool, dialect) = match (req.tool, req.name) {
             (Some(tool), None) => (tool, Dialect::Envelope),
             (None, Some(name)) => (name, Dialect::Mcp),
             _ => return None,
         };
+        let (text, parsed) = match req.arguments {
+            Some(arguments) => arguments,
+            None => (
+                "{}",
+                Parsed {
+                    json: Json::Object(Default::default()),
+                    plain: true,
+                },
+            ),
+        };
         Some(WireCall {
-            id: req.id,
-            tool: tool.into_owned(),
-            arguments,
+            id,
+            tool: Cow::Borrowed(tool),
+            arguments: WireArguments::Text(text, parsed),
             dialect,
-            progress,
+            progress: req.progress,
         })
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::control::Outbox;
-use super::execution::{Submitted, WireCall};
+use super::execution::{Submitted, WireArguments, WireCall};
 use super::modern::{self, Refusal};
 use super::wire::{Answer, Dialect, stamp_result, write_response};
 use super::{Server, Session, plain_error};
@@ -18,7 +18,7 @@ enum Routed {
     /// Answered: the response.
     Now(Vec<u8>),
     /// A tool call to start.
-    Call(WireCall),
+    Call(WireCall<'static>),
     /// A notification.
     Nothing,
 }
@@ -224,7 +224,11 @@ impl Server {
 }
 
 /// A `tools/call`'s parts, for [`Answer::Call`] (the id is filled in by the caller).
-pub(super) fn wire_call(dialect: Dialect, tool: &str, params: &mut Map<String, Value>) -> WireCall {
+pub(super) fn wire_call(
+    dialect: Dialect,
+    tool: &str,
+    params: &mut Map<String, Value>,
+) -> WireCall<'static> {
     let progress = params
         .get("_meta")
         .and_then(|m| m.get("progressToken"))
@@ -232,8 +236,8 @@ pub(super) fn wire_call(dialect: Dialect, tool: &str, params: &mut Map<String, V
         .cloned();
     WireCall {
         id: Value::Null,
-        tool: tool.to_owned(),
-        arguments: params.remove("arguments").unwrap_or(Value::Null),
+        tool: tool.to_owned().into(),
+        arguments: WireArguments::Value(params.remove("arguments").unwrap_or(Value::Null)),
         dialect,
         progress,
     }

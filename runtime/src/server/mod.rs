@@ -54,15 +54,17 @@ use serde_json::{Map, Value, json};
 pub use self::client::Elicited;
 use self::control::lock;
 pub use self::control::{InFlight, Outbox, Outgoing};
+use self::execution::{Checked, WireArguments};
 pub use self::execution::{Execution, Submitted};
 pub use self::mcp::mcp_tool;
 use self::pool::Lane;
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor, ToolOutput};
 pub use self::typed::{
-    ToolInfo, TypedCall, TypedEntry, Validity, invalid_arguments, register_tools, typed_call,
-    unknown_tool, unserializable_output, whole_numbers_as_integers,
+    Arguments, ToolInfo, TypedCall, TypedEntry, TypedHandler, Validity, invalid_arguments,
+    register_tools, typed_call, unknown_tool, unserializable_output, whole_numbers_as_integers,
 };
 use crate::error::{ErrorCode, ToolError};
+use crate::json::{Json, Object};
 
 /// MCP protocol versions this server speaks with an `initialize` handshake,
 /// newest first.
@@ -89,6 +91,9 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 struct Entry {
     descriptor: ToolDescriptor,
     handler: Handler,
+    /// The tool's typed call, when it has one (it also serves `handler`):
+    /// it reads arguments from the request's text ([`Server::typed_tool`]).
+    typed: Option<TypedHandler>,
     validator: jsonschema::Validator,
     /// The validator toolgen compiled from the same schema: answers whether
     /// arguments are valid without walking the schema; `validator` still
@@ -291,6 +296,7 @@ impl Server {
         Ok(Entry {
             descriptor,
             handler,
+            typed: None,
             validator,
             compiled: None,
             wraps_output,
@@ -299,13 +305,34 @@ impl Server {
     }
 
     /// Adds a tool. Fails if its input schema is not valid JSON Schema.
-    pub fn tool(mut self, descriptor: ToolDescriptor, handler: Handler) -> Result<Server, String> {
-        let entry = Server::make_entry(descriptor, handler)?;
+    pub fn tool(self, descriptor: ToolDescriptor, handler: Handler) -> Result<Server, String> {
+        Ok(self.with_entry(Server::make_entry(descriptor, handler)?))
+    }
+
+    /// Adds a tool served by a typed call (what generated `register`
+    /// functions do): a call read off the wire whose arguments pass the
+    /// tool's compiled validator reaches it as the request's text, read
+    /// straight into the tool's input type, without a `serde_json::Value`;
+    /// other calls as a `Value`. Fails if its input schema is not valid JSON Schema.
+    pub fn typed_tool(
+        self,
+        descriptor: ToolDescriptor,
+        typed: TypedHandler,
+    ) -> Result<Server, String> {
+        let by_value = typed.clone();
+        let handler: Handler =
+            Arc::new(move |c, arguments| by_value(c, Arguments::Value(Value::Object(arguments))));
+        let mut entry = Server::make_entry(descriptor, handler)?;
+        entry.typed = Some(typed);
+        Ok(self.with_entry(entry))
+    }
+
+    fn with_entry(mut self, entry: Entry) -> Server {
         self.tools
             .get_mut()
             .unwrap_or_else(|p| p.into_inner())
             .insert(entry.descriptor.id.clone(), Arc::new(entry));
-        Ok(self)
+        self
     }
 
     /// Checks tool `id`'s arguments with `valid`, a validator toolgen compiled
@@ -402,18 +429,16 @@ impl Server {
             .unwrap_or(usize::MAX)
     }
 
-    /// Finds a tool and checks a call of it: the tool must exist, be within
-    /// `tier` (the caller's, never above the server's), and its arguments
-    /// must validate against its input schema.
-    fn prepare(
+    /// Checks a call of a tool: it must be within `tier` (the caller's,
+    /// never above the server's), and its arguments must validate against its
+    /// input schema.
+    fn check<'a>(
         &self,
+        entry: &Entry,
         tool: &str,
-        arguments: Value,
+        arguments: WireArguments<'a>,
         caller_tier: Option<&str>,
-    ) -> Result<(Arc<Entry>, Map<String, Value>), ToolError> {
-        let entry = self.entry(tool).ok_or_else(|| {
-            plain_error(ErrorCode::ToolNotFound, format!("Tool not found: {tool}")).for_tool(tool)
-        })?;
+    ) -> Result<Checked<&'a str>, ToolError> {
         let d = &entry.descriptor;
         let tier = match caller_tier {
             Some(t) if self.rank(t) < self.rank(&self.tier) => t,
@@ -431,6 +456,30 @@ impl Server {
             .detail("requiredTier", d.tier.clone())
             .detail("currentTier", tier.to_owned()));
         }
+        let arguments = match arguments {
+            WireArguments::Text(text, parsed) => match entry.compiled {
+                // The common case: no `Value` at all when the tool is typed.
+                Some(valid) => {
+                    if !valid(&parsed.json) {
+                        return Err(invalid(entry, tool, &parsed.json.to_value()));
+                    }
+                    let checked = if parsed.plain && entry.typed.is_some() {
+                        Checked::Text(text)
+                    } else {
+                        Checked::Map(
+                            parsed
+                                .json
+                                .as_object()
+                                .map(Object::to_map)
+                                .unwrap_or_default(),
+                        )
+                    };
+                    return Ok(checked);
+                }
+                None => parsed.json.to_value(),
+            },
+            WireArguments::Value(v) => v,
+        };
         let instance = match arguments {
             Value::Object(m) => Value::Object(m),
             Value::Null => Value::Object(Map::new()),
@@ -446,14 +495,14 @@ impl Server {
         // Fast path: the compiled validator, else `is_valid`, which stops at
         // the first failure and allocates nothing.
         let valid = match entry.compiled {
-            Some(valid) => valid(&instance),
+            Some(valid) => valid(&Json::from(&instance)),
             None => entry.validator.is_valid(&instance),
         };
         if !valid {
-            return Err(invalid(&entry, tool, &instance));
+            return Err(invalid(entry, tool, &instance));
         }
         match instance {
-            Value::Object(args) => Ok((entry, args)),
+            Value::Object(args) => Ok(Checked::Map(args)),
             _ => Err(plain_error(
                 ErrorCode::InternalError,
                 "Internal error: arguments changed type",
@@ -579,7 +628,7 @@ mod tests {
 
     #[test]
     fn register_tools_pairs_descriptors_with_calls() {
-        fn answer(n: &u8, _: Call, _: Value) -> Result<ToolOutput, ToolError> {
+        fn answer(n: &u8, _: Call, _: Arguments<'_>) -> Result<ToolOutput, ToolError> {
             Ok(ToolOutput::new(json!({ "n": n })))
         }
         const fn info(id: &'static str) -> ToolInfo {
@@ -626,7 +675,7 @@ mod tests {
         let refused = register_tools(empty(), Arc::new(7), &[(&BAD, answer)]);
         assert!(refused.err().is_some_and(|e| e.contains("e.f")));
         // A compiled validator decides; the `jsonschema` crate still explains.
-        fn only_empty(v: &Value) -> bool {
+        fn only_empty(v: &Json<'_>) -> bool {
             v.as_object().is_some_and(|o| o.is_empty())
         }
         static COMPILED: ToolInfo = ToolInfo {
@@ -696,9 +745,46 @@ mod tests {
         assert_eq!(t.output(), json!({"b": {"z": 2, "c": 3}, "a": 1}));
     }
 
+    /// `server()` and `a.echo`, a typed tool with a compiled validator that
+    /// answers its input; the count of its calls that got their arguments as text.
+    fn server_with_echo() -> (Server, Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        #[derive(serde::Deserialize, serde::Serialize)]
+        #[serde(deny_unknown_fields)]
+        struct Echo {
+            n: Option<i64>,
+        }
+        fn valid(v: &Json<'_>) -> bool {
+            v.as_object().is_some_and(|o| {
+                o.keys().all(|k| k == "n")
+                    && o.get("n").is_none_or(|n| {
+                        crate::check::is_integer(n) && n.as_f64().is_some_and(|f| f <= 5.0)
+                    })
+            })
+        }
+        let texts = Arc::new(AtomicUsize::new(0));
+        let seen = texts.clone();
+        let echo: TypedHandler = Arc::new(move |call, arguments| {
+            if matches!(arguments, Arguments::Text(_)) {
+                seen.fetch_add(1, Ordering::Relaxed);
+            }
+            typed_call("a.echo", call, arguments, |_, input: Echo| Ok(input))
+        });
+        let Some(mut d) = server().descriptors().into_iter().find(|d| d.id == "a.ok") else {
+            panic!("a.ok is one of server()'s tools");
+        };
+        d.id = "a.echo".into();
+        d.name = "a.echo".into();
+        let mut s = server()
+            .typed_tool(d, echo)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.compiled_validator("a.echo", Some(valid)));
+        (s, texts)
+    }
+
     #[test]
     fn the_fast_path_answers_byte_for_byte_like_the_general_path() {
-        let s = server();
+        let (s, texts) = server_with_echo();
         let requests = [
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"a.ok","arguments":{"n":1}}}"#,
             r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"tool":"a.ok"}}"#,
@@ -711,6 +797,15 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"a.count","arguments":{}}}"#,
             r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"a.typed","arguments":{}}}"#,
             r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"tool":"a.typed","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"a.echo","arguments":{"n":2}}}"#,
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"tool":"a.echo","arguments":{ "n" : -3 }}}"#,
+            r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"tool":"a.echo","arguments":{"n":2.0}}}"#,
+            r#"{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"tool":"a.echo","arguments":{"n":1,"n":3}}}"#,
+            r#"{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"tool":"a.echo","arguments":{"n":7}}}"#,
+            r#"{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"tool":"a.echo","arguments":{"n":"x\"y"}}}"#,
+            r#"{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"a.echo","arguments":null,"_meta":{"progressToken":"p"}}}"#,
+            r#"{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"a.echo","arguments":{},"_meta":null,"tool":null}}"#,
+            r#"{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"tool":"a.echo","arguments":{"n":1.5,"m":[1e2]}}}"#,
         ];
         // The fast path's answer: its call started and waited for.
         let fast_answer = |r: &str| -> Option<Vec<u8>> {
@@ -740,6 +835,15 @@ mod tests {
         assert!(answer(requests[8]).contains(r#""structuredContent":{"result":3}"#));
         assert!(answer(requests[9]).contains(r#""structuredContent":{"z":1,"a":2}"#));
         assert!(answer(requests[10]).contains(r#""output":{"z":1,"a":2}"#));
+        // Typed calls read their arguments' text, unless a `Value` reads otherwise.
+        let before = texts.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(answer(requests[11]).contains(r#""structuredContent":{"n":2}"#));
+        assert!(answer(requests[13]).contains(r#""output":{"n":2}"#));
+        assert!(answer(requests[14]).contains(r#""output":{"n":3}"#));
+        assert!(answer(requests[15]).contains("-32002"));
+        assert!(answer(requests[17]).contains(r#""structuredContent":{"n":null}"#));
+        let after = texts.load(std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(after - before, 2, "text for requests 11 and 17 only");
         // Unusual requests go the general way.
         for r in [
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
@@ -748,6 +852,9 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"a.ok","arguments":[]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"tool":"a.ok"}}"#,
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"tool\":\"a.ok\"}",
+            // Escapes outside the arguments: left to serde_json.
+            r#"{"jsonrpc":"2.0","id":"\u0041","method":"tools/call","params":{"tool":"a.echo"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}"#,
         ] {
             assert!(s.fast_call(r.as_bytes()).is_none(), "{r}");
         }

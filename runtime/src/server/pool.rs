@@ -18,16 +18,17 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use super::control::{CallControl, lock, phase};
-use super::tool::{Call, Handler};
-use super::{ToolOutput, plain_error};
+use super::execution::Checked;
+use super::tool::Call;
+use super::{Entry, ToolOutput, plain_error};
 use crate::error::{ErrorCode, ToolError};
 
 /// One handler to run.
 pub(crate) struct Job {
     pub(crate) control: Arc<CallControl>,
     pub(crate) tool: String,
-    pub(crate) handler: Handler,
-    pub(crate) arguments: serde_json::Map<String, serde_json::Value>,
+    pub(crate) entry: Arc<Entry>,
+    pub(crate) arguments: Checked<String>,
     pub(crate) limit: Option<Duration>,
 }
 
@@ -39,7 +40,7 @@ impl Job {
         let Job {
             control,
             tool,
-            handler,
+            entry,
             arguments,
             limit,
         } = self;
@@ -59,7 +60,7 @@ impl Job {
             watchdog().watch(Instant::now() + limit, &control, &tool, limit);
         }
         let call = Call::controlled(control.clone());
-        let result = catch_unwind(AssertUnwindSafe(|| handler(call, arguments)));
+        let result = catch_unwind(AssertUnwindSafe(|| arguments.run(&entry, call)));
         let kept = control
             .phase
             .compare_exchange(

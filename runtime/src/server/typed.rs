@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{Call, Server, ToolDescriptor, ToolOutput, plain_error};
 use crate::error::{ErrorCode, ToolError};
+use crate::json::Json;
 
 /// A tool descriptor as generated code writes it: static text, parsed on demand.
 #[derive(Clone, Copy, Debug)]
@@ -39,8 +40,25 @@ pub struct ToolInfo {
     pub output_valid: Option<Validity>,
 }
 
-/// A validator toolgen generated: whether a value is valid against one schema.
-pub type Validity = fn(&Value) -> bool;
+/// A validator toolgen generated: whether a value is valid against one
+/// schema (`valid(&Json::from(&value))` checks a `serde_json::Value`).
+pub type Validity = fn(&Json<'_>) -> bool;
+
+/// A call's arguments as a typed call gets them.
+#[derive(Clone, Debug)]
+pub enum Arguments<'a> {
+    /// Parsed (the general path, [`Server::call`], a generated `dispatch`).
+    Value(Value),
+    /// The JSON text of the request's `arguments`: an object, checked
+    /// against the tool's input schema, that reads as a typed value the same
+    /// as its `Value` does (see [`crate::json::Parsed::plain`]).
+    Text(&'a str),
+}
+
+/// A tool served by a typed call: its arguments as text where the request
+/// allows, else as a `Value` (see [`Server::typed_tool`]).
+pub type TypedHandler =
+    Arc<dyn Fn(Call, Arguments<'_>) -> Result<ToolOutput, ToolError> + Send + Sync>;
 
 impl ToolInfo {
     /// The runtime descriptor (the schemas parsed).
@@ -84,7 +102,7 @@ pub fn unserializable_output(tool: &str, e: &serde_json::Error) -> ToolError {
 
 /// A generated typed call function: the implementation, the call's context
 /// and the arguments in, the output out (see [`typed_call`]).
-pub type TypedCall<T> = fn(&T, Call, Value) -> Result<ToolOutput, ToolError>;
+pub type TypedCall<T> = fn(&T, Call, Arguments<'_>) -> Result<ToolOutput, ToolError>;
 
 /// One tool of a generated table: its descriptor and its typed call.
 pub type TypedEntry<T> = (&'static ToolInfo, TypedCall<T>);
@@ -98,10 +116,7 @@ pub fn register_tools<T: Send + Sync + 'static>(
 ) -> Result<Server, String> {
     for &(info, call) in entries {
         let t = tools.clone();
-        server = server.tool(
-            info.descriptor(),
-            Arc::new(move |c, arguments| call(&t, c, Value::Object(arguments))),
-        )?;
+        server = server.typed_tool(info.descriptor(), Arc::new(move |c, a| call(&t, c, a)))?;
         if info.serial {
             server.serial_tool(info.id);
         }
@@ -114,24 +129,37 @@ pub fn register_tools<T: Send + Sync + 'static>(
 /// `arguments` deserialized into the tool's input type (-32002 if they do not
 /// fit), `method` called with the call's context (`call`), and the output
 /// written straight to JSON text (no `Value` in between) with the call's
-/// diagnostics.
+/// diagnostics. Arguments given as text are read straight into the input
+/// type; should that fail, the text is read as a `Value` first, so the
+/// error is the one the `Value` gives.
 pub fn typed_call<I, O>(
     tool: &str,
     call: Call,
-    arguments: Value,
+    arguments: Arguments<'_>,
     method: impl FnOnce(&mut Call, I) -> Result<O, ToolError>,
 ) -> Result<ToolOutput, ToolError>
 where
     I: serde::de::DeserializeOwned,
     O: serde::Serialize,
 {
-    let mut arguments = arguments;
-    whole_numbers_as_integers(&mut arguments);
-    let input: I = serde_json::from_value(arguments).map_err(|e| invalid_arguments(tool, &e))?;
+    let input: I = match arguments {
+        Arguments::Text(text) => match serde_json::from_str(text) {
+            Ok(input) => input,
+            Err(_) => input_of(tool, serde_json::from_str(text).unwrap_or(Value::Null))?,
+        },
+        Arguments::Value(v) => input_of(tool, v)?,
+    };
     let mut call = call;
     let output = method(&mut call, input)?;
     call.finish_typed(&output)
         .map_err(|e| unserializable_output(tool, &e))
+}
+
+/// `arguments` as a tool's input type, whole numbers written as floats read as integers.
+fn input_of<I: serde::de::DeserializeOwned>(tool: &str, arguments: Value) -> Result<I, ToolError> {
+    let mut arguments = arguments;
+    whole_numbers_as_integers(&mut arguments);
+    serde_json::from_value(arguments).map_err(|e| invalid_arguments(tool, &e))
 }
 
 /// Writes whole numbers written as floats (`2.0`) as integers (`2`).

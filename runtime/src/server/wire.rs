@@ -173,7 +173,7 @@ pub(super) fn write_mcp_result(
 pub(super) enum Answer {
     Value(Value),
     /// A tool call to start (answered when it finishes).
-    Call(super::execution::WireCall),
+    Call(super::execution::WireCall<'static>),
 }
 
 impl From<Value> for Answer {

@@ -287,7 +287,7 @@ fn set_decls(mods: &[syn::Ident], shared: Option<&SharedModule>) -> TokenStream 
         quote! { #doc pub mod #m; }
     });
     quote! {
-        use toolgen_runtime::{register_tools, typed_call, Call, Server, ToolError, ToolInfo, ToolOutput};
+        use toolgen_runtime::{register_tools, typed_call, Arguments, Call, Server, ToolError, ToolInfo, ToolOutput};
         #shared_mod
         #(pub mod #mods;)*
     }
@@ -607,7 +607,7 @@ fn typed_call_fn(tool: &Tool, m: &syn::Ident, trait_name: &syn::Ident) -> TokenS
     let id = lit(&tool.id.value);
     quote! {
         #doc
-        fn #call_fn<T: #trait_name + ?Sized>(tools: &T, call: Call, arguments: ::serde_json::Value) -> Result<ToolOutput, ToolError> {
+        fn #call_fn<T: #trait_name + ?Sized>(tools: &T, call: Call, arguments: Arguments<'_>) -> Result<ToolOutput, ToolError> {
             typed_call(#id, call, arguments, |call, input| tools.#m(call, input))
         }
     }
@@ -640,6 +640,7 @@ fn dispatch_fn(tools: &[Tool], trait_name: &syn::Ident, mods: &[syn::Ident]) -> 
     quote! {
         #doc_dispatch
         pub fn dispatch<T: #trait_name + ?Sized>(tools: &T, id: &str, arguments: ::serde_json::Value) -> Result<ToolOutput, ToolError> {
+            let arguments = Arguments::Value(arguments);
             match id {
                 #(#arms)*
                 other => Err(toolgen_runtime::server::unknown_tool(other)),

@@ -205,13 +205,13 @@ pub fn compile_with(
             );
             quote! {
                 #[doc = #doc]
-                pub fn #name(v: &::serde_json::Value) -> bool { #unused #body }
+                pub fn #name(v: &check::Json<'_>) -> bool { #unused #body }
             }
         } else {
             let doc = format!(" `#{at}` of {what}.");
             quote! {
                 #[doc = #doc]
-                fn #name(v: &::serde_json::Value) -> bool { #unused #body }
+                fn #name(v: &check::Json<'_>) -> bool { #unused #body }
             }
         });
     }
@@ -605,7 +605,7 @@ impl<'a> Compiler<'a> {
             let sub = self.schema(additional, &format!("{at}/additionalProperties"))?;
             let mut declared: Vec<TokenStream> = Vec::new();
             if !known.is_empty() {
-                declared.push(quote!(matches!(k.as_str(), #(#known)|*)));
+                declared.push(quote!(matches!(k, #(#known)|*)));
             }
             declared.extend(patterns.iter().map(|p| quote!(#p.is_match(k))));
             let declared = quote!(#(#declared)||*);
@@ -643,7 +643,7 @@ impl<'a> Compiler<'a> {
             } else if !matches!(sub, Check::True) {
                 let e = sub.expr();
                 checks.push(Check::Expr(quote!(o.keys().all(|k| {
-                    let v = &::serde_json::Value::String(k.clone());
+                    let v = &check::Json::String(::std::borrow::Cow::Borrowed(k));
                     #e
                 }))));
             }
@@ -952,10 +952,10 @@ mod tests {
         }))
         .unwrap_or_else(|e| panic!("{e:?}"));
         for needle in [
-            "pub fn input_is_valid(v: &::serde_json::Value) -> bool",
+            "pub fn input_is_valid(v: &check::Json<'_>) -> bool",
             "length_within(s, 1, u64::MAX)",
             "is_none_or(input_ref_1)",
-            "matches!(k.as_str(), \"a\" | \"b\")",
+            "matches!(k, \"a\" | \"b\")",
             "fn input_ref_1(",
             "INPUT_PATTERN_0.is_match(s)",
             "matches!(v.as_str(), Some(\"p\"))",

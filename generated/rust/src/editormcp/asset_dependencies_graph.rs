@@ -228,7 +228,7 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("assetPath").is_some_and(|v| v.is_string())
@@ -251,13 +251,11 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                                 v.as_str(), Some("dependencies" | "dependents" | "both")
                             )
                     })
-                && o
-                    .keys()
-                    .all(|k| matches!(k.as_str(), "assetPath" | "depth" | "direction"))
+                && o.keys().all(|k| matches!(k, "assetPath" | "depth" | "direction"))
         })
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("assetPath").is_some_and(|v| v.is_string())
@@ -274,7 +272,7 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
         })
 }
 /// `#/$defs/AssetEdge` of the tool's output JSON Schema.
-fn output_ref_1(v: &::serde_json::Value) -> bool {
+fn output_ref_1(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o

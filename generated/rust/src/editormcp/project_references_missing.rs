@@ -228,7 +228,7 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -238,11 +238,11 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                         && matches!(
                             v.as_str(), Some("all" | "scenes" | "prefabs" | "assets")
                         )
-                }) && o.keys().all(|k| matches!(k.as_str(), "scope"))
+                }) && o.keys().all(|k| matches!(k, "scope"))
         })
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o

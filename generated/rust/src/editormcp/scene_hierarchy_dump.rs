@@ -136,15 +136,15 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("scenePath").is_some_and(|v| v.is_string())
-                && o.keys().all(|k| matches!(k.as_str(), "scenePath"))
+                && o.keys().all(|k| matches!(k, "scenePath"))
         })
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -155,7 +155,7 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
         })
 }
 /// `#/$defs/GameObjectNode` of the tool's output JSON Schema.
-fn output_ref_1(v: &::serde_json::Value) -> bool {
+fn output_ref_1(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o

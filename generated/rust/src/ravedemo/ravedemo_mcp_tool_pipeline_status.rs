@@ -180,7 +180,7 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -192,7 +192,7 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
         })
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("done").is_none_or(|v| check::is_integer(v))

@@ -800,7 +800,7 @@ pub mod error {
     pub use ::toolgen_runtime::ConversionError;
 }
 /// Whether `v` is valid against the shared definition `Annotation`: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn annotation_is_valid(v: &::serde_json::Value) -> bool {
+pub fn annotation_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -824,10 +824,7 @@ pub fn annotation_is_valid(v: &::serde_json::Value) -> bool {
                                         .get("type")
                                         .is_some_and(|v| {
                                             v.is_string() && matches!(v.as_str(), Some("Point"))
-                                        })
-                                    && o
-                                        .keys()
-                                        .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                        }) && o.keys().all(|k| matches!(k, "coordinates" | "type"))
                             }),
                     )
                         + usize::from(
@@ -857,10 +854,7 @@ pub fn annotation_is_valid(v: &::serde_json::Value) -> bool {
                                             .get("type")
                                             .is_some_and(|v| {
                                                 v.is_string() && matches!(v.as_str(), Some("LineString"))
-                                            })
-                                        && o
-                                            .keys()
-                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                            }) && o.keys().all(|k| matches!(k, "coordinates" | "type"))
                                 }),
                         )
                         + usize::from(
@@ -899,10 +893,7 @@ pub fn annotation_is_valid(v: &::serde_json::Value) -> bool {
                                             .get("type")
                                             .is_some_and(|v| {
                                                 v.is_string() && matches!(v.as_str(), Some("Polygon"))
-                                            })
-                                        && o
-                                            .keys()
-                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                            }) && o.keys().all(|k| matches!(k, "coordinates" | "type"))
                                 }),
                         )
                         + usize::from(
@@ -931,10 +922,7 @@ pub fn annotation_is_valid(v: &::serde_json::Value) -> bool {
                                             .get("type")
                                             .is_some_and(|v| {
                                                 v.is_string() && matches!(v.as_str(), Some("MultiPoint"))
-                                            })
-                                        && o
-                                            .keys()
-                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                            }) && o.keys().all(|k| matches!(k, "coordinates" | "type"))
                                 }),
                         )
                         + usize::from(
@@ -974,10 +962,7 @@ pub fn annotation_is_valid(v: &::serde_json::Value) -> bool {
                                             .is_some_and(|v| {
                                                 v.is_string()
                                                     && matches!(v.as_str(), Some("MultiLineString"))
-                                            })
-                                        && o
-                                            .keys()
-                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                            }) && o.keys().all(|k| matches!(k, "coordinates" | "type"))
                                 }),
                         )
                         + usize::from(
@@ -1024,10 +1009,7 @@ pub fn annotation_is_valid(v: &::serde_json::Value) -> bool {
                                             .get("type")
                                             .is_some_and(|v| {
                                                 v.is_string() && matches!(v.as_str(), Some("MultiPolygon"))
-                                            })
-                                        && o
-                                            .keys()
-                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                            }) && o.keys().all(|k| matches!(k, "coordinates" | "type"))
                                 }),
                         ) == 1
                 }) && o.get("id").is_some_and(|v| v.is_string() || v.is_number())
@@ -1068,20 +1050,18 @@ pub fn annotation_is_valid(v: &::serde_json::Value) -> bool {
                     })
                 && o
                     .keys()
-                    .all(|k| {
-                        matches!(k.as_str(), "geometry" | "id" | "properties" | "type")
-                    })
+                    .all(|k| matches!(k, "geometry" | "id" | "properties" | "type"))
         })
 }
 /// The pattern `^#[0-9a-fA-F]{6}$`.
 static ANNOTATION_PATTERN_0: check::Pattern = check::Pattern::new("^#[0-9a-fA-F]{6}$");
 /// Whether `v` is valid against the shared definition `DebriefFeature`: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn debrief_feature_is_valid(v: &::serde_json::Value) -> bool {
+pub fn debrief_feature_is_valid(v: &check::Json<'_>) -> bool {
     usize::from(track_is_valid(v)) + usize::from(point_is_valid(v))
         + usize::from(annotation_is_valid(v)) == 1
 }
 /// Whether `v` is valid against the shared definition `FeatureCollection`: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn feature_collection_is_valid(v: &::serde_json::Value) -> bool {
+pub fn feature_collection_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -1121,13 +1101,11 @@ pub fn feature_collection_is_valid(v: &::serde_json::Value) -> bool {
                     })
                 && o
                     .keys()
-                    .all(|k| {
-                        matches!(k.as_str(), "bbox" | "features" | "properties" | "type")
-                    })
+                    .all(|k| matches!(k, "bbox" | "features" | "properties" | "type"))
         })
 }
 /// Whether `v` is valid against the shared definition `Output`: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.is_object()
         && usize::from(
             v
@@ -1142,8 +1120,7 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                                 v
                                     .as_array()
                                     .is_some_and(|a| a.iter().all(debrief_feature_is_valid))
-                            })
-                        && o.keys().all(|k| matches!(k.as_str(), "command" | "payload"))
+                            }) && o.keys().all(|k| matches!(k, "command" | "payload"))
                 }),
         )
             + usize::from(
@@ -1161,10 +1138,7 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                                     v
                                         .as_array()
                                         .is_some_and(|a| a.iter().all(debrief_feature_is_valid))
-                                })
-                            && o
-                                .keys()
-                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                                }) && o.keys().all(|k| matches!(k, "command" | "payload"))
                     }),
             )
             + usize::from(
@@ -1182,10 +1156,7 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                                     v
                                         .as_array()
                                         .is_some_and(|a| a.iter().all(|v| v.is_string()))
-                                })
-                            && o
-                                .keys()
-                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                                }) && o.keys().all(|k| matches!(k, "command" | "payload"))
                     }),
             )
             + usize::from(
@@ -1198,9 +1169,7 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                                 matches!(v.as_str(), Some("setFeatureCollection"))
                             })
                             && o.get("payload").is_some_and(feature_collection_is_valid)
-                            && o
-                                .keys()
-                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                            && o.keys().all(|k| matches!(k, "command" | "payload"))
                     }),
             )
             + usize::from(
@@ -1211,9 +1180,7 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                             .get("command")
                             .is_some_and(|v| matches!(v.as_str(), Some("showText")))
                             && o.get("payload").is_some_and(|v| v.is_string())
-                            && o
-                                .keys()
-                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                            && o.keys().all(|k| matches!(k, "command" | "payload"))
                     }),
             )
             + usize::from(
@@ -1243,7 +1210,7 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                                                                         .is_some_and(|o| {
                                                                             o.get("name").is_some_and(|v| v.is_string())
                                                                                 && o.get("values").is_none_or(|v| v.is_array())
-                                                                                && o.keys().all(|k| matches!(k.as_str(), "name" | "values"))
+                                                                                && o.keys().all(|k| matches!(k, "name" | "values"))
                                                                         })
                                                                 })
                                                         })
@@ -1281,12 +1248,9 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                                                     })
                                                 && o
                                                     .keys()
-                                                    .all(|k| matches!(k.as_str(), "axes" | "shape" | "values"))
+                                                    .all(|k| matches!(k, "axes" | "shape" | "values"))
                                         })
-                                })
-                            && o
-                                .keys()
-                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                                }) && o.keys().all(|k| matches!(k, "command" | "payload"))
                     }),
             )
             + usize::from(
@@ -1308,15 +1272,9 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                                                     .is_some_and(|v| {
                                                         v.is_string()
                                                             && matches!(v.as_str(), Some("image/png" | "image/svg+xml"))
-                                                    })
-                                                && o
-                                                    .keys()
-                                                    .all(|k| matches!(k.as_str(), "data" | "mediaType"))
+                                                    }) && o.keys().all(|k| matches!(k, "data" | "mediaType"))
                                         })
-                                })
-                            && o
-                                .keys()
-                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                                }) && o.keys().all(|k| matches!(k, "command" | "payload"))
                     }),
             )
             + usize::from(
@@ -1327,9 +1285,7 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                             .get("command")
                             .is_some_and(|v| matches!(v.as_str(), Some("logMessage")))
                             && o.get("payload").is_some_and(|v| v.is_string())
-                            && o
-                                .keys()
-                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                            && o.keys().all(|k| matches!(k, "command" | "payload"))
                     }),
             )
             + usize::from(
@@ -1343,15 +1299,12 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
                                 .get("payload")
                                 .is_some_and(|v| {
                                     v.as_array().is_some_and(|a| a.iter().all(output_is_valid))
-                                })
-                            && o
-                                .keys()
-                                .all(|k| matches!(k.as_str(), "command" | "payload"))
+                                }) && o.keys().all(|k| matches!(k, "command" | "payload"))
                     }),
             ) == 1
 }
 /// Whether `v` is valid against the shared definition `Point`: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn point_is_valid(v: &::serde_json::Value) -> bool {
+pub fn point_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -1374,10 +1327,7 @@ pub fn point_is_valid(v: &::serde_json::Value) -> bool {
                                     .get("type")
                                     .is_some_and(|v| {
                                         v.is_string() && matches!(v.as_str(), Some("Point"))
-                                    })
-                                && o
-                                    .keys()
-                                    .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                    }) && o.keys().all(|k| matches!(k, "coordinates" | "type"))
                         })
                 }) && o.get("id").is_some_and(|v| v.is_string() || v.is_number())
                 && o
@@ -1405,13 +1355,11 @@ pub fn point_is_valid(v: &::serde_json::Value) -> bool {
                     })
                 && o
                     .keys()
-                    .all(|k| {
-                        matches!(k.as_str(), "geometry" | "id" | "properties" | "type")
-                    })
+                    .all(|k| matches!(k, "geometry" | "id" | "properties" | "type"))
         })
 }
 /// Whether `v` is valid against the shared definition `PointFeature`: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn point_feature_is_valid(v: &::serde_json::Value) -> bool {
+pub fn point_feature_is_valid(v: &check::Json<'_>) -> bool {
     debrief_feature_is_valid(v)
         && v
             .as_object()
@@ -1443,7 +1391,7 @@ pub fn point_feature_is_valid(v: &::serde_json::Value) -> bool {
             })
 }
 /// Whether `v` is valid against the shared definition `Track`: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn track_is_valid(v: &::serde_json::Value) -> bool {
+pub fn track_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -1476,10 +1424,7 @@ pub fn track_is_valid(v: &::serde_json::Value) -> bool {
                                         .get("type")
                                         .is_some_and(|v| {
                                             v.is_string() && matches!(v.as_str(), Some("LineString"))
-                                        })
-                                    && o
-                                        .keys()
-                                        .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                        }) && o.keys().all(|k| matches!(k, "coordinates" | "type"))
                             }),
                     )
                         + usize::from(
@@ -1519,10 +1464,7 @@ pub fn track_is_valid(v: &::serde_json::Value) -> bool {
                                             .is_some_and(|v| {
                                                 v.is_string()
                                                     && matches!(v.as_str(), Some("MultiLineString"))
-                                            })
-                                        && o
-                                            .keys()
-                                            .all(|k| matches!(k.as_str(), "coordinates" | "type"))
+                                            }) && o.keys().all(|k| matches!(k, "coordinates" | "type"))
                                 }),
                         ) == 1
                 }) && o.get("id").is_some_and(|v| v.is_string() || v.is_number())
@@ -1554,13 +1496,11 @@ pub fn track_is_valid(v: &::serde_json::Value) -> bool {
                     })
                 && o
                     .keys()
-                    .all(|k| {
-                        matches!(k.as_str(), "geometry" | "id" | "properties" | "type")
-                    })
+                    .all(|k| matches!(k, "geometry" | "id" | "properties" | "type"))
         })
 }
 /// Whether `v` is valid against the shared definition `TrackFeature`: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn track_feature_is_valid(v: &::serde_json::Value) -> bool {
+pub fn track_feature_is_valid(v: &check::Json<'_>) -> bool {
     debrief_feature_is_valid(v)
         && v
             .as_object()
@@ -1592,7 +1532,7 @@ pub fn track_feature_is_valid(v: &::serde_json::Value) -> bool {
             })
 }
 /// Whether `v` is valid against the shared definition `nestedArray`: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn nested_array_is_valid(v: &::serde_json::Value) -> bool {
+pub fn nested_array_is_valid(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
             a

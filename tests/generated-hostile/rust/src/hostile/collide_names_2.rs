@@ -247,7 +247,7 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("1st").is_none_or(|v| v.is_string())
@@ -270,23 +270,22 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                     .keys()
                     .all(|k| {
                         matches!(
-                            k.as_str(), "1st" | "A_B" | "Self" | "a-b" | "a_b" | "a_b_2"
-                            | "mode" | "self" | "shared" | "spot" | "spotLower" | "type"
-                            | "x.y"
+                            k, "1st" | "A_B" | "Self" | "a-b" | "a_b" | "a_b_2" | "mode"
+                            | "self" | "shared" | "spot" | "spotLower" | "type" | "x.y"
                         )
                     })
         })
 }
 /// `#/$defs/Spot` of the tool's input JSON Schema.
-fn input_ref_1(v: &::serde_json::Value) -> bool {
+fn input_ref_1(v: &check::Json<'_>) -> bool {
     v.as_object().is_some_and(|o| o.get("x").is_some_and(|v| v.is_number()))
 }
 /// `#/$defs/spot` of the tool's input JSON Schema.
-fn input_ref_2(v: &::serde_json::Value) -> bool {
+fn input_ref_2(v: &check::Json<'_>) -> bool {
     v.as_object().is_some_and(|o| o.get("label").is_some_and(|v| v.is_string()))
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("A_B").is_none_or(|v| v.is_boolean())

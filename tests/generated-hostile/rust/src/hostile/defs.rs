@@ -208,7 +208,7 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("Self").is_none_or(|v| v.is_string())
@@ -219,11 +219,11 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
         })
 }
 /// `#/$defs/Input` of the tool's input JSON Schema.
-fn input_ref_1(v: &::serde_json::Value) -> bool {
+fn input_ref_1(v: &check::Json<'_>) -> bool {
     v.as_object().is_some_and(|o| o.get("value").is_none_or(|v| v.is_string()))
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("maybe").is_none_or(output_ref_1)
@@ -231,11 +231,11 @@ pub fn output_is_valid(v: &::serde_json::Value) -> bool {
         })
 }
 /// `#/$defs/maybe` of the tool's output JSON Schema.
-fn output_ref_1(v: &::serde_json::Value) -> bool {
+fn output_ref_1(v: &check::Json<'_>) -> bool {
     v.as_object().is_some_and(|o| o.get("note").is_none_or(|v| v.is_string()))
         || v.is_null()
 }
 /// `#/$defs/Output` of the tool's output JSON Schema.
-fn output_ref_2(v: &::serde_json::Value) -> bool {
+fn output_ref_2(v: &check::Json<'_>) -> bool {
     v.is_string() && matches!(v.as_str(), Some("ok" | "Ok" | "OK!"))
 }

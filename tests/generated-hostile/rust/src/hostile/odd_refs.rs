@@ -144,7 +144,7 @@ pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 /// The output schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
 pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = None;
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -167,14 +167,14 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
         })
 }
 /// `#/$defs/n` of the tool's input JSON Schema.
-fn input_ref_1(v: &::serde_json::Value) -> bool {
+fn input_ref_1(v: &check::Json<'_>) -> bool {
     check::is_integer(v)
 }
 /// `#/$defs/---` of the tool's input JSON Schema.
-fn input_ref_2(v: &::serde_json::Value) -> bool {
+fn input_ref_2(v: &check::Json<'_>) -> bool {
     v.as_object().is_some_and(|o| o.get("z").is_some_and(|v| v.is_string()))
 }
 /// `#/$defs/x` of the tool's input JSON Schema.
-fn input_ref_3(v: &::serde_json::Value) -> bool {
+fn input_ref_3(v: &check::Json<'_>) -> bool {
     v.as_object().is_some_and(|o| o.get("y").is_some_and(|v| check::is_integer(v)))
 }

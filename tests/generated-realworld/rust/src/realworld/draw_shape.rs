@@ -146,7 +146,7 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -168,8 +168,7 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                                                 v
                                                     .as_number()
                                                     .is_some_and(|n| check::gt(n, check::Limit::U64(0)))
-                                            })
-                                        && o.keys().all(|k| matches!(k.as_str(), "kind" | "radius"))
+                                            }) && o.keys().all(|k| matches!(k, "kind" | "radius"))
                                 }),
                         )
                             + usize::from(
@@ -195,16 +194,16 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                                                 })
                                             && o
                                                 .keys()
-                                                .all(|k| matches!(k.as_str(), "height" | "kind" | "width"))
+                                                .all(|k| matches!(k, "height" | "kind" | "width"))
                                     }),
                             ) == 1
-                    }) && o.keys().all(|k| matches!(k.as_str(), "color" | "shape"))
+                    }) && o.keys().all(|k| matches!(k, "color" | "shape"))
         })
 }
 /// The pattern `^#[0-9a-f]{6}$`.
 static INPUT_PATTERN_0: check::Pattern = check::Pattern::new("^#[0-9a-f]{6}$");
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("area").is_some_and(|v| v.is_number())

@@ -406,7 +406,7 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -446,14 +446,14 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                                             && o.get("pattern").is_some_and(|v| v.is_string())
                                             && o
                                                 .keys()
-                                                .all(|k| matches!(k.as_str(), "case_sensitive" | "pattern"))
+                                                .all(|k| matches!(k, "case_sensitive" | "pattern"))
                                     }),
                             ) == 1
                     })
         })
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o

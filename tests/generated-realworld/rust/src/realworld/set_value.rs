@@ -195,7 +195,7 @@ pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
 /// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn input_is_valid(v: &::serde_json::Value) -> bool {
+pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
@@ -214,13 +214,11 @@ pub fn input_is_valid(v: &::serde_json::Value) -> bool {
                 && o
                     .get("value")
                     .is_some_and(|v| v.is_string() || v.is_number() || v.is_boolean())
-                && o
-                    .keys()
-                    .all(|k| matches!(k.as_str(), "key" | "ttl_seconds" | "value"))
+                && o.keys().all(|k| matches!(k, "key" | "ttl_seconds" | "value"))
         })
 }
 /// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
-pub fn output_is_valid(v: &::serde_json::Value) -> bool {
+pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o
