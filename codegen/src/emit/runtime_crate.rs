@@ -51,6 +51,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/server/client.rs"),
     ),
     (
+        "src/server/compact.rs",
+        include_str!("../../../runtime/src/server/compact.rs"),
+    ),
+    (
         "src/server/control.rs",
         include_str!("../../../runtime/src/server/control.rs"),
     ),

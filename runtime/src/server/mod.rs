@@ -29,6 +29,7 @@
 //! of the spec's properties).
 
 mod client;
+mod compact;
 mod control;
 mod envelope;
 mod execution;

@@ -60,7 +60,7 @@ impl ToolOutput {
         output: &T,
     ) -> Result<ToolOutput, serde_json::Error> {
         Ok(ToolOutput {
-            output: serde_json::to_string(output)?,
+            output: super::compact::to_string(output)?,
             diagnostics: Vec::new(),
         })
     }

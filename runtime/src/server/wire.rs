@@ -203,8 +203,14 @@ pub(super) fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value:
 /// that is done here in one pass over reserved space. Anything else (never an
 /// output) is left to serde_json.
 pub(super) fn write_escaped(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    let Some(first) = crate::json::first_special(bytes) else {
+        out.extend_from_slice(bytes);
+        return;
+    };
     // A fold rather than `any`: no early exit, so it vectorizes.
-    if text.bytes().fold(false, |seen, b| seen | (b < 0x20)) {
+    let rest = bytes.get(first..).unwrap_or_default();
+    if rest.iter().fold(false, |seen, &b| seen | (b < 0x20)) {
         let quoted = serde_json::to_string(text).unwrap_or_default();
         out.extend_from_slice(
             quoted
