@@ -24,6 +24,10 @@ fn harness() -> &'static FuzzHarness {
 fuzz_target!(|data: &[u8]| {
     let out = harness().exchange(data);
     if !out.is_empty() {
-        assert!(out.starts_with(b"HTTP/1."), "{}", String::from_utf8_lossy(&out));
+        assert!(
+            out.starts_with(b"HTTP/1."),
+            "{}",
+            String::from_utf8_lossy(&out)
+        );
     }
 });

@@ -121,7 +121,9 @@ impl Recipe<'_> {
                 let specials = [0.5, -1.5, 2.0, 1e300, 9007199254740993.0, -0.0, 0.1];
                 serde_json::Number::from_f64(f)
                     .map(Value::Number)
-                    .unwrap_or_else(|| Value::from(specials[usize::from(bytes[0]) % specials.len()]))
+                    .unwrap_or_else(|| {
+                        Value::from(specials[usize::from(bytes[0]) % specials.len()])
+                    })
             }
             5 | 6 => Value::String(self.word()),
             7 => {
@@ -150,7 +152,11 @@ fuzz_target!(|data: &[u8]| {
     let Some(schema) = all.get(usize::from(*first) % all.len().max(1)) else {
         return;
     };
-    let value = Recipe { data: rest, words: &schema.words }.value(0);
+    let value = Recipe {
+        data: rest,
+        words: &schema.words,
+    }
+    .value(0);
     let expected = schema.reference.is_valid(&value);
     assert_eq!(
         (schema.compiled)(&toolgen_runtime::json::Json::from(&value)),

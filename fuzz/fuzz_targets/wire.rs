@@ -23,7 +23,10 @@ fuzz_target!(|data: &[u8]| {
             let body = &out[..out.len() - 1];
             assert!(!body.contains(&b'\n'), "an answer is one line");
             if let Err(e) = serde_json::from_slice::<serde_json::Value>(body) {
-                panic!("an answer that is not JSON ({e}): {}", String::from_utf8_lossy(body));
+                panic!(
+                    "an answer that is not JSON ({e}): {}",
+                    String::from_utf8_lossy(body)
+                );
             }
         }
     }

@@ -6,8 +6,10 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use toolgen_runtime::check::{self, Json};
 use toolgen_runtime::{
     Call, Execution, Handler, Server, ServerInfo, ToolDescriptor, ToolError, ToolOutput,
+    TypedHandler, typed_call,
 };
 
 fn descriptor(id: &str, input: Value, output: Option<Value>) -> ToolDescriptor {
@@ -27,7 +29,9 @@ fn descriptor(id: &str, input: Value, output: Option<Value>) -> ToolDescriptor {
     }
 }
 
-fn handler(f: fn(Call, serde_json::Map<String, Value>) -> Result<ToolOutput, ToolError>) -> Handler {
+fn handler(
+    f: fn(Call, serde_json::Map<String, Value>) -> Result<ToolOutput, ToolError>,
+) -> Handler {
     Arc::new(f)
 }
 
@@ -76,7 +80,11 @@ pub fn server() -> Server {
     )
     .and_then(|s| {
         s.tool(
-            descriptor("count", json!({"type": "object"}), Some(json!({"type": "integer"}))),
+            descriptor(
+                "count",
+                json!({"type": "object"}),
+                Some(json!({"type": "integer"})),
+            ),
             handler(|_, a| Ok(ToolOutput::new(json!(a.len())))),
         )
     })
@@ -103,5 +111,43 @@ pub fn server() -> Server {
             handler(|_, _| Ok(ToolOutput::new(json!({})))),
         )
     })
+    .and_then(typed)
     .unwrap_or_else(|e| panic!("the fuzzing server: {e}"))
+}
+
+/// `typed`'s input: what generated types are (fields renamed, optional,
+/// unknown ones refused, free-form JSON).
+#[derive(serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+struct Typed {
+    #[serde(rename = "n")]
+    number: Option<i64>,
+    s: Option<String>,
+    #[serde(default)]
+    any: Value,
+}
+
+/// `typed`'s schema, compiled by hand the way toolgen compiles it.
+fn typed_is_valid(v: &Json<'_>) -> bool {
+    v.as_object().is_some_and(|o| {
+        o.get("n").is_none_or(check::is_integer)
+            && o.get("s").is_none_or(Json::is_string)
+            && o.keys().all(|k| matches!(k, "n" | "s" | "any"))
+    })
+}
+
+/// Adds `typed`: a typed tool with a compiled validator (its calls read
+/// their arguments from the request's text), answering its input.
+fn typed(s: Server) -> Result<Server, String> {
+    let input = json!({
+        "type": "object",
+        "properties": {"n": {"type": "integer"}, "s": {"type": "string"}, "any": {}},
+        "additionalProperties": false
+    });
+    let call: TypedHandler = Arc::new(|call, arguments| {
+        typed_call("typed", call, arguments, |_, input: Typed| Ok(input))
+    });
+    let mut s = s.typed_tool(descriptor("typed", input, None), call)?;
+    s.compiled_validator("typed", Some(typed_is_valid));
+    Ok(s)
 }

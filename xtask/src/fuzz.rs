@@ -15,7 +15,7 @@ use std::process::Command;
 use crate::step;
 
 /// The fuzz targets (`fuzz/fuzz_targets/`).
-pub const TARGETS: &[&str] = &["wire", "http", "validators"];
+pub const TARGETS: &[&str] = &["wire", "http", "validators", "json"];
 
 /// The longest input of a target: every request shape fits, and the
 /// fuzzer stays fast (long inputs cost time and find nothing new).

@@ -59,10 +59,11 @@ impl Server {
         }
     }
 
-    /// The general path alone, waiting for a call's answer (tests compare it
-    /// with the fast path).
-    #[cfg(test)]
-    pub(super) fn handle_general(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
+    /// The general path alone, waiting for a call's answer: what
+    /// [`Server::handle`] answers, without its fast path (tests and the `json`
+    /// fuzz target compare the two).
+    #[doc(hidden)]
+    pub fn handle_general(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
         let mut out = match self.route(session, request) {
             Routed::Now(out) => out,
             Routed::Nothing => return None,
