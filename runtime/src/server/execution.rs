@@ -118,6 +118,11 @@ impl Server {
         args: Checked<&str>,
         progress: Option<(Value, Arc<dyn Outbox>)>,
     ) -> Result<ToolOutput, ToolError> {
+        if self.execution == Execution::Inline && progress.is_none() {
+            // Nothing can cancel an inline call (it is not in flight on any
+            // connection) or hear its progress: no control to make.
+            return self.run_inline(entry, args, Call::new());
+        }
         let slot = Slot::new();
         let put = slot.clone();
         let control = CallControl::new(Box::new(move |r| put.put(r)), progress);
@@ -141,20 +146,12 @@ impl Server {
         control: Arc<CallControl>,
         wait: bool,
     ) {
-        let limit = self.timeout_of(&entry.descriptor);
         if self.execution == Execution::Inline {
-            let started = limit.map(|_| std::time::Instant::now());
             let call = Call::controlled(control.clone());
-            let result = catch_unwind(AssertUnwindSafe(|| args.run(entry, call)));
-            let tool = &entry.descriptor.id;
-            let late = limit.zip(started).filter(|(l, s)| s.elapsed() > *l);
-            let result = match late {
-                Some((limit, _)) => Err(timeout_error(tool, limit)),
-                None => outcome(tool, result),
-            };
-            control.complete(result);
+            control.complete(self.run_inline(entry, args, call));
             return;
         }
+        let limit = self.timeout_of(&entry.descriptor);
         let lanes = self.lanes();
         let lane = if self.serial || entry.serial {
             &lanes.serial
@@ -188,6 +185,24 @@ impl Server {
             .detail("busy", true)
             .detail("queueLimit", self.queue_limit as u64);
             job.control.complete(Err(busy));
+        }
+    }
+
+    /// Runs a checked call on this thread: its panic caught, its time limit
+    /// checked when it returns (its result then discarded).
+    fn run_inline(
+        &self,
+        entry: &Entry,
+        args: Checked<&str>,
+        call: Call,
+    ) -> Result<ToolOutput, ToolError> {
+        let limit = self.timeout_of(&entry.descriptor);
+        let started = limit.map(|_| std::time::Instant::now());
+        let result = catch_unwind(AssertUnwindSafe(|| args.run(entry, call)));
+        let tool = &entry.descriptor.id;
+        match limit.zip(started).filter(|(l, s)| s.elapsed() > *l) {
+            Some((limit, _)) => Err(timeout_error(tool, limit)),
+            None => outcome(tool, result),
         }
     }
 

@@ -44,7 +44,10 @@ pub(crate) fn call_answer(
     stamp: Option<&[u8]>,
     result: Result<ToolOutput, ToolError>,
 ) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256);
+    // Room for the output twice (MCP writes it as text too) and the rest of
+    // the response, its line end included: no growing on the way.
+    let room = result.as_ref().map_or(0, |o| 2 * o.output_json().len()) + 256;
+    let mut out = Vec::with_capacity(room);
     match (dialect, result) {
         (Dialect::Envelope, Ok(o)) => {
             write_response(&mut out, id, |out| write_envelope_result(out, tool, &o));
