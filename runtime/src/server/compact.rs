@@ -32,11 +32,20 @@ struct Writer<'o> {
     out: &'o mut Vec<u8>,
 }
 
-impl Writer<'_> {
+impl<'o> Writer<'o> {
     fn string(&mut self, s: &str) {
         self.out.push(b'"');
         write_escaped(self.out, s);
         self.out.push(b'"');
+    }
+
+    /// `{"variant":` and `open`: a variant's array or object, which `close` ends.
+    fn variant(mut self, variant: &str, open: &[u8], close: &'static [u8]) -> Compound<'o> {
+        self.out.push(b'{');
+        self.string(variant);
+        self.out.push(b':');
+        self.out.extend_from_slice(open);
+        Compound::new(self.out, close)
     }
 
     /// A number, by serde_json's formatter (writing to a `Vec` cannot fail).
@@ -170,16 +179,13 @@ impl<'o> ser::Serializer for Writer<'o> {
     }
 
     fn serialize_tuple_variant(
-        mut self,
+        self,
         _: &'static str,
         _: u32,
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'o>> {
-        self.out.push(b'{');
-        self.string(variant);
-        self.out.extend_from_slice(b":[");
-        Ok(Compound::new(self.out, b"]}"))
+        Ok(self.variant(variant, b"[", b"]}"))
     }
 
     fn serialize_map(self, _: Option<usize>) -> Result<Compound<'o>> {
@@ -197,16 +203,13 @@ impl<'o> ser::Serializer for Writer<'o> {
     }
 
     fn serialize_struct_variant(
-        mut self,
+        self,
         _: &'static str,
         _: u32,
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'o>> {
-        self.out.push(b'{');
-        self.string(variant);
-        self.out.extend_from_slice(b":{");
-        Ok(Compound::new(self.out, b"}}"))
+        Ok(self.variant(variant, b"{", b"}}"))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Validators compiled from JSON Schema (draft 2020-12): for a tool's bundled
-//! input or output schema, Rust functions that answer whether a
-//! `serde_json::Value` is valid, written out keyword by keyword the way Ajv
+//! input or output schema, Rust functions that answer whether a JSON value
+//! (`toolgen_runtime::check::Json`, its strings borrowed from the request's
+//! text) is valid, written out keyword by keyword the way Ajv
 //! compiles schemas to JavaScript, instead of walking the schema at run time.
 //!
 //! Invariants:
@@ -46,7 +47,7 @@ const REFUSED: &[&str] = &[
     "additionalItems",
 ];
 
-/// A compiled check of the instance `v: &Value`.
+/// A compiled check of the instance `v: &check::Json`.
 enum Check {
     /// Every instance passes.
     True,
@@ -81,7 +82,7 @@ impl Check {
         }
     }
 
-    /// The check as a function of one `&Value` (a closure, or the function itself).
+    /// The check as a function of one `&check::Json` (a closure, or the function itself).
     fn closure(&self) -> TokenStream {
         match self {
             Check::True => quote!(|_| true),
@@ -154,7 +155,7 @@ struct Compiler<'a> {
 /// code calls instead of compiling them again (a tool set's shared ones).
 pub type External = BTreeMap<String, TokenStream>;
 
-/// Compiles `schema` into items: `pub fn {prefix}_is_valid(v: &Value) -> bool`
+/// Compiles `schema` into items: `pub fn {prefix}_is_valid(v: &check::Json) -> bool`
 /// and the private functions and statics it uses. `what` names the schema in
 /// the doc comment. The items call `check::...`: put [`prelude`] once beside
 /// them (or all the validators of one module).
