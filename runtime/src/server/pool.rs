@@ -219,7 +219,10 @@ impl Lane {
                     drop(state);
                     let found = spin_until(|| self.pending.load(Ordering::Relaxed) > 0);
                     state = lock(&self.state);
-                    if found {
+                    // A job queued between the spin and the lock was
+                    // signalled to no one: look before parking, or it would
+                    // wait for the idle timeout (30 s).
+                    if found || !state.queue.is_empty() {
                         state.idle -= 1;
                         continue;
                     }
