@@ -583,3 +583,36 @@ fn an_id_can_be_reused_once_its_answer_is_out() {
         assert!(r.get("result").is_some(), "{r}");
     }
 }
+
+/// Calls that arrive just as an idle worker stops spinning are not left in
+/// the queue until the idle timeout (30 s): 4,000 calls one after another,
+/// each after a pause about as long as the spin (50 µs), must all be
+/// answered well within `PATIENCE`.
+#[test]
+fn a_call_arriving_as_a_worker_parks_is_not_left_waiting() {
+    let server = Server::new(info(), &["core"], "core")
+        .pool_size(1)
+        .tool(
+            descriptor("quick", None),
+            handler(|c, _| c.finish(json!({}))),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (done, finished) = channel();
+    std::thread::spawn(move || {
+        for i in 0..4_000u64 {
+            // A busy wait: a sleep overshoots by about the spin's length.
+            let until = std::time::Instant::now() + Duration::from_micros(20 + i % 60);
+            while std::time::Instant::now() < until {
+                std::hint::spin_loop();
+            }
+            if server.call("quick", json!({})).is_err() {
+                break;
+            }
+        }
+        let _ = done.send(());
+    });
+    assert!(
+        finished.recv_timeout(PATIENCE).is_ok(),
+        "a call waited for the pool's idle timeout"
+    );
+}
