@@ -77,7 +77,7 @@ impl<T: AsRef<str>> Checked<T> {
         match (self, &entry.typed) {
             (Checked::Map(m), _) => (entry.handler)(call, m),
             (Checked::Text(t), Some(typed)) => typed(call, Arguments::Text(t.as_ref())),
-            // `prepare` gives text to typed tools only; read it, should that change.
+            // `Server::check` gives text to typed tools only; read it, should that change.
             (Checked::Text(t), None) => {
                 (entry.handler)(call, serde_json::from_str(t.as_ref()).unwrap_or_default())
             }
