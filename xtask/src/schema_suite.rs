@@ -155,7 +155,7 @@ pub fn run(root: &Path) -> Result<(), String> {
     std::fs::write(work.join("cases.json"), Value::Array(cases).to_string())
         .map_err(|e| e.to_string())?;
     let main = format!(
-        "//! Written by `cargo xtask schema-suite`.\n{modules}\nstatic VALIDATORS: &[fn(&serde_json::Value) -> bool] = &[\n{table}];\n\n{RUNNER}"
+        "//! Written by `cargo xtask schema-suite`.\n{modules}\nstatic VALIDATORS: &[toolgen_runtime::server::Validity] = &[\n{table}];\n\n{RUNNER}"
     );
     std::fs::write(src.join("main.rs"), main).map_err(|e| e.to_string())?;
     eprintln!("==> cargo run (the compiled validators of the suite's schemas)");
