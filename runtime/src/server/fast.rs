@@ -25,6 +25,23 @@ struct Request<'a> {
     /// The text of `params.arguments` and what it reads as.
     arguments: Option<(&'a str, Parsed<'a>)>,
     progress: Option<Value>,
+    /// The members of `params` and `params._meta` read so far (bits below).
+    seen: u8,
+}
+
+const TOOL: u8 = 1;
+const NAME: u8 = 2;
+const ARGUMENTS: u8 = 4;
+const META: u8 = 8;
+const PROGRESS: u8 = 16;
+const VERSION: u8 = 32;
+
+/// Marks member `bit` as read; `None` the second time (serde refuses a
+/// member written twice, even as `null`, and the general path keeps the last).
+fn first_time(seen: &mut u8, bit: u8) -> Option<()> {
+    let fresh = *seen & bit == 0;
+    *seen |= bit;
+    fresh.then_some(())
 }
 
 /// Puts `value` into `slot`; `None` if it was already filled (a member
@@ -59,14 +76,6 @@ fn members<'a>(
     }
 }
 
-/// A string, or `null` as absent (`Option<&str>` in serde's terms).
-fn optional_string<'a>(r: &mut Reader<'a>) -> Option<Option<&'a str>> {
-    if r.next() == Some(b'n') {
-        return r.value().filter(Json::is_null).map(|_| None);
-    }
-    r.string().map(Some)
-}
-
 impl<'a> Request<'a> {
     fn read(text: &'a str) -> Option<Request<'a>> {
         let mut r = Reader::new(text);
@@ -88,16 +97,26 @@ impl<'a> Request<'a> {
 
     /// One member of `params`.
     fn param(&mut self, r: &mut Reader<'a>, name: &str) -> Option<()> {
+        let bit = match name {
+            "tool" => TOOL,
+            "name" => NAME,
+            "arguments" => ARGUMENTS,
+            "_meta" => META,
+            _ => 0,
+        };
+        first_time(&mut self.seen, bit)?;
         match name {
-            "tool" => match optional_string(r)? {
-                Some(s) => fill(&mut self.tool, s),
-                None => Some(()),
-            },
-            "name" => match optional_string(r)? {
-                Some(s) => fill(&mut self.name, s),
-                None => Some(()),
-            },
-            "arguments" if self.arguments.is_none() => {
+            // Even a `null` `name` makes the general path answer as MCP:
+            // leave any `null` here to it.
+            "tool" => {
+                self.tool = Some(r.string()?);
+                Some(())
+            }
+            "name" => {
+                self.name = Some(r.string()?);
+                Some(())
+            }
+            "arguments" => {
                 let (text, parsed) = r.parsed()?;
                 match parsed.json {
                     Json::Null => Some(()),
@@ -110,21 +129,24 @@ impl<'a> Request<'a> {
             }
             "_meta" if r.next() == Some(b'n') => r.value().filter(Json::is_null).map(drop),
             "_meta" => members(r, |r, name| match name {
-                "progressToken" => match r.value()? {
-                    Json::Null => Some(()),
-                    Json::String(s) => fill(&mut self.progress, Value::String(s.into_owned())),
-                    Json::Number(n) if n.is_i64() || n.is_u64() => {
-                        fill(&mut self.progress, Value::Number(n))
+                "progressToken" => {
+                    first_time(&mut self.seen, PROGRESS)?;
+                    match r.value()? {
+                        Json::Null => Some(()),
+                        Json::String(s) => fill(&mut self.progress, Value::String(s.into_owned())),
+                        Json::Number(n) if n.is_i64() || n.is_u64() => {
+                            fill(&mut self.progress, Value::Number(n))
+                        }
+                        _ => None,
                     }
-                    _ => None,
-                },
+                }
                 // A 2026-07-28 request: the general path checks its envelope.
                 "io.modelcontextprotocol/protocolVersion" => {
+                    first_time(&mut self.seen, VERSION)?;
                     r.value().filter(Json::is_null).map(drop)
                 }
                 _ => r.value().map(drop),
             }),
-            "arguments" => None,
             _ => r.value().map(drop),
         }
     }

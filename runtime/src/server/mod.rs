@@ -805,7 +805,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"tool":"a.echo","arguments":{"n":7}}}"#,
             r#"{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"tool":"a.echo","arguments":{"n":"x\"y"}}}"#,
             r#"{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"a.echo","arguments":null,"_meta":{"progressToken":"p"}}}"#,
-            r#"{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"a.echo","arguments":{},"_meta":null,"tool":null}}"#,
+            r#"{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"a.echo","arguments":{},"_meta":null}}"#,
             r#"{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"tool":"a.echo","arguments":{"n":1.5,"m":[1e2]}}}"#,
         ];
         // The fast path's answer: its call started and waited for.
@@ -856,6 +856,12 @@ mod tests {
             // Escapes outside the arguments: left to serde_json.
             r#"{"jsonrpc":"2.0","id":"\u0041","method":"tools/call","params":{"tool":"a.echo"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}"#,
+            // A member of `params` twice, even as `null` (serde refuses it; the
+            // general path keeps the last).
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a.echo","name":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"a.echo","name":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"a.ok","arguments":null,"arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"a.ok","_meta":{"progressToken":null,"progressToken":1}}}"#,
         ] {
             assert!(s.fast_call(r.as_bytes()).is_none(), "{r}");
         }
