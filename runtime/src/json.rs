@@ -422,6 +422,40 @@ impl<'a> Reader<'a> {
         json
     }
 
+    /// An object's members, each read by `member` (which reads the value).
+    pub(crate) fn members(
+        &mut self,
+        member: impl FnMut(&mut Reader<'a>, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        if !self.eat(b'{') {
+            return None;
+        }
+        self.rest_of_object(member)
+    }
+
+    /// The members of an object whose `{` was read, through its `}`.
+    fn rest_of_object(
+        &mut self,
+        mut member: impl FnMut(&mut Reader<'a>, &'a str) -> Option<()>,
+    ) -> Option<()> {
+        if self.eat(b'}') {
+            return Some(());
+        }
+        loop {
+            let name = self.string()?;
+            if !self.eat(b':') {
+                return None;
+            }
+            member(self, name)?;
+            if self.eat(b'}') {
+                return Some(());
+            }
+            if !self.eat(b',') {
+                return None;
+            }
+        }
+    }
+
     fn array(&mut self) -> Option<Json<'a>> {
         let mut items = Vec::new();
         if !self.eat(b']') {
@@ -440,21 +474,10 @@ impl<'a> Reader<'a> {
 
     fn object(&mut self) -> Option<Json<'a>> {
         let mut members = Vec::new();
-        if !self.eat(b'}') {
-            loop {
-                let name = self.string()?;
-                if !self.eat(b':') {
-                    return None;
-                }
-                members.push((Cow::Borrowed(name), self.value()?));
-                if self.eat(b'}') {
-                    break;
-                }
-                if !self.eat(b',') {
-                    return None;
-                }
-            }
-        }
+        self.rest_of_object(|r, name| {
+            members.push((Cow::Borrowed(name), r.value()?));
+            Some(())
+        })?;
         let (object, twice) = Object::new_counting(members);
         self.plain &= !twice;
         Some(Json::Object(object))

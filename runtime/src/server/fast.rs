@@ -50,44 +50,18 @@ fn fill<T>(slot: &mut Option<T>, value: T) -> Option<()> {
     slot.is_none().then(|| *slot = Some(value))
 }
 
-/// Reads an object's members, each by `member` (which reads the value).
-fn members<'a>(
-    r: &mut Reader<'a>,
-    mut member: impl FnMut(&mut Reader<'a>, &'a str) -> Option<()>,
-) -> Option<()> {
-    if !r.eat(b'{') {
-        return None;
-    }
-    if r.eat(b'}') {
-        return Some(());
-    }
-    loop {
-        let name = r.string()?;
-        if !r.eat(b':') {
-            return None;
-        }
-        member(r, name)?;
-        if r.eat(b'}') {
-            return Some(());
-        }
-        if !r.eat(b',') {
-            return None;
-        }
-    }
-}
-
 impl<'a> Request<'a> {
     fn read(text: &'a str) -> Option<Request<'a>> {
         let mut r = Reader::new(text);
         let mut req = Request::default();
-        members(&mut r, |r, name| match name {
+        r.members(|r, name| match name {
             "jsonrpc" => fill(&mut req.jsonrpc, r.string()?),
             "id" => fill(&mut req.id, r.value()?),
             "method" => fill(&mut req.method, r.string()?),
             "params" if !req.params => {
                 req.params = true;
                 // `null` params: not a call the fast path reads.
-                members(r, |r, name| req.param(r, name))
+                r.members(|r, name| req.param(r, name))
             }
             "params" => None,
             _ => r.value().map(drop),
@@ -128,7 +102,7 @@ impl<'a> Request<'a> {
                 }
             }
             "_meta" if r.next() == Some(b'n') => r.value().filter(Json::is_null).map(drop),
-            "_meta" => members(r, |r, name| match name {
+            "_meta" => r.members(|r, name| match name {
                 "progressToken" => {
                     first_time(&mut self.seen, PROGRESS)?;
                     match r.value()? {
