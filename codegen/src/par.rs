@@ -4,16 +4,21 @@
 //! phases that use it (reading specs, validating tools, building Rust tool
 //! files) each run once per generation on hundreds of items.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 /// How many threads [`map_with`] uses at most: the available parallelism.
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// `f(state, i)` for every `i` in `0..n`, on up to [`threads`] threads:
-/// thread `w` takes `w`, `w + threads`, ..., with its own `state` made by
-/// `init` (for values that cannot cross threads, such as syntax trees). The
-/// results come back in index order, so the output does not depend on
-/// timing; a panic in `f` is resumed on the caller's thread.
+/// `f(state, i)` for every `i` in `0..n`, on up to [`threads`] threads,
+/// each with its own `state` made by `init` (for values that cannot cross
+/// threads, such as syntax trees). A thread takes the next index not yet
+/// taken as it finishes one, so all end together however the items' costs
+/// and the threads' share of the cores vary (the emitters run at the same
+/// time and compete for them). The results come back in index order, so
+/// the output does not depend on timing; a panic in `f` is resumed on the
+/// caller's thread.
 pub fn map_with<S, T: Send>(
     n: usize,
     init: impl Fn() -> S + Sync,
@@ -39,16 +44,18 @@ pub fn map_on<S, T: Send>(
         return (0..n).map(|i| f(&mut state, i)).collect();
     }
     let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
-    let (init, f) = (&init, &f);
+    let next = AtomicUsize::new(0);
+    let (init, f, next) = (&init, &f, &next);
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|w| {
+            .map(|_| {
                 scope.spawn(move || {
                     let mut state = init();
-                    (w..n)
-                        .step_by(threads)
-                        .map(|i| (i, f(&mut state, i)))
-                        .collect::<Vec<_>>()
+                    std::iter::from_fn(|| {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        (i < n).then(|| (i, f(&mut state, i)))
+                    })
+                    .collect::<Vec<_>>()
                 })
             })
             .collect();
