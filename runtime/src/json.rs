@@ -247,22 +247,13 @@ impl<'a> Object<'a> {
 /// Where the first byte of `bytes` is that a JSON string cannot hold as it
 /// is: `"`, `\\` or a control character. Eight bytes at a time.
 pub(crate) fn first_special(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each byte of `x` that is below `n` (n <= 128); exact
-    // for the lowest such byte, which is all that is asked of it.
-    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
     let mut chunks = bytes.chunks_exact(8);
     let mut offset = 0;
     for chunk in &mut chunks {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        let hits = below(x, 0x20)
-            | below(x ^ (ONES * u64::from(b'"')), 1)
-            | below(x ^ (ONES * u64::from(b'\\')), 1);
-        if hits != 0 {
-            return Some(offset + hits.trailing_zeros() as usize / 8);
+        if let Some(at) = specials(u64::from_le_bytes(word)) {
+            return Some(offset + at);
         }
         offset += 8;
     }
@@ -270,6 +261,21 @@ pub(crate) fn first_special(bytes: &[u8]) -> Option<usize> {
     rest.iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
         .map(|i| offset + i)
+}
+
+/// [`first_special`] of one word (eight bytes, the first the lowest): the
+/// index of its first `"`, `\\` or control character.
+#[inline]
+pub(crate) fn specials(x: u64) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each byte of `x` that is below `n` (n <= 128); exact
+    // for the lowest such byte, which is all that is asked of it.
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
+    let hits = below(x, 0x20)
+        | below(x ^ (ONES * u64::from(b'"')), 1)
+        | below(x ^ (ONES * u64::from(b'\\')), 1);
+    (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
 }
 
 /// A reader of the JSON text the wire mostly carries, about five times

@@ -704,14 +704,32 @@ mod tests {
     fn text_is_escaped_exactly_as_serde_json_escapes_it() {
         let mut every_char: String = (0u8..0x80).map(char::from).collect();
         every_char.push_str("é\u{2028}\u{7f}𝄞\\\"");
-        for text in [
+        // A `"` or `\` at every position of texts longer than a word, alone,
+        // in pairs, and last.
+        let mut placed = Vec::new();
+        for len in [1, 7, 8, 9, 17, 30] {
+            for at in 0..len {
+                for special in ['"', '\\'] {
+                    let mut t: Vec<char> =
+                        "abcdefghijklmnopqrstuvwxyz0123".chars().take(len).collect();
+                    t[at] = special;
+                    t[(at * 7 + 3) % len] = special;
+                    placed.push(t.into_iter().collect::<String>());
+                }
+            }
+        }
+        for text in placed.iter().map(String::as_str).chain([
             "",
             "plain",
             r#"{"a":"b\"c","d":[1,2.5,null]}"#,
             every_char.as_str(),
             "\n\n",
             "\"",
-        ] {
+            "\\\\\"\"",
+            // A control character after a quote, in a word and in the tail.
+            "\"abcdefghij\nklmnopqrs",
+            "abcdefgh\\ijklmno\u{1}",
+        ]) {
             let mut ours = vec![b'"'];
             write_escaped(&mut ours, text);
             ours.push(b'"');

@@ -202,37 +202,61 @@ pub(super) fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value:
 
 /// The contents of a JSON string holding `text`, escaped exactly as
 /// serde_json escapes it. Outputs are compact JSON written by serde_json, so
-/// they hold no raw control characters and only `"` and `\` need a backslash;
-/// that is done here in one pass over reserved space. Anything else (never an
-/// output) is left to serde_json.
+/// they hold no raw control characters and only `"` and `\` need a backslash.
+/// The text is read eight bytes at a time ([`crate::json::specials`]): a word
+/// without either is copied whole, one with is copied up to its first, which
+/// gets its backslash. A control character (never in an output) hands the
+/// whole text to serde_json.
 pub(super) fn write_escaped(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    let Some(first) = crate::json::first_special(bytes) else {
+    // Most strings (names, values) need nothing: one copy.
+    let Some(mut at) = crate::json::first_special(bytes) else {
         out.extend_from_slice(bytes);
         return;
     };
-    // A fold rather than `any`: no early exit, so it vectorizes.
-    let rest = bytes.get(first..).unwrap_or_default();
-    if rest.iter().fold(false, |seen, &b| seen | (b < 0x20)) {
-        let quoted = serde_json::to_string(text).unwrap_or_default();
-        out.extend_from_slice(
-            quoted
-                .as_bytes()
-                .get(1..quoted.len() - 1)
-                .unwrap_or_default(),
-        );
-        return;
-    }
     let start = out.len();
-    out.resize(start + 2 * text.len(), 0);
-    let mut end = start;
-    for &b in text.as_bytes() {
-        if b == b'"' || b == b'\\' {
-            out[end] = b'\\';
-            end += 1;
+    // Room for the text and a backslash for every eighth byte, which a
+    // compact object with short names and values comes close to.
+    out.reserve(bytes.len() + bytes.len() / 8 + 8);
+    out.extend_from_slice(bytes.get(..at).unwrap_or_default());
+    while let Some(word) = bytes.get(at..at + 8) {
+        let mut chunk = [0u8; 8];
+        chunk.copy_from_slice(word);
+        // The whole word, then cut back to its first special byte (one
+        // store of eight bytes instead of a copy of a varying length).
+        out.extend_from_slice(&chunk);
+        let Some(k) = crate::json::specials(u64::from_le_bytes(chunk)) else {
+            at += 8;
+            continue;
+        };
+        let special = chunk[k];
+        if special < 0x20 {
+            return escape_by_serde(out, start, text);
         }
-        out[end] = b;
-        end += 1;
+        out.truncate(out.len() - 8 + k);
+        out.extend_from_slice(&[b'\\', special]);
+        at += k + 1;
     }
-    out.truncate(end);
+    for &b in bytes.get(at..).unwrap_or_default() {
+        if b < 0x20 {
+            return escape_by_serde(out, start, text);
+        }
+        if b == b'"' || b == b'\\' {
+            out.push(b'\\');
+        }
+        out.push(b);
+    }
+}
+
+/// `out` back to `start`, then `text` escaped by serde_json (which writes
+/// control characters as `\n`, `\u001f` and the like).
+fn escape_by_serde(out: &mut Vec<u8>, start: usize, text: &str) {
+    out.truncate(start);
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    out.extend_from_slice(
+        quoted
+            .as_bytes()
+            .get(1..quoted.len() - 1)
+            .unwrap_or_default(),
+    );
 }
