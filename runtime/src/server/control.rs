@@ -54,7 +54,10 @@ impl Outbox for std::sync::mpsc::Sender<Outgoing> {
 /// channel costs more: std's unbounded one zeroes a block of 31 messages
 /// on its first send).
 pub(crate) struct Slot<T> {
-    value: Mutex<Option<T>>,
+    /// The value, and whether the waiter is parked on `ready` (only then
+    /// does `put` signal it: a signal is a system call, and a waiter usually
+    /// finds the value while it spins).
+    value: Mutex<(Option<T>, bool)>,
     ready: Condvar,
     /// Set with the value: read without the lock while spinning.
     filled: AtomicBool,
@@ -63,16 +66,21 @@ pub(crate) struct Slot<T> {
 impl<T> Slot<T> {
     pub(crate) fn new() -> Arc<Slot<T>> {
         Arc::new(Slot {
-            value: Mutex::new(None),
+            value: Mutex::new((None, false)),
             ready: Condvar::new(),
             filled: AtomicBool::new(false),
         })
     }
 
     pub(crate) fn put(&self, v: T) {
-        *self.value.lock().unwrap_or_else(|p| p.into_inner()) = Some(v);
+        let mut value = self.value.lock().unwrap_or_else(|p| p.into_inner());
+        value.0 = Some(v);
         self.filled.store(true, Ordering::Release);
-        self.ready.notify_one();
+        let parked = value.1;
+        drop(value);
+        if parked {
+            self.ready.notify_one();
+        }
     }
 
     /// The value, once put; `None` when every other holder of the slot is
@@ -83,12 +91,13 @@ impl<T> Slot<T> {
         super::pool::spin_until(|| self.filled.load(Ordering::Acquire));
         let mut value = self.value.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(v) = value.take() {
+            if let Some(v) = value.0.take() {
                 return Some(v);
             }
             if Arc::strong_count(self) == 1 {
                 return None;
             }
+            value.1 = true;
             // The others drop their handles without a word: look again now and then.
             value = self
                 .ready

@@ -33,10 +33,11 @@ pub(crate) struct Job {
 }
 
 impl Job {
-    /// Runs the handler on this thread (panics caught) and answers the call.
+    /// Runs the handler on this thread (panics caught) and answers the call,
+    /// calling `answering` once first (or when there is nothing to run).
     /// Returns false when the call was abandoned meanwhile (its time limit
     /// passed): the caller's thread must then leave its lane.
-    fn run(self) -> bool {
+    fn run(self, answering: impl FnOnce()) -> bool {
         let Job {
             control,
             tool,
@@ -54,6 +55,7 @@ impl Job {
             )
             .is_err()
         {
+            answering();
             return true; // answered or cancelled while queued
         }
         if let Some(limit) = limit {
@@ -70,6 +72,7 @@ impl Job {
                 Ordering::Acquire,
             )
             .is_ok();
+        answering();
         control.complete(outcome(&tool, result));
         kept
     }
@@ -120,7 +123,18 @@ struct LaneState {
     queue: VecDeque<Job>,
     /// Threads of this lane (abandoned ones no longer count).
     threads: usize,
+    /// Threads looking for work: spinning or parked.
     idle: usize,
+    /// Threads parked on `ready`: the only ones a new job must wake (a
+    /// spinning one sees `pending`; a wake-up is a system call per job).
+    parked: usize,
+    /// Senders parked on `room` (`submit_waiting` with the queue full).
+    blocked: usize,
+    /// Threads answering a call, about to look for the next job: a job
+    /// queued meanwhile is theirs (the caller of a sequence of calls sends
+    /// the next the moment it has the answer; waking a parked thread for it
+    /// costs more than the call).
+    finishing: usize,
 }
 
 /// A bounded queue and the threads that drain it.
@@ -146,6 +160,9 @@ impl Lane {
                 queue: VecDeque::new(),
                 threads: 0,
                 idle: 0,
+                parked: 0,
+                blocked: 0,
+                finishing: 0,
             }),
             ready: Condvar::new(),
             room: Condvar::new(),
@@ -173,7 +190,9 @@ impl Lane {
     pub(crate) fn submit_waiting(self: &Arc<Lane>, job: Job) {
         let mut state = lock(&self.state);
         while state.queue.len().saturating_sub(state.idle) >= self.capacity {
+            state.blocked += 1;
             state = self.room.wait(state).unwrap_or_else(|p| p.into_inner());
+            state.blocked -= 1;
         }
         self.push(state, job);
     }
@@ -181,10 +200,13 @@ impl Lane {
     fn push(self: &Arc<Lane>, mut state: std::sync::MutexGuard<'_, LaneState>, job: Job) {
         state.queue.push_back(job);
         self.pending.fetch_add(1, Ordering::Relaxed);
-        if state.idle > 0 {
+        // A spinning thread takes a job without being told: wake a parked
+        // one only for the jobs beyond those.
+        let spinning = state.idle - state.parked + state.finishing;
+        if state.parked > 0 && state.queue.len() > spinning {
             drop(state);
             self.ready.notify_one();
-        } else if state.threads < self.size {
+        } else if state.idle == 0 && state.threads < self.size {
             state.threads += 1;
             drop(state);
             self.spawn();
@@ -203,34 +225,48 @@ impl Lane {
     }
 
     fn work(self: Arc<Lane>) {
+        let mut finished = false;
         loop {
             let job = {
                 let mut state = lock(&self.state);
+                if std::mem::take(&mut finished) {
+                    state.finishing -= 1;
+                }
                 loop {
                     if let Some(job) = state.queue.pop_front() {
                         self.pending.fetch_sub(1, Ordering::Relaxed);
-                        self.room.notify_one();
+                        if state.blocked > 0 {
+                            self.room.notify_one();
+                        }
                         break job;
                     }
                     state.idle += 1;
                     // Spin briefly before parking: a parked thread costs a
                     // wake-up (tens of microseconds) per call, spinning costs
-                    // a core only while calls arrive back to back.
-                    drop(state);
-                    let found = spin_until(|| self.pending.load(Ordering::Relaxed) > 0);
-                    state = lock(&self.state);
-                    // A job queued between the spin and the lock was
-                    // signalled to no one: look before parking, or it would
-                    // wait for the idle timeout (30 s).
-                    if found || !state.queue.is_empty() {
-                        state.idle -= 1;
-                        continue;
+                    // a core only while calls arrive back to back. One idle
+                    // thread spins at a time, the others park at once: a
+                    // second spinner would take the core the caller needs
+                    // (two of them and the caller on two cores doubled the
+                    // time of a call).
+                    if state.idle - state.parked == 1 {
+                        drop(state);
+                        let found = spin_until(|| self.pending.load(Ordering::Relaxed) > 0);
+                        state = lock(&self.state);
+                        // A job queued between the spin and the lock was
+                        // signalled to no one: look before parking, or it
+                        // would wait for the idle timeout (30 s).
+                        if found || !state.queue.is_empty() {
+                            state.idle -= 1;
+                            continue;
+                        }
                     }
+                    state.parked += 1;
                     let (s, timeout) = self
                         .ready
                         .wait_timeout(state, IDLE_EXIT)
                         .unwrap_or_else(|p| p.into_inner());
                     state = s;
+                    state.parked -= 1;
                     state.idle -= 1;
                     if timeout.timed_out() && state.queue.is_empty() {
                         state.threads -= 1;
@@ -241,10 +277,12 @@ impl Lane {
             let lane = Arc::downgrade(&self);
             let control = job.control.clone();
             ABANDON.with(|slot| *slot.borrow_mut() = Some(lane));
-            let kept = job.run();
+            let kept = job.run(|| lock(&self.state).finishing += 1);
+            finished = true;
             ABANDON.with(|slot| *slot.borrow_mut() = None);
             drop(control);
             if !kept {
+                lock(&self.state).finishing -= 1;
                 return; // abandoned: the watchdog already took this thread off the lane
             }
         }
@@ -317,15 +355,31 @@ impl Ord for Deadline {
 
 /// One thread for every time limit in the process.
 struct Watchdog {
-    deadlines: Mutex<BinaryHeap<Deadline>>,
+    deadlines: Mutex<Deadlines>,
     changed: Condvar,
 }
+
+/// The deadlines of calls with a time limit, earliest first. A call that
+/// ends leaves its deadline behind (a heap cannot drop one in the middle):
+/// when the heap has doubled since it was last pruned, the deadlines of
+/// calls that are gone are dropped, so a busy server holds about as many
+/// as it has calls in flight, not every call of the last time limit.
+struct Deadlines {
+    heap: BinaryHeap<Deadline>,
+    prune_at: usize,
+}
+
+/// The size below which the heap is never pruned.
+const PRUNE_MIN: usize = 1024;
 
 fn watchdog() -> &'static Watchdog {
     static WATCHDOG: OnceLock<&'static Watchdog> = OnceLock::new();
     WATCHDOG.get_or_init(|| {
         let w: &'static Watchdog = Box::leak(Box::new(Watchdog {
-            deadlines: Mutex::new(BinaryHeap::new()),
+            deadlines: Mutex::new(Deadlines {
+                heap: BinaryHeap::new(),
+                prune_at: PRUNE_MIN,
+            }),
             changed: Condvar::new(),
         }));
         let _ = std::thread::Builder::new()
@@ -339,8 +393,12 @@ impl Watchdog {
     fn watch(&self, at: Instant, control: &Arc<CallControl>, tool: &str, limit: Duration) {
         let lane = ABANDON.with(|slot| slot.borrow().clone());
         let mut d = lock(&self.deadlines);
-        let earliest = d.peek().is_none_or(|e| at < e.at);
-        d.push(Deadline {
+        if d.heap.len() >= d.prune_at {
+            d.heap.retain(|e| e.control.strong_count() > 0);
+            d.prune_at = (2 * d.heap.len()).max(PRUNE_MIN);
+        }
+        let earliest = d.heap.peek().is_none_or(|e| at < e.at);
+        d.heap.push(Deadline {
             at,
             control: Arc::downgrade(control),
             lane,
@@ -357,14 +415,14 @@ impl Watchdog {
         let mut d = lock(&self.deadlines);
         loop {
             let now = Instant::now();
-            while d.peek().is_some_and(|e| e.at <= now) {
-                if let Some(due) = d.pop() {
+            while d.heap.peek().is_some_and(|e| e.at <= now) {
+                if let Some(due) = d.heap.pop() {
                     drop(d);
                     expire(due);
                     d = lock(&self.deadlines);
                 }
             }
-            d = match d.peek().map(|e| e.at) {
+            d = match d.heap.peek().map(|e| e.at) {
                 Some(at) => {
                     self.changed
                         .wait_timeout(d, at.saturating_duration_since(now))
@@ -401,5 +459,52 @@ fn expire(due: Deadline) {
                 lane.abandon_one();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A watchdog of its own (not the process's), with no thread.
+    fn watchdog() -> Watchdog {
+        Watchdog {
+            deadlines: Mutex::new(Deadlines {
+                heap: BinaryHeap::new(),
+                prune_at: PRUNE_MIN,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    #[test]
+    fn deadlines_of_finished_calls_do_not_pile_up() {
+        let w = watchdog();
+        let limit = Duration::from_secs(30);
+        // A busy server: a hundred thousand calls, each gone when the next
+        // starts, eight still running throughout.
+        let running: Vec<_> = (0..8)
+            .map(|_| CallControl::new(Box::new(|_| {}), None))
+            .collect();
+        for c in &running {
+            w.watch(Instant::now() + limit, c, "slow", limit);
+        }
+        for _ in 0..100_000 {
+            let c = CallControl::new(Box::new(|_| {}), None);
+            w.watch(Instant::now() + limit, &c, "fast", limit);
+        }
+        let d = lock(&w.deadlines);
+        assert!(
+            d.heap.len() <= 2 * PRUNE_MIN,
+            "{} deadlines kept",
+            d.heap.len()
+        );
+        // The running calls' deadlines are all still there.
+        let live = d
+            .heap
+            .iter()
+            .filter(|e| e.control.strong_count() > 0)
+            .count();
+        assert_eq!(live, running.len());
     }
 }
