@@ -1,7 +1,8 @@
 //! In-process `tools/call` through the generated code, as a tool author's
 //! server runs it: parse the request, validate the arguments against the
 //! JSON Schema, deserialize the typed `Input`, call the typed trait method,
-//! serialize the typed `Output` and the response. `cargo bench -p toolgen-tests --bench typed_call`.
+//! serialize the typed `Output` and the response. `cargo bench -p toolgen-tests --bench typed_call`
+//! (`--features mimalloc` for the servers' allocator).
 
 use std::sync::Arc;
 
@@ -9,6 +10,13 @@ use divan::Bencher;
 use serde_json::Map;
 use toolgen_generated::editormcp::{self, EditormcpTools};
 use toolgen_runtime::{Call, Execution, Server, ServerInfo, Session, ToolError};
+
+/// `--features mimalloc`: the allocator editormcp-server and rave-server
+/// use (a call on a worker allocates on one thread and frees on another,
+/// where glibc's allocator takes a lock).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     divan::main();
@@ -126,4 +134,43 @@ fn envelope_crate_validator(bencher: Bencher) {
 #[divan::bench(sample_count = 200, sample_size = 500)]
 fn mcp_crate_validator(bencher: Bencher) {
     run_with(bencher, Execution::Inline, MCP, false);
+}
+
+/// What a hand-off to another thread and back costs on this machine with
+/// nothing else done: one thread stores a number, a second, spinning, sees
+/// it and answers with the next, the first spinning until it sees that. The
+/// floor under `*_worker` minus `*_inline` (a worker call crosses between
+/// two threads twice, as this does), whatever the pool does.
+#[divan::bench(sample_count = 200, sample_size = 500)]
+fn handoff_floor(bencher: Bencher) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let turn = Arc::new(AtomicU64::new(0));
+    let stop = u64::MAX;
+    let other = {
+        let turn = turn.clone();
+        std::thread::spawn(move || {
+            let mut seen = 0;
+            loop {
+                let now = turn.load(Ordering::Acquire);
+                if now == stop {
+                    return;
+                }
+                if now != seen && now % 2 == 1 {
+                    seen = now + 1;
+                    turn.store(seen, Ordering::Release);
+                }
+                std::hint::spin_loop();
+            }
+        })
+    };
+    let mut next = 1;
+    bencher.bench_local(|| {
+        turn.store(next, Ordering::Release);
+        while turn.load(Ordering::Acquire) != next + 1 {
+            std::hint::spin_loop();
+        }
+        next += 2;
+    });
+    turn.store(stop, Ordering::Release);
+    let _ = other.join();
 }

@@ -142,6 +142,11 @@ impl Drop for TempDir {
     }
 }
 
+/// mimalloc: a call served on a worker thread allocates on one thread and
+/// frees on another, where glibc's allocator takes a lock (docs/decisions.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let o = match parse(&args) {
