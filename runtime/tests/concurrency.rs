@@ -616,3 +616,53 @@ fn a_call_arriving_as_a_worker_parks_is_not_left_waiting() {
         "a call waited for the pool's idle timeout"
     );
 }
+
+#[test]
+fn a_burst_of_calls_after_a_quiet_spell_runs_on_every_worker_at_once() {
+    // Each call waits until all four are running: they pass only if the pool
+    // runs them at once, not one after another on the one thread that was
+    // idle when they arrived.
+    let running = Arc::new((Mutex::new(0usize), std::sync::Condvar::new()));
+    let r2 = running.clone();
+    let server = Server::new(info(), &["core"], "core")
+        .pool_size(4)
+        .tool(
+            descriptor("meet", None),
+            handler(move |c, _| {
+                let (count, all_here) = &*r2;
+                let mut n = count.lock().unwrap_or_else(|p| p.into_inner());
+                *n += 1;
+                all_here.notify_all();
+                let (n, waited) = all_here
+                    .wait_timeout_while(n, PATIENCE, |n| *n < 4)
+                    .unwrap_or_else(|p| p.into_inner());
+                let met = !waited.timed_out();
+                drop(n);
+                c.finish(json!({"met": met}))
+            }),
+        )
+        .and_then(|s| {
+            s.tool(
+                descriptor("quick", None),
+                handler(|c, _| c.finish(json!({}))),
+            )
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let server = Arc::new(server);
+    // One thread made, then left long enough to stop spinning and park.
+    assert!(server.call("quick", json!({})).is_ok());
+    std::thread::sleep(Duration::from_millis(200));
+    let calls: Vec<_> = (0..4)
+        .map(|_| {
+            let s = server.clone();
+            std::thread::spawn(move || s.call("meet", json!({})))
+        })
+        .collect();
+    for c in calls {
+        let out = c
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(out.output()["met"], json!(true), "a call ran alone");
+    }
+}

@@ -200,15 +200,22 @@ impl Lane {
     fn push(self: &Arc<Lane>, mut state: std::sync::MutexGuard<'_, LaneState>, job: Job) {
         state.queue.push_back(job);
         self.pending.fetch_add(1, Ordering::Relaxed);
-        // A spinning thread takes a job without being told: wake a parked
-        // one only for the jobs beyond those.
+        // A spinning or finishing thread takes a job without being told:
+        // wake a parked one only for the jobs beyond those, and add a thread
+        // for the jobs beyond what every idle and finishing one takes (a
+        // burst arriving while one thread was idle ran on that one alone).
+        let waiting = state.queue.len();
         let spinning = state.idle - state.parked + state.finishing;
-        if state.parked > 0 && state.queue.len() > spinning {
-            drop(state);
-            self.ready.notify_one();
-        } else if state.idle == 0 && state.threads < self.size {
+        let wake = state.parked > 0 && waiting > spinning;
+        let spawn = waiting > state.idle + state.finishing && state.threads < self.size;
+        if spawn {
             state.threads += 1;
-            drop(state);
+        }
+        drop(state);
+        if wake {
+            self.ready.notify_one();
+        }
+        if spawn {
             self.spawn();
         }
     }
