@@ -34,9 +34,10 @@ pub(crate) struct Job {
 
 impl Job {
     /// Runs the handler on this thread (panics caught) and answers the call,
-    /// calling `answering` once first (or when there is nothing to run).
+    /// calling `answering` first (or at once when there is nothing to run).
     /// Returns false when the call was abandoned meanwhile (its time limit
-    /// passed): the caller's thread must then leave its lane.
+    /// passed): the caller's thread must then leave its lane, and
+    /// `answering` is not called (the thread takes no more jobs).
     fn run(self, answering: impl FnOnce()) -> bool {
         let Job {
             control,
@@ -72,7 +73,9 @@ impl Job {
                 Ordering::Acquire,
             )
             .is_ok();
-        answering();
+        if kept {
+            answering();
+        }
         control.complete(outcome(&tool, result));
         kept
     }
@@ -285,13 +288,12 @@ impl Lane {
             let control = job.control.clone();
             ABANDON.with(|slot| *slot.borrow_mut() = Some(lane));
             let kept = job.run(|| lock(&self.state).finishing += 1);
-            finished = true;
             ABANDON.with(|slot| *slot.borrow_mut() = None);
             drop(control);
             if !kept {
-                lock(&self.state).finishing -= 1;
                 return; // abandoned: the watchdog already took this thread off the lane
             }
+            finished = true;
         }
     }
 
