@@ -54,30 +54,39 @@ impl Outbox for std::sync::mpsc::Sender<Outgoing> {
 /// channel costs more: std's unbounded one zeroes a block of 31 messages
 /// on its first send).
 pub(crate) struct Slot<T> {
-    /// The value, and whether the waiter is parked on `ready` (only then
-    /// does `put` signal it: a signal is a system call, and a waiter usually
-    /// finds the value while it spins).
-    value: Mutex<(Option<T>, bool)>,
+    value: Mutex<Held<T>>,
     ready: Condvar,
     /// Set with the value: read without the lock while spinning.
     filled: AtomicBool,
 }
 
+/// What a [`Slot`] holds under its lock.
+struct Held<T> {
+    value: Option<T>,
+    /// Whether the waiter is parked on `ready`: only then does `put` signal
+    /// it (a signal is a system call, and a waiter usually finds the value
+    /// while it spins).
+    parked: bool,
+}
+
 impl<T> Slot<T> {
     pub(crate) fn new() -> Arc<Slot<T>> {
         Arc::new(Slot {
-            value: Mutex::new((None, false)),
+            value: Mutex::new(Held {
+                value: None,
+                parked: false,
+            }),
             ready: Condvar::new(),
             filled: AtomicBool::new(false),
         })
     }
 
     pub(crate) fn put(&self, v: T) {
-        let mut value = self.value.lock().unwrap_or_else(|p| p.into_inner());
-        value.0 = Some(v);
+        let mut held = self.value.lock().unwrap_or_else(|p| p.into_inner());
+        held.value = Some(v);
         self.filled.store(true, Ordering::Release);
-        let parked = value.1;
-        drop(value);
+        let parked = held.parked;
+        drop(held);
         if parked {
             self.ready.notify_one();
         }
@@ -89,19 +98,19 @@ impl<T> Slot<T> {
         // A call on a worker usually ends within microseconds: spin briefly
         // before parking, as idle workers do (a wake-up costs tens of them).
         super::pool::spin_until(|| self.filled.load(Ordering::Acquire));
-        let mut value = self.value.lock().unwrap_or_else(|p| p.into_inner());
+        let mut held = self.value.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(v) = value.0.take() {
+            if let Some(v) = held.value.take() {
                 return Some(v);
             }
             if Arc::strong_count(self) == 1 {
                 return None;
             }
-            value.1 = true;
+            held.parked = true;
             // The others drop their handles without a word: look again now and then.
-            value = self
+            held = self
                 .ready
-                .wait_timeout(value, std::time::Duration::from_millis(20))
+                .wait_timeout(held, std::time::Duration::from_millis(20))
                 .map(|(v, _)| v)
                 .unwrap_or_else(|p| p.into_inner().0);
         }
