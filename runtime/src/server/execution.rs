@@ -160,7 +160,6 @@ impl Server {
         };
         let job = Job {
             control,
-            tool: entry.descriptor.id.clone(),
             entry: entry.clone(),
             arguments: args.into_owned(),
             limit,
@@ -178,10 +177,10 @@ impl Server {
                     "Server busy: {} calls are already waiting for {} workers; retry {} later",
                     self.queue_limit,
                     lane.size(),
-                    job.tool
+                    job.entry.descriptor.id
                 ),
             )
-            .for_tool(&job.tool)
+            .for_tool(&job.entry.descriptor.id)
             .detail("busy", true)
             .detail("queueLimit", self.queue_limit as u64);
             job.control.complete(Err(busy));

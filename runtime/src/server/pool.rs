@@ -26,7 +26,6 @@ use crate::error::{ErrorCode, ToolError};
 /// One handler to run.
 pub(crate) struct Job {
     pub(crate) control: Arc<CallControl>,
-    pub(crate) tool: String,
     pub(crate) entry: Arc<Entry>,
     pub(crate) arguments: Checked<String>,
     pub(crate) limit: Option<Duration>,
@@ -41,7 +40,6 @@ impl Job {
     fn run(self, answering: impl FnOnce()) -> bool {
         let Job {
             control,
-            tool,
             entry,
             arguments,
             limit,
@@ -60,7 +58,7 @@ impl Job {
             return true; // answered or cancelled while queued
         }
         if let Some(limit) = limit {
-            watchdog().watch(Instant::now() + limit, &control, &tool, limit);
+            watchdog().watch(Instant::now() + limit, &control, &entry, limit);
         }
         let call = Call::controlled(control.clone());
         let result = catch_unwind(AssertUnwindSafe(|| arguments.run(&entry, call)));
@@ -76,7 +74,7 @@ impl Job {
         if kept {
             answering();
         }
-        control.complete(outcome(&tool, result));
+        control.complete(outcome(&entry.descriptor.id, result));
         kept
     }
 }
@@ -341,7 +339,8 @@ struct Deadline {
     at: Instant,
     control: Weak<CallControl>,
     lane: Option<Weak<Lane>>,
-    tool: String,
+    /// The tool (its id names it in the timeout's message).
+    entry: Arc<Entry>,
     limit: Duration,
 }
 
@@ -399,7 +398,7 @@ fn watchdog() -> &'static Watchdog {
 }
 
 impl Watchdog {
-    fn watch(&self, at: Instant, control: &Arc<CallControl>, tool: &str, limit: Duration) {
+    fn watch(&self, at: Instant, control: &Arc<CallControl>, entry: &Arc<Entry>, limit: Duration) {
         let lane = ABANDON.with(|slot| slot.borrow().clone());
         let mut d = lock(&self.deadlines);
         if d.heap.len() >= d.prune_at {
@@ -411,7 +410,7 @@ impl Watchdog {
             at,
             control: Arc::downgrade(control),
             lane,
-            tool: tool.to_owned(),
+            entry: entry.clone(),
             limit,
         });
         drop(d);
@@ -452,7 +451,7 @@ fn expire(due: Deadline) {
     if control.phase.load(Ordering::Acquire) != phase::RUNNING {
         return;
     }
-    if control.complete(Err(timeout_error(&due.tool, due.limit))) {
+    if control.complete(Err(timeout_error(&due.entry.descriptor.id, due.limit))) {
         control.stop();
         let abandoned = control
             .phase
@@ -486,9 +485,30 @@ mod tests {
         }
     }
 
+    fn entry(id: &str) -> Arc<Entry> {
+        let descriptor = super::super::ToolDescriptor {
+            id: id.to_owned(),
+            name: id.to_owned(),
+            description: String::new(),
+            category: "test".to_owned(),
+            safety_level: "read-only".to_owned(),
+            tier: "core".to_owned(),
+            input_schema: serde_json::json!({"type": "object"}),
+            output_schema: None,
+            timeout: None,
+            requires_approval: false,
+            notes: None,
+            listing: None,
+        };
+        let handler: super::super::Handler = Arc::new(|_, _| Err(ToolError::execution("unused")));
+        let made = super::super::Server::make_entry(descriptor, handler);
+        Arc::new(made.unwrap_or_else(|e| panic!("{e}")))
+    }
+
     #[test]
     fn deadlines_of_finished_calls_do_not_pile_up() {
         let w = watchdog();
+        let (slow, fast) = (entry("slow"), entry("fast"));
         let limit = Duration::from_secs(30);
         // A busy server: a hundred thousand calls, each gone when the next
         // starts, eight still running throughout.
@@ -496,11 +516,11 @@ mod tests {
             .map(|_| CallControl::new(Box::new(|_| {}), None))
             .collect();
         for c in &running {
-            w.watch(Instant::now() + limit, c, "slow", limit);
+            w.watch(Instant::now() + limit, c, &slow, limit);
         }
         for _ in 0..100_000 {
             let c = CallControl::new(Box::new(|_| {}), None);
-            w.watch(Instant::now() + limit, &c, "fast", limit);
+            w.watch(Instant::now() + limit, &c, &fast, limit);
         }
         let d = lock(&w.deadlines);
         assert!(
