@@ -18,36 +18,33 @@ struct Request<'a> {
     jsonrpc: Option<&'a str>,
     id: Option<Json<'a>>,
     method: Option<&'a str>,
-    /// `params` was read (as an object).
-    params: bool,
     tool: Option<&'a str>,
     name: Option<&'a str>,
     /// The text of `params.arguments` and what it reads as.
     arguments: Option<(&'a str, Parsed<'a>)>,
     progress: Option<Value>,
-    /// The members of `params` and `params._meta` read so far (bits below).
-    seen: u8,
+    /// The members read so far, of the request, its `params` and their
+    /// `_meta` (bits below; `PARAMS`: `params` was read, as an object).
+    seen: u16,
 }
 
-const TOOL: u8 = 1;
-const NAME: u8 = 2;
-const ARGUMENTS: u8 = 4;
-const META: u8 = 8;
-const PROGRESS: u8 = 16;
-const VERSION: u8 = 32;
+const JSONRPC: u16 = 1;
+const ID: u16 = 1 << 1;
+const METHOD: u16 = 1 << 2;
+const PARAMS: u16 = 1 << 3;
+const TOOL: u16 = 1 << 4;
+const NAME: u16 = 1 << 5;
+const ARGUMENTS: u16 = 1 << 6;
+const META: u16 = 1 << 7;
+const PROGRESS: u16 = 1 << 8;
+const VERSION: u16 = 1 << 9;
 
 /// Marks member `bit` as read; `None` the second time (serde refuses a
 /// member written twice, even as `null`, and the general path keeps the last).
-fn first_time(seen: &mut u8, bit: u8) -> Option<()> {
+fn first_time(seen: &mut u16, bit: u16) -> Option<()> {
     let fresh = *seen & bit == 0;
     *seen |= bit;
     fresh.then_some(())
-}
-
-/// Puts `value` into `slot`; `None` if it was already filled (a member
-/// written twice, which serde refuses).
-fn fill<T>(slot: &mut Option<T>, value: T) -> Option<()> {
-    slot.is_none().then(|| *slot = Some(value))
 }
 
 impl<'a> Request<'a> {
@@ -55,15 +52,26 @@ impl<'a> Request<'a> {
         let mut r = Reader::new(text);
         let mut req = Request::default();
         r.members(|r, name| match name {
-            "jsonrpc" => fill(&mut req.jsonrpc, r.string()?),
-            "id" => fill(&mut req.id, r.value()?),
-            "method" => fill(&mut req.method, r.string()?),
-            "params" if !req.params => {
-                req.params = true;
+            "jsonrpc" => {
+                first_time(&mut req.seen, JSONRPC)?;
+                req.jsonrpc = Some(r.string()?);
+                Some(())
+            }
+            "id" => {
+                first_time(&mut req.seen, ID)?;
+                req.id = Some(r.value()?);
+                Some(())
+            }
+            "method" => {
+                first_time(&mut req.seen, METHOD)?;
+                req.method = Some(r.string()?);
+                Some(())
+            }
+            "params" => {
+                first_time(&mut req.seen, PARAMS)?;
                 // `null` params: not a call the fast path reads.
                 r.members(|r, name| req.param(r, name))
             }
-            "params" => None,
             _ => r.value().map(drop),
         })?;
         r.at_end().then_some(req)
@@ -105,14 +113,13 @@ impl<'a> Request<'a> {
             "_meta" => r.members(|r, name| match name {
                 "progressToken" => {
                     first_time(&mut self.seen, PROGRESS)?;
-                    match r.value()? {
-                        Json::Null => Some(()),
-                        Json::String(s) => fill(&mut self.progress, Value::String(s.into_owned())),
-                        Json::Number(n) if n.is_i64() || n.is_u64() => {
-                            fill(&mut self.progress, Value::Number(n))
-                        }
-                        _ => None,
-                    }
+                    self.progress = match r.value()? {
+                        Json::Null => None,
+                        Json::String(s) => Some(Value::String(s.into_owned())),
+                        Json::Number(n) if n.is_i64() || n.is_u64() => Some(Value::Number(n)),
+                        _ => return None,
+                    };
+                    Some(())
                 }
                 // A 2026-07-28 request: the general path checks its envelope.
                 "io.modelcontextprotocol/protocolVersion" => {
@@ -145,7 +152,11 @@ impl Server {
             Json::String(s) => Value::String(s.into_owned()),
             _ => return None,
         };
-        if req.jsonrpc? != "2.0" || req.method? != "tools/call" || !valid_id(&id) || !req.params {
+        if req.jsonrpc? != "2.0"
+            || req.method? != "tools/call"
+            || !valid_id(&id)
+            || req.seen & PARAMS == 0
+        {
             return None;
         }
         let (tool, dialect) = match (req.tool, req.name) {
