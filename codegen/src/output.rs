@@ -242,16 +242,12 @@ impl FileStamp {
 pub struct Known(pub std::collections::HashMap<String, (FileStamp, Digest)>);
 
 impl Known {
-    /// Whether `dir/rel` is as recorded and its contents were of `digest`:
-    /// its stamp, as it is now, when it is.
-    fn holds(&self, dir: &Path, rel: &str, digest: Digest) -> Option<FileStamp> {
-        let (stamp, known) = self.0.get(rel)?;
-        (*known == digest && FileStamp::read(&dir.join(rel)) == Some(*stamp)).then_some(*stamp)
-    }
-
     /// Whether `dir/rel` holds `contents` (of digest `digest`): `Some` when
     /// it does, with the stamp that vouched for it without reading it
-    /// (`Some(None)`: read and compared).
+    /// (`Some(None)`: read and compared). A file as recorded is not read
+    /// either way: its contents are of the recorded digest, the same as
+    /// `digest` or not (a set-wide file that changed, megabytes for a large
+    /// tool set, was read only to find it different).
     fn unchanged(
         &self,
         dir: &Path,
@@ -259,8 +255,10 @@ impl Known {
         contents: &[u8],
         digest: Digest,
     ) -> Option<Option<FileStamp>> {
-        if let Some(stamp) = self.holds(dir, rel, digest) {
-            return Some(Some(stamp));
+        if let Some((stamp, known)) = self.0.get(rel) {
+            if FileStamp::read(&dir.join(rel)) == Some(*stamp) {
+                return (*known == digest).then_some(Some(*stamp));
+            }
         }
         let same = checked_join(dir, rel)
             .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents));
@@ -949,15 +947,24 @@ mod tests {
                 .0
                 .insert("one.json".into(), (stamp, Digest::of(b"1\n")));
         }
-        assert!(known.holds(&dir, "one.json", Digest::of(b"1\n")).is_some());
-        assert!(
-            known.holds(&dir, "one.json", Digest::of(b"2\n")).is_none(),
-            "other contents"
-        );
+        let unchanged = |known: &Known, contents: &[u8]| {
+            known.unchanged(&dir, "one.json", contents, Digest::of(contents))
+        };
+        assert_eq!(unchanged(&known, b"1\n"), Some(stamp), "vouched for");
+        assert_eq!(unchanged(&known, b"2\n"), None, "other contents");
+        // A record is trusted both ways: one that (falsely) gives the file
+        // other contents shows that it is not read to find it different.
+        let mut lying = known.clone();
+        for (_, digest) in lying.0.values_mut() {
+            *digest = Digest::of(b"2\n");
+        }
+        assert_eq!(unchanged(&lying, b"1\n"), None, "not read");
         std::fs::write(&path, "touched\n").map_err(|e| err(&path, e))?;
-        assert!(
-            known.holds(&dir, "one.json", Digest::of(b"1\n")).is_none(),
-            "the file changed since"
+        assert_eq!(unchanged(&known, b"1\n"), None, "the file changed since");
+        assert_eq!(
+            unchanged(&known, b"touched\n"),
+            Some(None),
+            "read and compared"
         );
         let r = write_known(&dir, &files, Prune::Owned, &known)?;
         assert_eq!(r.written, vec!["one.json".to_owned()]);
