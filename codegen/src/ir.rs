@@ -273,6 +273,28 @@ impl Locs {
     pub fn to_map(&self) -> BTreeMap<String, Loc> {
         self.iter().map(|(p, l)| (p.to_owned(), *l)).collect()
     }
+
+    /// The pointers' text and the entries, as kept between runs ([`crate::memo`]).
+    pub fn parts(&self) -> (&str, &[(u32, Loc)]) {
+        (&self.text, &self.entries)
+    }
+
+    /// What [`Locs::parts`] gave; `None` unless every pointer ends after the
+    /// one before, within the text, on a character boundary.
+    pub fn from_parts(text: &str, entries: Vec<(u32, Loc)>) -> Option<Locs> {
+        let mut start = 0;
+        for &(end, _) in &entries {
+            let end = end as usize;
+            if end < start || !text.is_char_boundary(end) {
+                return None;
+            }
+            start = end;
+        }
+        Some(Locs {
+            text: text.into(),
+            entries: entries.into_boxed_slice(),
+        })
+    }
 }
 
 impl From<BTreeMap<String, Loc>> for Locs {

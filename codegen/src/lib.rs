@@ -28,6 +28,7 @@ pub mod ir;
 pub mod keys;
 pub mod load;
 pub mod manifest;
+pub mod memo;
 pub mod output;
 pub mod par;
 pub mod progress;

@@ -12,6 +12,7 @@ use crate::formats::{self, editormcp, fields::Cx, mcp, rave};
 use crate::ir::{Format, Project, ToolSet};
 use crate::keys::Keys;
 use crate::manifest::{self, MANIFEST_NAMES};
+use crate::memo;
 use crate::progress::Progress;
 use crate::refs;
 use crate::source::{FileId, Loc, SourceDb, Span, display_path};
@@ -153,7 +154,7 @@ pub fn load_cached(
     let store = loader.schema_store(&found);
     let owners = loader.owners(&found);
     let mut sets = loader.tool_sets(&found, &owners);
-    loader.read_specs(owners, &store, &mut sets);
+    loader.read_specs(owners, &store, &mut sets, cache);
     loader.loaded.project = loader.assemble(sets);
     let Loader {
         mut loaded, diags, ..
@@ -398,6 +399,7 @@ impl<'o> Loader<'o> {
         owners: Vec<Owned>,
         store: &refs::SchemaStore,
         sets: &mut BTreeMap<SetKey, SetEntry>,
+        cache: Option<&dyn PieceCache>,
     ) {
         let options = self.options;
         let total = owners.len();
@@ -430,12 +432,34 @@ impl<'o> Loader<'o> {
         let db = &self.loaded.db;
         let tools = crate::par::map(read.len(), |i| {
             let r = &read[i];
+            // A clean spec read by an earlier run, byte for byte the same
+            // and in the same place: its tool as that run read it.
+            let memo = cache.and_then(|c| {
+                let text = &db.get(r.file).text;
+                let key = memo::key(
+                    &r.spec,
+                    r.file,
+                    text,
+                    r.manifest_format,
+                    options.format,
+                    r.is_yaml,
+                );
+                Some((c, key?))
+            });
+            if let Some((format, tool)) = memo.and_then(|(c, key)| memo::recall(c, key)) {
+                return (Vec::new(), Some(format), Some(tool), Vec::new());
+            }
             let mut parse_diags = Vec::new();
             let root = parse_source(db, r.file, &r.spec, r.is_yaml, &mut parse_diags);
             let (format, tool, diags) = match root {
                 Some(root) => read_parsed(&ParsedSpec { read: r, root }, options, store),
                 None => (None, None, Vec::new()),
             };
+            if let (Some((c, key)), Some(format), Some(tool)) = (memo, format, &tool) {
+                if parse_diags.is_empty() && diags.is_empty() {
+                    memo::keep(c, key, format, tool);
+                }
+            }
             (parse_diags, format, tool, diags)
         });
         for (r, (parse_diags, format, tool, diags)) in read.iter().zip(tools) {

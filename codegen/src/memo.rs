@@ -1,0 +1,733 @@
+//! A clean spec's tool, kept in the generation cache for the next run.
+//!
+//! A run that renders from the cache (one spec of a thousand edited) spent
+//! most of its loading parsing specs that had not changed and reading them
+//! into the IR again. [`load`](crate::load) keeps each clean spec's tool
+//! (no diagnostic at all) under a [`key`] of everything reading it depends
+//! on, and takes it back instead of parsing the spec the next time.
+//!
+//! The tool is kept in a compact binary form of its own ([`encode`],
+//! [`decode`]): JSON (serde) took longer to read back than the spec took to
+//! parse. Invariants:
+//! - a key covers the spec's bytes, its path and its place among the files
+//!   read (every location in the tool names it), its tool set's format and
+//!   `--format`; an MCP spec that may `$ref` another document has no key
+//!   (its tool depends on that document too);
+//! - [`decode`] gives back exactly what [`encode`] was given (a unit test
+//!   reads every tool of the repository's specs through both), and `None`,
+//!   never a panic, for anything else (the cache checks each piece against
+//!   its digest besides).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Number, Value};
+
+use crate::digest::{Digest, Hasher, PieceCache};
+use crate::ir::{
+    Deprecation, Example, Format, Implied, LocatedValue, Locs, RFunction, SafetyLevel, Schema,
+    Spanned, Tool,
+};
+use crate::source::{FileId, Loc, Span};
+
+/// What reading a spec into its tool depends on, as the key of its kept
+/// tool; `None` for a spec that may be MCP and may `$ref` another document.
+pub fn key(
+    path: &std::path::Path,
+    file: FileId,
+    text: &str,
+    set_format: Option<Format>,
+    forced: Option<Format>,
+    is_yaml: bool,
+) -> Option<Digest> {
+    // An escape could spell `$ref` too. EditorMCP and RAVE specs refer to
+    // nothing outside themselves; a loose file's format is known only once
+    // it is parsed.
+    let may_ref = text.contains("$ref") || text.contains("\\u");
+    let may_be_mcp = set_format.or(forced).is_none_or(|f| f == Format::Mcp);
+    if may_ref && may_be_mcp {
+        return None;
+    }
+    Some(
+        Hasher::new()
+            .str("spec read 1")
+            .debug(&path)
+            .debug(&file)
+            .debug(&set_format)
+            .debug(&forced)
+            .debug(&is_yaml)
+            .bytes(text.as_bytes())
+            .finish(),
+    )
+}
+
+/// The format and tool kept under `key`, if any that reads back.
+pub fn recall(cache: &dyn PieceCache, key: Digest) -> Option<(Format, Tool)> {
+    decode(&cache.get(key)?)
+}
+
+/// Keeps a clean spec's format and tool under `key`.
+pub fn keep(cache: &dyn PieceCache, key: Digest, format: Format, tool: &Tool) {
+    cache.put(key, &encode(format, tool));
+}
+
+/// Marks the form, so that a change of it is a miss, not a misreading.
+const MAGIC: &[u8] = b"toolgen tool 1\n";
+
+/// A format and tool as bytes.
+pub fn encode(format: Format, tool: &Tool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4096);
+    out.extend_from_slice(MAGIC);
+    format.put(&mut out);
+    tool.put(&mut out);
+    out
+}
+
+/// What [`encode`] wrote; `None` for anything else.
+pub fn decode(bytes: &[u8]) -> Option<(Format, Tool)> {
+    let mut input = Input {
+        rest: bytes.strip_prefix(MAGIC)?,
+        depth: 0,
+    };
+    let format = Format::take(&mut input)?;
+    let tool = Tool::take(&mut input)?;
+    input.rest.is_empty().then_some((format, tool))
+}
+
+/// Bytes being read back.
+struct Input<'a> {
+    rest: &'a [u8],
+    /// How deep in a JSON value: bounded, so that no input overflows the stack.
+    depth: usize,
+}
+
+/// Deeper than any value a reader accepts.
+const MAX_DEPTH: usize = 512;
+
+impl<'a> Input<'a> {
+    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = self.rest.split_at_checked(n)?;
+        self.rest = rest;
+        Some(head)
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        Some(self.bytes(1)?[0])
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.bytes(4)?.try_into().ok()?))
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.bytes(8)?.try_into().ok()?))
+    }
+
+    /// A count of things that each take at least one byte (so that a
+    /// corrupt count cannot ask for more memory than there are bytes).
+    fn count(&mut self) -> Option<usize> {
+        let n = self.u32()? as usize;
+        (n <= self.rest.len()).then_some(n)
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let n = self.count()?;
+        std::str::from_utf8(self.bytes(n)?).ok()
+    }
+}
+
+/// A part of a tool, written into bytes and read back.
+trait Part: Sized {
+    fn put(&self, out: &mut Vec<u8>);
+    fn take(input: &mut Input<'_>) -> Option<Self>;
+}
+
+fn put_u32(out: &mut Vec<u8>, n: u32) {
+    out.extend_from_slice(&n.to_le_bytes());
+}
+
+fn put_len(out: &mut Vec<u8>, n: usize) {
+    // Lengths past u32 (never in a spec a reader accepts) fail to read back.
+    put_u32(out, u32::try_from(n).unwrap_or(u32::MAX));
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_len(out, s.len());
+    out.extend_from_slice(s.as_bytes());
+}
+
+impl Part for u32 {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_u32(out, *self);
+    }
+    fn take(input: &mut Input<'_>) -> Option<u32> {
+        input.u32()
+    }
+}
+
+impl Part for bool {
+    fn put(&self, out: &mut Vec<u8>) {
+        out.push(u8::from(*self));
+    }
+    fn take(input: &mut Input<'_>) -> Option<bool> {
+        match input.byte()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+}
+
+impl Part for f64 {
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_bits().to_le_bytes());
+    }
+    fn take(input: &mut Input<'_>) -> Option<f64> {
+        Some(f64::from_bits(input.u64()?))
+    }
+}
+
+impl Part for String {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_str(out, self);
+    }
+    fn take(input: &mut Input<'_>) -> Option<String> {
+        input.str().map(str::to_owned)
+    }
+}
+
+impl<T: Part> Part for Option<T> {
+    fn put(&self, out: &mut Vec<u8>) {
+        match self {
+            None => out.push(0),
+            Some(v) => {
+                out.push(1);
+                v.put(out);
+            }
+        }
+    }
+    fn take(input: &mut Input<'_>) -> Option<Option<T>> {
+        match input.byte()? {
+            0 => Some(None),
+            1 => Some(Some(Part::take(input)?)),
+            _ => None,
+        }
+    }
+}
+
+impl<T: Part> Part for Vec<T> {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_len(out, self.len());
+        for v in self {
+            v.put(out);
+        }
+    }
+    fn take(input: &mut Input<'_>) -> Option<Vec<T>> {
+        let n = input.count()?;
+        (0..n).map(|_| Part::take(input)).collect()
+    }
+}
+
+impl<T: Part> Part for BTreeMap<String, T> {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_len(out, self.len());
+        for (k, v) in self {
+            put_str(out, k);
+            v.put(out);
+        }
+    }
+    fn take(input: &mut Input<'_>) -> Option<BTreeMap<String, T>> {
+        let n = input.count()?;
+        (0..n)
+            .map(|_| Some((Part::take(input)?, Part::take(input)?)))
+            .collect()
+    }
+}
+
+impl Part for Loc {
+    fn put(&self, out: &mut Vec<u8>) {
+        for n in [self.file.0, self.span.start, self.span.end] {
+            put_u32(out, n);
+        }
+    }
+    fn take(input: &mut Input<'_>) -> Option<Loc> {
+        let file = FileId(input.u32()?);
+        let (start, end) = (input.u32()?, input.u32()?);
+        Some(Loc::new(file, Span { start, end }))
+    }
+}
+
+impl<T: Part> Part for Spanned<T> {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.value.put(out);
+        self.loc.put(out);
+    }
+    fn take(input: &mut Input<'_>) -> Option<Spanned<T>> {
+        Some(Spanned::new(Part::take(input)?, Part::take(input)?))
+    }
+}
+
+/// A word enum as its place among its variants.
+macro_rules! word_part {
+    ($($t:ty),*) => {$(
+        impl Part for $t {
+            fn put(&self, out: &mut Vec<u8>) {
+                let at = <$t>::ALL.iter().position(|v| v == self).unwrap_or(0);
+                out.push(at as u8);
+            }
+            fn take(input: &mut Input<'_>) -> Option<$t> {
+                <$t>::ALL.get(usize::from(input.byte()?)).copied()
+            }
+        }
+    )*};
+}
+word_part!(Format, SafetyLevel);
+
+const NULL: u8 = 0;
+const FALSE: u8 = 1;
+const TRUE: u8 = 2;
+const UNSIGNED: u8 = 3;
+const SIGNED: u8 = 4;
+const FLOAT: u8 = 5;
+const STRING: u8 = 6;
+const ARRAY: u8 = 7;
+const OBJECT: u8 = 8;
+
+impl Part for Value {
+    fn put(&self, out: &mut Vec<u8>) {
+        match self {
+            Value::Null => out.push(NULL),
+            Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    out.push(UNSIGNED);
+                    out.extend_from_slice(&u.to_le_bytes());
+                } else if let Some(i) = n.as_i64() {
+                    out.push(SIGNED);
+                    out.extend_from_slice(&i.to_le_bytes());
+                } else {
+                    out.push(FLOAT);
+                    n.as_f64().unwrap_or(f64::NAN).put(out);
+                }
+            }
+            Value::String(s) => {
+                out.push(STRING);
+                put_str(out, s);
+            }
+            Value::Array(a) => {
+                out.push(ARRAY);
+                put_len(out, a.len());
+                for v in a {
+                    v.put(out);
+                }
+            }
+            Value::Object(m) => {
+                out.push(OBJECT);
+                put_len(out, m.len());
+                for (k, v) in m {
+                    put_str(out, k);
+                    v.put(out);
+                }
+            }
+        }
+    }
+
+    fn take(input: &mut Input<'_>) -> Option<Value> {
+        Some(match input.byte()? {
+            NULL => Value::Null,
+            FALSE => Value::Bool(false),
+            TRUE => Value::Bool(true),
+            UNSIGNED => Value::Number(input.u64()?.into()),
+            SIGNED => Value::Number((input.u64()? as i64).into()),
+            // NaN and infinities are no JSON number: not what was written.
+            FLOAT => Value::Number(Number::from_f64(Part::take(input)?)?),
+            STRING => Value::String(Part::take(input)?),
+            tag @ (ARRAY | OBJECT) => {
+                input.depth += 1;
+                if input.depth > MAX_DEPTH {
+                    return None;
+                }
+                let n = input.count()?;
+                let v = if tag == ARRAY {
+                    Value::Array((0..n).map(|_| Part::take(input)).collect::<Option<_>>()?)
+                } else {
+                    // Written in key order: collected, not inserted one by one.
+                    let members = (0..n).map(|_| Some((Part::take(input)?, Part::take(input)?)));
+                    Value::Object(members.collect::<Option<Map<String, Value>>>()?)
+                };
+                input.depth -= 1;
+                v
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl Part for Locs {
+    fn put(&self, out: &mut Vec<u8>) {
+        let (text, entries) = self.parts();
+        put_str(out, text);
+        put_len(out, entries.len());
+        for (end, loc) in entries {
+            put_u32(out, *end);
+            loc.put(out);
+        }
+    }
+    fn take(input: &mut Input<'_>) -> Option<Locs> {
+        let text = input.str()?;
+        let n = input.count()?;
+        let entries: Vec<(u32, Loc)> = (0..n)
+            .map(|_| Some((input.u32()?, Part::take(input)?)))
+            .collect::<Option<_>>()?;
+        Locs::from_parts(text, entries)
+    }
+}
+
+impl Part for Schema {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.value.put(out);
+        self.locs.put(out);
+        self.written.put(out);
+    }
+    fn take(input: &mut Input<'_>) -> Option<Schema> {
+        Some(Schema {
+            value: Part::take(input)?,
+            locs: Part::take(input)?,
+            written: Part::take(input)?,
+        })
+    }
+}
+
+impl Part for LocatedValue {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.value.put(out);
+        self.locs.put(out);
+    }
+    fn take(input: &mut Input<'_>) -> Option<LocatedValue> {
+        Some(LocatedValue {
+            value: Part::take(input)?,
+            locs: Part::take(input)?,
+        })
+    }
+}
+
+impl Part for Example {
+    fn put(&self, out: &mut Vec<u8>) {
+        let Example {
+            description,
+            input,
+            output,
+            loc,
+        } = self;
+        description.put(out);
+        input.put(out);
+        output.put(out);
+        loc.put(out);
+    }
+    fn take(input: &mut Input<'_>) -> Option<Example> {
+        Some(Example {
+            description: Part::take(input)?,
+            input: Part::take(input)?,
+            output: Part::take(input)?,
+            loc: Part::take(input)?,
+        })
+    }
+}
+
+impl Part for Deprecation {
+    fn put(&self, out: &mut Vec<u8>) {
+        self.sunset.put(out);
+        self.message.put(out);
+    }
+    fn take(input: &mut Input<'_>) -> Option<Deprecation> {
+        Some(Deprecation {
+            sunset: Part::take(input)?,
+            message: Part::take(input)?,
+        })
+    }
+}
+
+impl Part for Implied {
+    fn put(&self, out: &mut Vec<u8>) {
+        let Implied {
+            name,
+            category,
+            tier,
+            safety,
+        } = *self;
+        for b in [name, category, tier, safety] {
+            b.put(out);
+        }
+    }
+    fn take(input: &mut Input<'_>) -> Option<Implied> {
+        Some(Implied {
+            name: Part::take(input)?,
+            category: Part::take(input)?,
+            tier: Part::take(input)?,
+            safety: Part::take(input)?,
+        })
+    }
+}
+
+impl Part for RFunction {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_str(out, &self.package);
+        put_str(out, &self.function);
+    }
+    fn take(input: &mut Input<'_>) -> Option<RFunction> {
+        Some(RFunction {
+            package: Part::take(input)?,
+            function: Part::take(input)?,
+        })
+    }
+}
+
+impl Part for Tool {
+    fn put(&self, out: &mut Vec<u8>) {
+        // Destructured: a field added to `Tool` does not compile until it
+        // is kept here too.
+        let Tool {
+            id,
+            name,
+            description,
+            category,
+            safety,
+            tier,
+            input,
+            output,
+            notes,
+            examples,
+            timeout_seconds,
+            requires_approval,
+            annotations,
+            hints,
+            passthrough,
+            implied,
+            model_description,
+            deprecated,
+            r_function,
+            loc,
+        } = self;
+        for s in [id, name, description, category] {
+            s.put(out);
+        }
+        safety.put(out);
+        tier.put(out);
+        input.put(out);
+        output.put(out);
+        notes.put(out);
+        examples.put(out);
+        timeout_seconds.put(out);
+        requires_approval.put(out);
+        annotations.put(out);
+        hints.put(out);
+        passthrough.put(out);
+        implied.put(out);
+        model_description.put(out);
+        deprecated.put(out);
+        r_function.put(out);
+        loc.put(out);
+    }
+
+    fn take(input: &mut Input<'_>) -> Option<Tool> {
+        Some(Tool {
+            id: Part::take(input)?,
+            name: Part::take(input)?,
+            description: Part::take(input)?,
+            category: Part::take(input)?,
+            safety: Part::take(input)?,
+            tier: Part::take(input)?,
+            input: Part::take(input)?,
+            output: Part::take(input)?,
+            notes: Part::take(input)?,
+            examples: Part::take(input)?,
+            timeout_seconds: Part::take(input)?,
+            requires_approval: Part::take(input)?,
+            annotations: Part::take(input)?,
+            hints: Part::take(input)?,
+            passthrough: Part::take(input)?,
+            implied: Part::take(input)?,
+            model_description: Part::take(input)?,
+            deprecated: Part::take(input)?,
+            r_function: Part::take(input)?,
+            loc: Part::take(input)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every tool of the repository's specs (all three formats), and the
+    /// bytes of each cut short or changed, read back.
+    #[test]
+    fn tools_read_back_as_they_were_and_nothing_else_does() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-specs");
+        let loaded = crate::load::load(&[root], &crate::load::LoadOptions::default());
+        let tools: Vec<&Tool> = loaded
+            .project
+            .tool_sets
+            .iter()
+            .flat_map(|s| &s.tools)
+            .collect();
+        assert!(tools.len() > 20, "{} tools", tools.len());
+        let formats: std::collections::BTreeSet<Format> =
+            loaded.project.tool_sets.iter().map(|s| s.format).collect();
+        assert_eq!(formats.len(), 3, "{formats:?}");
+        for (i, tool) in tools.into_iter().enumerate() {
+            let format = Format::ALL[i % 3];
+            let bytes = encode(format, tool);
+            let back = decode(&bytes);
+            assert!(
+                back.as_ref() == Some(&(format, tool.clone())),
+                "{}",
+                tool.id.value
+            );
+            for cut in [1, bytes.len() / 3, bytes.len() - 1] {
+                assert!(
+                    decode(&bytes[..cut]).is_none(),
+                    "{} cut at {cut}",
+                    tool.id.value
+                );
+            }
+            let mut longer = bytes.clone();
+            longer.push(0);
+            assert!(decode(&longer).is_none());
+            // Any byte changed: read back as something, or refused; never a panic.
+            for at in (MAGIC.len()..bytes.len()).step_by(bytes.len() / 64 + 1) {
+                let mut changed = bytes.clone();
+                changed[at] ^= 0xa5;
+                let _ = decode(&changed);
+            }
+        }
+    }
+
+    /// A cache in memory that counts the kept tools it gives back.
+    #[derive(Default)]
+    struct Counting {
+        pieces: std::sync::Mutex<std::collections::HashMap<Digest, Vec<u8>>>,
+        hits: std::sync::atomic::AtomicUsize,
+    }
+
+    impl PieceCache for Counting {
+        fn get(&self, key: Digest) -> Option<Vec<u8>> {
+            let hit = self.pieces.lock().ok()?.get(&key).cloned();
+            if hit.as_ref().is_some_and(|h| h.starts_with(MAGIC)) {
+                self.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            hit
+        }
+        fn put(&self, key: Digest, value: &[u8]) {
+            if let Ok(mut p) = self.pieces.lock() {
+                p.insert(key, value.to_vec());
+            }
+        }
+    }
+
+    /// Loading with kept tools gives what loading without them gives: the
+    /// same project and the same diagnostics, over every format, over specs
+    /// with problems, and after a spec changed.
+    #[test]
+    fn a_load_from_kept_tools_is_a_load_from_the_specs() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let scratch = std::env::temp_dir().join(format!("toolgen-memo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        let copy = scratch.join("editormcp");
+        let copied = std::fs::create_dir_all(&copy).and_then(|()| {
+            for e in std::fs::read_dir(repo.join("tool-specs/editormcp"))? {
+                let p = e?.path();
+                std::fs::copy(&p, copy.join(p.file_name().unwrap_or_default()))?;
+            }
+            Ok(())
+        });
+        assert!(copied.is_ok(), "{copied:?}");
+        let inputs = [
+            copy.clone(),
+            repo.join("tool-specs/rave"),
+            repo.join("tool-specs/toolvault"),
+            repo.join("tests/fixtures/rules"),
+        ];
+        let options = crate::load::LoadOptions::default();
+        let shown = |l: &crate::load::Loaded| {
+            let diags: Vec<String> = l.diagnostics.iter().map(|d| format!("{d:?}")).collect();
+            (l.project.clone(), diags)
+        };
+        let cache = Counting::default();
+        let plain = shown(&crate::load::load(&inputs, &options));
+        assert!(!plain.1.is_empty(), "the fixtures have problems");
+        let first = shown(&crate::load::load_cached(&inputs, &options, Some(&cache)).0);
+        let kept = cache.hits.swap(0, std::sync::atomic::Ordering::Relaxed);
+        let again = shown(&crate::load::load_cached(&inputs, &options, Some(&cache)).0);
+        let recalled = cache.hits.load(std::sync::atomic::Ordering::Relaxed) - kept;
+        assert!(recalled > 20, "{recalled} tools recalled");
+        assert!(first == plain && again == plain);
+        // A spec edited: its kept tool is not the one read.
+        let spec = copy.join("asset.info.json");
+        let text = std::fs::read_to_string(&spec).unwrap_or_default();
+        let edited = text.replacen("\"description\": \"", "\"description\": \"Edited. ", 1);
+        assert_ne!(text, edited);
+        assert!(std::fs::write(&spec, edited).is_ok());
+        let plain = shown(&crate::load::load(&inputs, &options));
+        let changed = shown(&crate::load::load_cached(&inputs, &options, Some(&cache)).0);
+        assert!(changed == plain);
+        let described = |p: &crate::ir::Project| {
+            p.tool_sets
+                .iter()
+                .flat_map(|s| &s.tools)
+                .any(|t| t.description.value.starts_with("Edited. "))
+        };
+        assert!(described(&changed.0));
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+
+    #[test]
+    fn values_of_every_kind_read_back() {
+        let v = serde_json::json!({
+            "n": null, "t": true, "f": false, "u": u64::MAX, "i": i64::MIN, "x": -1.5e300,
+            "s": "é\u{0}\"", "a": [[], {}, [1, [2, [3]]]], "o": {"": {"k": "v"}}
+        });
+        let mut out = Vec::new();
+        v.put(&mut out);
+        let mut input = Input {
+            rest: &out,
+            depth: 0,
+        };
+        assert_eq!(<Value as Part>::take(&mut input), Some(v));
+        assert!(input.rest.is_empty());
+        // Nested past the bound: refused, not a stack overflow.
+        let mut deep = [ARRAY, 1, 0, 0, 0].repeat(MAX_DEPTH + 1);
+        deep.push(NULL);
+        let mut input = Input {
+            rest: &deep,
+            depth: 0,
+        };
+        assert_eq!(<Value as Part>::take(&mut input), None);
+    }
+
+    #[test]
+    fn a_spec_that_may_refer_elsewhere_has_no_key() {
+        let p = std::path::Path::new("t.json");
+        let plain = r#"{"name": "x"}"#;
+        let refers = r#"{"inputSchema": {"$ref": "other.json"}}"#;
+        let key = |text, set, forced| key(p, FileId(1), text, set, forced, false);
+        assert!(key(plain, None, None).is_some());
+        assert!(key(refers, None, None).is_none(), "a loose file may be MCP");
+        assert!(key(refers, Some(Format::Mcp), None).is_none());
+        assert!(key(refers, None, Some(Format::Mcp)).is_none());
+        assert!(
+            key(r#"{"\u0024ref": 1}"#, None, None).is_none(),
+            "spelled with an escape"
+        );
+        assert!(key(refers, Some(Format::EditorMcp), None).is_some());
+        assert_ne!(
+            key(plain, None, None),
+            key(plain, None, Some(Format::Mcp)),
+            "read as another format"
+        );
+        assert_ne!(
+            key(plain, None, None),
+            crate::memo::key(p, FileId(2), plain, None, None, false),
+            "another place among the files read"
+        );
+    }
+}
