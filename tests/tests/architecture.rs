@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["diag"],
     &["syntax", "ir"],
-    &["refs", "keys"],
+    &["refs", "keys", "memo"],
     // Readers of the formats; the editor schemas describe them.
     &["formats"],
     &["manifest", "validate", "spec_schemas", "breaking"],
