@@ -160,6 +160,32 @@ pub trait PieceCache: Sync {
     fn put(&self, key: Digest, value: &[u8]);
 }
 
+/// Pieces in memory, for tests: how many were given back and kept.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct MemoryCache {
+    pub pieces: std::sync::Mutex<std::collections::HashMap<Digest, Vec<u8>>>,
+    pub hits: std::sync::atomic::AtomicUsize,
+    pub puts: std::sync::atomic::AtomicUsize,
+}
+
+#[cfg(test)]
+impl PieceCache for MemoryCache {
+    fn get(&self, key: Digest) -> Option<Vec<u8>> {
+        let hit = self.pieces.lock().ok()?.get(&key).cloned();
+        if hit.is_some() {
+            self.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        hit
+    }
+    fn put(&self, key: Digest, value: &[u8]) {
+        self.puts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut p) = self.pieces.lock() {
+            p.insert(key, value.to_vec());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -602,28 +602,6 @@ mod tests {
         }
     }
 
-    /// A cache in memory that counts the kept tools it gives back.
-    #[derive(Default)]
-    struct Counting {
-        pieces: std::sync::Mutex<std::collections::HashMap<Digest, Vec<u8>>>,
-        hits: std::sync::atomic::AtomicUsize,
-    }
-
-    impl PieceCache for Counting {
-        fn get(&self, key: Digest) -> Option<Vec<u8>> {
-            let hit = self.pieces.lock().ok()?.get(&key).cloned();
-            if hit.as_ref().is_some_and(|h| h.starts_with(MAGIC)) {
-                self.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-            hit
-        }
-        fn put(&self, key: Digest, value: &[u8]) {
-            if let Ok(mut p) = self.pieces.lock() {
-                p.insert(key, value.to_vec());
-            }
-        }
-    }
-
     /// Loading with kept tools gives what loading without them gives: the
     /// same project and the same diagnostics, over every format, over specs
     /// with problems, and after a spec changed.
@@ -652,14 +630,22 @@ mod tests {
             let diags: Vec<String> = l.diagnostics.iter().map(|d| format!("{d:?}")).collect();
             (l.project.clone(), diags)
         };
-        let cache = Counting::default();
+        let cache = crate::digest::MemoryCache::default();
+        let kept = |cache: &crate::digest::MemoryCache| {
+            let pieces = cache.pieces.lock().map(|p| p.clone()).unwrap_or_default();
+            pieces.values().filter(|p| p.starts_with(MAGIC)).count()
+        };
+        let counted =
+            |n: &std::sync::atomic::AtomicUsize| n.load(std::sync::atomic::Ordering::Relaxed);
         let plain = shown(&crate::load::load(&inputs, &options));
         assert!(!plain.1.is_empty(), "the fixtures have problems");
         let first = shown(&crate::load::load_cached(&inputs, &options, Some(&cache)).0);
-        let kept = cache.hits.swap(0, std::sync::atomic::Ordering::Relaxed);
+        assert!(kept(&cache) > 20, "{} tools kept", kept(&cache));
+        let (puts, hits) = (counted(&cache.puts), counted(&cache.hits));
         let again = shown(&crate::load::load_cached(&inputs, &options, Some(&cache)).0);
-        let recalled = cache.hits.load(std::sync::atomic::Ordering::Relaxed) - kept;
-        assert!(recalled > 20, "{recalled} tools recalled");
+        // Every kept tool taken back (and nothing kept again).
+        assert_eq!(counted(&cache.puts), puts);
+        assert!(counted(&cache.hits) - hits >= kept(&cache));
         assert!(first == plain && again == plain);
         // A spec edited: its kept tool is not the one read.
         let spec = copy.join("asset.info.json");

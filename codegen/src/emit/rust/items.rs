@@ -403,9 +403,16 @@ fn between(text: &str) -> String {
 /// [`Fragments`] (in tool order) and the set's own lines, formatted on
 /// their own: the same text as formatting [`set_module`], for a fraction of
 /// the work, and none of it again for a tool whose fragments were cached.
-/// Each fragment is dropped once it is in the text.
-pub fn set_module_text(inputs: &SetInputs<'_>, fragments: Vec<Fragments>) -> String {
-    spliced(inputs, fragments).unwrap_or_else(|| {
+/// Each fragment is dropped once it is in the text. With a cache, the
+/// set's `register` and `for_each` macro (a line or more per tool,
+/// formatted whole) are kept by what they are made from: the set's name and
+/// its tools' modules and ids, which a change to a tool's spec rarely touches.
+pub fn set_module_text(
+    inputs: &SetInputs<'_>,
+    fragments: Vec<Fragments>,
+    cache: Option<&dyn super::super::RenderCache>,
+) -> String {
+    spliced(inputs, fragments, cache).unwrap_or_else(|| {
         let m = set_module(inputs);
         super::unparse(m.attrs, m.items)
     })
@@ -414,7 +421,11 @@ pub fn set_module_text(inputs: &SetInputs<'_>, fragments: Vec<Fragments>) -> Str
 /// The set module put together from the fragments; `None` when they cannot
 /// give the whole file's text (no tools, a tool without fragments, a first
 /// line prettyplease would break).
-fn spliced(inputs: &SetInputs<'_>, mut fragments: Vec<Fragments>) -> Option<String> {
+fn spliced(
+    inputs: &SetInputs<'_>,
+    mut fragments: Vec<Fragments>,
+    cache: Option<&dyn super::super::RenderCache>,
+) -> Option<String> {
     let set = inputs.set;
     if set.tools.is_empty() || fragments.len() != set.tools.len() {
         return None;
@@ -457,8 +468,20 @@ fn spliced(inputs: &SetInputs<'_>, mut fragments: Vec<Fragments>) -> Option<Stri
     out.push_str(&opened[..at]);
     put(&mut out, &mut fragments, |f| &mut f.arm);
     out.push_str(&opened[at..]);
-    out.push_str(&format(register_fn(&name, &mods)));
-    out.push_str(&format(for_each_macro(set, &mods)));
+    let key = cache.map(|c| {
+        let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
+        let key = crate::digest::Hasher::new()
+            .str("rust set module tail")
+            .str(&set.name)
+            .hash(&inputs.modules)
+            .hash(&ids)
+            .finish();
+        (c, key)
+    });
+    let tail: Result<String, std::convert::Infallible> = super::super::cached_text(key, || {
+        Ok(format(register_fn(&name, &mods)) + &format(for_each_macro(set, &mods)))
+    });
+    out.push_str(&tail.unwrap_or_else(|never| match never {}));
     Some(out)
 }
 
@@ -755,7 +778,7 @@ mod tests {
             };
             let whole = set_module(&inputs);
             let whole = super::super::unparse(whole.attrs, whole.items);
-            let text = set_module_text(&inputs, fragments.clone().unwrap_or_default());
+            let text = set_module_text(&inputs, fragments.clone().unwrap_or_default(), None);
             assert_eq!(text, whole);
             let from_cache: Vec<Fragments> = set
                 .tools
@@ -766,6 +789,17 @@ mod tests {
                 .collect();
             if spliced {
                 assert_eq!(from_cache, fragments_again(&set, &modules));
+                // With a cache: the same text when the tail is made and
+                // kept, and when it is taken back.
+                let cache = crate::digest::MemoryCache::default();
+                for _ in 0..2 {
+                    let fragments = fragments.clone().unwrap_or_default();
+                    assert_eq!(set_module_text(&inputs, fragments, Some(&cache)), whole);
+                }
+                let counted = |n: &std::sync::atomic::AtomicUsize| {
+                    n.load(std::sync::atomic::Ordering::Relaxed)
+                };
+                assert_eq!((counted(&cache.puts), counted(&cache.hits)), (1, 1));
             }
         }
     }

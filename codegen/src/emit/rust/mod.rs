@@ -343,7 +343,8 @@ impl Emitter for RustCrate {
                     if let Some(p) = parts {
                         let hash = cx.catalog_hash(set);
                         let inputs = p.inputs(set, &regenerate, &hash);
-                        let text = items::set_module_text(&inputs, fragments);
+                        let cache = cx.cache.map(|(c, _)| c);
+                        let text = items::set_module_text(&inputs, fragments, cache);
                         out.add(format!("rust/src/{dir}/mod.rs"), text);
                         texts.push(dir.clone());
                     }
