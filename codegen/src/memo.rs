@@ -382,177 +382,65 @@ impl Part for Locs {
     }
 }
 
-impl Part for Schema {
-    fn put(&self, out: &mut Vec<u8>) {
-        self.value.put(out);
-        self.locs.put(out);
-        self.written.put(out);
-    }
-    fn take(input: &mut Input<'_>) -> Option<Schema> {
-        Some(Schema {
-            value: Part::take(input)?,
-            locs: Part::take(input)?,
-            written: Part::take(input)?,
-        })
-    }
-}
-
-impl Part for LocatedValue {
-    fn put(&self, out: &mut Vec<u8>) {
-        self.value.put(out);
-        self.locs.put(out);
-    }
-    fn take(input: &mut Input<'_>) -> Option<LocatedValue> {
-        Some(LocatedValue {
-            value: Part::take(input)?,
-            locs: Part::take(input)?,
-        })
-    }
-}
-
-impl Part for Example {
-    fn put(&self, out: &mut Vec<u8>) {
-        let Example {
-            description,
-            input,
-            output,
-            loc,
-        } = self;
-        description.put(out);
-        input.put(out);
-        output.put(out);
-        loc.put(out);
-    }
-    fn take(input: &mut Input<'_>) -> Option<Example> {
-        Some(Example {
-            description: Part::take(input)?,
-            input: Part::take(input)?,
-            output: Part::take(input)?,
-            loc: Part::take(input)?,
-        })
-    }
-}
-
-impl Part for Deprecation {
-    fn put(&self, out: &mut Vec<u8>) {
-        self.sunset.put(out);
-        self.message.put(out);
-    }
-    fn take(input: &mut Input<'_>) -> Option<Deprecation> {
-        Some(Deprecation {
-            sunset: Part::take(input)?,
-            message: Part::take(input)?,
-        })
-    }
-}
-
-impl Part for Implied {
-    fn put(&self, out: &mut Vec<u8>) {
-        let Implied {
-            name,
-            category,
-            tier,
-            safety,
-        } = *self;
-        for b in [name, category, tier, safety] {
-            b.put(out);
+/// `Part` for a struct, field by field in declaration order: destructured
+/// without `..`, so that a field added to the struct does not compile until
+/// it is kept here too (a field left out would be lost between runs).
+macro_rules! struct_part {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        impl Part for $t {
+            fn put(&self, out: &mut Vec<u8>) {
+                let $t { $($f),* } = self;
+                $($f.put(out);)*
+            }
+            fn take(input: &mut Input<'_>) -> Option<$t> {
+                Some($t { $($f: Part::take(input)?),* })
+            }
         }
-    }
-    fn take(input: &mut Input<'_>) -> Option<Implied> {
-        Some(Implied {
-            name: Part::take(input)?,
-            category: Part::take(input)?,
-            tier: Part::take(input)?,
-            safety: Part::take(input)?,
-        })
-    }
+    };
 }
 
-impl Part for RFunction {
-    fn put(&self, out: &mut Vec<u8>) {
-        put_str(out, &self.package);
-        put_str(out, &self.function);
-    }
-    fn take(input: &mut Input<'_>) -> Option<RFunction> {
-        Some(RFunction {
-            package: Part::take(input)?,
-            function: Part::take(input)?,
-        })
-    }
-}
-
-impl Part for Tool {
-    fn put(&self, out: &mut Vec<u8>) {
-        // Destructured: a field added to `Tool` does not compile until it
-        // is kept here too.
-        let Tool {
-            id,
-            name,
-            description,
-            category,
-            safety,
-            tier,
-            input,
-            output,
-            notes,
-            examples,
-            timeout_seconds,
-            requires_approval,
-            annotations,
-            hints,
-            passthrough,
-            implied,
-            model_description,
-            deprecated,
-            r_function,
-            loc,
-        } = self;
-        for s in [id, name, description, category] {
-            s.put(out);
-        }
-        safety.put(out);
-        tier.put(out);
-        input.put(out);
-        output.put(out);
-        notes.put(out);
-        examples.put(out);
-        timeout_seconds.put(out);
-        requires_approval.put(out);
-        annotations.put(out);
-        hints.put(out);
-        passthrough.put(out);
-        implied.put(out);
-        model_description.put(out);
-        deprecated.put(out);
-        r_function.put(out);
-        loc.put(out);
-    }
-
-    fn take(input: &mut Input<'_>) -> Option<Tool> {
-        Some(Tool {
-            id: Part::take(input)?,
-            name: Part::take(input)?,
-            description: Part::take(input)?,
-            category: Part::take(input)?,
-            safety: Part::take(input)?,
-            tier: Part::take(input)?,
-            input: Part::take(input)?,
-            output: Part::take(input)?,
-            notes: Part::take(input)?,
-            examples: Part::take(input)?,
-            timeout_seconds: Part::take(input)?,
-            requires_approval: Part::take(input)?,
-            annotations: Part::take(input)?,
-            hints: Part::take(input)?,
-            passthrough: Part::take(input)?,
-            implied: Part::take(input)?,
-            model_description: Part::take(input)?,
-            deprecated: Part::take(input)?,
-            r_function: Part::take(input)?,
-            loc: Part::take(input)?,
-        })
-    }
-}
+struct_part!(Schema {
+    value,
+    locs,
+    written
+});
+struct_part!(LocatedValue { value, locs });
+struct_part!(Example {
+    description,
+    input,
+    output,
+    loc
+});
+struct_part!(Deprecation { sunset, message });
+struct_part!(Implied {
+    name,
+    category,
+    tier,
+    safety
+});
+struct_part!(RFunction { package, function });
+struct_part!(Tool {
+    id,
+    name,
+    description,
+    category,
+    safety,
+    tier,
+    input,
+    output,
+    notes,
+    examples,
+    timeout_seconds,
+    requires_approval,
+    annotations,
+    hints,
+    passthrough,
+    implied,
+    model_description,
+    deprecated,
+    r_function,
+    loc,
+});
 
 #[cfg(test)]
 mod tests {
