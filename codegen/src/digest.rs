@@ -160,13 +160,15 @@ pub trait PieceCache: Sync {
     fn put(&self, key: Digest, value: &[u8]);
 }
 
-/// Pieces in memory, for tests: how many were given back and kept.
+/// Pieces in memory, for tests: how many were given back, and what was kept.
 #[cfg(test)]
 #[derive(Default)]
 pub(crate) struct MemoryCache {
     pub pieces: std::sync::Mutex<std::collections::HashMap<Digest, Vec<u8>>>,
     pub hits: std::sync::atomic::AtomicUsize,
     pub puts: std::sync::atomic::AtomicUsize,
+    /// Every piece kept, in order.
+    pub kept: std::sync::Mutex<Vec<Vec<u8>>>,
 }
 
 #[cfg(test)]
@@ -180,6 +182,9 @@ impl PieceCache for MemoryCache {
     }
     fn put(&self, key: Digest, value: &[u8]) {
         self.puts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut k) = self.kept.lock() {
+            k.push(value.to_vec());
+        }
         if let Ok(mut p) = self.pieces.lock() {
             p.insert(key, value.to_vec());
         }

@@ -432,21 +432,14 @@ impl<'o> Loader<'o> {
         let db = &self.loaded.db;
         let tools = crate::par::map(read.len(), |i| {
             let r = &read[i];
-            // A clean spec read by an earlier run, byte for byte the same
-            // and in the same place: its tool as that run read it.
+            // A clean spec read by an earlier run, byte for byte the same:
+            // its tool as that run read it.
             let memo = cache.and_then(|c| {
                 let text = &db.get(r.file).text;
-                let key = memo::key(
-                    &r.spec,
-                    r.file,
-                    text,
-                    r.manifest_format,
-                    options.format,
-                    r.is_yaml,
-                );
+                let key = memo::key(&r.spec, text, r.manifest_format, options.format, r.is_yaml);
                 Some((c, key?))
             });
-            if let Some((format, tool)) = memo.and_then(|(c, key)| memo::recall(c, key)) {
+            if let Some((format, tool)) = memo.and_then(|(c, key)| memo::recall(c, key, r.file)) {
                 return (Vec::new(), Some(format), Some(tool), Vec::new());
             }
             let mut parse_diags = Vec::new();
@@ -457,7 +450,7 @@ impl<'o> Loader<'o> {
             };
             if let (Some((c, key)), Some(format), Some(tool)) = (memo, format, &tool) {
                 if parse_diags.is_empty() && diags.is_empty() {
-                    memo::keep(c, key, format, tool);
+                    memo::keep(c, key, r.file, format, tool);
                 }
             }
             (parse_diags, format, tool, diags)

@@ -9,14 +9,17 @@
 //! The tool is kept in a compact binary form of its own ([`encode`],
 //! [`decode`]): JSON (serde) took longer to read back than the spec took to
 //! parse. Invariants:
-//! - a key covers the spec's bytes, its path and its place among the files
-//!   read (every location in the tool names it), its tool set's format and
+//! - a key covers the spec's bytes, its path, its tool set's format and
 //!   `--format`; an MCP spec that may `$ref` another document has no key
 //!   (its tool depends on that document too);
-//! - [`decode`] gives back exactly what [`encode`] was given (a unit test
-//!   reads every tool of the repository's specs through both), and `None`,
-//!   never a panic, for anything else (the cache checks each piece against
-//!   its digest besides).
+//! - every location of a kept tool names the spec's file: a tool is taken
+//!   back with them moved to the file's place among this run's files (a
+//!   spec added before it shifts that place), and refused if one names
+//!   another file;
+//! - [`decode`] gives back exactly what [`encode`] was given, moved (a unit
+//!   test reads every tool of the repository's specs through both), and
+//!   `None`, never a panic, for anything else (the cache checks each piece
+//!   against its digest besides).
 
 use std::collections::BTreeMap;
 
@@ -33,7 +36,6 @@ use crate::source::{FileId, Loc, Span};
 /// tool; `None` for a spec that may be MCP and may `$ref` another document.
 pub fn key(
     path: &std::path::Path,
-    file: FileId,
     text: &str,
     set_format: Option<Format>,
     forced: Option<Format>,
@@ -51,7 +53,6 @@ pub fn key(
         Hasher::new()
             .str("spec read 1")
             .debug(&path)
-            .debug(&file)
             .debug(&set_format)
             .debug(&forced)
             .debug(&is_yaml)
@@ -60,34 +61,40 @@ pub fn key(
     )
 }
 
-/// The format and tool kept under `key`, if any that reads back.
-pub fn recall(cache: &dyn PieceCache, key: Digest) -> Option<(Format, Tool)> {
-    decode(&cache.get(key)?)
+/// The format and tool kept under `key`, if any that reads back, its
+/// locations in `file` (the spec's place among this run's files).
+pub fn recall(cache: &dyn PieceCache, key: Digest, file: FileId) -> Option<(Format, Tool)> {
+    decode(&cache.get(key)?, file)
 }
 
-/// Keeps a clean spec's format and tool under `key`.
-pub fn keep(cache: &dyn PieceCache, key: Digest, format: Format, tool: &Tool) {
-    cache.put(key, &encode(format, tool));
+/// Keeps a clean spec's format and tool under `key` (its locations in
+/// `file`, the spec's place among this run's files).
+pub fn keep(cache: &dyn PieceCache, key: Digest, file: FileId, format: Format, tool: &Tool) {
+    cache.put(key, &encode(file, format, tool));
 }
 
 /// Marks the form, so that a change of it is a miss, not a misreading.
-const MAGIC: &[u8] = b"toolgen tool 1\n";
+const MAGIC: &[u8] = b"toolgen tool 2\n";
 
-/// A format and tool as bytes.
-pub fn encode(format: Format, tool: &Tool) -> Vec<u8> {
+/// A format and tool as bytes; `file` is the one its locations name.
+pub fn encode(file: FileId, format: Format, tool: &Tool) -> Vec<u8> {
     let mut out = Vec::with_capacity(4096);
     out.extend_from_slice(MAGIC);
+    file.0.put(&mut out);
     format.put(&mut out);
     tool.put(&mut out);
     out
 }
 
-/// What [`encode`] wrote; `None` for anything else.
-pub fn decode(bytes: &[u8]) -> Option<(Format, Tool)> {
+/// What [`encode`] wrote, its locations moved to `file`; `None` for anything
+/// else, and for a tool with a location in a file other than its own.
+pub fn decode(bytes: &[u8], file: FileId) -> Option<(Format, Tool)> {
     let mut input = Input {
         rest: bytes.strip_prefix(MAGIC)?,
         depth: 0,
+        files: (FileId(0), file),
     };
+    input.files.0 = FileId(input.u32()?);
     let format = Format::take(&mut input)?;
     let tool = Tool::take(&mut input)?;
     input.rest.is_empty().then_some((format, tool))
@@ -98,6 +105,8 @@ struct Input<'a> {
     rest: &'a [u8],
     /// How deep in a JSON value: bounded, so that no input overflows the stack.
     depth: usize,
+    /// The file the locations name, and the one they are moved to.
+    files: (FileId, FileId),
 }
 
 /// Deeper than any value a reader accepts.
@@ -250,9 +259,8 @@ impl Part for Loc {
         }
     }
     fn take(input: &mut Input<'_>) -> Option<Loc> {
-        let file = FileId(input.u32()?);
-        let (start, end) = (input.u32()?, input.u32()?);
-        Some(Loc::new(file, Span { start, end }))
+        let (file, start, end) = (FileId(input.u32()?), input.u32()?, input.u32()?);
+        (file == input.files.0).then_some(Loc::new(input.files.1, Span { start, end }))
     }
 }
 
@@ -462,32 +470,54 @@ mod tests {
         let formats: std::collections::BTreeSet<Format> =
             loaded.project.tool_sets.iter().map(|s| s.format).collect();
         assert_eq!(formats.len(), 3, "{formats:?}");
+        let mut kept = 0;
         for (i, tool) in tools.into_iter().enumerate() {
             let format = Format::ALL[i % 3];
-            let bytes = encode(format, tool);
-            let back = decode(&bytes);
-            assert!(
-                back.as_ref() == Some(&(format, tool.clone())),
-                "{}",
-                tool.id.value
-            );
+            let file = tool.loc.file;
+            let bytes = encode(file, format, tool);
+            let Some(back) = decode(&bytes, file) else {
+                // Only a tool with locations in other files is refused: an
+                // MCP tool whose `$ref`s were bundled (never kept).
+                assert!(
+                    loaded.db.get(file).text.contains("$ref"),
+                    "{}",
+                    tool.id.value
+                );
+                continue;
+            };
+            kept += 1;
+            assert!(back == (format, tool.clone()), "{}", tool.id.value);
+            // Taken back elsewhere among the files: every location moved,
+            // nothing else changed.
+            let elsewhere = FileId(file.0 + 1000);
+            let moved = decode(&bytes, elsewhere).map(|(_, t)| t);
+            assert!(moved.as_ref().is_some_and(|t| t.id.loc.file == elsewhere
+                && t.input.locs.values().all(|l| l.file == elsewhere)));
+            // And moved back: the tool as it was.
+            let back = moved.and_then(|t| decode(&encode(elsewhere, format, &t), file));
+            assert!(back == Some((format, tool.clone())), "{}", tool.id.value);
+            // A location in another file: refused.
+            let mut foreign = tool.clone();
+            foreign.description.loc.file = elsewhere;
+            assert!(decode(&encode(file, format, &foreign), file).is_none());
             for cut in [1, bytes.len() / 3, bytes.len() - 1] {
                 assert!(
-                    decode(&bytes[..cut]).is_none(),
+                    decode(&bytes[..cut], file).is_none(),
                     "{} cut at {cut}",
                     tool.id.value
                 );
             }
             let mut longer = bytes.clone();
             longer.push(0);
-            assert!(decode(&longer).is_none());
+            assert!(decode(&longer, file).is_none());
             // Any byte changed: read back as something, or refused; never a panic.
             for at in (MAGIC.len()..bytes.len()).step_by(bytes.len() / 64 + 1) {
                 let mut changed = bytes.clone();
                 changed[at] ^= 0xa5;
-                let _ = decode(&changed);
+                let _ = decode(&changed, file);
             }
         }
+        assert!(kept > 20, "{kept} tools read back");
     }
 
     /// Loading with kept tools gives what loading without them gives: the
@@ -551,6 +581,25 @@ mod tests {
                 .any(|t| t.description.value.starts_with("Edited. "))
         };
         assert!(described(&changed.0));
+        // A spec added before the others (every later file's place among
+        // the files read moves): the others' kept tools are still taken
+        // back, their locations moved, and only the new one is kept.
+        let added = text.replacen("\"asset.info\"", "\"aaa.info\"", 1);
+        assert_ne!(text, added);
+        assert!(std::fs::write(copy.join("aaa.info.json"), added).is_ok());
+        let tools_kept = |cache: &crate::digest::MemoryCache| {
+            let kept = cache.kept.lock().map(|k| k.clone()).unwrap_or_default();
+            kept.iter().filter(|p| p.starts_with(MAGIC)).count()
+        };
+        let before = tools_kept(&cache);
+        let plain = shown(&crate::load::load(&inputs, &options));
+        let moved = shown(&crate::load::load_cached(&inputs, &options, Some(&cache)).0);
+        assert!(moved == plain);
+        assert_eq!(
+            tools_kept(&cache) - before,
+            1,
+            "only the new spec's tool kept"
+        );
         let _ = std::fs::remove_dir_all(&scratch);
     }
 
@@ -565,6 +614,7 @@ mod tests {
         let mut input = Input {
             rest: &out,
             depth: 0,
+            files: (FileId(0), FileId(0)),
         };
         assert_eq!(<Value as Part>::take(&mut input), Some(v));
         assert!(input.rest.is_empty());
@@ -574,6 +624,7 @@ mod tests {
         let mut input = Input {
             rest: &deep,
             depth: 0,
+            files: (FileId(0), FileId(0)),
         };
         assert_eq!(<Value as Part>::take(&mut input), None);
     }
@@ -583,7 +634,7 @@ mod tests {
         let p = std::path::Path::new("t.json");
         let plain = r#"{"name": "x"}"#;
         let refers = r#"{"inputSchema": {"$ref": "other.json"}}"#;
-        let key = |text, set, forced| key(p, FileId(1), text, set, forced, false);
+        let key = |text, set, forced| key(p, text, set, forced, false);
         assert!(key(plain, None, None).is_some());
         assert!(key(refers, None, None).is_none(), "a loose file may be MCP");
         assert!(key(refers, Some(Format::Mcp), None).is_none());
@@ -600,8 +651,8 @@ mod tests {
         );
         assert_ne!(
             key(plain, None, None),
-            crate::memo::key(p, FileId(2), plain, None, None, false),
-            "another place among the files read"
+            crate::memo::key(std::path::Path::new("u.json"), plain, None, None, false),
+            "another path"
         );
     }
 }
