@@ -774,6 +774,11 @@ impl Project {
     pub fn tool_count(&self) -> usize {
         self.tool_sets.iter().map(|s| s.tools.len()).sum()
     }
+
+    /// Every tool, tool set by tool set.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> + Clone {
+        self.tool_sets.iter().flat_map(|s| &s.tools)
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ pub struct SetKeys {
 
 impl Keys {
     pub fn of(project: &Project) -> Keys {
-        let tools: Vec<&Tool> = project.tool_sets.iter().flat_map(|s| &s.tools).collect();
+        let tools: Vec<&Tool> = project.tools().collect();
         let mut digests = crate::par::map_with(
             tools.len(),
             || (),

@@ -460,12 +460,7 @@ mod tests {
     fn tools_read_back_as_they_were_and_nothing_else_does() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-specs");
         let loaded = crate::load::load(&[root], &crate::load::LoadOptions::default());
-        let tools: Vec<&Tool> = loaded
-            .project
-            .tool_sets
-            .iter()
-            .flat_map(|s| &s.tools)
-            .collect();
+        let tools: Vec<&Tool> = loaded.project.tools().collect();
         assert!(tools.len() > 20, "{} tools", tools.len());
         let formats: std::collections::BTreeSet<Format> =
             loaded.project.tool_sets.iter().map(|s| s.format).collect();
@@ -575,9 +570,7 @@ mod tests {
         let changed = shown(&crate::load::load_cached(&inputs, &options, Some(&cache)).0);
         assert!(changed == plain);
         let described = |p: &crate::ir::Project| {
-            p.tool_sets
-                .iter()
-                .flat_map(|s| &s.tools)
+            p.tools()
                 .any(|t| t.description.value.starts_with("Edited. "))
         };
         assert!(described(&changed.0));

@@ -182,12 +182,7 @@ fn rave_round_trip_gives_the_same_ir() {
             "roundtrip-{}",
             source.file_name().and_then(|n| n.to_str()).unwrap_or("x")
         ));
-        let tools: Vec<&Tool> = first
-            .project
-            .tool_sets
-            .iter()
-            .flat_map(|s| &s.tools)
-            .collect();
+        let tools: Vec<&Tool> = first.project.tools().collect();
         for tool in &tools {
             let path = dir.join(format!("{}.yaml", tool.id.value));
             std::fs::write(&path, to_rave_yaml(tool)).unwrap_or_else(|e| panic!("{e}"));
@@ -211,12 +206,7 @@ fn rave_round_trip_gives_the_same_ir() {
                 d.message
             );
         }
-        let again: Vec<&Tool> = second
-            .project
-            .tool_sets
-            .iter()
-            .flat_map(|s| &s.tools)
-            .collect();
+        let again: Vec<&Tool> = second.project.tools().collect();
         assert_eq!(tools.len(), again.len());
         for (a, b) in tools.iter().zip(&again) {
             assert_eq!(

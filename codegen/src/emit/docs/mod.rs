@@ -404,7 +404,7 @@ impl super::TemplateEmitter for Docs {
             );
             sets.push(set_ctx);
         }
-        let all = project.tool_sets.iter().flat_map(|s| &s.tools);
+        let all = project.tools();
         let n = all.clone().count();
         let ctx = json!({
             "sets": sets,
