@@ -583,3 +583,42 @@ fn only_identical_definitions_are_shared() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A shared type's fields keep the order its definition wrote them in, and
+/// an optional nullable property of it stays three-valued, even when an
+/// object of another tool has the same property names in another order.
+#[test]
+fn shared_definitions_keep_their_own_field_order() {
+    let dir = fresh_dir("shared-order");
+    let point = r#"{"type": "object", "required": ["zed"], "properties": {"zed": {"type": "number"}, "alpha": {"type": ["number", "null"]}}}"#;
+    for name in ["first", "second"] {
+        // The input's own object names the same properties, alpha first.
+        let tool = format!(
+            r##"{{"name": "{name}", "description": "Takes a point.", "inputSchema": {{"type": "object", "$defs": {{"Point": {point}}}, "properties": {{"alpha": {{"type": "integer"}}, "zed": {{"$ref": "#/$defs/Point"}}}}, "required": ["alpha", "zed"]}}}}"##
+        );
+        std::fs::write(dir.join(format!("{name}.json")), tool).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let loaded = load(std::slice::from_ref(&dir), &LoadOptions::default());
+    assert_eq!(
+        loaded.diagnostics.count(Severity::Error),
+        0,
+        "{:?}",
+        loaded.diagnostics
+    );
+    let set = loaded.project.tool_sets[0].name.clone();
+    let files = Generator::render(&loaded.project);
+    let defs = String::from_utf8_lossy(
+        files
+            .get(&format!("rust/src/{set}/defs.rs"))
+            .unwrap_or_default(),
+    )
+    .into_owned();
+    let point = defs
+        .split("pub struct Point")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no Point in {defs}"));
+    let (zed, alpha) = (point.find("pub zed:"), point.find("pub alpha:"));
+    assert!(zed.is_some() && alpha.is_some() && zed < alpha, "{defs}");
+    assert!(point.contains("Nullable<f64>"), "{defs}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -140,35 +140,44 @@ pub struct ObjectFacts {
 pub fn object_facts<'a>(
     specs: impl IntoIterator<Item = &'a crate::ir::Schema>,
 ) -> Vec<ObjectFacts> {
-    use serde_json::Value;
     let mut facts = Vec::new();
     for spec in specs {
-        crate::schema::walk(&spec.value, "", &mut |ptr, obj| {
-            let Some(props) = obj.get("properties").and_then(Value::as_object) else {
-                return;
-            };
-            let base = crate::schema::pointer_join(ptr, "properties");
-            let rank = |p: &str| crate::schema::Ranks::rank(spec, p);
-            let required = crate::schema::strings(obj.get("required"));
-            let nullable = props
-                .iter()
-                .filter(|(name, p)| {
-                    // A `$ref` to a nullable definition is nullable too.
-                    let p = crate::schema::follow(&spec.value, p);
-                    !required.contains(&name.as_str()) && allows_null(p)
-                })
-                .map(|(name, _)| name.clone())
-                .collect();
-            facts.push(ObjectFacts {
-                order: crate::schema::property_order(props, &base, &rank)
-                    .into_iter()
-                    .cloned()
-                    .collect(),
-                nullable,
-            });
-        });
+        facts_under(spec, "", &mut facts);
     }
     facts
+}
+
+/// Adds the facts of every object schema of `spec` at or under the pointer
+/// `at` (`""`: the whole schema) to `facts`.
+pub fn facts_under(spec: &crate::ir::Schema, at: &str, facts: &mut Vec<ObjectFacts>) {
+    use serde_json::Value;
+    let Some(root) = spec.value.pointer(at) else {
+        return;
+    };
+    crate::schema::walk(root, at, &mut |ptr, obj| {
+        let Some(props) = obj.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        let base = crate::schema::pointer_join(ptr, "properties");
+        let rank = |p: &str| crate::schema::Ranks::rank(spec, p);
+        let required = crate::schema::strings(obj.get("required"));
+        let nullable = props
+            .iter()
+            .filter(|(name, p)| {
+                // A `$ref` to a nullable definition is nullable too.
+                let p = crate::schema::follow(&spec.value, p);
+                !required.contains(&name.as_str()) && allows_null(p)
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        facts.push(ObjectFacts {
+            order: crate::schema::property_order(props, &base, &rank)
+                .into_iter()
+                .cloned()
+                .collect(),
+            nullable,
+        });
+    });
 }
 
 /// Whether a property's schema allows `null` besides other values (a type

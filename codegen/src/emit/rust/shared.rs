@@ -70,8 +70,7 @@ impl SharedModule {
         }
         let mut items = typified.items;
         post::all(&mut items);
-        let specs = set.tools.iter().flat_map(|t| [&t.input, &t.output]);
-        let facts = post::object_facts(specs);
+        let facts = defs_facts(set, &defs);
         post::order_fields(&mut items, &facts);
         post::nullable_fields(&mut items, &facts);
         let checks = Validators::compile(&defs).unwrap_or_default();
@@ -130,6 +129,29 @@ impl SharedModule {
             })
             .collect()
     }
+}
+
+/// The facts of the shared definitions' objects, each definition's from the
+/// first schema of the set that holds it (so that its properties keep the
+/// order that spec wrote them in). Only these: the facts of every object of
+/// every tool (a walk of the whole set on every run, the larger part of
+/// building this module) would only add other objects' orders, which could
+/// reorder a shared type's fields after another tool's object with the same
+/// property names.
+fn defs_facts(set: &ToolSet, defs: &SharedDefs) -> Vec<post::ObjectFacts> {
+    let mut facts = Vec::new();
+    for (name, def) in &defs.defs {
+        let holder = set
+            .tools
+            .iter()
+            .flat_map(|t| [&t.input, &t.output])
+            .find(|s| s.value.get("$defs").and_then(|d| d.get(name)) == Some(def));
+        if let Some(spec) = holder {
+            let at = crate::schema::pointer_join("/$defs", name);
+            post::facts_under(spec, &at, &mut facts);
+        }
+    }
+    facts
 }
 
 /// The shared definitions' validators, each compiled once into `pub fn
