@@ -530,7 +530,9 @@ impl Generator {
         // What discovery finds, once: the stamp is checked against it, and a
         // new stamp records it (taken before loading: a file added meanwhile
         // makes the next run's listing differ, never wrongly the same).
-        let found = load::inputs(&self.inputs, &self.load_options()).files;
+        let options = self.load_options();
+        let discovered = load::Discovered::new(&self.inputs, &options);
+        let found = discovered.inputs().files;
         if let Some(stamp) = &previous {
             if stamp.holds(out, &found) {
                 timings.load = started.elapsed();
@@ -550,7 +552,7 @@ impl Generator {
                 });
             }
         }
-        let (loaded, keys) = load::load_cached(&self.inputs, &self.load_options(), Some(&cache));
+        let (loaded, keys) = discovered.load_cached(Some(&cache));
         timings.load = started.elapsed();
         // What the run reads, taken before rendering: a file changed from
         // here on makes the stamp stale, never wrongly fresh.

@@ -149,28 +149,84 @@ pub fn load_cached(
     options: &LoadOptions,
     cache: Option<&dyn PieceCache>,
 ) -> (Loaded, Option<Keys>) {
-    let mut loader = Loader::new(options);
-    let found = loader.discover(paths);
-    let store = loader.schema_store(&found);
-    let owners = loader.owners(&found);
-    let mut sets = loader.tool_sets(&found, &owners);
-    loader.read_specs(owners, &store, &mut sets, cache);
-    loader.loaded.project = loader.assemble(sets);
-    let Loader {
-        mut loaded, diags, ..
-    } = loader;
-    for d in diags {
-        loaded.diagnostics.push(d);
+    Discovered::new(paths, options).load_cached(cache)
+}
+
+/// The first phases of a load (discovery, each spec's manifest) done once:
+/// what [`inputs`] lists, and then loaded on ([`Discovered::load_cached`]),
+/// for a caller that needs both (a cached run lists the inputs to compare
+/// them with the last run's, and loads only when they differ).
+pub struct Discovered<'o> {
+    loader: Loader<'o>,
+    found: Found,
+    owners: Vec<Owned>,
+}
+
+impl<'o> Discovered<'o> {
+    pub fn new(paths: &[PathBuf], options: &'o LoadOptions) -> Discovered<'o> {
+        let mut loader = Loader::new(options);
+        let found = loader.discover(paths);
+        let owners = loader.owners(&found);
+        Discovered {
+            loader,
+            found,
+            owners,
+        }
     }
-    let keys = cache.map(|_| Keys::of(&loaded.project));
-    validate::validate(
-        &loaded.project,
-        cache.zip(keys.as_ref()),
-        &mut loaded.diagnostics,
-    );
-    apply_lints(&mut loaded, &options.lints);
-    loaded.diagnostics.sort(&loaded.db);
-    (loaded, keys)
+
+    /// What the load reads: see [`inputs`].
+    pub fn inputs(&self) -> Inputs {
+        let found = &self.found;
+        let mut files: Vec<PathBuf> = (found.specs.iter())
+            .chain(&found.schema_docs)
+            .chain(&found.manifests)
+            .chain(self.owners.iter().filter_map(|(_, m)| m.as_ref()))
+            .cloned()
+            .collect();
+        files.sort();
+        files.dedup();
+        let mut template_dirs: Vec<PathBuf> = (self.loader.manifests.parsed.iter())
+            .filter_map(|(path, parsed)| {
+                let (_, root) = parsed.as_ref()?;
+                let dir = path.parent().unwrap_or(Path::new("."));
+                manifest::templates_path(root).map(|t| dir.join(t))
+            })
+            .collect();
+        template_dirs.sort();
+        Inputs {
+            files,
+            template_dirs,
+        }
+    }
+
+    /// [`load_cached`] on from here.
+    pub fn load_cached(self, cache: Option<&dyn PieceCache>) -> (Loaded, Option<Keys>) {
+        let Discovered {
+            mut loader,
+            found,
+            owners,
+        } = self;
+        let options = loader.options;
+        let store = loader.schema_store(&found);
+        let mut sets = loader.tool_sets(&found, &owners);
+        loader.read_specs(owners, &store, &mut sets, cache);
+        loader.loaded.project = loader.assemble(sets);
+        let Loader {
+            mut loaded, diags, ..
+        } = loader;
+        for d in diags {
+            loaded.diagnostics.push(d);
+        }
+        let keys = cache.map(|_| Keys::of(&loaded.project));
+        validate::validate(
+            &loaded.project,
+            cache.zip(keys.as_ref()),
+            &mut loaded.diagnostics,
+        );
+        apply_lints(&mut loaded, &options.lints);
+        loaded.diagnostics.sort(&loaded.db);
+        (loaded, keys)
+    }
 }
 
 /// What [`load`] would read for `paths`, found the way it finds it
@@ -187,33 +243,7 @@ pub struct Inputs {
 /// them (and their contents) with the last run's to know that nothing
 /// changed; `toolgen watch` looks at them for changes.
 pub fn inputs(paths: &[PathBuf], options: &LoadOptions) -> Inputs {
-    let mut loader = Loader::new(options);
-    let found = loader.discover(paths);
-    let owners = loader.owners(&found);
-    let mut files: Vec<PathBuf> = found
-        .specs
-        .into_iter()
-        .chain(found.schema_docs)
-        .chain(found.manifests)
-        .chain(owners.into_iter().filter_map(|(_, m)| m))
-        .collect();
-    files.sort();
-    files.dedup();
-    let mut template_dirs: Vec<PathBuf> = loader
-        .manifests
-        .parsed
-        .iter()
-        .filter_map(|(path, parsed)| {
-            let (_, root) = parsed.as_ref()?;
-            let dir = path.parent().unwrap_or(Path::new("."));
-            manifest::templates_path(root).map(|t| dir.join(t))
-        })
-        .collect();
-    template_dirs.sort();
-    Inputs {
-        files,
-        template_dirs,
-    }
+    Discovered::new(paths, options).inputs()
 }
 
 /// One run of [`load`]: what was read so far and what was said about it.
