@@ -19,8 +19,9 @@
 //! - **run stamps** (`runs/`): per output directory and configuration, what
 //!   the last clean run (no diagnostics at all) read and wrote: the input
 //!   files with the digests of their contents, the template directories, and
-//!   each output file's size, time, inode and digest. A run whose inputs and
-//!   output all still match is skipped whole.
+//!   each output file's size, time, inode and digest, in a binary form of
+//!   their own (`runs/<config>.run`). A run whose inputs and output all still
+//!   match is skipped whole.
 //!
 //! Every write is a temporary file renamed into place; a cache that cannot
 //! be written only makes runs slower.
@@ -29,8 +30,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use serde::{Deserialize, Serialize};
-
+use crate::bytes;
 use crate::digest::{self, Digest, Hasher};
 use crate::emit::RenderCache;
 use crate::output::{FileStamp, JOURNAL, Known};
@@ -190,24 +190,23 @@ impl Cache {
     /// names the output directory); `None` when there is none or it is not
     /// one this toolgen wrote.
     pub fn stamp(&self, config: Digest) -> Option<RunStamp> {
-        let text = std::fs::read(self.stamp_path(config)).ok()?;
-        let stamp: RunStamp = serde_json::from_slice(&text).ok()?;
-        (stamp.identity == self.identity.hex() && stamp.config == config.hex()).then_some(stamp)
+        let bytes = std::fs::read(self.stamp_path(config)).ok()?;
+        let stamp = RunStamp::from_bytes(&bytes)?;
+        (stamp.identity == self.identity && stamp.config == config).then_some(stamp)
     }
 
     fn stamp_path(&self, config: Digest) -> PathBuf {
-        self.root
-            .join("runs")
-            .join(format!("{}.json", config.hex()))
+        self.root.join("runs").join(format!("{}.run", config.hex()))
     }
 
-    /// Keeps the stamp of a clean run.
+    /// Keeps the stamp of a clean run (not one that read or wrote a path
+    /// that is not UTF-8: such a run is not skipped next time).
     pub fn keep_stamp(&self, stamp: &RunStamp) {
-        let Some(config) = Digest::parse(&stamp.config) else {
-            return;
-        };
-        if let Ok(text) = serde_json::to_vec(stamp) {
-            write_quietly(&self.stamp_path(config), &text);
+        match stamp.to_bytes() {
+            Some(bytes) => {
+                write_quietly(&self.stamp_path(stamp.config), &bytes);
+            }
+            None => self.drop_stamp(stamp.config),
         }
     }
 
@@ -495,22 +494,47 @@ fn write_quietly(path: &Path, bytes: &[u8]) -> bool {
     done.is_ok()
 }
 
-/// What a clean run read and wrote (see the module docs).
-#[derive(Debug, Serialize, Deserialize)]
+/// Marks a run stamp's form, so that a change of it is a miss.
+const STAMP_MAGIC: &[u8] = b"toolgen run 1\n";
+
+fn put_file_stamp(out: &mut Vec<u8>, stamp: &FileStamp) {
+    let FileStamp {
+        len,
+        modified,
+        inode,
+    } = stamp;
+    bytes::put_u64(out, *len);
+    bytes::put_u128(out, *modified as u128);
+    bytes::put_u64(out, *inode);
+}
+
+fn take_file_stamp(r: &mut bytes::Reader<'_>) -> Option<FileStamp> {
+    Some(FileStamp {
+        len: r.u64()?,
+        modified: r.u128()? as i128,
+        inode: r.u64()?,
+    })
+}
+
+/// What a clean run read and wrote (see the module docs). Kept in a binary
+/// form of its own ([`RunStamp::to_bytes`]): as JSON it took longer to read
+/// and write (about 900 KB at 1,000 tools, 5 ms read and 2 ms written on
+/// every run) than the rest of a run that finds nothing changed.
+#[derive(Debug, PartialEq)]
 pub struct RunStamp {
     /// The toolgen build that wrote it ([`digest::build_identity`]).
-    pub identity: String,
+    pub identity: Digest,
     /// The configuration's digest (it covers the output directory).
-    pub config: String,
+    pub config: Digest,
     /// The files the run found ([`crate::load::inputs`]), and every other
     /// file it read: path -> digest of the contents.
-    pub inputs: BTreeMap<PathBuf, String>,
+    pub inputs: BTreeMap<PathBuf, Digest>,
     /// The list [`crate::load::inputs`] gave, which must not change.
     pub found: Vec<PathBuf>,
     /// Template directories -> digest of every file in them.
-    pub templates: BTreeMap<PathBuf, String>,
+    pub templates: BTreeMap<PathBuf, Digest>,
     /// Output files (relative) -> stamp and digest of the contents.
-    pub outputs: BTreeMap<String, (FileStamp, String)>,
+    pub outputs: BTreeMap<String, (FileStamp, Digest)>,
     /// Output directories (relative, `""` the top) -> stamp: a file added
     /// beside the generated ones changes its directory's time.
     pub dirs: BTreeMap<String, FileStamp>,
@@ -527,11 +551,8 @@ impl RunStamp {
             && self
                 .inputs
                 .iter()
-                .all(|(path, d)| std::fs::read(path).is_ok_and(|b| Digest::of(&b).hex() == *d))
-            && self
-                .templates
-                .iter()
-                .all(|(dir, d)| tree_digest(dir).hex() == *d)
+                .all(|(path, d)| std::fs::read(path).is_ok_and(|b| Digest::of(&b) == *d))
+            && self.templates.iter().all(|(dir, d)| tree_digest(dir) == *d)
             && self.dirs.iter().all(|(rel, stamp)| {
                 std::fs::metadata(out.join(rel)).is_ok_and(|m| FileStamp::of(&m) == *stamp)
             })
@@ -546,7 +567,7 @@ impl RunStamp {
         Known(
             self.outputs
                 .iter()
-                .filter_map(|(rel, (stamp, d))| Some((rel.clone(), (*stamp, Digest::parse(d)?))))
+                .map(|(rel, (stamp, d))| (rel.clone(), (*stamp, *d)))
                 .collect(),
         )
     }
@@ -567,7 +588,7 @@ impl RunStamp {
             let (Some(stamp), Some(digest)) = (stamp, digest) else {
                 return false;
             };
-            self.outputs.insert(rel.to_owned(), (stamp, digest.hex()));
+            self.outputs.insert(rel.to_owned(), (stamp, digest));
             let mut parent = Path::new(rel).parent();
             while let Some(p) = parent {
                 let key = p.to_string_lossy().replace('\\', "/");
@@ -583,6 +604,96 @@ impl RunStamp {
         }
         self.dirs = dirs;
         true
+    }
+
+    /// The stamp in its binary form; `None` when a path is not UTF-8.
+    pub fn to_bytes(&self) -> Option<Vec<u8>> {
+        let RunStamp {
+            identity,
+            config,
+            inputs,
+            found,
+            templates,
+            outputs,
+            dirs,
+            tools,
+            tool_sets,
+        } = self;
+        let mut out = Vec::with_capacity(64 + 80 * outputs.len() + 64 * inputs.len());
+        out.extend_from_slice(STAMP_MAGIC);
+        for d in [identity, config] {
+            bytes::put_u128(&mut out, d.0);
+        }
+        for n in [tools, tool_sets] {
+            bytes::put_len(&mut out, *n);
+        }
+        bytes::put_len(&mut out, found.len());
+        for p in found {
+            bytes::put_str(&mut out, p.to_str()?);
+        }
+        for map in [inputs, templates] {
+            bytes::put_len(&mut out, map.len());
+            for (p, d) in map {
+                bytes::put_str(&mut out, p.to_str()?);
+                bytes::put_u128(&mut out, d.0);
+            }
+        }
+        bytes::put_len(&mut out, outputs.len());
+        for (rel, (stamp, d)) in outputs {
+            bytes::put_str(&mut out, rel);
+            put_file_stamp(&mut out, stamp);
+            bytes::put_u128(&mut out, d.0);
+        }
+        bytes::put_len(&mut out, dirs.len());
+        for (rel, stamp) in dirs {
+            bytes::put_str(&mut out, rel);
+            put_file_stamp(&mut out, stamp);
+        }
+        Some(out)
+    }
+
+    /// What [`RunStamp::to_bytes`] wrote; `None` for anything else.
+    pub fn from_bytes(form: &[u8]) -> Option<RunStamp> {
+        let mut r = bytes::Reader::new(form);
+        r.expect(STAMP_MAGIC)?;
+        let identity = Digest(r.u128()?);
+        let config = Digest(r.u128()?);
+        let tools = r.u32()? as usize;
+        let tool_sets = r.u32()? as usize;
+        let n = r.count()?;
+        let found = (0..n)
+            .map(|_| Some(PathBuf::from(r.str()?)))
+            .collect::<Option<_>>()?;
+        let mut digests = || -> Option<BTreeMap<PathBuf, Digest>> {
+            let n = r.count()?;
+            (0..n)
+                .map(|_| Some((PathBuf::from(r.str()?), Digest(r.u128()?))))
+                .collect()
+        };
+        let inputs = digests()?;
+        let templates = digests()?;
+        let n = r.count()?;
+        let outputs = (0..n)
+            .map(|_| {
+                let rel = r.str()?.to_owned();
+                Some((rel, (take_file_stamp(&mut r)?, Digest(r.u128()?))))
+            })
+            .collect::<Option<_>>()?;
+        let n = r.count()?;
+        let dirs = (0..n)
+            .map(|_| Some((r.str()?.to_owned(), take_file_stamp(&mut r)?)))
+            .collect::<Option<_>>()?;
+        r.is_done().then_some(RunStamp {
+            identity,
+            config,
+            inputs,
+            found,
+            templates,
+            outputs,
+            dirs,
+            tools,
+            tool_sets,
+        })
     }
 }
 
@@ -726,6 +837,71 @@ mod tests {
         assert!(
             (0..=MAX_PACKS).all(|i| after.get(Digest::of(format!("k{i}").as_bytes())).is_some())
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A run stamp reads back as written; cut short, lengthened or with a
+    /// byte changed it is refused or reads as another stamp, never a panic;
+    /// a stamp of another build or configuration is not this run's.
+    #[test]
+    fn a_run_stamp_reads_back_and_a_damaged_one_is_refused() {
+        let stamp = |n: u64| FileStamp {
+            len: n,
+            modified: -(n as i128) * 1_000_000_007,
+            inode: n * 3,
+        };
+        let identity = Digest::of(b"build");
+        let config = Digest::of(b"config");
+        let written = RunStamp {
+            identity,
+            config,
+            inputs: [("/s/a.json", 1), ("/s/é.json", 2)]
+                .map(|(p, d)| (PathBuf::from(p), Digest(d << 100)))
+                .into(),
+            found: vec![PathBuf::from("/s/a.json"), PathBuf::from("/s/é.json")],
+            templates: [(PathBuf::from("/t"), Digest(5))].into(),
+            outputs: [("rust/a.rs", 1), ("catalog/tools.json", 2)]
+                .map(|(p, n)| (p.to_owned(), (stamp(n), Digest(u128::MAX - n as u128))))
+                .into(),
+            dirs: [("".to_owned(), stamp(9)), ("rust".to_owned(), stamp(10))].into(),
+            tools: 2,
+            tool_sets: 1,
+        };
+        let form = written.to_bytes().unwrap_or_default();
+        assert_eq!(RunStamp::from_bytes(&form).as_ref(), Some(&written));
+        for cut in 0..form.len() {
+            assert_eq!(RunStamp::from_bytes(&form[..cut]), None, "{cut}");
+        }
+        let mut longer = form.clone();
+        longer.push(0);
+        assert_eq!(RunStamp::from_bytes(&longer), None);
+        for at in 0..form.len() {
+            let mut damaged = form.clone();
+            damaged[at] ^= 0x41;
+            assert_ne!(
+                RunStamp::from_bytes(&damaged).as_ref(),
+                Some(&written),
+                "{at}"
+            );
+        }
+        let dir = std::env::temp_dir().join(format!("toolgen-stamp-{}", std::process::id()));
+        let cache = Cache::with_identity(&dir, identity);
+        cache.keep_stamp(&written);
+        assert_eq!(cache.stamp(config).as_ref(), Some(&written));
+        assert_eq!(cache.stamp(Digest::of(b"other config")), None);
+        assert_eq!(Cache::with_identity(&dir, Digest(1)).stamp(config), None);
+        cache.drop_stamp(config);
+        assert_eq!(cache.stamp(config), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt as _;
+            let mut odd = written;
+            odd.found
+                .push(PathBuf::from(std::ffi::OsStr::from_bytes(b"/s/\xff.json")));
+            assert_eq!(odd.to_bytes(), None);
+            cache.keep_stamp(&odd);
+            assert_eq!(cache.stamp(config), None);
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

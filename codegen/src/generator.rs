@@ -622,10 +622,10 @@ impl Generator {
         if !loaded.diagnostics.is_empty() {
             return None;
         }
-        let inputs: BTreeMap<PathBuf, String> = loaded
+        let inputs: BTreeMap<PathBuf, Digest> = loaded
             .db
             .files()
-            .map(|(_, f)| (f.path.clone(), Digest::of(f.text.as_bytes()).hex()))
+            .map(|(_, f)| (f.path.clone(), Digest::of(f.text.as_bytes())))
             .collect();
         if !found.iter().all(|f| inputs.contains_key(f)) {
             return None;
@@ -637,13 +637,13 @@ impl Generator {
             .filter_map(|s| s.templates.as_ref().map(|t| t.value.clone()))
             .chain(self.emit.templates.clone())
             .map(|dir| {
-                let d = crate::cache::tree_digest(&dir).hex();
+                let d = crate::cache::tree_digest(&dir);
                 (dir, d)
             })
             .collect();
         Some(RunStamp {
-            identity: cache.identity().hex(),
-            config: config.hex(),
+            identity: cache.identity(),
+            config,
             inputs,
             found,
             templates,

@@ -17,6 +17,7 @@
 
 pub mod against;
 pub mod breaking;
+pub mod bytes;
 pub mod cache;
 pub mod diag;
 pub mod digest;

@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};
 
+use crate::bytes::{Reader, put_len, put_str, put_u32};
 use crate::digest::{Digest, Hasher, PieceCache};
 use crate::ir::{
     Deprecation, Example, Format, Implied, LocatedValue, Locs, RFunction, SafetyLevel, Schema,
@@ -89,20 +90,22 @@ pub fn encode(file: FileId, format: Format, tool: &Tool) -> Vec<u8> {
 /// What [`encode`] wrote, its locations moved to `file`; `None` for anything
 /// else, and for a tool with a location in a file other than its own.
 pub fn decode(bytes: &[u8], file: FileId) -> Option<(Format, Tool)> {
+    let mut r = Reader::new(bytes);
+    r.expect(MAGIC)?;
     let mut input = Input {
-        rest: bytes.strip_prefix(MAGIC)?,
+        r,
         depth: 0,
         files: (FileId(0), file),
     };
-    input.files.0 = FileId(input.u32()?);
+    input.files.0 = FileId(input.r.u32()?);
     let format = Format::take(&mut input)?;
     let tool = Tool::take(&mut input)?;
-    input.rest.is_empty().then_some((format, tool))
+    input.r.is_done().then_some((format, tool))
 }
 
 /// Bytes being read back.
 struct Input<'a> {
-    rest: &'a [u8],
+    r: Reader<'a>,
     /// How deep in a JSON value: bounded, so that no input overflows the stack.
     depth: usize,
     /// The file the locations name, and the one they are moved to.
@@ -112,56 +115,10 @@ struct Input<'a> {
 /// Deeper than any value a reader accepts.
 const MAX_DEPTH: usize = 512;
 
-impl<'a> Input<'a> {
-    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = self.rest.split_at_checked(n)?;
-        self.rest = rest;
-        Some(head)
-    }
-
-    fn byte(&mut self) -> Option<u8> {
-        Some(self.bytes(1)?[0])
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.bytes(4)?.try_into().ok()?))
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.bytes(8)?.try_into().ok()?))
-    }
-
-    /// A count of things that each take at least one byte (so that a
-    /// corrupt count cannot ask for more memory than there are bytes).
-    fn count(&mut self) -> Option<usize> {
-        let n = self.u32()? as usize;
-        (n <= self.rest.len()).then_some(n)
-    }
-
-    fn str(&mut self) -> Option<&'a str> {
-        let n = self.count()?;
-        std::str::from_utf8(self.bytes(n)?).ok()
-    }
-}
-
 /// A part of a tool, written into bytes and read back.
 trait Part: Sized {
     fn put(&self, out: &mut Vec<u8>);
     fn take(input: &mut Input<'_>) -> Option<Self>;
-}
-
-fn put_u32(out: &mut Vec<u8>, n: u32) {
-    out.extend_from_slice(&n.to_le_bytes());
-}
-
-fn put_len(out: &mut Vec<u8>, n: usize) {
-    // Lengths past u32 (never in a spec a reader accepts) fail to read back.
-    put_u32(out, u32::try_from(n).unwrap_or(u32::MAX));
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_len(out, s.len());
-    out.extend_from_slice(s.as_bytes());
 }
 
 impl Part for u32 {
@@ -169,7 +126,7 @@ impl Part for u32 {
         put_u32(out, *self);
     }
     fn take(input: &mut Input<'_>) -> Option<u32> {
-        input.u32()
+        input.r.u32()
     }
 }
 
@@ -178,7 +135,7 @@ impl Part for bool {
         out.push(u8::from(*self));
     }
     fn take(input: &mut Input<'_>) -> Option<bool> {
-        match input.byte()? {
+        match input.r.byte()? {
             0 => Some(false),
             1 => Some(true),
             _ => None,
@@ -191,7 +148,7 @@ impl Part for f64 {
         out.extend_from_slice(&self.to_bits().to_le_bytes());
     }
     fn take(input: &mut Input<'_>) -> Option<f64> {
-        Some(f64::from_bits(input.u64()?))
+        Some(f64::from_bits(input.r.u64()?))
     }
 }
 
@@ -200,7 +157,7 @@ impl Part for String {
         put_str(out, self);
     }
     fn take(input: &mut Input<'_>) -> Option<String> {
-        input.str().map(str::to_owned)
+        input.r.str().map(str::to_owned)
     }
 }
 
@@ -215,7 +172,7 @@ impl<T: Part> Part for Option<T> {
         }
     }
     fn take(input: &mut Input<'_>) -> Option<Option<T>> {
-        match input.byte()? {
+        match input.r.byte()? {
             0 => Some(None),
             1 => Some(Some(Part::take(input)?)),
             _ => None,
@@ -231,7 +188,7 @@ impl<T: Part> Part for Vec<T> {
         }
     }
     fn take(input: &mut Input<'_>) -> Option<Vec<T>> {
-        let n = input.count()?;
+        let n = input.r.count()?;
         (0..n).map(|_| Part::take(input)).collect()
     }
 }
@@ -245,7 +202,7 @@ impl<T: Part> Part for BTreeMap<String, T> {
         }
     }
     fn take(input: &mut Input<'_>) -> Option<BTreeMap<String, T>> {
-        let n = input.count()?;
+        let n = input.r.count()?;
         (0..n)
             .map(|_| Some((Part::take(input)?, Part::take(input)?)))
             .collect()
@@ -259,7 +216,7 @@ impl Part for Loc {
         }
     }
     fn take(input: &mut Input<'_>) -> Option<Loc> {
-        let (file, start, end) = (FileId(input.u32()?), input.u32()?, input.u32()?);
+        let (file, start, end) = (FileId(input.r.u32()?), input.r.u32()?, input.r.u32()?);
         (file == input.files.0).then_some(Loc::new(input.files.1, Span { start, end }))
     }
 }
@@ -283,7 +240,7 @@ macro_rules! word_part {
                 out.push(at as u8);
             }
             fn take(input: &mut Input<'_>) -> Option<$t> {
-                <$t>::ALL.get(usize::from(input.byte()?)).copied()
+                <$t>::ALL.get(usize::from(input.r.byte()?)).copied()
             }
         }
     )*};
@@ -340,12 +297,12 @@ impl Part for Value {
     }
 
     fn take(input: &mut Input<'_>) -> Option<Value> {
-        Some(match input.byte()? {
+        Some(match input.r.byte()? {
             NULL => Value::Null,
             FALSE => Value::Bool(false),
             TRUE => Value::Bool(true),
-            UNSIGNED => Value::Number(input.u64()?.into()),
-            SIGNED => Value::Number((input.u64()? as i64).into()),
+            UNSIGNED => Value::Number(input.r.u64()?.into()),
+            SIGNED => Value::Number((input.r.u64()? as i64).into()),
             // NaN and infinities are no JSON number: not what was written.
             FLOAT => Value::Number(Number::from_f64(Part::take(input)?)?),
             STRING => Value::String(Part::take(input)?),
@@ -354,7 +311,7 @@ impl Part for Value {
                 if input.depth > MAX_DEPTH {
                     return None;
                 }
-                let n = input.count()?;
+                let n = input.r.count()?;
                 let v = if tag == ARRAY {
                     Value::Array((0..n).map(|_| Part::take(input)).collect::<Option<_>>()?)
                 } else {
@@ -381,10 +338,10 @@ impl Part for Locs {
         }
     }
     fn take(input: &mut Input<'_>) -> Option<Locs> {
-        let text = input.str()?;
-        let n = input.count()?;
+        let text = input.r.str()?;
+        let n = input.r.count()?;
         let entries: Vec<(u32, Loc)> = (0..n)
-            .map(|_| Some((input.u32()?, Part::take(input)?)))
+            .map(|_| Some((input.r.u32()?, Part::take(input)?)))
             .collect::<Option<_>>()?;
         Locs::from_parts(text, entries)
     }
@@ -605,17 +562,17 @@ mod tests {
         let mut out = Vec::new();
         v.put(&mut out);
         let mut input = Input {
-            rest: &out,
+            r: Reader::new(&out),
             depth: 0,
             files: (FileId(0), FileId(0)),
         };
         assert_eq!(<Value as Part>::take(&mut input), Some(v));
-        assert!(input.rest.is_empty());
+        assert!(input.r.is_done());
         // Nested past the bound: refused, not a stack overflow.
         let mut deep = [ARRAY, 1, 0, 0, 0].repeat(MAX_DEPTH + 1);
         deep.push(NULL);
         let mut input = Input {
-            rest: &deep,
+            r: Reader::new(&deep),
             depth: 0,
             files: (FileId(0), FileId(0)),
         };

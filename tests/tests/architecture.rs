@@ -14,7 +14,7 @@ use toolgen_tests::{files_below, root};
 const LAYERS: &[&[&str]] = &[
     // Leaves: no crate imports.
     &[
-        "source", "text", "files", "progress", "ident", "schema", "digest", "par",
+        "source", "text", "files", "progress", "ident", "schema", "digest", "par", "bytes",
     ],
     &["diag"],
     &["syntax", "ir"],
