@@ -62,29 +62,38 @@ pub struct SourceFile {
     pub display: String,
     pub path: PathBuf,
     pub text: String,
-    line_starts: Vec<usize>,
+    /// Where each line starts, found the first time a position is shown
+    /// (most files a run reads are never named in a message).
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
     fn new(path: PathBuf, display: String, text: String) -> SourceFile {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile {
             display,
             path,
             text,
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0];
+            starts.extend(self.text.match_indices('\n').map(|(i, _)| i + 1));
+            starts
+        })
     }
 
     /// The 1-based line and column of a byte offset (clamped to the text).
     pub fn line_col(&self, offset: u32) -> LineCol {
         let offset = (offset as usize).min(self.text.len());
-        let line_idx = match self.line_starts.binary_search(&offset) {
+        let line_starts = self.line_starts();
+        let line_idx = match line_starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let start = self.line_starts[line_idx];
+        let start = line_starts[line_idx];
         let column = self
             .text
             .get(start..offset)
@@ -98,11 +107,11 @@ impl SourceFile {
 
     /// The text of a 1-based line, without its line terminator.
     pub fn line_text(&self, line: usize) -> &str {
-        let Some(&start) = self.line_starts.get(line.wrapping_sub(1)) else {
+        let line_starts = self.line_starts();
+        let Some(&start) = line_starts.get(line.wrapping_sub(1)) else {
             return "";
         };
-        let end = self
-            .line_starts
+        let end = line_starts
             .get(line)
             .map_or(self.text.len(), |&next| next - 1);
         self.text
