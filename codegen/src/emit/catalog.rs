@@ -137,11 +137,8 @@ impl Catalogs {
 /// to its depth: the same text as serializing the whole list at once.
 fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
     let entries = crate::par::map_with(set.tools.len(), || (), |_, i| entry_text(cx, set, i));
-    // Sized once: each line indented by four, the separators, the frame.
-    let size: usize = entries
-        .iter()
-        .map(|e| e.len() + 5 * (e.bytes().filter(|&b| b == b'\n').count() + 1) + 1)
-        .sum();
+    // Sized once: the entries, their separators, the frame.
+    let size: usize = entries.iter().map(|e| e.len() + 2).sum();
     let mut text = Vec::with_capacity(size + 32);
     text.extend_from_slice(b"{\n  \"tools\": [");
     if entries.is_empty() {
@@ -150,22 +147,28 @@ fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
     }
     for (i, entry) in entries.iter().enumerate() {
         text.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
-        for (j, line) in entry.split('\n').enumerate() {
-            if j > 0 {
-                text.push(b'\n');
-            }
-            text.extend_from_slice(b"    ");
-            text.extend_from_slice(line.as_bytes());
-        }
+        text.extend_from_slice(entry.as_bytes());
     }
     text.extend_from_slice(b"\n  ]\n}\n");
     text
 }
 
-/// The `index`th tool's entry of `tools.json`, pretty-printed at depth 0.
+/// The `index`th tool's entry of `tools.json`, pretty-printed and indented
+/// as it stands in the file (each line by four), so that the file is the
+/// entries put together, cached or not, with nothing to split.
 fn entry_text(cx: &super::EmitContext<'_>, set: &ToolSet, index: usize) -> String {
-    cx.piece_text(set, index, "catalog entry", || {
-        serde_json::to_string_pretty(&ToolEntry::new(set, &set.tools[index])).unwrap_or_default()
+    cx.piece_text(set, index, "catalog entry, indented", || {
+        let entry = serde_json::to_string_pretty(&ToolEntry::new(set, &set.tools[index]))
+            .unwrap_or_default();
+        let mut indented = String::with_capacity(entry.len() + entry.len() / 8 + 4);
+        for (j, line) in entry.split('\n').enumerate() {
+            if j > 0 {
+                indented.push('\n');
+            }
+            indented.push_str("    ");
+            indented.push_str(line);
+        }
+        indented
     })
 }
 
