@@ -130,7 +130,7 @@ impl Output<'_> {
         templates: &crate::templates::Templates,
         name: &str,
         path: String,
-        context: &serde_json::Value,
+        context: &impl serde::Serialize,
     ) {
         templates.render_file(name, context, path, self.files, self.diags);
     }
