@@ -259,7 +259,11 @@ mod tests {
             vec![],
             vec!["a".into()],
             (0..500).map(|i| format!("item {i}")).collect(),
-            vec!["x".repeat(STD_BUFFER - 9), "y".repeat(3 * STD_BUFFER), "z".into()],
+            vec![
+                "x".repeat(STD_BUFFER - 9),
+                "y".repeat(3 * STD_BUFFER),
+                "z".into(),
+            ],
         ];
         for v in values {
             let mut plain = Unbuffered(Xxh3::new());

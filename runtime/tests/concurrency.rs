@@ -259,6 +259,58 @@ fn a_cancelled_call_gets_no_response_and_its_handler_sees_the_cancel() {
     );
 }
 
+/// A call whose id is still running is refused (an error response with
+/// that id, nothing run); once the first is answered the id is free again,
+/// and a count of unsent responses left by the refused one does not keep
+/// the connection from closing.
+#[test]
+fn an_id_still_running_is_refused_and_free_again_once_answered() {
+    let (open, gate) = gate();
+    let (started_tx, started) = channel();
+    let started_tx = Mutex::new(started_tx);
+    let runs = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = runs.clone();
+    let server = Server::new(info(), &["core"], "core")
+        .tool(
+            descriptor("held", None),
+            handler(move |_, _| {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let _ = started_tx.lock().map(|t| t.send(()));
+                gate.wait();
+                ToolOutput::new(json!({"done": true}))
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    r.send(initialize());
+    r.next();
+    r.send(call(5, "held"));
+    let _ = started.recv_timeout(PATIENCE);
+    r.send(call(5, "held"));
+    let refused = r.next();
+    assert_eq!(refused["id"], 5, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("still running"), "{refused}");
+    let _ = open.send(());
+    let answered = r.next();
+    assert_eq!(
+        (answered["id"].clone(), answered.get("error")),
+        (json!(5), None),
+        "{answered}"
+    );
+    r.send(call(5, "held"));
+    let _ = started.recv_timeout(PATIENCE);
+    let _ = open.send(());
+    let again = r.next();
+    assert_eq!(
+        (again["id"].clone(), again.get("error")),
+        (json!(5), None),
+        "{again}"
+    );
+    assert!(r.close().is_empty());
+    assert_eq!(runs.load(std::sync::atomic::Ordering::SeqCst), 2);
+}
+
 #[test]
 fn progress_notifications_arrive_in_order_before_the_result() {
     let server = Server::new(info(), &["core"], "core")

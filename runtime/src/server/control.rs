@@ -9,7 +9,7 @@
 //! no-ops, so a late result never reaches the wire.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 
 use serde_json::{Value, json};
@@ -251,7 +251,11 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[derive(Default)]
 pub struct InFlight {
     calls: Mutex<HashMap<String, Weak<CallControl>>>,
-    unsent: Mutex<usize>,
+    /// Counted without a lock (the caller's thread adds, the worker's
+    /// takes away: a lock each way was two more round trips between
+    /// cores per call); `drained` is taken only to wake a waiter.
+    unsent: AtomicUsize,
+    drained_lock: Mutex<()>,
     drained: Condvar,
 }
 
@@ -273,9 +277,10 @@ pub(crate) struct Unsent(Arc<InFlight>);
 
 impl Drop for Unsent {
     fn drop(&mut self) {
-        let mut n = lock(&self.0.unsent);
-        *n = n.saturating_sub(1);
-        if *n == 0 {
+        if self.0.unsent.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // Under the lock: a waiter between its check and its wait
+            // holds it, so it cannot miss this.
+            let _held = lock(&self.0.drained_lock);
             self.0.drained.notify_all();
         }
     }
@@ -284,13 +289,20 @@ impl Drop for Unsent {
 impl InFlight {
     /// A response to come: counted until the returned token is dropped.
     pub(crate) fn expect_response(self: &Arc<Self>) -> Unsent {
-        *lock(&self.unsent) += 1;
+        self.unsent.fetch_add(1, Ordering::AcqRel);
         Unsent(self.clone())
     }
 
-    /// Registers a call in flight under its request id.
-    pub(crate) fn insert(&self, key: String, control: &Arc<CallControl>) {
-        lock(&self.calls).insert(key, Arc::downgrade(control));
+    /// Registers a call in flight under its request id; the id back (and
+    /// nothing registered) when a call with that id is in flight already.
+    pub(crate) fn insert(&self, key: String, control: &Arc<CallControl>) -> Result<(), String> {
+        match lock(&self.calls).entry(key) {
+            std::collections::hash_map::Entry::Occupied(o) => Err(o.key().clone()),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(Arc::downgrade(control));
+                Ok(())
+            }
+        }
     }
 
     pub(crate) fn remove(&self, key: &str) {
@@ -314,19 +326,15 @@ impl InFlight {
         }
     }
 
-    pub(crate) fn contains(&self, key: &str) -> bool {
-        lock(&self.calls).contains_key(key)
-    }
-
     pub(crate) fn len(&self) -> usize {
         lock(&self.calls).len()
     }
 
     /// Blocks until every response was sent (or its call cancelled).
     pub(crate) fn wait_drained(&self) {
-        let mut n = lock(&self.unsent);
-        while *n > 0 {
-            n = self.drained.wait(n).unwrap_or_else(|p| p.into_inner());
+        let mut held = lock(&self.drained_lock);
+        while self.unsent.load(Ordering::Acquire) > 0 {
+            held = self.drained.wait(held).unwrap_or_else(|p| p.into_inner());
         }
     }
 }

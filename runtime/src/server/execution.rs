@@ -245,13 +245,6 @@ impl Server {
             return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
         }
         let key = id_key(&id);
-        if session.calls.contains(&key) {
-            let e = plain_error(
-                ErrorCode::InvalidRequest,
-                format!("Invalid Request: a call with id {key} is still running; use another id"),
-            );
-            return Submitted::Answered(wire::error_bytes(&id, &e));
-        }
         let tool = tool.into_owned();
         let calls = session.calls.clone();
         let out = reply.clone();
@@ -271,7 +264,17 @@ impl Server {
         if let Some(client) = &session.client {
             let _ = control.client.set(client.clone());
         }
-        session.calls.insert(key, &control);
+        // Checked as the call is registered (one lock, not two): a call whose
+        // id is still running gets an error, its completion dropped unrun.
+        if let Err(key) = session.calls.insert(key, &control) {
+            let e = plain_error(
+                ErrorCode::InvalidRequest,
+                format!("Invalid Request: a call with id {key} is still running; use another id"),
+            );
+            // The id's JSON text, read back (`id` went into the completion).
+            let id: Value = serde_json::from_str(&key).unwrap_or(Value::Null);
+            return Submitted::Answered(wire::error_bytes(&id, &e));
+        }
         self.launch(&entry, args, control, session.wait_when_full);
         Submitted::Pending
     }
