@@ -1060,6 +1060,90 @@ fn the_cache_skips_unchanged_runs_and_never_serves_stale_output() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// The C# registry shows no descriptions: after a description edit it is
+/// taken from the cache with the new catalog hash put in, the same as a run
+/// without the cache renders; an overridden registry template (which might
+/// not show the hash as it is) is rendered on every run.
+#[test]
+fn a_kept_registry_carries_the_new_catalog_hash() {
+    let d = scratch("registry-hash");
+    let specs = d.join("specs");
+    let templates = d.join("templates");
+    mcp_specs(&specs, 3, "v1");
+    let registry = "csharp/mcp/McpTools.cs";
+    let generate = |out: &str, extra: &[&str]| {
+        let out = d.join(out);
+        let cache = d.join("cache");
+        let mut args = vec!["gen", "--out", out.to_str().unwrap_or_default()];
+        if extra.is_empty() {
+            args.extend(["--cache-dir", cache.to_str().unwrap_or_default()]);
+        }
+        args.extend(extra);
+        args.push(specs.to_str().unwrap_or_default());
+        let o = toolgen(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        snapshot(&out)
+    };
+    let hash_of = |files: &std::collections::BTreeMap<String, Vec<u8>>| {
+        let index: serde_json::Value =
+            serde_json::from_slice(&files["catalog/index.json"]).unwrap_or_default();
+        index["toolSets"][0]["catalogHash"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let first = generate("cached", &[]);
+    mcp_specs(&specs, 1, "v2");
+    let cached = generate("cached", &[]);
+    let fresh = generate("fresh", &["--no-cache"]);
+    let text = String::from_utf8_lossy(&cached[registry]).into_owned();
+    assert_ne!(
+        hash_of(&first),
+        hash_of(&cached),
+        "the edit changes the catalog hash"
+    );
+    assert!(
+        text.contains(&format!("\"{}\"", hash_of(&cached))),
+        "{text}"
+    );
+    assert!(!text.contains("@@"), "{text}");
+    // The same as rendered without the cache, but for the header's command
+    // (it names the output directory).
+    let body = |files: &std::collections::BTreeMap<String, Vec<u8>>| {
+        let text = String::from_utf8_lossy(&files[registry]).into_owned();
+        let lines = text.lines().filter(|l| !l.starts_with("// run `"));
+        lines.collect::<Vec<_>>().join("\n")
+    };
+    assert_eq!(body(&cached), body(&fresh));
+    // An overridden registry template that shows the hash otherwise.
+    std::fs::create_dir_all(templates.join("csharp")).unwrap_or_else(|e| panic!("{e}"));
+    write(
+        &templates.join("csharp/registry.cs.jinja"),
+        "// {{ set.catalog_hash | upper }} {{ set.tools | length }}\n",
+    );
+    let t = templates.to_str().unwrap_or_default().to_owned();
+    let overridden = |out: &str| {
+        let o = toolgen(&[
+            "gen",
+            "--out",
+            d.join(out).to_str().unwrap_or_default(),
+            "--cache-dir",
+            d.join("cache").to_str().unwrap_or_default(),
+            "--templates",
+            &t,
+            specs.to_str().unwrap_or_default(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        snapshot(&d.join(out))
+    };
+    overridden("custom");
+    mcp_specs(&specs, 1, "v3");
+    let custom = overridden("custom");
+    let expected = format!("// {} 3\n", hash_of(&custom).to_uppercase());
+    assert_eq!(String::from_utf8_lossy(&custom[registry]), expected);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// With a cache, validation skips tools an earlier run found clean, but a
 /// tool with a problem is checked (and reported) on every run, and a tool
 /// that changes is checked again.
