@@ -504,6 +504,20 @@ fn shared_definitions_are_generated_once_per_tool_set() {
     }
 }
 
+/// The first tool set's name and every file rendered from the specs in
+/// `dir`, which must load without errors.
+fn render_clean(dir: &std::path::Path) -> (String, toolgen::files::GeneratedFiles) {
+    let loaded = load(&[dir.to_path_buf()], &LoadOptions::default());
+    assert_eq!(
+        loaded.diagnostics.count(Severity::Error),
+        0,
+        "{:?}",
+        loaded.diagnostics
+    );
+    let set = loaded.project.tool_sets[0].name.clone();
+    (set, Generator::render(&loaded.project))
+}
+
 /// Only identical definitions are shared: a tool whose `Point` differs keeps
 /// its own, and a definition held once stays with its tool.
 #[test]
@@ -541,15 +555,7 @@ fn only_identical_definitions_are_shared() {
         std::fs::write(dir.join(format!("{name}.json")), tool.to_string())
             .unwrap_or_else(|e| panic!("{e}"));
     }
-    let loaded = load(std::slice::from_ref(&dir), &LoadOptions::default());
-    assert_eq!(
-        loaded.diagnostics.count(Severity::Error),
-        0,
-        "{:?}",
-        loaded.diagnostics
-    );
-    let set = loaded.project.tool_sets[0].name.clone();
-    let files = Generator::render(&loaded.project);
+    let (set, files) = render_clean(&dir);
     let text = |tool: &str| {
         String::from_utf8_lossy(
             files
@@ -598,15 +604,7 @@ fn shared_definitions_keep_their_own_field_order() {
         );
         std::fs::write(dir.join(format!("{name}.json")), tool).unwrap_or_else(|e| panic!("{e}"));
     }
-    let loaded = load(std::slice::from_ref(&dir), &LoadOptions::default());
-    assert_eq!(
-        loaded.diagnostics.count(Severity::Error),
-        0,
-        "{:?}",
-        loaded.diagnostics
-    );
-    let set = loaded.project.tool_sets[0].name.clone();
-    let files = Generator::render(&loaded.project);
+    let (set, files) = render_clean(&dir);
     let defs = String::from_utf8_lossy(
         files
             .get(&format!("rust/src/{set}/defs.rs"))
