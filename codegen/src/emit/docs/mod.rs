@@ -324,23 +324,73 @@ fn safety_word(tool: &Tool) -> &str {
     }
 }
 
-/// A tool set's page and its entry on the landing page.
-fn set_context(set: &ToolSet) -> Value {
-    let mut by_category: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+/// A tool set's page and its entry on the landing page and the summary.
+/// Structs, not `serde_json::Value`s: built into values, a thousand tools'
+/// entries were copied whole twice more (once per context holding them)
+/// before the template engine converted them again.
+#[derive(Serialize)]
+struct SetContext<'a> {
+    name: &'a str,
+    title: String,
+    description: String,
+    summary: String,
+    format: &'a str,
+    count: usize,
+    count_text: String,
+    categories: Vec<CategoryContext>,
+    by_tier: Vec<(String, usize)>,
+    by_safety: Vec<(String, usize)>,
+}
+
+#[derive(Serialize)]
+struct CategoryContext {
+    id: String,
+    description: String,
+    tools: Vec<ToolLine>,
+}
+
+/// A tool's line on its set's page and in the summary.
+#[derive(Serialize)]
+struct ToolLine {
+    page: String,
+    id_code: String,
+    title: String,
+    badge: String,
+    tier: String,
+}
+
+/// The landing page's and the summary's context: every set's.
+#[derive(Serialize)]
+struct SiteContext<'a> {
+    sets: &'a [SetContext<'a>],
+    count: usize,
+    count_text: String,
+    by_tier: Vec<(String, usize)>,
+    by_safety: Vec<(String, usize)>,
+}
+
+/// The set page's context.
+#[derive(Serialize)]
+struct SetPage<'a> {
+    set: &'a SetContext<'a>,
+}
+
+fn set_context(set: &ToolSet) -> SetContext<'_> {
+    let mut by_category: BTreeMap<&str, Vec<ToolLine>> = BTreeMap::new();
     for tool in &set.tools {
         let (badge, _) = safety(set, tool);
         by_category
             .entry(tool.category.value.as_str())
             .or_default()
-            .push(json!({
-                "page": page_name(tool),
-                "id_code": code(&tool.id.value),
-                "title": md_cell(&tool.name.value).replace(['[', ']'], ""),
-                "badge": badge.unwrap_or_else(|| "not stated".to_owned()),
-                "tier": md_cell(&tool.tier.value),
-            }));
+            .push(ToolLine {
+                page: page_name(tool),
+                id_code: code(&tool.id.value),
+                title: md_cell(&tool.name.value).replace(['[', ']'], ""),
+                badge: badge.unwrap_or_else(|| "not stated".to_owned()),
+                tier: md_cell(&tool.tier.value),
+            });
     }
-    let categories: Vec<Value> = by_category
+    let categories = by_category
         .into_iter()
         .map(|(c, tools)| {
             let description = set
@@ -350,21 +400,29 @@ fn set_context(set: &ToolSet) -> Value {
                 .and_then(|k| k.description.as_deref())
                 .map(markdown_inline)
                 .unwrap_or_default();
-            json!({"id": md_cell(c), "description": description, "tools": tools})
+            CategoryContext {
+                id: md_cell(c),
+                description,
+                tools,
+            }
         })
         .collect();
-    json!({
-        "name": set.name,
-        "title": md_cell(set.title.as_deref().unwrap_or(&set.name)),
-        "description": set.description.as_deref().map(markdown).unwrap_or_default(),
-        "summary": set.description.as_deref().map(markdown_inline).unwrap_or_default(),
-        "format": set.format.as_str(),
-        "count": set.tools.len(),
-        "count_text": count(set.tools.len(), "tool", "tools"),
-        "categories": categories,
-        "by_tier": counts(set.tools.iter().map(|t| t.tier.value.as_str())),
-        "by_safety": counts(set.tools.iter().map(safety_word)),
-    })
+    SetContext {
+        name: &set.name,
+        title: md_cell(set.title.as_deref().unwrap_or(&set.name)),
+        description: set.description.as_deref().map(markdown).unwrap_or_default(),
+        summary: set
+            .description
+            .as_deref()
+            .map(markdown_inline)
+            .unwrap_or_default(),
+        format: set.format.as_str(),
+        count: set.tools.len(),
+        count_text: count(set.tools.len(), "tool", "tools"),
+        categories,
+        by_tier: counts(set.tools.iter().map(|t| t.tier.value.as_str())),
+        by_safety: counts(set.tools.iter().map(safety_word)),
+    }
 }
 
 impl super::TemplateEmitter for Docs {
@@ -400,23 +458,23 @@ impl super::TemplateEmitter for Docs {
                 templates.for_set(set),
                 "docs/set.md.jinja",
                 format!("docs/src/{}/index.md", set.name),
-                &json!({"set": set_ctx}),
+                &SetPage { set: &set_ctx },
             );
             sets.push(set_ctx);
         }
         let all = project.tools();
         let n = all.clone().count();
-        let ctx = json!({
-            "sets": sets,
-            "count": n,
-            "count_text": format!(
+        let ctx = SiteContext {
+            sets: &sets,
+            count: n,
+            count_text: format!(
                 "{} in {}",
                 count(n, "tool", "tools"),
                 count(project.tool_sets.len(), "tool set", "tool sets")
             ),
-            "by_tier": counts(all.clone().map(|t| t.tier.value.as_str())),
-            "by_safety": counts(all.map(safety_word)),
-        });
+            by_tier: counts(all.clone().map(|t| t.tier.value.as_str())),
+            by_safety: counts(all.map(safety_word)),
+        };
         for (name, path) in [
             ("docs/index.md.jinja", "docs/src/index.md"),
             ("docs/SUMMARY.md.jinja", "docs/src/SUMMARY.md"),
