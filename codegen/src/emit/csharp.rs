@@ -779,13 +779,18 @@ fn registry_text(
     let builtin = !templates.overridden().iter().any(|(n, _)| n == REGISTRY);
     if let Some(cache) = cx.cache.map(|(c, _)| c).filter(|_| builtin) {
         let hash = std::mem::replace(&mut ctx.set.catalog_hash, HASH_MARK.to_owned());
-        let key = crate::digest::Hasher::new()
-            .str("csharp registry with the hash marked")
-            .digest(templates.digest())
-            .str(path)
-            .bytes(&serde_json::to_vec(&ctx).unwrap_or_default())
-            .finish();
-        let marked = super::cached_text(Some((cache, key)), || templates.render(REGISTRY, &ctx))?;
+        // A context that does not serialize has no key (it is not kept):
+        // an empty stand-in would give every such context the same one.
+        let key = serde_json::to_vec(&ctx).ok().map(|json| {
+            crate::digest::Hasher::new()
+                .str("csharp registry with the hash marked")
+                .digest(templates.digest())
+                .str(path)
+                .bytes(&json)
+                .finish()
+        });
+        let marked =
+            super::cached_text(key.map(|k| (cache, k)), || templates.render(REGISTRY, &ctx))?;
         if marked.matches(HASH_MARK).count() == 1 {
             return Ok(marked.replacen(HASH_MARK, &hash, 1));
         }
