@@ -179,8 +179,7 @@ fn tool_files(
     let build = |shared: Option<&SharedModule>, i: usize| {
         let mut diags = Vec::new();
         let tool = &set.tools[i];
-        let text = items::tool_module(tool, shared, regenerate, &mut diags)
-            .map(|f| unparse(f.attrs, f.items));
+        let text = items::tool_module_text(tool, shared, regenerate, &mut diags);
         let fragments = items::Fragments::new(set, tool, &modules[i]);
         tick();
         // Kept in the cache here, before the text is handed on: only a

@@ -151,8 +151,13 @@ fn bool_text(b: bool) -> &'static str {
 /// JSON as the raw string literal `items::json_literal` makes (pretty, with
 /// enough `#`s); `None` where that one would fall back to an escaped string.
 fn raw_json(v: &impl serde::Serialize) -> Option<String> {
-    let text = serde_json::to_string_pretty(v).ok()?;
-    // A raw string cannot hold a carriage return (serde_json escapes them).
+    raw_string(&serde_json::to_string_pretty(v).ok()?)
+}
+
+/// `text` as a raw string literal: enough `#`s that no `"#..#` inside it
+/// ends the literal. `None` for a carriage return, which a raw string
+/// cannot hold (serde_json escapes them).
+pub(super) fn raw_string(text: &str) -> Option<String> {
     if text.contains('\r') {
         return None;
     }
@@ -164,6 +169,48 @@ fn raw_json(v: &impl serde::Serialize) -> Option<String> {
         .unwrap_or(0);
     let hashes = "#".repeat(longest + 1);
     Some(format!("r{hashes}\"{text}\"{hashes}"))
+}
+
+/// A tool module's constants (its schemas, which compiled validators it
+/// has: `valid`, input and output), as `items::constants` gives them
+/// formatted. `None` where a schema is not written as a raw string.
+pub(super) fn constants(tool: &Tool, valid: &[bool; 2]) -> Option<String> {
+    let input = raw_json(&tool.input.ordered(&tool.input.value))?;
+    let mut out = String::from(
+        "/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).\n",
+    );
+    out.push_str(&format!("pub const INPUT_SCHEMA: &str = {input};\n"));
+    out.push_str(
+        "/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.\n",
+    );
+    let head = "pub const OUTPUT_SCHEMA: Option<&str> = ";
+    if tool.output.value.is_null() {
+        out.push_str(&format!("{head}None;\n"));
+    } else {
+        let output = raw_json(&tool.output.ordered(&tool.output.value))?;
+        // prettyplease counts a literal's whole length, line ends and all.
+        if head.len() + "Some(".len() + output.len() + ");".len() <= MARGIN {
+            out.push_str(&format!("{head}Some({output});\n"));
+        } else {
+            out.push_str(&format!("{head}Some(\n    {output},\n);\n"));
+        }
+    }
+    for (prefix, valid) in ["input", "output"].into_iter().zip(valid) {
+        out.push_str(&format!(
+            "/// The {prefix} schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.\n"
+        ));
+        let head = format!(
+            "pub const {}_VALID: Option<::toolgen_runtime::server::Validity> = ",
+            prefix.to_uppercase()
+        );
+        // `Some(input_is_valid);` does not fit after the type; `None;` does.
+        if *valid {
+            out.push_str(&format!("{head}Some(\n    {prefix}_is_valid,\n);\n"));
+        } else {
+            out.push_str(&format!("{head}None;\n"));
+        }
+    }
+    Some(out)
 }
 
 /// The typed call function, at the top level.
@@ -352,5 +399,24 @@ mod tests {
             written * 10 > compared * 9,
             "{written} of {compared} written"
         );
+    }
+
+    /// The same for a tool module's constants: outputs of every length
+    /// around `Some(..)`'s line, none, and each pair of validators.
+    #[test]
+    fn written_constants_are_what_prettyplease_gives() {
+        let mut set = base();
+        let mut tool = set.tools.remove(0);
+        let mut outputs = vec![serde_json::Value::Null, serde_json::json!({})];
+        outputs.extend((0..70).map(|n| serde_json::json!({"a": "x".repeat(n)})));
+        outputs.push(serde_json::json!({"a": "\"#", "b": "\"##"}));
+        for output in outputs {
+            tool.output.value = output;
+            for valid in [[false, false], [true, false], [false, true], [true, true]] {
+                let written = constants(&tool, &valid);
+                let formatted = super::super::items::constants_formatted(&tool, &valid);
+                assert_eq!(written.as_ref(), Some(&formatted), "{}", tool.output.value);
+            }
+        }
     }
 }
