@@ -23,8 +23,14 @@ fn space_docs(items: &mut [syn::Item]) {
         for attr in attrs.iter_mut() {
             let Some(text) = doc_text(attr) else { continue };
             if !text.is_empty() && !text.starts_with(' ') {
-                let line = format!(" {text}");
-                *attr = syn::parse_quote!(#[doc = #line]);
+                // The literal replaced where it stands: no attribute parsed again.
+                if let Meta::NameValue(syn::MetaNameValue {
+                    value: Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }),
+                    ..
+                }) = &mut attr.meta
+                {
+                    *s = syn::LitStr::new(&format!(" {text}"), s.span());
+                }
             }
         }
     };
