@@ -25,7 +25,10 @@ fn space_docs(items: &mut [syn::Item]) {
             if !text.is_empty() && !text.starts_with(' ') {
                 // The literal replaced where it stands: no attribute parsed again.
                 if let Meta::NameValue(syn::MetaNameValue {
-                    value: Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }),
+                    value:
+                        Expr::Lit(syn::ExprLit {
+                            lit: Lit::Str(s), ..
+                        }),
                     ..
                 }) = &mut attr.meta
                 {

@@ -42,8 +42,11 @@ pub fn typify(
     let prepared = prepare::for_typify(schema, name, &replaced);
     // typify reports some failures by panicking; they become errors below.
     let result = quietly(|| -> Result<Typified, String> {
-        let root: schemars08::schema::RootSchema =
-            serde_json::from_value(prepared).map_err(|e| e.to_string())?;
+        // Read field by field where that is sure to give serde's tree.
+        let root = match super::to_schemars::root(&prepared) {
+            Some(root) => root,
+            None => serde_json::from_value(prepared).map_err(|e| e.to_string())?,
+        };
         let mut settings = typify::TypeSpaceSettings::default();
         settings.with_struct_builder(false);
         // Ordered maps: a typed value serializes the same way on every run (typify's
