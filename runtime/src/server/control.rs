@@ -253,8 +253,10 @@ pub struct InFlight {
     calls: Mutex<HashMap<String, Weak<CallControl>>>,
     /// Counted without a lock (the caller's thread adds, the worker's
     /// takes away: a lock each way was two more round trips between
-    /// cores per call); `drained` is taken only to wake a waiter.
+    /// cores per call); `drained` is taken only to wake a waiter, and only
+    /// when `waiters` says there is one (a signal is a system call).
     unsent: AtomicUsize,
+    waiters: AtomicUsize,
     drained_lock: Mutex<()>,
     drained: Condvar,
 }
@@ -277,7 +279,11 @@ pub(crate) struct Unsent(Arc<InFlight>);
 
 impl Drop for Unsent {
     fn drop(&mut self) {
-        if self.0.unsent.fetch_sub(1, Ordering::AcqRel) == 1 {
+        // Sequentially consistent with the waiter's two steps: either it
+        // is counted here, or it sees this response gone.
+        if self.0.unsent.fetch_sub(1, Ordering::SeqCst) == 1
+            && self.0.waiters.load(Ordering::SeqCst) > 0
+        {
             // Under the lock: a waiter between its check and its wait
             // holds it, so it cannot miss this.
             let _held = lock(&self.0.drained_lock);
@@ -332,9 +338,12 @@ impl InFlight {
 
     /// Blocks until every response was sent (or its call cancelled).
     pub(crate) fn wait_drained(&self) {
+        self.waiters.fetch_add(1, Ordering::SeqCst);
         let mut held = lock(&self.drained_lock);
-        while self.unsent.load(Ordering::Acquire) > 0 {
+        while self.unsent.load(Ordering::SeqCst) > 0 {
             held = self.drained.wait(held).unwrap_or_else(|p| p.into_inner());
         }
+        drop(held);
+        self.waiters.fetch_sub(1, Ordering::SeqCst);
     }
 }
