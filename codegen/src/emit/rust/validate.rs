@@ -221,7 +221,9 @@ pub fn compile_with(
     let names: Vec<&syn::Ident> = c.statics.iter().map(|(name, _)| name).collect();
     let mut used = vec![false; names.len()];
     for f in &functions {
-        mark_used(f, &names, &mut used);
+        if mark_used(f, &names, &mut used) {
+            break;
+        }
     }
     let statics = c
         .statics
@@ -238,7 +240,9 @@ pub fn prelude(items: &[&TokenStream]) -> TokenStream {
     let check = format_ident!("check");
     let mut used = [false];
     for i in items {
-        mark_used(i, &[&check], &mut used);
+        if mark_used(i, &[&check], &mut used) {
+            break;
+        }
     }
     if used[0] {
         quote!(
@@ -250,8 +254,10 @@ pub fn prelude(items: &[&TokenStream]) -> TokenStream {
 }
 
 /// Marks `used[i]` when `names[i]` occurs in `tokens` (a walk that
-/// compares identifiers in place, allocating no strings).
-fn mark_used(tokens: &TokenStream, names: &[&syn::Ident], used: &mut [bool]) {
+/// compares identifiers in place, allocating no strings); true, and the
+/// walk cut short, once every name is found (each level of the walk copies
+/// its tokens: a validator's first `check` is usually near its start).
+fn mark_used(tokens: &TokenStream, names: &[&syn::Ident], used: &mut [bool]) -> bool {
     for t in tokens.clone() {
         match t {
             proc_macro2::TokenTree::Ident(i) => {
@@ -259,10 +265,19 @@ fn mark_used(tokens: &TokenStream, names: &[&syn::Ident], used: &mut [bool]) {
                     *u |= i == **n;
                 }
             }
-            proc_macro2::TokenTree::Group(g) => mark_used(&g.stream(), names, used),
-            _ => {}
+            proc_macro2::TokenTree::Group(g) => {
+                if mark_used(&g.stream(), names, used) {
+                    return true;
+                }
+                continue;
+            }
+            _ => continue,
+        }
+        if used.iter().all(|u| *u) {
+            return true;
         }
     }
+    used.iter().all(|u| *u)
 }
 
 impl<'a> Compiler<'a> {
