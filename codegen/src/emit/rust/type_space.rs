@@ -44,7 +44,10 @@ pub fn typify(
     let result = quietly(|| -> Result<Typified, String> {
         // Read field by field where that is sure to give serde's tree.
         let root = match super::to_schemars::root(&prepared) {
-            Some(root) => root,
+            Some(root) => {
+                drop(prepared); // not held through typify's work
+                root
+            }
             None => serde_json::from_value(prepared).map_err(|e| e.to_string())?,
         };
         let mut settings = typify::TypeSpaceSettings::default();
