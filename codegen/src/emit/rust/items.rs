@@ -162,17 +162,16 @@ fn constants(tool: &Tool, valid: &[bool; 2]) -> Vec<TokenStream> {
         let o = json_literal(&tool.output.ordered(&tool.output.value));
         quote!(Some(#o))
     };
+    let (input_doc, output_doc) = (doc(INPUT_SCHEMA_DOC), doc(OUTPUT_SCHEMA_DOC));
     let mut entries: Vec<TokenStream> = vec![quote! {
-        /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
+        #input_doc
         pub const INPUT_SCHEMA: &str = #input;
-        /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+        #output_doc
         pub const OUTPUT_SCHEMA: Option<&str> = #output;
     }];
     for (prefix, valid) in ["input", "output"].into_iter().zip(valid) {
         let constant = format_ident!("{}_VALID", prefix.to_uppercase());
-        let doc = doc(&format!(
-            "The {prefix} schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it."
-        ));
+        let doc = doc(&valid_doc(prefix));
         let entry = if *valid {
             let f = format_ident!("{prefix}_is_valid");
             quote!(Some(#f))
@@ -187,8 +186,37 @@ fn constants(tool: &Tool, valid: &[bool; 2]) -> Vec<TokenStream> {
     entries
 }
 
-/// The constants formatted from their tokens (the test's reference for
-/// [`super::written::constants`]).
+/// The docs of a tool module's constants (shared with [`super::written`]).
+pub(super) const INPUT_SCHEMA_DOC: &str =
+    "The input schema, for the tool's `ToolInfo` (`tools/list` and validation).";
+pub(super) const OUTPUT_SCHEMA_DOC: &str =
+    "The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.";
+
+pub(super) fn valid_doc(prefix: &str) -> String {
+    format!(
+        "The {prefix} schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it."
+    )
+}
+
+/// A tool's doc in the set's trait (shared with [`super::written`]).
+pub(super) fn method_doc(tool: &Tool) -> String {
+    format!(
+        "`{}` ({}, {}): {}",
+        tool.id.value, tool.safety.value, tool.tier.value, tool.description.value
+    )
+}
+
+/// The doc of a tool's typed call function (shared with [`super::written`]).
+pub(super) fn call_doc(tool: &Tool) -> String {
+    format!(
+        "Calls `{}`: its arguments into its `Input`, its `Output` straight to JSON text.",
+        tool.id.value
+    )
+}
+
+/// The constants formatted from their tokens: what a tool file holds when
+/// [`super::written::constants`] gives `None`, and that one's reference in
+/// its test.
 pub(super) fn constants_formatted(tool: &Tool, valid: &[bool; 2]) -> String {
     let tokens = constants(tool, valid);
     let file: syn::File = syn::parse_quote!(#(#tokens)*);
@@ -586,10 +614,7 @@ fn trait_doc(set: &ToolSet) -> TokenStream {
 
 /// A tool's method of the set's trait.
 fn trait_method(tool: &Tool, m: &syn::Ident) -> TokenStream {
-    let doc = doc(&format!(
-        "`{}` ({}, {}): {}",
-        tool.id.value, tool.safety.value, tool.tier.value, tool.description.value
-    ));
+    let doc = doc(&method_doc(tool));
     quote! {
         #doc
         fn #m(&self, call: &mut Call, input: #m::Input) -> Result<#m::Output, ToolError>;
@@ -700,10 +725,7 @@ fn calls(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenSt
 /// `register` use.
 fn typed_call_fn(tool: &Tool, m: &syn::Ident, trait_name: &syn::Ident) -> TokenStream {
     let call_fn = format_ident!("call_{}", m);
-    let doc = doc(&format!(
-        "Calls `{}`: its arguments into its `Input`, its `Output` straight to JSON text.",
-        tool.id.value
-    ));
+    let doc = doc(&call_doc(tool));
     let id = lit(&tool.id.value);
     quote! {
         #doc

@@ -10,7 +10,7 @@
 
 use proc_macro2::Literal;
 
-use super::items::Fragments;
+use super::items::{self, Fragments};
 use crate::ir::{Tool, ToolSet};
 
 /// The width prettyplease fills (`MARGIN` there), in bytes as it counts.
@@ -64,14 +64,7 @@ fn push_line(out: &mut String, line: &str) -> bool {
 /// The trait's method, at the trait's indent.
 fn method(tool: &Tool, m: &str) -> Option<String> {
     let mut out = String::new();
-    doc_lines(
-        &mut out,
-        "    ",
-        &format!(
-            "`{}` ({}, {}): {}",
-            tool.id.value, tool.safety.value, tool.tier.value, tool.description.value
-        ),
-    )?;
+    doc_lines(&mut out, "    ", &items::method_doc(tool))?;
     let one = format!(
         "    fn {m}(&self, call: &mut Call, input: {m}::Input) -> Result<{m}::Output, ToolError>;"
     );
@@ -176,13 +169,10 @@ pub(super) fn raw_string(text: &str) -> Option<String> {
 /// formatted. `None` where a schema is not written as a raw string.
 pub(super) fn constants(tool: &Tool, valid: &[bool; 2]) -> Option<String> {
     let input = raw_json(&tool.input.ordered(&tool.input.value))?;
-    let mut out = String::from(
-        "/// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).\n",
-    );
+    let mut out = String::new();
+    doc_lines(&mut out, "", items::INPUT_SCHEMA_DOC)?;
     out.push_str(&format!("pub const INPUT_SCHEMA: &str = {input};\n"));
-    out.push_str(
-        "/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.\n",
-    );
+    doc_lines(&mut out, "", items::OUTPUT_SCHEMA_DOC)?;
     let head = "pub const OUTPUT_SCHEMA: Option<&str> = ";
     if tool.output.value.is_null() {
         out.push_str(&format!("{head}None;\n"));
@@ -196,9 +186,7 @@ pub(super) fn constants(tool: &Tool, valid: &[bool; 2]) -> Option<String> {
         }
     }
     for (prefix, valid) in ["input", "output"].into_iter().zip(valid) {
-        out.push_str(&format!(
-            "/// The {prefix} schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.\n"
-        ));
+        doc_lines(&mut out, "", &items::valid_doc(prefix))?;
         let head = format!(
             "pub const {}_VALID: Option<::toolgen_runtime::server::Validity> = ",
             prefix.to_uppercase()
@@ -216,14 +204,7 @@ pub(super) fn constants(tool: &Tool, valid: &[bool; 2]) -> Option<String> {
 /// The typed call function, at the top level.
 fn call(tool: &Tool, m: &str, trait_name: &str, id: &str) -> Option<String> {
     let mut out = String::new();
-    doc_lines(
-        &mut out,
-        "",
-        &format!(
-            "Calls `{}`: its arguments into its `Input`, its `Output` straight to JSON text.",
-            tool.id.value
-        ),
-    )?;
+    doc_lines(&mut out, "", &items::call_doc(tool))?;
     let name = call_name(m);
     // The signature never fits on one line (its fixed parts alone do not).
     let first = format!("fn {name}<T: {trait_name} + ?Sized>(");
