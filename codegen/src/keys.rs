@@ -129,11 +129,9 @@ mod tests {
             "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
             "_meta": {"toolgen": {"timeoutSeconds": 12, "examples": [{"input": {"path": "a"}}]}},
         });
-        crate::load::load_json_specs("keys", &[spec])
-            .project
-            .tool_sets
+        crate::load::json_tool_set("keys", &[spec])
+            .tools
             .into_iter()
-            .flat_map(|s| s.tools)
             .next()
             .unwrap_or_else(|| panic!("no tool"))
     }

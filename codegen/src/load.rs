@@ -1144,3 +1144,17 @@ pub(crate) fn load_json_specs(tag: &str, specs: &[serde_json::Value]) -> Loaded 
     let _ = std::fs::remove_dir_all(&dir);
     loaded
 }
+
+/// For unit tests: the one tool set of `specs` (see [`load_json_specs`]),
+/// which must load without an error.
+#[cfg(test)]
+pub(crate) fn json_tool_set(tag: &str, specs: &[serde_json::Value]) -> crate::ir::ToolSet {
+    let loaded = load_json_specs(tag, specs);
+    assert_eq!(loaded.diagnostics.count(crate::diag::Severity::Error), 0);
+    loaded
+        .project
+        .tool_sets
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no tool set"))
+}

@@ -830,14 +830,7 @@ mod tests {
             spec
         })
         .collect();
-        let loaded = crate::load::load_json_specs("fragments", &specs);
-        assert_eq!(loaded.diagnostics.count(crate::diag::Severity::Error), 0);
-        loaded
-            .project
-            .tool_sets
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| panic!("no tool set"))
+        crate::load::json_tool_set("fragments", &specs)
     }
 
     fn fragments_again(set: &ToolSet, modules: &[String]) -> Vec<Fragments> {

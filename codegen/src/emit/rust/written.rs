@@ -265,13 +265,7 @@ mod tests {
             "description": "A tool.",
             "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
         });
-        let loaded = crate::load::load_json_specs("written", &[spec]);
-        loaded
-            .project
-            .tool_sets
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| panic!("no tool set"))
+        crate::load::json_tool_set("written", &[spec])
     }
 
     /// Texts of every kind these fragments hold: quotes, backslashes,
