@@ -14,19 +14,22 @@ use crate::diag::{Diagnostic, rule};
 use crate::ident;
 use crate::ir::{Tool, ToolSet};
 
+/// The doc attributes' values for `text`, one per line: a space after the
+/// `///`, and no `*/` (which would end a block comment).
+pub(super) fn doc_values(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines().map(|l| format!(" {}", l.replace("*/", "* /")))
+}
+
 /// `/// text` lines as outer doc attributes (one per line of `text`).
 pub fn doc(text: &str) -> TokenStream {
-    let lines = text.lines().map(|l| format!(" {}", l.replace("*/", "* /")));
+    let lines = doc_values(text);
     quote! { #(#[doc = #lines])* }
 }
 
 /// `//! text` lines as inner doc attributes, for a file or module.
 pub fn inner_doc(text: &str) -> Vec<syn::Attribute> {
-    text.lines()
-        .map(|l| {
-            let line = format!(" {}", l.replace("*/", "* /"));
-            syn::parse_quote!(#![doc = #line])
-        })
+    doc_values(text)
+        .map(|line| syn::parse_quote!(#![doc = #line]))
         .collect()
 }
 

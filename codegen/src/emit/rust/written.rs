@@ -44,8 +44,7 @@ fn doc_lines(out: &mut String, indent: &str, text: &str) -> Option<()> {
     if text.contains('\r') {
         return None;
     }
-    for line in text.lines() {
-        let line = format!(" {}", line.replace("*/", "* /"));
+    for line in items::doc_values(text) {
         out.push_str(indent);
         out.push_str("///");
         out.push_str(line.trim_end_matches(' '));
