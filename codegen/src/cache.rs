@@ -14,8 +14,11 @@
 //!   footers and indexes only, and each piece it uses when it uses it, checked
 //!   against its digest: a pack whose index does not match is ignored whole,
 //!   a piece whose body does not match is a miss (corrupt, truncated, not
-//!   toolgen's: never trusted). Packs are merged past a few, and trimmed to
-//!   what a run uses past a size.
+//!   toolgen's: never trusted). Packs are merged past a few (the small ones
+//!   among themselves while they are under half the largest, so that a small
+//!   change does not copy every piece), and trimmed to what a run uses past a
+//!   size. The index gives each body's digest without reading the body: a
+//!   file known to hold it is not read at all.
 //! - **run stamps** (`runs/`): per output directory and configuration, what
 //!   the last clean run (no diagnostics at all) read and wrote: the input
 //!   files with the digests of their contents, the template directories, and
@@ -123,29 +126,16 @@ impl Cache {
     /// The index of every pack whose footer and index are whole; bodies are
     /// read when asked for.
     fn read_packs(&self) -> Packs {
-        let mut packs = Packs::default();
-        for pack in self.packs() {
-            let Ok(file) = std::fs::File::open(&pack) else {
-                continue;
-            };
-            let Some(entries) = read_index(&file) else {
-                continue;
-            };
-            let n = packs.files.len();
-            packs.index.extend(
-                entries
-                    .into_iter()
-                    .map(|(key, place)| (key, Place { pack: n, ..place })),
-            );
-            packs.files.push(file);
-        }
-        packs
+        read_packs(&self.packs())
     }
 
     /// Writes the pieces this run rendered as one pack (one file, however
     /// many pieces: on a slow disk a file per piece costs more than
-    /// rendering). Past [`MAX_PACKS`] packs, they are merged into one; past
-    /// [`MAX_BYTES`], only what this run used or rendered is kept.
+    /// rendering). Past [`MAX_PACKS`] packs, they are merged: the smaller
+    /// ones into one while together they are less than half the largest
+    /// (so that a run that changed one tool does not copy the pieces of
+    /// every other), else all into one, keeping only what this run used or
+    /// rendered past [`MAX_BYTES`].
     pub fn flush(&self) {
         let fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).take();
         let dir = self.packs_dir();
@@ -154,16 +144,23 @@ impl Cache {
             .map(|(_, keys)| keys)
             .unwrap_or_default();
         remove_stale_temporaries(&dir);
-        let packs = self.packs();
+        let mut packs = self.packs();
         if packs.len() < MAX_PACKS {
             return;
         }
+        let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
+        packs.sort_by_cached_key(|p| std::cmp::Reverse(size(p)));
+        let largest = packs.first().map_or(0, size);
+        let rest: u64 = packs.iter().skip(1).map(size).sum();
+        let all = rest >= largest / 2;
+        if !all {
+            packs.remove(0);
+        }
         let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
-        // Every pack now on disk, this run's too, copied into one.
-        let on_disk = self.read_packs();
+        let on_disk = read_packs(&packs);
         let mut keys: Vec<Digest> = on_disk.index.keys().copied().collect();
         let bytes: usize = on_disk.index.values().map(|p| p.len).sum();
-        if bytes > MAX_BYTES {
+        if all && bytes > MAX_BYTES {
             keys.retain(|k| used.contains(k) || fresh_keys.contains(k));
         }
         keys.sort();
@@ -230,6 +227,18 @@ impl RenderCache for Cache {
             .unwrap_or_else(|e| e.into_inner())
             .insert(full);
         Some(body)
+    }
+
+    /// The digest the pack's index gives for the body (the index is checked
+    /// whole when it is read); the body itself is not read.
+    fn body_digest(&self, key: Digest) -> Option<Digest> {
+        let full = self.full_key(key);
+        let digest = self.pieces.get_or_init(|| self.read_packs()).digest(full)?;
+        self.used
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(full);
+        Some(digest)
     }
 
     fn put(&self, key: Digest, value: &[u8]) {
@@ -341,6 +350,27 @@ impl PackWriter {
     }
 }
 
+/// The index of every pack of `paths` whose footer and index are whole.
+fn read_packs(paths: &[PathBuf]) -> Packs {
+    let mut packs = Packs::default();
+    for pack in paths {
+        let Ok(file) = std::fs::File::open(pack) else {
+            continue;
+        };
+        let Some(entries) = read_index(&file) else {
+            continue;
+        };
+        let n = packs.files.len();
+        packs.index.extend(
+            entries
+                .into_iter()
+                .map(|(key, place)| (key, Place { pack: n, ..place })),
+        );
+        packs.files.push(file);
+    }
+    packs
+}
+
 /// The packs opened, and where each piece is in them: a piece is read (and
 /// checked) when it is asked for.
 #[derive(Debug, Default)]
@@ -364,6 +394,11 @@ impl Packs {
         let place = self.index.get(&key)?;
         let body = read_at(self.files.get(place.pack)?, place.offset, place.len)?;
         (Digest::of(&body) == place.digest).then_some(body)
+    }
+
+    /// The digest of piece `key`'s body, as the index gives it.
+    fn digest(&self, key: Digest) -> Option<Digest> {
+        self.index.get(&key).map(|place| place.digest)
     }
 }
 
@@ -761,6 +796,62 @@ mod tests {
         assert_eq!(workspace_target(&pkg), Some(dir.join("ws/target")));
         let _ = std::fs::remove_file(dir.join("ws/Cargo.toml"));
         assert_eq!(workspace_target(&pkg), Some(dir.join("ws/pkg/target")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Small packs are merged among themselves while they are small beside
+    /// the largest (which is left as it is), then everything into one; no
+    /// piece is lost either way, and the index gives each body's digest.
+    #[test]
+    fn small_packs_merge_without_copying_the_largest() {
+        let dir = std::env::temp_dir().join(format!("toolgen-cache-tiers-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let big = Cache::open(&dir);
+        let bulk = vec![b'x'; 64 << 10];
+        for i in 0..8u8 {
+            big.put(Digest::of(&[i]), &[&bulk[..], &[i]].concat());
+        }
+        big.flush();
+        let largest = big.packs();
+        assert_eq!(largest.len(), 1);
+        let key = |run: usize| Digest::of(format!("run {run}").as_bytes());
+        let mut runs = 0;
+        // Each run adds a small pack; past MAX_PACKS the small ones merge.
+        while runs < 3 * MAX_PACKS {
+            let c = Cache::open(&dir);
+            c.put(key(runs), format!("piece of run {runs}").as_bytes());
+            c.flush();
+            runs += 1;
+            let packs = c.packs();
+            assert!(packs.len() < MAX_PACKS, "{runs}: {packs:?}");
+            assert!(
+                packs.contains(&largest[0]),
+                "the largest pack was rewritten"
+            );
+        }
+        let after = Cache::open(&dir);
+        for run in 0..runs {
+            let body = format!("piece of run {run}");
+            assert_eq!(after.get(key(run)).as_deref(), Some(body.as_bytes()));
+            assert_eq!(
+                after.body_digest(key(run)),
+                Some(Digest::of(body.as_bytes()))
+            );
+        }
+        assert_eq!(
+            after.get(Digest::of(&[7])).map(|b| b.len()),
+            Some(bulk.len() + 1)
+        );
+        // Once the rest is half the largest, all are merged into one.
+        let half = vec![b'y'; 300 << 10];
+        for i in 0..MAX_PACKS {
+            let c = Cache::open(&dir);
+            c.put(Digest::of(format!("half {i}").as_bytes()), &half);
+            c.flush();
+        }
+        let merged = Cache::open(&dir);
+        assert!(!merged.packs().contains(&largest[0]));
+        assert!((0..runs).all(|run| merged.get(key(run)).is_some()));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

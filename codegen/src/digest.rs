@@ -194,6 +194,12 @@ pub fn build_identity() -> Digest {
 pub trait PieceCache: Sync {
     fn get(&self, key: Digest) -> Option<Vec<u8>>;
     fn put(&self, key: Digest, value: &[u8]);
+    /// The digest ([`Digest::of`]) of the body `get` would give for `key`,
+    /// without reading the body where the cache can tell it otherwise: a
+    /// file known to hold that body already need not be read at all.
+    fn body_digest(&self, key: Digest) -> Option<Digest> {
+        self.get(key).map(|body| Digest::of(&body))
+    }
 }
 
 /// Pieces in memory, for tests: how many were given back, and what was kept.

@@ -433,8 +433,10 @@ impl<'o> Loader<'o> {
     ) {
         let options = self.options;
         let total = owners.len();
+        // Read on every core, added to the source database in order.
+        let files = crate::par::map(total, |i| read_file(&owners[i].0, options.max_file_size));
         let mut read: Vec<ReadSpec> = Vec::new();
-        for (done, (spec, owner)) in owners.into_iter().enumerate() {
+        for (done, ((spec, owner), file)) in owners.into_iter().zip(files).enumerate() {
             if done % 64 == 0 {
                 options.progress.report("reading specs", done, total);
             }
@@ -447,7 +449,7 @@ impl<'o> Loader<'o> {
             });
             let is_yaml = is_yaml_path(&spec);
             let db = &mut self.loaded.db;
-            if let Some((file, false)) = read_source(db, &spec, options, &mut self.diags) {
+            if let Some((file, false)) = add_source(db, &spec, file, options, &mut self.diags) {
                 read.push(ReadSpec {
                     spec,
                     owner,
@@ -994,48 +996,85 @@ impl FindOwner<'_> {
     }
 }
 
-/// Reads a file with the size and encoding checks. A non-UTF-8 file is added
-/// to `db` (up to the bad byte) so that the error can be located.
+/// A file as [`read_file`] found it: what [`read_text`] reports.
+enum FileRead {
+    Text(String),
+    /// Larger than `--max-file-size`: its size.
+    TooLarge(u64),
+    /// Not read: the error.
+    Failed(std::io::Error),
+    /// Not UTF-8: the valid prefix, and the first byte that is not.
+    NotUtf8(String, u8),
+}
+
+/// Reads the file at `path` (touching nothing shared: it may run on any
+/// thread), for [`read_text`] to take.
+fn read_file(path: &Path, max_file_size: u64) -> FileRead {
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > max_file_size => return FileRead::TooLarge(m.len()),
+        Ok(_) => {}
+        Err(e) => return FileRead::Failed(e),
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return FileRead::Failed(e),
+    };
+    match String::from_utf8(bytes) {
+        Ok(t) => FileRead::Text(t),
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let bytes = e.into_bytes();
+            let prefix = String::from_utf8_lossy(&bytes[..valid]).into_owned();
+            FileRead::NotUtf8(prefix, bytes.get(valid).copied().unwrap_or(0))
+        }
+    }
+}
+
+/// The text of the file at `path`, or `None` with the reason reported.
 fn read_text(
     db: &mut SourceDb,
     path: &Path,
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<String> {
+    take_text(
+        db,
+        path,
+        read_file(path, options.max_file_size),
+        options,
+        diags,
+    )
+}
+
+/// The text of a file [`read_file`] read, or `None` with the reason reported.
+fn take_text(
+    db: &mut SourceDb,
+    path: &Path,
+    read: FileRead,
+    options: &LoadOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<String> {
     let shown = display_path(path);
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > options.max_file_size => {
+    match read {
+        FileRead::Text(text) => Some(text),
+        FileRead::TooLarge(len) => {
             diags.push(
                 Diagnostic::new(
                     &rule::FILE_TOO_LARGE,
                     None,
-                    format!("`{shown}` is {} bytes, more than the limit of {} bytes", m.len(), options.max_file_size),
+                    format!("`{shown}` is {len} bytes, more than the limit of {} bytes", options.max_file_size),
                 )
                 .path(shown)
                 .help("spec files are small; if this really is one, raise the limit with `--max-file-size`"),
             );
-            return None;
+            None
         }
-        Ok(_) => {}
-        Err(e) => {
+        FileRead::Failed(e) => {
             diags.push(io_error(path, format!("cannot read `{shown}`: {e}")));
-            return None;
+            None
         }
-    }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => {
-            diags.push(io_error(path, format!("cannot read `{shown}`: {e}")));
-            return None;
-        }
-    };
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let valid = e.utf8_error().valid_up_to();
-            let bytes = e.into_bytes();
-            let prefix = String::from_utf8_lossy(&bytes[..valid]).into_owned();
-            let bad = bytes.get(valid).copied().unwrap_or(0);
+        FileRead::NotUtf8(prefix, bad) => {
+            let valid = prefix.len();
             let id = db.add(path, prefix);
             diags.push(
                 Diagnostic::at(
@@ -1046,10 +1085,9 @@ fn read_text(
                 .label("invalid UTF-8 starts here")
                 .help("save the file as UTF-8"),
             );
-            return None;
+            None
         }
-    };
-    Some(text)
+    }
 }
 
 /// Reads a file with the size and encoding checks, adds it to `db` and parses it.
@@ -1075,7 +1113,24 @@ fn read_source(
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(FileId, bool)> {
-    let text = read_text(db, path, options, diags)?;
+    add_source(
+        db,
+        path,
+        read_file(path, options.max_file_size),
+        options,
+        diags,
+    )
+}
+
+/// [`read_source`] of a file [`read_file`] read.
+fn add_source(
+    db: &mut SourceDb,
+    path: &Path,
+    read: FileRead,
+    options: &LoadOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(FileId, bool)> {
+    let text = take_text(db, path, read, options, diags)?;
     let blank = text.trim_start_matches('\u{feff}').trim().is_empty();
     let id = db.add(path, text);
     if blank {

@@ -242,6 +242,13 @@ impl FileStamp {
 pub struct Known(pub std::collections::HashMap<String, (FileStamp, Digest)>);
 
 impl Known {
+    /// The stamp and digest of `dir/rel` as recorded, when the file still
+    /// has that stamp (so it still holds contents of that digest).
+    fn vouched(&self, dir: &Path, rel: &str) -> Option<(FileStamp, Digest)> {
+        let (stamp, known) = self.0.get(rel)?;
+        (FileStamp::read(&dir.join(rel)) == Some(*stamp)).then_some((*stamp, *known))
+    }
+
     /// Whether `dir/rel` holds `contents` (of digest `digest`): `Some` when
     /// it does, with the stamp that vouched for it without reading it
     /// (`Some(None)`: read and compared). A file as recorded is not read
@@ -255,10 +262,8 @@ impl Known {
         contents: &[u8],
         digest: Digest,
     ) -> Option<Option<FileStamp>> {
-        if let Some((stamp, known)) = self.0.get(rel) {
-            if FileStamp::read(&dir.join(rel)) == Some(*stamp) {
-                return (*known == digest).then_some(Some(*stamp));
-            }
+        if let Some((stamp, known)) = self.vouched(dir, rel) {
+            return (known == digest).then_some(Some(stamp));
         }
         let same = checked_join(dir, rel)
             .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents));
@@ -649,6 +654,21 @@ impl FileSink for Streamed {
         lock(&self.digests).insert(rel.to_owned(), (digest, stamp));
         None
     }
+
+    /// Into an existing directory, a file whose stamp vouches for contents
+    /// of `digest` is taken unread (a fresh directory holds nothing yet).
+    fn holds(&self, rel: &str, digest: Digest) -> bool {
+        if self.fresh.is_some() {
+            return false;
+        }
+        match self.known.vouched(&self.dir, rel) {
+            Some((stamp, known)) if known == digest => {
+                lock(&self.digests).insert(rel.to_owned(), (digest, Some(stamp)));
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Drop for Streamed {
@@ -968,6 +988,47 @@ mod tests {
         );
         let r = write_known(&dir, &files, Prune::Owned, &known)?;
         assert_eq!(r.written, vec!["one.json".to_owned()]);
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(())
+    }
+
+    /// A streamed file whose stamp vouches for the digest it is to have is
+    /// taken without its contents (and counts as unchanged); one whose
+    /// stamp no longer holds, or with another digest, is not.
+    #[test]
+    fn vouched_files_are_taken_without_their_contents() -> Result<(), OutputError> {
+        let dir = tmpdir("held");
+        let mut files = GeneratedFiles::new();
+        files.add("a.json", "1\n");
+        files.add("b.json", "2\n");
+        write(&dir, &files, Prune::Owned)?;
+        let mut known = Known::default();
+        for (name, contents) in [("a.json", "1\n"), ("b.json", "2\n")] {
+            if let Some(stamp) = FileStamp::read(&dir.join(name)) {
+                let digest = Digest::of(contents.as_bytes());
+                known.0.insert(name.into(), (stamp, digest));
+            }
+        }
+        let b = dir.join("b.json");
+        std::fs::write(&b, "touched\n").map_err(|e| err(&b, e))?;
+        let sink = std::sync::Arc::new(Streamed::open(&dir, known)?);
+        let mut out = GeneratedFiles::passing_to(sink.clone());
+        assert!(!out.add_if_held("a.json", || Some(Digest::of(b"other\n"))));
+        assert!(out.add_if_held("a.json", || Some(Digest::of(b"1\n"))));
+        assert!(
+            !out.add_if_held("b.json", || Some(Digest::of(b"2\n"))),
+            "touched"
+        );
+        out.add("b.json", "2\n");
+        assert_eq!(out.passed().collect::<Vec<_>>(), ["a.json"]);
+        assert!(sink.stamp("a.json").is_some());
+        assert_eq!(sink.digest("a.json"), Some(Digest::of(b"1\n")));
+        let report = sink.finish(&out, Prune::Owned)?;
+        assert_eq!(report.written, vec!["b.json".to_owned()]);
+        assert_eq!(std::fs::read(&b).ok().as_deref(), Some(&b"2\n"[..]));
+        // Without a sink nothing is held: the digest is not even asked for.
+        let mut plain = GeneratedFiles::new();
+        assert!(!plain.add_if_held("a.json", || unreachable!()));
         let _ = std::fs::remove_dir_all(&dir);
         Ok(())
     }

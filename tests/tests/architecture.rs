@@ -14,9 +14,9 @@ use toolgen_tests::{files_below, root};
 const LAYERS: &[&[&str]] = &[
     // Leaves: no crate imports.
     &[
-        "source", "text", "files", "progress", "ident", "schema", "digest", "par", "bytes",
+        "source", "text", "progress", "ident", "schema", "digest", "par", "bytes",
     ],
-    &["diag"],
+    &["diag", "files"],
     &["syntax", "ir"],
     &["refs", "keys", "memo"],
     // Readers of the formats; the editor schemas describe them.

@@ -13,7 +13,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::Emitter;
+use super::{Emitter, GeneratedFiles};
 use crate::ir::{Project, Tool, ToolSet, plain_values};
 
 pub struct Catalog;
@@ -36,10 +36,8 @@ impl Emitter for Catalog {
                     if side == "output" && tool.output.value.is_null() {
                         continue;
                     }
-                    out.add(
-                        format!("{dir}/schemas/{id}.{side}.json"),
-                        schema_file(cx, set, i, side),
-                    );
+                    let path = format!("{dir}/schemas/{id}.{side}.json");
+                    add_schema_file(cx, out, (set, i), side, path);
                 }
             }
             let mut entry = Map::new();
@@ -173,9 +171,16 @@ fn entry_text(cx: &super::EmitContext<'_>, set: &ToolSet, index: usize) -> Strin
 }
 
 /// A tool's stand-alone schema file of one side (`input` or `output`).
-fn schema_file(cx: &super::EmitContext<'_>, set: &ToolSet, index: usize, side: &str) -> String {
+fn add_schema_file(
+    cx: &super::EmitContext<'_>,
+    out: &mut GeneratedFiles,
+    (set, index): (&ToolSet, usize),
+    side: &str,
+    path: String,
+) {
     let tool = &set.tools[index];
-    cx.piece_text(set, index, &format!("catalog {side} schema file"), || {
+    let what = format!("catalog {side} schema file");
+    cx.add_piece_file(out, (set, index), &what, path, || {
         let schema = if side == "input" {
             &tool.input
         } else {

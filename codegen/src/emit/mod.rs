@@ -69,6 +69,38 @@ impl EmitContext<'_> {
         let made: Result<String, std::convert::Infallible> = cached_text(piece, || Ok(make()));
         made.unwrap_or_else(|never| match never {})
     }
+
+    /// Adds the file at `path` whose contents are [`EmitContext::piece_text`]
+    /// `what`: unread when the sink of `files` holds them already.
+    pub fn add_piece_file(
+        &self,
+        files: &mut GeneratedFiles,
+        (set, index): (&ToolSet, usize),
+        what: &str,
+        path: String,
+        make: impl FnOnce() -> String,
+    ) {
+        let piece = self.cached_piece(set, index, |h| {
+            h.str(what);
+        });
+        if add_held(files, piece, &path) {
+            return;
+        }
+        let made: Result<String, std::convert::Infallible> = cached_text(piece, || Ok(make()));
+        files.add(path, made.unwrap_or_else(|never| match never {}));
+    }
+}
+
+/// Adds the file at `path` whose contents are what `piece` (a cache and a
+/// key) holds, without reading them, when the sink of `files` holds them
+/// already (the last run wrote them and the file is as it left it); `false`
+/// when the contents are still to be added.
+pub fn add_held(
+    files: &mut GeneratedFiles,
+    piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+    path: &str,
+) -> bool {
+    piece.is_some_and(|(cache, key)| files.add_if_held(path, || cache.body_digest(key)))
 }
 
 /// The text `piece` (a cache and a key) holds, else what `make` gives, kept
@@ -158,6 +190,9 @@ impl Output<'_> {
                 .finish();
             (cache, key)
         });
+        if add_held(self.files, key, &path) {
+            return;
+        }
         match cached_text(key, || templates.render(name, context())) {
             Ok(text) => self.files.add(path, text),
             Err(e) => self.diags.push(e.diagnostic()),

@@ -166,11 +166,17 @@ fn tool_files(
         .iter()
         .enumerate()
         .map(|(i, key)| {
-            let text = String::from_utf8(cached(key.map(|k| k.0))?).ok()?;
             let fragments = Some(items::Fragments::from_bytes(&cached(key.map(|k| k.1))?)?);
+            // Unread when the sink holds it already.
+            let mut file = out.sibling();
+            let piece = cache.zip(key.map(|k| k.0));
+            if !super::add_held(&mut file, piece, &path(&modules[i])) {
+                let text = String::from_utf8(cached(key.map(|k| k.0))?).ok()?;
+                file = handed_on(i, text);
+            }
             tick();
             Some(ToolFile {
-                file: handed_on(i, text),
+                file,
                 fragments,
                 diags: Vec::new(),
             })
