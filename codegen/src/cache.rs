@@ -9,7 +9,8 @@
 //!   see [`crate::digest::PieceCache`]) mixed with toolgen's build identity. A
 //!   run streams what it made into one pack as it comes (a hidden temporary
 //!   file, renamed when the run ends): the bodies one after another, then an
-//!   index (each piece's key, place, length and the digest of its body), then
+//!   index (each piece's key, place, length and the digest of its body, as
+//!   fixed-size binary entries sorted by key: read whole, nothing parsed), then
 //!   a fixed-size footer with the index's place and digest. A run reads the
 //!   footers and indexes only, and each piece it uses when it uses it, checked
 //!   against its digest: a pack whose index does not match is ignored whole,
@@ -29,7 +30,7 @@
 //! Every write is a temporary file renamed into place; a cache that cannot
 //! be written only makes runs slower.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -56,7 +57,11 @@ const MAX_PACKS: usize = 8;
 /// Past this many bytes of pieces, a merge keeps only the pieces the run
 /// used or rendered, so the cache does not grow without bound.
 const MAX_BYTES: usize = 256 << 20;
-const PACK_MAGIC: &str = "toolgen-pack 2\n";
+const PACK_MAGIC: &str = "toolgen-pack 3\n";
+/// An index entry: the key, the body's offset and length, and its digest,
+/// little-endian; entries sorted by key, so a run reads an index whole,
+/// with nothing to parse, and looks a key up by bisection.
+const ENTRY_LEN: usize = 16 + 8 + 8 + 16;
 /// `index <offset> <length> <digest>\n`, both numbers 16 hex digits.
 const FOOTER_LEN: usize = 6 + 16 + 1 + 16 + 1 + 32 + 1;
 
@@ -158,12 +163,12 @@ impl Cache {
         }
         let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
         let on_disk = read_packs(&packs);
-        let mut keys: Vec<Digest> = on_disk.index.keys().copied().collect();
-        let bytes: usize = on_disk.index.values().map(|p| p.len).sum();
+        let mut keys: Vec<Digest> = on_disk.index.iter().map(|(key, _)| *key).collect();
+        keys.dedup();
+        let bytes: usize = on_disk.index.iter().map(|(_, p)| p.len).sum();
         if all && bytes > MAX_BYTES {
             keys.retain(|k| used.contains(k) || fresh_keys.contains(k));
         }
-        keys.sort();
         let Some(mut merged) = PackWriter::create(&dir) else {
             return;
         };
@@ -313,25 +318,22 @@ impl PackWriter {
     /// Puts the pack into place: its path and the keys it holds (`None`
     /// when it failed).
     fn finish(mut self, dir: &Path) -> Option<(PathBuf, HashSet<Digest>)> {
-        let mut index = String::with_capacity(self.entries.len() * 96);
-        for (key, p) in std::mem::take(&mut self.entries) {
-            use std::fmt::Write as _;
-            let _ = writeln!(
-                index,
-                "{} {:x} {:x} {}",
-                key.hex(),
-                p.offset,
-                p.len,
-                p.digest.hex()
-            );
+        let mut entries = std::mem::take(&mut self.entries);
+        entries.sort_unstable_by_key(|(key, _)| *key);
+        let mut index = Vec::with_capacity(entries.len() * ENTRY_LEN);
+        for (key, p) in entries {
+            index.extend_from_slice(&key.0.to_le_bytes());
+            index.extend_from_slice(&p.offset.to_le_bytes());
+            index.extend_from_slice(&(p.len as u64).to_le_bytes());
+            index.extend_from_slice(&p.digest.0.to_le_bytes());
         }
         let footer = format!(
             "index {:016x} {:016x} {}\n",
             self.written,
             index.len(),
-            Digest::of(index.as_bytes()).hex()
+            Digest::of(&index).hex()
         );
-        self.write(index.as_bytes());
+        self.write(&index);
         self.write(footer.as_bytes());
         let PackWriter {
             file,
@@ -368,6 +370,8 @@ fn read_packs(paths: &[PathBuf]) -> Packs {
         );
         packs.files.push(file);
     }
+    // Sorted runs, one per pack: merged, not sorted from scratch.
+    packs.index.sort_by_key(|(key, _)| *key);
     packs
 }
 
@@ -376,7 +380,8 @@ fn read_packs(paths: &[PathBuf]) -> Packs {
 #[derive(Debug, Default)]
 struct Packs {
     files: Vec<std::fs::File>,
-    index: HashMap<Digest, Place>,
+    /// Every pack's entries, sorted by key.
+    index: Vec<(Digest, Place)>,
 }
 
 /// Where a piece is: its pack, place and length, and the digest of its body.
@@ -391,14 +396,19 @@ struct Place {
 impl Packs {
     /// The body of piece `key`, if its pack holds it and it is undamaged.
     fn get(&self, key: Digest) -> Option<Vec<u8>> {
-        let place = self.index.get(&key)?;
+        let place = self.place(key)?;
         let body = read_at(self.files.get(place.pack)?, place.offset, place.len)?;
         (Digest::of(&body) == place.digest).then_some(body)
     }
 
     /// The digest of piece `key`'s body, as the index gives it.
     fn digest(&self, key: Digest) -> Option<Digest> {
-        self.index.get(&key).map(|place| place.digest)
+        self.place(key).map(|place| place.digest)
+    }
+
+    fn place(&self, key: Digest) -> Option<&Place> {
+        let at = self.index.binary_search_by_key(&key, |(k, _)| *k).ok()?;
+        self.index.get(at).map(|(_, place)| place)
     }
 }
 
@@ -419,15 +429,17 @@ fn read_index(file: &std::fs::File) -> Option<Vec<(Digest, Place)>> {
         return None;
     }
     let index = read_at(file, at, len)?;
-    if Digest::of(&index) != digest {
+    if Digest::of(&index) != digest || index.len() % ENTRY_LEN != 0 {
         return None;
     }
-    let index = String::from_utf8(index).ok()?;
     index
-        .lines()
-        .map(|line| {
-            let (key, offset, len, digest) = place_line(line)?;
-            let key = Digest::parse(key)?;
+        .chunks_exact(ENTRY_LEN)
+        .map(|entry| {
+            let mut r = bytes::Reader::new(entry);
+            let key = Digest(r.u128()?);
+            let offset = r.u64()?;
+            let len = usize::try_from(r.u64()?).ok()?;
+            let digest = Digest(r.u128()?);
             let inside = offset >= bodies_start && offset.checked_add(len as u64)? <= at;
             inside.then_some((
                 key,
@@ -443,7 +455,7 @@ fn read_index(file: &std::fs::File) -> Option<Vec<(Digest, Place)>> {
 }
 
 /// `<name> <offset> <length> <digest>`, the numbers in hex: the shape of the
-/// footer (named `index`) and of each index entry (named by its key).
+/// footer (named `index`).
 fn place_line(line: &str) -> Option<(&str, u64, usize, Digest)> {
     let mut parts = line.split(' ');
     let (Some(name), Some(offset), Some(len), Some(digest), None) = (
@@ -893,7 +905,7 @@ mod tests {
         let _ = std::fs::write(&pack, &good[..good.len() - 1]);
         assert_eq!(Cache::open(&dir).get(key), None);
         // Garbage is not a pack.
-        let _ = std::fs::write(&pack, b"toolgen-pack 2\nnot a header\n");
+        let _ = std::fs::write(&pack, format!("{PACK_MAGIC}not a header\n"));
         assert_eq!(Cache::open(&dir).get(key), None);
         // Many runs' packs are merged into one.
         for i in 0..=MAX_PACKS {
