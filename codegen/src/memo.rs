@@ -315,9 +315,14 @@ impl Part for Value {
                 let v = if tag == ARRAY {
                     Value::Array((0..n).map(|_| Part::take(input)).collect::<Option<_>>()?)
                 } else {
-                    // Written in key order: collected, not inserted one by one.
-                    let members = (0..n).map(|_| Some((Part::take(input)?, Part::take(input)?)));
-                    Value::Object(members.collect::<Option<Map<String, Value>>>()?)
+                    // Inserted as read (in key order, each at the end): no
+                    // buffer of members to sort and build from.
+                    let mut members = Map::new();
+                    for _ in 0..n {
+                        let key: String = Part::take(input)?;
+                        members.insert(key, Part::take(input)?);
+                    }
+                    Value::Object(members)
                 };
                 input.depth -= 1;
                 v
