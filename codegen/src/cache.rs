@@ -223,27 +223,29 @@ impl Cache {
     }
 }
 
-impl RenderCache for Cache {
-    fn get(&self, key: Digest) -> Option<Vec<u8>> {
+impl Cache {
+    /// What `take` finds of piece `key` in the packs (read at the first
+    /// lookup), the piece marked used (a merge keeps it) when found.
+    fn look_up<T>(&self, key: Digest, take: impl FnOnce(&Packs, Digest) -> Option<T>) -> Option<T> {
         let full = self.full_key(key);
-        let body = self.pieces.get_or_init(|| self.read_packs()).get(full)?;
+        let found = take(self.pieces.get_or_init(|| self.read_packs()), full)?;
         self.used
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(full);
-        Some(body)
+        Some(found)
+    }
+}
+
+impl RenderCache for Cache {
+    fn get(&self, key: Digest) -> Option<Vec<u8>> {
+        self.look_up(key, Packs::get)
     }
 
     /// The digest the pack's index gives for the body (the index is checked
     /// whole when it is read); the body itself is not read.
     fn body_digest(&self, key: Digest) -> Option<Digest> {
-        let full = self.full_key(key);
-        let digest = self.pieces.get_or_init(|| self.read_packs()).digest(full)?;
-        self.used
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(full);
-        Some(digest)
+        self.look_up(key, Packs::digest)
     }
 
     fn put(&self, key: Digest, value: &[u8]) {
