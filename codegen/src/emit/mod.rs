@@ -63,11 +63,7 @@ impl EmitContext<'_> {
         what: &str,
         make: impl FnOnce() -> String,
     ) -> String {
-        let piece = self.cached_piece(set, index, |h| {
-            h.str(what);
-        });
-        let made: Result<String, std::convert::Infallible> = cached_text(piece, || Ok(make()));
-        made.unwrap_or_else(|never| match never {})
+        cached_or_made(self.text_piece(set, index, what), make)
     }
 
     /// Adds the file at `path` whose contents are [`EmitContext::piece_text`]
@@ -80,15 +76,32 @@ impl EmitContext<'_> {
         path: String,
         make: impl FnOnce() -> String,
     ) {
-        let piece = self.cached_piece(set, index, |h| {
-            h.str(what);
-        });
-        if add_held(files, piece, &path) {
-            return;
+        let piece = self.text_piece(set, index, what);
+        if !add_held(files, piece, &path) {
+            files.add(path, cached_or_made(piece, make));
         }
-        let made: Result<String, std::convert::Infallible> = cached_text(piece, || Ok(make()));
-        files.add(path, made.unwrap_or_else(|never| match never {}));
     }
+
+    /// The cache with the key of the text `what` of the `index`th tool of `set`.
+    fn text_piece(
+        &self,
+        set: &ToolSet,
+        index: usize,
+        what: &str,
+    ) -> Option<(&dyn RenderCache, crate::digest::Digest)> {
+        self.cached_piece(set, index, |h| {
+            h.str(what);
+        })
+    }
+}
+
+/// [`cached_text`] of a text that is always made.
+fn cached_or_made(
+    piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+    make: impl FnOnce() -> String,
+) -> String {
+    let made: Result<String, std::convert::Infallible> = cached_text(piece, || Ok(make()));
+    made.unwrap_or_else(|never| match never {})
 }
 
 /// Adds the file at `path` whose contents are what `piece` (a cache and a
