@@ -149,18 +149,24 @@ impl Cache {
             .map(|(_, keys)| keys)
             .unwrap_or_default();
         remove_stale_temporaries(&dir);
-        let mut packs = self.packs();
+        let packs = self.packs();
         if packs.len() < MAX_PACKS {
             return;
         }
-        let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
-        packs.sort_by_cached_key(|p| std::cmp::Reverse(size(p)));
-        let largest = packs.first().map_or(0, size);
-        let rest: u64 = packs.iter().skip(1).map(size).sum();
+        // Largest first, each pack's size read once.
+        let mut sized: Vec<(u64, PathBuf)> = packs
+            .into_iter()
+            .map(|p| (std::fs::metadata(&p).map_or(0, |m| m.len()), p))
+            .collect();
+        sized.sort_by_key(|(size, _)| std::cmp::Reverse(*size));
+        let largest = sized.first().map_or(0, |(size, _)| *size);
+        let rest: u64 = sized.iter().skip(1).map(|(size, _)| size).sum();
         let all = rest >= largest / 2;
-        if !all {
-            packs.remove(0);
-        }
+        let packs: Vec<PathBuf> = sized
+            .into_iter()
+            .skip(usize::from(!all))
+            .map(|(_, p)| p)
+            .collect();
         let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
         let on_disk = read_packs(&packs);
         let mut keys: Vec<Digest> = on_disk.index.iter().map(|(key, _)| *key).collect();
@@ -182,6 +188,18 @@ impl Cache {
                 let _ = std::fs::remove_file(p);
             }
         }
+    }
+
+    /// What `take` finds of piece `key` in the packs (read at the first
+    /// lookup), the piece marked used (a merge keeps it) when found.
+    fn look_up<T>(&self, key: Digest, take: impl FnOnce(&Packs, Digest) -> Option<T>) -> Option<T> {
+        let full = self.full_key(key);
+        let found = take(self.pieces.get_or_init(|| self.read_packs()), full)?;
+        self.used
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(full);
+        Some(found)
     }
 
     fn full_key(&self, key: Digest) -> Digest {
@@ -220,20 +238,6 @@ impl Cache {
     /// The build identity stamps are made with.
     pub fn identity(&self) -> Digest {
         self.identity
-    }
-}
-
-impl Cache {
-    /// What `take` finds of piece `key` in the packs (read at the first
-    /// lookup), the piece marked used (a merge keeps it) when found.
-    fn look_up<T>(&self, key: Digest, take: impl FnOnce(&Packs, Digest) -> Option<T>) -> Option<T> {
-        let full = self.full_key(key);
-        let found = take(self.pieces.get_or_init(|| self.read_packs()), full)?;
-        self.used
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(full);
-        Some(found)
     }
 }
 
