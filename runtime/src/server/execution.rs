@@ -55,6 +55,16 @@ pub(crate) struct WireCall<'a> {
     pub(crate) progress: Option<Value>,
 }
 
+/// How a call its caller waits for runs: where its progress goes, who
+/// answers its requests to the client, and whether a full queue makes the
+/// caller wait for room (or answers "busy").
+#[derive(Default)]
+struct Waited {
+    progress: Option<(Value, Arc<dyn Outbox>)>,
+    client: Option<Arc<super::client::ClientRequests>>,
+    wait_when_full: bool,
+}
+
 /// A call's arguments as read off the wire.
 pub(crate) enum WireArguments<'a> {
     /// Parsed into a `Value` (the general path).
@@ -107,17 +117,21 @@ impl Server {
     pub fn call(&self, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
         let entry = self.entry(tool).ok_or_else(|| unknown_tool(tool))?;
         let args = self.check(&entry, tool, WireArguments::Value(arguments), None)?;
-        self.run_and_wait(&entry, args, None)
+        self.run_and_wait(&entry, args, Waited::default())
     }
 
-    /// Runs a checked call and waits for its result (its progress, if any,
-    /// goes where `progress` says).
+    /// Runs a checked call and waits for its result.
     fn run_and_wait(
         &self,
         entry: &Arc<Entry>,
         args: Checked<&str>,
-        progress: Option<(Value, Arc<dyn Outbox>)>,
+        waited: Waited,
     ) -> Result<ToolOutput, ToolError> {
+        let Waited {
+            progress,
+            client,
+            wait_when_full,
+        } = waited;
         if self.execution == Execution::Inline && progress.is_none() {
             // Nothing can cancel an inline call (it is not in flight on any
             // connection) or hear its progress: no control to make.
@@ -126,7 +140,10 @@ impl Server {
         let slot = Slot::new();
         let put = slot.clone();
         let control = CallControl::new(Box::new(move |r| put.put(r)), progress);
-        self.launch(entry, args, control, false);
+        if let Some(client) = client {
+            let _ = control.client.set(client);
+        }
+        self.launch(entry, args, control, wait_when_full);
         let tool = &entry.descriptor.id;
         slot.wait().unwrap_or_else(|| {
             Err(plain_error(
@@ -207,12 +224,20 @@ impl Server {
 
     /// Starts a `tools/call` read off the wire. Checks run here; the handler
     /// runs on the pool and its response goes to `reply` (with
-    /// [`Execution::Inline`], the response is returned at once).
+    /// [`Execution::Inline`], or when the caller `waits` for it, the
+    /// response is returned at once).
+    ///
+    /// `waits`: the caller blocks until the call is answered and holds the
+    /// session meanwhile ([`Server::handle`]), so nothing can cancel the
+    /// call or reuse its id: it is not entered in the session's table of
+    /// calls in flight, and its response is written on the caller's thread
+    /// (on a worker, only the handler runs).
     pub(crate) fn start_call(
         &self,
         session: &Session,
         call: WireCall<'_>,
         reply: &Arc<dyn Outbox>,
+        waits: bool,
     ) -> Submitted {
         let WireCall {
             id,
@@ -239,9 +264,14 @@ impl Server {
         };
         let wraps = entry.wraps_output;
         let progress = progress.map(|token| (token, reply.clone()));
-        if self.execution == Execution::Inline {
+        if self.execution == Execution::Inline || waits {
             // Nothing runs in the background: no call of this session is in flight.
-            let result = self.run_and_wait(&entry, args, progress);
+            let waited = Waited {
+                progress,
+                client: session.client.clone(),
+                wait_when_full: session.wait_when_full,
+            };
+            let result = self.run_and_wait(&entry, args, waited);
             return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
         }
         let key = id_key(&id);
@@ -310,7 +340,7 @@ impl Server {
     /// notifications are not kept. For transports that answer one request
     /// at a time; [`Server::serve`] answers as calls finish.
     pub fn handle(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
-        let mut out = answer_of(|reply| self.submit(session, request, reply))?;
+        let mut out = answer_of(|reply| self.submit_waiting(session, request, reply))?;
         out.push(b'\n');
         Some(out)
     }

@@ -34,12 +34,34 @@ impl Server {
         request: &[u8],
         reply: &Arc<dyn Outbox>,
     ) -> Submitted {
+        self.submit_as(session, request, reply, false)
+    }
+
+    /// [`Server::submit`] for a caller that blocks until the request is
+    /// answered, holding the session meanwhile: a call is answered at once
+    /// (see [`Server::start_call`]'s `waits`).
+    pub(crate) fn submit_waiting(
+        &self,
+        session: &mut Session,
+        request: &[u8],
+        reply: &Arc<dyn Outbox>,
+    ) -> Submitted {
+        self.submit_as(session, request, reply, true)
+    }
+
+    fn submit_as(
+        &self,
+        session: &mut Session,
+        request: &[u8],
+        reply: &Arc<dyn Outbox>,
+        waits: bool,
+    ) -> Submitted {
         if let Some(call) = self.fast_call(request) {
-            return self.start_call(session, call, reply);
+            return self.start_call(session, call, reply, waits);
         }
         match self.route(session, request) {
             Routed::Now(out) => Submitted::Answered(out),
-            Routed::Call(call) => self.start_call(session, call, reply),
+            Routed::Call(call) => self.start_call(session, call, reply, waits),
             Routed::Nothing => Submitted::Nothing,
         }
     }
@@ -68,7 +90,7 @@ impl Server {
             Routed::Now(out) => out,
             Routed::Nothing => return None,
             Routed::Call(call) => {
-                super::execution::answer_of(|reply| self.start_call(session, call, reply))?
+                super::execution::answer_of(|reply| self.start_call(session, call, reply, true))?
             }
         };
         out.push(b'\n');

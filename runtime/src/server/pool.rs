@@ -235,6 +235,9 @@ impl Lane {
     }
 
     fn work(self: Arc<Lane>) {
+        // The lane the watchdog takes this thread off, should a call on it
+        // be abandoned: set once for the thread's life, not on every call.
+        ABANDON.with(|slot| *slot.borrow_mut() = Some(Arc::downgrade(&self)));
         let mut finished = false;
         loop {
             let job = {
@@ -284,14 +287,9 @@ impl Lane {
                     }
                 }
             };
-            let lane = Arc::downgrade(&self);
-            let control = job.control.clone();
-            ABANDON.with(|slot| *slot.borrow_mut() = Some(lane));
             let kept = job.run(|| {
                 self.finishing.fetch_add(1, Ordering::AcqRel);
             });
-            ABANDON.with(|slot| *slot.borrow_mut() = None);
-            drop(control);
             if !kept {
                 return; // abandoned: the watchdog already took this thread off the lane
             }
