@@ -446,6 +446,49 @@ fn an_overrun_call_is_answered_and_the_pool_keeps_serving() {
     );
 }
 
+/// A call with a short limit, started while one with a long limit runs (the
+/// watchdog asleep until the long one is due), is still answered on time.
+#[test]
+fn a_short_limit_is_kept_while_a_long_one_runs() {
+    let (release_long, long_gate) = gate();
+    let (release_short, short_gate) = gate();
+    let (started_tx, started) = channel();
+    let started_tx = Mutex::new(started_tx);
+    let server = Server::new(info(), &["core"], "core")
+        .pool_size(2)
+        .tool(
+            descriptor("long", Some(Duration::from_secs(600))),
+            handler(move |_, _| {
+                let _ = started_tx.lock().map(|tx| tx.send(()));
+                long_gate.wait();
+                ToolOutput::new(json!({"long": true}))
+            }),
+        )
+        .and_then(|s| {
+            s.tool(
+                descriptor("short", Some(Duration::from_millis(50))),
+                handler(move |_, _| {
+                    short_gate.wait();
+                    ToolOutput::new(json!({}))
+                }),
+            )
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    r.send(initialize());
+    r.next();
+    r.send(call(1, "long"));
+    let _ = started.recv_timeout(PATIENCE);
+    r.send(call(2, "short"));
+    let timed_out = r.next();
+    assert_eq!(timed_out["id"], 2);
+    assert_eq!(timed_out["result"]["_meta"]["error"]["code"], -32003);
+    let _ = release_short.send(());
+    let _ = release_long.send(());
+    assert_eq!(r.next()["id"], 1, "the long call is answered when it ends");
+    let _ = r.close();
+}
+
 fn many_tools(n: usize) -> Server {
     let mut s = Server::new(info(), &["core"], "core").page_size(2);
     for i in 0..n {
