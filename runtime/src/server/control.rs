@@ -117,16 +117,6 @@ impl<T> Slot<T> {
     }
 }
 
-/// A slot as a request's outbox: keeps the response, drops notifications
-/// (for [`super::Server::handle`], which answers with the response only).
-impl Outbox for Slot<Vec<u8>> {
-    fn send(&self, message: Outgoing) {
-        if let Outgoing::Response(out) = message {
-            self.put(out);
-        }
-    }
-}
-
 /// What finishes a call: its result in, its answer out.
 pub(crate) type Completion = Box<dyn FnOnce(Result<ToolOutput, ToolError>) + Send>;
 

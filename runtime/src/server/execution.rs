@@ -223,21 +223,21 @@ impl Server {
     }
 
     /// Starts a `tools/call` read off the wire. Checks run here; the handler
-    /// runs on the pool and its response goes to `reply` (with
-    /// [`Execution::Inline`], or when the caller `waits` for it, the
-    /// response is returned at once).
+    /// runs on the pool and its response and progress notifications go to
+    /// `reply` (with [`Execution::Inline`], the response is returned at
+    /// once).
     ///
-    /// `waits`: the caller blocks until the call is answered and holds the
-    /// session meanwhile ([`Server::handle`]), so nothing can cancel the
-    /// call or reuse its id: it is not entered in the session's table of
-    /// calls in flight, and its response is written on the caller's thread
-    /// (on a worker, only the handler runs).
+    /// No `reply`: the caller blocks until the call is answered and holds
+    /// the session meanwhile ([`Server::handle`]), so nothing can cancel the
+    /// call or reuse its id. The response is returned at once (written on
+    /// the caller's thread; on a worker, only the handler runs), the call is
+    /// not entered in the session's table of calls in flight, and its
+    /// progress notifications go nowhere.
     pub(crate) fn start_call(
         &self,
         session: &Session,
         call: WireCall<'_>,
-        reply: &Arc<dyn Outbox>,
-        waits: bool,
+        reply: Option<&Arc<dyn Outbox>>,
     ) -> Submitted {
         let WireCall {
             id,
@@ -263,17 +263,20 @@ impl Server {
             }
         };
         let wraps = entry.wraps_output;
-        let progress = progress.map(|token| (token, reply.clone()));
-        if self.execution == Execution::Inline || waits {
-            // Nothing runs in the background: no call of this session is in flight.
-            let waited = Waited {
-                progress,
-                client: session.client.clone(),
-                wait_when_full: session.wait_when_full,
-            };
-            let result = self.run_and_wait(&entry, args, waited);
-            return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
-        }
+        let progress = progress.zip(reply).map(|(token, out)| (token, out.clone()));
+        let reply = match reply {
+            Some(reply) if self.execution == Execution::Worker => reply,
+            _ => {
+                // Nothing runs in the background: no call of this session is in flight.
+                let waited = Waited {
+                    progress,
+                    client: session.client.clone(),
+                    wait_when_full: session.wait_when_full,
+                };
+                let result = self.run_and_wait(&entry, args, waited);
+                return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
+            }
+        };
         let key = id_key(&id);
         let tool = tool.into_owned();
         let calls = session.calls.clone();
@@ -340,23 +343,19 @@ impl Server {
     /// notifications are not kept. For transports that answer one request
     /// at a time; [`Server::serve`] answers as calls finish.
     pub fn handle(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
-        let mut out = answer_of(|reply| self.submit_waiting(session, request, reply))?;
-        out.push(b'\n');
-        Some(out)
+        line_of(self.submit_as(session, request, None))
     }
 }
 
-/// The response to a request `start` submits with an outbox that keeps only
-/// the response, waiting for it when the call is pending.
-pub(super) fn answer_of(start: impl FnOnce(&Arc<dyn Outbox>) -> Submitted) -> Option<Vec<u8>> {
-    let slot = Slot::<Vec<u8>>::new();
-    let reply: Arc<dyn Outbox> = slot.clone();
-    match start(&reply) {
-        Submitted::Answered(out) => Some(out),
-        Submitted::Nothing => None,
-        Submitted::Pending => {
-            drop(reply);
-            slot.wait()
+/// The line a request submitted without an outbox answers with (it is
+/// answered at once, see [`Server::start_call`]), or `None`.
+pub(super) fn line_of(submitted: Submitted) -> Option<Vec<u8>> {
+    match submitted {
+        Submitted::Answered(mut out) => {
+            out.push(b'\n');
+            Some(out)
         }
+        // Without an outbox nothing is left pending.
+        Submitted::Nothing | Submitted::Pending => None,
     }
 }

@@ -34,34 +34,23 @@ impl Server {
         request: &[u8],
         reply: &Arc<dyn Outbox>,
     ) -> Submitted {
-        self.submit_as(session, request, reply, false)
+        self.submit_as(session, request, Some(reply))
     }
 
-    /// [`Server::submit`] for a caller that blocks until the request is
-    /// answered, holding the session meanwhile: a call is answered at once
-    /// (see [`Server::start_call`]'s `waits`).
-    pub(crate) fn submit_waiting(
+    /// [`Server::submit`]; without `reply`, for a caller that waits for the
+    /// answer (see [`Server::start_call`]).
+    pub(crate) fn submit_as(
         &self,
         session: &mut Session,
         request: &[u8],
-        reply: &Arc<dyn Outbox>,
-    ) -> Submitted {
-        self.submit_as(session, request, reply, true)
-    }
-
-    fn submit_as(
-        &self,
-        session: &mut Session,
-        request: &[u8],
-        reply: &Arc<dyn Outbox>,
-        waits: bool,
+        reply: Option<&Arc<dyn Outbox>>,
     ) -> Submitted {
         if let Some(call) = self.fast_call(request) {
-            return self.start_call(session, call, reply, waits);
+            return self.start_call(session, call, reply);
         }
         match self.route(session, request) {
             Routed::Now(out) => Submitted::Answered(out),
-            Routed::Call(call) => self.start_call(session, call, reply, waits),
+            Routed::Call(call) => self.start_call(session, call, reply),
             Routed::Nothing => Submitted::Nothing,
         }
     }
@@ -86,15 +75,11 @@ impl Server {
     /// fuzz target compare the two).
     #[doc(hidden)]
     pub fn handle_general(&self, session: &mut Session, request: &[u8]) -> Option<Vec<u8>> {
-        let mut out = match self.route(session, request) {
-            Routed::Now(out) => out,
-            Routed::Nothing => return None,
-            Routed::Call(call) => {
-                super::execution::answer_of(|reply| self.start_call(session, call, reply, true))?
-            }
-        };
-        out.push(b'\n');
-        Some(out)
+        super::execution::line_of(match self.route(session, request) {
+            Routed::Now(out) => Submitted::Answered(out),
+            Routed::Nothing => Submitted::Nothing,
+            Routed::Call(call) => self.start_call(session, call, None),
+        })
     }
 
     /// The request's id and answer, or an error response; `None` for a notification.

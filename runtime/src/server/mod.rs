@@ -831,7 +831,7 @@ mod tests {
             let call = s.fast_call(r.as_bytes())?;
             let (tx, _rx) = std::sync::mpsc::channel();
             let reply: Arc<dyn Outbox> = Arc::new(tx);
-            match s.start_call(&Session::default(), call, &reply, true) {
+            match s.start_call(&Session::default(), call, Some(&reply)) {
                 Submitted::Answered(mut out) => {
                     out.push(b'\n');
                     Some(out)
