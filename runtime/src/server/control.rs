@@ -50,10 +50,10 @@ impl Outbox for std::sync::mpsc::Sender<Outgoing> {
 }
 
 /// One value handed from whoever finishes a call to the thread waiting
-/// for it: a mutex and a condition variable, one small allocation (a
-/// channel costs more: std's unbounded one zeroes a block of 31 messages
-/// on its first send).
-pub(crate) struct Slot<T> {
+/// for it: a mutex and a condition variable, kept in the call's control
+/// block (nothing more to allocate; a channel costs more: std's unbounded
+/// one zeroes a block of 31 messages on its first send).
+struct Slot<T> {
     value: Mutex<Held<T>>,
     ready: Condvar,
     /// Set with the value: read without the lock while spinning.
@@ -70,18 +70,18 @@ struct Held<T> {
 }
 
 impl<T> Slot<T> {
-    pub(crate) fn new() -> Arc<Slot<T>> {
-        Arc::new(Slot {
+    fn new() -> Slot<T> {
+        Slot {
             value: Mutex::new(Held {
                 value: None,
                 parked: false,
             }),
             ready: Condvar::new(),
             filled: AtomicBool::new(false),
-        })
+        }
     }
 
-    pub(crate) fn put(&self, v: T) {
+    fn put(&self, v: T) {
         let mut held = self.value.lock().unwrap_or_else(|p| p.into_inner());
         held.value = Some(v);
         self.filled.store(true, Ordering::Release);
@@ -92,9 +92,9 @@ impl<T> Slot<T> {
         }
     }
 
-    /// The value, once put; `None` when every other holder of the slot is
-    /// gone without putting one (the call was dropped or cancelled).
-    pub(crate) fn wait(self: &Arc<Self>) -> Option<T> {
+    /// The value, once put; `None` once `forsaken` says that no one is left
+    /// to put one (the call was dropped).
+    fn wait(&self, forsaken: impl Fn() -> bool) -> Option<T> {
         // A call on a worker usually ends within microseconds: spin briefly
         // before parking, as idle workers do (a wake-up costs tens of them).
         super::pool::spin_until(|| self.filled.load(Ordering::Acquire));
@@ -103,7 +103,7 @@ impl<T> Slot<T> {
             if let Some(v) = held.value.take() {
                 return Some(v);
             }
-            if Arc::strong_count(self) == 1 {
+            if forsaken() {
                 return None;
             }
             held.parked = true;
@@ -120,6 +120,15 @@ impl<T> Slot<T> {
 /// What finishes a call: its result in, its answer out.
 pub(crate) type Completion = Box<dyn FnOnce(Result<ToolOutput, ToolError>) + Send>;
 
+/// How a call is finished.
+enum Finish {
+    /// By its completion.
+    Run(Completion),
+    /// By keeping its result for the thread that waits for it
+    /// ([`CallControl::wait`]).
+    Keep,
+}
+
 /// Where a call is in its worker's hands (see [`super::pool`]).
 pub(crate) mod phase {
     pub const QUEUED: u8 = 0;
@@ -134,7 +143,9 @@ pub(crate) mod phase {
 pub(crate) struct CallControl {
     cancelled: AtomicBool,
     pub(crate) phase: AtomicU8,
-    completion: Mutex<Option<Completion>>,
+    completion: Mutex<Option<Finish>>,
+    /// The result of a call finished by [`Finish::Keep`].
+    kept: Slot<Result<ToolOutput, ToolError>>,
     progress: Option<(Value, Arc<dyn Outbox>)>,
     on_cancel: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
     /// Where the handler's requests to the client go, when it can be asked.
@@ -146,10 +157,20 @@ impl CallControl {
         completion: Completion,
         progress: Option<(Value, Arc<dyn Outbox>)>,
     ) -> Arc<CallControl> {
+        CallControl::finished_by(Finish::Run(completion), progress)
+    }
+
+    /// A call whose result a thread waits for ([`CallControl::wait`]).
+    pub(crate) fn waited(progress: Option<(Value, Arc<dyn Outbox>)>) -> Arc<CallControl> {
+        CallControl::finished_by(Finish::Keep, progress)
+    }
+
+    fn finished_by(finish: Finish, progress: Option<(Value, Arc<dyn Outbox>)>) -> Arc<CallControl> {
         Arc::new(CallControl {
             cancelled: AtomicBool::new(false),
             phase: AtomicU8::new(phase::QUEUED),
-            completion: Mutex::new(Some(completion)),
+            completion: Mutex::new(Some(finish)),
+            kept: Slot::new(),
             progress,
             on_cancel: Mutex::new(Vec::new()),
             client: std::sync::OnceLock::new(),
@@ -165,12 +186,23 @@ impl CallControl {
     pub(crate) fn complete(&self, result: Result<ToolOutput, ToolError>) -> bool {
         let completion = lock(&self.completion).take();
         match completion {
-            Some(c) => {
+            Some(Finish::Run(c)) => {
                 c(result);
+                true
+            }
+            Some(Finish::Keep) => {
+                self.kept.put(result);
                 true
             }
             None => false,
         }
+    }
+
+    /// The result of a [`CallControl::waited`] call, once it is finished;
+    /// `None` when every other holder of the call is gone without finishing
+    /// it (it was dropped).
+    pub(crate) fn wait(self: &Arc<Self>) -> Option<Result<ToolOutput, ToolError>> {
+        self.kept.wait(|| Arc::strong_count(self) == 1)
     }
 
     /// Cancels the call: no answer will be sent, the handler sees

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::control::{CallControl, Completion, Outbox, Outgoing, Slot, id_key};
+use super::control::{CallControl, Completion, Outbox, Outgoing, id_key};
 use super::pool::{Job, Lane, outcome, timeout_error};
 use super::tool::Call;
 use super::typed::Arguments;
@@ -137,15 +137,13 @@ impl Server {
             // connection) or hear its progress: no control to make.
             return self.run_inline(entry, args, Call::new());
         }
-        let slot = Slot::new();
-        let put = slot.clone();
-        let control = CallControl::new(Box::new(move |r| put.put(r)), progress);
+        let control = CallControl::waited(progress);
         if let Some(client) = client {
             let _ = control.client.set(client);
         }
-        self.launch(entry, args, control, wait_when_full);
+        self.launch(entry, args, control.clone(), wait_when_full);
         let tool = &entry.descriptor.id;
-        slot.wait().unwrap_or_else(|| {
+        control.wait().unwrap_or_else(|| {
             Err(plain_error(
                 ErrorCode::InternalError,
                 format!("Internal error in tool {tool}: the call was dropped"),
