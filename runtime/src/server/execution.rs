@@ -353,7 +353,11 @@ pub(super) fn line_of(submitted: Submitted) -> Option<Vec<u8>> {
             out.push(b'\n');
             Some(out)
         }
-        // Without an outbox nothing is left pending.
-        Submitted::Nothing | Submitted::Pending => None,
+        Submitted::Nothing => None,
+        Submitted::Pending => {
+            // Without an outbox nothing is left pending.
+            debug_assert!(false, "a request submitted without an outbox was left pending");
+            None
+        }
     }
 }
