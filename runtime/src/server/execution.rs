@@ -356,7 +356,10 @@ pub(super) fn line_of(submitted: Submitted) -> Option<Vec<u8>> {
         Submitted::Nothing => None,
         Submitted::Pending => {
             // Without an outbox nothing is left pending.
-            debug_assert!(false, "a request submitted without an outbox was left pending");
+            debug_assert!(
+                false,
+                "a request submitted without an outbox was left pending"
+            );
             None
         }
     }

@@ -627,6 +627,34 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// `handle` on the pool answers as it does inline (with a progress
+    /// token too: its notifications go nowhere), and leaves nothing in
+    /// flight: the same id is served again at once.
+    #[test]
+    fn a_call_handle_waits_for_on_the_pool_leaves_nothing_in_flight() {
+        let pooled = server().execution(Execution::Worker);
+        let inline = server();
+        for request in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"tool":"a.ok","arguments":{"n":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a.ok","arguments":{},"_meta":{"progressToken":"p"}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"tool":"a.fails","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"tool":"a.ok","arguments":{"n":9}}}"#,
+        ] {
+            let mut session = Session::default();
+            let answer = pooled.handle(&mut session, request.as_bytes());
+            let expected = inline.handle(&mut Session::default(), request.as_bytes());
+            assert!(answer.is_some(), "{request}");
+            assert_eq!(answer, expected, "{request}");
+            assert_eq!(session.calls.len(), 0, "{request}");
+            assert_eq!(pooled.handle(&mut session, request.as_bytes()), answer);
+            // The general path agrees.
+            assert_eq!(
+                pooled.handle_general(&mut session, request.as_bytes()),
+                answer
+            );
+        }
+    }
+
     #[test]
     fn register_tools_pairs_descriptors_with_calls() {
         fn answer(n: &u8, _: Call, _: Arguments<'_>) -> Result<ToolOutput, ToolError> {
