@@ -489,6 +489,63 @@ fn a_short_limit_is_kept_while_a_long_one_runs() {
     let _ = r.close();
 }
 
+/// Threads that each wait for their own calls (`Server::handle`, one
+/// session each) on a pool smaller than their number: every call is
+/// answered with its own arguments, or refused as busy when the queue is
+/// full, and none is lost or crossed with another's.
+#[test]
+fn callers_waiting_on_a_small_pool_each_get_their_own_answers() {
+    for queue_limit in [1, 64] {
+        let server = Server::new(info(), &["core"], "core")
+            .pool_size(2)
+            .queue_limit(queue_limit)
+            .tool(
+                descriptor("echo", Some(Duration::from_secs(30))),
+                handler(|_, a| ToolOutput::new(json!({"n": a.get("n")}))),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let server = Arc::new(server);
+        let callers: Vec<_> = (0..6u64)
+            .map(|t| {
+                let server = server.clone();
+                std::thread::spawn(move || {
+                    let mut session = Session::default();
+                    let (mut answered, mut busy) = (0, 0);
+                    for i in 0..300u64 {
+                        let n = t * 1000 + i;
+                        let line = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                            "params": {"tool": "echo", "arguments": {"n": n}}})
+                        .to_string();
+                        let out = server.handle(&mut session, line.as_bytes());
+                        let v: Value = out
+                            .and_then(|o| serde_json::from_slice(&o).ok())
+                            .unwrap_or_else(|| panic!("no answer to call {n}"));
+                        assert_eq!(v["id"], n);
+                        if v["error"]["data"]["details"]["busy"] == true {
+                            busy += 1;
+                        } else {
+                            assert_eq!(v["result"]["output"]["n"], n, "{v}");
+                            answered += 1;
+                        }
+                    }
+                    (answered, busy)
+                })
+            })
+            .collect();
+        let (mut answered, mut busy) = (0, 0);
+        for c in callers {
+            let (a, b) = c.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            answered += a;
+            busy += b;
+        }
+        assert_eq!(answered + busy, 6 * 300);
+        assert!(answered > 0, "queue limit {queue_limit}: nothing answered");
+        if queue_limit == 64 {
+            assert_eq!(busy, 0, "six callers never fill a queue of 64");
+        }
+    }
+}
+
 fn many_tools(n: usize) -> Server {
     let mut s = Server::new(info(), &["core"], "core").page_size(2);
     for i in 0..n {
