@@ -68,6 +68,22 @@ crate::text::word_enum! {
 }
 
 crate::text::word_enum! {
+    /// Which ways the generated Rust types convert to and from JSON (a
+    /// manifest's `rustSerde`).
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub enum RustSerde {
+        /// What a server needs and no more: each tool's input types are read
+        /// from JSON (`Deserialize`), its output types written (`Serialize`).
+        /// About half the compile time of `both`.
+        #[default]
+        Server = "server",
+        /// Every type both ways, for code that also writes inputs or reads
+        /// outputs (a Rust client, tests that round-trip values).
+        Both = "both",
+    }
+}
+
+crate::text::word_enum! {
     /// The outputs a generation can write. A tool set's manifest may choose some
     /// (`outputs: [catalog, docs]`); a generation may ask for some.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -707,6 +723,8 @@ pub struct ToolSet {
     pub model_description: ModelDescription,
     /// How calls of its tools run (the manifest's `execution`).
     pub execution: Execution,
+    /// Which ways its generated Rust types convert (the manifest's `rustSerde`).
+    pub rust_serde: RustSerde,
     /// Whether the tools speak the EditorMCP envelope besides MCP (a fact
     /// of the format, set by its reader): docs show envelope requests only then.
     pub envelope: bool,

@@ -92,6 +92,7 @@ fn settings(set: &ToolSet) -> Digest {
         default_timeout_seconds,
         model_description,
         execution,
+        rust_serde,
         envelope,
         templates,
         manifest,
@@ -109,7 +110,12 @@ fn settings(set: &ToolSet) -> Digest {
         .str("tool set settings")
         .debug(&(name, title, description, version, format, namespace))
         .debug(&(categories, tiers, safety_levels, max_tier))
-        .debug(&(default_timeout_seconds, model_description, execution))
+        .debug(&(
+            default_timeout_seconds,
+            model_description,
+            execution,
+            rust_serde,
+        ))
         .debug(&(envelope, templates, manifest, outputs, runtime))
         .debug(&(arrays_need_items, implementation_language, lints))
         .debug(&(breaking, bridge_port, r))

@@ -67,6 +67,7 @@ pub(crate) const KEYS: &[&str] = &[
     "runtime",
     "modelDescription",
     "execution",
+    "rustSerde",
     "r",
     "bridgePort",
 ];
@@ -283,7 +284,7 @@ fn max_tier(cx: &mut Cx<'_>, n: &Node, set: &ToolSet) -> Option<String> {
 }
 
 /// How the tool set is generated and served: `templates`, `specs`,
-/// `outputs`, `lints`, `runtime`, `modelDescription` and `execution`.
+/// `outputs`, `lints`, `runtime`, `modelDescription`, `execution` and `rustSerde`.
 fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
     let mut fields = Fields::new(obj);
     if let Some(t) = fields.read("templates", |n| cx.string(n, "`templates`", true)) {
@@ -315,6 +316,13 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
     });
     if let Some(e) = execution {
         set.execution = e;
+    }
+    let serde = fields.read("rustSerde", |n| {
+        let s = cx.string(n, "`rustSerde`", true)?;
+        cx.word(&rule::INVALID_VALUE, &s, "`rustSerde` value")
+    });
+    if let Some(s) = serde {
+        set.rust_serde = s;
     }
     if let Some(r) = fields.read("r", |n| r_binding(cx, n)) {
         set.r = r;

@@ -693,6 +693,11 @@ struct Manifest {
     /// by side on its pool) or `serial` (one at a time, in order: a backend
     /// with one main thread, such as the Unity Editor).
     execution: Option<ExecutionName>,
+    /// Which ways the generated Rust types convert to and from JSON:
+    /// `server` (default: inputs are read, outputs written, what a server
+    /// needs; about half the compile time) or `both` (every type both ways,
+    /// for code that also writes inputs or reads outputs).
+    rust_serde: Option<RustSerdeName>,
     /// The Unity bridge's port, for both sides of the bridge (default: derived
     /// from the Unity project's path; `TOOLGEN_BRIDGE_PORT` overrides either).
     #[schemars(range(min = 1024, max = 65535))]
@@ -724,6 +729,17 @@ enum ExecutionName {
     Concurrent,
     /// One at a time, in the order they arrive.
     Serial,
+}
+
+/// Which ways generated Rust types convert.
+#[derive(JsonSchema)]
+#[schemars(crate = "schemars08", rename_all = "lowercase")]
+#[allow(dead_code)]
+enum RustSerdeName {
+    /// Inputs read, outputs written.
+    Server,
+    /// Every type both ways.
+    Both,
 }
 
 /// How a tool's model-facing description is made.

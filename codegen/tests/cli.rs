@@ -875,6 +875,72 @@ fn a_manifest_can_ask_for_serial_execution() {
     );
 }
 
+/// By default a tool's input types are only read and its output types only
+/// written (what a server needs); `rustSerde: both` gives every type both
+/// ways, and a cached run sees the change. A word that is not one is located.
+#[test]
+fn generated_types_convert_one_way_unless_the_manifest_asks_for_both() {
+    let d = scratch("rust-serde");
+    let spec = r#"{"name": "t", "description": "A tool.",
+      "inputSchema": {"type": "object", "properties": {
+        "s": {"type": "string", "minLength": 2}, "n": {"type": "integer", "default": 5}}},
+      "outputSchema": {"type": "object", "properties": {
+        "s": {"type": "string", "minLength": 2}, "n": {"type": "integer", "default": 5}}}}"#;
+    std::fs::create_dir_all(d.join("specs")).unwrap_or_else(|e| panic!("{e}"));
+    write(&d.join("specs/t.json"), spec);
+    let manifest = d.join("specs/toolset.yaml");
+    write(&manifest, "name: sd\nformat: mcp\n");
+    let out = d.join("out");
+    let cache = d.join("cache");
+    let generate = || {
+        let o = toolgen(&[
+            "gen",
+            "--emit",
+            "rust",
+            "--cache-dir",
+            &cache.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+            &d.join("specs").to_string_lossy(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let text = std::fs::read_to_string(out.join("rust/src/sd/t.rs")).unwrap_or_default();
+        let output_at = text.find("pub mod output").unwrap_or(text.len());
+        let (input, output) = text.split_at(output_at);
+        (input.to_owned(), output.to_owned())
+    };
+    let (input, output) = generate();
+    // The input: read only; the constrained string's newtype keeps its
+    // hand-written `Deserialize` and loses `#[serde(transparent)]` with its
+    // last serde derive.
+    assert!(input.contains("::serde::Deserialize") && !input.contains("::serde::Serialize"));
+    assert!(!input.contains("transparent"), "{input}");
+    // The output: written only, typify's own `Deserialize` impl gone too.
+    assert!(
+        output.contains("::serde::Serialize") && !output.contains("Deserialize"),
+        "{output}"
+    );
+    assert!(output.contains("#[serde(transparent)]"), "{output}");
+    write(&manifest, "name: sd\nformat: mcp\nrustSerde: both\n");
+    let (input, output) = generate();
+    for side in [&input, &output] {
+        assert!(
+            side.contains("::serde::Serialize") && side.contains("Deserialize"),
+            "{side}"
+        );
+        assert!(side.contains("#[serde(transparent)]"), "{side}");
+    }
+    write(&manifest, "name: sd\nformat: mcp\nrustSerde: client\n");
+    let o = toolgen(&["validate", &d.join("specs").to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("unknown `rustSerde` value `client`") && e.contains("toolset.yaml:3:12"),
+        "{e}"
+    );
+    assert!(e.contains("server") && e.contains("both"), "{e}");
+}
+
 #[test]
 fn the_generated_crate_bundles_the_runtime_unless_told_otherwise() {
     let d = scratch("runtime");

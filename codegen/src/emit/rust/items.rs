@@ -12,7 +12,7 @@ use super::shared::SharedModule;
 use super::type_space::typify;
 use crate::diag::{Diagnostic, rule};
 use crate::ident;
-use crate::ir::{Tool, ToolSet};
+use crate::ir::{RustSerde, Tool, ToolSet};
 
 /// The doc attributes' values for `text`, one per line: a space after the
 /// `///`, and no `*/` (which would end a block comment).
@@ -53,11 +53,11 @@ pub struct FileItems {
 /// (with a TG0801 diagnostic) when typify cannot type a schema.
 pub fn tool_module(
     tool: &Tool,
-    shared: Option<&SharedModule>,
+    (shared, serde): (Option<&SharedModule>, RustSerde),
     regenerate: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<FileItems> {
-    let parts = tool_parts(tool, shared, regenerate, diags)?;
+    let parts = tool_parts(tool, (shared, serde), regenerate, diags)?;
     let mut items = parts.head;
     let constants = constants(tool, &parts.valid);
     let validators = &parts.validators;
@@ -75,11 +75,11 @@ pub fn tool_module(
 /// between them ([`super::written::constants`]).
 pub fn tool_module_text(
     tool: &Tool,
-    shared: Option<&SharedModule>,
+    (shared, serde): (Option<&SharedModule>, RustSerde),
     regenerate: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<String> {
-    let parts = tool_parts(tool, shared, regenerate, diags)?;
+    let parts = tool_parts(tool, (shared, serde), regenerate, diags)?;
     let mut text = super::unparse(parts.attrs, parts.head);
     match super::written::constants(tool, &parts.valid) {
         Some(c) => text.push_str(&c),
@@ -103,7 +103,7 @@ struct ToolParts {
 
 fn tool_parts(
     tool: &Tool,
-    shared: Option<&SharedModule>,
+    (shared, serde): (Option<&SharedModule>, RustSerde),
     regenerate: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ToolParts> {
@@ -121,7 +121,7 @@ fn tool_parts(
             });
             continue;
         }
-        match side_module(schema, name, &tool.id.value, shared) {
+        match side_module(schema, name, &tool.id.value, (shared, serde)) {
             Ok(module) => items.extend(module),
             Err(e) => {
                 ok = false;
@@ -250,7 +250,7 @@ fn side_module(
     spec: &crate::ir::Schema,
     name: &str,
     tool_id: &str,
-    shared: Option<&SharedModule>,
+    (shared, serde): (Option<&SharedModule>, RustSerde),
 ) -> Result<Vec<syn::Item>, String> {
     let schema = &spec.value;
     // The root type's name must not collide with a definition (ToolVault's
@@ -280,6 +280,16 @@ fn side_module(
     let facts = post::object_facts([spec]);
     post::order_fields(&mut inner, &facts);
     post::nullable_fields(&mut inner, &facts);
+    if serde == RustSerde::Server {
+        post::one_way(
+            &mut inner,
+            if name == "Input" {
+                "Serialize"
+            } else {
+                "Deserialize"
+            },
+        );
+    }
     let what = if name == "Input" {
         "The arguments of"
     } else {

@@ -149,8 +149,9 @@ fn tool_files(
             let (_, fragments) = cx.cached_piece(set, i, |h| {
                 h.str("rust set module fragments").str(&modules[i]);
             })?;
+            let shared = shared.map(|s| (s, &set.tools[i]));
             Some((
-                tool_key(tool, shared.map(|s| (s, &set.tools[i])), regenerate),
+                tool_key(tool, shared, set.rust_serde, regenerate),
                 fragments,
             ))
         })
@@ -186,7 +187,7 @@ fn tool_files(
     let build = |shared: Option<&SharedModule>, i: usize| {
         let mut diags = Vec::new();
         let tool = &set.tools[i];
-        let text = items::tool_module_text(tool, shared, regenerate, &mut diags);
+        let text = items::tool_module_text(tool, (shared, set.rust_serde), regenerate, &mut diags);
         let fragments = items::Fragments::new(set, tool, &modules[i]);
         tick();
         // Kept in the cache here, before the text is handed on: only a
@@ -214,13 +215,14 @@ fn tool_files(
 
 /// What a tool's file is rendered from: the tool as read (its `digest`, of
 /// every field, its locations too, which order its members), the shared
-/// definitions (types and validators) it refers to instead of its own, and
-/// the regenerate command of its header. (A tool's parts of the set module are keyed by
+/// definitions (types and validators) it refers to instead of its own, the
+/// set's `rustSerde`, and the regenerate command of its header. (A tool's parts of the set module are keyed by
 /// [`super::EmitContext::cached_piece`]: the tool, the set's settings, the
 /// module's name.)
 fn tool_key(
     digest: Digest,
     shared: Option<(&SharedModule, &crate::ir::Tool)>,
+    serde: crate::ir::RustSerde,
     regenerate: &str,
 ) -> Digest {
     let replaced = shared.map(|(s, tool)| {
@@ -241,6 +243,7 @@ fn tool_key(
         .str("rust tool file")
         .str(regenerate)
         .digest(digest)
+        .str(serde.as_str())
         .debug(&replaced)
         .finish()
 }
@@ -366,7 +369,12 @@ impl Emitter for RustCrate {
                          shared: Option<&SharedModule>,
                          diags: &mut Vec<Diagnostic>| {
                             for (tool, module) in set.tools.iter().zip(modules) {
-                                let m = items::tool_module(tool, shared, &regenerate, diags);
+                                let m = items::tool_module(
+                                    tool,
+                                    (shared, set.rust_serde),
+                                    &regenerate,
+                                    diags,
+                                );
                                 tick();
                                 if let Some(file) = m {
                                     kept.borrow_mut().push((module.clone(), file));

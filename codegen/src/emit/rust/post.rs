@@ -126,6 +126,74 @@ pub fn document_root(items: &mut [syn::Item], name: &str, text: &str) {
     }
 }
 
+/// Takes serde's `drop` (`Serialize` or `Deserialize`) off every type of a
+/// side module whose values only go the other way: a server reads a tool's
+/// input and writes its output, and each conversion it does not use is
+/// code every build of the crate checks (about half its time). Derived or
+/// written out by typify (a constrained string's `Deserialize`), it goes;
+/// the `#[serde(..)]` attributes stay while a serde derive is left to read
+/// them (they describe the wire whichever way), and go with the last one.
+pub fn one_way(items: &mut Vec<syn::Item>, drop: &str) {
+    let is_dropped = |p: &syn::Path| {
+        let mut names = p.segments.iter().map(|s| s.ident.to_string());
+        names.next().as_deref() == Some("serde")
+            && names.next().as_deref() == Some(drop)
+            && names.next().is_none()
+    };
+    items.retain(|item| match item {
+        syn::Item::Impl(imp) => !imp.trait_.as_ref().is_some_and(|(p, _)| is_dropped(p)),
+        _ => true,
+    });
+    for item in items {
+        let attrs = match item {
+            syn::Item::Struct(s) => &mut s.attrs,
+            syn::Item::Enum(e) => &mut e.attrs,
+            _ => continue,
+        };
+        let mut serde_left = false;
+        for attr in attrs.iter_mut().filter(|a| a.path().is_ident("derive")) {
+            let parsed = attr.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated);
+            let Ok(paths) = parsed else { continue };
+            let kept: Punctuated<syn::Path, Token![,]> =
+                paths.iter().filter(|p| !is_dropped(p)).cloned().collect();
+            serde_left |= kept
+                .iter()
+                .any(|p| p.segments.first().is_some_and(|s| s.ident == "serde"));
+            if kept.len() < paths.len() {
+                *attr = syn::parse_quote!(#[derive(#kept)]);
+            }
+        }
+        if !serde_left {
+            strip_serde_attrs(item);
+        }
+    }
+}
+
+/// Removes every `#[serde(..)]` of a type, its fields and its variants.
+fn strip_serde_attrs(item: &mut syn::Item) {
+    let keep = |a: &syn::Attribute| !a.path().is_ident("serde");
+    let fields = match item {
+        syn::Item::Struct(s) => {
+            s.attrs.retain(keep);
+            vec![&mut s.fields]
+        }
+        syn::Item::Enum(e) => {
+            e.attrs.retain(keep);
+            e.variants
+                .iter_mut()
+                .map(|v| {
+                    v.attrs.retain(keep);
+                    &mut v.fields
+                })
+                .collect()
+        }
+        _ => return,
+    };
+    for field in fields.into_iter().flat_map(|f| f.iter_mut()) {
+        field.attrs.retain(keep);
+    }
+}
+
 /// The metas of a `#[serde(...)]` attribute; `None` for another attribute.
 fn serde_metas(attr: &syn::Attribute) -> Option<Punctuated<Meta, Token![,]>> {
     if !attr.path().is_ident("serde") {

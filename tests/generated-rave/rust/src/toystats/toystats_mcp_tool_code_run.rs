@@ -2,7 +2,7 @@
 use ::toolgen_runtime::check;
 pub mod input {
     /// The arguments of `toystats-mcp_tool_code_run`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, Clone, Debug)]
     pub struct Input {
         /// The R code.
         pub code: ::std::string::String,
@@ -21,7 +21,7 @@ pub mod input {
 pub use self::input::Input;
 pub mod output {
     /// The result of `toystats-mcp_tool_code_run`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
         /// What the code printed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -2,7 +2,7 @@
 use ::toolgen_runtime::check;
 pub mod input {
     /// The arguments of `toystats-mcp_tool_data_describe`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, Clone, Debug)]
     pub struct Input {
         /// The data file, CSV.
         pub data_path: ::std::string::String,
@@ -16,7 +16,6 @@ pub mod input {
     /// The statistic to compute.
     #[derive(
         ::serde::Deserialize,
-        ::serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -94,7 +93,7 @@ pub mod input {
 pub use self::input::Input;
 pub mod output {
     /// The result of `toystats-mcp_tool_data_describe`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default)]
+    #[derive(::serde::Serialize, Clone, Debug, Default)]
     pub struct Output {
         /// The column names, in file order.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

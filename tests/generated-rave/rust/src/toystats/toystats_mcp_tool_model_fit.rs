@@ -2,7 +2,7 @@
 use ::toolgen_runtime::check;
 pub mod input {
     /// The arguments of `toystats-mcp_tool_model_fit`.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+    #[derive(::serde::Deserialize, Clone, Debug)]
     pub struct Input {
         /// The model, in R's formula syntax.
         pub formula: ::std::string::String,
@@ -24,7 +24,6 @@ pub mod input {
     /// The error distribution.
     #[derive(
         ::serde::Deserialize,
-        ::serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -116,17 +115,7 @@ pub mod input {
 pub use self::input::Input;
 pub mod output {
     /// A summary of the fitted model, as R prints it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     pub struct Output(pub ::std::string::String);
     impl ::std::ops::Deref for Output {
