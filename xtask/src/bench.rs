@@ -245,7 +245,9 @@ fn check_generated_crates(root: &Path, bin: &Path, sizes: &[usize]) -> Result<()
 
 /// Lines of Rust below `dir`.
 /// `cargo check` of the crate at `krate`: its dependencies first (not
-/// timed), then the crate alone after a touch; wall seconds and peak MiB.
+/// timed), then the crate alone after a touch, whole (`CARGO_INCREMENTAL=0`:
+/// what a clean build or CI pays, not a re-check that reuses the last one's
+/// results); wall seconds and peak MiB.
 pub fn check_cost(krate: &Path, target: &Path) -> Result<(String, f64), String> {
     let warm = crate::cargo()
         .args(["check", "--quiet"])
@@ -265,6 +267,7 @@ pub fn check_cost(krate: &Path, target: &Path) -> Result<(String, f64), String> 
         .args(["check", "--quiet"])
         .current_dir(krate)
         .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_INCREMENTAL", "0")
         .output()
         .map_err(|e| format!("/usr/bin/time: {e}"))?;
     let stderr = String::from_utf8_lossy(&timed.stderr);
