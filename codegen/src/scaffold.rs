@@ -186,7 +186,7 @@ fn manifest_text(name: &str, format: Format, specs: Option<&str>) -> String {
         Format::Mcp | Format::Rave => {}
     }
     t.push_str(
-        "# Optional:\n# outputs: [catalog, rust, csharp, docs]   # only these outputs (default: all)\n# lints: {TG0209: allow}                  # rule levels: allow, warn, deny\n",
+        "# Optional:\n# outputs: [catalog, rust, csharp, docs]   # only these outputs (default: all)\n# lints: {TG0209: allow}                  # rule levels: allow, warn, deny\n# rustSerde: both                         # Rust inputs written and outputs read too (default: server)\n",
     );
     t
 }
