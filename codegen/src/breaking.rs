@@ -165,6 +165,50 @@ impl Lang {
     }
 }
 
+/// The generated-code category: tool sets whose generated Rust types
+/// converted both ways and now convert one way (`rustSerde`), in tool sets
+/// generated into Rust. Off unless a tool set's manifest turns `generated`
+/// on, or `always` (the command line's `--generated-code`).
+pub fn compare_rust_serde(
+    old: &Project,
+    new: &Project,
+    old_loc: &dyn Fn(Loc) -> Loc,
+    always: bool,
+) -> Vec<Diagnostic> {
+    let mut cx = Cx::new(old_loc);
+    for new_set in &new.tool_sets {
+        let Some(old_set) = old.tool_sets.iter().find(|s| s.name == new_set.name) else {
+            continue;
+        };
+        let on = always || new_set.breaking.on.iter().any(|c| c.value == "generated");
+        let narrowed = old_set.rust_serde() == crate::ir::RustSerde::Both
+            && new_set.rust_serde() != crate::ir::RustSerde::Both;
+        if !on || !narrowed || !new_set.wants(crate::ir::OutputKind::Rust) {
+            continue;
+        }
+        let place = |s: &ToolSet| s.rust_serde.as_ref().map(|r| r.loc).or(s.manifest);
+        let Some(at) = place(new_set) else { continue };
+        cx.tool = String::new();
+        cx.policy = Some(&new_set.breaking);
+        let mut d = Diagnostic::at(
+            &rule::BREAKING_RUST_SERDE_NARROWED,
+            at,
+            format!(
+                "the generated Rust types of tool set `{}` now convert one way (`rustSerde: {}`): inputs are only read and outputs only written; the wire is the same, but code compiled against the generated crate that writes inputs or reads outputs breaks",
+                new_set.name,
+                new_set.rust_serde().as_str()
+            ),
+        )
+        .label("one way")
+        .help("keep `rustSerde: both`, or accept the change for code built on the generated Rust");
+        if let Some(was) = place(old_set) {
+            d = d.secondary((cx.old_loc)(was), "both ways before");
+        }
+        cx.emit(d);
+    }
+    cx.out
+}
+
 /// The generated-code category: `lang` names that changed while their wire
 /// position stayed, for tools in both versions, in tool sets generated into
 /// `lang`. Off unless a tool set's manifest turns `generated` on, or

@@ -737,6 +737,14 @@ impl Generator {
                 .any(|s| s.breaking.on.iter().any(|c| c.value == "generated"));
         if wants_names {
             use crate::breaking::Lang;
+            for d in crate::breaking::compare_rust_serde(
+                &old.project,
+                &project,
+                &old_loc,
+                generated_code,
+            ) {
+                findings.push(d);
+            }
             let rust = |p: &Project| {
                 let mut g = Generator::new().rust();
                 g.emit.regenerate = self.emit.regenerate.clone();

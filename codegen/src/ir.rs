@@ -723,8 +723,10 @@ pub struct ToolSet {
     pub model_description: ModelDescription,
     /// How calls of its tools run (the manifest's `execution`).
     pub execution: Execution,
-    /// Which ways its generated Rust types convert (the manifest's `rustSerde`).
-    pub rust_serde: RustSerde,
+    /// Which ways its generated Rust types convert (the manifest's
+    /// `rustSerde`, where it says so; `None`: the default, see
+    /// [`ToolSet::rust_serde`]).
+    pub rust_serde: Option<Spanned<RustSerde>>,
     /// Whether the tools speak the EditorMCP envelope besides MCP (a fact
     /// of the format, set by its reader): docs show envelope requests only then.
     pub envelope: bool,
@@ -762,6 +764,15 @@ pub struct ToolSet {
 }
 
 impl ToolSet {
+    /// Which ways its generated Rust types convert: the manifest's
+    /// `rustSerde`, else `server`.
+    pub fn rust_serde(&self) -> RustSerde {
+        self.rust_serde
+            .as_ref()
+            .map(|s| s.value)
+            .unwrap_or_default()
+    }
+
     /// Whether this tool set is generated into `kind`.
     pub fn wants(&self, kind: OutputKind) -> bool {
         self.outputs.as_ref().is_none_or(|o| o.contains(&kind))

@@ -319,10 +319,11 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
     }
     let serde = fields.read("rustSerde", |n| {
         let s = cx.string(n, "`rustSerde`", true)?;
-        cx.word(&rule::INVALID_VALUE, &s, "`rustSerde` value")
+        let word = cx.word(&rule::INVALID_VALUE, &s, "`rustSerde` value")?;
+        Some(Spanned::new(word, s.loc))
     });
     if let Some(s) = serde {
-        set.rust_serde = s;
+        set.rust_serde = Some(s);
     }
     if let Some(r) = fields.read("r", |n| r_binding(cx, n)) {
         set.r = r;

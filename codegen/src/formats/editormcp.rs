@@ -121,7 +121,7 @@ pub fn default_tool_set() -> ToolSet {
         envelope: true,
         model_description: crate::ir::ModelDescription::Spec,
         execution: crate::ir::Execution::Concurrent,
-        rust_serde: crate::ir::RustSerde::Server,
+        rust_serde: None,
         manifest: None,
         outputs: None,
         runtime: None,

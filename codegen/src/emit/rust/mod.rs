@@ -151,7 +151,7 @@ fn tool_files(
             })?;
             let shared = shared.map(|s| (s, &set.tools[i]));
             Some((
-                tool_key(tool, shared, set.rust_serde, regenerate),
+                tool_key(tool, shared, set.rust_serde(), regenerate),
                 fragments,
             ))
         })
@@ -187,7 +187,8 @@ fn tool_files(
     let build = |shared: Option<&SharedModule>, i: usize| {
         let mut diags = Vec::new();
         let tool = &set.tools[i];
-        let text = items::tool_module_text(tool, (shared, set.rust_serde), regenerate, &mut diags);
+        let text =
+            items::tool_module_text(tool, (shared, set.rust_serde()), regenerate, &mut diags);
         let fragments = items::Fragments::new(set, tool, &modules[i]);
         tick();
         // Kept in the cache here, before the text is handed on: only a
@@ -216,9 +217,9 @@ fn tool_files(
 /// What a tool's file is rendered from: the tool as read (its `digest`, of
 /// every field, its locations too, which order its members), the shared
 /// definitions (types and validators) it refers to instead of its own, the
-/// set's `rustSerde`, and the regenerate command of its header. (A tool's parts of the set module are keyed by
-/// [`super::EmitContext::cached_piece`]: the tool, the set's settings, the
-/// module's name.)
+/// set's `rustSerde`, and the regenerate command of its header. (A tool's
+/// parts of the set module are keyed by [`super::EmitContext::cached_piece`]:
+/// the tool, the set's settings, the module's name.)
 fn tool_key(
     digest: Digest,
     shared: Option<(&SharedModule, &crate::ir::Tool)>,
@@ -371,7 +372,7 @@ impl Emitter for RustCrate {
                             for (tool, module) in set.tools.iter().zip(modules) {
                                 let m = items::tool_module(
                                     tool,
-                                    (shared, set.rust_serde),
+                                    (shared, set.rust_serde()),
                                     &regenerate,
                                     diags,
                                 );
