@@ -180,7 +180,7 @@ pub fn compare_rust_serde(
         let Some(old_set) = old.tool_sets.iter().find(|s| s.name == new_set.name) else {
             continue;
         };
-        let on = always || new_set.breaking.on.iter().any(|c| c.value == "generated");
+        let on = always || new_set.breaking.checks_generated();
         let narrowed = old_set.rust_serde() == crate::ir::RustSerde::Both
             && new_set.rust_serde() != crate::ir::RustSerde::Both;
         if !on || !narrowed || !new_set.wants(crate::ir::OutputKind::Rust) {
@@ -229,7 +229,7 @@ pub fn compare_names(
         else {
             continue;
         };
-        let on = always || new_set.breaking.on.iter().any(|c| c.value == "generated");
+        let on = always || new_set.breaking.checks_generated();
         if !on || !new_set.wants(lang.output()) {
             continue;
         }

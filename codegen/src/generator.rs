@@ -734,7 +734,7 @@ impl Generator {
             || project
                 .tool_sets
                 .iter()
-                .any(|s| s.breaking.on.iter().any(|c| c.value == "generated"));
+                .any(|s| s.breaking.checks_generated());
         if wants_names {
             use crate::breaking::Lang;
             for d in crate::breaking::compare_rust_serde(

@@ -558,6 +558,13 @@ pub struct BreakingPolicy {
     pub ignore: Vec<BreakingIgnore>,
 }
 
+impl BreakingPolicy {
+    /// Whether the generated-code category (off by default) is turned on.
+    pub fn checks_generated(&self) -> bool {
+        self.on.iter().any(|c| c.value == "generated")
+    }
+}
+
 /// One entry of a manifest's `breaking.ignore`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BreakingIgnore {
