@@ -245,37 +245,63 @@ impl<'a> Object<'a> {
 }
 
 /// Where the first byte of `bytes` is that a JSON string cannot hold as it
-/// is: `"`, `\\` or a control character. Eight bytes at a time.
+/// is: `"`, `\\` or a control character. Eight bytes at a time; the last few
+/// of a text of eight or more in the word that ends it (the bytes it shares
+/// with the word before, already clean, masked off); a text shorter than a
+/// word byte by byte.
+#[inline]
 pub(crate) fn first_special(bytes: &[u8]) -> Option<usize> {
-    let mut chunks = bytes.chunks_exact(8);
-    let mut offset = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        if let Some(at) = specials(u64::from_le_bytes(word)) {
-            return Some(offset + at);
+    let mut at = 0;
+    while let Some(w) = bytes.get(at..at + 8) {
+        if let Some(k) = specials(word(w)) {
+            return Some(at + k);
         }
-        offset += 8;
+        at += 8;
     }
-    let rest = chunks.remainder();
-    rest.iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .map(|i| offset + i)
+    let len = bytes.len();
+    if at == len {
+        return None;
+    }
+    if at == 0 {
+        return bytes
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+    }
+    let last = word(bytes.get(len - 8..)?);
+    // Only bytes above a special one can be taken for one (see `hits`), and
+    // the masked ones are clean: the lowest hit left is exact.
+    let hits = special_hits(last) & (u64::MAX << (8 * (8 - (len - at))));
+    (hits != 0).then(|| len - 8 + hits.trailing_zeros() as usize / 8)
+}
+
+/// Eight bytes as a word, the first the lowest (`w` holds eight).
+#[inline]
+fn word(w: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(w);
+    u64::from_le_bytes(b)
 }
 
 /// [`first_special`] of one word (eight bytes, the first the lowest): the
 /// index of its first `"`, `\\` or control character.
 #[inline]
 pub(crate) fn specials(x: u64) -> Option<usize> {
+    let hits = special_hits(x);
+    (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
+}
+
+/// The high bit of each byte of `x` that is `"`, `\\` or a control
+/// character; exact for the lowest such byte (a byte above one may be
+/// marked too, by the borrow), which is all that is asked of it.
+#[inline]
+fn special_hits(x: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each byte of `x` that is below `n` (n <= 128); exact
-    // for the lowest such byte, which is all that is asked of it.
+    // The high bit of each byte of `x` that is below `n` (n <= 128).
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
-    let hits = below(x, 0x20)
+    below(x, 0x20)
         | below(x ^ (ONES * u64::from(b'"')), 1)
-        | below(x ^ (ONES * u64::from(b'\\')), 1);
-    (hits != 0).then(|| hits.trailing_zeros() as usize / 8)
+        | below(x ^ (ONES * u64::from(b'\\')), 1)
 }
 
 /// A reader of the JSON text the wire mostly carries, about five times
@@ -309,7 +335,9 @@ impl<'a> Reader<'a> {
     /// Skips white space; the next byte.
     pub(crate) fn next(&mut self) -> Option<u8> {
         while let Some(b) = self.peek() {
-            if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+            // Anything above a space is no white space: one comparison for
+            // the bytes most often next.
+            if b > b' ' || !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
                 return Some(b);
             }
             self.pos += 1;
@@ -673,15 +701,24 @@ mod tests {
         let naive = |b: &[u8]| b.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
         let mut text = b"abcdefghijklmnopqrstuvwxyz0123456789".to_vec();
         assert_eq!(first_special(&text), None);
-        for at in 0..text.len() {
-            for special in [b'"', b'\\', 0, 0x1f, b'\n'] {
-                let mut t = text.clone();
-                t[at] = special;
-                // A byte just above a special one must not be taken for it.
-                if at + 1 < t.len() {
-                    t[at + 1] = 0x20;
+        // Every length (shorter than a word, words and a tail), every place.
+        for len in 0..=text.len() {
+            assert_eq!(first_special(&text[..len]), None);
+            for at in 0..len {
+                for special in [b'"', b'\\', 0, 0x1f, b'\n'] {
+                    let mut t = text[..len].to_vec();
+                    t[at] = special;
+                    // A byte just above a special one must not be taken for it.
+                    if at + 1 < t.len() {
+                        t[at + 1] = 0x20;
+                    }
+                    assert_eq!(first_special(&t), naive(&t), "{t:?}");
+                    // Nor one two above, another special after it.
+                    if at + 3 < t.len() {
+                        t[at + 3] = b'"';
+                        assert_eq!(first_special(&t), naive(&t), "{t:?}");
+                    }
                 }
-                assert_eq!(first_special(&t), naive(&t), "{t:?}");
             }
         }
         text.extend_from_slice("é 𝄞 \u{7f} !#[]".as_bytes());

@@ -746,6 +746,23 @@ mod tests {
                 }
             }
         }
+        // Every text of up to seven characters from a plain one, both
+        // escaped ones, a two-byte one and a control character: a word with
+        // several bytes to escape, a tail with them, each next to another.
+        let alphabet = ['a', '"', '\\', 'é', '\u{1f}'];
+        let mut texts = vec![String::new()];
+        for _ in 0..7 {
+            let longer: Vec<String> = texts
+                .iter()
+                .filter(|t| t.chars().count() == texts.last().map_or(0, |l| l.chars().count()))
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(longer);
+        }
+        // And the same after a word and a half of plain text.
+        let shifted: Vec<String> = texts.iter().map(|t| format!("abcdefghijkl{t}")).collect();
+        placed.extend(texts);
+        placed.extend(shifted);
         for text in placed.iter().map(String::as_str).chain([
             "",
             "plain",

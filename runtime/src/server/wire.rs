@@ -203,50 +203,90 @@ pub(super) fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value:
 /// The contents of a JSON string holding `text`, escaped exactly as
 /// serde_json escapes it. Outputs are compact JSON written by serde_json, so
 /// they hold no raw control characters and only `"` and `\` need a backslash.
-/// The text is read eight bytes at a time ([`crate::json::specials`]): a word
-/// without either is copied whole, one with is copied up to its first, which
-/// gets its backslash. A control character (never in an output) hands the
-/// whole text to serde_json.
+/// Most strings (names, values) need nothing and are copied at once (their
+/// first special byte found eight bytes at a time, [`crate::json::first_special`]).
+/// The rest (an output's JSON as MCP's text item: a quote every eight bytes
+/// or so) are read a word of eight bytes at a time into room made for the
+/// worst case and cut back at the end: each word is stored whole, and for
+/// each byte to escape in it a backslash is written and the word's rest
+/// stored again after it (no copy of a varying length, no per-byte check of
+/// the vector's capacity). A control character (never in an output) hands
+/// the whole text to serde_json.
 pub(super) fn write_escaped(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    // Most strings (names, values) need nothing: one copy.
-    let Some(mut at) = crate::json::first_special(bytes) else {
+    let Some(first) = crate::json::first_special(bytes) else {
         out.extend_from_slice(bytes);
         return;
     };
+    let (clean, rest) = bytes.split_at(first);
+    out.extend_from_slice(clean);
     let start = out.len();
-    // Room for the text and a backslash for every eighth byte, which a
-    // compact object with short names and values comes close to.
-    out.reserve(bytes.len() + bytes.len() / 8 + 8);
-    out.extend_from_slice(bytes.get(..at).unwrap_or_default());
-    while let Some(word) = bytes.get(at..at + 8) {
-        let mut chunk = [0u8; 8];
-        chunk.copy_from_slice(word);
-        // The whole word, then cut back to its first special byte (one
-        // store of eight bytes instead of a copy of a varying length).
-        out.extend_from_slice(&chunk);
-        let Some(k) = crate::json::specials(u64::from_le_bytes(chunk)) else {
-            at += 8;
-            continue;
-        };
-        let special = chunk[k];
-        if special < 0x20 {
-            return escape_by_serde(out, start, text);
-        }
-        out.truncate(out.len() - 8 + k);
-        out.extend_from_slice(&[b'\\', special]);
-        at += k + 1;
-    }
-    for &b in bytes.get(at..).unwrap_or_default() {
-        if b < 0x20 {
-            return escape_by_serde(out, start, text);
-        }
-        if b == b'"' || b == b'\\' {
-            out.push(b'\\');
-        }
-        out.push(b);
+    if escape_words(out, rest).is_none() {
+        escape_by_serde(out, start - clean.len(), text);
     }
 }
+
+/// `rest` escaped onto `out`; `None` (with `out` holding anything past its
+/// length before) at a control character. Never inlined: the registers its
+/// loop takes would be saved and restored on every call of
+/// [`write_escaped`], most of which copy a name that needs nothing.
+#[inline(never)]
+fn escape_words(out: &mut Vec<u8>, rest: &[u8]) -> Option<()> {
+    let start = out.len();
+    // At most two bytes per byte, and a word more: each word is stored whole
+    // at the place its first byte goes (the last, padded, included).
+    out.resize(start + 2 * rest.len() + 16, 0);
+    let room = out.get_mut(start..)?;
+    let mut at = 0;
+    let mut words = rest.chunks_exact(8);
+    let mut put = |w: u64, last: usize| -> Option<()> {
+        let plain = |x: u64| x & 0x7f7f_7f7f_7f7f_7f7f;
+        // The high bit of every byte below 0x20, and of every `"` and `\`
+        // (exact for each byte: no borrow crosses from one to the next).
+        let below = |x: u64, n: u8| !((plain(x) + ONES * u64::from(0x80 - n)) | x) & HIGH;
+        if below(w, 0x20) != 0 {
+            return None;
+        }
+        let mut hits =
+            below(w ^ (ONES * u64::from(b'"')), 1) | below(w ^ (ONES * u64::from(b'\\')), 1);
+        // Bytes of the word already written.
+        let mut done = 0;
+        let mut from = w;
+        while hits != 0 {
+            let k = hits.trailing_zeros() as usize / 8;
+            room.get_mut(at..at + 8)?
+                .copy_from_slice(&from.to_le_bytes());
+            at += k - done;
+            *room.get_mut(at)? = b'\\';
+            at += 1;
+            // The byte to escape and those after it, stored next.
+            from = w >> (8 * k);
+            done = k;
+            hits &= hits - 1;
+        }
+        room.get_mut(at..at + 8)?
+            .copy_from_slice(&from.to_le_bytes());
+        at += last - done;
+        Some(())
+    };
+    for word in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        put(u64::from_le_bytes(w), 8)?;
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        // Padded with spaces (plain), which are then not counted.
+        let mut w = [b' '; 8];
+        w.get_mut(..tail.len())?.copy_from_slice(tail);
+        put(u64::from_le_bytes(w), tail.len())?;
+    }
+    out.truncate(start + at);
+    Some(())
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// `out` back to `start`, then `text` escaped by serde_json (which writes
 /// control characters as `\n`, `\u001f` and the like).
