@@ -615,14 +615,10 @@ impl RunStamp {
                 .all(|(rel, (stamp, _))| FileStamp::read(&out.join(rel)) == Some(*stamp))
     }
 
-    /// The output files as this run left them, for [`crate::output::write_known`].
-    pub fn known(&self) -> Known {
-        Known(
-            self.outputs
-                .iter()
-                .map(|(rel, (stamp, d))| (rel.clone(), (*stamp, *d)))
-                .collect(),
-        )
+    /// The output files as this run left them, for [`crate::output::write_known`]
+    /// (their paths moved, not copied: the stamp is done with once a run starts).
+    pub fn into_known(self) -> Known {
+        Known(self.outputs.into_iter().collect())
     }
 
     /// Records the output directory `out` as it is after writing `written`
@@ -636,23 +632,31 @@ impl RunStamp {
         written: impl Iterator<Item = (&'a str, Option<Digest>, Option<FileStamp>)>,
     ) -> bool {
         let mut dirs = BTreeMap::new();
+        // Files come directory by directory: one whose directory is the last
+        // one's has nothing to add.
+        let mut last_dir = None;
         for (rel, digest, known) in written {
             let stamp = known.or_else(|| FileStamp::read(&out.join(rel)));
             let (Some(stamp), Some(digest)) = (stamp, digest) else {
                 return false;
             };
             self.outputs.insert(rel.to_owned(), (stamp, digest));
-            let mut parent = Path::new(rel).parent();
-            while let Some(p) = parent {
-                let key = p.to_string_lossy().replace('\\', "/");
-                if dirs.contains_key(&key) {
+            // Relative paths of generated files are `/`-separated; `""` is the top.
+            let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+            if last_dir == Some(dir) {
+                continue;
+            }
+            last_dir = Some(dir);
+            let mut next = Some(dir);
+            while let Some(d) = next {
+                if dirs.contains_key(d) {
                     break;
                 }
-                match std::fs::metadata(out.join(p)) {
-                    Ok(m) => dirs.insert(key, FileStamp::of(&m)),
+                match std::fs::metadata(out.join(d)) {
+                    Ok(m) => dirs.insert(d.to_owned(), FileStamp::of(&m)),
                     Err(_) => return false,
                 };
-                parent = p.parent();
+                next = (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p));
             }
         }
         self.dirs = dirs;

@@ -558,7 +558,7 @@ impl Generator {
         // here on makes the stamp stale, never wrongly fresh.
         let mut stamp = self.stamp_of(&cache, config, &loaded, found);
         let cached = keys.as_ref().map(|k| (&cache as &dyn emit::RenderCache, k));
-        let known = previous.map(|p| p.known()).unwrap_or_default();
+        let known = previous.map(RunStamp::into_known).unwrap_or_default();
         let done = self.render_into(out, known, &mut timings, loaded, cached);
         cache.flush();
         let (done, stream) = match done {
