@@ -47,7 +47,7 @@ pub struct Parsed<'a> {
 
 impl<'a> Json<'a> {
     /// Reads JSON text (serde_json's grammar and nesting limit): most text
-    /// by a reader of its own (see [`Reader`]), the rest by serde_json.
+    /// by a reader of its own (`Reader`, crate-private), the rest by serde_json.
     pub fn parse(text: &'a str) -> Result<Parsed<'a>, serde_json::Error> {
         let mut r = Reader::new(text);
         if let Some(json) = r.value().filter(|_| r.at_end()) {
@@ -268,11 +268,16 @@ pub(crate) fn first_special(bytes: &[u8]) -> Option<usize> {
             .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
     }
     let last = word(bytes.get(len - 8..)?);
-    // Only bytes above a special one can be taken for one (see `hits`), and
+    // Only bytes above a special one can be taken for one ([`special_hits`]), and
     // the masked ones are clean: the lowest hit left is exact.
     let hits = special_hits(last) & (u64::MAX << (8 * (8 - (len - at))));
     (hits != 0).then(|| len - 8 + hits.trailing_zeros() as usize / 8)
 }
+
+/// Every byte 1, and every byte's high bit: the masks of the word-at-a-time
+/// tests here and in [`crate::server`]'s escaping.
+pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
+pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// Eight bytes as a word, the first the lowest (`w` holds eight).
 #[inline]
@@ -295,8 +300,6 @@ pub(crate) fn specials(x: u64) -> Option<usize> {
 /// marked too, by the borrow), which is all that is asked of it.
 #[inline]
 fn special_hits(x: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     // The high bit of each byte of `x` that is below `n` (n <= 128).
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
     below(x, 0x20)

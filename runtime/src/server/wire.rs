@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::ToolOutput;
 use super::mcp::mcp_error_result;
 use crate::error::ToolError;
+use crate::json::{HIGH, ONES};
 
 /// Which dialect a call came in, which decides how it is answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -284,9 +285,6 @@ fn escape_words(out: &mut Vec<u8>, rest: &[u8]) -> Option<()> {
     out.truncate(start + at);
     Some(())
 }
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// `out` back to `start`, then `text` escaped by serde_json (which writes
 /// control characters as `\n`, `\u001f` and the like).
