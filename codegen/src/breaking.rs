@@ -188,7 +188,6 @@ pub fn compare_rust_serde(
         }
         let place = |s: &ToolSet| s.rust_serde.as_ref().map(|r| r.loc).or(s.manifest);
         let Some(at) = place(new_set) else { continue };
-        cx.tool = String::new();
         cx.policy = Some(&new_set.breaking);
         let mut d = Diagnostic::at(
             &rule::BREAKING_RUST_SERDE_NARROWED,

@@ -632,6 +632,8 @@ impl RunStamp {
         written: impl Iterator<Item = (&'a str, Option<Digest>, Option<FileStamp>)>,
     ) -> bool {
         let mut dirs = BTreeMap::new();
+        // Relative paths of generated files are `/`-separated; `""` is the top.
+        let parent = |rel: &'a str| rel.rsplit_once('/').map_or("", |(d, _)| d);
         // Files come directory by directory: one whose directory is the last
         // one's has nothing to add.
         let mut last_dir = None;
@@ -641,8 +643,7 @@ impl RunStamp {
                 return false;
             };
             self.outputs.insert(rel.to_owned(), (stamp, digest));
-            // Relative paths of generated files are `/`-separated; `""` is the top.
-            let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+            let dir = parent(rel);
             if last_dir == Some(dir) {
                 continue;
             }
@@ -656,7 +657,7 @@ impl RunStamp {
                     Ok(m) => dirs.insert(d.to_owned(), FileStamp::of(&m)),
                     Err(_) => return false,
                 };
-                next = (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p));
+                next = (!d.is_empty()).then(|| parent(d));
             }
         }
         self.dirs = dirs;

@@ -281,7 +281,7 @@ pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
 
 /// Eight bytes as a word, the first the lowest (`w` holds eight).
 #[inline]
-fn word(w: &[u8]) -> u64 {
+pub(crate) fn word(w: &[u8]) -> u64 {
     let mut b = [0u8; 8];
     b.copy_from_slice(w);
     u64::from_le_bytes(b)

@@ -270,10 +270,8 @@ fn escape_words(out: &mut Vec<u8>, rest: &[u8]) -> Option<()> {
         at += last - done;
         Some(())
     };
-    for word in &mut words {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(word);
-        put(u64::from_le_bytes(w), 8)?;
+    for w in &mut words {
+        put(crate::json::word(w), 8)?;
     }
     let tail = words.remainder();
     if !tail.is_empty() {
