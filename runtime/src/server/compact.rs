@@ -21,6 +21,144 @@ pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String> {
     }
 }
 
+/// `value` as compact JSON text (as [`to_string`] writes it) and that text
+/// escaped as the contents of a JSON string (as [`write_escaped`] escapes
+/// it), both written in one pass: MCP's `text` item without reading the
+/// text again. The escaped copy differs only where a string is: its quotes
+/// and the backslashes of its escapes get one more backslash each. A value
+/// left to serde_json has no copy (`None`): the answer escapes its text.
+pub(crate) fn to_string_and_text<T: Serialize + ?Sized>(
+    value: &T,
+) -> Result<(String, Option<Vec<u8>>)> {
+    let mut twin = Twin {
+        json: Vec::with_capacity(256),
+        text: Vec::with_capacity(320),
+        lost: false,
+    };
+    if value.serialize(Writer { out: &mut twin }).is_ok() && !twin.lost {
+        // Only valid UTF-8 is written: text from `&str`s and ASCII (the
+        // escaped copy is then valid too: it only has more backslashes).
+        if let Ok(json) = String::from_utf8(twin.json) {
+            return Ok((json, Some(twin.text)));
+        }
+    }
+    Ok((serde_json::to_string(value)?, None))
+}
+
+/// Where the writer's JSON goes: one text ([`Vec<u8>`]), or the text and
+/// its escaped copy ([`Twin`]). Generic, so that a text alone pays nothing
+/// for the copy.
+trait Sink {
+    /// Bytes that read the same escaped: punctuation, literals.
+    fn plain(&mut self, bytes: &[u8]);
+    /// One such byte.
+    fn byte(&mut self, b: u8);
+    /// A quote (around an integer written as a map key).
+    fn quote(&mut self);
+    /// A string, quoted and escaped.
+    fn string(&mut self, s: &str);
+    /// A number, written by `write` (serde_json's formatter).
+    fn number(
+        &mut self,
+        write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+    ) -> std::io::Result<()>;
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn plain(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.push(b);
+    }
+    #[inline]
+    fn quote(&mut self) {
+        self.push(b'"');
+    }
+    #[inline]
+    fn string(&mut self, s: &str) {
+        self.push(b'"');
+        write_escaped(self, s);
+        self.push(b'"');
+    }
+    #[inline]
+    fn number(
+        &mut self,
+        write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        write(self)
+    }
+}
+
+/// A JSON text and, beside it, the same text escaped as a string's contents.
+struct Twin {
+    json: Vec<u8>,
+    text: Vec<u8>,
+    /// Set should the escaped copy miss something (it cannot): then it is
+    /// escaped from the finished text instead.
+    lost: bool,
+}
+
+impl Sink for Twin {
+    #[inline]
+    fn plain(&mut self, bytes: &[u8]) {
+        self.json.extend_from_slice(bytes);
+        self.text.extend_from_slice(bytes);
+    }
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.json.push(b);
+        self.text.push(b);
+    }
+    #[inline]
+    fn quote(&mut self) {
+        self.json.push(b'"');
+        self.text.extend_from_slice(b"\\\"");
+    }
+    #[inline]
+    fn string(&mut self, s: &str) {
+        let bytes = s.as_bytes();
+        if crate::json::first_special(bytes).is_none() {
+            // Nothing to escape, once or twice (most strings).
+            self.json.reserve(bytes.len() + 2);
+            self.json.push(b'"');
+            self.json.extend_from_slice(bytes);
+            self.json.push(b'"');
+            self.text.reserve(bytes.len() + 4);
+            self.text.extend_from_slice(b"\\\"");
+            self.text.extend_from_slice(bytes);
+            self.text.extend_from_slice(b"\\\"");
+        } else {
+            self.json.push(b'"');
+            let start = self.json.len();
+            write_escaped(&mut self.json, s);
+            let written = self.json.get(start..).unwrap_or_default();
+            self.text.extend_from_slice(b"\\\"");
+            // Escapes are ASCII: what was written is text as `s` is.
+            match std::str::from_utf8(written) {
+                Ok(w) => write_escaped(&mut self.text, w),
+                Err(_) => self.lost = true,
+            }
+            self.json.push(b'"');
+            self.text.extend_from_slice(b"\\\"");
+        }
+    }
+    #[inline]
+    fn number(
+        &mut self,
+        write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let start = self.json.len();
+        write(&mut self.json)?;
+        // Digits, signs, `.` and `e`: the same escaped.
+        self.text
+            .extend_from_slice(self.json.get(start..).unwrap_or_default());
+        Ok(())
+    }
+}
+
 /// Gives up: serde_json writes the value instead.
 fn unsupported() -> serde_json::Error {
     ser::Error::custom("left to serde_json")
@@ -28,29 +166,27 @@ fn unsupported() -> serde_json::Error {
 
 type Result<T = ()> = std::result::Result<T, serde_json::Error>;
 
-struct Writer<'o> {
-    out: &'o mut Vec<u8>,
+struct Writer<'o, S: Sink> {
+    out: &'o mut S,
 }
 
-impl<'o> Writer<'o> {
+impl<'o, S: Sink> Writer<'o, S> {
     fn string(&mut self, s: &str) {
-        self.out.push(b'"');
-        write_escaped(self.out, s);
-        self.out.push(b'"');
+        self.out.string(s);
     }
 
     /// `{"variant":` and `open`: a variant's array or object, which `close` ends.
-    fn variant(mut self, variant: &str, open: &[u8], close: &'static [u8]) -> Compound<'o> {
-        self.out.push(b'{');
+    fn variant(mut self, variant: &str, open: &[u8], close: &'static [u8]) -> Compound<'o, S> {
+        self.out.byte(b'{');
         self.string(variant);
-        self.out.push(b':');
-        self.out.extend_from_slice(open);
+        self.out.byte(b':');
+        self.out.plain(open);
         Compound::new(self.out, close)
     }
 
     /// A number, by serde_json's formatter (writing to a `Vec` cannot fail).
     fn number(&mut self, write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Result {
-        write(self.out).map_err(serde_json::Error::io)
+        self.out.number(write).map_err(serde_json::Error::io)
     }
 }
 
@@ -62,20 +198,19 @@ macro_rules! numbers {
     };
 }
 
-impl<'o> ser::Serializer for Writer<'o> {
+impl<'o, S: Sink> ser::Serializer for Writer<'o, S> {
     type Ok = ();
     type Error = serde_json::Error;
-    type SerializeSeq = Compound<'o>;
-    type SerializeTuple = Compound<'o>;
-    type SerializeTupleStruct = Compound<'o>;
-    type SerializeTupleVariant = Compound<'o>;
-    type SerializeMap = Compound<'o>;
-    type SerializeStruct = Compound<'o>;
-    type SerializeStructVariant = Compound<'o>;
+    type SerializeSeq = Compound<'o, S>;
+    type SerializeTuple = Compound<'o, S>;
+    type SerializeTupleStruct = Compound<'o, S>;
+    type SerializeTupleVariant = Compound<'o, S>;
+    type SerializeMap = Compound<'o, S>;
+    type SerializeStruct = Compound<'o, S>;
+    type SerializeStructVariant = Compound<'o, S>;
 
     fn serialize_bool(self, v: bool) -> Result {
-        self.out
-            .extend_from_slice(if v { b"true" } else { b"false" });
+        self.out.plain(if v { b"true" } else { b"false" });
         Ok(())
     }
 
@@ -134,7 +269,7 @@ impl<'o> ser::Serializer for Writer<'o> {
     }
 
     fn serialize_unit(self) -> Result {
-        self.out.extend_from_slice(b"null");
+        self.out.plain(b"null");
         Ok(())
     }
 
@@ -157,24 +292,24 @@ impl<'o> ser::Serializer for Writer<'o> {
         variant: &'static str,
         value: &T,
     ) -> Result {
-        self.out.push(b'{');
+        self.out.byte(b'{');
         self.string(variant);
-        self.out.push(b':');
+        self.out.byte(b':');
         value.serialize(Writer { out: self.out })?;
-        self.out.push(b'}');
+        self.out.byte(b'}');
         Ok(())
     }
 
-    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'o>> {
-        self.out.push(b'[');
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'o, S>> {
+        self.out.byte(b'[');
         Ok(Compound::new(self.out, b"]"))
     }
 
-    fn serialize_tuple(self, len: usize) -> Result<Compound<'o>> {
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'o, S>> {
         self.serialize_seq(Some(len))
     }
 
-    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Compound<'o>> {
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Compound<'o, S>> {
         self.serialize_seq(Some(len))
     }
 
@@ -184,16 +319,16 @@ impl<'o> ser::Serializer for Writer<'o> {
         _: u32,
         variant: &'static str,
         _: usize,
-    ) -> Result<Compound<'o>> {
+    ) -> Result<Compound<'o, S>> {
         Ok(self.variant(variant, b"[", b"]}"))
     }
 
-    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'o>> {
-        self.out.push(b'{');
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'o, S>> {
+        self.out.byte(b'{');
         Ok(Compound::new(self.out, b"}"))
     }
 
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'o>> {
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'o, S>> {
         // serde_json's raw values and exact numbers serialize as structs of
         // its own, which only its serializer understands.
         if name.starts_with("$serde_json::") {
@@ -208,20 +343,20 @@ impl<'o> ser::Serializer for Writer<'o> {
         _: u32,
         variant: &'static str,
         _: usize,
-    ) -> Result<Compound<'o>> {
+    ) -> Result<Compound<'o, S>> {
         Ok(self.variant(variant, b"{", b"}}"))
     }
 }
 
 /// An array or object being written: a comma before every member but the first.
-struct Compound<'o> {
-    out: &'o mut Vec<u8>,
+struct Compound<'o, S: Sink> {
+    out: &'o mut S,
     first: bool,
     close: &'static [u8],
 }
 
-impl<'o> Compound<'o> {
-    fn new(out: &'o mut Vec<u8>, close: &'static [u8]) -> Compound<'o> {
+impl<'o, S: Sink> Compound<'o, S> {
+    fn new(out: &'o mut S, close: &'static [u8]) -> Compound<'o, S> {
         Compound {
             out,
             first: true,
@@ -231,7 +366,7 @@ impl<'o> Compound<'o> {
 
     fn comma(&mut self) {
         if !std::mem::replace(&mut self.first, false) {
-            self.out.push(b',');
+            self.out.byte(b',');
         }
     }
 
@@ -243,19 +378,19 @@ impl<'o> Compound<'o> {
     fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result {
         self.comma();
         Writer { out: self.out }.string(key);
-        self.out.push(b':');
+        self.out.byte(b':');
         value.serialize(Writer { out: self.out })
     }
 
     fn end(self) -> Result {
-        self.out.extend_from_slice(self.close);
+        self.out.plain(self.close);
         Ok(())
     }
 }
 
 macro_rules! sequence {
     ($($trait:ident: $method:ident),* $(,)?) => {
-        $(impl ser::$trait for Compound<'_> {
+        $(impl<S: Sink> ser::$trait for Compound<'_, S> {
             type Ok = ();
             type Error = serde_json::Error;
 
@@ -279,7 +414,7 @@ sequence!(
 
 macro_rules! fields {
     ($($trait:ident),* $(,)?) => {
-        $(impl ser::$trait for Compound<'_> {
+        $(impl<S: Sink> ser::$trait for Compound<'_, S> {
             type Ok = ();
             type Error = serde_json::Error;
 
@@ -300,14 +435,14 @@ macro_rules! fields {
 
 fields!(SerializeStruct, SerializeStructVariant);
 
-impl ser::SerializeMap for Compound<'_> {
+impl<S: Sink> ser::SerializeMap for Compound<'_, S> {
     type Ok = ();
     type Error = serde_json::Error;
 
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result {
         self.comma();
         key.serialize(Key { out: self.out })?;
-        self.out.push(b':');
+        self.out.byte(b':');
         Ok(())
     }
 
@@ -322,16 +457,16 @@ impl ser::SerializeMap for Compound<'_> {
 
 /// A map key: a string, or an integer written as one; anything else is left
 /// to serde_json.
-struct Key<'o> {
-    out: &'o mut Vec<u8>,
+struct Key<'o, S: Sink> {
+    out: &'o mut S,
 }
 
 macro_rules! integer_keys {
     ($($method:ident: $t:ty),* $(,)?) => {
         $(fn $method(self, v: $t) -> Result {
-            self.out.push(b'"');
+            self.out.quote();
             Writer { out: self.out }.$method(v)?;
-            self.out.push(b'"');
+            self.out.quote();
             Ok(())
         })*
     };
@@ -345,7 +480,7 @@ macro_rules! refused_keys {
     };
 }
 
-impl ser::Serializer for Key<'_> {
+impl<S: Sink> ser::Serializer for Key<'_, S> {
     type Ok = ();
     type Error = serde_json::Error;
     type SerializeSeq = Impossible<(), serde_json::Error>;
@@ -524,5 +659,61 @@ mod tests {
             to_string(&bool_keys).ok(),
             serde_json::to_string(&bool_keys).ok()
         );
+    }
+
+    /// The text and its escaped copy written in one pass: the text is what
+    /// [`to_string`] writes, the copy what escaping the text gives.
+    fn written_twice<T: Serialize + ?Sized>(value: &T) -> Option<Vec<u8>> {
+        let (json, text) = to_string_and_text(value).ok()?;
+        assert_eq!(Some(&json), to_string(value).ok().as_ref());
+        let mut escaped = Vec::new();
+        write_escaped(&mut escaped, &json);
+        if let Some(text) = &text {
+            assert_eq!(*text, escaped, "{json}");
+        }
+        text
+    }
+
+    #[test]
+    fn the_escaped_copy_is_the_text_escaped() {
+        let s = S {
+            quoted: "tab\there \u{1} \"q\" \\ é \u{7f} 𝄞",
+            chars: ['"', '\\'],
+            ints: (-8, i128::MIN, u128::MAX, u64::MAX),
+            floats: [0.1, -0.0, 1e300, f64::NAN, f64::INFINITY],
+            small: 1.5,
+            es: [
+                E::Unit,
+                E::New(3),
+                E::Tuple(1, "\"t\""),
+                E::Struct { a: Some(2.0) },
+            ],
+            keys: BTreeMap::from([(-1, true), (2, false)]),
+            value: json!({"b\"": [1, 2.5, null, "s\n\\"], "a": {"\u{1f}": "\u{1f}"}}),
+            bytes: b"ab",
+            unit: (),
+            none: None,
+        };
+        assert!(written_twice(&s).is_some());
+        // Every string of up to four characters from a plain letter, the two
+        // that take a backslash, a wide one and a control character, as a
+        // key and as a value.
+        let alphabet = ['a', '"', '\\', 'é', '\u{8}'];
+        let mut strings = vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = strings
+                .iter()
+                .filter(|s| s.chars().count() == strings.last().map_or(0, |l| l.chars().count()))
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+                .collect();
+            strings.extend(longer);
+        }
+        assert_eq!(strings.len(), 1 + 5 + 25 + 125 + 625);
+        for s in &strings {
+            assert!(written_twice(&BTreeMap::from([(s.as_str(), s.as_str())])).is_some());
+        }
+        // What serde_json writes has no copy: the answer escapes its text.
+        let raw = serde_json::value::RawValue::from_string("{\"r\": \"\\\"\"}".into()).ok();
+        assert_eq!(written_twice(&raw), None);
     }
 }

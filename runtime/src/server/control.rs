@@ -150,22 +150,33 @@ pub(crate) struct CallControl {
     on_cancel: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
     /// Where the handler's requests to the client go, when it can be asked.
     pub(crate) client: std::sync::OnceLock<Arc<super::client::ClientRequests>>,
+    /// The call is answered as MCP (see [`super::Call`]'s `text_item`).
+    pub(crate) text_item: bool,
 }
 
 impl CallControl {
+    /// A call finished by `completion`; `text_item`: it is answered as MCP.
     pub(crate) fn new(
         completion: Completion,
         progress: Option<(Value, Arc<dyn Outbox>)>,
+        text_item: bool,
     ) -> Arc<CallControl> {
-        CallControl::finished_by(Finish::Run(completion), progress)
+        CallControl::finished_by(Finish::Run(completion), progress, text_item)
     }
 
     /// A call whose result a thread waits for ([`CallControl::wait`]).
-    pub(crate) fn waited(progress: Option<(Value, Arc<dyn Outbox>)>) -> Arc<CallControl> {
-        CallControl::finished_by(Finish::Keep, progress)
+    pub(crate) fn waited(
+        progress: Option<(Value, Arc<dyn Outbox>)>,
+        text_item: bool,
+    ) -> Arc<CallControl> {
+        CallControl::finished_by(Finish::Keep, progress, text_item)
     }
 
-    fn finished_by(finish: Finish, progress: Option<(Value, Arc<dyn Outbox>)>) -> Arc<CallControl> {
+    fn finished_by(
+        finish: Finish,
+        progress: Option<(Value, Arc<dyn Outbox>)>,
+        text_item: bool,
+    ) -> Arc<CallControl> {
         Arc::new(CallControl {
             cancelled: AtomicBool::new(false),
             phase: AtomicU8::new(phase::QUEUED),
@@ -174,6 +185,7 @@ impl CallControl {
             progress,
             on_cancel: Mutex::new(Vec::new()),
             client: std::sync::OnceLock::new(),
+            text_item,
         })
     }
 

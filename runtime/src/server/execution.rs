@@ -63,6 +63,8 @@ struct Waited {
     progress: Option<(Value, Arc<dyn Outbox>)>,
     client: Option<Arc<super::client::ClientRequests>>,
     wait_when_full: bool,
+    /// The call is answered as MCP (see [`Call`]'s `text_item`).
+    text_item: bool,
 }
 
 /// A call's arguments as read off the wire.
@@ -131,13 +133,14 @@ impl Server {
             progress,
             client,
             wait_when_full,
+            text_item,
         } = waited;
         if self.execution == Execution::Inline && progress.is_none() {
             // Nothing can cancel an inline call (it is not in flight on any
             // connection) or hear its progress: no control to make.
-            return self.run_inline(entry, args, Call::new());
+            return self.run_inline(entry, args, Call::answered_as(text_item));
         }
-        let control = CallControl::waited(progress);
+        let control = CallControl::waited(progress, text_item);
         if let Some(client) = client {
             let _ = control.client.set(client);
         }
@@ -270,6 +273,7 @@ impl Server {
                     progress,
                     client: session.client.clone(),
                     wait_when_full: session.wait_when_full,
+                    text_item: dialect != Dialect::Envelope,
                 };
                 let result = self.run_and_wait(&entry, args, waited);
                 return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
@@ -291,7 +295,7 @@ impl Server {
             out.send(Outgoing::Response(text));
             drop(unsent);
         });
-        let control = CallControl::new(completion, progress);
+        let control = CallControl::new(completion, progress, dialect != Dialect::Envelope);
         if let Some(client) = &session.client {
             let _ = control.client.set(client.clone());
         }

@@ -655,6 +655,67 @@ mod tests {
         }
     }
 
+    /// A typed output of an MCP call is written with its escaped copy beside
+    /// it: the answer is what escaping the finished text gives, byte for
+    /// byte, inline and on a worker, with and without a progress token (a
+    /// call with a control of its own).
+    #[test]
+    fn a_typed_mcp_answer_copies_the_text_written_beside_the_output() {
+        let output = BTreeMap::from([
+            ("q\"k".to_owned(), "é\"\\\n\u{1} 𝄞".to_owned()),
+            ("a".to_owned(), "plain".to_owned()),
+        ]);
+        let d = |id: &str| ToolDescriptor {
+            id: id.into(),
+            name: id.into(),
+            description: String::new(),
+            category: "scene".into(),
+            safety_level: "read-only".into(),
+            tier: "core".into(),
+            input_schema: json!({"type": "object"}),
+            output_schema: None,
+            timeout: Some(DEFAULT_TIMEOUT),
+            requires_approval: false,
+            notes: None,
+            listing: None,
+        };
+        for execution in [Execution::Inline, Execution::Worker] {
+            let o = output.clone();
+            let typed: TypedHandler = Arc::new(move |call, arguments| {
+                typed_call("t.typed", call, arguments, |_, _: Map<String, Value>| {
+                    Ok(o.clone())
+                })
+            });
+            let v = json!(output);
+            let plain: Handler = Arc::new(move |_, _| Ok(ToolOutput::new(v.clone())));
+            let s = empty()
+                .execution(execution)
+                .typed_tool(d("t.typed"), typed)
+                .and_then(|s| s.tool(d("t.plain"), plain))
+                .unwrap_or_else(|e| panic!("{e}"));
+            for meta in ["", r#","_meta":{"progressToken":"p"}"#] {
+                let call = |name: &str| {
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{{}}{meta}}}}}"#
+                    )
+                };
+                let typed = s.handle(&mut Session::default(), call("t.typed").as_bytes());
+                let plain = s.handle(&mut Session::default(), call("t.plain").as_bytes());
+                assert!(typed.is_some() && typed == plain, "{execution:?} {meta}");
+                let answer: Value =
+                    serde_json::from_slice(&typed.unwrap_or_default()).unwrap_or_default();
+                let text = answer["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap_or_default();
+                assert_eq!(
+                    serde_json::from_str::<Value>(text).ok(),
+                    Some(json!(output))
+                );
+                assert_eq!(answer["result"]["structuredContent"], json!(output));
+            }
+        }
+    }
+
     #[test]
     fn register_tools_pairs_descriptors_with_calls() {
         fn answer(n: &u8, _: Call, _: Arguments<'_>) -> Result<ToolOutput, ToolError> {

@@ -515,13 +515,13 @@ mod tests {
         // A busy server: a hundred thousand calls, each gone when the next
         // starts, eight still running throughout.
         let running: Vec<_> = (0..8)
-            .map(|_| CallControl::new(Box::new(|_| {}), None))
+            .map(|_| CallControl::new(Box::new(|_| {}), None, false))
             .collect();
         for c in &running {
             w.watch(Instant::now() + limit, c, &slow, limit);
         }
         for _ in 0..100_000 {
-            let c = CallControl::new(Box::new(|_| {}), None);
+            let c = CallControl::new(Box::new(|_| {}), None, false);
             w.watch(Instant::now() + limit, &c, &fast, limit);
         }
         let d = lock(&w.deadlines);

@@ -38,17 +38,30 @@ pub struct ToolDescriptor {
 /// The output is held as the compact JSON text it goes out as (object keys in
 /// sorted order, or a typed output's order), so that a response copies it
 /// instead of serializing it again.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct ToolOutput {
     pub(super) output: String,
+    /// `output` escaped as the contents of a JSON string, when it was written
+    /// beside it (a typed output of an MCP call, see
+    /// [`super::compact::to_string_and_text`]): MCP's `text` item, copied.
+    pub(super) text: Option<Vec<u8>>,
     /// Partial results, best-effort limits, performance notes.
     pub diagnostics: Vec<String>,
+}
+
+/// Outputs are equal when their text and diagnostics are (the escaped copy
+/// follows from the text).
+impl PartialEq for ToolOutput {
+    fn eq(&self, other: &ToolOutput) -> bool {
+        self.output == other.output && self.diagnostics == other.diagnostics
+    }
 }
 
 impl ToolOutput {
     pub fn new(output: Value) -> ToolOutput {
         ToolOutput {
             output: raw_json(&output),
+            text: None,
             diagnostics: Vec::new(),
         }
     }
@@ -61,6 +74,20 @@ impl ToolOutput {
     ) -> Result<ToolOutput, serde_json::Error> {
         Ok(ToolOutput {
             output: super::compact::to_string(output)?,
+            text: None,
+            diagnostics: Vec::new(),
+        })
+    }
+
+    /// As [`ToolOutput::from_typed`], with the output's escaped copy for
+    /// MCP's `text` item written in the same pass.
+    fn from_typed_with_text<T: serde::Serialize + ?Sized>(
+        output: &T,
+    ) -> Result<ToolOutput, serde_json::Error> {
+        let (output, text) = super::compact::to_string_and_text(output)?;
+        Ok(ToolOutput {
+            output,
+            text,
             diagnostics: Vec::new(),
         })
     }
@@ -93,6 +120,9 @@ fn raw_json(value: &Value) -> String {
 pub struct Call {
     diagnostics: Vec<String>,
     control: Option<Arc<CallControl>>,
+    /// The call came in as MCP, whose answer holds the output twice (see
+    /// [`ToolOutput::text`]): a typed output is written both ways at once.
+    text_item: bool,
 }
 
 impl std::fmt::Debug for Call {
@@ -114,7 +144,16 @@ impl Call {
     pub(crate) fn controlled(control: Arc<CallControl>) -> Call {
         Call {
             diagnostics: Vec::new(),
+            text_item: control.text_item,
             control: Some(control),
+        }
+    }
+
+    /// A call that nothing controls, answered as MCP (`text_item`) or not.
+    pub(crate) fn answered_as(text_item: bool) -> Call {
+        Call {
+            text_item,
+            ..Call::default()
         }
     }
 
@@ -181,7 +220,12 @@ impl Call {
         self,
         output: &T,
     ) -> Result<ToolOutput, serde_json::Error> {
-        Ok(self.finish_with(ToolOutput::from_typed(output)?))
+        let output = if self.text_item {
+            ToolOutput::from_typed_with_text(output)?
+        } else {
+            ToolOutput::from_typed(output)?
+        };
+        Ok(self.finish_with(output))
     }
 
     fn finish_with(self, mut output: ToolOutput) -> ToolOutput {

@@ -146,7 +146,10 @@ pub(super) fn write_mcp_result(
         out.extend_from_slice(b"},");
     }
     out.extend_from_slice(b"\"content\":[{\"text\":\"");
-    write_escaped(out, o.output_json());
+    match &o.text {
+        Some(text) => out.extend_from_slice(text),
+        None => write_escaped(out, o.output_json()),
+    }
     out.extend_from_slice(b"\",\"type\":\"text\"}");
     for d in &o.diagnostics {
         out.extend_from_slice(b",{\"text\":");
