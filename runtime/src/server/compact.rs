@@ -13,10 +13,9 @@ use super::wire::write_escaped;
 
 /// `value` as compact JSON text, exactly as `serde_json::to_string` writes it.
 pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String> {
-    let mut out = Vec::with_capacity(256);
+    let mut out = String::with_capacity(256);
     match value.serialize(Writer { out: &mut out }) {
-        // Only valid UTF-8 is written: text from `&str`s and ASCII.
-        Ok(()) => String::from_utf8(out).or_else(|_| serde_json::to_string(value)),
+        Ok(()) => Ok(out),
         Err(_) => serde_json::to_string(value),
     }
 }
@@ -29,133 +28,112 @@ pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String> {
 /// left to serde_json has no copy (`None`): the answer escapes its text.
 pub(crate) fn to_string_and_text<T: Serialize + ?Sized>(
     value: &T,
-) -> Result<(String, Option<Vec<u8>>)> {
+) -> Result<(String, Option<String>)> {
     let mut twin = Twin {
-        json: Vec::with_capacity(256),
-        text: Vec::with_capacity(320),
-        lost: false,
+        json: String::with_capacity(256),
+        text: String::with_capacity(320),
     };
-    if value.serialize(Writer { out: &mut twin }).is_ok() && !twin.lost {
-        // Only valid UTF-8 is written: text from `&str`s and ASCII (the
-        // escaped copy is then valid too: it only has more backslashes).
-        if let Ok(json) = String::from_utf8(twin.json) {
-            return Ok((json, Some(twin.text)));
-        }
+    match value.serialize(Writer { out: &mut twin }) {
+        Ok(()) => Ok((twin.json, Some(twin.text))),
+        Err(_) => Ok((serde_json::to_string(value)?, None)),
     }
-    Ok((serde_json::to_string(value)?, None))
 }
 
-/// Where the writer's JSON goes: one text ([`Vec<u8>`]), or the text and
-/// its escaped copy ([`Twin`]). Generic, so that a text alone pays nothing
-/// for the copy.
+/// Where the writer's JSON goes: one text ([`String`]), or the text and its
+/// escaped copy ([`Twin`]). Generic, so that a text alone pays nothing for
+/// the copy. Everything is written as `&str` (no check of the finished text
+/// for UTF-8).
 trait Sink {
-    /// Bytes that read the same escaped: punctuation, literals.
-    fn plain(&mut self, bytes: &[u8]);
-    /// One such byte.
+    /// Text that reads the same escaped: punctuation, literals, numbers.
+    fn plain(&mut self, text: &str);
+    /// One such character (ASCII).
     fn byte(&mut self, b: u8);
     /// A quote (around an integer written as a map key).
     fn quote(&mut self);
     /// A string, quoted and escaped.
     fn string(&mut self, s: &str);
-    /// A number, written by `write` (serde_json's formatter).
-    fn number(
-        &mut self,
-        write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
-    ) -> std::io::Result<()>;
 }
 
-impl Sink for Vec<u8> {
+impl Sink for String {
     #[inline]
-    fn plain(&mut self, bytes: &[u8]) {
-        self.extend_from_slice(bytes);
+    fn plain(&mut self, text: &str) {
+        self.push_str(text);
     }
     #[inline]
     fn byte(&mut self, b: u8) {
-        self.push(b);
+        self.push(char::from(b));
     }
     #[inline]
     fn quote(&mut self) {
-        self.push(b'"');
+        self.push('"');
     }
     #[inline]
     fn string(&mut self, s: &str) {
-        self.push(b'"');
-        write_escaped(self, s);
-        self.push(b'"');
+        self.reserve(s.len() + 2);
+        self.push('"');
+        if crate::json::first_special(s.as_bytes()).is_none() {
+            self.push_str(s);
+        } else {
+            self.push_str(&escaped(s));
+        }
+        self.push('"');
     }
-    #[inline]
-    fn number(
-        &mut self,
-        write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        write(self)
-    }
+}
+
+/// The contents of a JSON string holding `s` (see [`write_escaped`]).
+fn escaped(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + s.len() / 8 + 8);
+    write_escaped(&mut out, s);
+    // Escapes are ASCII, so `out` is text as `s` is; serde_json's own
+    // escaping otherwise (the same text).
+    String::from_utf8(out).unwrap_or_else(|_| {
+        let quoted = serde_json::to_string(s).unwrap_or_default();
+        quoted
+            .get(1..quoted.len().saturating_sub(1))
+            .unwrap_or_default()
+            .to_owned()
+    })
 }
 
 /// A JSON text and, beside it, the same text escaped as a string's contents.
 struct Twin {
-    json: Vec<u8>,
-    text: Vec<u8>,
-    /// Set should the escaped copy miss something (it cannot): then it is
-    /// escaped from the finished text instead.
-    lost: bool,
+    json: String,
+    text: String,
 }
 
 impl Sink for Twin {
     #[inline]
-    fn plain(&mut self, bytes: &[u8]) {
-        self.json.extend_from_slice(bytes);
-        self.text.extend_from_slice(bytes);
+    fn plain(&mut self, text: &str) {
+        self.json.push_str(text);
+        self.text.push_str(text);
     }
     #[inline]
     fn byte(&mut self, b: u8) {
-        self.json.push(b);
-        self.text.push(b);
+        self.json.push(char::from(b));
+        self.text.push(char::from(b));
     }
     #[inline]
     fn quote(&mut self) {
-        self.json.push(b'"');
-        self.text.extend_from_slice(b"\\\"");
+        self.json.push('"');
+        self.text.push_str("\\\"");
     }
     #[inline]
     fn string(&mut self, s: &str) {
-        let bytes = s.as_bytes();
-        if crate::json::first_special(bytes).is_none() {
+        self.json.reserve(s.len() + 2);
+        self.text.reserve(s.len() + 4);
+        self.json.push('"');
+        self.text.push_str("\\\"");
+        if crate::json::first_special(s.as_bytes()).is_none() {
             // Nothing to escape, once or twice (most strings).
-            self.json.reserve(bytes.len() + 2);
-            self.json.push(b'"');
-            self.json.extend_from_slice(bytes);
-            self.json.push(b'"');
-            self.text.reserve(bytes.len() + 4);
-            self.text.extend_from_slice(b"\\\"");
-            self.text.extend_from_slice(bytes);
-            self.text.extend_from_slice(b"\\\"");
+            self.json.push_str(s);
+            self.text.push_str(s);
         } else {
-            self.json.push(b'"');
-            let start = self.json.len();
-            write_escaped(&mut self.json, s);
-            let written = self.json.get(start..).unwrap_or_default();
-            self.text.extend_from_slice(b"\\\"");
-            // Escapes are ASCII: what was written is text as `s` is.
-            match std::str::from_utf8(written) {
-                Ok(w) => write_escaped(&mut self.text, w),
-                Err(_) => self.lost = true,
-            }
-            self.json.push(b'"');
-            self.text.extend_from_slice(b"\\\"");
+            let once = escaped(s);
+            self.json.push_str(&once);
+            self.text.push_str(&escaped(&once));
         }
-    }
-    #[inline]
-    fn number(
-        &mut self,
-        write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
-        let start = self.json.len();
-        write(&mut self.json)?;
-        // Digits, signs, `.` and `e`: the same escaped.
-        self.text
-            .extend_from_slice(self.json.get(start..).unwrap_or_default());
-        Ok(())
+        self.json.push('"');
+        self.text.push_str("\\\"");
     }
 }
 
@@ -176,7 +154,7 @@ impl<'o, S: Sink> Writer<'o, S> {
     }
 
     /// `{"variant":` and `open`: a variant's array or object, which `close` ends.
-    fn variant(mut self, variant: &str, open: &[u8], close: &'static [u8]) -> Compound<'o, S> {
+    fn variant(mut self, variant: &str, open: &str, close: &'static str) -> Compound<'o, S> {
         self.out.byte(b'{');
         self.string(variant);
         self.out.byte(b':');
@@ -184,9 +162,18 @@ impl<'o, S: Sink> Writer<'o, S> {
         Compound::new(self.out, close)
     }
 
-    /// A number, by serde_json's formatter (writing to a `Vec` cannot fail).
-    fn number(&mut self, write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Result {
-        self.out.number(write).map_err(serde_json::Error::io)
+    /// A number, by serde_json's formatter, into room for the longest
+    /// (an `i128`'s 40 characters; a float's 24).
+    fn number(&mut self, write: impl FnOnce(&mut &mut [u8]) -> std::io::Result<()>) -> Result {
+        let mut room = [0u8; 48];
+        let mut rest = &mut room[..];
+        write(&mut rest).map_err(serde_json::Error::io)?;
+        let len = 48 - rest.len();
+        let digits = room.get(..len).unwrap_or_default();
+        // Digits, signs, `.` and `e`: ASCII.
+        let text = std::str::from_utf8(digits).map_err(|_| unsupported())?;
+        self.out.plain(text);
+        Ok(())
     }
 }
 
@@ -210,7 +197,7 @@ impl<'o, S: Sink> ser::Serializer for Writer<'o, S> {
     type SerializeStructVariant = Compound<'o, S>;
 
     fn serialize_bool(self, v: bool) -> Result {
-        self.out.plain(if v { b"true" } else { b"false" });
+        self.out.plain(if v { "true" } else { "false" });
         Ok(())
     }
 
@@ -269,7 +256,7 @@ impl<'o, S: Sink> ser::Serializer for Writer<'o, S> {
     }
 
     fn serialize_unit(self) -> Result {
-        self.out.plain(b"null");
+        self.out.plain("null");
         Ok(())
     }
 
@@ -302,7 +289,7 @@ impl<'o, S: Sink> ser::Serializer for Writer<'o, S> {
 
     fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'o, S>> {
         self.out.byte(b'[');
-        Ok(Compound::new(self.out, b"]"))
+        Ok(Compound::new(self.out, "]"))
     }
 
     fn serialize_tuple(self, len: usize) -> Result<Compound<'o, S>> {
@@ -320,12 +307,12 @@ impl<'o, S: Sink> ser::Serializer for Writer<'o, S> {
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'o, S>> {
-        Ok(self.variant(variant, b"[", b"]}"))
+        Ok(self.variant(variant, "[", "]}"))
     }
 
     fn serialize_map(self, _: Option<usize>) -> Result<Compound<'o, S>> {
         self.out.byte(b'{');
-        Ok(Compound::new(self.out, b"}"))
+        Ok(Compound::new(self.out, "}"))
     }
 
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'o, S>> {
@@ -344,7 +331,7 @@ impl<'o, S: Sink> ser::Serializer for Writer<'o, S> {
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'o, S>> {
-        Ok(self.variant(variant, b"{", b"}}"))
+        Ok(self.variant(variant, "{", "}}"))
     }
 }
 
@@ -352,11 +339,11 @@ impl<'o, S: Sink> ser::Serializer for Writer<'o, S> {
 struct Compound<'o, S: Sink> {
     out: &'o mut S,
     first: bool,
-    close: &'static [u8],
+    close: &'static str,
 }
 
 impl<'o, S: Sink> Compound<'o, S> {
-    fn new(out: &'o mut S, close: &'static [u8]) -> Compound<'o, S> {
+    fn new(out: &'o mut S, close: &'static str) -> Compound<'o, S> {
         Compound {
             out,
             first: true,
@@ -663,13 +650,13 @@ mod tests {
 
     /// The text and its escaped copy written in one pass: the text is what
     /// [`to_string`] writes, the copy what escaping the text gives.
-    fn written_twice<T: Serialize + ?Sized>(value: &T) -> Option<Vec<u8>> {
+    fn written_twice<T: Serialize + ?Sized>(value: &T) -> Option<String> {
         let (json, text) = to_string_and_text(value).ok()?;
         assert_eq!(Some(&json), to_string(value).ok().as_ref());
         let mut escaped = Vec::new();
         write_escaped(&mut escaped, &json);
         if let Some(text) = &text {
-            assert_eq!(*text, escaped, "{json}");
+            assert_eq!(text.as_bytes(), escaped, "{json}");
         }
         text
     }

@@ -44,7 +44,7 @@ pub struct ToolOutput {
     /// `output` escaped as the contents of a JSON string, when it was written
     /// beside it (a typed output of an MCP call, see
     /// [`super::compact::to_string_and_text`]): MCP's `text` item, copied.
-    pub(super) text: Option<Vec<u8>>,
+    pub(super) text: Option<String>,
     /// Partial results, best-effort limits, performance notes.
     pub diagnostics: Vec<String>,
 }

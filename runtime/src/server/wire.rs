@@ -147,7 +147,7 @@ pub(super) fn write_mcp_result(
     }
     out.extend_from_slice(b"\"content\":[{\"text\":\"");
     match &o.text {
-        Some(text) => out.extend_from_slice(text),
+        Some(text) => out.extend_from_slice(text.as_bytes()),
         None => write_escaped(out, o.output_json()),
     }
     out.extend_from_slice(b"\",\"type\":\"text\"}");
