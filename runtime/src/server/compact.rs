@@ -1,7 +1,9 @@
 //! Compact JSON text of a typed output, byte for byte what
 //! `serde_json::to_string` writes, written faster: strings are checked for
 //! what needs escaping a whole string at a time (most need nothing) instead
-//! of byte by byte, and numbers go through serde_json's own formatter.
+//! of byte by byte, and numbers go through serde_json's own formatter. For
+//! an MCP call, the same pass also writes the text escaped for the answer's
+//! `text` item ([`to_string_and_text`]).
 //! Anything it does not write itself (serde_json's private raw-value and
 //! number types, a map key that is not a string or an integer) makes it
 //! give up, and serde_json writes the value instead, error included.
@@ -614,26 +616,31 @@ mod tests {
         none: Option<u8>,
     }
 
-    #[test]
-    fn writes_what_serde_json_writes() {
-        let s = S {
+    /// A value of every kind, with something to escape in strings of every place.
+    fn every_kind() -> S {
+        S {
             quoted: "tab\there \u{1} \"q\" \\ é \u{7f} 𝄞",
-            chars: ['"', 'x'],
+            chars: ['"', '\\'],
             ints: (-8, i128::MIN, u128::MAX, u64::MAX),
             floats: [0.1, -0.0, 1e300, f64::NAN, f64::INFINITY],
             small: 1.5,
             es: [
                 E::Unit,
                 E::New(3),
-                E::Tuple(1, "t"),
+                E::Tuple(1, "\"t\""),
                 E::Struct { a: Some(2.0) },
             ],
             keys: BTreeMap::from([(-1, true), (2, false)]),
-            value: json!({"b": [1, 2.5, null, "s\n"], "a": {}}),
+            value: json!({"b\"": [1, 2.5, null, "s\n\\"], "a": {"\u{1f}": "\u{1f}"}}),
             bytes: b"ab",
             unit: (),
             none: None,
-        };
+        }
+    }
+
+    #[test]
+    fn writes_what_serde_json_writes() {
+        let s = every_kind();
         let theirs = serde_json::to_string(&s).unwrap_or_default();
         assert_eq!(to_string(&s).ok(), Some(theirs));
         // What it leaves to serde_json comes out the same, errors included.
@@ -663,38 +670,11 @@ mod tests {
 
     #[test]
     fn the_escaped_copy_is_the_text_escaped() {
-        let s = S {
-            quoted: "tab\there \u{1} \"q\" \\ é \u{7f} 𝄞",
-            chars: ['"', '\\'],
-            ints: (-8, i128::MIN, u128::MAX, u64::MAX),
-            floats: [0.1, -0.0, 1e300, f64::NAN, f64::INFINITY],
-            small: 1.5,
-            es: [
-                E::Unit,
-                E::New(3),
-                E::Tuple(1, "\"t\""),
-                E::Struct { a: Some(2.0) },
-            ],
-            keys: BTreeMap::from([(-1, true), (2, false)]),
-            value: json!({"b\"": [1, 2.5, null, "s\n\\"], "a": {"\u{1f}": "\u{1f}"}}),
-            bytes: b"ab",
-            unit: (),
-            none: None,
-        };
-        assert!(written_twice(&s).is_some());
+        assert!(written_twice(&every_kind()).is_some());
         // Every string of up to four characters from a plain letter, the two
         // that take a backslash, a wide one and a control character, as a
         // key and as a value.
-        let alphabet = ['a', '"', '\\', 'é', '\u{8}'];
-        let mut strings = vec![String::new()];
-        for _ in 0..4 {
-            let longer: Vec<String> = strings
-                .iter()
-                .filter(|s| s.chars().count() == strings.last().map_or(0, |l| l.chars().count()))
-                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
-                .collect();
-            strings.extend(longer);
-        }
+        let strings = super::super::every_text(&['a', '"', '\\', 'é', '\u{8}'], 4);
         assert_eq!(strings.len(), 1 + 5 + 25 + 125 + 625);
         for s in &strings {
             assert!(written_twice(&BTreeMap::from([(s.as_str(), s.as_str())])).is_some());

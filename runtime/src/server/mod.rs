@@ -566,6 +566,22 @@ fn missing_parameters(schema: &Value, args: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Every text of up to `longest` characters from `alphabet`, shortest first
+/// (the tests of escaping: every neighbour of every special character).
+#[cfg(test)]
+pub(crate) fn every_text(alphabet: &[char], longest: usize) -> Vec<String> {
+    let mut texts = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..longest {
+        last = last
+            .iter()
+            .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+            .collect();
+        texts.extend(last.iter().cloned());
+    }
+    texts
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -583,8 +599,9 @@ mod tests {
         Server::new(info, &["core"], "core").execution(Execution::Inline)
     }
 
-    fn server() -> Server {
-        let d = |id: &str| ToolDescriptor {
+    /// A core, read-only tool taking an optional integer `n` up to 5.
+    fn d(id: &str) -> ToolDescriptor {
+        ToolDescriptor {
             id: id.into(),
             name: id.into(),
             description: String::new(),
@@ -597,7 +614,10 @@ mod tests {
             requires_approval: false,
             notes: None,
             listing: None,
-        };
+        }
+    }
+
+    fn server() -> Server {
         let ok: Handler = Arc::new(|_call, a| {
             let mut o = ToolOutput::new(json!({"z": "é\"\n", "a": [1, 2.5, null], "args": a}));
             o.diagnostics.push("partial".into());
@@ -665,20 +685,6 @@ mod tests {
             ("q\"k".to_owned(), "é\"\\\n\u{1} 𝄞".to_owned()),
             ("a".to_owned(), "plain".to_owned()),
         ]);
-        let d = |id: &str| ToolDescriptor {
-            id: id.into(),
-            name: id.into(),
-            description: String::new(),
-            category: "scene".into(),
-            safety_level: "read-only".into(),
-            tier: "core".into(),
-            input_schema: json!({"type": "object"}),
-            output_schema: None,
-            timeout: Some(DEFAULT_TIMEOUT),
-            requires_approval: false,
-            notes: None,
-            listing: None,
-        };
         for execution in [Execution::Inline, Execution::Worker] {
             let o = output.clone();
             let typed: TypedHandler = Arc::new(move |call, arguments| {
@@ -810,16 +816,7 @@ mod tests {
         // Every text of up to seven characters from a plain one, both
         // escaped ones, a two-byte one and a control character: a word with
         // several bytes to escape, a tail with them, each next to another.
-        let alphabet = ['a', '"', '\\', 'é', '\u{1f}'];
-        let mut texts = vec![String::new()];
-        for _ in 0..7 {
-            let longer: Vec<String> = texts
-                .iter()
-                .filter(|t| t.chars().count() == texts.last().map_or(0, |l| l.chars().count()))
-                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
-                .collect();
-            texts.extend(longer);
-        }
+        let texts = every_text(&['a', '"', '\\', 'é', '\u{1f}'], 7);
         // And the same after a word and a half of plain text.
         let shifted: Vec<String> = texts.iter().map(|t| format!("abcdefghijkl{t}")).collect();
         placed.extend(texts);

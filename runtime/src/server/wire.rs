@@ -205,12 +205,12 @@ pub(super) fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value:
 }
 
 /// The contents of a JSON string holding `text`, escaped exactly as
-/// serde_json escapes it. Outputs are compact JSON written by serde_json, so
-/// they hold no raw control characters and only `"` and `\` need a backslash.
-/// Most strings (names, values) need nothing and are copied at once (their
-/// first special byte found eight bytes at a time, [`crate::json::first_special`]).
-/// The rest (an output's JSON as MCP's text item: a quote every eight bytes
-/// or so) are read a word of eight bytes at a time into room made for the
+/// serde_json escapes it. A text that needs nothing is copied at once (its
+/// first special byte looked for eight bytes at a time,
+/// [`crate::json::first_special`]). The rest (an untyped output's JSON as
+/// MCP's text item: a quote every eight bytes or so, no raw control
+/// character; a typed output's string with something to escape, see
+/// [`super::compact`]) are read a word of eight bytes at a time into room made for the
 /// worst case and cut back at the end: each word is stored whole, and for
 /// each byte to escape in it a backslash is written and the word's rest
 /// stored again after it (no copy of a varying length, no per-byte check of
@@ -232,8 +232,8 @@ pub(super) fn write_escaped(out: &mut Vec<u8>, text: &str) {
 
 /// `rest` escaped onto `out`; `None` (with `out` holding anything past its
 /// length before) at a control character. Never inlined: the registers its
-/// loop takes would be saved and restored on every call of
-/// [`write_escaped`], most of which copy a name that needs nothing.
+/// loop takes would otherwise be saved and restored on every call of
+/// [`write_escaped`], also those that copy a text that needs nothing.
 #[inline(never)]
 fn escape_words(out: &mut Vec<u8>, rest: &[u8]) -> Option<()> {
     let start = out.len();
