@@ -622,11 +622,24 @@ pub struct Implied {
     pub safety: bool,
 }
 
-/// Every field, for the keys of cached work (`keys`): destructured without
-/// `..`, so a field added to `Tool` does not compile until it is hashed here
-/// too (a time limit by its bits: `f64` has no `Hash`).
+/// Every field, for the keys of cached work (`keys`): the tool as its
+/// reader made it ([`Tool::hash_as_read`]), then what its tool set's
+/// assembly fills in.
 impl std::hash::Hash for Tool {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.hash_as_read(h);
+        (&self.model_description, &self.r_function).hash(h);
+    }
+}
+
+impl Tool {
+    /// Every field but the two a tool set's assembly fills in from the set
+    /// and its manifest (`model_description`, `r_function`): the tool as its
+    /// reader made it, which the memo keeps the digest of ([`Tool::digest_as_read`]).
+    /// Destructured without `..`, so a field added to `Tool` does not compile
+    /// until it is placed here (a time limit by its bits: `f64` has no `Hash`).
+    pub fn hash_as_read<H: std::hash::Hasher>(&self, h: &mut H) {
+        use std::hash::Hash;
         let Tool {
             id,
             name,
@@ -644,9 +657,9 @@ impl std::hash::Hash for Tool {
             hints,
             passthrough,
             implied,
-            model_description,
+            model_description: _,
             deprecated,
-            r_function,
+            r_function: _,
             loc,
         } = self;
         (id, name, description, category, safety, tier).hash(h);
@@ -656,11 +669,23 @@ impl std::hash::Hash for Tool {
             .map(|t| (t.value.to_bits(), t.loc))
             .hash(h);
         (requires_approval, annotations, hints, passthrough, implied).hash(h);
-        (model_description, deprecated, r_function, loc).hash(h);
+        (deprecated, loc).hash(h);
     }
-}
 
-impl Tool {
+    /// The digest of [`Tool::hash_as_read`].
+    pub fn digest_as_read(&self) -> crate::digest::Digest {
+        struct AsRead<'a>(&'a Tool);
+        impl std::hash::Hash for AsRead<'_> {
+            fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+                self.0.hash_as_read(h);
+            }
+        }
+        crate::digest::Hasher::new()
+            .str("tool as read")
+            .hash(&AsRead(self))
+            .finish()
+    }
+
     /// The description `tools/list` gives the model.
     pub fn description_for_model(&self) -> &str {
         self.model_description

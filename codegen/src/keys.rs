@@ -1,13 +1,20 @@
 //! Digests of a project's parts, for the keys of cached pieces: each tool's
-//! (its `Hash`: every IR field, locations too, destructured without `..` so
-//! a new field can never be left out of a key) and each tool set's settings
-//! (every field but its tools). Computed once per run, on every core, and shared by the emitters,
-//! instead of each emitter hashing every tool again.
+//! (every IR field, locations too, destructured without `..` so a new field
+//! can never be left out of a key) and each tool set's settings (every field
+//! but its tools). Computed once per run, on every core, and shared by the
+//! emitters, instead of each emitter hashing every tool again.
+//!
+//! A tool's key is its digest as its reader made it ([`Tool::digest_as_read`])
+//! with what the set's assembly filled in hashed beside it ([`tool_key`]), so
+//! that a tool the memo kept brings its digest with it and is not hashed
+//! again. Invariant: a digest brought along is the one the tool hashes to
+//! (checked in builds with debug assertions, where every test runs).
 
 use std::collections::HashMap;
 
 use crate::digest::{Digest, Hasher};
 use crate::ir::{Project, Tool, ToolSet};
+use crate::source::Loc;
 
 /// The digests of a project's tool sets, by name.
 #[derive(Debug, Default)]
@@ -22,13 +29,42 @@ pub struct SetKeys {
     pub tools: Vec<Digest>,
 }
 
+/// A tool's key: its digest as read (`as_read`, [`Tool::digest_as_read`])
+/// and the fields its tool set's assembly filled in.
+pub fn tool_key(as_read: Digest, tool: &Tool) -> Digest {
+    Hasher::new()
+        .str("tool key")
+        .digest(as_read)
+        .hash(&(&tool.model_description, &tool.r_function))
+        .finish()
+}
+
 impl Keys {
-    pub fn of(project: &Project) -> Keys {
+    /// The keys of `project`'s parts; `known`: digests as read of tools
+    /// that brought theirs along (the memo's), by the tool's location.
+    pub fn of(project: &Project, known: &HashMap<Loc, Digest>) -> Keys {
         let tools: Vec<&Tool> = project.tools().collect();
         let mut digests = crate::par::map_with(
             tools.len(),
             || (),
-            |_, i| Hasher::new().hash(tools[i]).finish(),
+            |_, i| {
+                let tool = tools[i];
+                let as_read = match known.get(&tool.loc) {
+                    Some(d) => {
+                        debug_assert_eq!(
+                            *d,
+                            tool.digest_as_read(),
+                            "tool `{}`: the digest kept with it is not its own (did a \
+                             tool set's assembly change a field other than \
+                             `model_description` and `r_function`?)",
+                            tool.id.value
+                        );
+                        *d
+                    }
+                    None => tool.digest_as_read(),
+                };
+                tool_key(as_read, tool)
+            },
         )
         .into_iter();
         let sets = project
@@ -143,7 +179,7 @@ mod tests {
     }
 
     fn key(t: &Tool) -> Digest {
-        Hasher::new().hash(t).finish()
+        tool_key(t.digest_as_read(), t)
     }
 
     /// Equal tools have equal keys; a change to any part, deep in a schema,
@@ -175,6 +211,12 @@ mod tests {
             ("model description", |t| {
                 t.model_description = Some("m".into())
             }),
+            ("r function", |t| {
+                t.r_function = Some(crate::ir::RFunction {
+                    package: "p".into(),
+                    function: "f".into(),
+                })
+            }),
         ];
         for (what, change) in changes {
             let mut t = base.clone();
@@ -183,5 +225,32 @@ mod tests {
             assert_ne!(key(&t), key(&base), "{what}");
         }
         assert!(base.timeout_seconds.is_some() && !base.examples.is_empty());
+    }
+
+    /// Keys made with the digests the memo brings along are the keys made
+    /// without them.
+    #[test]
+    fn digests_brought_along_give_the_same_keys() {
+        let project = Project {
+            tool_sets: vec![crate::load::json_tool_set(
+                "keys-brought",
+                &[
+                    serde_json::json!({"name": "a", "description": "A.", "inputSchema": {"type": "object"}}),
+                    serde_json::json!({"name": "b", "description": "B.", "inputSchema": {"type": "object"}}),
+                ],
+            )],
+        };
+        let known: HashMap<Loc, Digest> = project
+            .tools()
+            .map(|t| (t.loc, t.digest_as_read()))
+            .collect();
+        assert_eq!(known.len(), 2);
+        let set = &project.tool_sets[0];
+        let plain = Keys::of(&project, &HashMap::new());
+        let brought = Keys::of(&project, &known);
+        assert_eq!(
+            plain.set(set).map(|k| k.tools.clone()),
+            brought.set(set).map(|k| k.tools.clone())
+        );
     }
 }

@@ -209,7 +209,7 @@ impl<'o> Discovered<'o> {
         let options = loader.options;
         let store = loader.schema_store(&found);
         let mut sets = loader.tool_sets(&found, &owners);
-        loader.read_specs(owners, &store, &mut sets, cache);
+        let known = loader.read_specs(owners, &store, &mut sets, cache);
         loader.loaded.project = loader.assemble(sets);
         let Loader {
             mut loaded, diags, ..
@@ -217,7 +217,7 @@ impl<'o> Discovered<'o> {
         for d in diags {
             loaded.diagnostics.push(d);
         }
-        let keys = cache.map(|_| Keys::of(&loaded.project));
+        let keys = cache.map(|_| Keys::of(&loaded.project, &known));
         validate::validate(
             &loaded.project,
             cache.zip(keys.as_ref()),
@@ -430,7 +430,7 @@ impl<'o> Loader<'o> {
         store: &refs::SchemaStore,
         sets: &mut BTreeMap<SetKey, SetEntry>,
         cache: Option<&dyn PieceCache>,
-    ) {
+    ) -> HashMap<crate::source::Loc, crate::digest::Digest> {
         let options = self.options;
         let total = owners.len();
         // Read on every core, added to the source database in order.
@@ -471,8 +471,10 @@ impl<'o> Loader<'o> {
                 let key = memo::key(&r.spec, text, r.manifest_format, options.format, r.is_yaml);
                 Some((c, key?))
             });
-            if let Some((format, tool)) = memo.and_then(|(c, key)| memo::recall(c, key, r.file)) {
-                return (Vec::new(), Some(format), Some(tool), Vec::new());
+            if let Some((format, tool, digest)) =
+                memo.and_then(|(c, key)| memo::recall(c, key, r.file))
+            {
+                return (Vec::new(), Some(format), Some(tool), Vec::new(), digest);
             }
             let mut parse_diags = Vec::new();
             let root = parse_source(db, r.file, &r.spec, r.is_yaml, &mut parse_diags);
@@ -480,14 +482,17 @@ impl<'o> Loader<'o> {
                 Some(root) => read_parsed(&ParsedSpec { read: r, root }, options, store),
                 None => (None, None, Vec::new()),
             };
+            let mut digest = None;
             if let (Some((c, key)), Some(format), Some(tool)) = (memo, format, &tool) {
                 if parse_diags.is_empty() && diags.is_empty() {
-                    memo::keep(c, key, r.file, format, tool);
+                    digest = Some(memo::keep(c, key, r.file, format, tool));
                 }
             }
-            (parse_diags, format, tool, diags)
+            (parse_diags, format, tool, diags, digest)
         });
-        for (r, (parse_diags, format, tool, diags)) in read.iter().zip(tools) {
+        // The digests as read of kept tools (brought along, or just kept), by location.
+        let mut known = HashMap::new();
+        for (r, (parse_diags, format, tool, diags, digest)) in read.iter().zip(tools) {
             self.diags.extend(parse_diags);
             let filtered_out = tool.as_ref().is_some_and(|t| {
                 !options.groups.is_empty()
@@ -512,9 +517,13 @@ impl<'o> Loader<'o> {
             let entry = sets
                 .entry(key.clone())
                 .or_insert_with(|| (loose_tool_set(&key, format), false, 0));
+            if let Some((tool, digest)) = tool.as_ref().zip(digest) {
+                known.insert(tool.loc, digest);
+            }
             entry.0.tools.extend(tool);
         }
         options.progress.report("reading specs", total, total);
+        known
     }
 
     /// Phase 6: the project: tools by id (identical repeats kept once),

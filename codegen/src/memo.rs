@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};
 
-use crate::bytes::{Reader, put_len, put_str, put_u32};
+use crate::bytes::{Reader, put_len, put_str, put_u32, put_u128};
 use crate::digest::{Digest, Hasher, PieceCache};
 use crate::ir::{
     Deprecation, Example, Format, Implied, LocatedValue, Locs, RFunction, SafetyLevel, Schema,
@@ -62,34 +62,55 @@ pub fn key(
     )
 }
 
+/// A tool taken back: its format, the tool, and its digest as read
+/// ([`Tool::digest_as_read`]) when its locations did not move (the digest
+/// covers them).
+pub type Recalled = (Format, Tool, Option<Digest>);
+
 /// The format and tool kept under `key`, if any that reads back, its
 /// locations in `file` (the spec's place among this run's files).
-pub fn recall(cache: &dyn PieceCache, key: Digest, file: FileId) -> Option<(Format, Tool)> {
+pub fn recall(cache: &dyn PieceCache, key: Digest, file: FileId) -> Option<Recalled> {
     decode(&cache.get(key)?, file)
 }
 
 /// Keeps a clean spec's format and tool under `key` (its locations in
-/// `file`, the spec's place among this run's files).
-pub fn keep(cache: &dyn PieceCache, key: Digest, file: FileId, format: Format, tool: &Tool) {
-    cache.put(key, &encode(file, format, tool));
+/// `file`, the spec's place among this run's files) with its digest as
+/// read, which it returns (the run's keys take it too).
+pub fn keep(
+    cache: &dyn PieceCache,
+    key: Digest,
+    file: FileId,
+    format: Format,
+    tool: &Tool,
+) -> Digest {
+    let digest = tool.digest_as_read();
+    cache.put(key, &encode_with(file, format, tool, digest));
+    digest
 }
 
 /// Marks the form, so that a change of it is a miss, not a misreading.
-const MAGIC: &[u8] = b"toolgen tool 2\n";
+const MAGIC: &[u8] = b"toolgen tool 3\n";
 
 /// A format and tool as bytes; `file` is the one its locations name.
 pub fn encode(file: FileId, format: Format, tool: &Tool) -> Vec<u8> {
+    encode_with(file, format, tool, tool.digest_as_read())
+}
+
+/// [`encode`], the tool's digest as read given.
+fn encode_with(file: FileId, format: Format, tool: &Tool, digest: Digest) -> Vec<u8> {
     let mut out = Vec::with_capacity(4096);
     out.extend_from_slice(MAGIC);
     file.0.put(&mut out);
+    put_u128(&mut out, digest.0);
     format.put(&mut out);
     tool.put(&mut out);
     out
 }
 
-/// What [`encode`] wrote, its locations moved to `file`; `None` for anything
-/// else, and for a tool with a location in a file other than its own.
-pub fn decode(bytes: &[u8], file: FileId) -> Option<(Format, Tool)> {
+/// What [`encode`] wrote, its locations moved to `file` (and its digest
+/// given only when they did not move); `None` for anything else, and for a
+/// tool with a location in a file other than its own.
+pub fn decode(bytes: &[u8], file: FileId) -> Option<Recalled> {
     let mut r = Reader::new(bytes);
     r.expect(MAGIC)?;
     let mut input = Input {
@@ -98,9 +119,11 @@ pub fn decode(bytes: &[u8], file: FileId) -> Option<(Format, Tool)> {
         files: (FileId(0), file),
     };
     input.files.0 = FileId(input.r.u32()?);
+    let digest = Digest(input.r.u128()?);
     let format = Format::take(&mut input)?;
     let tool = Tool::take(&mut input)?;
-    input.r.is_done().then_some((format, tool))
+    let digest = (input.files.0 == file).then_some(digest);
+    input.r.is_done().then_some((format, tool, digest))
 }
 
 /// Bytes being read back.
@@ -432,7 +455,7 @@ mod tests {
             let format = Format::ALL[i % 3];
             let file = tool.loc.file;
             let bytes = encode(file, format, tool);
-            let Some(back) = decode(&bytes, file) else {
+            let Some((back_format, back_tool, digest)) = decode(&bytes, file) else {
                 // Only a tool with locations in other files is refused: an
                 // MCP tool whose `$ref`s were bundled (never kept).
                 assert!(
@@ -443,16 +466,28 @@ mod tests {
                 continue;
             };
             kept += 1;
-            assert!(back == (format, tool.clone()), "{}", tool.id.value);
+            assert!(
+                (back_format, &back_tool) == (format, tool),
+                "{}",
+                tool.id.value
+            );
+            // Its digest as read comes along, and is its own.
+            assert_eq!(digest, Some(tool.digest_as_read()), "{}", tool.id.value);
             // Taken back elsewhere among the files: every location moved,
             // nothing else changed.
             let elsewhere = FileId(file.0 + 1000);
-            let moved = decode(&bytes, elsewhere).map(|(_, t)| t);
-            assert!(moved.as_ref().is_some_and(|t| t.id.loc.file == elsewhere
+            let moved = decode(&bytes, elsewhere);
+            // Moved, the digest (which covers locations) does not come along.
+            assert!(moved.as_ref().is_some_and(|(_, t, d)| d.is_none()
+                && t.id.loc.file == elsewhere
                 && t.input.locs.values().all(|l| l.file == elsewhere)));
             // And moved back: the tool as it was.
-            let back = moved.and_then(|t| decode(&encode(elsewhere, format, &t), file));
-            assert!(back == Some((format, tool.clone())), "{}", tool.id.value);
+            let back = moved.and_then(|(_, t, _)| decode(&encode(elsewhere, format, &t), file));
+            assert!(
+                back.is_some_and(|(f, t, _)| (f, &t) == (format, tool)),
+                "{}",
+                tool.id.value
+            );
             // A location in another file: refused.
             let mut foreign = tool.clone();
             foreign.description.loc.file = elsewhere;
