@@ -11,7 +11,7 @@
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::ser::{CompactFormatter, Formatter};
 
-use super::wire::write_escaped;
+use super::wire::escaped;
 
 /// `value` as compact JSON text, exactly as `serde_json::to_string` writes it.
 pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String> {
@@ -23,7 +23,7 @@ pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String> {
 }
 
 /// `value` as compact JSON text (as [`to_string`] writes it) and that text
-/// escaped as the contents of a JSON string (as [`write_escaped`] escapes
+/// escaped as the contents of a JSON string (as [`write_escaped`](super::wire::write_escaped) escapes
 /// it), both written in one pass: MCP's `text` item without reading the
 /// text again. The escaped copy differs only where a string is: its quotes
 /// and the backslashes of its escapes get one more backslash each. A value
@@ -80,21 +80,6 @@ impl Sink for String {
         }
         self.push('"');
     }
-}
-
-/// The contents of a JSON string holding `s` (see [`write_escaped`]).
-fn escaped(s: &str) -> String {
-    let mut out = Vec::with_capacity(s.len() + s.len() / 8 + 8);
-    write_escaped(&mut out, s);
-    // Escapes are ASCII, so `out` is text as `s` is; serde_json's own
-    // escaping otherwise (the same text).
-    String::from_utf8(out).unwrap_or_else(|_| {
-        let quoted = serde_json::to_string(s).unwrap_or_default();
-        quoted
-            .get(1..quoted.len().saturating_sub(1))
-            .unwrap_or_default()
-            .to_owned()
-    })
 }
 
 /// A JSON text and, beside it, the same text escaped as a string's contents.
@@ -590,6 +575,7 @@ mod tests {
 
     use serde_json::json;
 
+    use super::super::wire::write_escaped;
     use super::*;
 
     #[derive(serde::Serialize)]

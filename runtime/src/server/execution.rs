@@ -273,7 +273,7 @@ impl Server {
                     progress,
                     client: session.client.clone(),
                     wait_when_full: session.wait_when_full,
-                    text_item: dialect != Dialect::Envelope,
+                    text_item: dialect.has_text_item(),
                 };
                 let result = self.run_and_wait(&entry, args, waited);
                 return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
@@ -295,7 +295,7 @@ impl Server {
             out.send(Outgoing::Response(text));
             drop(unsent);
         });
-        let control = CallControl::new(completion, progress, dialect != Dialect::Envelope);
+        let control = CallControl::new(completion, progress, dialect.has_text_item());
         if let Some(client) = &session.client {
             let _ = control.client.set(client.clone());
         }

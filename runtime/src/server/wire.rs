@@ -1,8 +1,9 @@
 //! The two `tools/call` success results, written by hand with keys in sorted
 //! order, because the output is already JSON text: the envelope copies it,
-//! MCP copies it as `structuredContent` and escapes it once as the `text`
-//! item. The general path uses the same writers (an [`Answer::Written`]), so
-//! both paths answer alike byte for byte.
+//! MCP copies it as `structuredContent` and, unless a typed output brought
+//! its escaped copy along, escapes it once as the `text` item. The general
+//! path hands its calls here too (an [`Answer::Call`]), so both paths answer
+//! alike byte for byte.
 
 use serde_json::Value;
 
@@ -21,6 +22,15 @@ pub(crate) enum Dialect {
     /// MCP 2026-07-28: as [`Dialect::Mcp`], each result with `resultType` and
     /// the server's identity in `_meta`.
     Modern,
+}
+
+impl Dialect {
+    /// Whether a success is answered with the output's text escaped as a
+    /// `text` item (every MCP dialect), so that a typed output writes that
+    /// copy as it is serialized (see [`super::Call`]).
+    pub(crate) fn has_text_item(self) -> bool {
+        self != Dialect::Envelope
+    }
 }
 
 /// How an output goes out as MCP structured content, given whether its
@@ -291,11 +301,23 @@ fn escape_words(out: &mut Vec<u8>, rest: &[u8]) -> Option<()> {
 /// control characters as `\n`, `\u001f` and the like).
 fn escape_by_serde(out: &mut Vec<u8>, start: usize, text: &str) {
     out.truncate(start);
+    out.extend_from_slice(serde_escaped(text).as_bytes());
+}
+
+/// [`write_escaped`]'s contents as a `String`.
+pub(super) fn escaped(text: &str) -> String {
+    let mut out = Vec::with_capacity(text.len() + text.len() / 8 + 8);
+    write_escaped(&mut out, text);
+    // Escapes are ASCII, so `out` is text as `text` is; serde_json's own
+    // escaping otherwise (the same text).
+    String::from_utf8(out).unwrap_or_else(|_| serde_escaped(text))
+}
+
+/// The contents of a JSON string holding `text`, escaped by serde_json.
+fn serde_escaped(text: &str) -> String {
     let quoted = serde_json::to_string(text).unwrap_or_default();
-    out.extend_from_slice(
-        quoted
-            .as_bytes()
-            .get(1..quoted.len() - 1)
-            .unwrap_or_default(),
-    );
+    quoted
+        .get(1..quoted.len().saturating_sub(1))
+        .unwrap_or_default()
+        .to_owned()
 }
