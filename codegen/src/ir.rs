@@ -622,9 +622,10 @@ pub struct Implied {
     pub safety: bool,
 }
 
-/// Every field, for the keys of cached work (`keys`): the tool as its
-/// reader made it ([`Tool::hash_as_read`]), then what its tool set's
-/// assembly fills in.
+/// Every field: the tool as its reader made it ([`Tool::hash_as_read`]),
+/// then what its tool set's assembly fills in. toolgen's own keys of cached
+/// work hash the two parts apart (`keys::tool_key`), so that a kept tool's
+/// first part comes from the memo.
 impl std::hash::Hash for Tool {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         self.hash_as_read(h);

@@ -16,6 +16,9 @@
 //!   back with them moved to the file's place among this run's files (a
 //!   spec added before it shifts that place), and refused if one names
 //!   another file;
+//! - a kept tool carries its digest as read ([`Tool::digest_as_read`]),
+//!   given back only when its locations did not move (the digest covers
+//!   them), so that the run's keys need not hash it again;
 //! - [`decode`] gives back exactly what [`encode`] was given, moved (a unit
 //!   test reads every tool of the repository's specs through both), and
 //!   `None`, never a panic, for anything else (the cache checks each piece
