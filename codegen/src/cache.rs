@@ -136,11 +136,11 @@ impl Cache {
 
     /// Writes the pieces this run rendered as one pack (one file, however
     /// many pieces: on a slow disk a file per piece costs more than
-    /// rendering). Past [`MAX_PACKS`] packs, they are merged: the smaller
+    /// rendering). Past `MAX_PACKS` packs, they are merged: the smaller
     /// ones into one while together they are less than half the largest
     /// (so that a run that changed one tool does not copy the pieces of
     /// every other), else all into one, keeping only what this run used or
-    /// rendered past [`MAX_BYTES`].
+    /// rendered past `MAX_BYTES`.
     pub fn flush(&self) {
         let fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner()).take();
         let dir = self.packs_dir();
