@@ -885,8 +885,14 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn discover(&mut self, path: &Path, explicit: bool) {
-        let meta = match std::fs::metadata(path) {
-            Ok(m) => m,
+        self.discover_known(path, explicit, None);
+    }
+
+    /// [`Walk::discover`] of a path whose type is known already (`kind`:
+    /// listed by its directory, not a symbolic link), or is looked up here.
+    fn discover_known(&mut self, path: &Path, explicit: bool, kind: Option<std::fs::FileType>) {
+        let kind = match kind.map_or_else(|| std::fs::metadata(path).map(|m| m.file_type()), Ok) {
+            Ok(k) => k,
             Err(e) => {
                 self.diags.push(io_error(
                     path,
@@ -896,7 +902,7 @@ impl Walk<'_> {
             }
         };
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        if meta.is_file() {
+        if kind.is_file() {
             if is_manifest_path(&path) {
                 self.manifests.push(path);
             } else if explicit || is_spec_path(&path) {
@@ -904,7 +910,7 @@ impl Walk<'_> {
             }
             return;
         }
-        if !meta.is_dir() {
+        if !kind.is_dir() {
             self.diags.push(io_error(
                 &path,
                 format!(
@@ -947,10 +953,10 @@ impl Walk<'_> {
                 return;
             }
         }
-        match crate::source::sorted_children(&path) {
+        match crate::source::sorted_entries(&path) {
             Ok(children) => {
-                for child in children {
-                    self.discover(&child, false);
+                for (child, kind) in children {
+                    self.discover_known(&child, false, kind);
                 }
             }
             Err(e) => self.diags.push(io_error(
@@ -1019,13 +1025,28 @@ enum FileRead {
 /// Reads the file at `path` (touching nothing shared: it may run on any
 /// thread), for [`read_text`] to take.
 fn read_file(path: &Path, max_file_size: u64) -> FileRead {
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > max_file_size => return FileRead::TooLarge(m.len()),
-        Ok(_) => {}
-        Err(e) => return FileRead::Failed(e),
-    }
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    use std::io::Read as _;
+    // Opened once and asked its size through the handle: no second lookup
+    // of the path (a run reads every spec; each system call counts).
+    let read = std::fs::File::open(path).and_then(|file| {
+        let len = file.metadata()?.len();
+        if len > max_file_size {
+            return Ok(Err(len));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+        // A file that grew past the limit since is cut there, and refused.
+        file.take(max_file_size.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        let read = bytes.len() as u64;
+        Ok(if read > max_file_size {
+            Err(read)
+        } else {
+            Ok(bytes)
+        })
+    });
+    let bytes = match read {
+        Ok(Ok(b)) => b,
+        Ok(Err(len)) => return FileRead::TooLarge(len),
         Err(e) => return FileRead::Failed(e),
     };
     match String::from_utf8(bytes) {
@@ -1063,6 +1084,9 @@ fn take_text(
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<String> {
+    if let FileRead::Text(text) = read {
+        return Some(text);
+    }
     let shown = display_path(path);
     match read {
         FileRead::Text(text) => Some(text),

@@ -136,6 +136,9 @@ impl SourceFile {
 #[derive(Debug, Default)]
 pub struct SourceDb {
     files: Vec<SourceFile>,
+    /// The current directory, asked for once (by the first file added): the
+    /// paths of a run's files are shown relative to it.
+    cwd: std::sync::OnceLock<Option<PathBuf>>,
 }
 
 impl SourceDb {
@@ -145,7 +148,8 @@ impl SourceDb {
 
     /// Adds a file; `text` must already be valid UTF-8.
     pub fn add(&mut self, path: &Path, text: String) -> FileId {
-        self.add_as(path, display_path(path), text)
+        let cwd = self.cwd.get_or_init(|| std::env::current_dir().ok());
+        self.add_as(path, display_path_from(cwd.as_deref(), path), text)
     }
 
     /// Adds a file shown as `display` in messages (a file of an earlier
@@ -190,25 +194,40 @@ impl SourceDb {
 /// The entries of `dir`, sorted, without hidden ones (names starting with `.`):
 /// the one directory walk used for spec roots and schema documents.
 pub fn sorted_children(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut children: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
+    Ok(sorted_entries(dir)?.into_iter().map(|(p, _)| p).collect())
+}
+
+/// [`sorted_children`] with each one's type where listing the directory
+/// told it (most file systems do) and it is not a symbolic link: a walk
+/// need not look each one up again.
+pub fn sorted_entries(dir: &Path) -> std::io::Result<Vec<(PathBuf, Option<std::fs::FileType>)>> {
+    let mut children: Vec<(PathBuf, Option<std::fs::FileType>)> = std::fs::read_dir(dir)?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let kind = e.file_type().ok().filter(|t| !t.is_symlink());
+            Some((e.path(), kind))
+        })
+        .filter(|(p, _)| {
             !p.file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|n| n.starts_with('.'))
         })
         .collect();
-    children.sort();
+    children.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(children)
 }
 
 /// A path for messages: relative to the current directory when it is below it,
 /// always with `/` separators so that output is identical on every platform.
 pub fn display_path(path: &Path) -> String {
-    let rel = std::env::current_dir()
-        .ok()
-        .and_then(|cwd| path.strip_prefix(&cwd).ok().map(Path::to_path_buf))
-        .unwrap_or_else(|| path.to_path_buf());
+    display_path_from(std::env::current_dir().ok().as_deref(), path)
+}
+
+/// [`display_path`] with the current directory `cwd` already known.
+fn display_path_from(cwd: Option<&Path>, path: &Path) -> String {
+    let rel = cwd
+        .and_then(|cwd| path.strip_prefix(cwd).ok())
+        .unwrap_or(path);
     let s = rel.to_string_lossy().replace('\\', "/");
     s.strip_prefix("./").map(str::to_owned).unwrap_or(s)
 }
