@@ -41,6 +41,11 @@ impl<'a> Reader<'a> {
         Reader { rest: bytes }
     }
 
+    /// The bytes not taken yet.
+    pub fn rest(&self) -> &'a [u8] {
+        self.rest
+    }
+
     /// Whether every byte was taken.
     pub fn is_done(&self) -> bool {
         self.rest.is_empty()

@@ -340,11 +340,136 @@ impl FromIterator<(String, Loc)> for Locs {
     }
 }
 
+/// A schema's JSON value. Made by a reader it is a plain [`Value`]; taken
+/// back from the generation cache ([`SchemaValue::kept`]) it stays in the
+/// cache's bytes until something reads it (most of a run's kept tools are
+/// never looked into: their outputs come from the cache too), then is
+/// decoded once. It reads as the `Value` it is ([`Deref`](std::ops::Deref));
+/// changing it ([`DerefMut`](std::ops::DerefMut)) decodes it for good.
+/// Equality, hashing and `Debug` are the value's, however it is held.
+#[derive(Clone, Default)]
+pub struct SchemaValue {
+    /// The value, when it is not held as kept bytes.
+    value: Value,
+    kept: Option<(KeptValue, std::sync::OnceLock<Value>)>,
+}
+
+/// A value's bytes as the generation cache keeps them, the function that
+/// decodes them (the cache's own; the bytes were checked to decode when
+/// they were taken), and what can be told without decoding them.
+#[derive(Clone)]
+pub struct KeptValue {
+    pub bytes: Box<[u8]>,
+    pub decode: fn(&[u8]) -> Option<Value>,
+    /// Whether the value is `null` (a tool without an output schema).
+    pub is_null: bool,
+    /// Whether the value is an object with a `$defs` member.
+    pub has_defs: bool,
+}
+
+impl SchemaValue {
+    /// A value held as the cache's bytes until it is first read.
+    pub fn kept(kept: KeptValue) -> SchemaValue {
+        SchemaValue {
+            value: Value::Null,
+            kept: Some((kept, std::sync::OnceLock::new())),
+        }
+    }
+
+    /// The cache's bytes, while the value has not been changed since it was
+    /// taken back (then they are what encoding it would give).
+    pub fn kept_bytes(&self) -> Option<&[u8]> {
+        self.kept.as_ref().map(|(k, _)| &*k.bytes)
+    }
+
+    /// Whether it is `null`, told without decoding a kept value.
+    pub fn is_null(&self) -> bool {
+        match &self.kept {
+            Some((k, _)) => k.is_null,
+            None => self.value.is_null(),
+        }
+    }
+
+    /// Whether it is an object with a `$defs` member, told without decoding
+    /// a kept value.
+    pub fn has_defs(&self) -> bool {
+        match &self.kept {
+            Some((k, _)) => k.has_defs,
+            None => self.value.get("$defs").is_some(),
+        }
+    }
+}
+
+impl From<Value> for SchemaValue {
+    fn from(value: Value) -> SchemaValue {
+        SchemaValue { value, kept: None }
+    }
+}
+
+impl std::ops::Deref for SchemaValue {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        match &self.kept {
+            // The bytes were checked when they were taken: `null` is never
+            // what a kept value decodes to by failing.
+            Some((k, decoded)) => decoded.get_or_init(|| (k.decode)(&k.bytes).unwrap_or_default()),
+            None => &self.value,
+        }
+    }
+}
+
+impl std::ops::DerefMut for SchemaValue {
+    fn deref_mut(&mut self) -> &mut Value {
+        if let Some((k, decoded)) = self.kept.take() {
+            self.value = decoded
+                .into_inner()
+                .unwrap_or_else(|| (k.decode)(&k.bytes).unwrap_or_default());
+        }
+        &mut self.value
+    }
+}
+
+impl PartialEq for SchemaValue {
+    fn eq(&self, other: &SchemaValue) -> bool {
+        **self == **other
+    }
+}
+
+impl PartialEq<Value> for SchemaValue {
+    fn eq(&self, other: &Value) -> bool {
+        **self == *other
+    }
+}
+
+impl std::hash::Hash for SchemaValue {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (**self).hash(h);
+    }
+}
+
+impl serde::Serialize for SchemaValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Value::serialize(self, s)
+    }
+}
+
+impl fmt::Display for SchemaValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl fmt::Debug for SchemaValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
 /// A JSON Schema plus the source location of its parts.
 #[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct Schema {
     /// A self-contained JSON Schema (2020-12); local `$ref`s only.
-    pub value: Value,
+    pub value: SchemaValue,
     /// JSON pointer inside `value` -> where that part was written.
     pub locs: Locs,
     /// Values the reader changed to fit the schema, by pointer, as the spec

@@ -31,8 +31,8 @@ use serde_json::{Map, Number, Value};
 use crate::bytes::{Reader, put_len, put_str, put_u32, put_u128};
 use crate::digest::{Digest, Hasher, PieceCache};
 use crate::ir::{
-    Deprecation, Example, Format, Implied, LocatedValue, Locs, RFunction, SafetyLevel, Schema,
-    Spanned, Tool,
+    Deprecation, Example, Format, Implied, KeptValue, LocatedValue, Locs, RFunction, SafetyLevel,
+    Schema, SchemaValue, Spanned, Tool,
 };
 use crate::source::{FileId, Loc, Span};
 
@@ -400,6 +400,78 @@ struct_part!(Schema {
     locs,
     written
 });
+
+/// A schema's value is kept as its bytes ([`SchemaValue::kept`]): checked
+/// here to decode, without building it; decoded when something reads it.
+impl Part for SchemaValue {
+    fn put(&self, out: &mut Vec<u8>) {
+        match self.kept_bytes() {
+            // A value taken back and not changed since: its bytes as they were.
+            Some(bytes) => out.extend_from_slice(bytes),
+            None => <Value as Part>::put(self, out),
+        }
+    }
+    fn take(input: &mut Input<'_>) -> Option<SchemaValue> {
+        let start = input.r.rest();
+        let tag = start.first().copied();
+        let has_defs = check_value(input, true)?;
+        let len = start.len() - input.r.rest().len();
+        Some(SchemaValue::kept(KeptValue {
+            bytes: start.get(..len)?.into(),
+            decode: decode_value,
+            is_null: tag == Some(NULL),
+            has_defs,
+        }))
+    }
+}
+
+/// A value's bytes (all of them) as a value.
+fn decode_value(bytes: &[u8]) -> Option<Value> {
+    let mut input = Input {
+        r: Reader::new(bytes),
+        depth: 0,
+        files: (FileId(0), FileId(0)),
+    };
+    let value = <Value as Part>::take(&mut input)?;
+    input.r.is_done().then_some(value)
+}
+
+/// Takes the bytes of one value, `None` unless [`Value::take`] would take
+/// them as they are (the same checks, nothing built). With `top`, whether
+/// it is an object with a `$defs` member.
+fn check_value(input: &mut Input<'_>, top: bool) -> Option<bool> {
+    match input.r.byte()? {
+        NULL | FALSE | TRUE => {}
+        UNSIGNED | SIGNED => {
+            input.r.u64()?;
+        }
+        FLOAT => {
+            Number::from_f64(f64::take(input)?)?;
+        }
+        STRING => {
+            input.r.str()?;
+        }
+        tag @ (ARRAY | OBJECT) => {
+            input.depth += 1;
+            if input.depth > MAX_DEPTH {
+                return None;
+            }
+            let n = input.r.count()?;
+            let mut has_defs = false;
+            for _ in 0..n {
+                if tag == OBJECT {
+                    let key = input.r.str()?;
+                    has_defs |= top && key == "$defs";
+                }
+                check_value(input, false)?;
+            }
+            input.depth -= 1;
+            return Some(has_defs);
+        }
+        _ => return None,
+    }
+    Some(false)
+}
 struct_part!(LocatedValue { value, locs });
 struct_part!(Example {
     description,
@@ -505,14 +577,67 @@ mod tests {
             let mut longer = bytes.clone();
             longer.push(0);
             assert!(decode(&longer, file).is_none());
-            // Any byte changed: read back as something, or refused; never a panic.
+            // Any byte changed: read back as something, or refused; never a
+            // panic. What reads back has schemas whose kept bytes decode.
             for at in (MAGIC.len()..bytes.len()).step_by(bytes.len() / 64 + 1) {
                 let mut changed = bytes.clone();
                 changed[at] ^= 0xa5;
-                let _ = decode(&changed, file);
+                if let Some((_, t, _)) = decode(&changed, file) {
+                    for s in [&t.input, &t.output] {
+                        assert!(
+                            s.value
+                                .kept_bytes()
+                                .is_some_and(|b| decode_value(b).is_some())
+                        );
+                    }
+                }
             }
         }
         assert!(kept > 20, "{kept} tools read back");
+    }
+
+    /// A kept schema stays as its bytes: what a run asks of it without
+    /// reading it (null? definitions?) is told from them, encoding it again
+    /// gives the same bytes, and changing it decodes it for good.
+    #[test]
+    fn kept_schemas_are_read_only_when_asked_for() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-specs");
+        let loaded = crate::load::load(&[root], &crate::load::LoadOptions::default());
+        let (mut nulls, mut defs) = (0, 0);
+        // The specs' tools all have an output: one without, besides.
+        let mut no_output: Vec<Tool> = loaded.project.tools().take(1).cloned().collect();
+        for t in &mut no_output {
+            *t.output.value = Value::Null;
+        }
+        for tool in loaded.project.tools().chain(&no_output) {
+            let file = tool.loc.file;
+            let bytes = encode(file, Format::Mcp, tool);
+            let Some((_, back, _)) = decode(&bytes, file) else {
+                continue;
+            };
+            for (fresh, kept) in [(&tool.input, &back.input), (&tool.output, &back.output)] {
+                assert!(kept.value.kept_bytes().is_some());
+                assert_eq!(kept.value.is_null(), fresh.value.is_null());
+                assert_eq!(kept.value.has_defs(), fresh.value.get("$defs").is_some());
+                assert_eq!(kept.value.has_defs(), fresh.value.has_defs());
+                nulls += usize::from(kept.value.is_null());
+                defs += usize::from(kept.value.has_defs());
+            }
+            // Read (not changed), it is still held as its bytes.
+            assert_eq!(*back.input.value, *tool.input.value);
+            assert!(back.input.value.kept_bytes().is_some());
+            assert_eq!(encode(file, Format::Mcp, &back), bytes, "{}", tool.id.value);
+            let mut changed = back.clone();
+            changed.input.value["$comment"] = Value::from("changed");
+            assert!(changed.input.value.kept_bytes().is_none());
+            assert_ne!(changed.input.value, tool.input.value);
+            let again = decode(&encode(file, Format::Mcp, &changed), file);
+            assert!(again.is_some_and(|(_, t, _)| t.input.value == changed.input.value));
+        }
+        assert!(
+            nulls > 0 && defs > 0,
+            "{nulls} null schemas, {defs} with definitions"
+        );
     }
 
     /// Loading with kept tools gives what loading without them gives: the
@@ -609,8 +734,18 @@ mod tests {
             depth: 0,
             files: (FileId(0), FileId(0)),
         };
-        assert_eq!(<Value as Part>::take(&mut input), Some(v));
+        assert_eq!(<Value as Part>::take(&mut input).as_ref(), Some(&v));
         assert!(input.r.is_done());
+        // Checked without being built, it takes the same bytes.
+        let mut input = Input {
+            r: Reader::new(&out),
+            depth: 0,
+            files: (FileId(0), FileId(0)),
+        };
+        assert_eq!(check_value(&mut input, true), Some(false));
+        assert!(input.r.is_done());
+        assert_eq!(decode_value(&out).as_ref(), Some(&v));
+        assert_eq!(decode_value(&out[..out.len() - 1]), None);
         // Nested past the bound: refused, not a stack overflow.
         let mut deep = [ARRAY, 1, 0, 0, 0].repeat(MAX_DEPTH + 1);
         deep.push(NULL);
@@ -620,6 +755,12 @@ mod tests {
             files: (FileId(0), FileId(0)),
         };
         assert_eq!(<Value as Part>::take(&mut input), None);
+        let mut input = Input {
+            r: Reader::new(&deep),
+            depth: 0,
+            files: (FileId(0), FileId(0)),
+        };
+        assert_eq!(check_value(&mut input, true), None);
     }
 
     #[test]

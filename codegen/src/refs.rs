@@ -289,7 +289,7 @@ pub fn bundle(
             .get("$id")
             .and_then(Value::as_str)
             .map_or_else(|| base.to_owned(), str::to_owned),
-        value: schema.value.clone(),
+        value: Value::clone(&schema.value),
         locs: schema.locs.to_map(),
         stem: "Root".to_owned(),
     };
@@ -353,7 +353,7 @@ pub fn bundle(
     }
     (
         Schema {
-            value,
+            value: value.into(),
             locs: b.locs.into(),
             written: schema.written.clone(),
         },
@@ -717,7 +717,7 @@ impl SchemaStore {
             .copied()
             .ok_or("the document has no content")?;
         let schema = Schema {
-            value: doc.value.clone(),
+            value: doc.value.clone().into(),
             locs: doc.locs.clone().into(),
             written: BTreeMap::new(),
         };
@@ -798,7 +798,7 @@ mod tests {
             "$defs": {"E": {"type": "string"}}
         });
         let schema = Schema {
-            value,
+            value: value.into(),
             locs: Default::default(),
             written: BTreeMap::new(),
         };

@@ -739,7 +739,7 @@ mod tests {
         locs.insert(String::new(), Loc::new(FileId(0), Span::new(0, 1)));
         locs.insert("/required".to_owned(), Loc::new(FileId(0), Span::new(5, 9)));
         Schema {
-            value,
+            value: value.into(),
             locs: locs.into(),
             written: BTreeMap::new(),
         }

@@ -775,27 +775,37 @@ fn registry_text(
     templates: &crate::templates::Templates,
     path: &str,
     mut ctx: RegistryContext<'_>,
+    entries: Option<&[crate::digest::Digest]>,
+    specs: impl Fn() -> Vec<CsSpec>,
 ) -> Result<String, crate::templates::TemplateError> {
     let builtin = !templates.overridden().iter().any(|(n, _)| n == REGISTRY);
-    if let Some(cache) = cx.cache.map(|(c, _)| c).filter(|_| builtin) {
+    if let Some((cache, entries)) = cx.cache.map(|(c, _)| c).zip(entries).filter(|_| builtin) {
         let hash = std::mem::replace(&mut ctx.set.catalog_hash, HASH_MARK.to_owned());
+        // The context without its tools, and the keys of their entries: no
+        // tool's entry is made (nor its schema read) unless the text is.
         // A context that does not serialize has no key (it is not kept):
         // an empty stand-in would give every such context the same one.
         let key = serde_json::to_vec(&ctx).ok().map(|json| {
-            crate::digest::Hasher::new()
-                .str("csharp registry with the hash marked")
+            let mut h = crate::digest::Hasher::new();
+            h.str("csharp registry with the hash marked")
                 .digest(templates.digest())
                 .str(path)
-                .bytes(&json)
-                .finish()
+                .bytes(&json);
+            for entry in entries {
+                h.digest(*entry);
+            }
+            h.finish()
         });
-        let marked =
-            super::cached_text(key.map(|k| (cache, k)), || templates.render(REGISTRY, &ctx))?;
+        let marked = super::cached_text(key.map(|k| (cache, k)), || {
+            ctx.set.tools = specs();
+            templates.render(REGISTRY, &ctx)
+        })?;
         if marked.matches(HASH_MARK).count() == 1 {
             return Ok(marked.replacen(HASH_MARK, &hash, 1));
         }
         ctx.set.catalog_hash = hash;
     }
+    ctx.set.tools = specs();
     templates.render(REGISTRY, &ctx)
 }
 
@@ -1078,10 +1088,8 @@ impl super::TemplateEmitter for CSharp {
         for set in &project.tool_sets {
             let t = templates.for_set(set);
             let (classes, registry) = class_names(set);
-            let mut specs = Vec::new();
             for (i, (tool, class)) in set.tools.iter().zip(&classes).enumerate() {
                 let timeout = set.timeout_of(tool);
-                specs.push(spec(tool, timeout));
                 // The file is made from the tool, its class name and the set's settings.
                 let piece = cx.cached_piece(set, i, |h| {
                     h.str("csharp tool file").str(class);
@@ -1111,13 +1119,30 @@ impl super::TemplateEmitter for CSharp {
                     name_text: &set.name,
                     class: &registry,
                     doc,
-                    tools: specs,
+                    tools: Vec::new(),
                     catalog_hash: cx.catalog_hash(set),
                     bridge_port: set.bridge_port.unwrap_or(0),
                 },
             };
+            // Each tool's entry follows from the tool, its class name and
+            // the set's settings (its time limit): what its piece key covers.
+            let entries = (0..set.tools.len())
+                .map(|i| {
+                    let piece = cx.cached_piece(set, i, |h| {
+                        h.str("csharp registry entry").str(&classes[i]);
+                    });
+                    piece.map(|(_, key)| key)
+                })
+                .collect::<Option<Vec<_>>>();
+            let specs = || {
+                let specs = set
+                    .tools
+                    .iter()
+                    .map(|tool| spec(tool, set.timeout_of(tool)));
+                specs.collect()
+            };
             let path = format!("csharp/{}/{registry}.cs", set.name);
-            match registry_text(cx, t, &path, ctx) {
+            match registry_text(cx, t, &path, ctx, entries.as_deref(), specs) {
                 Ok(text) => out.files.add(path, text),
                 Err(e) => out.diags.push(e.diagnostic()),
             }

@@ -536,7 +536,7 @@ fn read_side(
     // Translation is best-effort: a broken part has been reported and left out,
     // so that the format-independent rules still run on the rest.
     Some(Schema {
-        value: Value::Object(schema),
+        value: Value::Object(schema).into(),
         locs: t.locs.into(),
         written: BTreeMap::new(),
     })

@@ -281,12 +281,12 @@ fn read_schemas(cx: &mut Cx<'_>, root: &Node, obj: &[Member]) -> (Option<Schema>
     };
     (
         input.map(|value| Schema {
-            value,
+            value: value.into(),
             locs: input_locs.into(),
             written: input_written,
         }),
         output.map(|value| Schema {
-            value,
+            value: value.into(),
             locs: std::mem::take(&mut t.locs).into(),
             written: std::mem::take(&mut t.written),
         }),

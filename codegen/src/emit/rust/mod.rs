@@ -216,30 +216,22 @@ fn tool_files(
 
 /// What a tool's file is rendered from: the tool as read (its `digest`, of
 /// every field, its locations too, which order its members), the shared
-/// definitions (types and validators) it refers to instead of its own, the
-/// set's `rustSerde`, and the regenerate command of its header. (A tool's
-/// parts of the set module are keyed by [`super::EmitContext::cached_piece`]:
-/// the tool, the set's settings, the module's name.)
+/// module when the tool has definitions (what it refers to instead of its
+/// own follows from them and the module: [`SharedModule::digest`]), the
+/// set's `rustSerde`, and the regenerate command of its header. Nothing of
+/// the schemas is read: a kept tool's stay undecoded. (A tool's parts of the
+/// set module are keyed by [`super::EmitContext::cached_piece`]: the tool,
+/// the set's settings, the module's name.)
 fn tool_key(
     digest: Digest,
     shared: Option<(&SharedModule, &crate::ir::Tool)>,
     serde: crate::ir::RustSerde,
     regenerate: &str,
 ) -> Digest {
-    let replaced = shared.map(|(s, tool)| {
-        // The functions' names too: they depend on every shared definition's.
-        let validators = |v| {
-            let paths = s.validator_paths(v).into_iter();
-            paths.map(|(p, f)| (p, f.to_string())).collect::<Vec<_>>()
-        };
-        (
-            &s.module,
-            s.replacements(&tool.input.value),
-            s.replacements(&tool.output.value),
-            validators(&tool.input.value),
-            validators(&tool.output.value),
-        )
-    });
+    // A schema without definitions has nothing to replace.
+    let replaced = shared
+        .filter(|(_, tool)| tool.input.value.has_defs() || tool.output.value.has_defs())
+        .map(|(s, _)| s.digest);
     Hasher::new()
         .str("rust tool file")
         .str(regenerate)

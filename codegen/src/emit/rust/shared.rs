@@ -25,6 +25,10 @@ use crate::ir::ToolSet;
 pub struct SharedModule {
     /// The module's name (`defs`, or `defs_` beside a tool module `defs`).
     pub module: String,
+    /// Of everything below and the name: what a tool's replacements and
+    /// validator paths follow from besides its own schemas (a tool file's
+    /// cache key takes it instead of working them out).
+    pub digest: crate::digest::Digest,
     defs: SharedDefs,
     /// Definition name -> type name and implementations.
     types: BTreeMap<String, (String, Vec<TypeSpaceImpl>)>,
@@ -40,7 +44,11 @@ impl SharedModule {
         let schemas = set
             .tools
             .iter()
-            .flat_map(|t| [&t.input.value, &t.output.value]);
+            .flat_map(|t| [&t.input.value, &t.output.value])
+            // Only schemas with definitions can share any: a kept schema
+            // without them is not decoded to be looked into.
+            .filter(|v| v.has_defs())
+            .map(|v| &**v);
         let defs = SharedDefs::find(schemas, |d| rust_type_name(d).is_some());
         if defs.is_empty() {
             return None;
@@ -77,7 +85,15 @@ impl SharedModule {
         items.splice(0..0, checks.prelude);
         items.extend(checks.items);
         let validators = checks.functions;
+        let digest = crate::digest::Hasher::new()
+            .str("rust shared module")
+            .str(&module)
+            .debug(&defs)
+            .debug(&types)
+            .debug(&validators)
+            .finish();
         let shared = SharedModule {
+            digest,
             module,
             defs,
             types,

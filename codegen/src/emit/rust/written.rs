@@ -385,7 +385,7 @@ mod tests {
         outputs.extend((0..70).map(|n| serde_json::json!({"a": "x".repeat(n)})));
         outputs.push(serde_json::json!({"a": "\"#", "b": "\"##"}));
         for output in outputs {
-            tool.output.value = output;
+            *tool.output.value = output;
             for valid in [[false, false], [true, false], [false, true], [true, true]] {
                 let written = constants(&tool, &valid);
                 let formatted = super::super::items::constants_formatted(&tool, &valid);
