@@ -340,15 +340,15 @@ impl FromIterator<(String, Loc)> for Locs {
     }
 }
 
-/// A schema's JSON value. Made by a reader it is a plain [`Value`]; taken
-/// back from the generation cache ([`SchemaValue::kept`]) it stays in the
-/// cache's bytes until something reads it (most of a run's kept tools are
-/// never looked into: their outputs come from the cache too), then is
-/// decoded once. It reads as the `Value` it is ([`Deref`](std::ops::Deref));
+/// A JSON value of a tool: a schema, an example. Made by a reader it is a
+/// plain [`Value`]; taken back from the generation cache ([`JsonValue::kept`])
+/// it stays in the cache's bytes until something reads it (most of a run's
+/// kept tools are never looked into: their outputs come from the cache
+/// too), then is decoded once. It reads as the `Value` it is ([`Deref`](std::ops::Deref));
 /// changing it ([`DerefMut`](std::ops::DerefMut)) decodes it for good.
 /// Equality, hashing and `Debug` are the value's, however it is held.
 #[derive(Clone, Default)]
-pub struct SchemaValue {
+pub struct JsonValue {
     /// The value, when it is not held as kept bytes.
     value: Value,
     kept: Option<(KeptValue, std::sync::OnceLock<Value>)>,
@@ -367,10 +367,10 @@ pub struct KeptValue {
     pub has_defs: bool,
 }
 
-impl SchemaValue {
+impl JsonValue {
     /// A value held as the cache's bytes until it is first read.
-    pub fn kept(kept: KeptValue) -> SchemaValue {
-        SchemaValue {
+    pub fn kept(kept: KeptValue) -> JsonValue {
+        JsonValue {
             value: Value::Null,
             kept: Some((kept, std::sync::OnceLock::new())),
         }
@@ -400,13 +400,19 @@ impl SchemaValue {
     }
 }
 
-impl From<Value> for SchemaValue {
-    fn from(value: Value) -> SchemaValue {
-        SchemaValue { value, kept: None }
+impl From<Value> for JsonValue {
+    fn from(value: Value) -> JsonValue {
+        JsonValue { value, kept: None }
     }
 }
 
-impl std::ops::Deref for SchemaValue {
+impl From<JsonValue> for Value {
+    fn from(mut value: JsonValue) -> Value {
+        std::mem::take(&mut *value)
+    }
+}
+
+impl std::ops::Deref for JsonValue {
     type Target = Value;
     fn deref(&self) -> &Value {
         match &self.kept {
@@ -418,7 +424,7 @@ impl std::ops::Deref for SchemaValue {
     }
 }
 
-impl std::ops::DerefMut for SchemaValue {
+impl std::ops::DerefMut for JsonValue {
     fn deref_mut(&mut self) -> &mut Value {
         if let Some((k, decoded)) = self.kept.take() {
             self.value = decoded
@@ -429,37 +435,37 @@ impl std::ops::DerefMut for SchemaValue {
     }
 }
 
-impl PartialEq for SchemaValue {
-    fn eq(&self, other: &SchemaValue) -> bool {
+impl PartialEq for JsonValue {
+    fn eq(&self, other: &JsonValue) -> bool {
         **self == **other
     }
 }
 
-impl PartialEq<Value> for SchemaValue {
+impl PartialEq<Value> for JsonValue {
     fn eq(&self, other: &Value) -> bool {
         **self == *other
     }
 }
 
-impl std::hash::Hash for SchemaValue {
+impl std::hash::Hash for JsonValue {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         (**self).hash(h);
     }
 }
 
-impl serde::Serialize for SchemaValue {
+impl serde::Serialize for JsonValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         Value::serialize(self, s)
     }
 }
 
-impl fmt::Display for SchemaValue {
+impl fmt::Display for JsonValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&**self, f)
     }
 }
 
-impl fmt::Debug for SchemaValue {
+impl fmt::Debug for JsonValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
@@ -469,7 +475,7 @@ impl fmt::Debug for SchemaValue {
 #[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct Schema {
     /// A self-contained JSON Schema (2020-12); local `$ref`s only.
-    pub value: SchemaValue,
+    pub value: JsonValue,
     /// JSON pointer inside `value` -> where that part was written.
     pub locs: Locs,
     /// Values the reader changed to fit the schema, by pointer, as the spec
@@ -507,7 +513,7 @@ impl crate::schema::Ranks for Schema {
 /// Any JSON value (an example input, say) with the locations of its parts.
 #[derive(Clone, Debug, Default, PartialEq, Hash)]
 pub struct LocatedValue {
-    pub value: Value,
+    pub value: JsonValue,
     pub locs: Locs,
 }
 
@@ -821,7 +827,7 @@ impl Tool {
 
     /// Whether two definitions say the same thing (everything but where they were written).
     pub fn same_content(&self, other: &Tool) -> bool {
-        let examples = |t: &Tool| -> Vec<(Option<String>, Value, Option<Value>)> {
+        let examples = |t: &Tool| -> Vec<(Option<String>, JsonValue, Option<JsonValue>)> {
             t.examples
                 .iter()
                 .map(|e| {

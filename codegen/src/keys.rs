@@ -205,7 +205,7 @@ mod tests {
             ("example", |t| {
                 t.examples
                     .iter_mut()
-                    .for_each(|e| e.input.value = "b".into())
+                    .for_each(|e| *e.input.value = "b".into())
             }),
             ("approval", |t| t.requires_approval = !t.requires_approval),
             ("model description", |t| {

@@ -31,8 +31,8 @@ use serde_json::{Map, Number, Value};
 use crate::bytes::{Reader, put_len, put_str, put_u32, put_u128};
 use crate::digest::{Digest, Hasher, PieceCache};
 use crate::ir::{
-    Deprecation, Example, Format, Implied, KeptValue, LocatedValue, Locs, RFunction, SafetyLevel,
-    Schema, SchemaValue, Spanned, Tool,
+    Deprecation, Example, Format, Implied, JsonValue, KeptValue, LocatedValue, Locs, RFunction,
+    SafetyLevel, Schema, Spanned, Tool,
 };
 use crate::source::{FileId, Loc, Span};
 
@@ -401,9 +401,9 @@ struct_part!(Schema {
     written
 });
 
-/// A schema's value is kept as its bytes ([`SchemaValue::kept`]): checked
+/// A schema's value is kept as its bytes ([`JsonValue::kept`]): checked
 /// here to decode, without building it; decoded when something reads it.
-impl Part for SchemaValue {
+impl Part for JsonValue {
     fn put(&self, out: &mut Vec<u8>) {
         match self.kept_bytes() {
             // A value taken back and not changed since: its bytes as they were.
@@ -411,12 +411,12 @@ impl Part for SchemaValue {
             None => <Value as Part>::put(self, out),
         }
     }
-    fn take(input: &mut Input<'_>) -> Option<SchemaValue> {
+    fn take(input: &mut Input<'_>) -> Option<JsonValue> {
         let start = input.r.rest();
         let tag = start.first().copied();
         let has_defs = check_value(input, true)?;
         let len = start.len() - input.r.rest().len();
-        Some(SchemaValue::kept(KeptValue {
+        Some(JsonValue::kept(KeptValue {
             bytes: start.get(..len)?.into(),
             decode: decode_value,
             is_null: tag == Some(NULL),

@@ -29,6 +29,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../templates/csharp/registry.cs.jinja"),
     ),
     (
+        "csharp/registry_entry.cs.jinja",
+        include_str!("../../templates/csharp/registry_entry.cs.jinja"),
+    ),
+    (
         "csharp/package.json.jinja",
         include_str!("../../templates/csharp/package.json.jinja"),
     ),

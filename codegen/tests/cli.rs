@@ -1129,7 +1129,8 @@ fn the_cache_skips_unchanged_runs_and_never_serves_stale_output() {
 /// The C# registry shows no descriptions: after a description edit it is
 /// taken from the cache with the new catalog hash put in, the same as a run
 /// without the cache renders; an overridden registry template (which might
-/// not show the hash as it is) is rendered on every run.
+/// not show the hash as it is) is rendered on every run, and so is the
+/// registry with an overridden entry template.
 #[test]
 fn a_kept_registry_carries_the_new_catalog_hash() {
     let d = scratch("registry-hash");
@@ -1141,7 +1142,7 @@ fn a_kept_registry_carries_the_new_catalog_hash() {
         let out = d.join(out);
         let cache = d.join("cache");
         let mut args = vec!["gen", "--out", out.to_str().unwrap_or_default()];
-        if extra.is_empty() {
+        if !extra.contains(&"--no-cache") {
             args.extend(["--cache-dir", cache.to_str().unwrap_or_default()]);
         }
         args.extend(extra);
@@ -1207,6 +1208,23 @@ fn a_kept_registry_carries_the_new_catalog_hash() {
     let custom = overridden("custom");
     let expected = format!("// {} 3\n", hash_of(&custom).to_uppercase());
     assert_eq!(String::from_utf8_lossy(&custom[registry]), expected);
+    // The built-in registry with an overridden entry template: each entry
+    // as the override has it, with the cache as without.
+    let entries = d.join("entries");
+    std::fs::create_dir_all(entries.join("csharp")).unwrap_or_else(|e| panic!("{e}"));
+    write(
+        &entries.join("csharp/registry_entry.cs.jinja"),
+        "            // entry {{ t.id }}\n",
+    );
+    let e = entries.to_str().unwrap_or_default().to_owned();
+    let kept = generate("entries-cached", &["--templates", &e]);
+    mcp_specs(&specs, 1, "v4");
+    let kept_after = generate("entries-cached", &["--templates", &e]);
+    let fresh_after = generate("entries-fresh", &["--templates", &e, "--no-cache"]);
+    let text = String::from_utf8_lossy(&kept_after[registry]).into_owned();
+    assert_eq!(text.matches("// entry ").count(), 3, "{text}");
+    assert!(kept.contains_key(registry));
+    assert_eq!(body(&kept_after), body(&fresh_after));
     let _ = std::fs::remove_dir_all(&d);
 }
 

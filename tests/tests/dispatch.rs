@@ -288,7 +288,7 @@ impl ToolvaultExamples {
             .max_by_key(|e| e.input.value.as_object().map_or(0, |m| m.len()))
             .ok_or_else(|| ToolError::execution(format!("{id}: no example for {args}")))?;
         let output = example.output.as_ref().map(|o| o.value.clone());
-        serde_json::from_value(output.unwrap_or_default())
+        serde_json::from_value(output.map(Value::from).unwrap_or_default())
             .map_err(|e| ToolError::execution(format!("{id}: example output does not fit: {e}")))
     }
 }
@@ -323,7 +323,7 @@ fn every_toolvault_example_round_trips_through_the_generated_types() {
             serde_json::from_str(info.output_schema.unwrap_or("true")).unwrap_or_default();
         let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{e}"));
         for e in examples {
-            let out = toolvault::dispatch(&implementation, info.id, e.input.value.clone())
+            let out = toolvault::dispatch(&implementation, info.id, Value::clone(&e.input.value))
                 .unwrap_or_else(|err| panic!("{}: {err}", info.id));
             let out = compact_output(&out, info.id);
             let errors: Vec<String> = validator.iter_errors(&out).map(|x| x.to_string()).collect();

@@ -757,56 +757,70 @@ struct CsParam {
 }
 
 const REGISTRY: &str = "csharp/registry.cs.jinja";
+/// One tool's entry of the registry, which the registry includes per tool.
+const REGISTRY_ENTRY: &str = "csharp/registry_entry.cs.jinja";
 
-/// Stands for the catalog hash in a registry kept in the cache (as long as
-/// a hash, so that the text around it is laid out the same).
-const HASH_MARK: &str = "@@catalog-hash@@";
+/// What the stand-in tool says in each of its fields: nothing a spec's
+/// escaped literal can be.
+const STAND_IN: &str = "@@toolgen registry entry@@";
 
-/// A tool set's registry. With the cache and the built-in template, it is
-/// rendered with [`HASH_MARK`] for the catalog hash and kept by the digest
-/// of that context, then the mark replaced: the registry shows no
-/// descriptions, so an edit of one (which changes the catalog hash, and
-/// with it every rendering) finds it kept, where rendering a thousand tools
-/// took 15 ms. A template overridden by a file is rendered every time (it
-/// might not show the hash as it is), and so is a text that does not hold
-/// the mark exactly once.
+/// A tool set's registry. With the cache and the built-in templates, each
+/// tool's entry is rendered on its own (the entry template, which the
+/// registry includes per tool) and kept by the tool's piece key, and the
+/// registry is rendered around one stand-in tool, whose entry the tools'
+/// entries then replace: an edit of one tool renders one entry, and no other
+/// tool's schema is read. An overridden template is rendered whole (it might
+/// not lay the entries out one after another), and so is a registry whose
+/// text does not hold the stand-in's entry exactly once.
 fn registry_text(
     cx: &super::EmitContext<'_>,
     templates: &crate::templates::Templates,
-    path: &str,
+    set: &ToolSet,
     mut ctx: RegistryContext<'_>,
-    entries: Option<&[crate::digest::Digest]>,
-    specs: impl Fn() -> Vec<CsSpec>,
 ) -> Result<String, crate::templates::TemplateError> {
-    let builtin = !templates.overridden().iter().any(|(n, _)| n == REGISTRY);
-    if let Some((cache, entries)) = cx.cache.map(|(c, _)| c).zip(entries).filter(|_| builtin) {
-        let hash = std::mem::replace(&mut ctx.set.catalog_hash, HASH_MARK.to_owned());
-        // The context without its tools, and the keys of their entries: no
-        // tool's entry is made (nor its schema read) unless the text is.
-        // A context that does not serialize has no key (it is not kept):
-        // an empty stand-in would give every such context the same one.
-        let key = serde_json::to_vec(&ctx).ok().map(|json| {
-            let mut h = crate::digest::Hasher::new();
-            h.str("csharp registry with the hash marked")
-                .digest(templates.digest())
-                .str(path)
-                .bytes(&json);
-            for entry in entries {
-                h.digest(*entry);
+    let builtin = !templates
+        .overridden()
+        .iter()
+        .any(|(n, _)| n == REGISTRY || n == REGISTRY_ENTRY);
+    if cx.cache.is_some() && builtin {
+        let stand_in = CsSpec::stand_in();
+        let mark = templates.render(REGISTRY_ENTRY, EntryContext { t: &stand_in })?;
+        ctx.set.tools = vec![stand_in];
+        let framed = templates.render(REGISTRY, &ctx)?;
+        if let Some((head, tail)) = framed
+            .split_once(&mark)
+            .filter(|(_, tail)| !mark.is_empty() && !tail.contains(&mark))
+        {
+            let mut text = head.to_owned();
+            for (i, tool) in set.tools.iter().enumerate() {
+                // The entry follows from the tool and the set's settings (its
+                // time limit): what the piece key covers, with the templates.
+                let piece = cx.cached_piece(set, i, |h| {
+                    h.str("csharp registry entry").digest(templates.digest());
+                });
+                let entry = super::cached_text(piece, || {
+                    let spec = spec(tool, set.timeout_of(tool));
+                    templates.render(REGISTRY_ENTRY, EntryContext { t: &spec })
+                })?;
+                text.push_str(&entry);
             }
-            h.finish()
-        });
-        let marked = super::cached_text(key.map(|k| (cache, k)), || {
-            ctx.set.tools = specs();
-            templates.render(REGISTRY, &ctx)
-        })?;
-        if marked.matches(HASH_MARK).count() == 1 {
-            return Ok(marked.replacen(HASH_MARK, &hash, 1));
+            text.push_str(tail);
+            return Ok(text);
         }
-        ctx.set.catalog_hash = hash;
     }
-    ctx.set.tools = specs();
+    ctx.set.tools = set
+        .tools
+        .iter()
+        .map(|tool| spec(tool, set.timeout_of(tool)))
+        .collect();
     templates.render(REGISTRY, &ctx)
+}
+
+/// The entry template's context, rendered alone: the tool, as the
+/// registry's loop names it.
+#[derive(Serialize)]
+struct EntryContext<'a> {
+    t: &'a CsSpec,
 }
 
 /// The registry template's context. A struct, not a `serde_json::Value`:
@@ -847,6 +861,25 @@ struct CsIdentity {
     safety: String,
     /// `None` when no time limit is stated.
     timeout: Option<String>,
+}
+
+impl CsSpec {
+    /// A tool that says [`STAND_IN`] wherever it says anything.
+    fn stand_in() -> CsSpec {
+        let mark = || STAND_IN.to_owned();
+        CsSpec {
+            identity: CsIdentity {
+                id: mark(),
+                name: mark(),
+                category: mark(),
+                tier: mark(),
+                safety: mark(),
+                timeout: Some(mark()),
+            },
+            additional: false,
+            params: Vec::new(),
+        }
+    }
 }
 
 impl CsIdentity {
@@ -1124,25 +1157,8 @@ impl super::TemplateEmitter for CSharp {
                     bridge_port: set.bridge_port.unwrap_or(0),
                 },
             };
-            // Each tool's entry follows from the tool, its class name and
-            // the set's settings (its time limit): what its piece key covers.
-            let entries = (0..set.tools.len())
-                .map(|i| {
-                    let piece = cx.cached_piece(set, i, |h| {
-                        h.str("csharp registry entry").str(&classes[i]);
-                    });
-                    piece.map(|(_, key)| key)
-                })
-                .collect::<Option<Vec<_>>>();
-            let specs = || {
-                let specs = set
-                    .tools
-                    .iter()
-                    .map(|tool| spec(tool, set.timeout_of(tool)));
-                specs.collect()
-            };
             let path = format!("csharp/{}/{registry}.cs", set.name);
-            match registry_text(cx, t, &path, ctx, entries.as_deref(), specs) {
+            match registry_text(cx, t, set, ctx) {
                 Ok(text) => out.files.add(path, text),
                 Err(e) => out.diags.push(e.diagnostic()),
             }

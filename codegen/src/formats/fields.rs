@@ -252,7 +252,7 @@ impl Cx<'_> {
             locs.insert(p.to_owned(), self.loc(n.span));
         });
         LocatedValue {
-            value: node.to_json(),
+            value: node.to_json().into(),
             locs: locs.into(),
         }
     }

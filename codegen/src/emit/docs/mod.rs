@@ -147,7 +147,7 @@ fn calls(set: &ToolSet, tool: &Tool) -> Option<Calls> {
         ),
     };
     let output = first
-        .and_then(|e| e.output.as_ref().map(|o| o.value.clone()))
+        .and_then(|e| e.output.as_ref().map(|o| Value::clone(&o.value)))
         .or_else(|| {
             (!tool.output.value.is_null())
                 .then(|| sample::sample(&tool.output.value))
