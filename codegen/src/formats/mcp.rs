@@ -55,7 +55,7 @@ pub fn display_name(name: &str) -> String {
 fn schema_of(cx: &Cx<'_>, node: &Node) -> Schema {
     let located = cx.located(node);
     Schema {
-        value: located.value.into(),
+        value: located.value,
         locs: located.locs,
         written: BTreeMap::new(),
     }
