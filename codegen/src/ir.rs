@@ -227,8 +227,18 @@ pub struct Tier {
 /// what the IR holds besides the values themselves: the pointers sit in one
 /// text and the entries in one sorted slice (about a third of a `BTreeMap`
 /// of `String`s). Readers build a `BTreeMap` and convert it at the end.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+/// Taken back from the generation cache ([`Locs::kept`]) they stay as its
+/// bytes until first asked for, like a kept [`JsonValue`]: a kept tool's
+/// locations matter only when something about it is reported or rendered.
+#[derive(Clone, Default)]
 pub struct Locs {
+    /// The pointers and locations, when they are not held as kept bytes.
+    built: LocsData,
+    kept: Option<(KeptLocs, std::sync::OnceLock<LocsData>)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct LocsData {
     /// Every pointer, one after another, in sorted order.
     text: Box<str>,
     /// `(end of the pointer in text, where it was written)`, sorted by
@@ -236,27 +246,88 @@ pub struct Locs {
     entries: Box<[(u32, Loc)]>,
 }
 
+/// Bytes of a kept tool: a part of the body the cache gave, shared by every
+/// part of the tool kept this way (no copy of each).
+#[derive(Clone)]
+pub struct KeptBytes {
+    whole: std::sync::Arc<[u8]>,
+    range: std::ops::Range<usize>,
+}
+
+impl KeptBytes {
+    /// `range` of `whole`; `None` when it does not lie within.
+    pub fn new(whole: std::sync::Arc<[u8]>, range: std::ops::Range<usize>) -> Option<KeptBytes> {
+        whole.get(range.clone())?;
+        Some(KeptBytes { whole, range })
+    }
+}
+
+impl std::ops::Deref for KeptBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.whole.get(self.range.clone()).unwrap_or_default()
+    }
+}
+
+/// Locations as the generation cache keeps them (like [`KeptValue`]): the
+/// bytes, checked when taken to decode with every location in `files.0`,
+/// and the function that decodes them with those locations moved to
+/// `files.1`, the spec's file in this run.
+#[derive(Clone)]
+pub struct KeptLocs {
+    pub bytes: KeptBytes,
+    pub decode: fn(&[u8], (crate::source::FileId, crate::source::FileId)) -> Option<Locs>,
+    pub files: (crate::source::FileId, crate::source::FileId),
+}
+
 impl Locs {
+    /// Locations held as the cache's bytes until first asked for.
+    pub fn kept(kept: KeptLocs) -> Locs {
+        Locs {
+            built: LocsData::default(),
+            kept: Some((kept, std::sync::OnceLock::new())),
+        }
+    }
+
+    /// The cache's bytes, while they name the locations as they are (taken
+    /// back into the file they were kept from, and not changed since).
+    pub fn kept_bytes(&self) -> Option<&[u8]> {
+        let (k, _) = self.kept.as_ref()?;
+        (k.files.0 == k.files.1).then_some(&*k.bytes)
+    }
+
+    fn data(&self) -> &LocsData {
+        match &self.kept {
+            // Checked when taken: empty is never what kept bytes decode to by failing.
+            Some((k, built)) => built.get_or_init(|| {
+                (k.decode)(&k.bytes, k.files).map_or_else(LocsData::default, |l| l.built)
+            }),
+            None => &self.built,
+        }
+    }
+
     fn pointer(&self, i: usize) -> &str {
+        let data = self.data();
         let start = if i == 0 {
             0
         } else {
-            self.entries[i - 1].0 as usize
+            data.entries[i - 1].0 as usize
         };
-        self.text
-            .get(start..self.entries[i].0 as usize)
+        data.text
+            .get(start..data.entries[i].0 as usize)
             .unwrap_or_default()
     }
 
     /// Where the part at exactly `pointer` was written.
     pub fn get(&self, pointer: &str) -> Option<&Loc> {
-        let (mut lo, mut hi) = (0, self.entries.len());
+        let entries = &self.data().entries;
+        let (mut lo, mut hi) = (0, entries.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             match self.pointer(mid).cmp(pointer) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(&self.entries[mid].1),
+                std::cmp::Ordering::Equal => return Some(&entries[mid].1),
             }
         }
         None
@@ -264,25 +335,31 @@ impl Locs {
 
     /// Every pointer and its location, in pointer order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Loc)> {
-        (0..self.entries.len()).map(|i| (self.pointer(i), &self.entries[i].1))
+        let entries = &self.data().entries;
+        (0..entries.len()).map(|i| (self.pointer(i), &entries[i].1))
     }
 
     /// Every location, in pointer order.
     pub fn values(&self) -> impl Iterator<Item = &Loc> {
-        self.entries.iter().map(|(_, l)| l)
+        self.data().entries.iter().map(|(_, l)| l)
     }
 
     /// Every location, to move them all (a test shifting spans).
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Loc> {
-        self.entries.iter_mut().map(|(_, l)| l)
+        if let Some((k, built)) = self.kept.take() {
+            self.built = built.into_inner().unwrap_or_else(|| {
+                (k.decode)(&k.bytes, k.files).map_or_else(LocsData::default, |l| l.built)
+            });
+        }
+        self.built.entries.iter_mut().map(|(_, l)| l)
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.data().entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
     /// The map again, for a stage that adds to it (bundling).
@@ -292,24 +369,62 @@ impl Locs {
 
     /// The pointers' text and the entries, as kept between runs ([`crate::memo`]).
     pub fn parts(&self) -> (&str, &[(u32, Loc)]) {
-        (&self.text, &self.entries)
+        let data = self.data();
+        (&data.text, &data.entries)
     }
 
-    /// What [`Locs::parts`] gave; `None` unless every pointer ends after the
-    /// one before, within the text, on a character boundary.
-    pub fn from_parts(text: &str, entries: Vec<(u32, Loc)>) -> Option<Locs> {
+    /// Whether `entries` could be [`Locs::parts`]' with `text`: every pointer
+    /// ends after the one before, within the text, on a character boundary.
+    pub fn parts_fit(text: &str, ends: impl IntoIterator<Item = u32>) -> bool {
         let mut start = 0;
-        for &(end, _) in &entries {
+        for end in ends {
             let end = end as usize;
             if end < start || !text.is_char_boundary(end) {
-                return None;
+                return false;
             }
             start = end;
         }
-        Some(Locs {
+        true
+    }
+
+    /// What [`Locs::parts`] gave; `None` unless they fit ([`Locs::parts_fit`]).
+    pub fn from_parts(text: &str, entries: Vec<(u32, Loc)>) -> Option<Locs> {
+        if !Locs::parts_fit(text, entries.iter().map(|(end, _)| *end)) {
+            return None;
+        }
+        Some(Locs::from(LocsData {
             text: text.into(),
             entries: entries.into_boxed_slice(),
-        })
+        }))
+    }
+}
+
+impl From<LocsData> for Locs {
+    fn from(built: LocsData) -> Locs {
+        Locs { built, kept: None }
+    }
+}
+
+impl PartialEq for Locs {
+    fn eq(&self, other: &Locs) -> bool {
+        self.data() == other.data()
+    }
+}
+
+impl Eq for Locs {}
+
+impl std::hash::Hash for Locs {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.data().hash(h);
+    }
+}
+
+impl fmt::Debug for Locs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Locs")
+            .field("text", &self.data().text)
+            .field("entries", &self.data().entries)
+            .finish()
     }
 }
 
@@ -327,10 +442,10 @@ impl From<BTreeMap<String, Loc>> for Locs {
             text.push_str(&p);
             entries.push((end, l));
         }
-        Locs {
+        Locs::from(LocsData {
             text: text.into_boxed_str(),
             entries: entries.into_boxed_slice(),
-        }
+        })
     }
 }
 
@@ -359,7 +474,7 @@ pub struct JsonValue {
 /// they were taken), and what can be told without decoding them.
 #[derive(Clone)]
 pub struct KeptValue {
-    pub bytes: Box<[u8]>,
+    pub bytes: KeptBytes,
     pub decode: fn(&[u8]) -> Option<Value>,
     /// Whether the value is `null` (a tool without an output schema).
     pub is_null: bool,

@@ -31,8 +31,8 @@ use serde_json::{Map, Number, Value};
 use crate::bytes::{Reader, put_len, put_str, put_u32, put_u128};
 use crate::digest::{Digest, Hasher, PieceCache};
 use crate::ir::{
-    Deprecation, Example, Format, Implied, JsonValue, KeptValue, LocatedValue, Locs, RFunction,
-    SafetyLevel, Schema, Spanned, Tool,
+    Deprecation, Example, Format, Implied, JsonValue, KeptBytes, KeptLocs, KeptValue, LocatedValue,
+    Locs, RFunction, SafetyLevel, Schema, Spanned, Tool,
 };
 use crate::source::{FileId, Loc, Span};
 
@@ -73,7 +73,7 @@ pub type Recalled = (Format, Tool, Option<Digest>);
 /// The format and tool kept under `key`, if any that reads back, its
 /// locations in `file` (the spec's place among this run's files).
 pub fn recall(cache: &dyn PieceCache, key: Digest, file: FileId) -> Option<Recalled> {
-    decode(&cache.get(key)?, file)
+    decode_shared(cache.get(key)?.into(), file)
 }
 
 /// Keeps a clean spec's format and tool under `key` (its locations in
@@ -114,12 +114,18 @@ fn encode_with(file: FileId, format: Format, tool: &Tool, digest: Digest) -> Vec
 /// given only when they did not move); `None` for anything else, and for a
 /// tool with a location in a file other than its own.
 pub fn decode(bytes: &[u8], file: FileId) -> Option<Recalled> {
-    let mut r = Reader::new(bytes);
+    decode_shared(bytes.into(), file)
+}
+
+/// [`decode`] of bytes its kept parts can share.
+fn decode_shared(bytes: std::sync::Arc<[u8]>, file: FileId) -> Option<Recalled> {
+    let mut r = Reader::new(&bytes);
     r.expect(MAGIC)?;
     let mut input = Input {
         r,
         depth: 0,
         files: (FileId(0), file),
+        whole: Some(&bytes),
     };
     input.files.0 = FileId(input.r.u32()?);
     let digest = Digest(input.r.u128()?);
@@ -136,6 +142,19 @@ struct Input<'a> {
     depth: usize,
     /// The file the locations name, and the one they are moved to.
     files: (FileId, FileId),
+    /// All the bytes, when parts kept as bytes can share them.
+    whole: Option<&'a std::sync::Arc<[u8]>>,
+}
+
+impl Input<'_> {
+    /// The `len` bytes that start where `rest` does, as kept bytes.
+    fn kept(&self, rest: &[u8], len: usize) -> Option<KeptBytes> {
+        let Some(whole) = self.whole else {
+            return KeptBytes::new(rest.get(..len)?.into(), 0..len);
+        };
+        let at = whole.len().checked_sub(rest.len())?;
+        KeptBytes::new(whole.clone(), at..at.checked_add(len)?)
+    }
 }
 
 /// Deeper than any value a reader accepts.
@@ -358,8 +377,35 @@ impl Part for Value {
     }
 }
 
+/// Locations' bytes (all of them) as locations, moved from `files.0` to
+/// `files.1`.
+fn decode_locs(bytes: &[u8], files: (FileId, FileId)) -> Option<Locs> {
+    let mut input = Input {
+        r: Reader::new(bytes),
+        depth: 0,
+        files,
+        whole: None,
+    };
+    let locs = take_locs(&mut input)?;
+    input.r.is_done().then_some(locs)
+}
+
+fn take_locs(input: &mut Input<'_>) -> Option<Locs> {
+    let text = input.r.str()?;
+    let n = input.r.count()?;
+    let entries: Vec<(u32, Loc)> = (0..n)
+        .map(|_| Some((input.r.u32()?, Part::take(input)?)))
+        .collect::<Option<_>>()?;
+    Locs::from_parts(text, entries)
+}
+
 impl Part for Locs {
     fn put(&self, out: &mut Vec<u8>) {
+        if let Some(bytes) = self.kept_bytes() {
+            // Taken back where they were kept, and not changed since.
+            out.extend_from_slice(bytes);
+            return;
+        }
         let (text, entries) = self.parts();
         put_str(out, text);
         put_len(out, entries.len());
@@ -368,13 +414,29 @@ impl Part for Locs {
             loc.put(out);
         }
     }
+    /// Checked as [`take_locs`] would take them, without building them:
+    /// kept as their bytes ([`Locs::kept`]), built when first asked for.
     fn take(input: &mut Input<'_>) -> Option<Locs> {
+        let start = input.r.rest();
         let text = input.r.str()?;
         let n = input.r.count()?;
-        let entries: Vec<(u32, Loc)> = (0..n)
-            .map(|_| Some((input.r.u32()?, Part::take(input)?)))
-            .collect::<Option<_>>()?;
-        Locs::from_parts(text, entries)
+        let mut ends = Vec::new();
+        for _ in 0..n {
+            ends.push(input.r.u32()?);
+            let (file, _, _) = (input.r.u32()?, input.r.u32()?, input.r.u32()?);
+            if FileId(file) != input.files.0 {
+                return None;
+            }
+        }
+        if !Locs::parts_fit(text, ends) {
+            return None;
+        }
+        let len = start.len() - input.r.rest().len();
+        Some(Locs::kept(KeptLocs {
+            bytes: input.kept(start, len)?,
+            decode: decode_locs,
+            files: input.files,
+        }))
     }
 }
 
@@ -417,7 +479,7 @@ impl Part for JsonValue {
         let has_defs = check_value(input, true)?;
         let len = start.len() - input.r.rest().len();
         Some(JsonValue::kept(KeptValue {
-            bytes: start.get(..len)?.into(),
+            bytes: input.kept(start, len)?,
             decode: decode_value,
             is_null: tag == Some(NULL),
             has_defs,
@@ -431,6 +493,7 @@ fn decode_value(bytes: &[u8]) -> Option<Value> {
         r: Reader::new(bytes),
         depth: 0,
         files: (FileId(0), FileId(0)),
+        whole: None,
     };
     let value = <Value as Part>::take(&mut input)?;
     input.r.is_done().then_some(value)
@@ -596,9 +659,10 @@ mod tests {
         assert!(kept > 20, "{kept} tools read back");
     }
 
-    /// A kept schema stays as its bytes: what a run asks of it without
-    /// reading it (null? definitions?) is told from them, encoding it again
-    /// gives the same bytes, and changing it decodes it for good.
+    /// A kept schema stays as its bytes (its value and its locations): what
+    /// a run asks of it without reading it (null? definitions?) is told from
+    /// them, encoding it again gives the same bytes, and changing it decodes
+    /// it for good.
     #[test]
     fn kept_schemas_are_read_only_when_asked_for() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-specs");
@@ -623,9 +687,17 @@ mod tests {
                 nulls += usize::from(kept.value.is_null());
                 defs += usize::from(kept.value.has_defs());
             }
-            // Read (not changed), it is still held as its bytes.
+            // Read (not changed), it is still held as its bytes; so are the
+            // locations, unless they moved to another file.
             assert_eq!(*back.input.value, *tool.input.value);
             assert!(back.input.value.kept_bytes().is_some());
+            assert_eq!(back.input.locs, tool.input.locs);
+            assert!(back.input.locs.kept_bytes().is_some());
+            let moved = decode(&bytes, FileId(file.0 + 1));
+            assert!(
+                moved.is_some_and(|(_, t, _)| t.input.locs.kept_bytes().is_none()
+                    && t.input.locs.len() == tool.input.locs.len())
+            );
             assert_eq!(encode(file, Format::Mcp, &back), bytes, "{}", tool.id.value);
             let mut changed = back.clone();
             changed.input.value["$comment"] = Value::from("changed");
@@ -733,6 +805,7 @@ mod tests {
             r: Reader::new(&out),
             depth: 0,
             files: (FileId(0), FileId(0)),
+            whole: None,
         };
         assert_eq!(<Value as Part>::take(&mut input).as_ref(), Some(&v));
         assert!(input.r.is_done());
@@ -741,6 +814,7 @@ mod tests {
             r: Reader::new(&out),
             depth: 0,
             files: (FileId(0), FileId(0)),
+            whole: None,
         };
         assert_eq!(check_value(&mut input, true), Some(false));
         assert!(input.r.is_done());
@@ -753,12 +827,14 @@ mod tests {
             r: Reader::new(&deep),
             depth: 0,
             files: (FileId(0), FileId(0)),
+            whole: None,
         };
         assert_eq!(<Value as Part>::take(&mut input), None);
         let mut input = Input {
             r: Reader::new(&deep),
             depth: 0,
             files: (FileId(0), FileId(0)),
+            whole: None,
         };
         assert_eq!(check_value(&mut input, true), None);
     }
