@@ -721,7 +721,7 @@ pub struct Tool {
     pub deprecated: Option<Spanned<Deprecation>>,
     /// The R function that implements the tool, when the spec names one (a
     /// RAVE tool `{package}-{function}`); a tool set's manifest may
-    /// override it ([`ToolSet::r_function_of`]).
+    /// override it (its `r` map, bound when the set is assembled).
     pub r_function: Option<RFunction>,
     /// The whole definition (the file's root value).
     pub loc: Loc,

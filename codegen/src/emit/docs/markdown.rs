@@ -1,7 +1,7 @@
 //! Markdown for the docs site, from two kinds of text: names and values,
 //! which must show exactly as written ([`md`], [`md_cell`], [`code_block`]),
 //! and spec prose (descriptions, notes), which authors write in Markdown and
-//! which renders as Markdown, made safe ([`markdown`], [`markdown_inline`]):
+//! which renders as Markdown, made safe ([`markdown()`], [`markdown_inline`]):
 //! no raw HTML (`<` is an entity unless it opens an autolink), no mdBook
 //! directives (`{{#include}}`), and headings below the page's own.
 

@@ -11,7 +11,7 @@
 //! or a value built from the schema, validated before it is written).
 //!
 //! Names and values are data and show as written; spec prose is Markdown and
-//! renders as Markdown, made safe ([`markdown`]).
+//! renders as Markdown, made safe ([`markdown::markdown`]).
 
 pub mod markdown;
 pub mod sample;

@@ -8,12 +8,12 @@
 //! and `register` over typed call functions.
 //!
 //! The stages, one module each, in the order they run:
-//! - [`prepare`]: the schema typify is given (pure `Value` to `Value`);
-//! - [`type_space`]: the typify boundary (panics caught, output parsed once);
-//! - [`shared`] (with [`shared_defs`]): the types and validators of
+//! - `prepare`: the schema typify is given (pure `Value` to `Value`);
+//! - `type_space`: the typify boundary (panics caught, output parsed once);
+//! - `shared` (with [`shared_defs`]): the types and validators of
 //!   definitions several tools hold, generated once per tool set;
-//! - [`post`]: fixes on typify's syntax tree;
-//! - [`items`]: what toolgen writes itself, built with `quote!`;
+//! - `post`: fixes on typify's syntax tree;
+//! - `items`: what toolgen writes itself, built with `quote!`;
 //! - [`validate`]: the schemas compiled into validators (`input_is_valid`);
 //! - this module: the layout (crate or module), the Cargo.toml, the runtime.
 
