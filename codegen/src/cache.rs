@@ -22,7 +22,9 @@
 //!   file known to hold it is not read at all.
 //! - **run stamps** (`runs/`): per output directory and configuration, what
 //!   the last clean run (no diagnostics at all) read and wrote: the input
-//!   files with the digests of their contents, the template directories, and
+//!   files with the digests of their contents (and a spec file's stamp when
+//!   it was read: one that still has it is not read to be compared), the
+//!   template directories, and
 //!   each output file's size, time, inode and digest, in a binary form of
 //!   their own (`runs/<config>.run`). A run whose inputs and output all still
 //!   match is skipped whole.
@@ -548,7 +550,7 @@ fn write_quietly(path: &Path, bytes: &[u8]) -> bool {
 }
 
 /// Marks a run stamp's form, so that a change of it is a miss.
-const STAMP_MAGIC: &[u8] = b"toolgen run 1\n";
+const STAMP_MAGIC: &[u8] = b"toolgen run 2\n";
 
 fn put_file_stamp(out: &mut Vec<u8>, stamp: &FileStamp) {
     let FileStamp {
@@ -580,8 +582,10 @@ pub struct RunStamp {
     /// The configuration's digest (it covers the output directory).
     pub config: Digest,
     /// The files the run found ([`crate::load::inputs`]), and every other
-    /// file it read: path -> digest of the contents.
-    pub inputs: BTreeMap<PathBuf, Digest>,
+    /// file it read: path -> digest of the contents, and the file's stamp
+    /// when it was read (spec files): a file that still has it is not read
+    /// to be compared (as for outputs).
+    pub inputs: BTreeMap<PathBuf, (Digest, Option<FileStamp>)>,
     /// The list [`crate::load::inputs`] gave, which must not change.
     pub found: Vec<PathBuf>,
     /// Template directories -> digest of every file in them.
@@ -601,10 +605,10 @@ impl RunStamp {
     pub fn holds(&self, out: &Path, found: &[PathBuf]) -> bool {
         self.found == found
             && !out.join(JOURNAL).exists()
-            && self
-                .inputs
-                .iter()
-                .all(|(path, d)| std::fs::read(path).is_ok_and(|b| Digest::of(&b) == *d))
+            && self.inputs.iter().all(|(path, (d, stamp))| {
+                stamp.is_some_and(|s| FileStamp::of_path(path) == Some(s))
+                    || std::fs::read(path).is_ok_and(|b| Digest::of(&b) == *d)
+            })
             && self.templates.iter().all(|(dir, d)| tree_digest(dir) == *d)
             && self.dirs.iter().all(|(rel, stamp)| {
                 std::fs::metadata(out.join(rel)).is_ok_and(|m| FileStamp::of(&m) == *stamp)
@@ -689,12 +693,22 @@ impl RunStamp {
         for p in found {
             bytes::put_str(&mut out, p.to_str()?);
         }
-        for map in [inputs, templates] {
-            bytes::put_len(&mut out, map.len());
-            for (p, d) in map {
-                bytes::put_str(&mut out, p.to_str()?);
-                bytes::put_u128(&mut out, d.0);
+        bytes::put_len(&mut out, inputs.len());
+        for (p, (d, stamp)) in inputs {
+            bytes::put_str(&mut out, p.to_str()?);
+            bytes::put_u128(&mut out, d.0);
+            match stamp {
+                Some(s) => {
+                    out.push(1);
+                    put_file_stamp(&mut out, s);
+                }
+                None => out.push(0),
             }
+        }
+        bytes::put_len(&mut out, templates.len());
+        for (p, d) in templates {
+            bytes::put_str(&mut out, p.to_str()?);
+            bytes::put_u128(&mut out, d.0);
         }
         bytes::put_len(&mut out, outputs.len());
         for (rel, (stamp, d)) in outputs {
@@ -722,14 +736,22 @@ impl RunStamp {
         let found = (0..n)
             .map(|_| Some(PathBuf::from(r.str()?)))
             .collect::<Option<_>>()?;
-        let mut digests = || -> Option<BTreeMap<PathBuf, Digest>> {
-            let n = r.count()?;
-            (0..n)
-                .map(|_| Some((PathBuf::from(r.str()?), Digest(r.u128()?))))
-                .collect()
-        };
-        let inputs = digests()?;
-        let templates = digests()?;
+        let n = r.count()?;
+        let inputs = (0..n)
+            .map(|_| {
+                let (path, digest) = (PathBuf::from(r.str()?), Digest(r.u128()?));
+                let stamp = match r.byte()? {
+                    0 => None,
+                    1 => Some(take_file_stamp(&mut r)?),
+                    _ => return None,
+                };
+                Some((path, (digest, stamp)))
+            })
+            .collect::<Option<_>>()?;
+        let n = r.count()?;
+        let templates = (0..n)
+            .map(|_| Some((PathBuf::from(r.str()?), Digest(r.u128()?))))
+            .collect::<Option<_>>()?;
         let n = r.count()?;
         let outputs = (0..n)
             .map(|_| {
@@ -954,6 +976,49 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// An input whose stamp still holds is taken as recorded without being
+    /// read; one whose stamp does not (or that has none) is read and its
+    /// digest compared.
+    #[test]
+    fn an_input_is_read_only_when_its_stamp_does_not_vouch_for_it() {
+        let dir = std::env::temp_dir().join(format!("toolgen-vouch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = dir.join("out");
+        let spec = dir.join("a.json");
+        let made = std::fs::create_dir_all(&out).and_then(|()| std::fs::write(&spec, "{}"));
+        assert!(made.is_ok(), "{made:?}");
+        let stamp = FileStamp::of_path(&spec);
+        assert!(stamp.is_some());
+        let holds = |digest: Digest, stamp: Option<FileStamp>| {
+            RunStamp {
+                identity: Digest(0),
+                config: Digest(0),
+                inputs: [(spec.clone(), (digest, stamp))].into(),
+                found: vec![spec.clone()],
+                templates: BTreeMap::new(),
+                outputs: BTreeMap::new(),
+                dirs: BTreeMap::new(),
+                tools: 0,
+                tool_sets: 0,
+            }
+            .holds(&out, std::slice::from_ref(&spec))
+        };
+        let right = Digest::of(b"{}");
+        let wrong = Digest::of(b"other");
+        assert!(holds(right, None), "read and compared");
+        assert!(!holds(wrong, None));
+        // Vouched for by its stamp: not read (a wrong digest is not noticed).
+        assert!(holds(wrong, stamp));
+        // A stamp that no longer holds: read again.
+        let stale = stamp.map(|s| FileStamp {
+            len: s.len + 1,
+            ..s
+        });
+        assert!(holds(right, stale));
+        assert!(!holds(wrong, stale));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// A run stamp reads back as written; cut short, lengthened or with a
     /// byte changed it is refused or reads as another stamp, never a panic;
     /// a stamp of another build or configuration is not this run's.
@@ -970,7 +1035,10 @@ mod tests {
             identity,
             config,
             inputs: [("/s/a.json", 1), ("/s/é.json", 2)]
-                .map(|(p, d)| (PathBuf::from(p), Digest(d << 100)))
+                .map(|(p, d)| {
+                    let s = (d == 2).then(|| stamp(7));
+                    (PathBuf::from(p), (Digest(d << 100), s))
+                })
                 .into(),
             found: vec![PathBuf::from("/s/a.json"), PathBuf::from("/s/é.json")],
             templates: [(PathBuf::from("/t"), Digest(5))].into(),

@@ -622,10 +622,10 @@ impl Generator {
         if !loaded.diagnostics.is_empty() {
             return None;
         }
-        let inputs: BTreeMap<PathBuf, Digest> = loaded
+        let inputs: BTreeMap<PathBuf, (Digest, Option<output::FileStamp>)> = loaded
             .db
             .files()
-            .map(|(_, f)| (f.path.clone(), Digest::of(f.text.as_bytes())))
+            .map(|(_, f)| (f.path.clone(), (Digest::of(f.text.as_bytes()), f.stamp)))
             .collect();
         if !found.iter().all(|f| inputs.contains_key(f)) {
             return None;

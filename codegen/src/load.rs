@@ -1013,7 +1013,8 @@ impl FindOwner<'_> {
 
 /// A file as [`read_file`] found it: what [`read_text`] reports.
 enum FileRead {
-    Text(String),
+    /// The text, and the file's stamp when it was opened.
+    Text(String, Option<crate::source::FileStamp>),
     /// Larger than `--max-file-size`: its size.
     TooLarge(u64),
     /// Not read: the error.
@@ -1027,9 +1028,14 @@ enum FileRead {
 fn read_file(path: &Path, max_file_size: u64) -> FileRead {
     use std::io::Read as _;
     // Opened once and asked its size through the handle: no second lookup
-    // of the path (a run reads every spec; each system call counts).
+    // of the path (a run reads every spec; each system call counts). Its
+    // stamp then (taken before reading: a change while it is read makes the
+    // stamp stale, never wrongly fresh) lets a later run's stamp vouch for it.
+    let mut stamp = None;
     let read = std::fs::File::open(path).and_then(|file| {
-        let len = file.metadata()?.len();
+        let meta = file.metadata()?;
+        let len = meta.len();
+        stamp = meta.is_file().then(|| crate::source::FileStamp::of(&meta));
         if len > max_file_size {
             return Ok(Err(len));
         }
@@ -1050,7 +1056,7 @@ fn read_file(path: &Path, max_file_size: u64) -> FileRead {
         Err(e) => return FileRead::Failed(e),
     };
     match String::from_utf8(bytes) {
-        Ok(t) => FileRead::Text(t),
+        Ok(t) => FileRead::Text(t, stamp),
         Err(e) => {
             let valid = e.utf8_error().valid_up_to();
             let bytes = e.into_bytes();
@@ -1067,29 +1073,25 @@ fn read_text(
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<String> {
-    take_text(
-        db,
-        path,
-        read_file(path, options.max_file_size),
-        options,
-        diags,
-    )
+    let read = read_file(path, options.max_file_size);
+    take_text(db, path, read, options, diags).map(|(text, _)| text)
 }
 
-/// The text of a file [`read_file`] read, or `None` with the reason reported.
+/// The text of a file [`read_file`] read and its stamp then, or `None`
+/// with the reason reported.
 fn take_text(
     db: &mut SourceDb,
     path: &Path,
     read: FileRead,
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
-) -> Option<String> {
-    if let FileRead::Text(text) = read {
-        return Some(text);
+) -> Option<(String, Option<crate::source::FileStamp>)> {
+    if let FileRead::Text(text, stamp) = read {
+        return Some((text, stamp));
     }
     let shown = display_path(path);
     match read {
-        FileRead::Text(text) => Some(text),
+        FileRead::Text(text, stamp) => Some((text, stamp)),
         FileRead::TooLarge(len) => {
             diags.push(
                 Diagnostic::new(
@@ -1163,9 +1165,9 @@ fn add_source(
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(FileId, bool)> {
-    let text = take_text(db, path, read, options, diags)?;
+    let (text, stamp) = take_text(db, path, read, options, diags)?;
     let blank = text.trim_start_matches('\u{feff}').trim().is_empty();
-    let id = db.add(path, text);
+    let id = db.add_stamped(path, text, stamp);
     if blank {
         diags.push(
             Diagnostic::at(

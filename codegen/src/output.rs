@@ -197,43 +197,7 @@ pub fn write(dir: &Path, files: &GeneratedFiles, prune: Prune) -> Result<WriteRe
     write_known(dir, files, prune, &Known::default())
 }
 
-/// What a file on disk looked like when toolgen last wrote or compared it:
-/// enough to know, without reading it, that it was not touched since.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FileStamp {
-    pub len: u64,
-    /// Modification time, nanoseconds since the epoch.
-    pub modified: i128,
-    /// The inode (0 where there is none), so that a file replaced by
-    /// another of the same size and time is noticed.
-    pub inode: u64,
-}
-
-impl FileStamp {
-    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
-        let modified = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(-1, |d| d.as_nanos() as i128);
-        #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
-        #[cfg(not(unix))]
-        let inode = 0;
-        FileStamp {
-            len: meta.len(),
-            modified,
-            inode,
-        }
-    }
-
-    pub fn read(path: &Path) -> Option<FileStamp> {
-        std::fs::symlink_metadata(path)
-            .ok()
-            .filter(|m| m.is_file())
-            .map(|m| FileStamp::of(&m))
-    }
-}
+pub use crate::source::FileStamp;
 
 /// Files of the output directory as an earlier run left them: relative path
 /// -> its stamp then and the digest of its contents. A file whose stamp and

@@ -62,6 +62,9 @@ pub struct SourceFile {
     pub display: String,
     pub path: PathBuf,
     pub text: String,
+    /// The file's stamp when its text was read (a spec file's), so that a
+    /// later run can tell it unchanged without reading it.
+    pub stamp: Option<FileStamp>,
     /// Where each line starts, found the first time a position is shown
     /// (most files a run reads are never named in a message).
     line_starts: std::sync::OnceLock<Vec<usize>>,
@@ -73,6 +76,7 @@ impl SourceFile {
             display,
             path,
             text,
+            stamp: None,
             line_starts: std::sync::OnceLock::new(),
         }
     }
@@ -132,6 +136,54 @@ impl SourceFile {
     }
 }
 
+/// What a file on disk looked like when toolgen last wrote or compared it:
+/// enough to know, without reading it, that it was not touched since.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileStamp {
+    pub len: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub modified: i128,
+    /// The inode (0 where there is none), so that a file replaced by
+    /// another of the same size and time is noticed.
+    pub inode: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(-1, |d| d.as_nanos() as i128);
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        FileStamp {
+            len: meta.len(),
+            modified,
+            inode,
+        }
+    }
+
+    /// The stamp of the file at `path` itself (a symbolic link is no file).
+    pub fn read(path: &Path) -> Option<FileStamp> {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| FileStamp::of(&m))
+    }
+
+    /// The stamp of the file `path` names, following symbolic links (as
+    /// opening it does).
+    pub fn of_path(path: &Path) -> Option<FileStamp> {
+        std::fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| FileStamp::of(&m))
+    }
+}
+
 /// All files read in one run.
 #[derive(Debug, Default)]
 pub struct SourceDb {
@@ -150,6 +202,15 @@ impl SourceDb {
     pub fn add(&mut self, path: &Path, text: String) -> FileId {
         let cwd = self.cwd.get_or_init(|| std::env::current_dir().ok());
         self.add_as(path, display_path_from(cwd.as_deref(), path), text)
+    }
+
+    /// [`SourceDb::add`] of a file read with the stamp it had then.
+    pub fn add_stamped(&mut self, path: &Path, text: String, stamp: Option<FileStamp>) -> FileId {
+        let id = self.add(path, text);
+        if let Some(f) = self.files.last_mut() {
+            f.stamp = stamp;
+        }
+        id
     }
 
     /// Adds a file shown as `display` in messages (a file of an earlier

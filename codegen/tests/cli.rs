@@ -1082,6 +1082,24 @@ fn the_cache_skips_unchanged_runs_and_never_serves_stale_output() {
         run(&[]).contains("nothing changed since the last run"),
         "a second run with nothing changed is skipped"
     );
+    // A spec written again as it was: its stamp no longer vouches for it,
+    // so it is read, found the same, and the run still skipped.
+    let mut spec_files: Vec<_> = std::fs::read_dir(&specs)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    spec_files.sort();
+    let rewritten = spec_files.first().cloned().unwrap_or_default();
+    let same = std::fs::read(&rewritten).unwrap_or_else(|e| panic!("{e}"));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(&rewritten, same.as_slice());
+    assert!(
+        run(&[]).contains("nothing changed since the last run"),
+        "a spec written again unchanged"
+    );
     // One spec changes: only its files are written, and they say so.
     mcp_specs(&specs, 1, "v2");
     let e = run(&[]);
