@@ -23,7 +23,8 @@
 //! - **run stamps** (`runs/`): per output directory and configuration, what
 //!   the last clean run (no diagnostics at all) read and wrote: the input
 //!   files with the digests of their contents (and a spec file's stamp when
-//!   it was read: one that still has it is not read to be compared), the
+//!   it was read, unless it had changed just before: one that still has it
+//!   is not read to be compared), the
 //!   template directories, and
 //!   each output file's size, time, inode and digest, in a binary form of
 //!   their own (`runs/<config>.run`). A run whose inputs and output all still

@@ -1023,6 +1023,21 @@ enum FileRead {
     NotUtf8(String, u8),
 }
 
+/// Whether a file's stamp may vouch for it later: it was last changed
+/// [`SETTLED`] before now. A file changed just before it was read might be
+/// changed again within the same tick of a coarse clock (a second, on some
+/// file systems), keeping its size: its stamp would then lie. Such a file is
+/// read again by the next run instead.
+fn settled(stamp: &crate::source::FileStamp) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    stamp.modified >= 0 && now - stamp.modified >= SETTLED.as_nanos() as i128
+}
+
+/// How long ago a file must have changed for its stamp to vouch for it.
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Reads the file at `path` (touching nothing shared: it may run on any
 /// thread), for [`read_text`] to take.
 fn read_file(path: &Path, max_file_size: u64) -> FileRead {
@@ -1035,7 +1050,10 @@ fn read_file(path: &Path, max_file_size: u64) -> FileRead {
     let read = std::fs::File::open(path).and_then(|file| {
         let meta = file.metadata()?;
         let len = meta.len();
-        stamp = meta.is_file().then(|| crate::source::FileStamp::of(&meta));
+        stamp = meta
+            .is_file()
+            .then(|| crate::source::FileStamp::of(&meta))
+            .filter(settled);
         if len > max_file_size {
             return Ok(Err(len));
         }
@@ -1247,4 +1265,36 @@ pub(crate) fn json_tool_set(tag: &str, specs: &[serde_json::Value]) -> crate::ir
         .into_iter()
         .next()
         .unwrap_or_else(|| panic!("no tool set"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stamp vouches for a file only once the file has been left alone for
+    /// a while: one changed just now (or with no time) is read again.
+    #[test]
+    fn only_a_settled_file_is_vouched_for_by_its_stamp() {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i128);
+        let at = |modified| crate::source::FileStamp {
+            len: 1,
+            modified,
+            inode: 1,
+        };
+        let second = 1_000_000_000;
+        assert!(!settled(&at(now)));
+        assert!(!settled(&at(now + 10 * second)), "in the future");
+        assert!(!settled(&at(now - second)));
+        assert!(settled(&at(now - 10 * second)));
+        assert!(!settled(&at(-1)), "no time");
+        // Read through `read_file`: a file written just now has no stamp.
+        let dir = std::env::temp_dir().join(format!("toolgen-settled-{}", std::process::id()));
+        let file = dir.join("a.json");
+        let made = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, "{}"));
+        assert!(made.is_ok(), "{made:?}");
+        assert!(matches!(read_file(&file, 100), FileRead::Text(t, None) if t == "{}"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
