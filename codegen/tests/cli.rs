@@ -1084,15 +1084,11 @@ fn the_cache_skips_unchanged_runs_and_never_serves_stale_output() {
     );
     // A spec written again as it was: its stamp no longer vouches for it,
     // so it is read, found the same, and the run still skipped.
-    let mut spec_files: Vec<_> = std::fs::read_dir(&specs)
+    let rewritten = toolgen::source::sorted_children(&specs)
+        .unwrap_or_default()
         .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    spec_files.sort();
-    let rewritten = spec_files.first().cloned().unwrap_or_default();
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap_or_default();
     let same = std::fs::read(&rewritten).unwrap_or_else(|e| panic!("{e}"));
     std::thread::sleep(std::time::Duration::from_millis(20));
     write(&rewritten, same.as_slice());
