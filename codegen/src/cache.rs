@@ -22,9 +22,10 @@
 //!   file known to hold it is not read at all.
 //! - **run stamps** (`runs/`): per output directory and configuration, what
 //!   the last clean run (no diagnostics at all) read and wrote: the input
-//!   files with the digests of their contents (and a spec file's stamp when
-//!   it was read, unless it had changed just before: one that still has it
-//!   is not read to be compared), the
+//!   files with what the memo needs of their text (its digest among it) and
+//!   a spec file's stamp when it was read, unless it had changed just
+//!   before: one that still has it is not read to be compared, nor by the
+//!   next run's load (see [`crate::load::ReadBefore`]); the
 //!   template directories, and
 //!   each output file's size, time, inode and digest, in a binary form of
 //!   their own (`runs/<config>.run`). A run whose inputs and output all still
@@ -551,7 +552,7 @@ fn write_quietly(path: &Path, bytes: &[u8]) -> bool {
 }
 
 /// Marks a run stamp's form, so that a change of it is a miss.
-const STAMP_MAGIC: &[u8] = b"toolgen run 2\n";
+const STAMP_MAGIC: &[u8] = b"toolgen run 3\n";
 
 fn put_file_stamp(out: &mut Vec<u8>, stamp: &FileStamp) {
     let FileStamp {
@@ -583,10 +584,11 @@ pub struct RunStamp {
     /// The configuration's digest (it covers the output directory).
     pub config: Digest,
     /// The files the run found ([`crate::load::inputs`]), and every other
-    /// file it read: path -> digest of the contents, and the file's stamp
-    /// when it was read (spec files): a file that still has it is not read
-    /// to be compared (as for outputs).
-    pub inputs: BTreeMap<PathBuf, (Digest, Option<FileStamp>)>,
+    /// file it read: path -> what the memo needs of its text (its digest
+    /// among them), and the file's stamp when it was read (spec files): a
+    /// file that still has it is not read to be compared (as for outputs),
+    /// nor by the next run's load.
+    pub inputs: crate::load::ReadBeforeMap,
     /// The list [`crate::load::inputs`] gave, which must not change.
     pub found: Vec<PathBuf>,
     /// Template directories -> digest of every file in them.
@@ -604,11 +606,15 @@ impl RunStamp {
     /// Whether the inputs and the output directory are still as this run
     /// left them: `found` is what [`crate::load::inputs`] finds now.
     pub fn holds(&self, out: &Path, found: &[PathBuf]) -> bool {
-        self.found == found
+        // Compared as bytes: both lists were made the same way, and comparing
+        // thousands of paths component by component showed in profiles.
+        self.found.len() == found.len()
+            && (self.found.iter().zip(found)).all(|(a, b)| a.as_os_str() == b.as_os_str())
             && !out.join(JOURNAL).exists()
-            && self.inputs.iter().all(|(path, (d, stamp))| {
-                stamp.is_some_and(|s| FileStamp::of_path(path) == Some(s))
-                    || std::fs::read(path).is_ok_and(|b| Digest::of(&b) == *d)
+            && self.inputs.iter().all(|(path, read)| {
+                read.stamp
+                    .is_some_and(|s| FileStamp::of_path(path) == Some(s))
+                    || std::fs::read(path).is_ok_and(|b| Digest::of(&b) == read.text.digest)
             })
             && self.templates.iter().all(|(dir, d)| tree_digest(dir) == *d)
             && self.dirs.iter().all(|(rel, stamp)| {
@@ -695,13 +701,14 @@ impl RunStamp {
             bytes::put_str(&mut out, p.to_str()?);
         }
         bytes::put_len(&mut out, inputs.len());
-        for (p, (d, stamp)) in inputs {
+        for (p, read) in inputs {
             bytes::put_str(&mut out, p.to_str()?);
-            bytes::put_u128(&mut out, d.0);
-            match stamp {
+            bytes::put_u128(&mut out, read.text.digest.0);
+            out.push(u8::from(read.text.may_ref) | u8::from(read.text.blank) << 1);
+            match read.stamp {
                 Some(s) => {
                     out.push(1);
-                    put_file_stamp(&mut out, s);
+                    put_file_stamp(&mut out, &s);
                 }
                 None => out.push(0),
             }
@@ -741,12 +748,21 @@ impl RunStamp {
         let inputs = (0..n)
             .map(|_| {
                 let (path, digest) = (PathBuf::from(r.str()?), Digest(r.u128()?));
+                let flags = r.byte()?;
+                if flags > 3 {
+                    return None;
+                }
+                let text = crate::memo::TextFacts {
+                    digest,
+                    may_ref: flags & 1 != 0,
+                    blank: flags & 2 != 0,
+                };
                 let stamp = match r.byte()? {
                     0 => None,
                     1 => Some(take_file_stamp(&mut r)?),
                     _ => return None,
                 };
-                Some((path, (digest, stamp)))
+                Some((path, crate::load::ReadBefore { text, stamp }))
             })
             .collect::<Option<_>>()?;
         let n = r.count()?;
@@ -980,6 +996,17 @@ mod tests {
     /// An input whose stamp still holds is taken as recorded without being
     /// read; one whose stamp does not (or that has none) is read and its
     /// digest compared.
+    fn read_before(digest: Digest, stamp: Option<FileStamp>) -> crate::load::ReadBefore {
+        crate::load::ReadBefore {
+            text: crate::memo::TextFacts {
+                digest,
+                may_ref: false,
+                blank: false,
+            },
+            stamp,
+        }
+    }
+
     #[test]
     fn an_input_is_read_only_when_its_stamp_does_not_vouch_for_it() {
         let dir = std::env::temp_dir().join(format!("toolgen-vouch-{}", std::process::id()));
@@ -994,7 +1021,7 @@ mod tests {
             RunStamp {
                 identity: Digest(0),
                 config: Digest(0),
-                inputs: [(spec.clone(), (digest, stamp))].into(),
+                inputs: [(spec.clone(), read_before(digest, stamp))].into(),
                 found: vec![spec.clone()],
                 templates: BTreeMap::new(),
                 outputs: BTreeMap::new(),
@@ -1038,7 +1065,10 @@ mod tests {
             inputs: [("/s/a.json", 1), ("/s/é.json", 2)]
                 .map(|(p, d)| {
                     let s = (d == 2).then(|| stamp(7));
-                    (PathBuf::from(p), (Digest(d << 100), s))
+                    let mut read = read_before(Digest(d << 100), s);
+                    read.text.may_ref = d == 2;
+                    read.text.blank = d == 1;
+                    (PathBuf::from(p), read)
                 })
                 .into(),
             found: vec![PathBuf::from("/s/a.json"), PathBuf::from("/s/é.json")],

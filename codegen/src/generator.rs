@@ -552,7 +552,10 @@ impl Generator {
                 });
             }
         }
-        let (loaded, keys) = discovered.load_cached(Some(&cache));
+        // Specs the last run read that are unchanged by their stamps are not
+        // read again.
+        let before = previous.as_ref().map(|s| &s.inputs);
+        let (loaded, keys) = discovered.load_cached(Some(&cache), before);
         timings.load = started.elapsed();
         // What the run reads, taken before rendering: a file changed from
         // here on makes the stamp stale, never wrongly fresh.
@@ -622,10 +625,23 @@ impl Generator {
         if !loaded.diagnostics.is_empty() {
             return None;
         }
-        let inputs: BTreeMap<PathBuf, (Digest, Option<output::FileStamp>)> = loaded
+        // A spec's facts were worked out as it was read (or carried over from
+        // the last run's stamp, unread); other files (manifests, schema
+        // documents) were read.
+        let inputs: load::ReadBeforeMap = loaded
             .db
             .files()
-            .map(|(_, f)| (f.path.clone(), (Digest::of(f.text.as_bytes()), f.stamp)))
+            .map(|(id, f)| {
+                let text = (loaded.texts.get(&id).copied())
+                    .unwrap_or_else(|| crate::memo::TextFacts::of(f.text()));
+                (
+                    f.path.clone(),
+                    load::ReadBefore {
+                        text,
+                        stamp: f.stamp,
+                    },
+                )
+            })
             .collect();
         if !found.iter().all(|f| inputs.contains_key(f)) {
             return None;
@@ -720,7 +736,7 @@ impl Generator {
         } = new;
         let offset = u32::try_from(db.len()).unwrap_or(u32::MAX);
         for (_, f) in old.db.files() {
-            db.add_as(&f.path, earlier.display(&f.path), f.text.clone());
+            db.add_as(&f.path, earlier.display(&f.path), f.text().to_owned());
         }
         let old_loc = |l: crate::source::Loc| crate::source::Loc {
             file: crate::source::FileId(l.file.0.saturating_add(offset)),
@@ -782,6 +798,7 @@ impl Generator {
             project,
             diagnostics: findings,
             spec_files: 0,
+            texts: std::collections::HashMap::new(),
         };
         load::apply_lints(&mut report, &self.options.lints);
         report.diagnostics.sort(&report.db);

@@ -78,7 +78,25 @@ pub struct Loaded {
     pub diagnostics: Diagnostics,
     /// Number of spec files (not manifests) that were found.
     pub spec_files: usize,
+    /// What the memo needs of each spec file's text (see
+    /// [`memo::TextFacts`]), read or vouched for ([`ReadBefore`]): a run
+    /// stamp records it.
+    pub texts: HashMap<FileId, memo::TextFacts>,
 }
+
+/// A file an earlier run read, as its run stamp recorded it: what the memo
+/// needs of its text, and the file's stamp then. A spec whose stamp still
+/// holds is not read again ([`Discovered::load_cached`]): the memo finds its
+/// tool by these facts (its text is read only if asked for, see
+/// [`crate::source::SourceFile`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadBefore {
+    pub text: memo::TextFacts,
+    pub stamp: Option<crate::source::FileStamp>,
+}
+
+/// Files an earlier run read, by path.
+pub type ReadBeforeMap = std::collections::BTreeMap<PathBuf, ReadBefore>;
 
 /// What a tool set is keyed by while files are grouped.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -149,7 +167,7 @@ pub fn load_cached(
     options: &LoadOptions,
     cache: Option<&dyn PieceCache>,
 ) -> (Loaded, Option<Keys>) {
-    Discovered::new(paths, options).load_cached(cache)
+    Discovered::new(paths, options).load_cached(cache, None)
 }
 
 /// The first phases of a load (discovery, each spec's manifest) done once:
@@ -199,8 +217,15 @@ impl<'o> Discovered<'o> {
         }
     }
 
-    /// [`load_cached`] on from here.
-    pub fn load_cached(self, cache: Option<&dyn PieceCache>) -> (Loaded, Option<Keys>) {
+    /// [`load_cached`] on from here. A spec `before` lists, with a stamp
+    /// that still holds and text that was not blank, is not read: its tool
+    /// comes from the cache by the facts recorded (read after all when the
+    /// cache has no tool for them).
+    pub fn load_cached(
+        self,
+        cache: Option<&dyn PieceCache>,
+        before: Option<&ReadBeforeMap>,
+    ) -> (Loaded, Option<Keys>) {
         let Discovered {
             mut loader,
             found,
@@ -209,7 +234,7 @@ impl<'o> Discovered<'o> {
         let options = loader.options;
         let store = loader.schema_store(&found);
         let mut sets = loader.tool_sets(&found, &owners);
-        let known = loader.read_specs(owners, &store, &mut sets, cache);
+        let known = loader.read_specs(owners, &store, &mut sets, cache.map(|c| (c, before)));
         loader.loaded.project = loader.assemble(sets);
         let Loader {
             mut loaded, diags, ..
@@ -429,14 +454,19 @@ impl<'o> Loader<'o> {
         owners: Vec<Owned>,
         store: &refs::SchemaStore,
         sets: &mut BTreeMap<SetKey, SetEntry>,
-        cache: Option<&dyn PieceCache>,
+        cached: Option<(&dyn PieceCache, Option<&ReadBeforeMap>)>,
     ) -> HashMap<crate::source::Loc, crate::digest::Digest> {
         let options = self.options;
         let total = owners.len();
-        // Read on every core, added to the source database in order.
-        let files = crate::par::map(total, |i| read_file(&owners[i].0, options.max_file_size));
+        let cache = cached.map(|(c, _)| c);
+        let before = cached.and_then(|(_, b)| b);
+        // Read on every core (unless vouched for), added to the source
+        // database in order.
+        let files = crate::par::map(total, |i| {
+            read_spec_file(&owners[i].0, before, options.max_file_size)
+        });
         let mut read: Vec<ReadSpec> = Vec::new();
-        for (done, ((spec, owner), file)) in owners.into_iter().zip(files).enumerate() {
+        for (done, ((spec, owner), (file, facts))) in owners.into_iter().zip(files).enumerate() {
             if done % 64 == 0 {
                 options.progress.report("reading specs", done, total);
             }
@@ -448,14 +478,16 @@ impl<'o> Loader<'o> {
                 s.format
             });
             let is_yaml = is_yaml_path(&spec);
-            let db = &mut self.loaded.db;
-            if let Some((file, false)) = add_source(db, &spec, file, options, &mut self.diags) {
+            let added = self.add_spec(&spec, file, facts);
+            if let Some((file, facts)) = added {
+                self.loaded.texts.insert(file, facts);
                 read.push(ReadSpec {
                     spec,
                     owner,
                     manifest_format,
                     file,
                     is_yaml,
+                    facts,
                 });
             }
         }
@@ -467,8 +499,13 @@ impl<'o> Loader<'o> {
             // A clean spec read by an earlier run, byte for byte the same:
             // its tool as that run read it.
             let memo = cache.and_then(|c| {
-                let text = &db.get(r.file).text;
-                let key = memo::key(&r.spec, text, r.manifest_format, options.format, r.is_yaml);
+                let key = memo::key(
+                    &r.spec,
+                    r.facts,
+                    r.manifest_format,
+                    options.format,
+                    r.is_yaml,
+                );
                 Some((c, key?))
             });
             if let Some((format, tool, digest)) =
@@ -524,6 +561,28 @@ impl<'o> Loader<'o> {
         }
         options.progress.report("reading specs", total, total);
         known
+    }
+
+    /// A spec file read (or vouched for) by [`read_spec_file`], added to the
+    /// source database with its text's facts; `None` when it could not be
+    /// read or is blank (reported).
+    fn add_spec(
+        &mut self,
+        spec: &Path,
+        file: FileRead,
+        facts: Option<memo::TextFacts>,
+    ) -> Option<(FileId, memo::TextFacts)> {
+        let db = &mut self.loaded.db;
+        match file {
+            FileRead::Vouched(stamp, facts) => Some((db.add_unread(spec, stamp), facts)),
+            file => match add_source(db, spec, file, self.options, &mut self.diags) {
+                Some((file, false)) => Some((
+                    file,
+                    facts.unwrap_or_else(|| memo::TextFacts::of(db.get(file).text())),
+                )),
+                _ => None,
+            },
+        }
     }
 
     /// Phase 6: the project: tools by id (identical repeats kept once),
@@ -629,6 +688,7 @@ struct ReadSpec {
     manifest_format: Option<Format>,
     file: FileId,
     is_yaml: bool,
+    facts: memo::TextFacts,
 }
 
 /// A spec read and parsed.
@@ -1021,6 +1081,33 @@ enum FileRead {
     Failed(std::io::Error),
     /// Not UTF-8: the valid prefix, and the first byte that is not.
     NotUtf8(String, u8),
+    /// Not read: an earlier run read it, and its stamp (given) still holds.
+    Vouched(crate::source::FileStamp, memo::TextFacts),
+}
+
+/// A spec file as a worker thread reads it: not at all when `before`
+/// vouches for it ([`vouched`]), else read, with its text's facts.
+fn read_spec_file(
+    path: &Path,
+    before: Option<&ReadBeforeMap>,
+    max_file_size: u64,
+) -> (FileRead, Option<memo::TextFacts>) {
+    let file = vouched(path, before).unwrap_or_else(|| read_file(path, max_file_size));
+    let facts = match &file {
+        FileRead::Text(text, _) => Some(memo::TextFacts::of(text)),
+        _ => None,
+    };
+    (file, facts)
+}
+
+/// A spec file `before` vouches for: recorded with a stamp that it still
+/// has (following symbolic links, as opening it does), and not blank (a
+/// blank file is read, to be reported).
+fn vouched(path: &Path, before: Option<&ReadBeforeMap>) -> Option<FileRead> {
+    let read = before?.get(path)?;
+    let stamp = read.stamp.filter(|_| !read.text.blank)?;
+    (crate::source::FileStamp::of_path(path) == Some(stamp))
+        .then_some(FileRead::Vouched(stamp, read.text))
 }
 
 /// Whether a file's stamp may vouch for it later: it was last changed
@@ -1110,6 +1197,14 @@ fn take_text(
     let shown = display_path(path);
     match read {
         FileRead::Text(text, stamp) => Some((text, stamp)),
+        // Read after all by whoever takes a vouched file's text.
+        FileRead::Vouched(..) => take_text(
+            db,
+            path,
+            read_file(path, options.max_file_size),
+            options,
+            diags,
+        ),
         FileRead::TooLarge(len) => {
             diags.push(
                 Diagnostic::new(
@@ -1209,7 +1304,7 @@ fn parse_source(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Node> {
     let shown = display_path(path);
-    let text = &db.get(id).text;
+    let text = db.get(id).text();
     let looks_json = text
         .trim_start_matches('\u{feff}')
         .trim_start()
@@ -1295,6 +1390,70 @@ mod tests {
         let made = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, "{}"));
         assert!(made.is_ok(), "{made:?}");
         assert!(matches!(read_file(&file, 100), FileRead::Text(t, None) if t == "{}"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A spec the last run read, whose stamp still holds, is not read: its
+    /// tool comes from the cache by the facts recorded, the same tool. One
+    /// whose stamp no longer holds, or that the cache has no tool for, is
+    /// read (the latter when its tool is asked for).
+    #[test]
+    fn a_spec_vouched_for_by_the_last_run_is_not_read() {
+        let dir = std::env::temp_dir().join(format!("toolgen-unread-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let spec = dir.join("a.json");
+        let text =
+            r#"{"name": "a_tool", "description": "A tool.", "inputSchema": {"type": "object"}}"#;
+        // Changed long enough ago for its stamp to vouch for it.
+        let made = std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&spec, text))
+            .and_then(|()| std::fs::File::options().write(true).open(&spec))
+            .and_then(|f| {
+                f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+            });
+        assert!(made.is_ok(), "{made:?}");
+        let cache = crate::digest::MemoryCache::default();
+        let options = LoadOptions::default();
+        let roots = [dir.clone()];
+        let load = |before: Option<&ReadBeforeMap>, cache: &crate::digest::MemoryCache| {
+            Discovered::new(&roots, &options).load_cached(Some(cache), before)
+        };
+        let (first, _) = load(None, &cache);
+        assert!(first.diagnostics.is_empty(), "{:?}", first.diagnostics);
+        let (id, file) = first.db.files().next().unwrap_or_else(|| panic!("no file"));
+        assert!(file.is_read());
+        let facts = first.texts.get(&id).copied();
+        assert_eq!(facts, Some(memo::TextFacts::of(text)));
+        let recorded = |stamp| -> ReadBeforeMap {
+            let text = facts.unwrap_or_else(|| memo::TextFacts::of(""));
+            [(spec.clone(), ReadBefore { text, stamp })].into()
+        };
+        assert!(file.stamp.is_some(), "settled, so stamped");
+        let before = recorded(file.stamp);
+        let (second, _) = load(Some(&before), &cache);
+        let unread = second.db.files().next().map(|(_, f)| f.is_read());
+        assert_eq!(unread, Some(false), "vouched for: not read");
+        assert_eq!(second.project, first.project, "the same tool");
+        assert_eq!(second.texts, first.texts, "its facts carried over");
+        // Its text is still there for whoever asks.
+        assert_eq!(second.db.files().next().map(|(_, f)| f.text()), Some(text));
+        // A stamp that no longer holds: read.
+        let stale = recorded(file.stamp.map(|s| crate::source::FileStamp {
+            len: s.len + 1,
+            ..s
+        }));
+        let (third, _) = load(Some(&stale), &cache);
+        assert_eq!(
+            third.db.files().next().map(|(_, f)| f.is_read()),
+            Some(true)
+        );
+        // Vouched for, but the cache has lost its tool: read after all.
+        let (fourth, _) = load(Some(&before), &crate::digest::MemoryCache::default());
+        assert_eq!(fourth.project, first.project);
+        assert_eq!(
+            fourth.db.files().next().map(|(_, f)| f.is_read()),
+            Some(true)
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -9,9 +9,11 @@
 //! The tool is kept in a compact binary form of its own ([`encode`],
 //! [`decode`]): JSON (serde) took longer to read back than the spec took to
 //! parse. Invariants:
-//! - a key covers the spec's bytes, its path, its tool set's format and
-//!   `--format`; an MCP spec that may `$ref` another document has no key
-//!   (its tool depends on that document too);
+//! - a key covers the digest of the spec's bytes, its path, its tool set's
+//!   format and `--format`; an MCP spec that may `$ref` another document has
+//!   no key (its tool depends on that document too). The key needs only the
+//!   text's [`TextFacts`], which a run stamp records: a spec unchanged since
+//!   by its stamp is not read to find its tool;
 //! - every location of a kept tool names the spec's file: a tool is taken
 //!   back with them moved to the file's place among this run's files (a
 //!   spec added before it shifts that place), and refused if one names
@@ -36,31 +38,53 @@ use crate::ir::{
 };
 use crate::source::{FileId, Loc, Span};
 
+/// What the memo needs of a spec's text, worked out once as it is read:
+/// a run stamp records it, so that a later run that finds the spec
+/// unchanged by its stamp need not read it to find its kept tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextFacts {
+    /// The digest of the text's bytes.
+    pub digest: Digest,
+    /// It may `$ref` another document (it says `$ref`, or has an escape
+    /// that could spell it).
+    pub may_ref: bool,
+    /// Nothing but white space (and a byte-order mark).
+    pub blank: bool,
+}
+
+impl TextFacts {
+    pub fn of(text: &str) -> TextFacts {
+        TextFacts {
+            digest: Digest::of(text.as_bytes()),
+            may_ref: text.contains("$ref") || text.contains("\\u"),
+            blank: text.trim_start_matches('\u{feff}').trim().is_empty(),
+        }
+    }
+}
+
 /// What reading a spec into its tool depends on, as the key of its kept
 /// tool; `None` for a spec that may be MCP and may `$ref` another document.
 pub fn key(
     path: &std::path::Path,
-    text: &str,
+    text: TextFacts,
     set_format: Option<Format>,
     forced: Option<Format>,
     is_yaml: bool,
 ) -> Option<Digest> {
-    // An escape could spell `$ref` too. EditorMCP and RAVE specs refer to
-    // nothing outside themselves; a loose file's format is known only once
-    // it is parsed.
-    let may_ref = text.contains("$ref") || text.contains("\\u");
+    // EditorMCP and RAVE specs refer to nothing outside themselves; a loose
+    // file's format is known only once it is parsed.
     let may_be_mcp = set_format.or(forced).is_none_or(|f| f == Format::Mcp);
-    if may_ref && may_be_mcp {
+    if text.may_ref && may_be_mcp {
         return None;
     }
     Some(
         Hasher::new()
-            .str("spec read 1")
+            .str("spec read 2")
             .debug(&path)
             .debug(&set_format)
             .debug(&forced)
             .debug(&is_yaml)
-            .bytes(text.as_bytes())
+            .digest(text.digest)
             .finish(),
     )
 }
@@ -597,7 +621,7 @@ mod tests {
                 // Only a tool with locations in other files is refused: an
                 // MCP tool whose `$ref`s were bundled (never kept).
                 assert!(
-                    loaded.db.get(file).text.contains("$ref"),
+                    loaded.db.get(file).text().contains("$ref"),
                     "{}",
                     tool.id.value
                 );
@@ -844,7 +868,7 @@ mod tests {
         let p = std::path::Path::new("t.json");
         let plain = r#"{"name": "x"}"#;
         let refers = r#"{"inputSchema": {"$ref": "other.json"}}"#;
-        let key = |text, set, forced| key(p, text, set, forced, false);
+        let key = |text, set, forced| key(p, TextFacts::of(text), set, forced, false);
         assert!(key(plain, None, None).is_some());
         assert!(key(refers, None, None).is_none(), "a loose file may be MCP");
         assert!(key(refers, Some(Format::Mcp), None).is_none());
@@ -861,7 +885,13 @@ mod tests {
         );
         assert_ne!(
             key(plain, None, None),
-            crate::memo::key(std::path::Path::new("u.json"), plain, None, None, false),
+            crate::memo::key(
+                std::path::Path::new("u.json"),
+                TextFacts::of(plain),
+                None,
+                None,
+                false
+            ),
             "another path"
         );
     }

@@ -189,7 +189,7 @@ impl SchemaStore {
             return;
         }
         let file = db.add(path, text);
-        let parsed = syntax::json::parse(file, &db.get(file).text);
+        let parsed = syntax::json::parse(file, db.get(file).text());
         diags.extend(parsed.diagnostics);
         let Some(node) = parsed.root else {
             self.docs.insert(uri, None);

@@ -230,7 +230,7 @@ fn read_manifest(path: &Path) -> Result<(ToolSet, PathBuf), String> {
         .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let file = db.add(path, text);
     let parsed =
-        crate::syntax::yaml::parse(file, &db.get(file).text, crate::syntax::yaml::Schema::Core);
+        crate::syntax::yaml::parse(file, db.get(file).text(), crate::syntax::yaml::Schema::Core);
     let mut diags = parsed.diagnostics;
     let root = parsed.root;
     let set = root.as_ref().and_then(|root| {

@@ -55,13 +55,19 @@ pub struct LineCol {
     pub column: usize,
 }
 
-/// One file that was read: its path as the user gave it, and its text.
+/// One file of a run: its path as the user gave it, and its text.
+///
+/// The text is read by the time the file is added, except for a spec an
+/// earlier run read that its stamp shows unchanged ([`SourceDb::add_unread`]):
+/// its tool comes from the cache, and its text is read only if something asks
+/// for it (a message that shows it). Read then, it is whatever the file holds
+/// (empty if it cannot be read or is not UTF-8): positions are clamped to it.
 #[derive(Debug)]
 pub struct SourceFile {
     /// The path used in diagnostics (relative to the working directory where possible).
     pub display: String,
     pub path: PathBuf,
-    pub text: String,
+    text: std::sync::OnceLock<String>,
     /// The file's stamp when its text was read (a spec file's), so that a
     /// later run can tell it unchanged without reading it.
     pub stamp: Option<FileStamp>,
@@ -71,27 +77,42 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    fn new(path: PathBuf, display: String, text: String) -> SourceFile {
+    fn new(path: PathBuf, display: String, text: Option<String>) -> SourceFile {
         SourceFile {
             display,
             path,
-            text,
+            text: text.map(std::sync::OnceLock::from).unwrap_or_default(),
             stamp: None,
             line_starts: std::sync::OnceLock::new(),
         }
     }
 
+    /// The file's text (read now if it was added unread).
+    pub fn text(&self) -> &str {
+        self.text.get_or_init(|| {
+            std::fs::read(&self.path)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Whether the text was read (an unread file's is read when asked for).
+    pub fn is_read(&self) -> bool {
+        self.text.get().is_some()
+    }
+
     fn line_starts(&self) -> &[usize] {
         self.line_starts.get_or_init(|| {
             let mut starts = vec![0];
-            starts.extend(self.text.match_indices('\n').map(|(i, _)| i + 1));
+            starts.extend(self.text().match_indices('\n').map(|(i, _)| i + 1));
             starts
         })
     }
 
     /// The 1-based line and column of a byte offset (clamped to the text).
     pub fn line_col(&self, offset: u32) -> LineCol {
-        let offset = (offset as usize).min(self.text.len());
+        let offset = (offset as usize).min(self.text().len());
         let line_starts = self.line_starts();
         let line_idx = match line_starts.binary_search(&offset) {
             Ok(i) => i,
@@ -99,7 +120,7 @@ impl SourceFile {
         };
         let start = line_starts[line_idx];
         let column = self
-            .text
+            .text()
             .get(start..offset)
             .map_or(offset - start, |s| s.chars().count())
             + 1;
@@ -117,8 +138,8 @@ impl SourceFile {
         };
         let end = line_starts
             .get(line)
-            .map_or(self.text.len(), |&next| next - 1);
-        self.text
+            .map_or(self.text().len(), |&next| next - 1);
+        self.text()
             .get(start..end)
             .unwrap_or("")
             .trim_end_matches('\r')
@@ -126,13 +147,13 @@ impl SourceFile {
 
     /// The byte offset of a (character-indexed) position, as YAML parsers report them.
     pub fn char_index_to_byte(&self, char_index: usize) -> usize {
-        if self.text.is_ascii() {
-            return char_index.min(self.text.len());
+        if self.text().is_ascii() {
+            return char_index.min(self.text().len());
         }
-        self.text
+        self.text()
             .char_indices()
             .nth(char_index)
-            .map_or(self.text.len(), |(i, _)| i)
+            .map_or(self.text().len(), |(i, _)| i)
     }
 }
 
@@ -213,12 +234,27 @@ impl SourceDb {
         id
     }
 
+    /// Adds a file not read: one an earlier run read, unchanged since by its
+    /// `stamp` (see [`SourceFile`]).
+    pub fn add_unread(&mut self, path: &Path, stamp: FileStamp) -> FileId {
+        let cwd = self.cwd.get_or_init(|| std::env::current_dir().ok());
+        let display = display_path_from(cwd.as_deref(), path);
+        let id = self.push(SourceFile::new(path.to_path_buf(), display, None));
+        if let Some(f) = self.files.last_mut() {
+            f.stamp = Some(stamp);
+        }
+        id
+    }
+
     /// Adds a file shown as `display` in messages (a file of an earlier
     /// revision, `HEAD~1:specs/a.json`, say).
     pub fn add_as(&mut self, path: &Path, display: String, text: String) -> FileId {
+        self.push(SourceFile::new(path.to_path_buf(), display, Some(text)))
+    }
+
+    fn push(&mut self, file: SourceFile) -> FileId {
         let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
-        self.files
-            .push(SourceFile::new(path.to_path_buf(), display, text));
+        self.files.push(file);
         id
     }
 
@@ -274,7 +310,10 @@ pub fn sorted_entries(dir: &Path) -> std::io::Result<Vec<(PathBuf, Option<std::f
                 .is_some_and(|n| n.starts_with('.'))
         })
         .collect();
-    children.sort_by(|a, b| a.0.cmp(&b.0));
+    // One directory's entries: their paths differ in the last name only, so
+    // comparing the bytes orders them as comparing components would, at a
+    // fraction of the cost (a run lists thousands).
+    children.sort_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
     Ok(children)
 }
 
@@ -304,7 +343,7 @@ mod tests {
         let f = db.get(id);
         assert_eq!(f.line_col(0), LineCol { line: 1, column: 1 });
         // the `1` after `"é": ` is byte 10, character column 8
-        let off = f.text.find('1').map(|i| i as u32).unwrap_or(0);
+        let off = f.text().find('1').map(|i| i as u32).unwrap_or(0);
         assert_eq!(f.line_col(off), LineCol { line: 2, column: 8 });
         assert_eq!(f.line_text(2), "  \"é\": 1");
         assert_eq!(f.line_text(9), "");

@@ -77,8 +77,8 @@ fn mutated_specs_never_panic() {
             if let Some(loc) = d.loc {
                 let f = loaded.db.get(loc.file);
                 assert!(
-                    loc.span.start as usize <= f.text.len()
-                        && loc.span.end as usize <= f.text.len()
+                    loc.span.start as usize <= f.text().len()
+                        && loc.span.end as usize <= f.text().len()
                 );
                 assert!(loc.span.start <= loc.span.end);
             }

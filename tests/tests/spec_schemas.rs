@@ -27,9 +27,9 @@ fn document(path: &Path) -> Option<(Value, &'static str)> {
     let id = db.add(path, text);
     let yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
     let parsed = if yaml {
-        toolgen::syntax::yaml::parse(id, &db.get(id).text, toolgen::syntax::yaml::Schema::Core)
+        toolgen::syntax::yaml::parse(id, db.get(id).text(), toolgen::syntax::yaml::Schema::Core)
     } else {
-        toolgen::syntax::json::parse(id, &db.get(id).text)
+        toolgen::syntax::json::parse(id, db.get(id).text())
     };
     let root = parsed.root?;
     if !parsed.diagnostics.is_empty() {
