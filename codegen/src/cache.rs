@@ -594,7 +594,10 @@ pub struct RunStamp {
     /// Template directories -> digest of every file in them.
     pub templates: BTreeMap<PathBuf, Digest>,
     /// Output files (relative) -> stamp and digest of the contents.
-    pub outputs: BTreeMap<String, (FileStamp, Digest)>,
+    /// A hash map, as the run takes it ([`Known`]): thousands of entries are
+    /// read and recorded on every run, and ordering them cost more than the
+    /// rest of the stamp (the form lists them in no particular order).
+    pub outputs: std::collections::HashMap<String, (FileStamp, Digest)>,
     /// Output directories (relative, `""` the top) -> stamp: a file added
     /// beside the generated ones changes its directory's time.
     pub dirs: BTreeMap<String, FileStamp>,
@@ -629,7 +632,7 @@ impl RunStamp {
     /// The output files as this run left them, for [`crate::output::write_known`]
     /// (their paths moved, not copied: the stamp is done with once a run starts).
     pub fn into_known(self) -> Known {
-        Known(self.outputs.into_iter().collect())
+        Known(self.outputs)
     }
 
     /// Records the output directory `out` as it is after writing `written`
@@ -1024,7 +1027,7 @@ mod tests {
                 inputs: [(spec.clone(), read_before(digest, stamp))].into(),
                 found: vec![spec.clone()],
                 templates: BTreeMap::new(),
-                outputs: BTreeMap::new(),
+                outputs: std::collections::HashMap::new(),
                 dirs: BTreeMap::new(),
                 tools: 0,
                 tool_sets: 0,
