@@ -514,7 +514,13 @@ impl<'o> Loader<'o> {
                 return (Vec::new(), Some(format), Some(tool), Vec::new(), digest);
             }
             let mut parse_diags = Vec::new();
+            // Read only now (vouched for): kept only if still the text recorded.
+            let unread = !db.get(r.file).is_read();
             let root = parse_source(db, r.file, &r.spec, r.is_yaml, &mut parse_diags);
+            let memo = memo.filter(|_| {
+                !unread
+                    || crate::digest::Digest::of(db.get(r.file).text().as_bytes()) == r.facts.digest
+            });
             let (format, tool, diags) = match root {
                 Some(root) => read_parsed(&ParsedSpec { read: r, root }, options, store),
                 None => (None, None, Vec::new()),
@@ -1454,6 +1460,24 @@ mod tests {
             fourth.db.files().next().map(|(_, f)| f.is_read()),
             Some(true)
         );
+        // Vouched for by its stamp, yet holding another text than the one
+        // recorded (changed between the check and the read): its tool is
+        // read from what it holds and not kept under the recorded key.
+        let other = memo::TextFacts::of("{}");
+        let lying: ReadBeforeMap = [(
+            spec.clone(),
+            ReadBefore {
+                text: other,
+                stamp: file.stamp,
+            },
+        )]
+        .into();
+        let empty = crate::digest::MemoryCache::default();
+        let (fifth, _) = load(Some(&lying), &empty);
+        assert_eq!(fifth.project, first.project);
+        let key = memo::key(&spec, other, None, None, false);
+        let kept = key.map(|k| empty.pieces.lock().is_ok_and(|p| p.contains_key(&k)));
+        assert_eq!(kept, Some(false), "not kept under the recorded key");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
