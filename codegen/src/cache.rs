@@ -996,9 +996,6 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// An input whose stamp still holds is taken as recorded without being
-    /// read; one whose stamp does not (or that has none) is read and its
-    /// digest compared.
     fn read_before(digest: Digest, stamp: Option<FileStamp>) -> crate::load::ReadBefore {
         crate::load::ReadBefore {
             text: crate::memo::TextFacts {
@@ -1010,6 +1007,9 @@ mod tests {
         }
     }
 
+    /// An input whose stamp still holds is taken as recorded without being
+    /// read; one whose stamp does not (or that has none) is read and its
+    /// digest compared.
     #[test]
     fn an_input_is_read_only_when_its_stamp_does_not_vouch_for_it() {
         let dir = std::env::temp_dir().join(format!("toolgen-vouch-{}", std::process::id()));

@@ -466,7 +466,7 @@ impl<'o> Loader<'o> {
             read_spec_file(&owners[i].0, before, options.max_file_size)
         });
         let mut read: Vec<ReadSpec> = Vec::new();
-        for (done, ((spec, owner), (file, facts))) in owners.into_iter().zip(files).enumerate() {
+        for (done, ((spec, owner), file)) in owners.into_iter().zip(files).enumerate() {
             if done % 64 == 0 {
                 options.progress.report("reading specs", done, total);
             }
@@ -478,7 +478,7 @@ impl<'o> Loader<'o> {
                 s.format
             });
             let is_yaml = is_yaml_path(&spec);
-            let added = self.add_spec(&spec, file, facts);
+            let added = self.add_spec(&spec, file);
             if let Some((file, facts)) = added {
                 self.loaded.texts.insert(file, facts);
                 read.push(ReadSpec {
@@ -572,22 +572,19 @@ impl<'o> Loader<'o> {
     /// A spec file read (or vouched for) by [`read_spec_file`], added to the
     /// source database with its text's facts; `None` when it could not be
     /// read or is blank (reported).
-    fn add_spec(
-        &mut self,
-        spec: &Path,
-        file: FileRead,
-        facts: Option<memo::TextFacts>,
-    ) -> Option<(FileId, memo::TextFacts)> {
+    fn add_spec(&mut self, spec: &Path, file: SpecFile) -> Option<(FileId, memo::TextFacts)> {
         let db = &mut self.loaded.db;
         match file {
-            FileRead::Vouched(stamp, facts) => Some((db.add_unread(spec, stamp), facts)),
-            file => match add_source(db, spec, file, self.options, &mut self.diags) {
-                Some((file, false)) => Some((
-                    file,
-                    facts.unwrap_or_else(|| memo::TextFacts::of(db.get(file).text())),
-                )),
-                _ => None,
-            },
+            SpecFile::Vouched(stamp, facts) => Some((db.add_unread(spec, stamp), facts)),
+            SpecFile::Read(file, facts) => {
+                match add_source(db, spec, file, self.options, &mut self.diags) {
+                    Some((file, false)) => Some((
+                        file,
+                        facts.unwrap_or_else(|| memo::TextFacts::of(db.get(file).text())),
+                    )),
+                    _ => None,
+                }
+            }
         }
     }
 
@@ -1087,33 +1084,38 @@ enum FileRead {
     Failed(std::io::Error),
     /// Not UTF-8: the valid prefix, and the first byte that is not.
     NotUtf8(String, u8),
+}
+
+/// A spec file as a worker thread leaves it.
+enum SpecFile {
     /// Not read: an earlier run read it, and its stamp (given) still holds.
     Vouched(crate::source::FileStamp, memo::TextFacts),
+    /// Read (or refused, see [`FileRead`]), with its text's facts when read.
+    Read(FileRead, Option<memo::TextFacts>),
 }
 
 /// A spec file as a worker thread reads it: not at all when `before`
 /// vouches for it ([`vouched`]), else read, with its text's facts.
-fn read_spec_file(
-    path: &Path,
-    before: Option<&ReadBeforeMap>,
-    max_file_size: u64,
-) -> (FileRead, Option<memo::TextFacts>) {
-    let file = vouched(path, before).unwrap_or_else(|| read_file(path, max_file_size));
+fn read_spec_file(path: &Path, before: Option<&ReadBeforeMap>, max_file_size: u64) -> SpecFile {
+    if let Some(vouched) = vouched(path, before) {
+        return vouched;
+    }
+    let file = read_file(path, max_file_size);
     let facts = match &file {
         FileRead::Text(text, _) => Some(memo::TextFacts::of(text)),
         _ => None,
     };
-    (file, facts)
+    SpecFile::Read(file, facts)
 }
 
 /// A spec file `before` vouches for: recorded with a stamp that it still
 /// has (following symbolic links, as opening it does), and not blank (a
 /// blank file is read, to be reported).
-fn vouched(path: &Path, before: Option<&ReadBeforeMap>) -> Option<FileRead> {
+fn vouched(path: &Path, before: Option<&ReadBeforeMap>) -> Option<SpecFile> {
     let read = before?.get(path)?;
     let stamp = read.stamp.filter(|_| !read.text.blank)?;
     (crate::source::FileStamp::of_path(path) == Some(stamp))
-        .then_some(FileRead::Vouched(stamp, read.text))
+        .then_some(SpecFile::Vouched(stamp, read.text))
 }
 
 /// Whether a file's stamp may vouch for it later: it was last changed
@@ -1203,14 +1205,6 @@ fn take_text(
     let shown = display_path(path);
     match read {
         FileRead::Text(text, stamp) => Some((text, stamp)),
-        // Read after all by whoever takes a vouched file's text.
-        FileRead::Vouched(..) => take_text(
-            db,
-            path,
-            read_file(path, options.max_file_size),
-            options,
-            diags,
-        ),
         FileRead::TooLarge(len) => {
             diags.push(
                 Diagnostic::new(
@@ -1285,7 +1279,7 @@ fn add_source(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(FileId, bool)> {
     let (text, stamp) = take_text(db, path, read, options, diags)?;
-    let blank = text.trim_start_matches('\u{feff}').trim().is_empty();
+    let blank = memo::is_blank(&text);
     let id = db.add_stamped(path, text, stamp);
     if blank {
         diags.push(

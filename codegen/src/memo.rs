@@ -57,9 +57,14 @@ impl TextFacts {
         TextFacts {
             digest: Digest::of(text.as_bytes()),
             may_ref: text.contains("$ref") || text.contains("\\u"),
-            blank: text.trim_start_matches('\u{feff}').trim().is_empty(),
+            blank: is_blank(text),
         }
     }
+}
+
+/// Whether a text is nothing but white space (and a byte-order mark).
+pub fn is_blank(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}').trim().is_empty()
 }
 
 /// What reading a spec into its tool depends on, as the key of its kept
