@@ -43,30 +43,45 @@ pub fn map_on<S, T: Send>(
         let mut state = init();
         return (0..n).map(|i| f(&mut state, i)).collect();
     }
-    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
     let next = AtomicUsize::new(0);
     let (init, f, next) = (&init, &f, &next);
-    std::thread::scope(|scope| {
+    let mut done: Vec<_> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(move || {
                     let mut state = init();
-                    std::iter::from_fn(|| {
+                    // Room for every item a worker could take: the results
+                    // (a tool read back is large) are never moved to grow.
+                    let mut done = Vec::with_capacity(n);
+                    loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        (i < n).then(|| (i, f(&mut state, i)))
-                    })
-                    .collect::<Vec<_>>()
+                        if i >= n {
+                            break done;
+                        }
+                        done.push((i, f(&mut state, i)));
+                    }
                 })
             })
             .collect();
-        for w in workers {
-            let done = w.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            for (i, t) in done {
-                out[i] = Some(t);
-            }
-        }
+        workers
+            .into_iter()
+            .map(|w| {
+                let done = w.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                done.into_iter().peekable()
+            })
+            .collect()
     });
-    out.into_iter().flatten().collect()
+    // Each worker took its items in increasing order, and every item was
+    // taken by one worker: the next result is at the head of one of them.
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        out.extend(
+            done.iter_mut()
+                .find_map(|w| w.next_if(|(j, _)| *j == i))
+                .map(|(_, t)| t),
+        );
+    }
+    out
 }
 
 /// [`map_with`] without per-thread state.

@@ -163,26 +163,26 @@ fn tool_files(
         file.add(path(&modules[i]), text);
         file
     };
-    let mut files: Vec<Option<ToolFile>> = keys
-        .iter()
-        .enumerate()
-        .map(|(i, key)| {
-            let fragments = Some(items::Fragments::from_bytes(&cached(key.map(|k| k.1))?)?);
-            // Unread when the sink holds it already.
-            let mut file = out.sibling();
-            let piece = cache.zip(key.map(|k| k.0));
-            if !super::add_held(&mut file, piece, &path(&modules[i])) {
-                let text = String::from_utf8(cached(key.map(|k| k.0))?).ok()?;
-                file = handed_on(i, text);
-            }
-            tick();
-            Some(ToolFile {
-                file,
-                fragments,
-                diags: Vec::new(),
-            })
+    // Taken from the cache on every core too: one file's check (a `statx`
+    // of the file, the fragments read and decoded) is small, but there is
+    // one per tool, and this emitter has the most of them.
+    let mut files: Vec<Option<ToolFile>> = crate::par::map(n, |i| {
+        let key = &keys[i];
+        let fragments = Some(items::Fragments::from_bytes(&cached(key.map(|k| k.1))?)?);
+        // Unread when the sink holds it already.
+        let mut file = out.sibling();
+        let piece = cache.zip(key.map(|k| k.0));
+        if !super::add_held(&mut file, piece, &path(&modules[i])) {
+            let text = String::from_utf8(cached(key.map(|k| k.0))?).ok()?;
+            file = handed_on(i, text);
+        }
+        tick();
+        Some(ToolFile {
+            file,
+            fragments,
+            diags: Vec::new(),
         })
-        .collect();
+    });
     let missing: Vec<usize> = (0..n).filter(|&i| files[i].is_none()).collect();
     let build = |shared: Option<&SharedModule>, i: usize| {
         let mut diags = Vec::new();
