@@ -102,7 +102,7 @@ pub type Recalled = (Format, Tool, Option<Digest>);
 /// The format and tool kept under `key`, if any that reads back, its
 /// locations in `file` (the spec's place among this run's files).
 pub fn recall(cache: &dyn PieceCache, key: Digest, file: FileId) -> Option<Recalled> {
-    decode_shared(cache.get(key)?.into(), file)
+    decode_shared(std::sync::Arc::new(cache.get(key)?), file)
 }
 
 /// Keeps a clean spec's format and tool under `key` (its locations in
@@ -143,11 +143,11 @@ fn encode_with(file: FileId, format: Format, tool: &Tool, digest: Digest) -> Vec
 /// given only when they did not move); `None` for anything else, and for a
 /// tool with a location in a file other than its own.
 pub fn decode(bytes: &[u8], file: FileId) -> Option<Recalled> {
-    decode_shared(bytes.into(), file)
+    decode_shared(std::sync::Arc::new(bytes.to_vec()), file)
 }
 
 /// [`decode`] of bytes its kept parts can share.
-fn decode_shared(bytes: std::sync::Arc<[u8]>, file: FileId) -> Option<Recalled> {
+fn decode_shared(bytes: std::sync::Arc<Vec<u8>>, file: FileId) -> Option<Recalled> {
     let mut r = Reader::new(&bytes);
     r.expect(MAGIC)?;
     let mut input = Input {
@@ -172,14 +172,14 @@ struct Input<'a> {
     /// The file the locations name, and the one they are moved to.
     files: (FileId, FileId),
     /// All the bytes, when parts kept as bytes can share them.
-    whole: Option<&'a std::sync::Arc<[u8]>>,
+    whole: Option<&'a std::sync::Arc<Vec<u8>>>,
 }
 
 impl Input<'_> {
     /// The `len` bytes that start where `rest` does, as kept bytes.
     fn kept(&self, rest: &[u8], len: usize) -> Option<KeptBytes> {
         let Some(whole) = self.whole else {
-            return KeptBytes::new(rest.get(..len)?.into(), 0..len);
+            return KeptBytes::new(std::sync::Arc::new(rest.get(..len)?.to_vec()), 0..len);
         };
         let at = whole.len().checked_sub(rest.len())?;
         KeptBytes::new(whole.clone(), at..at.checked_add(len)?)
