@@ -34,7 +34,7 @@
 //! Every write is a temporary file renamed into place; a cache that cannot
 //! be written only makes runs slower.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -53,7 +53,7 @@ pub struct Cache {
     /// they are not held in memory) and put into place by [`Cache::flush`].
     fresh: Mutex<Option<PackWriter>>,
     /// Pieces this run took from the packs: what a merge keeps.
-    used: Mutex<HashSet<Digest>>,
+    used: Mutex<digest::FastSet<Digest>>,
 }
 
 /// More packs than this are merged into one, so a run reads few files.
@@ -108,7 +108,7 @@ impl Cache {
             identity,
             pieces: OnceLock::new(),
             fresh: Mutex::new(None),
-            used: Mutex::new(HashSet::new()),
+            used: Mutex::new(digest::FastSet::default()),
         }
     }
 
@@ -173,9 +173,10 @@ impl Cache {
             .collect();
         let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
         let on_disk = read_packs(&packs);
-        let mut keys: Vec<Digest> = on_disk.index.iter().map(|(key, _)| *key).collect();
+        let mut keys: Vec<Digest> = on_disk.entries().map(|(key, _)| key).collect();
+        keys.sort_unstable();
         keys.dedup();
-        let bytes: usize = on_disk.index.iter().map(|(_, p)| p.len).sum();
+        let bytes: usize = on_disk.entries().map(|(_, p)| p.len).sum();
         if all && bytes > MAX_BYTES {
             keys.retain(|k| used.contains(k) || fresh_keys.contains(k));
         }
@@ -279,7 +280,7 @@ struct PackWriter {
     written: u64,
     /// What the index will say, in the order the bodies were written.
     entries: Vec<(Digest, Place)>,
-    keys: HashSet<Digest>,
+    keys: digest::FastSet<Digest>,
     failed: bool,
 }
 
@@ -297,7 +298,7 @@ impl PackWriter {
             digest: Hasher::new(),
             written: 0,
             entries: Vec::new(),
-            keys: HashSet::new(),
+            keys: digest::FastSet::default(),
             failed: false,
         };
         w.write(PACK_MAGIC.as_bytes());
@@ -327,7 +328,7 @@ impl PackWriter {
 
     /// Puts the pack into place: its path and the keys it holds (`None`
     /// when it failed).
-    fn finish(mut self, dir: &Path) -> Option<(PathBuf, HashSet<Digest>)> {
+    fn finish(mut self, dir: &Path) -> Option<(PathBuf, digest::FastSet<Digest>)> {
         let mut entries = std::mem::take(&mut self.entries);
         entries.sort_unstable_by_key(|(key, _)| *key);
         let mut index = Vec::with_capacity(entries.len() * ENTRY_LEN);
@@ -364,34 +365,32 @@ impl PackWriter {
 
 /// The index of every pack of `paths` whose footer and index are whole.
 fn read_packs(paths: &[PathBuf]) -> Packs {
-    let mut packs = Packs::default();
-    for pack in paths {
-        let Ok(file) = std::fs::File::open(pack) else {
-            continue;
-        };
-        let Some(entries) = read_index(&file) else {
-            continue;
-        };
-        let n = packs.files.len();
-        packs.index.extend(
-            entries
-                .into_iter()
-                .map(|(key, place)| (key, Place { pack: n, ..place })),
-        );
-        packs.files.push(file);
-    }
-    // Sorted runs, one per pack: merged, not sorted from scratch.
-    packs.index.sort_by_key(|(key, _)| *key);
-    packs
+    let packs = paths
+        .iter()
+        .filter_map(|pack| {
+            let file = std::fs::File::open(pack).ok()?;
+            read_index(file)
+        })
+        .collect();
+    Packs { packs }
 }
 
-/// The packs opened, and where each piece is in them: a piece is read (and
-/// checked) when it is asked for.
+/// The packs opened, each with its index as read, and where each piece is
+/// in them: a piece is read (and checked) when it is asked for.
 #[derive(Debug, Default)]
 struct Packs {
-    files: Vec<std::fs::File>,
-    /// Every pack's entries, sorted by key.
-    index: Vec<(Digest, Place)>,
+    packs: Vec<PackIndex>,
+}
+
+/// One pack's file and index. The index is kept as its bytes (entries of
+/// [`ENTRY_LEN`] bytes, sorted by key) and looked up by bisection where it
+/// lies: building a sorted table of every pack's entries (ten thousand for
+/// a thousand tools) cost more than the lookups of a run that changed one
+/// tool, in copies and in fresh memory.
+#[derive(Debug)]
+struct PackIndex {
+    file: std::fs::File,
+    entries: Vec<u8>,
 }
 
 /// Where a piece is: its pack, place and length, and the digest of its body.
@@ -407,7 +406,7 @@ impl Packs {
     /// The body of piece `key`, if its pack holds it and it is undamaged.
     fn get(&self, key: Digest) -> Option<Vec<u8>> {
         let place = self.place(key)?;
-        let body = read_at(self.files.get(place.pack)?, place.offset, place.len)?;
+        let body = read_at(&self.packs.get(place.pack)?.file, place.offset, place.len)?;
         (Digest::of(&body) == place.digest).then_some(body)
     }
 
@@ -416,52 +415,107 @@ impl Packs {
         self.place(key).map(|place| place.digest)
     }
 
-    fn place(&self, key: Digest) -> Option<&Place> {
-        let at = self.index.binary_search_by_key(&key, |(k, _)| *k).ok()?;
-        self.index.get(at).map(|(_, place)| place)
+    /// Where the first pack that holds `key` has it.
+    fn place(&self, key: Digest) -> Option<Place> {
+        self.packs.iter().enumerate().find_map(|(n, pack)| {
+            let at = pack.find(key)?;
+            Some(Place {
+                pack: n,
+                ..pack.entry(at)?.1
+            })
+        })
+    }
+
+    /// Every entry of every pack (a key held by two packs comes twice).
+    fn entries(&self) -> impl Iterator<Item = (Digest, Place)> + '_ {
+        self.packs.iter().enumerate().flat_map(|(n, pack)| {
+            (0..pack.len()).filter_map(move |i| {
+                let (key, place) = pack.entry(i)?;
+                Some((key, Place { pack: n, ..place }))
+            })
+        })
+    }
+}
+
+impl PackIndex {
+    fn len(&self) -> usize {
+        self.entries.len() / ENTRY_LEN
+    }
+
+    /// The `i`th entry's key and place (in pack 0).
+    fn entry(&self, i: usize) -> Option<(Digest, Place)> {
+        let at = i.checked_mul(ENTRY_LEN)?;
+        let mut r = bytes::Reader::new(self.entries.get(at..at.checked_add(ENTRY_LEN)?)?);
+        let key = Digest(r.u128()?);
+        let offset = r.u64()?;
+        let len = usize::try_from(r.u64()?).ok()?;
+        let digest = Digest(r.u128()?);
+        Some((
+            key,
+            Place {
+                pack: 0,
+                offset,
+                len,
+                digest,
+            },
+        ))
+    }
+
+    /// The `i`th entry's key alone.
+    fn key(&self, i: usize) -> Option<Digest> {
+        let at = i.checked_mul(ENTRY_LEN)?;
+        let bytes = self.entries.get(at..at.checked_add(16)?)?;
+        Some(Digest(u128::from_le_bytes(bytes.try_into().ok()?)))
+    }
+
+    /// The entry of `key`, by bisection (the index was checked sorted).
+    fn find(&self, key: Digest) -> Option<usize> {
+        let (mut low, mut high) = (0, self.len());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.key(mid)?.cmp(&key) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
     }
 }
 
 /// The index of one pack (places relative to it), or `None` unless its
-/// magic, footer and index are whole and every place lies among the bodies.
-fn read_index(file: &std::fs::File) -> Option<Vec<(Digest, Place)>> {
+/// magic, footer and index are whole, its keys in order and every place
+/// lies among the bodies.
+fn read_index(file: std::fs::File) -> Option<PackIndex> {
     let size = file.metadata().ok()?.len();
     let bodies_start = PACK_MAGIC.len() as u64;
     let footer_at = size.checked_sub(FOOTER_LEN as u64)?;
-    if footer_at < bodies_start || read_at(file, 0, PACK_MAGIC.len())? != PACK_MAGIC.as_bytes() {
+    if footer_at < bodies_start || read_at(&file, 0, PACK_MAGIC.len())? != PACK_MAGIC.as_bytes() {
         return None;
     }
-    let footer = String::from_utf8(read_at(file, footer_at, FOOTER_LEN)?).ok()?;
+    let footer = String::from_utf8(read_at(&file, footer_at, FOOTER_LEN)?).ok()?;
     let ("index", at, len, digest) = place_line(footer.strip_suffix('\n')?)? else {
         return None;
     };
     if at.checked_add(len as u64)? != footer_at || at < bodies_start {
         return None;
     }
-    let index = read_at(file, at, len)?;
-    if Digest::of(&index) != digest || index.len() % ENTRY_LEN != 0 {
+    let entries = read_at(&file, at, len)?;
+    if Digest::of(&entries) != digest || entries.len() % ENTRY_LEN != 0 {
         return None;
     }
-    index
-        .chunks_exact(ENTRY_LEN)
-        .map(|entry| {
-            let mut r = bytes::Reader::new(entry);
-            let key = Digest(r.u128()?);
-            let offset = r.u64()?;
-            let len = usize::try_from(r.u64()?).ok()?;
-            let digest = Digest(r.u128()?);
-            let inside = offset >= bodies_start && offset.checked_add(len as u64)? <= at;
-            inside.then_some((
-                key,
-                Place {
-                    pack: 0,
-                    offset,
-                    len,
-                    digest,
-                },
-            ))
-        })
-        .collect()
+    let index = PackIndex { file, entries };
+    let mut last = None;
+    for i in 0..index.len() {
+        let (key, place) = index.entry(i)?;
+        let inside =
+            place.offset >= bodies_start && place.offset.checked_add(place.len as u64)? <= at;
+        if !inside || last.is_some_and(|last| last > key) {
+            return None;
+        }
+        last = Some(key);
+    }
+    Some(index)
 }
 
 /// `<name> <offset> <length> <digest>`, the numbers in hex: the shape of the
@@ -597,7 +651,7 @@ pub struct RunStamp {
     /// A hash map, as the run takes it ([`Known`]): thousands of entries are
     /// read and recorded on every run, and ordering them cost more than the
     /// rest of the stamp (the form lists them in no particular order).
-    pub outputs: std::collections::HashMap<String, (FileStamp, Digest)>,
+    pub outputs: digest::FastMap<String, (FileStamp, Digest)>,
     /// Output directories (relative, `""` the top) -> stamp: a file added
     /// beside the generated ones changes its directory's time.
     pub dirs: BTreeMap<String, FileStamp>,
@@ -645,6 +699,7 @@ impl RunStamp {
         out: &Path,
         written: impl Iterator<Item = (&'a str, Option<Digest>, Option<FileStamp>)>,
     ) -> bool {
+        self.outputs.reserve(written.size_hint().0);
         let mut dirs = BTreeMap::new();
         // Relative paths of generated files are `/`-separated; `""` is the top.
         let parent = |rel: &'a str| rel.rsplit_once('/').map_or("", |(d, _)| d);
@@ -773,12 +828,13 @@ impl RunStamp {
             .map(|_| Some((PathBuf::from(r.str()?), Digest(r.u128()?))))
             .collect::<Option<_>>()?;
         let n = r.count()?;
-        let outputs = (0..n)
-            .map(|_| {
-                let rel = r.str()?.to_owned();
-                Some((rel, (take_file_stamp(&mut r)?, Digest(r.u128()?))))
-            })
-            .collect::<Option<_>>()?;
+        // Sized once (a collected `Option` cannot tell its length ahead):
+        // thousands of entries, rehashed as they came, showed in profiles.
+        let mut outputs = digest::FastMap::with_capacity_and_hasher(n, Default::default());
+        for _ in 0..n {
+            let rel = r.str()?.to_owned();
+            outputs.insert(rel, (take_file_stamp(&mut r)?, Digest(r.u128()?)));
+        }
         let n = r.count()?;
         let dirs = (0..n)
             .map(|_| Some((r.str()?.to_owned(), take_file_stamp(&mut r)?)))
@@ -957,6 +1013,24 @@ mod tests {
         }
         let _ = std::fs::write(&pack, &good[..good.len() - 1]);
         assert_eq!(Cache::open(&dir).get(key), None);
+        // An index whose entries are out of order cannot be bisected: the
+        // pack is ignored, though its digest matches (it is not toolgen's).
+        let index_at = good.len() - FOOTER_LEN - 2 * ENTRY_LEN;
+        let mut swapped = good[..index_at].to_vec();
+        let index = &good[index_at..good.len() - FOOTER_LEN];
+        let reordered = [&index[ENTRY_LEN..], &index[..ENTRY_LEN]].concat();
+        swapped.extend_from_slice(&reordered);
+        let footer = format!(
+            "index {index_at:016x} {:016x} {}\n",
+            reordered.len(),
+            Digest::of(&reordered).hex()
+        );
+        swapped.extend_from_slice(footer.as_bytes());
+        let _ = std::fs::write(&pack, &swapped);
+        let reread = Cache::open(&dir);
+        assert!([key, Digest::of(b"other")].iter().all(|k| reread.get(*k).is_none()));
+        let _ = std::fs::write(&pack, &good);
+        assert!(Cache::open(&dir).get(key).is_some());
         // Garbage is not a pack.
         let _ = std::fs::write(&pack, format!("{PACK_MAGIC}not a header\n"));
         assert_eq!(Cache::open(&dir).get(key), None);
@@ -1027,7 +1101,7 @@ mod tests {
                 inputs: [(spec.clone(), read_before(digest, stamp))].into(),
                 found: vec![spec.clone()],
                 templates: BTreeMap::new(),
-                outputs: std::collections::HashMap::new(),
+                outputs: crate::digest::FastMap::default(),
                 dirs: BTreeMap::new(),
                 tools: 0,
                 tool_sets: 0,
@@ -1078,7 +1152,8 @@ mod tests {
             templates: [(PathBuf::from("/t"), Digest(5))].into(),
             outputs: [("rust/a.rs", 1), ("catalog/tools.json", 2)]
                 .map(|(p, n)| (p.to_owned(), (stamp(n), Digest(u128::MAX - n as u128))))
-                .into(),
+                .into_iter()
+                .collect(),
             dirs: [("".to_owned(), stamp(9)), ("rust".to_owned(), stamp(10))].into(),
             tools: 2,
             tool_sets: 1,

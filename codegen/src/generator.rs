@@ -663,7 +663,7 @@ impl Generator {
             inputs,
             found,
             templates,
-            outputs: std::collections::HashMap::new(),
+            outputs: crate::digest::FastMap::default(),
             dirs: BTreeMap::new(),
             tools: loaded.project.tool_count(),
             tool_sets: loaded.project.tool_sets.len(),

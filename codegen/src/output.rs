@@ -14,7 +14,7 @@
 //! unchanged) as soon as it is rendered, so that a run holds only the changed
 //! files of an existing tree, never every output at once.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
@@ -203,7 +203,7 @@ pub use crate::source::FileStamp;
 /// -> its stamp then and the digest of its contents. A file whose stamp and
 /// digest still match is known to be unchanged without being read.
 #[derive(Clone, Debug, Default)]
-pub struct Known(pub std::collections::HashMap<String, (FileStamp, Digest)>);
+pub struct Known(pub crate::digest::FastMap<String, (FileStamp, Digest)>);
 
 impl Known {
     /// The stamp and digest of `dir/rel` as recorded, when the file still
@@ -501,7 +501,7 @@ pub struct Streamed {
     known: Known,
     /// The digest of every file the stream took, and the stamp that
     /// vouched for one it found unchanged without reading it.
-    digests: Mutex<HashMap<String, (Digest, Option<FileStamp>)>>,
+    digests: Mutex<crate::digest::FastMap<String, (Digest, Option<FileStamp>)>>,
     /// The first error met while staging.
     error: Mutex<Option<OutputError>>,
     finished: std::sync::atomic::AtomicBool,
@@ -520,11 +520,14 @@ impl Streamed {
             std::fs::create_dir_all(&staging).map_err(|e| err(&staging, e))?;
             Some((staging, Mutex::new(HashSet::new())))
         };
+        // Every file of the last run is likely taken again.
+        let digests =
+            crate::digest::FastMap::with_capacity_and_hasher(known.0.len(), Default::default());
         Ok(Streamed {
             dir: dir.to_path_buf(),
             fresh,
             known,
-            digests: Mutex::default(),
+            digests: Mutex::new(digests),
             error: Mutex::default(),
             finished: Default::default(),
         })
