@@ -662,25 +662,47 @@ pub struct RunStamp {
 impl RunStamp {
     /// Whether the inputs and the output directory are still as this run
     /// left them: `found` is what [`crate::load::inputs`] finds now.
-    pub fn holds(&self, out: &Path, found: &[PathBuf]) -> bool {
+    pub fn holds(&mut self, out: &Path, found: &[PathBuf]) -> bool {
+        // First, whatever else: the load takes the inputs whose stamps still
+        // hold unread, so each is looked at once.
+        crate::load::check_stamps(&mut self.inputs);
         // Compared as bytes: both lists were made the same way, and comparing
         // thousands of paths component by component showed in profiles.
         self.found.len() == found.len()
             && (self.found.iter().zip(found)).all(|(a, b)| a.as_os_str() == b.as_os_str())
             && !out.join(JOURNAL).exists()
-            && self.inputs.iter().all(|(path, read)| {
-                read.stamp
-                    .is_some_and(|s| FileStamp::of_path(path) == Some(s))
-                    || std::fs::read(path).is_ok_and(|b| Digest::of(&b) == read.text.digest)
-            })
+            && self.inputs_read_the_same()
             && self.templates.iter().all(|(dir, d)| tree_digest(dir) == *d)
             && self.dirs.iter().all(|(rel, stamp)| {
                 std::fs::metadata(out.join(rel)).is_ok_and(|m| FileStamp::of(&m) == *stamp)
             })
-            && self
-                .outputs
-                .iter()
-                .all(|(rel, (stamp, _))| FileStamp::read(&out.join(rel)) == Some(*stamp))
+            && self.outputs_held(out)
+    }
+
+    /// Whether every input left without a stamp by
+    /// [`crate::load::check_stamps`] (none recorded, or it no longer held)
+    /// still reads as recorded: a file touched but not changed still is.
+    fn inputs_read_the_same(&self) -> bool {
+        self.inputs.iter().all(|(path, read)| {
+            read.stamp.is_some()
+                || std::fs::read(path).is_ok_and(|b| Digest::of(&b) == read.text.digest)
+        })
+    }
+
+    /// Whether every output file still has its recorded stamp: thousands of
+    /// `statx`, spread over the cores.
+    fn outputs_held(&self, out: &Path) -> bool {
+        let outputs: Vec<(&String, &FileStamp)> = self
+            .outputs
+            .iter()
+            .map(|(rel, (stamp, _))| (rel, stamp))
+            .collect();
+        crate::par::map(outputs.len(), |i| {
+            let (rel, stamp) = outputs[i];
+            FileStamp::read(&out.join(rel)) == Some(*stamp)
+        })
+        .into_iter()
+        .all(|held| held)
     }
 
     /// The output files as this run left them, for [`crate::output::write_known`]
@@ -1028,7 +1050,11 @@ mod tests {
         swapped.extend_from_slice(footer.as_bytes());
         let _ = std::fs::write(&pack, &swapped);
         let reread = Cache::open(&dir);
-        assert!([key, Digest::of(b"other")].iter().all(|k| reread.get(*k).is_none()));
+        assert!(
+            [key, Digest::of(b"other")]
+                .iter()
+                .all(|k| reread.get(*k).is_none())
+        );
         let _ = std::fs::write(&pack, &good);
         assert!(Cache::open(&dir).get(key).is_some());
         // Garbage is not a pack.
@@ -1094,8 +1120,8 @@ mod tests {
         assert!(made.is_ok(), "{made:?}");
         let stamp = FileStamp::of_path(&spec);
         assert!(stamp.is_some());
-        let holds = |digest: Digest, stamp: Option<FileStamp>| {
-            RunStamp {
+        let checked = |digest: Digest, stamp: Option<FileStamp>| {
+            let mut run = RunStamp {
                 identity: Digest(0),
                 config: Digest(0),
                 inputs: [(spec.clone(), read_before(digest, stamp))].into(),
@@ -1105,9 +1131,11 @@ mod tests {
                 dirs: BTreeMap::new(),
                 tools: 0,
                 tool_sets: 0,
-            }
-            .holds(&out, std::slice::from_ref(&spec))
+            };
+            let held = run.holds(&out, std::slice::from_ref(&spec));
+            (held, run.inputs.get(&spec).and_then(|r| r.stamp))
         };
+        let holds = |digest, stamp| checked(digest, stamp).0;
         let right = Digest::of(b"{}");
         let wrong = Digest::of(b"other");
         assert!(holds(right, None), "read and compared");
@@ -1121,6 +1149,9 @@ mod tests {
         });
         assert!(holds(right, stale));
         assert!(!holds(wrong, stale));
+        // Checked once: the load is handed the stamps that held, and only them.
+        assert_eq!(checked(wrong, stamp).1, stamp);
+        assert_eq!(checked(right, stale).1, None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -98,6 +98,27 @@ pub struct ReadBefore {
 /// Files an earlier run read, by path.
 pub type ReadBeforeMap = std::collections::BTreeMap<PathBuf, ReadBefore>;
 
+/// Checks every recorded stamp against its file as it is now (each file
+/// looked at once, on every core; following symbolic links, as opening it
+/// does) and forgets those that no longer hold: afterwards a file with a
+/// stamp is one that still had it, which [`Discovered::load_cached`] takes
+/// unread.
+pub fn check_stamps(before: &mut ReadBeforeMap) {
+    let recorded: Vec<(&Path, Option<crate::source::FileStamp>)> = before
+        .iter()
+        .map(|(path, read)| (path.as_path(), read.stamp))
+        .collect();
+    let held = crate::par::map(recorded.len(), |i| {
+        let (path, stamp) = recorded[i];
+        stamp.is_none_or(|s| crate::source::FileStamp::of_path(path) == Some(s))
+    });
+    for (read, held) in before.values_mut().zip(held) {
+        if !held {
+            read.stamp = None;
+        }
+    }
+}
+
 /// What a tool set is keyed by while files are grouped.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum SetKey {
@@ -217,10 +238,11 @@ impl<'o> Discovered<'o> {
         }
     }
 
-    /// [`load_cached`] on from here. A spec `before` lists, with a stamp
-    /// that still holds and text that was not blank, is not read: its tool
-    /// comes from the cache by the facts recorded (read after all when the
-    /// cache has no tool for them).
+    /// [`load_cached`] on from here. A spec `before` lists with a stamp (so
+    /// `before` must have been through [`check_stamps`]: the stamp still
+    /// held) and text that was not blank is not read: its tool comes from
+    /// the cache by the facts recorded (read after all when the cache has
+    /// no tool for them).
     pub fn load_cached(
         self,
         cache: Option<&dyn PieceCache>,
@@ -1109,13 +1131,12 @@ fn read_spec_file(path: &Path, before: Option<&ReadBeforeMap>, max_file_size: u6
 }
 
 /// A spec file `before` vouches for: recorded with a stamp that it still
-/// has (following symbolic links, as opening it does), and not blank (a
+/// had when [`check_stamps`] looked (not looked at again), and not blank (a
 /// blank file is read, to be reported).
 fn vouched(path: &Path, before: Option<&ReadBeforeMap>) -> Option<SpecFile> {
     let read = before?.get(path)?;
     let stamp = read.stamp.filter(|_| !read.text.blank)?;
-    (crate::source::FileStamp::of_path(path) == Some(stamp))
-        .then_some(SpecFile::Vouched(stamp, read.text))
+    Some(SpecFile::Vouched(stamp, read.text))
 }
 
 /// Whether a file's stamp may vouch for it later: it was last changed
@@ -1429,7 +1450,9 @@ mod tests {
             [(spec.clone(), ReadBefore { text, stamp })].into()
         };
         assert!(file.stamp.is_some(), "settled, so stamped");
-        let before = recorded(file.stamp);
+        let mut before = recorded(file.stamp);
+        check_stamps(&mut before);
+        assert_eq!(before, recorded(file.stamp), "its stamp holds");
         let (second, _) = load(Some(&before), &cache);
         let unread = second.db.files().next().map(|(_, f)| f.is_read());
         assert_eq!(unread, Some(false), "vouched for: not read");
@@ -1437,11 +1460,13 @@ mod tests {
         assert_eq!(second.texts, first.texts, "its facts carried over");
         // Its text is still there for whoever asks.
         assert_eq!(second.db.files().next().map(|(_, f)| f.text()), Some(text));
-        // A stamp that no longer holds: read.
-        let stale = recorded(file.stamp.map(|s| crate::source::FileStamp {
+        // A stamp that no longer holds: forgotten by the check, so read.
+        let mut stale = recorded(file.stamp.map(|s| crate::source::FileStamp {
             len: s.len + 1,
             ..s
         }));
+        check_stamps(&mut stale);
+        assert_eq!(stale.get(&spec).map(|r| r.stamp), Some(None));
         let (third, _) = load(Some(&stale), &cache);
         assert_eq!(
             third.db.files().next().map(|(_, f)| f.is_read()),
