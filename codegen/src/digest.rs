@@ -70,13 +70,14 @@ impl Hasher {
     /// whenever anything a renderer can read changes.
     pub fn debug(&mut self, value: &impl std::fmt::Debug) -> &mut Self {
         use std::fmt::Write as _;
-        let mut w = Feed {
+        let mut w = Feed(Std {
             hasher: &mut self.0,
-            buffer: String::with_capacity(FEED_BUFFER),
-        };
+            buffer: [0; STD_BUFFER],
+            len: 0,
+        });
         // Writing into a hasher cannot fail.
         let _ = write!(w, "{value:?}");
-        w.hasher.update(w.buffer.as_bytes());
+        w.0.flush();
         self.0.update(&[0xff]);
         self
     }
@@ -151,24 +152,11 @@ impl std::hash::Hasher for Std<'_> {
 
 /// Streams formatted text into the hasher through a small buffer (`Debug`
 /// writes a few bytes at a time), never building the whole string.
-struct Feed<'a> {
-    hasher: &'a mut Xxh3,
-    buffer: String,
-}
-
-const FEED_BUFFER: usize = 8192;
+struct Feed<'a>(Std<'a>);
 
 impl std::fmt::Write for Feed<'_> {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        if self.buffer.len() + s.len() > FEED_BUFFER {
-            self.hasher.update(self.buffer.as_bytes());
-            self.buffer.clear();
-            if s.len() > FEED_BUFFER {
-                self.hasher.update(s.as_bytes());
-                return Ok(());
-            }
-        }
-        self.buffer.push_str(s);
+        std::hash::Hasher::write(&mut self.0, s.as_bytes());
         Ok(())
     }
 }

@@ -791,7 +791,10 @@ fn registry_text(
             .split_once(&mark)
             .filter(|(_, tail)| !mark.is_empty() && !tail.contains(&mark))
         {
-            let mut text = head.to_owned();
+            // The entries first, then the file sized once: a string that
+            // doubles as it grows (the registry of 1,000 tools is about
+            // a megabyte) copies it and holds up to twice that.
+            let mut entries = Vec::with_capacity(set.tools.len());
             for (i, tool) in set.tools.iter().enumerate() {
                 // The entry follows from the tool and the set's settings (its
                 // time limit): what the piece key covers, with the templates.
@@ -802,7 +805,13 @@ fn registry_text(
                     let spec = spec(tool, set.timeout_of(tool));
                     templates.render(REGISTRY_ENTRY, EntryContext { t: &spec })
                 })?;
-                text.push_str(&entry);
+                entries.push(entry);
+            }
+            let size = head.len() + tail.len() + entries.iter().map(String::len).sum::<usize>();
+            let mut text = String::with_capacity(size);
+            text.push_str(head);
+            for entry in &entries {
+                text.push_str(entry);
             }
             text.push_str(tail);
             return Ok(text);

@@ -561,13 +561,17 @@ fn spliced(
     let decls = set_decls(&mods, inputs.shared);
     let decls: syn::File = syn::parse_quote!(#decls);
     let mut out = super::unparse(set_doc(set, inputs.regenerate), decls.items);
+    // `dispatch` with its last arm only, the tools' arms put before it.
+    let opened = format(dispatch_fn(&[], &name, &[]));
+    let at = opened.find(&format!("\n{MATCH_LINE}"))? + 1 + MATCH_LINE.len();
+    let tail = set_module_tail(inputs, &name, &mods, cache);
     // Sized once: the module of thousands of tools is megabytes, and a
     // string that doubles as it grows holds up to twice that.
     let parts: usize = fragments
         .iter()
         .map(|f| f.method.len() + f.entry.len() + f.call.len() + f.arm.len())
         .sum();
-    out.reserve(parts + trait_open.len() + table_open.len() + 4096);
+    out.reserve(parts + trait_open.len() + table_open.len() + opened.len() + tail.len() + 4096);
     out.push_str(trait_open);
     out.push_str(&format!("pub trait {name}: Send + Sync {{\n"));
     put(&mut out, &mut fragments, |f| &mut f.method);
@@ -580,12 +584,22 @@ fn spliced(
     // Item by item: each is laid out alone (as the fragments are), and the
     // syntax of one big item (a `match` of every tool) is dropped before
     // the next is built.
-    // `dispatch` with its last arm only, the tools' arms put before it.
-    let opened = format(dispatch_fn(&[], &name, &[]));
-    let at = opened.find(&format!("\n{MATCH_LINE}"))? + 1 + MATCH_LINE.len();
     out.push_str(&opened[..at]);
     put(&mut out, &mut fragments, |f| &mut f.arm);
     out.push_str(&opened[at..]);
+    out.push_str(&tail);
+    Some(out)
+}
+
+/// The set module's end (`register`, the `for_each_tool` macro), from the
+/// cache when it has it.
+fn set_module_tail(
+    inputs: &SetInputs<'_>,
+    name: &syn::Ident,
+    mods: &[syn::Ident],
+    cache: Option<&dyn super::super::RenderCache>,
+) -> String {
+    let set = inputs.set;
     let key = cache.map(|c| {
         let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
         let key = crate::digest::Hasher::new()
@@ -597,10 +611,9 @@ fn spliced(
         (c, key)
     });
     let tail: Result<String, std::convert::Infallible> = super::super::cached_text(key, || {
-        Ok(format(register_fn(&name, &mods)) + &format(for_each_macro(set, &mods)))
+        Ok(format(register_fn(name, mods)) + &format(for_each_macro(set, mods)))
     });
-    out.push_str(&tail.unwrap_or_else(|never| match never {}));
-    Some(out)
+    tail.unwrap_or_else(|never| match never {})
 }
 
 fn tools_trait(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
