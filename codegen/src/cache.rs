@@ -708,7 +708,7 @@ impl RunStamp {
     /// The output files as this run left them, for [`crate::output::write_known`]
     /// (their paths moved, not copied: the stamp is done with once a run starts).
     pub fn into_known(self) -> Known {
-        Known::new(self.outputs)
+        Known(self.outputs)
     }
 
     /// Records the output directory `out` as it is after writing `written`

@@ -203,78 +203,14 @@ pub use crate::source::FileStamp;
 /// -> its stamp then and the digest of its contents. A file whose stamp and
 /// digest still match is known to be unchanged without being read.
 #[derive(Clone, Debug, Default)]
-pub struct Known(
-    pub crate::digest::FastMap<String, (FileStamp, Digest)>,
-    /// Set by [`Known::check`]: every file still listed had its recorded
-    /// stamp then, and is not looked at again.
-    bool,
-);
+pub struct Known(pub crate::digest::FastMap<String, (FileStamp, Digest)>);
 
 impl Known {
-    pub fn new(files: crate::digest::FastMap<String, (FileStamp, Digest)>) -> Known {
-        Known(files, false)
-    }
-
-    /// Looks at every recorded file of `dir` once and forgets those that no
-    /// longer have their recorded stamp (or are gone): afterwards a file
-    /// still listed is vouched for without being looked at again. Each file
-    /// is looked at by its name in its directory's listing (a `statx`
-    /// relative to the open directory, not a walk of its whole path: a
-    /// third cheaper, for thousands of outputs), the directories on every
-    /// core.
-    pub fn check(&mut self, dir: &Path) {
-        // Directory -> (file name, relative path), for every recorded file.
-        let mut by_dir: crate::digest::FastMap<&str, crate::digest::FastMap<&str, &str>> =
-            crate::digest::FastMap::default();
-        for rel in self.0.keys() {
-            let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-            by_dir.entry(parent).or_default().insert(name, rel);
-        }
-        let dirs: Vec<_> = by_dir.into_iter().collect();
-        let held: Vec<Vec<&str>> = crate::par::map(dirs.len(), |i| {
-            let (parent, files) = &dirs[i];
-            let listed = if parent.is_empty() {
-                std::fs::read_dir(dir)
-            } else {
-                checked_join(dir, parent)
-                    .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
-                    .and_then(std::fs::read_dir)
-            };
-            let Ok(entries) = listed else {
-                return Vec::new();
-            };
-            entries
-                .flatten()
-                .filter_map(|entry| {
-                    let name = entry.file_name();
-                    let rel = *files.get(name.to_str()?)?;
-                    // Of the entry itself, as `FileStamp::read` (a link is no
-                    // file). Elsewhere a listing's times may lag the file's.
-                    #[cfg(unix)]
-                    let now = FileStamp::of(&entry.metadata().ok()?);
-                    #[cfg(not(unix))]
-                    let now = FileStamp::read(&entry.path())?;
-                    (self.0.get(rel).map(|(stamp, _)| *stamp) == Some(now)).then_some(rel)
-                })
-                .collect()
-        });
-        let held: crate::digest::FastSet<&str> = held.into_iter().flatten().collect();
-        let gone: Vec<String> = (self.0.keys())
-            .filter(|rel| !held.contains(rel.as_str()))
-            .cloned()
-            .collect();
-        for rel in gone {
-            self.0.remove(&rel);
-        }
-        self.1 = true;
-    }
-
     /// The stamp and digest of `dir/rel` as recorded, when the file still
-    /// has that stamp (so it still holds contents of that digest), as
-    /// [`Known::check`] found it, else as it is now.
+    /// has that stamp (so it still holds contents of that digest).
     fn vouched(&self, dir: &Path, rel: &str) -> Option<(FileStamp, Digest)> {
         let (stamp, known) = self.0.get(rel)?;
-        (self.1 || FileStamp::read(&dir.join(rel)) == Some(*stamp)).then_some((*stamp, *known))
+        (FileStamp::read(&dir.join(rel)) == Some(*stamp)).then_some((*stamp, *known))
     }
 
     /// Whether `dir/rel` holds `contents` (of digest `digest`): `Some` when
@@ -587,10 +523,8 @@ impl Streamed {
     /// old or new ([`recover`]), so that files are compared with a whole tree;
     /// `known` vouches for files of the last run without reading them.
     pub fn open(dir: &Path, known: Known) -> Result<Streamed, OutputError> {
-        let mut known = known;
         let fresh = if dir.exists() {
             recover(dir)?;
-            known.check(dir);
             None
         } else {
             let staging = staging_dir(dir)?;
@@ -1032,42 +966,6 @@ mod tests {
         );
         let r = write_known(&dir, &files, Prune::Owned, &known)?;
         assert_eq!(r.written, vec!["one.json".to_owned()]);
-        let _ = std::fs::remove_dir_all(&dir);
-        Ok(())
-    }
-
-    /// Checked once, a record keeps the files that still have their stamps
-    /// and forgets the others (changed, gone, made a directory), in the top
-    /// directory and below; what it keeps is then vouched for unlooked at.
-    #[test]
-    fn a_checked_record_keeps_only_the_files_that_still_have_their_stamps(
-    ) -> Result<(), OutputError> {
-        let dir = tmpdir("check");
-        let mut files = GeneratedFiles::new();
-        for rel in ["top.json", "a/kept.rs", "a/changed.rs", "a/gone.rs", "b/c/dir.rs"] {
-            files.add(rel, "x\n");
-        }
-        write(&dir, &files, Prune::Owned)?;
-        let mut map = crate::digest::FastMap::default();
-        for (rel, _) in files.iter() {
-            if let Some(stamp) = FileStamp::read(&dir.join(rel)) {
-                map.insert(rel.to_owned(), (stamp, Digest::of(b"x\n")));
-            }
-        }
-        let mut known = Known::new(map);
-        let edits = std::fs::write(dir.join("a/changed.rs"), "y\n")
-            .and_then(|()| std::fs::remove_file(dir.join("a/gone.rs")))
-            .and_then(|()| std::fs::remove_file(dir.join("b/c/dir.rs")))
-            .and_then(|()| std::fs::create_dir(dir.join("b/c/dir.rs")));
-        assert!(edits.is_ok(), "{edits:?}");
-        known.check(&dir);
-        let mut kept: Vec<&str> = known.0.keys().map(String::as_str).collect();
-        kept.sort_unstable();
-        assert_eq!(kept, ["a/kept.rs", "top.json"]);
-        // Vouched for without being looked at: removed now, still vouched.
-        let _ = std::fs::remove_file(dir.join("a/kept.rs"));
-        assert!(known.vouched(&dir, "a/kept.rs").is_some());
-        assert!(known.vouched(&dir, "a/changed.rs").is_none());
         let _ = std::fs::remove_dir_all(&dir);
         Ok(())
     }
