@@ -719,37 +719,38 @@ impl RunStamp {
     pub fn record_outputs<'a>(
         &mut self,
         out: &Path,
-        written: impl Iterator<Item = (&'a str, Option<Digest>, Option<FileStamp>)>,
+        written: impl Iterator<Item = (std::borrow::Cow<'a, str>, Option<Digest>, Option<FileStamp>)>,
     ) -> bool {
         self.outputs.reserve(written.size_hint().0);
         let mut dirs = BTreeMap::new();
         // Relative paths of generated files are `/`-separated; `""` is the top.
-        let parent = |rel: &'a str| rel.rsplit_once('/').map_or("", |(d, _)| d);
+        fn parent(rel: &str) -> &str {
+            rel.rsplit_once('/').map_or("", |(d, _)| d)
+        }
         // Files come directory by directory: one whose directory is the last
         // one's has nothing to add.
-        let mut last_dir = None;
+        let mut last_dir: Option<String> = None;
         for (rel, digest, known) in written {
-            let stamp = known.or_else(|| FileStamp::read(&out.join(rel)));
+            let stamp = known.or_else(|| FileStamp::read(&out.join(&*rel)));
             let (Some(stamp), Some(digest)) = (stamp, digest) else {
                 return false;
             };
-            self.outputs.insert(rel.to_owned(), (stamp, digest));
-            let dir = parent(rel);
-            if last_dir == Some(dir) {
-                continue;
-            }
-            last_dir = Some(dir);
-            let mut next = Some(dir);
-            while let Some(d) = next {
-                if dirs.contains_key(d) {
-                    break;
+            let dir = parent(&rel);
+            if last_dir.as_deref() != Some(dir) {
+                last_dir = Some(dir.to_owned());
+                let mut next = Some(dir);
+                while let Some(d) = next {
+                    if dirs.contains_key(d) {
+                        break;
+                    }
+                    match std::fs::metadata(out.join(d)) {
+                        Ok(m) => dirs.insert(d.to_owned(), FileStamp::of(&m)),
+                        Err(_) => return false,
+                    };
+                    next = (!d.is_empty()).then(|| parent(d));
                 }
-                match std::fs::metadata(out.join(d)) {
-                    Ok(m) => dirs.insert(d.to_owned(), FileStamp::of(&m)),
-                    Err(_) => return false,
-                };
-                next = (!d.is_empty()).then(|| parent(d));
             }
+            self.outputs.insert(rel.into_owned(), (stamp, digest));
         }
         self.dirs = dirs;
         true

@@ -581,14 +581,22 @@ impl Generator {
         };
         let recorded = match (&mut stamp, &done.files) {
             (Some(s), Some(files)) => {
+                use std::borrow::Cow;
                 let list = output::file_list(files);
                 let held = files
                     .iter()
-                    .map(|(rel, c)| (rel, Some(Digest::of(c)), None));
-                let passed = files
-                    .passed()
-                    .map(|rel| (rel, stream.digest(rel), stream.stamp(rel)));
-                let listed = std::iter::once((output::FILE_LIST, Some(Digest::of(&list)), None));
+                    .map(|(rel, c)| (Cow::Borrowed(rel), Some(Digest::of(c)), None));
+                // The stream's paths moved into the record, not copied.
+                let mut taken = stream.take_digests();
+                let passed = files.passed().map(|rel| match taken.remove_entry(rel) {
+                    Some((rel, (digest, stamp))) => (Cow::Owned(rel), Some(digest), stamp),
+                    None => (Cow::Borrowed(rel), None, None),
+                });
+                let listed = std::iter::once((
+                    Cow::Borrowed(output::FILE_LIST),
+                    Some(Digest::of(&list)),
+                    None,
+                ));
                 s.record_outputs(out, held.chain(passed).chain(listed))
             }
             _ => false,

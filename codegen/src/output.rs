@@ -555,6 +555,14 @@ impl Streamed {
         lock(&self.digests).get(rel).and_then(|(_, s)| *s)
     }
 
+    /// [`Streamed::digest`] and [`Streamed::stamp`] of every file the
+    /// stream took, moved out of it (the run's record takes their paths
+    /// as they are: thousands of them, neither copied nor looked up under
+    /// the lock one by one).
+    pub fn take_digests(&self) -> crate::digest::FastMap<String, (Digest, Option<FileStamp>)> {
+        std::mem::take(&mut *lock(&self.digests))
+    }
+
     /// Writes what is left (the held files and the file list), then makes the
     /// new tree visible: a fresh directory renamed into place, an existing one
     /// through [`write_known`]'s journal.
