@@ -659,7 +659,11 @@ impl Generator {
                 )
             })
             .collect();
-        if !found.iter().all(|f| inputs.contains_key(f)) {
+        // By the paths' bytes (both lists come from the one discovery):
+        // `Path`'s order compares component by component, 1% of a run.
+        let read: crate::digest::FastSet<&std::ffi::OsStr> =
+            inputs.keys().map(|p| p.as_os_str()).collect();
+        if !found.iter().all(|f| read.contains(f.as_os_str())) {
             return None;
         }
         let templates = loaded
