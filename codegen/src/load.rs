@@ -484,16 +484,9 @@ impl<'o> Loader<'o> {
         let options = self.options;
         let total = owners.len();
         let cache = cached.map(|(c, _)| c);
-        let before = cached.and_then(|(_, b)| b);
         // Read on every core (unless vouched for), added to the source
         // database in order.
-        // Looked up by the paths' bytes: `Path`'s order compares component
-        // by component, which a thousand lookups showed in profiles.
-        let before: Option<crate::digest::FastMap<&std::ffi::OsStr, &ReadBefore>> =
-            before.map(|b| b.iter().map(|(p, r)| (p.as_os_str(), r)).collect());
-        let files = crate::par::map(total, |i| {
-            read_spec_file(&owners[i].0, before.as_ref(), options.max_file_size)
-        });
+        let files = read_spec_files(&owners, cached.and_then(|(_, b)| b), options.max_file_size);
         let mut read: Vec<ReadSpec> = Vec::new();
         for (done, ((spec, owner), file)) in owners.into_iter().zip(files).enumerate() {
             if done % 64 == 0 {
@@ -1125,6 +1118,21 @@ enum SpecFile {
 
 /// A spec file as a worker thread reads it: not at all when `before`
 /// vouches for it ([`vouched`]), else read, with its text's facts.
+/// [`read_spec_file`] of every spec, on every core.
+fn read_spec_files(
+    owners: &[Owned],
+    before: Option<&ReadBeforeMap>,
+    max_file_size: u64,
+) -> Vec<SpecFile> {
+    // Looked up by the paths' bytes: `Path`'s order compares component by
+    // component, which a thousand lookups showed in profiles.
+    let before: Option<RecordedByPath<'_>> =
+        before.map(|b| b.iter().map(|(p, r)| (p.as_os_str(), r)).collect());
+    crate::par::map(owners.len(), |i| {
+        read_spec_file(&owners[i].0, before.as_ref(), max_file_size)
+    })
+}
+
 fn read_spec_file(
     path: &Path,
     before: Option<&RecordedByPath<'_>>,
