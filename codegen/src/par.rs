@@ -50,9 +50,11 @@ pub fn map_on<S, T: Send>(
             .map(|_| {
                 scope.spawn(move || {
                     let mut state = init();
-                    // Room for every item a worker could take: the results
-                    // (a tool read back is large) are never moved to grow.
-                    let mut done = Vec::with_capacity(n);
+                    // Room for twice a fair share (all of them on two
+                    // cores): the results (a tool read back is large) are
+                    // not moved to grow, and many cores do not each reserve
+                    // room for every item.
+                    let mut done = Vec::with_capacity(n.div_ceil(threads).saturating_mul(2).min(n));
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= n {
