@@ -555,35 +555,40 @@ impl<'o> Loader<'o> {
             }
             (parse_diags, format, tool, diags, digest)
         });
+        // Each set's tools, counted first: a tool is a kilobyte, and a
+        // vector of a thousand grown as they come copies them and asks for
+        // fresh memory again and again.
+        let mut sizes: BTreeMap<SetKey, usize> = BTreeMap::new();
+        for (r, (_, format, tool, _, _)) in read.iter().zip(&tools) {
+            let key = tool
+                .as_ref()
+                .zip(*format)
+                .and_then(|(t, f)| set_key(r, f, Some(t)));
+            if let Some(key) = key.filter(|_| !filtered_out(options, tool.as_ref())) {
+                *sizes.entry(key).or_default() += 1;
+            }
+        }
         // The digests as read of kept tools (brought along, or just kept), by location.
         let mut known = HashMap::new();
         for (r, (parse_diags, format, tool, diags, digest)) in read.iter().zip(tools) {
             self.diags.extend(parse_diags);
-            let filtered_out = tool.as_ref().is_some_and(|t| {
-                !options.groups.is_empty()
-                    && !options.groups.iter().any(|g| g.is_match(&t.id.value))
-            });
-            if filtered_out {
+            if filtered_out(options, tool.as_ref()) {
                 // Filtered out by --groups: neither the tool nor what was said about it.
                 continue;
             }
             self.diags.extend(diags);
             let Some(format) = format else { continue };
-            let key = match (&r.owner, r.manifest_format) {
-                (Some(m), Some(_)) => SetKey::Manifest(m.clone()),
-                // The manifest is broken: the file was checked, but belongs to no usable tool set.
-                (Some(_), None) => continue,
-                (None, _) if format == Format::Rave => SetKey::Loose(
-                    format,
-                    tool.as_ref().and_then(|t| rave_package(&t.id.value)),
-                ),
-                (None, _) => SetKey::Loose(format, None),
+            let Some(key) = set_key(r, format, tool.as_ref()) else {
+                continue;
             };
             let entry = sets
                 .entry(key.clone())
                 .or_insert_with(|| (loose_tool_set(&key, format), false, 0));
             if let Some((tool, digest)) = tool.as_ref().zip(digest) {
                 known.insert(tool.loc, digest);
+            }
+            if entry.0.tools.is_empty() {
+                entry.0.tools.reserve(sizes.get(&key).copied().unwrap_or(0));
             }
             entry.0.tools.extend(tool);
         }
@@ -681,11 +686,20 @@ impl<'o> Loader<'o> {
 
     /// Tools sorted by id; the same tool defined identically twice is kept once, with a note.
     fn distinct_tools(&mut self, mut tools: Vec<crate::ir::Tool>) -> Vec<crate::ir::Tool> {
-        tools.sort_by(|a, b| a.id.value.cmp(&b.id.value).then(a.loc.cmp(&b.loc)));
-        let mut kept: Vec<crate::ir::Tool> = Vec::with_capacity(tools.len());
-        for tool in tools {
-            match kept.last() {
-                Some(prev) if prev.same_content(&tool) => self.diags.push(
+        // In place: tools (a kilobyte each) come in order of their files,
+        // most often already sorted by id, and rarely repeated.
+        let order = |a: &crate::ir::Tool, b: &crate::ir::Tool| {
+            a.id.value.cmp(&b.id.value).then(a.loc.cmp(&b.loc))
+        };
+        if !tools.is_sorted_by(|a, b| order(a, b).is_le()) {
+            tools.sort_by(order);
+        }
+        let diags = &mut self.diags;
+        // `dedup_by` gives each tool with the last one kept.
+        tools.dedup_by(|tool, prev| {
+            let same = prev.same_content(tool);
+            if same {
+                diags.push(
                     Diagnostic::at(
                         &rule::IDENTICAL_DUPLICATE,
                         tool.id.loc,
@@ -696,15 +710,35 @@ impl<'o> Loader<'o> {
                     )
                     .label("same tool")
                     .secondary(prev.id.loc, "first defined here"),
-                ),
-                _ => kept.push(tool),
+                );
             }
-        }
-        kept
+            same
+        });
+        tools
     }
 }
 
-/// TG0009, naming the paths searched.
+/// Whether `--groups` leaves `tool` out.
+fn filtered_out(options: &LoadOptions, tool: Option<&crate::ir::Tool>) -> bool {
+    tool.is_some_and(|t| {
+        !options.groups.is_empty() && !options.groups.iter().any(|g| g.is_match(&t.id.value))
+    })
+}
+
+/// The tool set the spec `r` (of `format`, giving `tool`) belongs to;
+/// `None` when its manifest is broken (the file was checked, but belongs
+/// to no usable tool set).
+fn set_key(r: &ReadSpec, format: Format, tool: Option<&crate::ir::Tool>) -> Option<SetKey> {
+    Some(match (&r.owner, r.manifest_format) {
+        (Some(m), Some(_)) => SetKey::Manifest(m.clone()),
+        (Some(_), None) => return None,
+        (None, _) if format == Format::Rave => {
+            SetKey::Loose(format, tool.and_then(|t| rave_package(&t.id.value)))
+        }
+        (None, _) => SetKey::Loose(format, None),
+    })
+}
+
 /// A spec file read and parsed, waiting to be turned into a tool.
 struct ReadSpec {
     spec: PathBuf,
