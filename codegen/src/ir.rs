@@ -485,8 +485,9 @@ pub struct KeptValue {
     pub decode: fn(&[u8]) -> Option<Value>,
     /// Whether the value is `null` (a tool without an output schema).
     pub is_null: bool,
-    /// Whether the value is an object with a `$defs` member.
-    pub has_defs: bool,
+    /// Where in `bytes` the value's `$defs` member lies (its value's
+    /// bytes, which `decode` takes alone), when it is an object with one.
+    pub defs: Option<std::ops::Range<usize>>,
 }
 
 impl JsonValue {
@@ -516,9 +517,23 @@ impl JsonValue {
     /// a kept value.
     pub fn has_defs(&self) -> bool {
         match &self.kept {
-            Some((k, _)) => k.has_defs,
+            Some((k, _)) => k.defs.is_some(),
             None => self.value.get("$defs").is_some(),
         }
+    }
+
+    /// Its `$defs` member: of a kept value not read yet, that member alone
+    /// is decoded (a tool set's shared definitions are looked for in every
+    /// schema, most of which are otherwise never read).
+    pub fn defs(&self) -> Option<std::borrow::Cow<'_, Value>> {
+        use std::borrow::Cow;
+        if let Some((k, decoded)) = &self.kept {
+            if decoded.get().is_none() {
+                let bytes = k.bytes.get(k.defs.clone()?)?;
+                return (k.decode)(bytes).map(Cow::Owned);
+            }
+        }
+        self.get("$defs").map(Cow::Borrowed)
     }
 }
 

@@ -511,13 +511,13 @@ impl Part for JsonValue {
     fn take(input: &mut Input<'_>) -> Option<JsonValue> {
         let start = input.r.rest();
         let tag = start.first().copied();
-        let has_defs = check_value(input, true)?;
+        let defs = check_value(input, Some(start))?;
         let len = start.len() - input.r.rest().len();
         Some(JsonValue::kept(KeptValue {
             bytes: input.kept(start, len)?,
             decode: decode_value,
             is_null: tag == Some(NULL),
-            has_defs,
+            defs,
         }))
     }
 }
@@ -535,9 +535,13 @@ fn decode_value(bytes: &[u8]) -> Option<Value> {
 }
 
 /// Takes the bytes of one value, `None` unless [`Value::take`] would take
-/// them as they are (the same checks, nothing built). With `top`, whether
-/// it is an object with a `$defs` member.
-fn check_value(input: &mut Input<'_>, top: bool) -> Option<bool> {
+/// them as they are (the same checks, nothing built). With `top` (the
+/// bytes, from the value's start), where the value's `$defs` member lies in
+/// them (`Some(None)`: the value has none).
+fn check_value(
+    input: &mut Input<'_>,
+    top: Option<&[u8]>,
+) -> Option<Option<std::ops::Range<usize>>> {
     match input.r.byte()? {
         NULL | FALSE | TRUE => {}
         UNSIGNED | SIGNED => {
@@ -555,20 +559,22 @@ fn check_value(input: &mut Input<'_>, top: bool) -> Option<bool> {
                 return None;
             }
             let n = input.r.count()?;
-            let mut has_defs = false;
+            let mut defs = None;
             for _ in 0..n {
-                if tag == OBJECT {
-                    let key = input.r.str()?;
-                    has_defs |= top && key == "$defs";
+                let at_defs = tag == OBJECT && input.r.str()? == "$defs";
+                let from = input.r.rest().len();
+                check_value(input, None)?;
+                if let Some(start) = top.filter(|_| at_defs) {
+                    let len = start.len();
+                    defs = Some(len - from..len - input.r.rest().len());
                 }
-                check_value(input, false)?;
             }
             input.depth -= 1;
-            return Some(has_defs);
+            return Some(defs);
         }
         _ => return None,
     }
-    Some(false)
+    Some(None)
 }
 struct_part!(LocatedValue { value, locs });
 struct_part!(Example {
@@ -719,6 +725,8 @@ mod tests {
                 assert_eq!(kept.value.is_null(), fresh.value.is_null());
                 assert_eq!(kept.value.has_defs(), fresh.value.get("$defs").is_some());
                 assert_eq!(kept.value.has_defs(), fresh.value.has_defs());
+                // The definitions alone, decoded from their own bytes.
+                assert_eq!(kept.value.defs().as_deref(), fresh.value.get("$defs"));
                 nulls += usize::from(kept.value.is_null());
                 defs += usize::from(kept.value.has_defs());
             }
@@ -851,7 +859,7 @@ mod tests {
             files: (FileId(0), FileId(0)),
             whole: None,
         };
-        assert_eq!(check_value(&mut input, true), Some(false));
+        assert_eq!(check_value(&mut input, Some(&out)), Some(None));
         assert!(input.r.is_done());
         assert_eq!(decode_value(&out).as_ref(), Some(&v));
         assert_eq!(decode_value(&out[..out.len() - 1]), None);
@@ -871,7 +879,7 @@ mod tests {
             files: (FileId(0), FileId(0)),
             whole: None,
         };
-        assert_eq!(check_value(&mut input, true), None);
+        assert_eq!(check_value(&mut input, Some(&deep)), None);
     }
 
     #[test]

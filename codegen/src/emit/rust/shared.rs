@@ -41,15 +41,14 @@ impl SharedModule {
     /// The shared module of `set` and its items (which stay on the thread
     /// that built them: syntax trees are not `Send`).
     pub fn new(set: &ToolSet, tool_modules: &[String]) -> Option<(SharedModule, Vec<syn::Item>)> {
-        let schemas = set
+        // Only the definitions are looked into: of a kept schema, they are
+        // decoded alone (the rest of it is read only if its tool changed).
+        let members = set
             .tools
             .iter()
             .flat_map(|t| [&t.input.value, &t.output.value])
-            // Only schemas with definitions can share any: a kept schema
-            // without them is not decoded to be looked into.
-            .filter(|v| v.has_defs())
-            .map(|v| &**v);
-        let defs = SharedDefs::find(schemas, |d| rust_type_name(d).is_some());
+            .filter_map(|v| v.defs());
+        let defs = SharedDefs::find_in(members, |d| rust_type_name(d).is_some());
         if defs.is_empty() {
             return None;
         }

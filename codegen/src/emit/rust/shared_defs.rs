@@ -29,11 +29,19 @@ impl SharedDefs {
         schemas: impl IntoIterator<Item = &'a Value>,
         eligible: impl Fn(&str) -> bool,
     ) -> SharedDefs {
+        SharedDefs::find_in(schemas.into_iter().filter_map(|s| s.get("$defs")), eligible)
+    }
+
+    /// [`SharedDefs::find`], given the schemas' `$defs` members.
+    pub fn find_in<D: std::borrow::Borrow<Value>>(
+        members: impl IntoIterator<Item = D>,
+        eligible: impl Fn(&str) -> bool,
+    ) -> SharedDefs {
         // (name, closure as JSON text) -> (schemas holding it, the closure).
         let mut groups: BTreeMap<(String, String), (usize, BTreeMap<String, Value>)> =
             BTreeMap::new();
-        for schema in schemas {
-            let Some(defs) = defs_of(schema) else {
+        for member in members {
+            let Some(defs) = member.borrow().as_object() else {
                 continue;
             };
             for name in defs.keys() {
