@@ -129,15 +129,22 @@ impl GeneratedFiles {
 
     /// Moves every file of `other` into this set (a later file of the same
     /// path wins, as with [`GeneratedFiles::add`]).
-    pub fn append(&mut self, other: GeneratedFiles) {
-        for path in other.passed {
-            self.files.remove(&path);
-            self.passed.insert(path);
+    pub fn append(&mut self, mut other: GeneratedFiles) {
+        // What `other` has is taken from `self` first (held files are few).
+        for path in &other.passed {
+            self.files.remove(path);
         }
-        for (path, contents) in other.files {
-            self.passed.remove(&path);
-            self.files.insert(path, contents);
+        for path in other.files.keys() {
+            self.passed.remove(path);
         }
+        // A set of many paths (an emitter's, thousands) is merged whole; a
+        // few (one tool's files) are inserted: a merge rebuilds the tree.
+        if other.passed.len() >= self.passed.len() / 16 {
+            self.passed.append(&mut other.passed);
+        } else {
+            self.passed.extend(std::mem::take(&mut other.passed));
+        }
+        self.files.append(&mut other.files);
     }
 
     /// The contents of a held file (`None` for one the sink took).
@@ -180,5 +187,54 @@ impl GeneratedFiles {
     /// The bytes of the held files.
     pub fn total_bytes(&self) -> usize {
         self.files.values().map(Vec::len).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Takes (passes) the files under `p/`, holds the rest.
+    struct TakesP;
+
+    impl FileSink for TakesP {
+        fn put(&self, path: &str, contents: Vec<u8>) -> Option<Vec<u8>> {
+            (!path.starts_with("p/")).then_some(contents)
+        }
+    }
+
+    #[test]
+    fn appending_keeps_the_later_file_of_a_path() {
+        let sink: Arc<dyn FileSink> = Arc::new(TakesP);
+        let mut first = GeneratedFiles::passing_to(sink);
+        for path in ["p/a", "p/b", "h/c", "h/d"] {
+            first.add(path, "1");
+        }
+        let mut second = first.sibling().detached();
+        // Held here what the first passed, and the other way round (the
+        // detached set holds everything); a path of its own besides.
+        for path in ["p/a", "h/e"] {
+            second.add(path, "2");
+        }
+        let mut third = first.sibling();
+        third.add("p/d", "3");
+        third.add("p/c", "3");
+        let (mut a, b) = (first.clone(), second);
+        a.append(b);
+        assert_eq!(a.get("p/a"), Some(&b"2"[..]), "held by the later set");
+        assert_eq!(a.passed().collect::<Vec<_>>(), ["p/b"]);
+        assert_eq!(a.paths(), ["h/c", "h/d", "h/e", "p/a", "p/b"]);
+        a.append(third);
+        assert_eq!(a.passed().collect::<Vec<_>>(), ["p/b", "p/c", "p/d"]);
+        assert_eq!(a.len(), 7);
+        // Passed by the later set, after it was held here.
+        let mut held = GeneratedFiles::new();
+        held.add("p/x", "1");
+        let mut passing = first.sibling();
+        passing.add("p/x", "2");
+        held.append(passing);
+        assert_eq!(held.get("p/x"), None);
+        assert_eq!(held.passed().collect::<Vec<_>>(), ["p/x"]);
+        assert_eq!(held.len(), 1);
     }
 }
