@@ -582,21 +582,18 @@ impl Generator {
         let recorded = match (&mut stamp, &done.files) {
             (Some(s), Some(files)) => {
                 use std::borrow::Cow;
-                let list = output::file_list(files);
                 let held = files
                     .iter()
                     .map(|(rel, c)| (Cow::Borrowed(rel), Some(Digest::of(c)), None));
                 // The stream's paths moved into the record, not copied.
                 let mut taken = stream.take_digests();
+                // The file list's, as the stream made it.
+                let list = taken.remove(output::FILE_LIST).map(|(d, _)| d);
                 let passed = files.passed().map(|rel| match taken.remove_entry(rel) {
                     Some((rel, (digest, stamp))) => (Cow::Owned(rel), Some(digest), stamp),
                     None => (Cow::Borrowed(rel), None, None),
                 });
-                let listed = std::iter::once((
-                    Cow::Borrowed(output::FILE_LIST),
-                    Some(Digest::of(&list)),
-                    None,
-                ));
+                let listed = std::iter::once((Cow::Borrowed(output::FILE_LIST), list, None));
                 s.record_outputs(out, held.chain(passed).chain(listed))
             }
             _ => false,

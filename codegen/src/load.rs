@@ -559,19 +559,7 @@ impl<'o> Loader<'o> {
             }
             (parse_diags, format, tool, diags, digest)
         });
-        // Each set's tools, counted first: a tool is a kilobyte, and a
-        // vector of a thousand grown as they come copies them and asks for
-        // fresh memory again and again.
-        let mut sizes: BTreeMap<SetKey, usize> = BTreeMap::new();
-        for (r, (_, format, tool, _, _)) in read.iter().zip(&tools) {
-            let key = tool
-                .as_ref()
-                .zip(*format)
-                .and_then(|(t, f)| set_key(r, f, Some(t)));
-            if let Some(key) = key.filter(|_| !filtered_out(options, tool.as_ref())) {
-                *sizes.entry(key).or_default() += 1;
-            }
-        }
+        let sizes = set_sizes(&read, &tools, options);
         // The digests as read of kept tools (brought along, or just kept), by location.
         let mut known = HashMap::new();
         for (r, (parse_diags, format, tool, diags, digest)) in read.iter().zip(tools) {
@@ -721,6 +709,38 @@ impl<'o> Loader<'o> {
         tools
     }
 }
+
+/// How many tools each set gets from `read` (their `tools`), counted
+/// before they are moved in: a tool is a kilobyte, and a vector of a
+/// thousand grown as they come copies them and asks for fresh memory again
+/// and again.
+fn set_sizes(
+    read: &[ReadSpec],
+    tools: &[SpecRead],
+    options: &LoadOptions,
+) -> BTreeMap<SetKey, usize> {
+    let mut sizes: BTreeMap<SetKey, usize> = BTreeMap::new();
+    for (r, (_, format, tool, _, _)) in read.iter().zip(tools) {
+        let key = tool
+            .as_ref()
+            .zip(*format)
+            .and_then(|(t, f)| set_key(r, f, Some(t)));
+        if let Some(key) = key.filter(|_| !filtered_out(options, tool.as_ref())) {
+            *sizes.entry(key).or_default() += 1;
+        }
+    }
+    sizes
+}
+
+/// What reading one spec gives: its parse problems, format, tool, the
+/// reader's problems, and the tool's digest as read when it is kept.
+type SpecRead = (
+    Vec<Diagnostic>,
+    Option<Format>,
+    Option<crate::ir::Tool>,
+    Vec<Diagnostic>,
+    Option<crate::digest::Digest>,
+);
 
 /// Whether `--groups` leaves `tool` out.
 fn filtered_out(options: &LoadOptions, tool: Option<&crate::ir::Tool>) -> bool {

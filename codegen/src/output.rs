@@ -274,10 +274,20 @@ pub fn write_known(
     prune: Prune,
     known: &Known,
 ) -> Result<WriteReport, OutputError> {
-    let list = file_list(files);
+    write_listed(dir, files, &file_list(files), prune, known)
+}
+
+/// [`write_known`], the file list made.
+fn write_listed(
+    dir: &Path,
+    files: &GeneratedFiles,
+    list: &[u8],
+    prune: Prune,
+    known: &Known,
+) -> Result<WriteReport, OutputError> {
     let mut report = WriteReport::default();
     // Validate every path before touching the disk.
-    for (rel, _) in with_file_list(files, &list) {
+    for (rel, _) in with_file_list(files, list) {
         checked_join(dir, rel)?;
     }
     if !dir.exists() {
@@ -296,17 +306,24 @@ pub fn write_known(
     // not split into thousands of paths to look each up.
     let same_list = prune == Prune::Owned
         && known
-            .unchanged(dir, FILE_LIST, &list, Digest::of(&list))
+            .unchanged(dir, FILE_LIST, list, Digest::of(list))
             .is_some();
     let stale = if same_list {
         Vec::new()
     } else {
         removable(dir, files, prune)?
     };
-    // Compared on several threads: a `stat` (or a read) per file.
-    let all: Vec<(&str, &[u8])> = with_file_list(files, &list).collect();
+    // Compared on several threads when there are many: a `stat` (or a
+    // read) per file. (A run that streamed its files holds only those that
+    // changed: a few, for which threads cost more than they save.)
+    let all: Vec<(&str, &[u8])> = with_file_list(files, list).collect();
+    let threads = if all.len() < 64 {
+        1
+    } else {
+        crate::par::IO_THREADS
+    };
     let same = crate::par::map_on(
-        crate::par::IO_THREADS,
+        threads,
         all.len(),
         || (),
         |_, i| {
@@ -570,10 +587,12 @@ impl Streamed {
         if let Some(e) = lock(&self.error).take() {
             return Err(e);
         }
-        let Some((staging, _)) = &self.fresh else {
-            return write_known(&self.dir, files, prune, &self.known);
-        };
+        // The list's digest is kept with the files' (the run's record takes it).
         let list = file_list(files);
+        lock(&self.digests).insert(FILE_LIST.to_owned(), (Digest::of(&list), None));
+        let Some((staging, _)) = &self.fresh else {
+            return write_listed(&self.dir, files, &list, prune, &self.known);
+        };
         let held: Vec<(&str, &[u8])> = with_file_list(files, &list).collect();
         write_all(staging, &held, |p| p.to_path_buf())?;
         std::fs::rename(staging, &self.dir).map_err(|e| err(&self.dir, e))?;
