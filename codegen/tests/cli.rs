@@ -1137,6 +1137,21 @@ fn the_cache_skips_unchanged_runs_and_never_serves_stale_output() {
     run(&["--no-cache"]);
     assert_eq!(snapshot(&out), second);
     assert_ne!(first, second);
+    // A title changes: the pages listing every tool (kept by their
+    // contexts, which show titles but not descriptions) are made again.
+    let titled = specs.join("tool_0002.json");
+    let text = std::fs::read_to_string(&titled).unwrap_or_else(|e| panic!("{e}"));
+    write(
+        &titled,
+        text.replacen("{", "{\n  \"title\": \"Renamed Tool\",", 1),
+    );
+    run(&[]);
+    let third = snapshot(&out);
+    let summary = String::from_utf8_lossy(&third["docs/src/SUMMARY.md"]).into_owned();
+    assert!(summary.contains("Renamed Tool"), "{summary}");
+    std::fs::remove_dir_all(&out).unwrap_or_else(|e| panic!("{e}"));
+    run(&["--no-cache"]);
+    assert_eq!(snapshot(&out), third);
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -213,6 +213,42 @@ impl Output<'_> {
     }
 }
 
+impl Output<'_> {
+    /// [`Output::render`] of a file made from many tools (a tool set's page,
+    /// the site's summary) whose context says only part of each, so that it
+    /// is often the same when a tool changed: kept in `cache` by the digest
+    /// of the context's JSON form (with the templates' digest, the
+    /// template's name and the path), and not rendered again while that is
+    /// the same.
+    pub fn render_by_context(
+        &mut self,
+        cache: Option<&dyn RenderCache>,
+        templates: &crate::templates::Templates,
+        name: &str,
+        path: String,
+        context: &impl serde::Serialize,
+    ) {
+        let key = cache.and_then(|cache| {
+            let json = serde_json::to_vec(context).ok()?;
+            let key = crate::digest::Hasher::new()
+                .str("template file by context")
+                .digest(templates.digest())
+                .str(name)
+                .str(&path)
+                .bytes(&json)
+                .finish();
+            Some((cache, key))
+        });
+        if add_held(self.files, key, &path) {
+            return;
+        }
+        match cached_text(key, || templates.render(name, context)) {
+            Ok(text) => self.files.add(path, text),
+            Err(e) => self.diags.push(e.diagnostic()),
+        }
+    }
+}
+
 impl<T: TemplateEmitter> Emitter for T {
     fn name(&self) -> &'static str {
         TemplateEmitter::name(self)

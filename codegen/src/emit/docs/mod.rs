@@ -454,7 +454,9 @@ impl super::TemplateEmitter for Docs {
                 );
             }
             let set_ctx = set_context(set);
-            out.render(
+            let cache = cx.cache.map(|(c, _)| c);
+            out.render_by_context(
+                cache,
                 templates.for_set(set),
                 "docs/set.md.jinja",
                 format!("docs/src/{}/index.md", set.name),
@@ -481,7 +483,7 @@ impl super::TemplateEmitter for Docs {
             ("docs/book.toml.jinja", "docs/book.toml"),
             ("docs/toolgen.css.jinja", "docs/theme/toolgen.css"),
         ] {
-            out.render(shared, name, path.into(), &ctx);
+            out.render_by_context(cx.cache.map(|(c, _)| c), shared, name, path.into(), &ctx);
         }
     }
 }
