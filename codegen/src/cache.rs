@@ -257,6 +257,15 @@ impl RenderCache for Cache {
         self.look_up(key, Packs::digest)
     }
 
+    fn body_len(&self, key: Digest) -> Option<usize> {
+        self.look_up(key, |packs, key| packs.place(key).map(|p| p.len))
+    }
+
+    fn get_into(&self, key: Digest, out: &mut [u8]) -> bool {
+        self.look_up(key, |packs, key| packs.get_into(key, out).then_some(()))
+            .is_some()
+    }
+
     fn put(&self, key: Digest, value: &[u8]) {
         let full = self.full_key(key);
         let mut fresh = self.fresh.lock().unwrap_or_else(|e| e.into_inner());
@@ -410,6 +419,17 @@ impl Packs {
         (Digest::of(&body) == place.digest).then_some(body)
     }
 
+    /// [`Packs::get`] into `out`, which must be of the body's length.
+    fn get_into(&self, key: Digest, out: &mut [u8]) -> bool {
+        let Some(place) = self.place(key).filter(|p| p.len == out.len()) else {
+            return false;
+        };
+        let Some(pack) = self.packs.get(place.pack) else {
+            return false;
+        };
+        read_into(&pack.file, place.offset, out) && Digest::of(out) == place.digest
+    }
+
     /// The digest of piece `key`'s body, as the index gives it.
     fn digest(&self, key: Digest) -> Option<Digest> {
         self.place(key).map(|place| place.digest)
@@ -537,32 +557,34 @@ fn place_line(line: &str) -> Option<(&str, u64, usize, Digest)> {
 /// `len` bytes of `file` from `offset`, or `None` if it is shorter.
 fn read_at(file: &std::fs::File, offset: u64, len: usize) -> Option<Vec<u8>> {
     let mut buf = vec![0; len];
+    read_into(file, offset, &mut buf).then_some(buf)
+}
+
+/// Fills `buf` from `file` at `offset`; `false` when it cannot be read whole.
+fn read_into(file: &std::fs::File, offset: u64, buf: &mut [u8]) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileExt as _;
-        file.read_exact_at(&mut buf, offset).ok()?;
+        file.read_exact_at(buf, offset).is_ok()
     }
     #[cfg(windows)]
     {
         use std::os::windows::fs::FileExt as _;
         let mut done = 0;
-        while done < len {
-            match file
-                .seek_read(&mut buf[done..], offset + done as u64)
-                .ok()?
-            {
-                0 => return None,
-                n => done += n,
+        while done < buf.len() {
+            match file.seek_read(&mut buf[done..], offset + done as u64) {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => done += n,
             }
         }
+        true
     }
     #[cfg(not(any(unix, windows)))]
     {
         // No positioned reads: the cache only ever misses.
-        let _ = (file, offset);
-        return None;
+        let _ = (file, offset, buf);
+        false
     }
-    Some(buf)
 }
 
 /// Removes the temporary files of runs that stopped before renaming them
@@ -1009,11 +1031,13 @@ mod tests {
         cache.put(key, b"rendered");
         cache.put(Digest::of(b"other"), b"also rendered");
         cache.flush();
-        // A later run finds it.
-        assert_eq!(
-            Cache::open(&dir).get(key).as_deref(),
-            Some(&b"rendered"[..])
-        );
+        // A later run finds it, also read into a place of its length.
+        let later = Cache::open(&dir);
+        assert_eq!(later.get(key).as_deref(), Some(&b"rendered"[..]));
+        assert_eq!(later.body_len(key), Some(8));
+        let mut place = [0; 8];
+        assert!(later.get_into(key, &mut place) && place == *b"rendered");
+        assert!(!later.get_into(key, &mut [0; 7]), "not of its length");
         // Another build of toolgen shares nothing.
         let newer = Cache::with_identity(&dir, Digest::of(b"another build"));
         assert_eq!(newer.get(key), None);
@@ -1027,6 +1051,9 @@ mod tests {
         let reread = Cache::open(&dir);
         let found = [key, Digest::of(b"other")].map(|k| reread.get(k).is_some());
         assert_eq!(found.iter().filter(|f| **f).count(), 1, "{found:?}");
+        let read_into = [(key, 8), (Digest::of(b"other"), 13)]
+            .map(|(k, len)| reread.get_into(k, &mut vec![0; len]));
+        assert_eq!(read_into, found, "read into place or not, the same pieces");
         // A damaged index, footer or magic, or a truncated pack: nothing.
         for at in [good.len() - FOOTER_LEN - 3, good.len() - 2, 0] {
             let mut bytes = good.clone();

@@ -134,6 +134,64 @@ impl Catalogs {
 /// from the IR (no intermediate `Value` copy of every schema) and indented
 /// to its depth: the same text as serializing the whole list at once.
 fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
+    kept_tools_json(cx, set).unwrap_or_else(|| made_tools_json(cx, set))
+}
+
+/// [`tools_json`] with the cache's entries read straight into their place
+/// in the file (megabytes for thousands of tools: no buffer of each, no
+/// copy of them all); `None` when one of them cannot be read after all.
+fn kept_tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Option<Vec<u8>> {
+    let (cache, _) = cx.cache?;
+    // Each entry: its key and length when the cache holds it, else its text.
+    let entries = crate::par::map_with(
+        set.tools.len(),
+        || (),
+        |_, i| {
+            let kept = cx
+                .text_piece(set, i, ENTRY)
+                .and_then(|(c, key)| Some((key, c.body_len(key)?)));
+            kept.ok_or_else(|| entry_text(cx, set, i))
+        },
+    );
+    let size: usize = (entries.iter())
+        .map(|e| e.as_ref().map_or_else(String::len, |(_, len)| *len) + 2)
+        .sum();
+    let mut text = Vec::with_capacity(size + 32);
+    text.extend_from_slice(b"{\n  \"tools\": [");
+    // Where each kept entry goes.
+    let mut holes = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        text.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+        match entry {
+            Ok((key, len)) => {
+                holes.push((text.len(), *len, *key));
+                text.resize(text.len() + len, 0);
+            }
+            Err(made) => text.extend_from_slice(made.as_bytes()),
+        }
+    }
+    text.extend_from_slice(if entries.is_empty() {
+        b"]\n}\n"
+    } else {
+        b"\n  ]\n}\n"
+    });
+    let mut slots = Vec::with_capacity(holes.len());
+    let (mut rest, mut at): (&mut [u8], usize) = (&mut text, 0);
+    for (offset, len, key) in holes {
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(offset - at);
+        let (slot, tail) = tail.split_at_mut(len);
+        (rest, at) = (tail, offset + len);
+        slots.push((slot, key));
+    }
+    let read = crate::par::map_mut(&mut slots, |(slot, key)| cache.get_into(*key, slot));
+    read.into_iter().all(|ok| ok).then_some(text)
+}
+
+/// What a tool's entry is kept under (with the tool and the set's settings).
+const ENTRY: &str = "catalog entry, indented";
+
+/// [`tools_json`] from every entry's text.
+fn made_tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
     let entries = crate::par::map_with(set.tools.len(), || (), |_, i| entry_text(cx, set, i));
     // Sized once: the entries, their separators, the frame.
     let size: usize = entries.iter().map(|e| e.len() + 2).sum();
@@ -155,7 +213,7 @@ fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
 /// as it stands in the file (each line by four), so that the file is the
 /// entries put together, cached or not, with nothing to split.
 fn entry_text(cx: &super::EmitContext<'_>, set: &ToolSet, index: usize) -> String {
-    cx.piece_text(set, index, "catalog entry, indented", || {
+    cx.piece_text(set, index, ENTRY, || {
         let entry = serde_json::to_string_pretty(&ToolEntry::new(set, &set.tools[index]))
             .unwrap_or_default();
         let mut indented = String::with_capacity(entry.len() + entry.len() / 8 + 4);
