@@ -138,9 +138,10 @@ fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
 }
 
 /// [`tools_json`] with the cache's entries read straight into their place
-/// in the file (megabytes for thousands of tools: no buffer of each, no
-/// copy of them all); `None` when one of them cannot be read after all.
+/// in the file ([`super::assemble`]); `None` when one of them cannot be
+/// read after all.
 fn kept_tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Option<Vec<u8>> {
+    use super::Part;
     let (cache, _) = cx.cache?;
     // Each entry: its key and length when the cache holds it, else its text.
     let entries = crate::par::map_with(
@@ -150,41 +151,27 @@ fn kept_tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Option<Vec<u8>
             let kept = cx
                 .text_piece(set, i, ENTRY)
                 .and_then(|(c, key)| Some((key, c.body_len(key)?)));
-            kept.ok_or_else(|| entry_text(cx, set, i))
+            kept.map_or_else(
+                || Part::Text(entry_text(cx, set, i).into_bytes().into()),
+                |(key, len)| Part::Kept(key, len),
+            )
         },
     );
-    let size: usize = (entries.iter())
-        .map(|e| e.as_ref().map_or_else(String::len, |(_, len)| *len) + 2)
-        .sum();
-    let mut text = Vec::with_capacity(size + 32);
-    text.extend_from_slice(b"{\n  \"tools\": [");
-    // Where each kept entry goes.
-    let mut holes = Vec::new();
-    for (i, entry) in entries.iter().enumerate() {
-        text.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
-        match entry {
-            Ok((key, len)) => {
-                holes.push((text.len(), *len, *key));
-                text.resize(text.len() + len, 0);
-            }
-            Err(made) => text.extend_from_slice(made.as_bytes()),
-        }
+    let mut parts = Vec::with_capacity(2 * entries.len() + 2);
+    parts.push(Part::Text(b"{\n  \"tools\": [".as_slice().into()));
+    for (i, entry) in entries.into_iter().enumerate() {
+        parts.push(Part::Text(
+            if i == 0 { b"\n".as_slice() } else { b",\n" }.into(),
+        ));
+        parts.push(entry);
     }
-    text.extend_from_slice(if entries.is_empty() {
+    let end: &[u8] = if set.tools.is_empty() {
         b"]\n}\n"
     } else {
         b"\n  ]\n}\n"
-    });
-    let mut slots = Vec::with_capacity(holes.len());
-    let (mut rest, mut at): (&mut [u8], usize) = (&mut text, 0);
-    for (offset, len, key) in holes {
-        let (_, tail) = std::mem::take(&mut rest).split_at_mut(offset - at);
-        let (slot, tail) = tail.split_at_mut(len);
-        (rest, at) = (tail, offset + len);
-        slots.push((slot, key));
-    }
-    let read = crate::par::map_mut(&mut slots, |(slot, key)| cache.get_into(*key, slot));
-    read.into_iter().all(|ok| ok).then_some(text)
+    };
+    parts.push(Part::Text(end.into()));
+    super::assemble(cache, &parts)
 }
 
 /// What a tool's entry is kept under (with the tool and the set's settings).

@@ -782,7 +782,7 @@ fn registry_text(
         .overridden()
         .iter()
         .any(|(n, _)| n == REGISTRY || n == REGISTRY_ENTRY);
-    if cx.cache.is_some() && builtin {
+    if let Some((cache, _)) = cx.cache.filter(|_| builtin) {
         let stand_in = CsSpec::stand_in();
         let mark = templates.render(REGISTRY_ENTRY, EntryContext { t: &stand_in })?;
         ctx.set.tools = vec![stand_in];
@@ -791,30 +791,27 @@ fn registry_text(
             .split_once(&mark)
             .filter(|(_, tail)| !mark.is_empty() && !tail.contains(&mark))
         {
-            // The entries first, then the file sized once: a string that
-            // doubles as it grows (the registry of 1,000 tools is about
-            // a megabyte) copies it and holds up to twice that.
-            let mut entries = Vec::with_capacity(set.tools.len());
+            // The kept entries read into their place in the file (about a
+            // megabyte for 1,000 tools), the others rendered.
+            let mut parts = Vec::with_capacity(set.tools.len() + 2);
+            parts.push(super::Part::Text(head.as_bytes().into()));
             for (i, tool) in set.tools.iter().enumerate() {
                 // The entry follows from the tool and the set's settings (its
                 // time limit): what the piece key covers, with the templates.
                 let piece = cx.cached_piece(set, i, |h| {
                     h.str("csharp registry entry").digest(templates.digest());
                 });
-                let entry = super::cached_text(piece, || {
+                parts.push(super::Part::of(piece, || {
                     let spec = spec(tool, set.timeout_of(tool));
                     templates.render(REGISTRY_ENTRY, EntryContext { t: &spec })
-                })?;
-                entries.push(entry);
+                })?);
             }
-            let size = head.len() + tail.len() + entries.iter().map(String::len).sum::<usize>();
-            let mut text = String::with_capacity(size);
-            text.push_str(head);
-            for entry in &entries {
-                text.push_str(entry);
+            parts.push(super::Part::Text(tail.as_bytes().into()));
+            // A piece damaged since it was looked up: rendered whole below.
+            let text = super::assemble(cache, &parts).and_then(|t| String::from_utf8(t).ok());
+            if let Some(text) = text {
+                return Ok(text);
             }
-            text.push_str(tail);
-            return Ok(text);
         }
     }
     ctx.set.tools = set

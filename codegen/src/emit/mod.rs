@@ -95,6 +95,64 @@ impl EmitContext<'_> {
     }
 }
 
+/// A part of a file put together from pieces: text made by this run, or a
+/// piece the cache holds (its key and length), read into its place.
+pub enum Part<'a> {
+    Text(std::borrow::Cow<'a, [u8]>),
+    Kept(crate::digest::Digest, usize),
+}
+
+impl Part<'_> {
+    /// The piece `key` of `cache` when the cache can tell its length, else
+    /// the text `make` gives (from [`cached_text`]: kept when made).
+    pub fn of<E>(
+        piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+        make: impl FnOnce() -> Result<String, E>,
+    ) -> Result<Part<'static>, E> {
+        if let Some(len) = piece.and_then(|(c, key)| c.body_len(key)) {
+            if let Some((_, key)) = piece {
+                return Ok(Part::Kept(key, len));
+            }
+        }
+        cached_text(piece, make).map(|t| Part::Text(t.into_bytes().into()))
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Part::Text(t) => t.len(),
+            Part::Kept(_, len) => *len,
+        }
+    }
+}
+
+/// The file `parts` make, the kept ones read from `cache` straight into
+/// their place on every core (no buffer of each, no copy of them all: the
+/// files that list every tool are megabytes); `None` when one cannot be
+/// read after all (damaged since it was looked up).
+pub fn assemble(cache: &dyn RenderCache, parts: &[Part<'_>]) -> Option<Vec<u8>> {
+    let mut text = Vec::with_capacity(parts.iter().map(Part::len).sum());
+    let mut holes = Vec::new();
+    for part in parts {
+        match part {
+            Part::Text(t) => text.extend_from_slice(t),
+            Part::Kept(key, len) => {
+                holes.push((text.len(), *len, *key));
+                text.resize(text.len() + len, 0);
+            }
+        }
+    }
+    let mut slots = Vec::with_capacity(holes.len());
+    let (mut rest, mut at): (&mut [u8], usize) = (&mut text, 0);
+    for (offset, len, key) in holes {
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(offset - at);
+        let (slot, tail) = tail.split_at_mut(len);
+        (rest, at) = (tail, offset + len);
+        slots.push((slot, key));
+    }
+    let read = crate::par::map_mut(&mut slots, |(slot, key)| cache.get_into(*key, slot));
+    read.into_iter().all(|ok| ok).then_some(text)
+}
+
 /// [`cached_text`] of a text that is always made.
 fn cached_or_made(
     piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
