@@ -138,6 +138,13 @@ impl Cache {
         read_packs(&self.packs())
     }
 
+    /// Reads the packs' indexes now (else at the first look-up): a run
+    /// that will look pieces up can have another thread read them while it
+    /// does something else.
+    pub fn read_indexes(&self) {
+        self.pieces.get_or_init(|| self.read_packs());
+    }
+
     /// Writes the pieces this run rendered as one pack (one file, however
     /// many pieces: on a slow disk a file per piece costs more than
     /// rendering). Past `MAX_PACKS` packs, they are merged: the smaller
