@@ -104,7 +104,7 @@ pub enum Part<'a> {
 
 impl Part<'_> {
     /// The piece `key` of `cache` when the cache can tell its length, else
-    /// the text `make` gives (from [`cached_text`]: kept when made).
+    /// the text `make` gives (kept in the cache when made).
     pub fn of<E>(
         piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
         make: impl FnOnce() -> Result<String, E>,
