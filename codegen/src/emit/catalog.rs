@@ -148,13 +148,10 @@ fn kept_tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Option<Vec<u8>
         set.tools.len(),
         || (),
         |_, i| {
-            let kept = cx
-                .text_piece(set, i, ENTRY)
-                .and_then(|(c, key)| Some((key, c.body_len(key)?)));
-            kept.map_or_else(
-                || Part::Text(entry_text(cx, set, i).into_bytes().into()),
-                |(key, len)| Part::Kept(key, len),
-            )
+            let part = Part::of(cx.text_piece(set, i, ENTRY), || {
+                Ok::<_, std::convert::Infallible>(entry_made(set, i))
+            });
+            part.unwrap_or_else(|never| match never {})
         },
     );
     let mut parts = Vec::with_capacity(2 * entries.len() + 2);
@@ -200,19 +197,22 @@ fn made_tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
 /// as it stands in the file (each line by four), so that the file is the
 /// entries put together, cached or not, with nothing to split.
 fn entry_text(cx: &super::EmitContext<'_>, set: &ToolSet, index: usize) -> String {
-    cx.piece_text(set, index, ENTRY, || {
-        let entry = serde_json::to_string_pretty(&ToolEntry::new(set, &set.tools[index]))
-            .unwrap_or_default();
-        let mut indented = String::with_capacity(entry.len() + entry.len() / 8 + 4);
-        for (j, line) in entry.split('\n').enumerate() {
-            if j > 0 {
-                indented.push('\n');
-            }
-            indented.push_str("    ");
-            indented.push_str(line);
+    cx.piece_text(set, index, ENTRY, || entry_made(set, index))
+}
+
+/// The `index`th tool's entry as [`entry_text`] gives it, made.
+fn entry_made(set: &ToolSet, index: usize) -> String {
+    let entry =
+        serde_json::to_string_pretty(&ToolEntry::new(set, &set.tools[index])).unwrap_or_default();
+    let mut indented = String::with_capacity(entry.len() + entry.len() / 8 + 4);
+    for (j, line) in entry.split('\n').enumerate() {
+        if j > 0 {
+            indented.push('\n');
         }
-        indented
-    })
+        indented.push_str("    ");
+        indented.push_str(line);
+    }
+    indented
 }
 
 /// A tool's stand-alone schema file of one side (`input` or `output`).

@@ -109,10 +109,9 @@ impl Part<'_> {
         piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
         make: impl FnOnce() -> Result<String, E>,
     ) -> Result<Part<'static>, E> {
-        if let Some(len) = piece.and_then(|(c, key)| c.body_len(key)) {
-            if let Some((_, key)) = piece {
-                return Ok(Part::Kept(key, len));
-            }
+        let kept = piece.and_then(|(c, key)| Some(Part::Kept(key, c.body_len(key)?)));
+        if let Some(kept) = kept {
+            return Ok(kept);
         }
         cached_text(piece, make).map(|t| Part::Text(t.into_bytes().into()))
     }
@@ -269,9 +268,7 @@ impl Output<'_> {
             Err(e) => self.diags.push(e.diagnostic()),
         }
     }
-}
 
-impl Output<'_> {
     /// [`Output::render`] of a file made from many tools (a tool set's page,
     /// the site's summary) whose context says only part of each, so that it
     /// is often the same when a tool changed: kept in `cache` by the digest
