@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Number, Value};
 
-use crate::bytes::{Reader, put_len, put_str, put_u32, put_u128};
+use crate::bytes::{Reader, put_len, put_str, put_u32, put_u128, put_var};
 use crate::digest::{Digest, Hasher, PieceCache};
 use crate::ir::{
     Deprecation, Example, Format, Implied, JsonValue, KeptBytes, KeptLocs, KeptValue, LocatedValue,
@@ -121,7 +121,7 @@ pub fn keep(
 }
 
 /// Marks the form, so that a change of it is a miss, not a misreading.
-const MAGIC: &[u8] = b"toolgen tool 3\n";
+const MAGIC: &[u8] = b"toolgen tool 4\n";
 
 /// A format and tool as bytes; `file` is the one its locations name.
 pub fn encode(file: FileId, format: Format, tool: &Tool) -> Vec<u8> {
@@ -427,13 +427,92 @@ fn decode_locs(bytes: &[u8], files: (FileId, FileId)) -> Option<Locs> {
 }
 
 fn take_locs(input: &mut Input<'_>) -> Option<Locs> {
-    let text = input.r.str()?;
-    let n = input.r.count()?;
-    let entries: Vec<(u32, Loc)> = (0..n)
-        .map(|_| Some((input.r.u32()?, Part::take(input)?)))
-        .collect::<Option<_>>()?;
-    Locs::from_parts(text, entries)
+    let mut text = String::new();
+    let mut entries = Vec::new();
+    walk_locs(input, |pointer, loc| {
+        text.push_str(pointer);
+        // Within `u32` (the walk bounds the text by its bytes).
+        entries.push((text.len() as u32, loc));
+    })?;
+    Locs::from_parts(&text, entries)
 }
+
+/// Writes locations (`text` and `entries` as [`Locs::parts`] gives them):
+/// their count, then per pointer (in order) how many of its first bytes it
+/// shares with the one before, the rest of it, and its place (file, start,
+/// end), every number as [`put_var`] writes it. A tool's pointers share most
+/// of their text (`/properties/a/description`, `/properties/a/type`): this
+/// form is a third of the one with every pointer and number whole.
+fn put_locs(out: &mut Vec<u8>, text: &str, entries: &[(u32, Loc)]) {
+    put_var(out, u32::try_from(entries.len()).unwrap_or(u32::MAX));
+    let (mut before, mut start) = ("", 0);
+    for (end, loc) in entries {
+        let pointer = text.get(start..*end as usize).unwrap_or_default();
+        let mut shared = (before.bytes().zip(pointer.bytes()))
+            .take_while(|(a, b)| a == b)
+            .count();
+        while !pointer.is_char_boundary(shared) {
+            shared -= 1;
+        }
+        let rest = &pointer[shared..];
+        for n in [shared, rest.len()] {
+            put_var(out, u32::try_from(n).unwrap_or(u32::MAX));
+        }
+        out.extend_from_slice(rest.as_bytes());
+        for n in [loc.file.0, loc.span.start, loc.span.end] {
+            put_var(out, n);
+        }
+        (before, start) = (pointer, *end as usize);
+    }
+}
+
+/// Reads what [`put_locs`] wrote, handing `each` every pointer (built in a
+/// buffer used again for the next) and its location, moved to `files.1`;
+/// `None` when the bytes do not read, a location names another file than
+/// `files.0`, or the pointers so far are more than [`MAX_LOCS_GROWTH`]
+/// times the bytes taken (a damaged form must not make a huge text).
+fn walk_locs(input: &mut Input<'_>, mut each: impl FnMut(&str, Loc)) -> Option<()> {
+    let start = input.r.rest().len();
+    let n = input.r.var()? as usize;
+    if n > input.r.rest().len() {
+        return None;
+    }
+    let mut pointer = String::new();
+    let mut total = 0usize;
+    for _ in 0..n {
+        let shared = input.r.var()? as usize;
+        let len = input.r.var()? as usize;
+        if shared > pointer.len() || !pointer.is_char_boundary(shared) {
+            return None;
+        }
+        let rest = std::str::from_utf8(input.r.bytes(len)?).ok()?;
+        pointer.truncate(shared);
+        pointer.push_str(rest);
+        let (file, from, to) = (input.r.var()?, input.r.var()?, input.r.var()?);
+        // Bounded by the bytes taken so far: the same for a check of the
+        // whole tool's bytes and for a decoding of these alone.
+        total = total.saturating_add(pointer.len());
+        let taken = start - input.r.rest().len();
+        if FileId(file) != input.files.0 || total > MAX_LOCS_GROWTH.saturating_mul(taken) {
+            return None;
+        }
+        each(
+            &pointer,
+            Loc::new(
+                input.files.1,
+                Span {
+                    start: from,
+                    end: to,
+                },
+            ),
+        );
+    }
+    Some(())
+}
+
+/// How many times their bytes the pointers of kept locations may be
+/// together (real ones are about three).
+const MAX_LOCS_GROWTH: usize = 64;
 
 impl Part for Locs {
     fn put(&self, out: &mut Vec<u8>) {
@@ -443,29 +522,14 @@ impl Part for Locs {
             return;
         }
         let (text, entries) = self.parts();
-        put_str(out, text);
-        put_len(out, entries.len());
-        for (end, loc) in entries {
-            put_u32(out, *end);
-            loc.put(out);
-        }
+        put_locs(out, text, entries);
     }
     /// Checked as [`take_locs`] would take them, without building them:
     /// kept as their bytes ([`Locs::kept`]), built when first asked for.
     fn take(input: &mut Input<'_>) -> Option<Locs> {
         let start = input.r.rest();
-        let text = input.r.str()?;
-        let n = input.r.count()?;
-        // Checked as they come (`Locs::parts_fit`), nothing collected.
-        let mut last = 0;
-        for _ in 0..n {
-            let end = input.r.u32()?;
-            let (file, _, _) = (input.r.u32()?, input.r.u32()?, input.r.u32()?);
-            if FileId(file) != input.files.0 || !Locs::part_fits(text, last, end) {
-                return None;
-            }
-            last = end;
-        }
+        // Walked as `take_locs` walks them, nothing kept.
+        walk_locs(input, |_, _| ())?;
         let len = start.len() - input.r.rest().len();
         Some(Locs::kept(KeptLocs {
             bytes: input.kept(start, len)?,
@@ -698,6 +762,76 @@ mod tests {
             }
         }
         assert!(kept > 20, "{kept} tools read back");
+    }
+
+    /// Locations are written with each pointer's shared start left out,
+    /// numbers as few bytes as they need: they read back the same, also
+    /// pointers that differ inside a character of more than one byte; a
+    /// form whose pointers would grow past their bound is refused.
+    #[test]
+    fn locations_read_back_from_their_short_form() {
+        let file = FileId(3);
+        let at = |start| {
+            Loc::new(
+                file,
+                Span {
+                    start,
+                    end: start + 2,
+                },
+            )
+        };
+        let locs: Locs = [
+            ("", at(0)),
+            ("/properties/a", at(10)),
+            ("/properties/a/description", at(200)),
+            ("/properties/a/type", at(70_000)),
+            ("/properties/é", at(5)),
+            ("/properties/ê/x", at(6)),
+        ]
+        .into_iter()
+        .map(|(p, l)| (p.to_owned(), l))
+        .collect();
+        let mut out = Vec::new();
+        locs.put(&mut out);
+        let (text, entries) = locs.parts();
+        assert!(
+            out.len() * 2 < text.len() + 16 * entries.len(),
+            "{} bytes",
+            out.len()
+        );
+        let back = decode_locs(&out, (file, FileId(4))).unwrap_or_default();
+        let moved: Vec<_> = entries
+            .iter()
+            .map(|(e, l)| (*e, Loc::new(FileId(4), l.span)))
+            .collect();
+        assert_eq!(back.parts(), (text, &moved[..]));
+        // Checked as taken: the same bytes pass, another file's do not.
+        let mut input = Input {
+            r: Reader::new(&out),
+            depth: 0,
+            files: (file, file),
+            whole: None,
+        };
+        assert!(<Locs as Part>::take(&mut input).is_some() && input.r.is_done());
+        assert!(decode_locs(&out, (FileId(9), file)).is_none());
+        // One long pointer, then many sharing all of it: refused, not built.
+        let mut bomb = Vec::new();
+        put_var(&mut bomb, 1000);
+        let long = "x".repeat(4000);
+        for (i, n) in std::iter::repeat_n(0, 1000).enumerate() {
+            let (shared, rest) = if i == 0 {
+                (0, long.as_str())
+            } else {
+                (long.len(), "")
+            };
+            put_var(&mut bomb, shared as u32);
+            put_var(&mut bomb, rest.len() as u32);
+            bomb.extend_from_slice(rest.as_bytes());
+            for m in [file.0, n, n] {
+                put_var(&mut bomb, m);
+            }
+        }
+        assert!(decode_locs(&bomb, (file, file)).is_none());
     }
 
     /// A kept schema stays as its bytes (its value and its locations): what
