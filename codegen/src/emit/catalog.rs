@@ -134,16 +134,9 @@ impl Catalogs {
 /// from the IR (no intermediate `Value` copy of every schema) and indented
 /// to its depth: the same text as serializing the whole list at once.
 fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
-    kept_tools_json(cx, set).unwrap_or_else(|| made_tools_json(cx, set))
-}
-
-/// [`tools_json`] with the cache's entries read straight into their place
-/// in the file ([`super::assemble`]); `None` when one of them cannot be
-/// read after all.
-fn kept_tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Option<Vec<u8>> {
     use super::Part;
-    let (cache, _) = cx.cache?;
-    // Each entry: its key and length when the cache holds it, else its text.
+    // Each entry: its key and length when the cache holds it (read straight
+    // into its place in the file, `super::assemble`), else its text.
     let entries = crate::par::map_with(
         set.tools.len(),
         || (),
@@ -154,44 +147,36 @@ fn kept_tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Option<Vec<u8>
             part.unwrap_or_else(|never| match never {})
         },
     );
+    let cache = cx.cache.map(|(c, _)| c);
+    super::assemble(cache, &framed(entries)).unwrap_or_else(|| {
+        // A kept entry could not be read after all: every entry's text.
+        let texts = crate::par::map_with(
+            set.tools.len(),
+            || (),
+            |_, i| Part::Text(entry_text(cx, set, i).into_bytes().into()),
+        );
+        super::assemble(None, &framed(texts)).unwrap_or_default()
+    })
+}
+
+/// `{"tools": [..]}` around `entries`, as serializing the list gives it.
+fn framed(entries: Vec<super::Part<'static>>) -> Vec<super::Part<'static>> {
+    use super::Part;
     let mut parts = Vec::with_capacity(2 * entries.len() + 2);
     parts.push(Part::Text(b"{\n  \"tools\": [".as_slice().into()));
+    let empty = entries.is_empty();
     for (i, entry) in entries.into_iter().enumerate() {
-        parts.push(Part::Text(
-            if i == 0 { b"\n".as_slice() } else { b",\n" }.into(),
-        ));
+        let separator: &[u8] = if i == 0 { b"\n" } else { b",\n" };
+        parts.push(Part::Text(separator.into()));
         parts.push(entry);
     }
-    let end: &[u8] = if set.tools.is_empty() {
-        b"]\n}\n"
-    } else {
-        b"\n  ]\n}\n"
-    };
+    let end: &[u8] = if empty { b"]\n}\n" } else { b"\n  ]\n}\n" };
     parts.push(Part::Text(end.into()));
-    super::assemble(cache, &parts)
+    parts
 }
 
 /// What a tool's entry is kept under (with the tool and the set's settings).
 const ENTRY: &str = "catalog entry, indented";
-
-/// [`tools_json`] from every entry's text.
-fn made_tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
-    let entries = crate::par::map_with(set.tools.len(), || (), |_, i| entry_text(cx, set, i));
-    // Sized once: the entries, their separators, the frame.
-    let size: usize = entries.iter().map(|e| e.len() + 2).sum();
-    let mut text = Vec::with_capacity(size + 32);
-    text.extend_from_slice(b"{\n  \"tools\": [");
-    if entries.is_empty() {
-        text.extend_from_slice(b"]\n}\n");
-        return text;
-    }
-    for (i, entry) in entries.iter().enumerate() {
-        text.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
-        text.extend_from_slice(entry.as_bytes());
-    }
-    text.extend_from_slice(b"\n  ]\n}\n");
-    text
-}
 
 /// The `index`th tool's entry of `tools.json`, pretty-printed and indented
 /// as it stands in the file (each line by four), so that the file is the

@@ -808,7 +808,7 @@ fn registry_text(
             }
             parts.push(super::Part::Text(tail.as_bytes().into()));
             // A piece damaged since it was looked up: rendered whole below.
-            let text = super::assemble(cache, &parts).and_then(|t| String::from_utf8(t).ok());
+            let text = super::assemble(Some(cache), &parts).and_then(|t| String::from_utf8(t).ok());
             if let Some(text) = text {
                 return Ok(text);
             }

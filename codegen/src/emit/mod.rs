@@ -127,8 +127,8 @@ impl Part<'_> {
 /// The file `parts` make, the kept ones read from `cache` straight into
 /// their place on every core (no buffer of each, no copy of them all: the
 /// files that list every tool are megabytes); `None` when one cannot be
-/// read after all (damaged since it was looked up).
-pub fn assemble(cache: &dyn RenderCache, parts: &[Part<'_>]) -> Option<Vec<u8>> {
+/// read after all (damaged since it was looked up, or no cache).
+pub fn assemble(cache: Option<&dyn RenderCache>, parts: &[Part<'_>]) -> Option<Vec<u8>> {
     let mut text = Vec::with_capacity(parts.iter().map(Part::len).sum());
     let mut holes = Vec::new();
     for part in parts {
@@ -148,6 +148,10 @@ pub fn assemble(cache: &dyn RenderCache, parts: &[Part<'_>]) -> Option<Vec<u8>> 
         (rest, at) = (tail, offset + len);
         slots.push((slot, key));
     }
+    if slots.is_empty() {
+        return Some(text);
+    }
+    let cache = cache?;
     let read = crate::par::map_mut(&mut slots, |(slot, key)| cache.get_into(*key, slot));
     read.into_iter().all(|ok| ok).then_some(text)
 }
@@ -260,6 +264,20 @@ impl Output<'_> {
                 .finish();
             (cache, key)
         });
+        self.render_kept(key, templates, name, path, context);
+    }
+
+    /// Adds the file at `path` that the cache keeps under `key` (unread when
+    /// the sink holds it already), else renders template `name` with
+    /// `context()` and keeps it.
+    fn render_kept<C: serde::Serialize>(
+        &mut self,
+        key: Option<(&dyn RenderCache, crate::digest::Digest)>,
+        templates: &crate::templates::Templates,
+        name: &str,
+        path: String,
+        context: impl FnOnce() -> C,
+    ) {
         if add_held(self.files, key, &path) {
             return;
         }
@@ -294,13 +312,7 @@ impl Output<'_> {
                 .finish();
             Some((cache, key))
         });
-        if add_held(self.files, key, &path) {
-            return;
-        }
-        match cached_text(key, || templates.render(name, context)) {
-            Ok(text) => self.files.add(path, text),
-            Err(e) => self.diags.push(e.diagnostic()),
-        }
+        self.render_kept(key, templates, name, path, || context);
     }
 }
 
