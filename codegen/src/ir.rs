@@ -380,18 +380,13 @@ impl Locs {
     pub fn parts_fit(text: &str, ends: impl IntoIterator<Item = u32>) -> bool {
         let mut start = 0;
         for end in ends {
-            if !Locs::part_fits(text, start, end) {
+            let end = end as usize;
+            if end < start || !text.is_char_boundary(end) {
                 return false;
             }
             start = end;
         }
         true
-    }
-
-    /// Whether a pointer that starts at `start` (where the one before it
-    /// ends) may end at `end` ([`Locs::parts_fit`]).
-    pub fn part_fits(text: &str, start: u32, end: u32) -> bool {
-        end >= start && text.is_char_boundary(end as usize)
     }
 
     /// What [`Locs::parts`] gave; `None` unless they fit ([`Locs::parts_fit`]).
