@@ -561,21 +561,11 @@ impl Streamed {
         })
     }
 
-    /// The digest of a file the stream took.
-    pub fn digest(&self, rel: &str) -> Option<Digest> {
-        lock(&self.digests).get(rel).map(|(d, _)| *d)
-    }
-
-    /// The stamp of a file the stream found unchanged by its stamp (so the
-    /// run's record need not look at it again).
-    pub fn stamp(&self, rel: &str) -> Option<FileStamp> {
-        lock(&self.digests).get(rel).and_then(|(_, s)| *s)
-    }
-
-    /// [`Streamed::digest`] and [`Streamed::stamp`] of every file the
-    /// stream took, moved out of it (the run's record takes their paths
-    /// as they are: thousands of them, neither copied nor looked up under
-    /// the lock one by one).
+    /// The digest of every file the stream took (the file list's too, once
+    /// finished), and the stamp that vouched for one it found unchanged
+    /// (so the run's record need not look at it again), moved out of it
+    /// (the record takes their paths as they are: thousands of them,
+    /// neither copied nor looked up under the lock one by one).
     pub fn take_digests(&self) -> crate::digest::FastMap<String, (Digest, Option<FileStamp>)> {
         std::mem::take(&mut *lock(&self.digests))
     }
@@ -828,7 +818,8 @@ mod tests {
         let mut held = GeneratedFiles::new();
         add(&mut held);
         assert!(check(&dir, &held, Prune::Owned)?.is_clean());
-        assert_eq!(stream.digest("two.json"), Some(Digest::of(b"2\n")));
+        let digest = lock(&stream.digests).get("two.json").map(|(d, _)| *d);
+        assert_eq!(digest, Some(Digest::of(b"2\n")));
         drop(files);
         // One path from two threads with different contents (which emitters
         // never do): an error, and nothing shown.
@@ -1026,8 +1017,9 @@ mod tests {
         );
         out.add("b.json", "2\n");
         assert_eq!(out.passed().collect::<Vec<_>>(), ["a.json"]);
-        assert!(sink.stamp("a.json").is_some());
-        assert_eq!(sink.digest("a.json"), Some(Digest::of(b"1\n")));
+        let taken = lock(&sink.digests).get("a.json").copied();
+        assert!(taken.is_some_and(|(_, stamp)| stamp.is_some()));
+        assert_eq!(taken.map(|(d, _)| d), Some(Digest::of(b"1\n")));
         let report = sink.finish(&out, Prune::Owned)?;
         assert_eq!(report.written, vec!["b.json".to_owned()]);
         assert_eq!(std::fs::read(&b).ok().as_deref(), Some(&b"2\n"[..]));
