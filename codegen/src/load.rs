@@ -559,18 +559,18 @@ impl<'o> Loader<'o> {
             }
             (parse_diags, format, tool, diags, digest)
         });
-        let sizes = set_sizes(&read, &tools, options);
+        let keys = set_keys(&read, &tools, options);
+        let sizes = set_sizes(&keys, &tools);
         // The digests as read of kept tools (brought along, or just kept), by location.
         let mut known = HashMap::new();
-        for (r, (parse_diags, format, tool, diags, digest)) in read.iter().zip(tools) {
+        for (key, (parse_diags, format, tool, diags, digest)) in keys.into_iter().zip(tools) {
             self.diags.extend(parse_diags);
             if filtered_out(options, tool.as_ref()) {
                 // Filtered out by --groups: neither the tool nor what was said about it.
                 continue;
             }
             self.diags.extend(diags);
-            let Some(format) = format else { continue };
-            let Some(key) = set_key(r, format, tool.as_ref()) else {
+            let (Some(format), Some(key)) = (format, key) else {
                 continue;
             };
             let entry = sets
@@ -710,23 +710,31 @@ impl<'o> Loader<'o> {
     }
 }
 
-/// How many tools each set gets from `read` (their `tools`), counted
-/// before they are moved in: a tool is a kilobyte, and a vector of a
-/// thousand grown as they come copies them and asks for fresh memory again
-/// and again.
-fn set_sizes(
-    read: &[ReadSpec],
-    tools: &[SpecRead],
-    options: &LoadOptions,
-) -> BTreeMap<SetKey, usize> {
+/// The tool set of each spec of `read` (giving `tools`): `None` for one
+/// without a format, of a broken manifest, or whose tool `--groups` leaves
+/// out.
+fn set_keys(read: &[ReadSpec], tools: &[SpecRead], options: &LoadOptions) -> Vec<Option<SetKey>> {
+    (read.iter().zip(tools))
+        .map(|(r, (_, format, tool, _, _))| {
+            let format = (*format).filter(|_| !filtered_out(options, tool.as_ref()))?;
+            set_key(r, format, tool.as_ref())
+        })
+        .collect()
+}
+
+/// How many tools each set gets (`keys` from [`set_keys`]), counted before
+/// they are moved in: a tool is a kilobyte, and a vector of a thousand
+/// grown as they come copies them and asks for fresh memory again and again.
+fn set_sizes(keys: &[Option<SetKey>], tools: &[SpecRead]) -> BTreeMap<SetKey, usize> {
     let mut sizes: BTreeMap<SetKey, usize> = BTreeMap::new();
-    for (r, (_, format, tool, _, _)) in read.iter().zip(tools) {
-        let key = tool
-            .as_ref()
-            .zip(*format)
-            .and_then(|(t, f)| set_key(r, f, Some(t)));
-        if let Some(key) = key.filter(|_| !filtered_out(options, tool.as_ref())) {
-            *sizes.entry(key).or_default() += 1;
+    for (key, (_, _, tool, _, _)) in keys.iter().zip(tools) {
+        if let (Some(key), Some(_)) = (key, tool) {
+            match sizes.get_mut(key) {
+                Some(n) => *n += 1,
+                None => {
+                    sizes.insert(key.clone(), 1);
+                }
+            }
         }
     }
     sizes
