@@ -126,15 +126,14 @@ pub fn run(root: &Path) -> Result<(), String> {
             }
             let n = cases.len();
             let prefix = format!("s{n}");
-            let Ok(tokens) =
-                toolgen::emit::rust::validate::compile(schema, &prefix, "the suite's schema")
+            let Ok(body) =
+                toolgen::emit::rust::validate::compile_text(schema, &prefix, "the suite's schema")
             else {
                 continue;
             };
             c.compiled += 1;
             c.run += group_tests.len();
-            let prelude = toolgen::emit::rust::validate::prelude(&[&tokens]);
-            let _ = writeln!(modules, "pub mod {prefix} {{ {prelude} {tokens} }}");
+            let _ = writeln!(modules, "pub mod {prefix} {{\n{body}}}");
             let _ = writeln!(table, "    {prefix}::{prefix}_is_valid,");
             cases.push(json!({
                 "keyword": keyword,

@@ -60,9 +60,9 @@ pub fn tool_module(
     let parts = tool_parts(tool, (shared, serde), regenerate, diags)?;
     let mut items = parts.head;
     let constants = constants(tool, &parts.valid);
-    let validators = &parts.validators;
-    let file: syn::File = syn::parse_quote!(#(#constants)* #(#validators)*);
+    let file: syn::File = syn::parse_quote!(#(#constants)*);
     items.extend(file.items);
+    items.extend(parts.validators);
     Some(FileItems {
         attrs: parts.attrs,
         items,
@@ -85,9 +85,7 @@ pub fn tool_module_text(
         Some(c) => text.push_str(&c),
         None => text.push_str(&constants_formatted(tool, &parts.valid)),
     }
-    let validators = &parts.validators;
-    let file: syn::File = syn::parse_quote!(#(#validators)*);
-    text.push_str(&super::unparse(Vec::new(), file.items));
+    text.push_str(&super::unparse(Vec::new(), parts.validators));
     Some(text)
 }
 
@@ -98,7 +96,7 @@ struct ToolParts {
     head: Vec<syn::Item>,
     /// Whether the input and the output have a compiled validator.
     valid: [bool; 2],
-    validators: Vec<TokenStream>,
+    validators: Vec<syn::Item>,
 }
 
 fn tool_parts(
@@ -133,18 +131,18 @@ fn tool_parts(
             }
         }
     }
-    let mut validators: Vec<TokenStream> = Vec::new();
+    let mut validators: Vec<syn::Item> = Vec::new();
     let mut valid = [false; 2];
     for (i, schema) in [&tool.input, &tool.output].into_iter().enumerate() {
-        if let Some(tokens) = validator(&schema.value, ["input", "output"][i], shared) {
-            validators.push(tokens);
+        if let Some(compiled) = validator(&schema.value, ["input", "output"][i], shared) {
+            validators.extend(compiled);
             valid[i] = true;
         }
     }
     // The validators' `use` goes first, as a hand would put it.
-    let prelude = super::validate::prelude(&validators.iter().collect::<Vec<_>>());
-    let prelude: syn::File = syn::parse_quote!(#prelude);
-    items.splice(0..0, prelude.items);
+    if !validators.is_empty() {
+        items.insert(0, super::validate::prelude());
+    }
     ok.then_some(ToolParts {
         attrs,
         head: items,
@@ -233,7 +231,7 @@ fn validator(
     schema: &serde_json::Value,
     prefix: &str,
     shared: Option<&SharedModule>,
-) -> Option<TokenStream> {
+) -> Option<Vec<syn::Item>> {
     if schema.is_null() {
         return None;
     }

@@ -14,10 +14,12 @@
 //!   definitions several tools hold, generated once per tool set;
 //! - `post`: fixes on typify's syntax tree;
 //! - `items`: what toolgen writes itself, built with `quote!`;
-//! - [`validate`]: the schemas compiled into validators (`input_is_valid`);
+//! - [`validate`]: the schemas compiled into validators (`input_is_valid`),
+//!   their code built as syntax trees by `ast` (no tokens parsed back);
 //! - this module: the layout (crate or module), the Cargo.toml, the runtime.
 
 pub mod api;
+mod ast;
 mod items;
 mod names;
 mod post;

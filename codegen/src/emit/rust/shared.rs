@@ -5,11 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
 use serde_json::Value;
 use typify::TypeSpaceImpl;
 
+use super::ast;
 use super::names::{approximate_type_name, rust_type_name};
 use super::post;
 use super::shared_defs::SharedDefs;
@@ -105,15 +104,14 @@ impl SharedModule {
     /// compiling their own copies, by the pointer a `$ref` names them with,
     /// as paths from a tool's module.
     pub fn validator_paths(&self, schema: &Value) -> External {
-        let module = format_ident!("{}", self.module);
         self.defs
             .used_by(schema)
             .into_iter()
             .filter_map(|def| {
-                let f = format_ident!("{}", self.validators.get(&def)?);
+                let f = self.validators.get(&def)?;
                 Some((
                     crate::schema::pointer_join("/$defs", &def),
-                    quote!(super::#module::#f),
+                    ast::path(&["super", &self.module, f]),
                 ))
             })
             .collect()
@@ -193,21 +191,19 @@ impl Validators {
             .collect();
         let external: External = functions
             .iter()
-            .map(|(name, f)| {
-                let f = format_ident!("{f}");
-                (crate::schema::pointer_join("/$defs", name), quote!(#f))
-            })
+            .map(|(name, f)| (crate::schema::pointer_join("/$defs", name), ast::path(&[f])))
             .collect();
-        let mut tokens = TokenStream::new();
+        let mut items = Vec::new();
         for ((name, schema), prefix) in defs.defs.iter().zip(&prefixes) {
             let what = format!("the shared definition `{name}`");
-            tokens.extend(validate::compile_with(schema, prefix, &what, &external).ok()?);
+            items.extend(validate::compile_with(schema, prefix, &what, &external).ok()?);
         }
-        let prelude: syn::File = syn::parse2(validate::prelude(&[&tokens])).ok()?;
-        let checks: syn::File = syn::parse2(tokens).ok()?;
         Some(Validators {
-            prelude: prelude.items,
-            items: checks.items,
+            prelude: (!items.is_empty())
+                .then(validate::prelude)
+                .into_iter()
+                .collect(),
+            items,
             functions,
         })
     }

@@ -22,9 +22,12 @@
 
 use std::collections::BTreeMap;
 
-use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::Literal;
+use quote::quote;
 use serde_json::{Map, Value};
+use syn::{Expr, Stmt};
+
+use super::ast::{self, call, method, not, var};
 
 /// Why a schema gets no compiled validator: the keyword and where it is.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,44 +57,43 @@ enum Check {
     /// No instance passes.
     False,
     /// A call of a generated function with `v` (its name or path).
-    Call(TokenStream),
+    Call(syn::Path),
     /// A boolean expression over `v` that is one operand (a call, `!x`).
-    Expr(TokenStream),
-    /// `a && b && ...`, unparenthesized.
-    And(TokenStream),
-    /// `a || b || ...`, unparenthesized.
-    Or(TokenStream),
+    Expr(Expr),
+    /// `a && b && ...`, unparenthesized: its operands.
+    And(Vec<Expr>),
+    /// `a || b || ...`, unparenthesized: its operands.
+    Or(Vec<Expr>),
 }
 
 impl Check {
     /// The check as an expression of its own (a body, a condition).
-    fn expr(&self) -> TokenStream {
+    fn expr(self) -> Expr {
         match self {
-            Check::True => quote!(true),
-            Check::False => quote!(false),
-            Check::Call(f) => quote!(#f(v)),
-            Check::Expr(e) | Check::And(e) | Check::Or(e) => e.clone(),
+            Check::True => ast::boolean(true),
+            Check::False => ast::boolean(false),
+            Check::Call(f) => call(ast::path_expr(f), [var("v")]),
+            Check::Expr(e) => e,
+            Check::And(operands) => ast::chain(&ast::and(), operands, || ast::boolean(true)),
+            Check::Or(operands) => ast::chain(&ast::or(), operands, || ast::boolean(false)),
         }
     }
 
     /// The check as the operand of an operator: parenthesized when it is one itself.
-    fn operand(&self) -> TokenStream {
+    fn operand(self) -> Expr {
         match self {
-            Check::And(e) | Check::Or(e) => quote!((#e)),
+            c @ (Check::And(_) | Check::Or(_)) => ast::paren(c.expr()),
             other => other.expr(),
         }
     }
 
     /// The check as a function of one `&check::Json` (a closure, or the function itself).
-    fn closure(&self) -> TokenStream {
+    fn closure(self) -> Expr {
         match self {
-            Check::True => quote!(|_| true),
-            Check::False => quote!(|_| false),
-            Check::Call(f) => quote!(#f),
-            other => {
-                let e = other.expr();
-                quote!(|v| #e)
-            }
+            Check::True => ast::closure(ast::wild(), ast::boolean(true)),
+            Check::False => ast::closure(ast::wild(), ast::boolean(false)),
+            Check::Call(f) => ast::path_expr(f),
+            other => ast::closure(ast::binding("v"), other.expr()),
         }
     }
 }
@@ -109,11 +111,14 @@ fn all(checks: Vec<Check>) -> Check {
     if left.len() <= 1 {
         return left.pop().unwrap_or(Check::True);
     }
-    let exprs = left.iter().map(|c| match c {
-        Check::And(e) => e.clone(),
-        other => other.operand(),
-    });
-    Check::And(quote!(#(#exprs)&&*))
+    let mut operands = Vec::new();
+    for c in left {
+        match c {
+            Check::And(e) => operands.extend(e),
+            other => operands.push(other.operand()),
+        }
+    }
+    Check::And(operands)
 }
 
 /// Any of `checks`, as one check.
@@ -129,37 +134,40 @@ fn any(checks: Vec<Check>) -> Check {
     if left.len() <= 1 {
         return left.pop().unwrap_or(Check::False);
     }
-    let exprs = left.iter().map(|c| match c {
-        Check::Or(e) => e.clone(),
-        other => other.operand(),
-    });
-    Check::Or(quote!(#(#exprs)||*))
+    let mut operands = Vec::new();
+    for c in left {
+        match c {
+            Check::Or(e) => operands.extend(e),
+            other => operands.push(other.operand()),
+        }
+    }
+    Check::Or(operands)
 }
 
 struct Compiler<'a> {
     root: &'a Value,
     external: &'a External,
     prefix: String,
-    /// Functions by the JSON pointer of their schema (`""`: the root).
-    functions: BTreeMap<String, syn::Ident>,
+    /// Functions' names by the JSON pointer of their schema (`""`: the root).
+    functions: BTreeMap<String, String>,
     /// Schemas whose functions are still to be written, in order.
     pending: Vec<(String, &'a Value)>,
     /// Patterns and constants, by name: only those a function uses are written.
-    statics: Vec<(syn::Ident, TokenStream)>,
-    patterns: BTreeMap<String, syn::Ident>,
+    statics: Vec<(String, syn::Item)>,
+    patterns: BTreeMap<String, String>,
     constants: usize,
 }
 
 /// Definitions compiled elsewhere, by the JSON pointer a `$ref` names them
 /// with (`/$defs/Point`): the path of their validator, which the compiled
 /// code calls instead of compiling them again (a tool set's shared ones).
-pub type External = BTreeMap<String, TokenStream>;
+pub type External = BTreeMap<String, syn::Path>;
 
 /// Compiles `schema` into items: `pub fn {prefix}_is_valid(v: &check::Json) -> bool`
 /// and the private functions and statics it uses. `what` names the schema in
 /// the doc comment. The items call `check::...`: put [`prelude`] once beside
 /// them (or all the validators of one module).
-pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<TokenStream, Unsupported> {
+pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<Vec<syn::Item>, Unsupported> {
     compile_with(schema, prefix, what, &External::new())
 }
 
@@ -170,7 +178,7 @@ pub fn compile_with(
     prefix: &str,
     what: &str,
     external: &External,
-) -> Result<TokenStream, Unsupported> {
+) -> Result<Vec<syn::Item>, Unsupported> {
     if let Some(s) = schema.get("$schema").and_then(Value::as_str) {
         let draft = s.trim_end_matches('#');
         if draft != "https://json-schema.org/draft/2020-12/schema" {
@@ -179,12 +187,11 @@ pub fn compile_with(
             )));
         }
     }
-    let entry = format_ident!("{prefix}_is_valid");
     let mut c = Compiler {
         root: schema,
         external,
         prefix: prefix.to_owned(),
-        functions: BTreeMap::from([(String::new(), entry.clone())]),
+        functions: BTreeMap::from([(String::new(), format!("{prefix}_is_valid"))]),
         pending: vec![(String::new(), schema)],
         statics: Vec::new(),
         patterns: BTreeMap::new(),
@@ -194,90 +201,72 @@ pub fn compile_with(
     while !c.pending.is_empty() {
         let (at, s) = c.pending.remove(0);
         let check = c.schema(s, &at)?;
-        let name = c.functions[&at].clone();
-        let body = match &check {
-            Check::Call(f) => quote!(#f(v)),
-            other => other.expr(),
-        };
-        let unused = matches!(check, Check::True | Check::False).then(|| quote!(let _ = v;));
-        functions.push(if at.is_empty() {
+        let name = ast::ident(&c.functions[&at]);
+        let mut stmts = Vec::new();
+        if matches!(check, Check::True | Check::False) {
+            stmts.push(syn::parse_quote!(let _ = v;));
+        }
+        stmts.push(Stmt::Expr(check.expr(), None));
+        let mut function: syn::ItemFn = if at.is_empty() {
             let doc = format!(
                 " Whether `v` is valid against {what}: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations)."
             );
-            quote! {
+            syn::parse_quote! {
                 #[doc = #doc]
-                pub fn #name(v: &check::Json<'_>) -> bool { #unused #body }
+                pub fn #name(v: &check::Json<'_>) -> bool {}
             }
         } else {
             let doc = format!(" `#{at}` of {what}.");
-            quote! {
+            syn::parse_quote! {
                 #[doc = #doc]
-                fn #name(v: &check::Json<'_>) -> bool { #unused #body }
+                fn #name(v: &check::Json<'_>) -> bool {}
             }
-        });
+        };
+        function.block.stmts = stmts;
+        functions.push(function);
     }
     // A check dropped after it was built (an `allOf` with a `false` branch)
     // leaves its statics unused: write only the used ones.
-    let names: Vec<&syn::Ident> = c.statics.iter().map(|(name, _)| name).collect();
-    let mut used = vec![false; names.len()];
+    let mut used = vec![false; c.statics.len()];
     for f in &functions {
-        if mark_used(f, &names, &mut used) {
-            break;
-        }
+        ast::each_name_in(&f.block.stmts, &mut |name| {
+            for ((n, _), u) in c.statics.iter().zip(used.iter_mut()) {
+                *u |= name == n;
+            }
+        });
     }
     let statics = c
         .statics
-        .iter()
-        .zip(&used)
-        .filter(|(_, used)| **used)
-        .map(|((_, tokens), _)| tokens);
-    Ok(quote!(#(#functions)* #(#statics)*))
+        .into_iter()
+        .zip(used)
+        .filter(|(_, used)| *used)
+        .map(|((_, item), _)| item);
+    Ok(functions
+        .into_iter()
+        .map(syn::Item::Fn)
+        .chain(statics)
+        .collect())
 }
 
-/// The `use` the validators in `items` need (`toolgen_runtime::check`), or
-/// nothing when none calls it.
-pub fn prelude(items: &[&TokenStream]) -> TokenStream {
-    let check = format_ident!("check");
-    let mut used = [false];
-    for i in items {
-        if mark_used(i, &[&check], &mut used) {
-            break;
-        }
-    }
-    if used[0] {
-        quote!(
-            use ::toolgen_runtime::check;
-        )
-    } else {
-        TokenStream::new()
-    }
+/// The `use` compiled validators need (`toolgen_runtime::check`: every one
+/// takes a `check::Json`), once per module that holds any.
+pub fn prelude() -> syn::Item {
+    syn::parse_quote!(
+        use ::toolgen_runtime::check;
+    )
 }
 
-/// Marks `used[i]` when `names[i]` occurs in `tokens` (a walk that
-/// compares identifiers in place, allocating no strings); true, and the
-/// walk cut short, once every name is found (each level of the walk copies
-/// its tokens: a validator's first `check` is usually near its start).
-fn mark_used(tokens: &TokenStream, names: &[&syn::Ident], used: &mut [bool]) -> bool {
-    for t in tokens.clone() {
-        match t {
-            proc_macro2::TokenTree::Ident(i) => {
-                for (n, u) in names.iter().zip(used.iter_mut()) {
-                    *u |= i == **n;
-                }
-            }
-            proc_macro2::TokenTree::Group(g) => {
-                if mark_used(&g.stream(), names, used) {
-                    return true;
-                }
-                continue;
-            }
-            _ => continue,
-        }
-        if used.iter().all(|u| *u) {
-            return true;
-        }
-    }
-    used.iter().all(|u| *u)
+/// [`compile`]d into the text of a module's body, formatted, its
+/// [`prelude`] first: for a harness that writes validators out alone.
+pub fn compile_text(schema: &Value, prefix: &str, what: &str) -> Result<String, Unsupported> {
+    let mut items = vec![prelude()];
+    items.extend(compile(schema, prefix, what)?);
+    Ok(prettyplease::unparse(&syn::File {
+        shebang: None,
+        frontmatter: None,
+        attrs: Vec::new(),
+        items,
+    }))
 }
 
 impl<'a> Compiler<'a> {
@@ -310,10 +299,10 @@ impl<'a> Compiler<'a> {
         // checks both at once.
         let single = o.get("type").and_then(Value::as_str);
         let groups = [
-            ("number", quote!(as_number), quote!(n), numbers(o, at)?),
-            ("string", quote!(as_str), quote!(s), self.strings(o, at)?),
-            ("array", quote!(as_array), quote!(a), self.arrays(o, at)?),
-            ("object", quote!(as_object), quote!(o), self.objects(o, at)?),
+            ("number", "as_number", "n", numbers(o, at)?),
+            ("string", "as_str", "s", self.strings(o, at)?),
+            ("array", "as_array", "a", self.arrays(o, at)?),
+            ("object", "as_object", "o", self.objects(o, at)?),
         ];
         let typed = groups
             .iter()
@@ -337,20 +326,25 @@ impl<'a> Compiler<'a> {
                 Check::True => continue,
                 // No instance of this type passes.
                 Check::False => {
-                    let is = format_ident!("is_{kind}");
                     checks.push(match Some(kind) == single {
                         true => Check::False,
-                        false => Check::Expr(quote!(!v.#is())),
+                        false => Check::Expr(not(method(var("v"), &format!("is_{kind}"), []))),
                     });
                     continue;
                 }
                 inner => inner.expr(),
             };
-            checks.push(Check::Expr(if Some(kind) == single {
-                quote!(v.#accessor().is_some_and(|#binding| #e))
+            let test = if Some(kind) == single {
+                "is_some_and"
             } else {
-                quote!(v.#accessor().is_none_or(|#binding| #e))
-            }));
+                "is_none_or"
+            };
+            let accessed = method(var("v"), accessor, []);
+            checks.push(Check::Expr(method(
+                accessed,
+                test,
+                [ast::closure(ast::binding(binding), e)],
+            )));
         }
         checks.push(self.combinators(o, at)?);
         Ok(all(checks))
@@ -375,16 +369,17 @@ impl<'a> Compiler<'a> {
             return Ok(Check::Call(path.clone()));
         }
         if let Some(f) = self.functions.get(&decoded) {
-            return Ok(Check::Call(quote!(#f)));
+            return Ok(Check::Call(ast::path(&[f])));
         }
         let target = self
             .root
             .pointer(&decoded)
             .ok_or_else(|| Unsupported(format!("`$ref: {r}` at `#{at}` points at nothing")))?;
-        let name = format_ident!("{}_ref_{}", self.prefix, self.functions.len());
-        self.functions.insert(decoded.clone(), name.clone());
+        let name = format!("{}_ref_{}", self.prefix, self.functions.len());
+        let path = ast::path(&[&name]);
+        self.functions.insert(decoded.clone(), name);
         self.pending.push((decoded, target));
-        Ok(Check::Call(quote!(#name)))
+        Ok(Check::Call(path))
     }
 
     /// `enum` / `const`: equal to one of `members`.
@@ -392,32 +387,38 @@ impl<'a> Compiler<'a> {
         let mut alternatives = Vec::new();
         let strings: Vec<&str> = members.iter().filter_map(Value::as_str).collect();
         if !strings.is_empty() {
-            alternatives.push(quote!(matches!(v.as_str(), Some(#(#strings)|*))));
+            alternatives.push(ast::macro_call(
+                "matches",
+                quote!(v.as_str(), Some(#(#strings)|*)),
+            ));
         }
         for m in members {
             match m {
                 Value::String(_) => {}
-                Value::Null => alternatives.push(quote!(v.is_null())),
-                Value::Bool(b) => alternatives.push(quote!(v.as_bool() == Some(#b))),
+                Value::Null => alternatives.push(method(var("v"), "is_null", [])),
+                Value::Bool(b) => alternatives.push(ast::binary(
+                    method(var("v"), "as_bool", []),
+                    syn::BinOp::Eq(Default::default()),
+                    call(var("Some"), [ast::boolean(*b)]),
+                )),
                 other => {
                     let name =
-                        format_ident!("{}_CONSTANT_{}", self.prefix.to_uppercase(), self.constants);
+                        format!("{}_CONSTANT_{}", self.prefix.to_uppercase(), self.constants);
                     self.constants += 1;
-                    let text = other.to_string();
-                    self.statics.push((
-                        name.clone(),
-                        quote! {
-                            static #name: check::Constant = check::Constant::new(#text);
-                        },
-                    ));
-                    alternatives.push(quote!(check::equal(v, #name.get())));
+                    let (ident, text) = (ast::ident(&name), other.to_string());
+                    let item = syn::parse_quote! {
+                        static #ident: check::Constant = check::Constant::new(#text);
+                    };
+                    let get = method(var(&name), "get", []);
+                    alternatives.push(call(check_fn("equal"), [var("v"), get]));
+                    self.statics.push((name, item));
                 }
             }
         }
         any(alternatives.into_iter().map(Check::Expr).collect())
     }
 
-    fn pattern(&mut self, p: &Value, at: &str) -> Result<syn::Ident, Unsupported> {
+    fn pattern(&mut self, p: &Value, at: &str) -> Result<String, Unsupported> {
         let p = p
             .as_str()
             .ok_or_else(|| Unsupported(format!("a pattern that is not a string at `#{at}`")))?;
@@ -431,20 +432,18 @@ impl<'a> Compiler<'a> {
                 "pattern `{p}` at `#{at}` (look-around or back-references: the `regex` crate cannot run it)"
             )));
         }
-        let name = format_ident!(
+        let name = format!(
             "{}_PATTERN_{}",
             self.prefix.to_uppercase(),
             self.patterns.len()
         );
-        let source = translated.as_ref();
+        let (ident, source) = (ast::ident(&name), translated.as_ref());
         let doc = format!(" The pattern `{p}`.");
-        self.statics.push((
-            name.clone(),
-            quote! {
-                #[doc = #doc]
-                static #name: check::Pattern = check::Pattern::new(#source);
-            },
-        ));
+        let item = syn::parse_quote! {
+            #[doc = #doc]
+            static #ident: check::Pattern = check::Pattern::new(#source);
+        };
+        self.statics.push((name.clone(), item));
         self.patterns.insert(p.to_owned(), name.clone());
         Ok(name)
     }
@@ -454,16 +453,18 @@ impl<'a> Compiler<'a> {
         let min = count(o, "minLength", at)?;
         let max = count(o, "maxLength", at)?;
         if min.is_some() || max.is_some() {
-            let min = Literal::u64_unsuffixed(min.unwrap_or(0));
-            let max = max.map_or(quote!(u64::MAX), |m| {
-                let m = Literal::u64_unsuffixed(m);
-                quote!(#m)
+            let min = ast::lit(Literal::u64_unsuffixed(min.unwrap_or(0)));
+            let max = max.map_or(ast::path_expr(ast::path(&["u64", "MAX"])), |m| {
+                ast::lit(Literal::u64_unsuffixed(m))
             });
-            checks.push(Check::Expr(quote!(check::length_within(s, #min, #max))));
+            checks.push(Check::Expr(call(
+                check_fn("length_within"),
+                [var("s"), min, max],
+            )));
         }
         if let Some(p) = o.get("pattern") {
             let name = self.pattern(p, at)?;
-            checks.push(Check::Expr(quote!(#name.is_match(s))));
+            checks.push(Check::Expr(is_match(&name, "s")));
         }
         Ok(all(checks))
     }
@@ -471,14 +472,13 @@ impl<'a> Compiler<'a> {
     fn arrays(&mut self, o: &'a Map<String, Value>, at: &str) -> Result<Check, Unsupported> {
         let mut checks = Vec::new();
         if let Some(n) = count(o, "minItems", at)? {
-            checks.push(length_at_least(quote!(a), n));
+            checks.push(length_at_least("a", n));
         }
         if let Some(n) = count(o, "maxItems", at)? {
-            let n = Literal::u64_unsuffixed(n);
-            checks.push(Check::Expr(quote!(a.len() as u64 <= #n)));
+            checks.push(Check::Expr(length_compared("a", le(), n)));
         }
         if o.get("uniqueItems") == Some(&Value::Bool(true)) {
-            checks.push(Check::Expr(quote!(check::unique(a))));
+            checks.push(Check::Expr(call(check_fn("unique"), [var("a")])));
         }
         let mut prefix = 0usize;
         if let Some(p) = o.get("prefixItems") {
@@ -491,44 +491,55 @@ impl<'a> Compiler<'a> {
             for (i, item) in items.iter().enumerate() {
                 let sub = self.schema(item, &format!("{at}/prefixItems/{i}"))?;
                 if !matches!(sub, Check::True) {
-                    let (f, i) = (sub.closure(), Literal::usize_unsuffixed(i));
-                    checks.push(Check::Expr(quote!(a.get(#i).is_none_or(#f))));
+                    let got = method(var("a"), "get", [ast::lit(Literal::usize_unsuffixed(i))]);
+                    checks.push(Check::Expr(method(got, "is_none_or", [sub.closure()])));
                 }
             }
         }
         if let Some(items) = o.get("items") {
             let sub = self.schema(items, &format!("{at}/items"))?;
-            let f = sub.closure();
-            let n = Literal::usize_unsuffixed(prefix);
-            match (&sub, prefix) {
+            let n = || ast::lit(Literal::usize_unsuffixed(prefix));
+            let iter = || method(var("a"), "iter", []);
+            match (sub, prefix) {
                 (Check::True, _) => {}
-                (Check::False, 0) => checks.push(Check::Expr(quote!(a.is_empty()))),
-                (Check::False, _) => checks.push(Check::Expr(quote!(a.len() <= #n))),
-                (_, 0) => checks.push(Check::Expr(quote!(a.iter().all(#f)))),
-                (_, _) => checks.push(Check::Expr(quote!(a.iter().skip(#n).all(#f)))),
+                (Check::False, 0) => checks.push(Check::Expr(method(var("a"), "is_empty", []))),
+                (Check::False, _) => {
+                    let len = method(var("a"), "len", []);
+                    checks.push(Check::Expr(ast::binary(len, le(), n())));
+                }
+                (sub, 0) => checks.push(Check::Expr(method(iter(), "all", [sub.closure()]))),
+                (sub, _) => {
+                    let rest = method(iter(), "skip", [n()]);
+                    checks.push(Check::Expr(method(rest, "all", [sub.closure()])));
+                }
             }
         }
         if let Some(contains) = o.get("contains") {
             let sub = self.schema(contains, &format!("{at}/contains"))?;
-            let (f, e) = (sub.closure(), sub.expr());
             let min = count(o, "minContains", at)?.unwrap_or(1);
             let max = count(o, "maxContains", at)?;
-            let n = match sub {
-                Check::True => quote!(a.len() as u64),
-                Check::False => quote!(0u64),
-                _ => quote!(a.iter().filter(|&v| #e).count() as u64),
+            // How many items pass, as a `u64`.
+            let passing = |sub: Check| match sub {
+                Check::True => ast::as_u64(method(var("a"), "len", [])),
+                Check::False => ast::lit(Literal::u64_suffixed(0)),
+                sub => {
+                    let f = ast::closure(ast::by_reference(ast::binding("v")), sub.expr());
+                    let filtered = method(method(var("a"), "iter", []), "filter", [f]);
+                    ast::as_u64(method(filtered, "count", []))
+                }
             };
-            let lit = Literal::u64_unsuffixed;
+            let lit = |n| ast::lit(Literal::u64_unsuffixed(n));
             checks.push(match (min, max) {
                 (0, None) => Check::True,
-                (1, None) => Check::Expr(quote!(a.iter().any(#f))),
-                (min, None) => {
-                    let min = lit(min);
-                    Check::Expr(quote!(#n >= #min))
+                (1, None) => {
+                    let iter = method(var("a"), "iter", []);
+                    Check::Expr(method(iter, "any", [sub.closure()]))
                 }
+                (min, None) => Check::Expr(ast::binary(passing(sub), ge(), lit(min))),
                 (min, Some(max)) => {
-                    let (min, max) = (lit(min), lit(max));
-                    Check::Expr(quote!((#min..=#max).contains(&(#n))))
+                    let range = ast::paren(ast::range_inclusive(lit(min), lit(max)));
+                    let n = ast::reference(ast::paren(passing(sub)));
+                    Check::Expr(method(range, "contains", [n]))
                 }
             });
         }
@@ -553,14 +564,13 @@ impl<'a> Compiler<'a> {
             required
                 .iter()
                 .filter(|n| !checked(n))
-                .map(|n| Check::Expr(quote!(o.contains_key(#n)))),
+                .map(|n| Check::Expr(has_key(n))),
         );
         if let Some(n) = count(o, "minProperties", at)? {
-            checks.push(length_at_least(quote!(o), n));
+            checks.push(length_at_least("o", n));
         }
         if let Some(n) = count(o, "maxProperties", at)? {
-            let n = Literal::u64_unsuffixed(n);
-            checks.push(Check::Expr(quote!(o.len() as u64 <= #n)));
+            checks.push(Check::Expr(length_compared("o", le(), n)));
         }
         let mut known: Vec<&str> = Vec::new();
         if let Some(p) = o.get("properties") {
@@ -573,20 +583,17 @@ impl<'a> Compiler<'a> {
                 known.push(name);
                 let sub = self.schema(sub, &format!("{at}/properties/{}", escape(name)))?;
                 let needed = required.contains(&name.as_str());
+                let got = || method(var("o"), "get", [ast::string(name)]);
                 match sub {
-                    Check::True if needed => {
-                        checks.push(Check::Expr(quote!(o.contains_key(#name))))
-                    }
+                    Check::True if needed => checks.push(Check::Expr(has_key(name))),
                     Check::True => {}
                     Check::False if needed => return Ok(Check::False),
-                    Check::False => checks.push(Check::Expr(quote!(!o.contains_key(#name)))),
+                    Check::False => checks.push(Check::Expr(not(has_key(name)))),
                     sub if needed => {
-                        let f = sub.closure();
-                        checks.push(Check::Expr(quote!(o.get(#name).is_some_and(#f))));
+                        checks.push(Check::Expr(method(got(), "is_some_and", [sub.closure()])));
                     }
                     sub => {
-                        let f = sub.closure();
-                        checks.push(Check::Expr(quote!(o.get(#name).is_none_or(#f))));
+                        checks.push(Check::Expr(method(got(), "is_none_or", [sub.closure()])));
                     }
                 }
             }
@@ -602,42 +609,49 @@ impl<'a> Compiler<'a> {
                 let name = self.pattern(&Value::String(pattern.clone()), at)?;
                 let sub =
                     self.schema(sub, &format!("{at}/patternProperties/{}", escape(pattern)))?;
-                patterns.push(name.clone());
                 match sub {
                     Check::True => {}
                     Check::False => {
-                        checks.push(Check::Expr(quote!(o.keys().all(|k| !#name.is_match(k)))))
+                        let f = ast::closure(ast::binding("k"), not(is_match(&name, "k")));
+                        checks.push(Check::Expr(method(keys(), "all", [f])));
                     }
                     sub => {
-                        let e = sub.operand();
-                        checks.push(Check::Expr(
-                            quote!(o.iter().all(|(k, v)| !#name.is_match(k) || #e)),
-                        ));
+                        let e = ast::binary(not(is_match(&name, "k")), ast::or(), sub.operand());
+                        checks.push(Check::Expr(method(entries(), "all", [key_value(e)])));
                     }
                 }
+                patterns.push(name);
             }
         }
         if let Some(additional) = o.get("additionalProperties") {
             let sub = self.schema(additional, &format!("{at}/additionalProperties"))?;
-            let mut declared: Vec<TokenStream> = Vec::new();
-            if !known.is_empty() {
-                declared.push(quote!(matches!(k, #(#known)|*)));
-            }
-            declared.extend(patterns.iter().map(|p| quote!(#p.is_match(k))));
-            let declared = quote!(#(#declared)||*);
+            // Whether the key `k` is declared: `matches!(k, ..) || P.is_match(k) ..`.
+            let declared = |extra: Option<Expr>| {
+                let mut declared: Vec<Expr> = Vec::new();
+                if !known.is_empty() {
+                    declared.push(ast::macro_call("matches", quote!(k, #(#known)|*)));
+                }
+                declared.extend(patterns.iter().map(|p| is_match(p, "k")));
+                declared.extend(extra);
+                ast::chain(&ast::or(), declared, || ast::boolean(false))
+            };
+            let undeclared = known.is_empty() && patterns.is_empty();
             match sub {
                 Check::True => {}
-                Check::False if known.is_empty() && patterns.is_empty() => {
-                    checks.push(Check::Expr(quote!(o.is_empty())));
+                Check::False if undeclared => {
+                    checks.push(Check::Expr(method(var("o"), "is_empty", [])));
                 }
-                Check::False => checks.push(Check::Expr(quote!(o.keys().all(|k| #declared)))),
-                sub if known.is_empty() && patterns.is_empty() => {
-                    let f = sub.closure();
-                    checks.push(Check::Expr(quote!(o.values().all(#f))));
+                Check::False => {
+                    let f = ast::closure(ast::binding("k"), declared(None));
+                    checks.push(Check::Expr(method(keys(), "all", [f])));
+                }
+                sub if undeclared => {
+                    let values = method(var("o"), "values", []);
+                    checks.push(Check::Expr(method(values, "all", [sub.closure()])));
                 }
                 sub => {
-                    let e = sub.operand();
-                    checks.push(Check::Expr(quote!(o.iter().all(|(k, v)| #declared || #e))));
+                    let e = declared(Some(sub.operand()));
+                    checks.push(Check::Expr(method(entries(), "all", [key_value(e)])));
                 }
             }
         }
@@ -655,13 +669,15 @@ impl<'a> Compiler<'a> {
         if let Some(names) = o.get("propertyNames") {
             let sub = self.schema(names, &format!("{at}/propertyNames"))?;
             if matches!(sub, Check::False) {
-                checks.push(Check::Expr(quote!(o.is_empty())));
+                checks.push(Check::Expr(method(var("o"), "is_empty", [])));
             } else if !matches!(sub, Check::True) {
-                let e = sub.expr();
-                checks.push(Check::Expr(quote!(o.keys().all(|k| {
+                // The key as a JSON string, for the name's schema.
+                let key: Stmt = syn::parse_quote! {
                     let v = &check::Json::String(::std::borrow::Cow::Borrowed(k));
-                    #e
-                }))));
+                };
+                let body = ast::block_expr(vec![key, Stmt::Expr(sub.expr(), None)]);
+                let f = ast::closure(ast::binding("k"), body);
+                checks.push(Check::Expr(method(keys(), "all", [f])));
             }
         }
         if let Some(d) = o.get("dependentRequired") {
@@ -672,13 +688,9 @@ impl<'a> Compiler<'a> {
             };
             for (name, required) in d {
                 let required = strings_of(required, "dependentRequired", at)?;
-                let present = all(required
-                    .iter()
-                    .map(|r| Check::Expr(quote!(o.contains_key(#r))))
-                    .collect());
+                let present = all(required.iter().map(|r| Check::Expr(has_key(r))).collect());
                 if !matches!(present, Check::True) {
-                    let present = present.operand();
-                    checks.push(Check::Or(quote!(!o.contains_key(#name) || #present)));
+                    checks.push(Check::Or(vec![not(has_key(name)), present.operand()]));
                 }
             }
         }
@@ -692,11 +704,8 @@ impl<'a> Compiler<'a> {
                 let sub = self.schema(sub, &format!("{at}/dependentSchemas/{}", escape(name)))?;
                 match sub {
                     Check::True => {}
-                    Check::False => checks.push(Check::Expr(quote!(!o.contains_key(#name)))),
-                    sub => {
-                        let e = sub.operand();
-                        checks.push(Check::Or(quote!(!o.contains_key(#name) || #e)));
-                    }
+                    Check::False => checks.push(Check::Expr(not(has_key(name)))),
+                    sub => checks.push(Check::Or(vec![not(has_key(name)), sub.operand()])),
                 }
             }
         }
@@ -725,14 +734,11 @@ impl<'a> Compiler<'a> {
                 _ => one_of(subs),
             });
         }
-        if let Some(not) = o.get("not") {
-            checks.push(match self.schema(not, &format!("{at}/not"))? {
+        if let Some(not_schema) = o.get("not") {
+            checks.push(match self.schema(not_schema, &format!("{at}/not"))? {
                 Check::True => Check::False,
                 Check::False => Check::True,
-                sub => {
-                    let e = sub.operand();
-                    Check::Expr(quote!(!#e))
-                }
+                sub => Check::Expr(not(sub.operand())),
             });
         }
         if let Some(condition) = o.get("if") {
@@ -748,14 +754,58 @@ impl<'a> Compiler<'a> {
             checks.push(match c {
                 Check::True => then,
                 Check::False => otherwise,
-                c => {
-                    let (c, then, otherwise) = (c.expr(), then.expr(), otherwise.expr());
-                    Check::Expr(quote!(if #c { #then } else { #otherwise }))
-                }
+                c => Check::Expr(ast::if_else(c.expr(), then.expr(), otherwise.expr())),
             });
         }
         Ok(all(checks))
     }
+}
+
+/// `check::{name}`, a function of the runtime's checks.
+fn check_fn(name: &str) -> Expr {
+    ast::path_expr(ast::path(&["check", name]))
+}
+
+/// `{pattern}.is_match({of})`.
+fn is_match(pattern: &str, of: &str) -> Expr {
+    method(var(pattern), "is_match", [var(of)])
+}
+
+/// `o.contains_key("{name}")`.
+fn has_key(name: &str) -> Expr {
+    method(var("o"), "contains_key", [ast::string(name)])
+}
+
+/// `o.keys()`.
+fn keys() -> Expr {
+    method(var("o"), "keys", [])
+}
+
+/// `o.iter()`.
+fn entries() -> Expr {
+    method(var("o"), "iter", [])
+}
+
+/// `|(k, v)| body`.
+fn key_value(body: Expr) -> Expr {
+    let pair = ast::tuple([ast::binding("k"), ast::binding("v")]);
+    ast::closure(pair, body)
+}
+
+/// `<=`.
+fn le() -> syn::BinOp {
+    syn::BinOp::Le(Default::default())
+}
+
+/// `>=`.
+fn ge() -> syn::BinOp {
+    syn::BinOp::Ge(Default::default())
+}
+
+/// `{x}.len() as u64 {op} n`.
+fn length_compared(x: &str, op: syn::BinOp, n: u64) -> Expr {
+    let len = ast::as_u64(method(var(x), "len", []));
+    ast::binary(len, op, ast::lit(Literal::u64_unsuffixed(n)))
 }
 
 /// `oneOf`: exactly one of `subs` passes. Branches known to pass or fail are
@@ -774,15 +824,18 @@ fn one_of(subs: Vec<Check>) -> Check {
         (1, _) => match any(open) {
             Check::True => Check::False,
             Check::False => Check::True,
-            other => {
-                let e = other.operand();
-                Check::Expr(quote!(!#e))
-            }
+            other => Check::Expr(not(other.operand())),
         },
         (_, 1) => open.into_iter().next().unwrap_or(Check::False),
         _ => {
-            let exprs = open.iter().map(Check::expr);
-            Check::Expr(quote!(#(usize::from(#exprs))+* == 1))
+            let counted = open
+                .into_iter()
+                .map(|c| call(ast::path_expr(ast::path(&["usize", "from"])), [c.expr()]))
+                .collect();
+            let add = syn::BinOp::Add(Default::default());
+            let sum = ast::chain(&add, counted, || ast::lit(Literal::usize_unsuffixed(0)));
+            let one = ast::lit(Literal::usize_unsuffixed(1));
+            Check::Expr(ast::binary(sum, syn::BinOp::Eq(Default::default()), one))
         }
     }
 }
@@ -801,13 +854,10 @@ fn types(t: &Value, at: &str) -> Result<Check, Unsupported> {
     let mut alternatives = Vec::new();
     for name in names {
         alternatives.push(match name {
-            "null" => quote!(v.is_null()),
-            "boolean" => quote!(v.is_boolean()),
-            "object" => quote!(v.is_object()),
-            "array" => quote!(v.is_array()),
-            "number" => quote!(v.is_number()),
-            "string" => quote!(v.is_string()),
-            "integer" => quote!(check::is_integer(v)),
+            "null" | "boolean" | "object" | "array" | "number" | "string" => {
+                method(var("v"), &format!("is_{name}"), [])
+            }
+            "integer" => call(check_fn("is_integer"), [var("v")]),
             other => return Err(Unsupported(format!("`type: {other}` at `#{at}`"))),
         });
     }
@@ -828,8 +878,7 @@ fn numbers(o: &Map<String, Value>, at: &str) -> Result<Check, Unsupported> {
         };
         let limit = limit_of(limit)
             .ok_or_else(|| Unsupported(format!("`{keyword}` that is not a number at `#{at}`")))?;
-        let f = format_ident!("{function}");
-        checks.push(Check::Expr(quote!(check::#f(n, #limit))));
+        checks.push(Check::Expr(call(check_fn(function), [var("n"), limit])));
     }
     if let Some(m) = o.get("multipleOf") {
         let m = m.as_f64().filter(|m| *m > 0.0).ok_or_else(|| {
@@ -837,25 +886,27 @@ fn numbers(o: &Map<String, Value>, at: &str) -> Result<Check, Unsupported> {
                 "`multipleOf` that is not a positive number at `#{at}`"
             ))
         })?;
-        let m = Literal::f64_unsuffixed(m);
-        checks.push(Check::Expr(quote!(check::multiple_of(n, #m))));
+        let m = ast::lit(Literal::f64_unsuffixed(m));
+        checks.push(Check::Expr(call(check_fn("multiple_of"), [var("n"), m])));
     }
     Ok(all(checks))
 }
 
 /// A bound as the `jsonschema` crate compares it: with the limit's own type.
-fn limit_of(v: &Value) -> Option<TokenStream> {
+fn limit_of(v: &Value) -> Option<Expr> {
     let n = v.as_number()?;
-    Some(if let Some(u) = n.as_u64() {
-        let u = Literal::u64_unsuffixed(u);
-        quote!(check::Limit::U64(#u))
+    let (kind, literal) = if let Some(u) = n.as_u64() {
+        ("U64", Literal::u64_unsuffixed(u))
     } else if let Some(i) = n.as_i64() {
-        let i = Literal::i64_unsuffixed(i);
-        quote!(check::Limit::I64(#i))
+        ("I64", Literal::i64_unsuffixed(i))
     } else {
-        let f = Literal::f64_unsuffixed(n.as_f64().filter(|f| f.is_finite())?);
-        quote!(check::Limit::F64(#f))
-    })
+        (
+            "F64",
+            Literal::f64_unsuffixed(n.as_f64().filter(|f| f.is_finite())?),
+        )
+    };
+    let kind = ast::path_expr(ast::path(&["check", "Limit", kind]));
+    Some(call(kind, [ast::lit(literal)]))
 }
 
 /// A non-negative integer keyword (`minLength`, `maxItems`, ...); `2.0` counts.
@@ -873,14 +924,11 @@ fn count(o: &Map<String, Value>, keyword: &str, at: &str) -> Result<Option<u64>,
 }
 
 /// `{x}.len() >= n`, written as a careful hand would.
-fn length_at_least(x: TokenStream, n: u64) -> Check {
+fn length_at_least(x: &str, n: u64) -> Check {
     match n {
         0 => Check::True,
-        1 => Check::Expr(quote!(!#x.is_empty())),
-        n => {
-            let n = Literal::u64_unsuffixed(n);
-            Check::Expr(quote!(#x.len() as u64 >= #n))
-        }
+        1 => Check::Expr(not(method(var(x), "is_empty", []))),
+        n => Check::Expr(length_compared(x, ge(), n)),
     }
 }
 
@@ -927,11 +975,7 @@ mod tests {
     use serde_json::json;
 
     fn text(schema: Value) -> Result<String, Unsupported> {
-        let tokens = compile(&schema, "input", "the input schema")?;
-        let prelude = prelude(&[&tokens]);
-        let file: syn::File =
-            syn::parse2(quote!(#prelude #tokens)).map_err(|e| Unsupported(e.to_string()))?;
-        Ok(prettyplease::unparse(&file))
+        compile_text(&schema, "input", "the input schema")
     }
 
     #[test]
@@ -943,14 +987,16 @@ mod tests {
         });
         let external = External::from([(
             "/$defs/Point".to_owned(),
-            quote!(super::defs::point_is_valid),
+            ast::path(&["super", "defs", "point_is_valid"]),
         )]);
-        let tokens = compile_with(&schema, "input", "the input schema", &external)
+        let items = compile_with(&schema, "input", "the input schema", &external)
             .unwrap_or_else(|e| panic!("{e:?}"));
-        let prelude = prelude(&[&tokens]);
-        let file: syn::File =
-            syn::parse2(quote!(#prelude #tokens)).unwrap_or_else(|e| panic!("{e}"));
-        let t = prettyplease::unparse(&file);
+        let t = prettyplease::unparse(&syn::File {
+            shebang: None,
+            frontmatter: None,
+            attrs: Vec::new(),
+            items,
+        });
         assert!(t.contains("super::defs::point_is_valid"), "{t}");
         // `Own` is compiled here; `Point` (its length check) is not.
         assert!(t.contains("fn input_ref_"), "{t}");
@@ -978,6 +1024,24 @@ mod tests {
         ] {
             assert!(t.contains(needle), "{needle} in\n{t}");
         }
+    }
+
+    #[test]
+    fn a_condition_first_in_a_body_stays_one_expression() {
+        // Written as tokens and parsed back, `if .. {} else {} && x` at the
+        // start of a function's body was a statement followed by `&&x` (a
+        // reference, not a `bool`): code that did not compile.
+        let t = text(json!({
+            "allOf": [{"if": {"type": "string"}, "then": {"minLength": 2}}, {"type": "string"}]
+        }))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        let file: syn::File = syn::parse_str(&t).unwrap_or_else(|e| panic!("{e}\n{t}"));
+        for item in &file.items {
+            if let syn::Item::Fn(f) = item {
+                assert_eq!(f.block.stmts.len(), 1, "{t}");
+            }
+        }
+        assert!(t.contains("(if v.is_string() {"), "{t}");
     }
 
     #[test]
