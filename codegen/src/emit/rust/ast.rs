@@ -268,6 +268,20 @@ pub fn macro_call(name: &str, tokens: TokenStream) -> Expr {
     })
 }
 
+/// The outer attribute `#[doc = "text"]` (a `///` comment).
+pub fn doc(text: &str) -> syn::Attribute {
+    syn::Attribute {
+        pound_token: Default::default(),
+        style: syn::AttrStyle::Outer,
+        bracket_token: Default::default(),
+        meta: syn::Meta::NameValue(syn::MetaNameValue {
+            path: path(&["doc"]),
+            eq_token: Default::default(),
+            value: string(text),
+        }),
+    }
+}
+
 /// Calls `found` with each one-segment path (a local or a static's name) in
 /// the expressions these builders make; a macro's tokens are not looked into.
 pub fn each_name(e: &Expr, found: &mut impl FnMut(&Ident)) {

@@ -9,7 +9,7 @@ use quote::{format_ident, quote};
 use super::names::approximate_type_name;
 use super::post;
 use super::shared::SharedModule;
-use super::type_space::typify;
+use super::type_space::{Impls, typify};
 use crate::diag::{Diagnostic, rule};
 use crate::ident;
 use crate::ir::{RustSerde, Tool, ToolSet};
@@ -263,11 +263,11 @@ fn side_module(
         root = format!("Tool{root}");
     }
     let mut replace = shared.map(|s| s.replacements(schema)).unwrap_or_default();
-    let mut result = typify(schema, Some(&root), &replace);
+    let mut result = typify(schema, Some(&root), &replace, Impls::Unlisted);
     if result.is_err() && !replace.is_empty() {
         // Should typify not take a shared type somewhere, the tool keeps its own copies.
         replace.clear();
-        result = typify(schema, Some(&root), &replace);
+        result = typify(schema, Some(&root), &replace, Impls::Unlisted);
     }
     let typified = result?;
     // Separate modules: each type space has its own definitions and `error` module.

@@ -711,9 +711,14 @@ mod tests {
     use serde_json::json;
 
     fn processed(schema: &serde_json::Value) -> String {
-        let mut items = typify(schema, Some("Input"), &[])
-            .map(|t| t.items)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let mut items = typify(
+            schema,
+            Some("Input"),
+            &[],
+            super::type_space::Impls::Unlisted,
+        )
+        .map(|t| t.items)
+        .unwrap_or_else(|e| panic!("{e}"));
         all(&mut items);
         text(&items)
     }

@@ -12,7 +12,7 @@ use super::ast;
 use super::names::{approximate_type_name, rust_type_name};
 use super::post;
 use super::shared_defs::SharedDefs;
-use super::type_space::{Replacement, typify};
+use super::type_space::{Impls, Replacement, typify};
 use super::validate::{self, External};
 use crate::ir::ToolSet;
 
@@ -52,7 +52,7 @@ impl SharedModule {
             return None;
         }
         let all = serde_json::json!({ "$defs": defs.defs });
-        let typified = typify(&all, None, &[]).ok()?;
+        let typified = typify(&all, None, &[], Impls::Listed).ok()?;
         let mut types = BTreeMap::new();
         for def in defs.defs.keys() {
             let name = rust_type_name(def)?;

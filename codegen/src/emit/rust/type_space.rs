@@ -15,11 +15,19 @@ use typify::TypeSpaceImpl;
 
 use super::prepare;
 
-/// What typify made of one schema: the items, and the name and the
-/// standard-trait implementations of every type in it.
+/// What typify made of one schema: the items, and (when asked for) the name
+/// and the standard-trait implementations of every type in it.
 pub struct Typified {
     pub items: Vec<syn::Item>,
     pub types: Vec<(String, Vec<TypeSpaceImpl>)>,
+}
+
+/// Whether [`typify`] lists the types' names and implementations
+/// ([`Typified::types`]): work a tool's module does not need.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Impls {
+    Listed,
+    Unlisted,
 }
 
 /// A definition typify must not generate but refer to as `path`, a type
@@ -37,6 +45,7 @@ pub fn typify(
     schema: &Value,
     name: Option<&str>,
     replace: &[Replacement],
+    impls: Impls,
 ) -> Result<Typified, String> {
     let replaced: Vec<&str> = replace.iter().map(|r| r.type_name.as_str()).collect();
     let prepared = prepare::for_typify(schema, name, &replaced);
@@ -50,47 +59,38 @@ pub fn typify(
             }
             None => serde_json::from_value(prepared).map_err(|e| e.to_string())?,
         };
-        let mut settings = typify::TypeSpaceSettings::default();
-        settings.with_struct_builder(false);
-        // Ordered maps: a typed value serializes the same way on every run (typify's
-        // default, `HashMap`, would not).
-        settings.with_map_type("::std::collections::BTreeMap");
+        let mut settings = SETTINGS.with(Clone::clone);
         for r in replace {
             settings.with_replacement(&r.type_name, &r.path, r.impls.iter().copied());
         }
         let mut space = typify::TypeSpace::new(&settings);
         space.add_root_schema(root).map_err(|e| e.to_string())?;
-        let types: Vec<(String, Vec<TypeSpaceImpl>)> = space
-            .iter_types()
-            .map(|t| {
-                let impls = [
-                    TypeSpaceImpl::FromStr,
-                    TypeSpaceImpl::FromStringIrrefutable,
-                    TypeSpaceImpl::Display,
-                    TypeSpaceImpl::Default,
-                ]
-                .into_iter()
-                .filter(|i| t.has_impl(*i))
-                .collect();
-                (t.name(), impls)
-            })
-            .collect();
-        // typify has been seen to give two types one name; the code would not compile.
-        // (Only named types: `iter_types` lists `Option<..>` and the like as well.)
-        let mut names: Vec<&String> = types
-            .iter()
-            .map(|(n, _)| n)
-            .filter(|n| n.chars().all(|c| c.is_alphanumeric() || c == '_'))
-            .collect();
-        names.sort();
-        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!(
-                "typify gives two types the name `{}`; rename the definition or the property it comes from",
-                w[0]
-            ));
-        }
+        let types: Vec<(String, Vec<TypeSpaceImpl>)> = match impls {
+            Impls::Unlisted => Vec::new(),
+            Impls::Listed => space
+                .iter_types()
+                .map(|t| {
+                    let impls = [
+                        TypeSpaceImpl::FromStr,
+                        TypeSpaceImpl::FromStringIrrefutable,
+                        TypeSpaceImpl::Display,
+                        TypeSpaceImpl::Default,
+                    ]
+                    .into_iter()
+                    .filter(|i| t.has_impl(*i))
+                    .collect();
+                    (t.name(), impls)
+                })
+                .collect(),
+        };
         let stream = without_error_module(space.to_stream());
         let file: syn::File = syn::parse2(stream).map_err(|e| e.to_string())?;
+        // typify has been seen to give two types one name; the code would not compile.
+        if let Some(name) = twice_named(&file.items) {
+            return Err(format!(
+                "typify gives two types the name `{name}`; rename the definition or the property it comes from"
+            ));
+        }
         Ok(Typified {
             items: file.items,
             types,
@@ -138,8 +138,36 @@ fn without_error_module(stream: proc_macro2::TokenStream) -> proc_macro2::TokenS
     trees.into_iter().collect()
 }
 
+/// A name two of `items`' types have (structs, enums, aliases), if any.
+fn twice_named(items: &[syn::Item]) -> Option<String> {
+    let mut names: Vec<&syn::Ident> = items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) => Some(&s.ident),
+            syn::Item::Enum(e) => Some(&e.ident),
+            syn::Item::Type(t) => Some(&t.ident),
+            _ => None,
+        })
+        .collect();
+    names.sort();
+    names
+        .windows(2)
+        .find(|w| w[0] == w[1])
+        .map(|w| w[0].to_string())
+}
+
 thread_local! {
     static QUIET: Cell<bool> = const { Cell::new(false) };
+    /// The settings every call starts from (made once per thread: typify
+    /// parses the map type's path from text whenever they are made).
+    static SETTINGS: typify::TypeSpaceSettings = {
+        let mut settings = typify::TypeSpaceSettings::default();
+        settings.with_struct_builder(false);
+        // Ordered maps: a typed value serializes the same way on every run (typify's
+        // default, `HashMap`, would not).
+        settings.with_map_type("::std::collections::BTreeMap");
+        settings
+    };
 }
 
 /// Runs `f`, catching a panic without the panic hook printing it. The hook
@@ -177,7 +205,7 @@ pub(super) mod tests {
     }
 
     fn code(schema: &Value, name: Option<&str>, replace: &[Replacement]) -> String {
-        typify(schema, name, replace)
+        typify(schema, name, replace, Impls::Unlisted)
             .map(|t| text(&t.items))
             .unwrap_or_else(|e| panic!("{e}"))
     }
@@ -187,7 +215,7 @@ pub(super) mod tests {
         // A reference typify cannot resolve (validation would catch it first; this
         // checks the boundary itself).
         let bad = json!({"type": "object", "properties": {"a": {"$ref": "#/definitions/Missing"}}});
-        assert!(typify(&bad, Some("Input"), &[]).is_err());
+        assert!(typify(&bad, Some("Input"), &[], Impls::Unlisted).is_err());
         let good = json!({"type": "object", "properties": {"when": {"type": "string", "format": "date-time", "pattern": "^2"}}});
         let code = code(&good, Some("Input"), &[]);
         assert!(

@@ -207,22 +207,17 @@ pub fn compile_with(
             stmts.push(syn::parse_quote!(let _ = v;));
         }
         stmts.push(Stmt::Expr(check.expr(), None));
-        let mut function: syn::ItemFn = if at.is_empty() {
-            let doc = format!(
-                " Whether `v` is valid against {what}: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations)."
-            );
-            syn::parse_quote! {
-                #[doc = #doc]
-                pub fn #name(v: &check::Json<'_>) -> bool {}
-            }
-        } else {
-            let doc = format!(" `#{at}` of {what}.");
-            syn::parse_quote! {
-                #[doc = #doc]
-                fn #name(v: &check::Json<'_>) -> bool {}
-            }
-        };
+        let mut function = FUNCTION.with(Clone::clone);
+        function.sig.ident = name;
         function.block.stmts = stmts;
+        function.attrs = vec![ast::doc(&if at.is_empty() {
+            function.vis = syn::Visibility::Public(Default::default());
+            format!(
+                " Whether `v` is valid against {what}: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations)."
+            )
+        } else {
+            format!(" `#{at}` of {what}.")
+        })];
         functions.push(function);
     }
     // A check dropped after it was built (an `allOf` with a `false` branch)
@@ -246,6 +241,12 @@ pub fn compile_with(
         .map(syn::Item::Fn)
         .chain(statics)
         .collect())
+}
+
+thread_local! {
+    /// A validator function without its name, doc and body (made once per
+    /// thread, each function a copy).
+    static FUNCTION: syn::ItemFn = syn::parse_quote!(fn f(v: &check::Json<'_>) -> bool {});
 }
 
 /// The `use` compiled validators need (`toolgen_runtime::check`: every one
