@@ -715,7 +715,7 @@ mod tests {
             schema,
             Some("Input"),
             &[],
-            super::type_space::Impls::Unlisted,
+            crate::emit::rust::type_space::Impls::Unlisted,
         )
         .map(|t| t.items)
         .unwrap_or_else(|e| panic!("{e}"));

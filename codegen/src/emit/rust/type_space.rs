@@ -211,6 +211,18 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_name_given_twice_is_found() {
+        let file: syn::File = syn::parse_quote! {
+            pub struct A {}
+            pub enum B {}
+            impl A {}
+            pub type A = u8;
+        };
+        assert_eq!(twice_named(&file.items).as_deref(), Some("A"));
+        assert_eq!(twice_named(&file.items[..3]), None);
+    }
+
+    #[test]
     fn failures_are_errors_not_panics() {
         // A reference typify cannot resolve (validation would catch it first; this
         // checks the boundary itself).
@@ -233,7 +245,8 @@ pub(super) mod tests {
             ("Point3D", "Point3D"),
         ] {
             let schema = json!({"$defs": {def: {"type": "object", "properties": {"x": {"type": "integer"}}}}});
-            let typified = typify(&schema, None, &[]).unwrap_or_else(|e| panic!("{e}"));
+            let typified =
+                typify(&schema, None, &[], Impls::Listed).unwrap_or_else(|e| panic!("{e}"));
             assert!(
                 typified.types.iter().any(|(n, _)| n == name),
                 "{def}: {:?}",
@@ -303,7 +316,8 @@ pub(super) mod tests {
                 "Plain": {"anyOf": [{"type": "string"}, {"type": "null"}]}
             }
         });
-        let typified = typify(&schema, Some("Output"), &[]).unwrap_or_else(|e| panic!("{e}"));
+        let typified =
+            typify(&schema, Some("Output"), &[], Impls::Listed).unwrap_or_else(|e| panic!("{e}"));
         let names: Vec<&str> = typified.types.iter().map(|(n, _)| n.as_str()).collect();
         for name in [
             "Output",
