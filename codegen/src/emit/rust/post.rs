@@ -134,6 +134,8 @@ pub fn document_root(items: &mut [syn::Item], name: &str, text: &str) {
 /// the `#[serde(..)]` attributes stay while a serde derive is left to read
 /// them (they describe the wire whichever way), and go with the last one.
 pub fn one_way(items: &mut Vec<syn::Item>, drop: &str) {
+    use proc_macro2::TokenTree;
+    let is_comma = |t: &TokenTree| matches!(t, TokenTree::Punct(p) if p.as_char() == ',');
     let is_dropped = |p: &syn::Path| {
         let mut names = p.segments.iter().map(|s| s.ident.to_string());
         names.next().as_deref() == Some("serde")
@@ -151,16 +153,45 @@ pub fn one_way(items: &mut Vec<syn::Item>, drop: &str) {
             _ => continue,
         };
         let mut serde_left = false;
-        for attr in attrs.iter_mut().filter(|a| a.path().is_ident("derive")) {
-            let parsed = attr.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated);
-            let Ok(paths) = parsed else { continue };
-            let kept: Punctuated<syn::Path, Token![,]> =
-                paths.iter().filter(|p| !is_dropped(p)).cloned().collect();
+        for attr in attrs.iter_mut() {
+            let Meta::List(list) = &mut attr.meta else {
+                continue;
+            };
+            if !list.path.is_ident("derive") {
+                continue;
+            }
+            // The derived paths' tokens, read as they are (not parsed).
+            let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
+            let paths: Vec<&[TokenTree]> =
+                tokens.split(is_comma).filter(|p| !p.is_empty()).collect();
+            let names = |p: &[TokenTree]| -> Vec<String> {
+                p.iter()
+                    .filter_map(|t| match t {
+                        TokenTree::Ident(i) => Some(i.to_string()),
+                        _ => None,
+                    })
+                    .collect()
+            };
+            let kept: Vec<&[TokenTree]> = paths
+                .iter()
+                .copied()
+                .filter(|p| names(p) != ["serde", drop])
+                .collect();
             serde_left |= kept
                 .iter()
-                .any(|p| p.segments.first().is_some_and(|s| s.ident == "serde"));
+                .any(|p| names(p).first().is_some_and(|n| n == "serde"));
             if kept.len() < paths.len() {
-                *attr = syn::parse_quote!(#[derive(#kept)]);
+                let mut joined = proc_macro2::TokenStream::new();
+                for (i, path) in kept.iter().enumerate() {
+                    if i > 0 {
+                        joined.extend([TokenTree::Punct(proc_macro2::Punct::new(
+                            ',',
+                            proc_macro2::Spacing::Alone,
+                        ))]);
+                    }
+                    joined.extend(path.iter().cloned());
+                }
+                list.tokens = joined;
             }
         }
         if !serde_left {
@@ -423,23 +454,35 @@ pub fn order_fields(items: &mut [syn::Item], facts: &[ObjectFacts]) {
 }
 
 /// The name a field has on the wire: its serde `rename`, else its name;
-/// `None` for a flattened field.
+/// `None` for a flattened field. (Asked several times per field: its
+/// `#[serde(..)]` tokens are read as they are, not parsed into metas.)
 fn wire_name(field: &syn::Field) -> Option<String> {
+    use proc_macro2::TokenTree;
     let mut rename = None;
-    for metas in field.attrs.iter().filter_map(serde_metas) {
-        for m in &metas {
-            if m.path().is_ident("flatten") {
-                return None;
-            }
-            if let Meta::NameValue(nv) = m {
-                if nv.path.is_ident("rename") {
-                    if let Expr::Lit(syn::ExprLit {
-                        lit: Lit::Str(s), ..
-                    }) = &nv.value
-                    {
+    for attr in &field.attrs {
+        let Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        if !list.path.is_ident("serde") {
+            continue;
+        }
+        // Each meta: the tokens between two top-level commas.
+        let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
+        for meta in tokens.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ',')) {
+            match meta {
+                [TokenTree::Ident(i), rest @ ..] if i == "flatten" && !path_goes_on(rest) => {
+                    return None;
+                }
+                [
+                    TokenTree::Ident(i),
+                    TokenTree::Punct(eq),
+                    TokenTree::Literal(l),
+                ] if i == "rename" && eq.as_char() == '=' => {
+                    if let Lit::Str(s) = Lit::new(l.clone()) {
                         rename = Some(s.value());
                     }
                 }
+                _ => {}
             }
         }
     }
@@ -449,6 +492,11 @@ fn wire_name(field: &syn::Field) -> Option<String> {
             .as_ref()
             .map(|i| i.to_string().trim_start_matches("r#").to_owned())
     })
+}
+
+/// Whether a meta's path goes on after its first name (`a::b`).
+fn path_goes_on(rest: &[proc_macro2::TokenTree]) -> bool {
+    matches!(rest.first(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':')
 }
 
 /// typify gives every type space an `error` module with the same 35-line
@@ -721,6 +769,33 @@ mod tests {
         .unwrap_or_else(|e| panic!("{e}"));
         all(&mut items);
         text(&items)
+    }
+
+    #[test]
+    fn wire_names_are_read_from_serde_attributes() {
+        let s: syn::ItemStruct = syn::parse_quote! {
+            struct S {
+                #[serde(default, rename = "a-b", skip_serializing_if = "Option::is_none")]
+                ab: Option<u8>,
+                #[serde(flatten)]
+                extra: ::std::collections::BTreeMap<String, u8>,
+                #[doc = "plain"]
+                r#type: u8,
+                #[serde(rename(serialize = "x"), with = "flatten")]
+                c: u8,
+                #[serde(rename = "q\u{e9}\"")]
+                q: u8,
+            }
+        };
+        let names: Vec<Option<String>> = s.fields.iter().map(wire_name).collect();
+        let expected = [
+            Some("a-b"),
+            None,
+            Some("type"),
+            Some("c"),
+            Some("q\u{e9}\""),
+        ];
+        assert_eq!(names, expected.map(|n| n.map(str::to_owned)));
     }
 
     #[test]
