@@ -270,9 +270,18 @@ pub fn macro_call(name: &str, tokens: TokenStream) -> Expr {
 
 /// The outer attribute `#[doc = "text"]` (a `///` comment).
 pub fn doc(text: &str) -> syn::Attribute {
+    doc_styled(text, syn::AttrStyle::Outer)
+}
+
+/// The inner attribute `#![doc = "text"]` (a `//!` comment).
+pub fn inner_doc(text: &str) -> syn::Attribute {
+    doc_styled(text, syn::AttrStyle::Inner(Default::default()))
+}
+
+fn doc_styled(text: &str, style: syn::AttrStyle) -> syn::Attribute {
     syn::Attribute {
         pound_token: Default::default(),
-        style: syn::AttrStyle::Outer,
+        style,
         bracket_token: Default::default(),
         meta: syn::Meta::NameValue(syn::MetaNameValue {
             path: path(&["doc"]),
@@ -440,6 +449,28 @@ mod tests {
             let parsed: Expr = syn::parse_str(source).unwrap_or_else(|e| panic!("{e}: {source}"));
             assert_eq!(text(built), text(parsed), "{source}");
         }
+    }
+
+    #[test]
+    fn doc_attributes_print_as_written() {
+        let built = [doc(" a \"b\""), inner_doc(" c")];
+        let parsed: [syn::Attribute; 2] = [
+            syn::parse_quote!(#[doc = " a \"b\""]),
+            syn::parse_quote!(#![doc = " c"]),
+        ];
+        let print = |attrs: &[syn::Attribute]| {
+            let mut item: syn::ItemFn = syn::parse_quote!(
+                fn f() {}
+            );
+            item.attrs = attrs.to_vec();
+            prettyplease::unparse(&syn::File {
+                shebang: None,
+                frontmatter: None,
+                attrs: Vec::new(),
+                items: vec![syn::Item::Fn(item)],
+            })
+        };
+        assert_eq!(print(&built), print(&parsed));
     }
 
     #[test]

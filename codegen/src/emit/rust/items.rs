@@ -29,7 +29,7 @@ pub fn doc(text: &str) -> TokenStream {
 /// `//! text` lines as inner doc attributes, for a file or module.
 pub fn inner_doc(text: &str) -> Vec<syn::Attribute> {
     doc_values(text)
-        .map(|line| syn::parse_quote!(#![doc = #line]))
+        .map(|line| super::ast::inner_doc(&line))
         .collect()
 }
 

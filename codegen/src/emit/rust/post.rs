@@ -121,7 +121,7 @@ pub fn document_root(items: &mut [syn::Item], name: &str, text: &str) {
         };
         if ident == name && !attrs.iter().any(|a| doc_text(a).is_some()) {
             let line = format!(" {text}");
-            attrs.insert(0, syn::parse_quote!(#[doc = #line]));
+            attrs.insert(0, super::ast::doc(&line));
         }
     }
 }

@@ -247,14 +247,13 @@ thread_local! {
     /// A validator function without its name, doc and body (made once per
     /// thread, each function a copy).
     static FUNCTION: syn::ItemFn = syn::parse_quote!(fn f(v: &check::Json<'_>) -> bool {});
+    static PRELUDE: syn::Item = syn::parse_quote!(use ::toolgen_runtime::check;);
 }
 
 /// The `use` compiled validators need (`toolgen_runtime::check`: every one
 /// takes a `check::Json`), once per module that holds any.
 pub fn prelude() -> syn::Item {
-    syn::parse_quote!(
-        use ::toolgen_runtime::check;
-    )
+    PRELUDE.with(Clone::clone)
 }
 
 /// [`compile`]d into the text of a module's body, formatted, its
