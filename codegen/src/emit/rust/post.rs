@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use proc_macro2::TokenTree;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Lit, Meta, Token};
 
@@ -134,8 +135,6 @@ pub fn document_root(items: &mut [syn::Item], name: &str, text: &str) {
 /// the `#[serde(..)]` attributes stay while a serde derive is left to read
 /// them (they describe the wire whichever way), and go with the last one.
 pub fn one_way(items: &mut Vec<syn::Item>, drop: &str) {
-    use proc_macro2::TokenTree;
-    let is_comma = |t: &TokenTree| matches!(t, TokenTree::Punct(p) if p.as_char() == ',');
     let is_dropped = |p: &syn::Path| {
         let mut names = p.segments.iter().map(|s| s.ident.to_string());
         names.next().as_deref() == Some("serde")
@@ -457,7 +456,6 @@ pub fn order_fields(items: &mut [syn::Item], facts: &[ObjectFacts]) {
 /// `None` for a flattened field. (Asked several times per field: its
 /// `#[serde(..)]` tokens are read as they are, not parsed into metas.)
 fn wire_name(field: &syn::Field) -> Option<String> {
-    use proc_macro2::TokenTree;
     let mut rename = None;
     for attr in &field.attrs {
         let Meta::List(list) = &attr.meta else {
@@ -468,7 +466,7 @@ fn wire_name(field: &syn::Field) -> Option<String> {
         }
         // Each meta: the tokens between two top-level commas.
         let tokens: Vec<TokenTree> = list.tokens.clone().into_iter().collect();
-        for meta in tokens.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ',')) {
+        for meta in tokens.split(is_comma) {
             match meta {
                 [TokenTree::Ident(i), rest @ ..] if i == "flatten" && !path_goes_on(rest) => {
                     return None;
@@ -495,8 +493,13 @@ fn wire_name(field: &syn::Field) -> Option<String> {
 }
 
 /// Whether a meta's path goes on after its first name (`a::b`).
-fn path_goes_on(rest: &[proc_macro2::TokenTree]) -> bool {
-    matches!(rest.first(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == ':')
+fn path_goes_on(rest: &[TokenTree]) -> bool {
+    matches!(rest.first(), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+}
+
+/// Whether `t` is a comma: what separates an attribute's metas (or paths).
+fn is_comma(t: &TokenTree) -> bool {
+    matches!(t, TokenTree::Punct(p) if p.as_char() == ',')
 }
 
 /// typify gives every type space an `error` module with the same 35-line
