@@ -210,14 +210,16 @@ pub fn compile_with(
         let mut function = FUNCTION.with(Clone::clone);
         function.sig.ident = name;
         function.block.stmts = stmts;
-        function.attrs = vec![ast::doc(&if at.is_empty() {
+        let doc = if at.is_empty() {
+            // The entry point, the one public function.
             function.vis = syn::Visibility::Public(Default::default());
             format!(
                 " Whether `v` is valid against {what}: the schema compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations)."
             )
         } else {
             format!(" `#{at}` of {what}.")
-        })];
+        };
+        function.attrs = vec![ast::doc(&doc)];
         functions.push(function);
     }
     // A check dropped after it was built (an `allOf` with a `false` branch)
