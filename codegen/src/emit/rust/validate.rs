@@ -100,48 +100,43 @@ impl Check {
 
 /// All of `checks`, as one check.
 fn all(checks: Vec<Check>) -> Check {
-    let mut left: Vec<Check> = Vec::new();
-    for c in checks {
-        match c {
-            Check::True => {}
-            Check::False => return Check::False,
-            other => left.push(other),
-        }
-    }
-    if left.len() <= 1 {
-        return left.pop().unwrap_or(Check::True);
-    }
-    let mut operands = Vec::new();
-    for c in left {
-        match c {
-            Check::And(e) => operands.extend(e),
-            other => operands.push(other.operand()),
-        }
-    }
-    Check::And(operands)
+    joined(checks, false)
 }
 
 /// Any of `checks`, as one check.
 fn any(checks: Vec<Check>) -> Check {
+    joined(checks, true)
+}
+
+/// `checks` joined by `||` (`any`) or `&&`: the checks known to pass or
+/// fail decided here, the operands of a check joined the same way spliced in.
+fn joined(checks: Vec<Check>, any: bool) -> Check {
     let mut left: Vec<Check> = Vec::new();
     for c in checks {
-        match c {
-            Check::True => return Check::True,
-            Check::False => {}
-            other => left.push(other),
+        match (c, any) {
+            (Check::True, false) | (Check::False, true) => {}
+            (Check::False, false) => return Check::False,
+            (Check::True, true) => return Check::True,
+            (other, _) => left.push(other),
         }
     }
     if left.len() <= 1 {
-        return left.pop().unwrap_or(Check::False);
+        return left
+            .pop()
+            .unwrap_or(if any { Check::False } else { Check::True });
     }
     let mut operands = Vec::new();
     for c in left {
-        match c {
-            Check::Or(e) => operands.extend(e),
-            other => operands.push(other.operand()),
+        match (c, any) {
+            (Check::And(e), false) | (Check::Or(e), true) => operands.extend(e),
+            (other, _) => operands.push(other.operand()),
         }
     }
-    Check::Or(operands)
+    if any {
+        Check::Or(operands)
+    } else {
+        Check::And(operands)
+    }
 }
 
 struct Compiler<'a> {
