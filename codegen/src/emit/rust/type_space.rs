@@ -22,7 +22,7 @@ pub struct Typified {
     pub types: Vec<(String, Vec<TypeSpaceImpl>)>,
 }
 
-/// Whether [`typify`] lists the types' names and implementations
+/// Whether [`typify()`] lists the types' names and implementations
 /// ([`Typified::types`]): work a tool's module does not need.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Impls {
