@@ -52,6 +52,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     let mut runs = 3usize;
     let mut check_generated = false;
     let mut peers = false;
+    let mut check_rounds = 1usize;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match *a {
@@ -65,6 +66,13 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             }
             "--check-generated" => check_generated = true,
             "--peers" => peers = true,
+            "--check-rounds" => {
+                check_rounds = it
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .filter(|r| *r > 0)
+                    .ok_or("--check-rounds needs a number of at least 1")?
+            }
             "--runs" => {
                 runs = it
                     .next()
@@ -153,7 +161,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     }
     if peers {
         for &n in &sizes {
-            crate::bench_peers::run(root, &bin, n, runs)?;
+            crate::bench_peers::run(root, &bin, n, (runs, check_rounds))?;
         }
     }
     Ok(())

@@ -1,4 +1,4 @@
-//! `cargo xtask bench --peers [--sizes N] [--runs R]`: toolgen against the
+//! `cargo xtask bench --peers [--sizes N] [--runs R] [--check-rounds C]`: toolgen against the
 //! code generators people use instead, on the same synthetic tools, in one
 //! run: quicktype 26 (npm, into `target/tools/npm`) producing C# and Rust,
 //! and cargo-typify 0.8 (into `target/tools`) producing Rust types, with and
@@ -139,7 +139,12 @@ fn median(mut v: Vec<u128>) -> u128 {
     v.get(v.len() / 2).copied().unwrap_or(0)
 }
 
-pub fn run(root: &Path, toolgen: &Path, n: usize, runs: usize) -> Result<(), String> {
+pub fn run(
+    root: &Path,
+    toolgen: &Path,
+    n: usize,
+    (runs, check_rounds): (usize, usize),
+) -> Result<(), String> {
     let qt = quicktype(root)?;
     let ty = typify(root)?;
     let work = crate::bench::work_dir(root).join(format!("peers-{n}"));
@@ -226,7 +231,7 @@ pub fn run(root: &Path, toolgen: &Path, n: usize, runs: usize) -> Result<(), Str
             med as f64 / base as f64
         );
     }
-    compile_costs(toolgen, &work, &specs_s, n)?;
+    compile_costs(toolgen, &work, &specs_s, (n, check_rounds))?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
 }
@@ -234,8 +239,15 @@ pub fn run(root: &Path, toolgen: &Path, n: usize, runs: usize) -> Result<(), Str
 /// What users pay to compile each generator's Rust for the same tools:
 /// `cargo check` of toolgen's generated crate, and of a crate holding
 /// quicktype's and typify's (`--no-builder`) output, each timed after its
-/// dependencies were built, outside any workspace.
-fn compile_costs(toolgen: &Path, work: &Path, specs: &str, n: usize) -> Result<(), String> {
+/// dependencies were built, outside any workspace; `rounds` times, the three
+/// in turn in each round (the VM's speed drifts over minutes: checks run one
+/// after another are compared at different speeds), medians reported.
+fn compile_costs(
+    toolgen: &Path,
+    work: &Path,
+    specs: &str,
+    (n, rounds): (usize, usize),
+) -> Result<(), String> {
     let base = std::env::temp_dir().join(format!("toolgen-bench-compile-{n}"));
     let _ = std::fs::remove_dir_all(&base);
     let ours = base.join("toolgen");
@@ -276,14 +288,41 @@ fn compile_costs(toolgen: &Path, work: &Path, specs: &str, n: usize) -> Result<(
         .map_err(|e| e.to_string())?;
         crates.push((label, dir));
     }
-    println!("\n| {n} tools: `cargo check` of the Rust | lines | seconds | peak MiB |");
-    println!("|---|---:|---:|---:|");
     let target = base.join("target");
-    for (label, dir) in crates {
-        let (secs, mib) = crate::bench::check_cost(&dir, &target)?;
+    // Per crate: seconds and peak MiB of each round.
+    let mut costs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); crates.len()];
+    for round in 0..rounds {
+        eprintln!(
+            "==> cargo check of the three crates, round {} of {rounds}",
+            round + 1
+        );
+        for ((_, dir), costs) in crates.iter().zip(&mut costs) {
+            let (secs, mib) = crate::bench::check_cost(dir, &target)?;
+            costs.push((secs.parse().unwrap_or(f64::NAN), mib));
+        }
+    }
+    println!(
+        "\n| {n} tools: `cargo check` of the Rust, {rounds} round(s) | lines | median s | min-max s | median peak MiB | min-max MiB |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    for ((label, dir), costs) in crates.iter().zip(&costs) {
         let lines = crate::bench::rust_lines(&dir.join("src"));
-        println!("| {label} | {lines} | {secs} | {mib:.0} |");
+        let secs: Vec<f64> = costs.iter().map(|c| c.0).collect();
+        let mib: Vec<f64> = costs.iter().map(|c| c.1).collect();
+        let (s, m) = (spread(&secs), spread(&mib));
+        println!(
+            "| {label} | {lines} | {:.1} | {:.1}-{:.1} | {:.0} | {:.0}-{:.0} |",
+            s.0, s.1, s.2, m.0, m.1, m.2
+        );
     }
     let _ = std::fs::remove_dir_all(&base);
     Ok(())
+}
+
+/// Median, minimum and maximum of `v` (the upper median of an even count).
+fn spread(v: &[f64]) -> (f64, f64, f64) {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let at = |i: usize| v.get(i).copied().unwrap_or(f64::NAN);
+    (at(v.len() / 2), at(0), at(v.len().saturating_sub(1)))
 }

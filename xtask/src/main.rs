@@ -5,8 +5,9 @@
 //!   `tests/generated-realworld/` from `tests/fixtures/mcp-realworld/`,
 //!   `tests/generated-rave/` from `tests/fixtures/rave-package/`;
 //!   with `--check`, write nothing and fail naming every stale, missing or extra file.
-//! - `bench [--sizes 1000,10000] [--runs 3] [--peers]`: the end-to-end generator
-//!   benchmark; `--peers` adds quicktype and cargo-typify on the same tools.
+//! - `bench [--sizes 1000,10000] [--runs 3] [--peers] [--check-rounds 1]`: the
+//!   end-to-end generator benchmark; `--peers` adds quicktype and cargo-typify on
+//!   the same tools, and `cargo check` of each one's Rust, in turn, each round.
 //! - `test`: the whole test suite, as CI runs it (installs what it needs).
 //! - `docs [--browser]`: build the docs site with mdBook and check it.
 //! - `bench-server`: MCP over stdio, `editormcp-server` against the Python SDK.
