@@ -42,7 +42,12 @@ pub fn path_expr(path: Path) -> Expr {
 
 /// A name as an expression (`v`, `INPUT_PATTERN_0`).
 pub fn var(name: &str) -> Expr {
-    path_expr(path(&[name]))
+    path_to(&[name])
+}
+
+/// `a::b::c` as an expression.
+pub fn path_to(segments: &[&str]) -> Expr {
+    path_expr(path(segments))
 }
 
 /// A literal (`3`, `"a"`, `0.5`, `0u64`).
@@ -413,7 +418,7 @@ mod tests {
             ),
             (
                 call(
-                    path_expr(path(&["check", "Limit", "I64"])),
+                    path_to(&["check", "Limit", "I64"]),
                     [lit(Literal::i64_unsuffixed(-5))],
                 ),
                 "check::Limit::I64(-5)",

@@ -451,7 +451,7 @@ impl<'a> Compiler<'a> {
         let max = count(o, "maxLength", at)?;
         if min.is_some() || max.is_some() {
             let min = ast::lit(Literal::u64_unsuffixed(min.unwrap_or(0)));
-            let max = max.map_or(ast::path_expr(ast::path(&["u64", "MAX"])), |m| {
+            let max = max.map_or(ast::path_to(&["u64", "MAX"]), |m| {
                 ast::lit(Literal::u64_unsuffixed(m))
             });
             checks.push(Check::Expr(call(
@@ -760,7 +760,7 @@ impl<'a> Compiler<'a> {
 
 /// `check::{name}`, a function of the runtime's checks.
 fn check_fn(name: &str) -> Expr {
-    ast::path_expr(ast::path(&["check", name]))
+    ast::path_to(&["check", name])
 }
 
 /// `{pattern}.is_match({of})`.
@@ -827,7 +827,7 @@ fn one_of(subs: Vec<Check>) -> Check {
         _ => {
             let counted = open
                 .into_iter()
-                .map(|c| call(ast::path_expr(ast::path(&["usize", "from"])), [c.expr()]))
+                .map(|c| call(ast::path_to(&["usize", "from"]), [c.expr()]))
                 .collect();
             let add = syn::BinOp::Add(Default::default());
             let sum = ast::chain(&add, counted, || ast::lit(Literal::usize_unsuffixed(0)));
@@ -902,7 +902,7 @@ fn limit_of(v: &Value) -> Option<Expr> {
             Literal::f64_unsuffixed(n.as_f64().filter(|f| f.is_finite())?),
         )
     };
-    let kind = ast::path_expr(ast::path(&["check", "Limit", kind]));
+    let kind = ast::path_to(&["check", "Limit", kind]);
     Some(call(kind, [ast::lit(literal)]))
 }
 
