@@ -82,13 +82,16 @@ pub fn key(
     if text.may_ref && may_be_mcp {
         return None;
     }
+    // The path's bytes and the formats' words, not their `Debug` forms:
+    // formatting them for every spec of a run showed in profiles.
+    let format = |f: Option<Format>| f.map_or("-", Format::as_str);
     Some(
         Hasher::new()
-            .str("spec read 2")
-            .debug(&path)
-            .debug(&set_format)
-            .debug(&forced)
-            .debug(&is_yaml)
+            .str("spec read 3")
+            .bytes(path.as_os_str().as_encoded_bytes())
+            .str(format(set_format))
+            .str(format(forced))
+            .str(if is_yaml { "yaml" } else { "json" })
             .digest(text.digest)
             .finish(),
     )
