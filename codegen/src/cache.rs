@@ -41,7 +41,7 @@ use std::sync::{Mutex, OnceLock};
 use crate::bytes;
 use crate::digest::{self, Digest, Hasher};
 use crate::emit::RenderCache;
-use crate::output::{FileStamp, JOURNAL, Known};
+use crate::output::{FileStamp, JOURNAL, Known, Recorded, put_stamp, take_stamp};
 
 /// A cache directory.
 pub struct Cache {
@@ -637,25 +637,6 @@ fn write_quietly(path: &Path, bytes: &[u8]) -> bool {
 /// Marks a run stamp's form, so that a change of it is a miss.
 const STAMP_MAGIC: &[u8] = b"toolgen run 3\n";
 
-fn put_file_stamp(out: &mut Vec<u8>, stamp: &FileStamp) {
-    let FileStamp {
-        len,
-        modified,
-        inode,
-    } = stamp;
-    bytes::put_u64(out, *len);
-    bytes::put_u128(out, *modified as u128);
-    bytes::put_u64(out, *inode);
-}
-
-fn take_file_stamp(r: &mut bytes::Reader<'_>) -> Option<FileStamp> {
-    Some(FileStamp {
-        len: r.u64()?,
-        modified: r.u128()? as i128,
-        inode: r.u64()?,
-    })
-}
-
 /// What a clean run read and wrote (see the module docs). Kept in a binary
 /// form of its own ([`RunStamp::to_bytes`]): as JSON it took longer to read
 /// and write (about 900 KB at 1,000 tools, 5 ms read and 2 ms written on
@@ -676,11 +657,9 @@ pub struct RunStamp {
     pub found: Vec<PathBuf>,
     /// Template directories -> digest of every file in them.
     pub templates: BTreeMap<PathBuf, Digest>,
-    /// Output files (relative) -> stamp and digest of the contents.
-    /// A hash map, as the run takes it ([`Known`]): thousands of entries are
-    /// read and recorded on every run, and ordering them cost more than the
-    /// rest of the stamp (the form lists them in no particular order).
-    pub outputs: digest::FastMap<String, (FileStamp, Digest)>,
+    /// Output files (relative) -> stamp and digest of the contents, as
+    /// the bytes read ([`Recorded`]).
+    pub outputs: Recorded,
     /// Output directories (relative, `""` the top) -> stamp: a file added
     /// beside the generated ones changes its directory's time.
     pub dirs: BTreeMap<String, FileStamp>,
@@ -721,14 +700,10 @@ impl RunStamp {
     /// Whether every output file still has its recorded stamp: thousands of
     /// `statx`, spread over the cores.
     fn outputs_held(&self, out: &Path) -> bool {
-        let outputs: Vec<(&String, &FileStamp)> = self
-            .outputs
-            .iter()
-            .map(|(rel, (stamp, _))| (rel, stamp))
-            .collect();
-        crate::par::map(outputs.len(), |i| {
-            let (rel, stamp) = outputs[i];
-            FileStamp::read(&out.join(rel)) == Some(*stamp)
+        crate::par::map(self.outputs.len(), |i| {
+            self.outputs
+                .entry(i)
+                .is_some_and(|(rel, stamp, _)| FileStamp::read(&out.join(rel)) == Some(stamp))
         })
         .into_iter()
         .all(|held| held)
@@ -737,20 +712,29 @@ impl RunStamp {
     /// The output files as this run left them, for [`crate::output::write_known`]
     /// (their paths moved, not copied: the stamp is done with once a run starts).
     pub fn into_known(self) -> Known {
-        Known(self.outputs)
+        Known::new(self.outputs)
     }
 
-    /// Records the output directory `out` as it is after writing `written`
-    /// (relative path -> digest of its contents, and its stamp when the run
-    /// found it unchanged by its stamp; else it is read here): each file's
-    /// stamp, and the directories. `false` when a file is not there (or has
-    /// no digest).
-    pub fn record_outputs<'a>(
+    /// Records the output directory `out` as it is after a run generated
+    /// `files` into it: each file's stamp and digest, and the directories'
+    /// stamps. A file held in `files` by its contents' digest; one the stream
+    /// took by the digest it took it with (`taken`, the file list's too) and
+    /// the stamp that vouched for it or, when none did, the file's stamp read
+    /// here; one it took as held as the last run recorded it (`known`).
+    /// `false` when a file is not there (or has no digest).
+    pub fn record_outputs(
         &mut self,
         out: &Path,
-        written: impl Iterator<Item = (std::borrow::Cow<'a, str>, Option<Digest>, Option<FileStamp>)>,
+        files: &crate::files::GeneratedFiles,
+        taken: &digest::FastMap<String, (Digest, Option<FileStamp>)>,
+        known: &Known,
     ) -> bool {
-        self.outputs.reserve(written.size_hint().0);
+        // In path order, as the record keeps them (both sets list theirs so;
+        // the file list goes in its place).
+        let mut paths = files.paths();
+        paths.push(crate::files::FILE_LIST);
+        paths.sort_unstable();
+        let mut outputs = Recorded::sized_like(known.recorded(), paths.len());
         let mut dirs = BTreeMap::new();
         // Relative paths of generated files are `/`-separated; `""` is the top.
         fn parent(rel: &str) -> &str {
@@ -759,12 +743,27 @@ impl RunStamp {
         // Files come directory by directory: one whose directory is the last
         // one's has nothing to add.
         let mut last_dir: Option<String> = None;
-        for (rel, digest, known) in written {
-            let stamp = known.or_else(|| FileStamp::read(&out.join(&*rel)));
-            let (Some(stamp), Some(digest)) = (stamp, digest) else {
-                return false;
+        for rel in paths {
+            // What the run made of the file last wins: held contents, then
+            // what the stream took, then what it took as held.
+            let (digest, stamp) = match files.get(rel) {
+                Some(contents) => (Some(Digest::of(contents)), None),
+                None => taken.get(rel).map_or((None, None), |(d, s)| (Some(*d), *s)),
             };
-            let dir = parent(&rel);
+            let held = known.held(rel).filter(|_| digest.is_none());
+            let added = if let Some(i) = held {
+                outputs.push_from(known.recorded(), i)
+            } else {
+                let stamp = stamp.or_else(|| FileStamp::read(&out.join(rel)));
+                let (Some(stamp), Some(digest)) = (stamp, digest) else {
+                    return false;
+                };
+                outputs.push(rel, stamp, digest)
+            };
+            if !added {
+                return false;
+            }
+            let dir = parent(rel);
             if last_dir.as_deref() != Some(dir) {
                 last_dir = Some(dir.to_owned());
                 let mut next = Some(dir);
@@ -779,8 +778,8 @@ impl RunStamp {
                     next = (!d.is_empty()).then(|| parent(d));
                 }
             }
-            self.outputs.insert(rel.into_owned(), (stamp, digest));
         }
+        self.outputs = outputs;
         self.dirs = dirs;
         true
     }
@@ -818,7 +817,7 @@ impl RunStamp {
             match read.stamp {
                 Some(s) => {
                     out.push(1);
-                    put_file_stamp(&mut out, &s);
+                    put_stamp(&mut out, &s);
                 }
                 None => out.push(0),
             }
@@ -828,16 +827,11 @@ impl RunStamp {
             bytes::put_str(&mut out, p.to_str()?);
             bytes::put_u128(&mut out, d.0);
         }
-        bytes::put_len(&mut out, outputs.len());
-        for (rel, (stamp, d)) in outputs {
-            bytes::put_str(&mut out, rel);
-            put_file_stamp(&mut out, stamp);
-            bytes::put_u128(&mut out, d.0);
-        }
+        outputs.put(&mut out);
         bytes::put_len(&mut out, dirs.len());
         for (rel, stamp) in dirs {
             bytes::put_str(&mut out, rel);
-            put_file_stamp(&mut out, stamp);
+            put_stamp(&mut out, stamp);
         }
         Some(out)
     }
@@ -869,7 +863,7 @@ impl RunStamp {
                 };
                 let stamp = match r.byte()? {
                     0 => None,
-                    1 => Some(take_file_stamp(&mut r)?),
+                    1 => Some(take_stamp(&mut r)?),
                     _ => return None,
                 };
                 Some((path, crate::load::ReadBefore { text, stamp }))
@@ -879,17 +873,10 @@ impl RunStamp {
         let templates = (0..n)
             .map(|_| Some((PathBuf::from(r.str()?), Digest(r.u128()?))))
             .collect::<Option<_>>()?;
-        let n = r.count()?;
-        // Sized once (a collected `Option` cannot tell its length ahead):
-        // thousands of entries, rehashed as they came, showed in profiles.
-        let mut outputs = digest::FastMap::with_capacity_and_hasher(n, Default::default());
-        for _ in 0..n {
-            let rel = r.str()?.to_owned();
-            outputs.insert(rel, (take_file_stamp(&mut r)?, Digest(r.u128()?)));
-        }
+        let outputs = Recorded::take(&mut r)?;
         let n = r.count()?;
         let dirs = (0..n)
-            .map(|_| Some((r.str()?.to_owned(), take_file_stamp(&mut r)?)))
+            .map(|_| Some((r.str()?.to_owned(), take_stamp(&mut r)?)))
             .collect::<Option<_>>()?;
         r.is_done().then_some(RunStamp {
             identity,
@@ -1162,7 +1149,7 @@ mod tests {
                 inputs: [(spec.clone(), read_before(digest, stamp))].into(),
                 found: vec![spec.clone()],
                 templates: BTreeMap::new(),
-                outputs: crate::digest::FastMap::default(),
+                outputs: Recorded::default(),
                 dirs: BTreeMap::new(),
                 tools: 0,
                 tool_sets: 0,
@@ -1216,10 +1203,11 @@ mod tests {
                 .into(),
             found: vec![PathBuf::from("/s/a.json"), PathBuf::from("/s/é.json")],
             templates: [(PathBuf::from("/t"), Digest(5))].into(),
-            outputs: [("rust/a.rs", 1), ("catalog/tools.json", 2)]
-                .map(|(p, n)| (p.to_owned(), (stamp(n), Digest(u128::MAX - n as u128))))
-                .into_iter()
-                .collect(),
+            outputs: Recorded::of(
+                [("rust/a.rs", 1), ("catalog/tools.json", 2)]
+                    .map(|(p, n)| (p.to_owned(), stamp(n), Digest(u128::MAX - n as u128))),
+            )
+            .unwrap_or_default(),
             dirs: [("".to_owned(), stamp(9)), ("rust".to_owned(), stamp(10))].into(),
             tools: 2,
             tool_sets: 1,

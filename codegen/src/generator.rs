@@ -587,20 +587,7 @@ impl Generator {
         };
         let recorded = match (&mut stamp, &done.files) {
             (Some(s), Some(files)) => {
-                use std::borrow::Cow;
-                let held = files
-                    .iter()
-                    .map(|(rel, c)| (Cow::Borrowed(rel), Some(Digest::of(c)), None));
-                // The stream's paths moved into the record, not copied.
-                let mut taken = stream.take_digests();
-                // The file list's, as the stream made it.
-                let list = taken.remove(output::FILE_LIST).map(|(d, _)| d);
-                let passed = files.passed().map(|rel| match taken.remove_entry(rel) {
-                    Some((rel, (digest, stamp))) => (Cow::Owned(rel), Some(digest), stamp),
-                    None => (Cow::Borrowed(rel), None, None),
-                });
-                let listed = std::iter::once((Cow::Borrowed(output::FILE_LIST), list, None));
-                s.record_outputs(out, held.chain(passed).chain(listed))
+                s.record_outputs(out, files, &stream.take_digests(), stream.known())
             }
             _ => false,
         };
@@ -686,7 +673,7 @@ impl Generator {
             inputs,
             found,
             templates,
-            outputs: crate::digest::FastMap::default(),
+            outputs: output::Recorded::default(),
             dirs: BTreeMap::new(),
             tools: loaded.project.tool_count(),
             tool_sets: loaded.project.tool_sets.len(),
