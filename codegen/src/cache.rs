@@ -743,6 +743,7 @@ impl RunStamp {
         // Files come directory by directory: one whose directory is the last
         // one's has nothing to add.
         let mut last_dir: Option<String> = None;
+        let mut cursor = 0;
         for rel in paths {
             // What the run made of the file last wins: held contents, then
             // what the stream took, then what it took as held.
@@ -750,7 +751,9 @@ impl RunStamp {
                 Some(contents) => (Some(Digest::of(contents)), None),
                 None => taken.get(rel).map_or((None, None), |(d, s)| (Some(*d), *s)),
             };
-            let held = known.held(rel).filter(|_| digest.is_none());
+            let held = known
+                .held_from(rel, &mut cursor)
+                .filter(|_| digest.is_none());
             let added = if let Some(i) = held {
                 outputs.push_from(known.recorded(), i)
             } else {

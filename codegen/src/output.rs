@@ -396,9 +396,17 @@ impl Known {
     }
 
     /// The index of `rel`'s entry when the stream took the file as held.
-    pub fn held(&self, rel: &str) -> Option<usize> {
-        let (i, _, _) = self.recorded.get(rel)?;
-        let held = self.held.get(i)?;
+    /// Asked in path order, from `*from` on (where the last answer left it,
+    /// `0` at first): the record is walked once, not searched per path.
+    pub fn held_from(&self, rel: &str, from: &mut usize) -> Option<usize> {
+        let r = &self.recorded;
+        while *from < r.len() && r.path_bytes(*from) < rel.as_bytes() {
+            *from += 1;
+        }
+        let i = *from;
+        let held = (i < r.len() && r.path_bytes(i) == rel.as_bytes())
+            .then(|| self.held.get(i))
+            .flatten()?;
         held.load(std::sync::atomic::Ordering::Relaxed).then_some(i)
     }
 
@@ -1288,8 +1296,9 @@ mod tests {
         out.add("b.json", "2\n");
         assert_eq!(out.passed().collect::<Vec<_>>(), ["a.json"]);
         // Taken as held: marked in the record, not among the digests.
-        assert_eq!(sink.known().held("a.json"), Some(0));
-        assert_eq!(sink.known().held("b.json"), None);
+        let mut from = 0;
+        assert_eq!(sink.known().held_from("a.json", &mut from), Some(0));
+        assert_eq!(sink.known().held_from("b.json", &mut from), None);
         assert!(!lock(&sink.digests).contains_key("a.json"));
         let report = sink.finish(&out, Prune::Owned)?;
         assert_eq!(report.written, vec!["b.json".to_owned()]);

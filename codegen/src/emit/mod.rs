@@ -292,27 +292,47 @@ impl Output<'_> {
     /// is often the same when a tool changed: kept in `cache` by the digest
     /// of the context's JSON form (with the templates' digest, the
     /// template's name and the path), and not rendered again while that is
-    /// the same.
+    /// the same. `by` is [`ContextJson::of`] `context`.
     pub fn render_by_context(
         &mut self,
-        cache: Option<&dyn RenderCache>,
+        by: Option<&ContextJson<'_>>,
         templates: &crate::templates::Templates,
         name: &str,
         path: String,
         context: &impl serde::Serialize,
     ) {
-        let key = cache.and_then(|cache| {
-            let json = serde_json::to_vec(context).ok()?;
+        let key = by.map(|by| {
             let key = crate::digest::Hasher::new()
                 .str("template file by context")
                 .digest(templates.digest())
                 .str(name)
                 .str(&path)
-                .bytes(&json)
+                .bytes(&by.json)
                 .finish();
-            Some((cache, key))
+            (by.cache, key)
         });
         self.render_kept(key, templates, name, path, || context);
+    }
+}
+
+/// A context's JSON form, which keys the files rendered from it by
+/// [`Output::render_by_context`]: made once for all of them (the docs'
+/// site context lists every tool, and four files are rendered from it).
+pub struct ContextJson<'a> {
+    cache: &'a dyn RenderCache,
+    json: Vec<u8>,
+}
+
+impl<'a> ContextJson<'a> {
+    /// `None` without a cache (nothing is kept) or a context that does not
+    /// serialize (it is rendered every time).
+    pub fn of(
+        cache: Option<&'a dyn RenderCache>,
+        context: &impl serde::Serialize,
+    ) -> Option<ContextJson<'a>> {
+        let cache = cache?;
+        let json = serde_json::to_vec(context).ok()?;
+        Some(ContextJson { cache, json })
     }
 }
 

@@ -454,13 +454,13 @@ impl super::TemplateEmitter for Docs {
                 );
             }
             let set_ctx = set_context(set);
-            let cache = cx.cache.map(|(c, _)| c);
+            let page = SetPage { set: &set_ctx };
             out.render_by_context(
-                cache,
+                super::ContextJson::of(cx.cache.map(|(c, _)| c), &page).as_ref(),
                 templates.for_set(set),
                 "docs/set.md.jinja",
                 format!("docs/src/{}/index.md", set.name),
-                &SetPage { set: &set_ctx },
+                &page,
             );
             sets.push(set_ctx);
         }
@@ -477,13 +477,14 @@ impl super::TemplateEmitter for Docs {
             by_tier: counts(all.clone().map(|t| t.tier.value.as_str())),
             by_safety: counts(all.map(safety_word)),
         };
+        let by = super::ContextJson::of(cx.cache.map(|(c, _)| c), &ctx);
         for (name, path) in [
             ("docs/index.md.jinja", "docs/src/index.md"),
             ("docs/SUMMARY.md.jinja", "docs/src/SUMMARY.md"),
             ("docs/book.toml.jinja", "docs/book.toml"),
             ("docs/toolgen.css.jinja", "docs/theme/toolgen.css"),
         ] {
-            out.render_by_context(cx.cache.map(|(c, _)| c), shared, name, path.into(), &ctx);
+            out.render_by_context(by.as_ref(), shared, name, path.into(), &ctx);
         }
     }
 }
