@@ -406,16 +406,29 @@ fn set_decls(mods: &[syn::Ident], shared: Option<&SharedModule>) -> TokenStream 
 /// its method of the trait, its entry of the table and its typed call
 /// function. [`set_module_text`] puts them between the set's own lines;
 /// prettyplease lays each out alone the same as inside the whole file, so
-/// the text is byte for byte what formatting the whole module gives.
+/// the text is byte for byte what formatting the whole module gives. The
+/// fourth part is its arm of `dispatch`'s `match` (one of thousands in a
+/// large set: formatting them as one tree took more memory than anything
+/// else at the end of a run).
+///
+/// Held as one text, the cache's form itself when taken from it (a header of
+/// the parts' lengths, then the parts): a part is a range of it, so taking
+/// 1,000 tools' fragments back copies nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fragments {
-    pub method: String,
-    pub entry: String,
-    pub call: String,
-    /// Its arm of `dispatch`'s `match` (one of thousands in a large set:
-    /// formatting them as one tree took more memory than anything else at
-    /// the end of a run).
-    pub arm: String,
+    text: String,
+    /// Where the parts start and end in `text`: part `k` is
+    /// `bounds[k]..bounds[k + 1]`.
+    bounds: [usize; 5],
+}
+
+/// The parts of [`Fragments`], in the order the module lists them.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    Method = 0,
+    Entry = 1,
+    Call = 2,
+    Arm = 3,
 }
 
 impl Fragments {
@@ -445,54 +458,68 @@ impl Fragments {
             .to_owned();
         (in_trait.starts_with(&format!("pub trait {trait_name}: Send + Sync {{\n"))
             && in_static.starts_with("pub static TOOLS: &[ToolInfo] = &[\n"))
-        .then(|| Fragments {
-            method: between(&in_trait),
-            entry: between(&in_static),
-            call: format(typed_call_fn(tool, &m, &trait_name)),
-            arm,
+        .then(|| {
+            Fragments::of([
+                &between(&in_trait),
+                &between(&in_static),
+                &format(typed_call_fn(tool, &m, &trait_name)),
+                &arm,
+            ])
         })
     }
 
-    /// The three parts in one text (for the cache): each part's length,
-    /// then the parts.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let parts = [&self.method, &self.entry, &self.call, &self.arm];
-        let mut out = parts
-            .iter()
-            .map(|p| p.len().to_string())
-            .collect::<Vec<_>>()
-            .join(" ");
-        out.push('\n');
-        for p in parts {
-            out.push_str(p);
+    /// The method, the entry, the typed call and the arm, in the cache's
+    /// form ([`Fragments::to_bytes`]).
+    pub fn of(parts: [&str; 4]) -> Fragments {
+        let header = parts.map(|p| p.len().to_string()).join(" ") + "\n";
+        let mut text =
+            String::with_capacity(header.len() + parts.map(str::len).iter().sum::<usize>());
+        text.push_str(&header);
+        let mut bounds = [text.len(); 5];
+        for (k, p) in parts.iter().enumerate() {
+            text.push_str(p);
+            bounds[k + 1] = text.len();
         }
-        out.into_bytes()
+        Fragments { text, bounds }
+    }
+
+    /// The parts in one text (for the cache): each part's length, then the
+    /// parts.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.text.clone().into_bytes()
     }
 
     /// What [`Fragments::to_bytes`] wrote; `None` for anything else.
-    pub fn from_bytes(bytes: &[u8]) -> Option<Fragments> {
-        let text = std::str::from_utf8(bytes).ok()?;
-        let (lengths, mut rest) = text.split_once('\n')?;
-        let mut parts = Vec::with_capacity(4);
-        for l in lengths.split(' ') {
-            let (part, after) = rest.split_at_checked(l.parse().ok()?)?;
-            parts.push(part.to_owned());
-            rest = after;
+    pub fn from_bytes(bytes: Vec<u8>) -> Option<Fragments> {
+        let text = String::from_utf8(bytes).ok()?;
+        let (lengths, _) = text.split_once('\n')?;
+        let mut bounds = [lengths.len() + 1; 5];
+        let mut lengths = lengths.split(' ');
+        for k in 0..4 {
+            let len: usize = lengths.next()?.parse().ok()?;
+            bounds[k + 1] = bounds[k].checked_add(len)?;
+            text.get(bounds[k]..bounds[k + 1])?;
         }
-        let [method, entry, call, arm]: [String; 4] = parts.try_into().ok()?;
-        rest.is_empty().then_some(Fragments {
-            method,
-            entry,
-            call,
-            arm,
-        })
+        (lengths.next().is_none() && bounds[4] == text.len()).then_some(Fragments { text, bounds })
+    }
+
+    fn part(&self, part: Part) -> &str {
+        let k = part as usize;
+        self.text
+            .get(self.bounds[k]..self.bounds[k + 1])
+            .unwrap_or_default()
+    }
+
+    /// The parts' length together.
+    fn len(&self) -> usize {
+        self.bounds[4] - self.bounds[0]
     }
 }
 
-/// Appends one part of every fragment to `out`, dropping it.
-fn put(out: &mut String, fragments: &mut [Fragments], part: fn(&mut Fragments) -> &mut String) {
+/// Appends one part of every fragment to `out`.
+fn put(out: &mut String, fragments: &[Fragments], part: Part) {
     for f in fragments {
-        out.push_str(&std::mem::take(part(f)));
+        out.push_str(f.part(part));
     }
 }
 
@@ -539,7 +566,7 @@ pub fn set_module_text(
 /// line prettyplease would break).
 fn spliced(
     inputs: &SetInputs<'_>,
-    mut fragments: Vec<Fragments>,
+    fragments: Vec<Fragments>,
     cache: Option<&dyn super::super::RenderCache>,
 ) -> Option<String> {
     let set = inputs.set;
@@ -563,25 +590,22 @@ fn spliced(
     let tail = set_module_tail(inputs, &name, &mods, cache);
     // Sized once: the module of thousands of tools is megabytes, and a
     // string that doubles as it grows holds up to twice that.
-    let parts: usize = fragments
-        .iter()
-        .map(|f| f.method.len() + f.entry.len() + f.call.len() + f.arm.len())
-        .sum();
+    let parts: usize = fragments.iter().map(Fragments::len).sum();
     out.reserve(parts + trait_open.len() + table_open.len() + opened.len() + tail.len() + 4096);
     out.push_str(trait_open);
     out.push_str(&format!("pub trait {name}: Send + Sync {{\n"));
-    put(&mut out, &mut fragments, |f| &mut f.method);
+    put(&mut out, &fragments, Part::Method);
     out.push_str("}\n");
     out.push_str(table_open);
     out.push_str("pub static TOOLS: &[ToolInfo] = &[\n");
-    put(&mut out, &mut fragments, |f| &mut f.entry);
+    put(&mut out, &fragments, Part::Entry);
     out.push_str("];\n");
-    put(&mut out, &mut fragments, |f| &mut f.call);
+    put(&mut out, &fragments, Part::Call);
     // Item by item: each is laid out alone (as the fragments are), and the
     // syntax of one big item (a `match` of every tool) is dropped before
     // the next is built.
     out.push_str(&opened[..at]);
-    put(&mut out, &mut fragments, |f| &mut f.arm);
+    put(&mut out, &fragments, Part::Arm);
     out.push_str(&opened[at..]);
     out.push_str(&tail);
     Some(out)
@@ -927,10 +951,26 @@ mod tests {
                 .iter()
                 .zip(&modules)
                 .filter_map(|(t, m)| Fragments::new(&set, t, m))
-                .filter_map(|f| Fragments::from_bytes(&f.to_bytes()))
+                .filter_map(|f| Fragments::from_bytes(f.to_bytes()))
                 .collect();
             if spliced {
                 assert_eq!(from_cache, fragments_again(&set, &modules));
+                let odd: [&[u8]; 7] = [
+                    b"",
+                    b"1 1 1\nabc",
+                    b"1 1 1 1\nabcde",
+                    b"1 1 1 1\nabc",
+                    b"1 1 1 1 0\nabcd",
+                    b"1 1 1 x\nabcd",
+                    "1 1 1 1\n\u{e9}cd".as_bytes(),
+                ];
+                for bytes in odd {
+                    assert_eq!(Fragments::from_bytes(bytes.to_vec()), None, "{bytes:?}");
+                }
+                let all = [Part::Method, Part::Entry, Part::Call, Part::Arm];
+                let parts = Fragments::from_bytes(b"1 2 0 1\nabcd".to_vec())
+                    .map(|f| all.map(|p| f.part(p).to_owned()));
+                assert_eq!(parts, Some(["a", "bc", "", "d"].map(str::to_owned)));
                 // With a cache: the same text when the head and the tail
                 // are made and kept, and when they are taken back.
                 let cache = crate::digest::MemoryCache::default();

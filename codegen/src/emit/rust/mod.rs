@@ -170,7 +170,7 @@ fn tool_files(
     // one per tool, and this emitter has the most of them.
     let mut files: Vec<Option<ToolFile>> = crate::par::map(n, |i| {
         let key = &keys[i];
-        let fragments = Some(items::Fragments::from_bytes(&cached(key.map(|k| k.1))?)?);
+        let fragments = Some(items::Fragments::from_bytes(cached(key.map(|k| k.1))?)?);
         // Unread when the sink holds it already.
         let mut file = out.sibling();
         let piece = cache.zip(key.map(|k| k.0));

@@ -29,12 +29,12 @@ pub(super) fn fragments(
         return None;
     }
     let id = Literal::string(&tool.id.value).to_string();
-    Some(Fragments {
-        method: method(tool, module)?,
-        entry: entry(set, tool, module)?,
-        call: call(tool, module, trait_name, &id)?,
-        arm: arm(module, &id)?,
-    })
+    Some(Fragments::of([
+        &method(tool, module)?,
+        &entry(set, tool, module)?,
+        &call(tool, module, trait_name, &id)?,
+        &arm(module, &id)?,
+    ]))
 }
 
 /// `text` as `///` lines at `indent`, as `items::doc` makes its attributes
