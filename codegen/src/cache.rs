@@ -854,7 +854,7 @@ impl RunStamp {
         let n = r.count()?;
         let inputs = (0..n)
             .map(|_| {
-                let (path, digest) = (PathBuf::from(r.str()?), Digest(r.u128()?));
+                let (path, digest) = (std::ffi::OsString::from(r.str()?), Digest(r.u128()?));
                 let flags = r.byte()?;
                 if flags > 3 {
                     return None;
@@ -1149,7 +1149,9 @@ mod tests {
             let mut run = RunStamp {
                 identity: Digest(0),
                 config: Digest(0),
-                inputs: [(spec.clone(), read_before(digest, stamp))].into(),
+                inputs: [(spec.clone().into_os_string(), read_before(digest, stamp))]
+                    .into_iter()
+                    .collect(),
                 found: vec![spec.clone()],
                 templates: BTreeMap::new(),
                 outputs: Recorded::default(),
@@ -1158,7 +1160,7 @@ mod tests {
                 tool_sets: 0,
             };
             let held = run.holds(&out, std::slice::from_ref(&spec));
-            (held, run.inputs.get(&spec).and_then(|r| r.stamp))
+            (held, run.inputs.get(spec.as_os_str()).and_then(|r| r.stamp))
         };
         let holds = |digest, stamp| checked(digest, stamp).0;
         let right = Digest::of(b"{}");
@@ -1201,9 +1203,10 @@ mod tests {
                     let mut read = read_before(Digest(d << 100), s);
                     read.text.may_ref = d == 2;
                     read.text.blank = d == 1;
-                    (PathBuf::from(p), read)
+                    (p.into(), read)
                 })
-                .into(),
+                .into_iter()
+                .collect(),
             found: vec![PathBuf::from("/s/a.json"), PathBuf::from("/s/é.json")],
             templates: [(PathBuf::from("/t"), Digest(5))].into(),
             outputs: Recorded::of(

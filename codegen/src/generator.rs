@@ -641,7 +641,7 @@ impl Generator {
                 let text = (loaded.texts.get(&id).copied())
                     .unwrap_or_else(|| crate::memo::TextFacts::of(f.text()));
                 (
-                    f.path.clone(),
+                    f.path.clone().into_os_string(),
                     load::ReadBefore {
                         text,
                         stamp: f.stamp,
@@ -649,11 +649,8 @@ impl Generator {
                 )
             })
             .collect();
-        // By the paths' bytes (both lists come from the one discovery):
-        // `Path`'s order compares component by component, 1% of a run.
-        let read: crate::digest::FastSet<&std::ffi::OsStr> =
-            inputs.keys().map(|p| p.as_os_str()).collect();
-        if !found.iter().all(|f| read.contains(f.as_os_str())) {
+        // By the paths' bytes (both lists come from the one discovery).
+        if !found.iter().all(|f| inputs.contains_key(f.as_os_str())) {
             return None;
         }
         let templates = loaded
