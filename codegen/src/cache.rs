@@ -634,8 +634,9 @@ fn write_quietly(path: &Path, bytes: &[u8]) -> bool {
     done.is_ok()
 }
 
-/// Marks a run stamp's form, so that a change of it is a miss.
-const STAMP_MAGIC: &[u8] = b"toolgen run 3\n";
+/// Marks a run stamp's form, so that a change of it is a miss (4: the
+/// output files sorted by path, as [`Recorded`] reads them).
+const STAMP_MAGIC: &[u8] = b"toolgen run 4\n";
 
 /// What a clean run read and wrote (see the module docs). Kept in a binary
 /// form of its own ([`RunStamp::to_bytes`]): as JSON it took longer to read

@@ -270,13 +270,15 @@ impl Recorded {
     }
 
     /// Adds an entry after the others; `false` (and nothing added) unless
-    /// `rel` sorts after the last one's path.
+    /// `rel` sorts after the last one's path (or past 4 GiB of entries).
     pub fn push(&mut self, rel: &str, stamp: FileStamp, digest: Digest) -> bool {
+        let Ok(at) = u32::try_from(self.bytes.len()) else {
+            return false;
+        };
         if !self.follows(rel.as_bytes()) {
             return false;
         }
-        self.at
-            .push(u32::try_from(self.bytes.len()).unwrap_or(u32::MAX));
+        self.at.push(at);
         bytes::put_str(&mut self.bytes, rel);
         put_stamp(&mut self.bytes, &stamp);
         bytes::put_u128(&mut self.bytes, digest.0);
@@ -285,14 +287,13 @@ impl Recorded {
 
     /// Adds `other`'s `i`th entry as it is, as [`Recorded::push`] would.
     pub fn push_from(&mut self, other: &Recorded, i: usize) -> bool {
-        let Some(entry) = other.entry_bytes(i) else {
+        let (Some(entry), Ok(at)) = (other.entry_bytes(i), u32::try_from(self.bytes.len())) else {
             return false;
         };
         if !self.follows(other.path_bytes(i)) {
             return false;
         }
-        self.at
-            .push(u32::try_from(self.bytes.len()).unwrap_or(u32::MAX));
+        self.at.push(at);
         self.bytes.extend_from_slice(entry);
         true
     }
@@ -771,7 +772,7 @@ impl Streamed {
     }
 
     /// The last run's files, marked where the stream took them as held
-    /// ([`Known::held`]): recorded again as they were.
+    /// ([`Known::held_from`]): recorded again as they were.
     pub fn known(&self) -> &Known {
         &self.known
     }
