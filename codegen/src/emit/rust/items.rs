@@ -424,7 +424,7 @@ pub struct Fragments {
 
 /// The parts of [`Fragments`], in the order the module lists them.
 #[derive(Clone, Copy, Debug)]
-enum Part {
+enum Section {
     Method = 0,
     Entry = 1,
     Call = 2,
@@ -503,7 +503,7 @@ impl Fragments {
         (lengths.next().is_none() && bounds[4] == text.len()).then_some(Fragments { text, bounds })
     }
 
-    fn part(&self, part: Part) -> &str {
+    fn part(&self, part: Section) -> &str {
         let k = part as usize;
         self.text
             .get(self.bounds[k]..self.bounds[k + 1])
@@ -517,7 +517,7 @@ impl Fragments {
 }
 
 /// Appends one part of every fragment to `out`.
-fn put(out: &mut String, fragments: &[Fragments], part: Part) {
+fn put(out: &mut String, fragments: &[Fragments], part: Section) {
     for f in fragments {
         out.push_str(f.part(part));
     }
@@ -594,18 +594,18 @@ fn spliced(
     out.reserve(parts + trait_open.len() + table_open.len() + opened.len() + tail.len() + 4096);
     out.push_str(trait_open);
     out.push_str(&format!("pub trait {name}: Send + Sync {{\n"));
-    put(&mut out, &fragments, Part::Method);
+    put(&mut out, &fragments, Section::Method);
     out.push_str("}\n");
     out.push_str(table_open);
     out.push_str("pub static TOOLS: &[ToolInfo] = &[\n");
-    put(&mut out, &fragments, Part::Entry);
+    put(&mut out, &fragments, Section::Entry);
     out.push_str("];\n");
-    put(&mut out, &fragments, Part::Call);
+    put(&mut out, &fragments, Section::Call);
     // Item by item: each is laid out alone (as the fragments are), and the
     // syntax of one big item (a `match` of every tool) is dropped before
     // the next is built.
     out.push_str(&opened[..at]);
-    put(&mut out, &fragments, Part::Arm);
+    put(&mut out, &fragments, Section::Arm);
     out.push_str(&opened[at..]);
     out.push_str(&tail);
     Some(out)
@@ -613,8 +613,7 @@ fn spliced(
 
 /// The set module's head (its doc, imports and module declarations), from
 /// the cache when it has it: else a line per tool is built, parsed and laid
-/// out again on every run (milliseconds for 1,000 tools, on the way to the
-/// module that everything else of the run waits for).
+/// out again on every run.
 fn set_module_head(
     inputs: &SetInputs<'_>,
     mods: &[syn::Ident],
@@ -967,7 +966,7 @@ mod tests {
                 for bytes in odd {
                     assert_eq!(Fragments::from_bytes(bytes.to_vec()), None, "{bytes:?}");
                 }
-                let all = [Part::Method, Part::Entry, Part::Call, Part::Arm];
+                let all = [Section::Method, Section::Entry, Section::Call, Section::Arm];
                 let parts = Fragments::from_bytes(b"1 2 0 1\nabcd".to_vec())
                     .map(|f| all.map(|p| f.part(p).to_owned()));
                 assert_eq!(parts, Some(["a", "bc", "", "d"].map(str::to_owned)));
