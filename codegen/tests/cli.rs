@@ -1115,6 +1115,26 @@ fn the_cache_skips_unchanged_runs_and_never_serves_stale_output() {
     write(&out.join("rust/src/mcp/tool_0001.rs"), "// edited\n");
     assert!(run(&[]).contains("wrote 1 file"));
     assert_eq!(snapshot(&out), second);
+    // The files a run found held are recorded as the last run recorded
+    // them: the run after it is skipped.
+    assert!(
+        run(&[]).contains("nothing changed since the last run"),
+        "recorded again as held"
+    );
+    // A spec changed and another tool's file edited by hand before the same
+    // run: the one rendered, the other put back, and the record holds both.
+    write(&out.join("rust/src/mcp/tool_0003.rs"), "// edited\n");
+    mcp_specs(&specs, 1, "v3");
+    run(&[]);
+    let changed = snapshot(&out);
+    let tools = String::from_utf8_lossy(&changed["catalog/mcp/tools.json"]).into_owned();
+    assert!(tools.contains("Tool 0, v3."), "{tools}");
+    let put_back = "rust/src/mcp/tool_0003.rs";
+    assert_eq!(changed.get(put_back), second.get(put_back));
+    assert!(run(&[]).contains("nothing changed since the last run"));
+    mcp_specs(&specs, 1, "v2");
+    run(&[]);
+    assert_eq!(snapshot(&out), second);
     // Damaged cache entries are ignored: the output is what rendering gives.
     let mut damaged = 0;
     let mut stack = vec![cache.join("pieces")];
