@@ -119,6 +119,15 @@ impl<'a> Reader<'a> {
         let n = self.count()?;
         std::str::from_utf8(self.bytes(n)?).ok()
     }
+
+    /// A string's bytes, taken as [`Reader::str`] takes it (`None` unless
+    /// UTF-8), for a reader that only checks them: ASCII, as nearly all are,
+    /// is looked at word by word, without the full validation a `&str` needs.
+    pub fn str_bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.count()?;
+        let bytes = self.bytes(n)?;
+        (bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()).then_some(bytes)
+    }
 }
 
 #[cfg(test)]
@@ -174,6 +183,21 @@ mod tests {
             let mut r = Reader::new(&out[..cut]);
             let whole = (|| Some((r.u32()?, r.u64()?, r.u128()?, r.str()?, r.byte()?)))();
             assert!(whole.is_none(), "{cut}");
+        }
+        // A string's bytes taken only to check them: as `str` takes them.
+        for text in [
+            &b"plain"[..],
+            "h\u{e9}llo".as_bytes(),
+            b"\xff",
+            b"a\xc3",
+            b"",
+        ] {
+            let mut form = Vec::new();
+            put_len(&mut form, text.len());
+            form.extend_from_slice(text);
+            let (mut a, mut b) = (Reader::new(&form), Reader::new(&form));
+            assert_eq!(a.str().map(str::as_bytes), b.str_bytes(), "{text:?}");
+            assert_eq!(a.rest(), b.rest());
         }
         // A count larger than the bytes left is refused before anything is made.
         let mut big = Vec::new();

@@ -601,16 +601,6 @@ fn decode_value(bytes: &[u8]) -> Option<Value> {
     input.r.is_done().then_some(value)
 }
 
-/// Takes a string's bytes as [`Reader::str`] does, `None` unless they are
-/// UTF-8: looked at word by word when they are ASCII, as nearly all of a
-/// kept tool's strings are (a thousand tools' checks called the full
-/// validation for every short string).
-fn check_str<'a>(r: &mut Reader<'a>) -> Option<&'a [u8]> {
-    let n = r.count()?;
-    let bytes = r.bytes(n)?;
-    (bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()).then_some(bytes)
-}
-
 /// Takes the bytes of one value, `None` unless [`Value::take`] would take
 /// them as they are (the same checks, nothing built). With `top` (the
 /// bytes, from the value's start), where the value's `$defs` member lies in
@@ -628,7 +618,7 @@ fn check_value(
             Number::from_f64(f64::take(input)?)?;
         }
         STRING => {
-            check_str(&mut input.r)?;
+            input.r.str_bytes()?;
         }
         tag @ (ARRAY | OBJECT) => {
             input.depth += 1;
@@ -638,7 +628,7 @@ fn check_value(
             let n = input.r.count()?;
             let mut defs = None;
             for _ in 0..n {
-                let at_defs = tag == OBJECT && check_str(&mut input.r)? == b"$defs";
+                let at_defs = tag == OBJECT && input.r.str_bytes()? == b"$defs";
                 let from = input.r.rest().len();
                 check_value(input, None)?;
                 if let Some(start) = top.filter(|_| at_defs) {
