@@ -52,8 +52,6 @@ pub struct Cache {
     /// The pack of the pieces this run renders, written as they come (so
     /// they are not held in memory) and put into place by [`Cache::flush`].
     fresh: Mutex<Option<PackWriter>>,
-    /// Pieces this run took from the packs: what a merge keeps.
-    used: Mutex<digest::FastSet<Digest>>,
 }
 
 /// More packs than this are merged into one, so a run reads few files.
@@ -108,7 +106,6 @@ impl Cache {
             identity,
             pieces: OnceLock::new(),
             fresh: Mutex::new(None),
-            used: Mutex::new(digest::FastSet::default()),
         }
     }
 
@@ -178,7 +175,7 @@ impl Cache {
             .skip(usize::from(!all))
             .map(|(_, p)| p)
             .collect();
-        let used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        let used = self.pieces.get().map(Packs::used).unwrap_or_default();
         let on_disk = read_packs(&packs);
         let mut keys: Vec<Digest> = on_disk.entries().map(|(key, _)| key).collect();
         keys.sort_unstable();
@@ -191,7 +188,7 @@ impl Cache {
             return;
         };
         for k in keys {
-            if let Some(body) = on_disk.get(k) {
+            if let Some(body) = on_disk.get_key(k) {
                 merged.add(k, &body);
             }
         }
@@ -202,20 +199,18 @@ impl Cache {
         }
     }
 
-    /// What `take` finds of piece `key` in the packs (read at the first
-    /// lookup), the piece marked used (a merge keeps it) when found.
-    fn look_up<T>(&self, key: Digest, take: impl FnOnce(&Packs, Digest) -> Option<T>) -> Option<T> {
-        let full = self.full_key(key);
-        let found = take(self.pieces.get_or_init(|| self.read_packs()), full)?;
-        self.used
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(full);
+    /// What `take` finds of piece `key` where the packs (read at the first
+    /// lookup) have it, the piece marked used (a merge keeps it) when found.
+    fn look_up<T>(&self, key: Digest, take: impl FnOnce(&Packs, Place) -> Option<T>) -> Option<T> {
+        let packs = self.pieces.get_or_init(|| self.read_packs());
+        let (pack, at) = packs.locate(self.full_key(key))?;
+        let found = take(packs, packs.packs.get(pack)?.place(pack, at)?)?;
+        packs.mark_used(pack, at);
         Some(found)
     }
 
     fn full_key(&self, key: Digest) -> Digest {
-        Hasher::new().digest(self.identity).digest(key).finish()
+        Digest::pair(self.identity, key)
     }
 
     /// The stamp of the last clean run of configuration `config` (which
@@ -261,15 +256,15 @@ impl RenderCache for Cache {
     /// The digest the pack's index gives for the body (the index is checked
     /// whole when it is read); the body itself is not read.
     fn body_digest(&self, key: Digest) -> Option<Digest> {
-        self.look_up(key, Packs::digest)
+        self.look_up(key, |_, place| Some(place.digest))
     }
 
     fn body_len(&self, key: Digest) -> Option<usize> {
-        self.look_up(key, |packs, key| packs.place(key).map(|p| p.len))
+        self.look_up(key, |_, place| Some(place.len))
     }
 
     fn get_into(&self, key: Digest, out: &mut [u8]) -> bool {
-        self.look_up(key, |packs, key| packs.get_into(key, out).then_some(()))
+        self.look_up(key, |packs, place| packs.get_into(place, out).then_some(()))
             .is_some()
     }
 
@@ -381,13 +376,16 @@ impl PackWriter {
 
 /// The index of every pack of `paths` whose footer and index are whole.
 fn read_packs(paths: &[PathBuf]) -> Packs {
-    let packs = paths
+    let mut packs: Vec<PackIndex> = paths
         .iter()
         .filter_map(|pack| {
             let file = std::fs::File::open(pack).ok()?;
             read_index(file)
         })
         .collect();
+    // The largest first: after a merge it holds nearly every piece, and a
+    // key is looked for in the packs in turn.
+    packs.sort_by_key(|p| std::cmp::Reverse(p.len()));
     Packs { packs }
 }
 
@@ -407,6 +405,9 @@ struct Packs {
 struct PackIndex {
     file: std::fs::File,
     entries: Vec<u8>,
+    /// Per entry: whether this run took the piece (what a merge keeps);
+    /// marked without a lock by the threads that look pieces up.
+    used: Vec<std::sync::atomic::AtomicBool>,
 }
 
 /// Where a piece is: its pack, place and length, and the digest of its body.
@@ -419,38 +420,52 @@ struct Place {
 }
 
 impl Packs {
-    /// The body of piece `key`, if its pack holds it and it is undamaged.
-    fn get(&self, key: Digest) -> Option<Vec<u8>> {
-        let place = self.place(key)?;
+    /// The body of the piece at `place`, if it is undamaged.
+    fn get(&self, place: Place) -> Option<Vec<u8>> {
         let body = read_at(&self.packs.get(place.pack)?.file, place.offset, place.len)?;
         (Digest::of(&body) == place.digest).then_some(body)
     }
 
     /// [`Packs::get`] into `out`, which must be of the body's length.
-    fn get_into(&self, key: Digest, out: &mut [u8]) -> bool {
-        let Some(place) = self.place(key).filter(|p| p.len == out.len()) else {
-            return false;
-        };
-        let Some(pack) = self.packs.get(place.pack) else {
+    fn get_into(&self, place: Place, out: &mut [u8]) -> bool {
+        let Some(pack) = self
+            .packs
+            .get(place.pack)
+            .filter(|_| place.len == out.len())
+        else {
             return false;
         };
         read_into(&pack.file, place.offset, out) && Digest::of(out) == place.digest
     }
 
-    /// The digest of piece `key`'s body, as the index gives it.
-    fn digest(&self, key: Digest) -> Option<Digest> {
-        self.place(key).map(|place| place.digest)
+    /// The first pack that holds `key`, and its entry there.
+    fn locate(&self, key: Digest) -> Option<(usize, usize)> {
+        (self.packs.iter().enumerate()).find_map(|(n, pack)| Some((n, pack.find(key)?)))
     }
 
-    /// Where the first pack that holds `key` has it.
-    fn place(&self, key: Digest) -> Option<Place> {
-        self.packs.iter().enumerate().find_map(|(n, pack)| {
-            let at = pack.find(key)?;
-            Some(Place {
-                pack: n,
-                ..pack.entry(at)?.1
+    /// The piece of `key`, if a pack holds it (for a merge: nothing marked).
+    fn get_key(&self, key: Digest) -> Option<Vec<u8>> {
+        let (pack, at) = self.locate(key)?;
+        self.get(self.packs.get(pack)?.place(pack, at)?)
+    }
+
+    fn mark_used(&self, pack: usize, at: usize) {
+        if let Some(used) = self.packs.get(pack).and_then(|p| p.used.get(at)) {
+            used.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// The keys of the pieces this run took.
+    fn used(&self) -> digest::FastSet<Digest> {
+        let taken = |p: &PackIndex, i: usize| p.used[i].load(std::sync::atomic::Ordering::Relaxed);
+        (self.packs.iter())
+            .flat_map(|p| {
+                (0..p.len())
+                    .filter(move |&i| taken(p, i))
+                    .map(move |i| p.key(i))
             })
-        })
+            .flatten()
+            .collect()
     }
 
     /// Every entry of every pack (a key held by two packs comes twice).
@@ -488,6 +503,14 @@ impl PackIndex {
         ))
     }
 
+    /// The `i`th entry's place, as pack `pack`.
+    fn place(&self, pack: usize, i: usize) -> Option<Place> {
+        Some(Place {
+            pack,
+            ..self.entry(i)?.1
+        })
+    }
+
     /// The `i`th entry's key alone.
     fn key(&self, i: usize) -> Option<Digest> {
         let at = i.checked_mul(ENTRY_LEN)?;
@@ -495,11 +518,27 @@ impl PackIndex {
         Some(Digest(u128::from_le_bytes(bytes.try_into().ok()?)))
     }
 
-    /// The entry of `key`, by bisection (the index was checked sorted).
+    /// The entry of `key` (the index was checked sorted). Keys are digests,
+    /// spread evenly: the first steps guess where `key` lies between the
+    /// keys at the ends of the range (a few steps, not a bisection's
+    /// fourteen among ten thousand entries); bisection after them, so that
+    /// any index, however its keys lie, takes at most a bisection's steps more.
     fn find(&self, key: Digest) -> Option<usize> {
         let (mut low, mut high) = (0, self.len());
+        let mut guesses = 0;
         while low < high {
-            let mid = low + (high - low) / 2;
+            let mid = if guesses < 4 && high - low > 8 {
+                guesses += 1;
+                let (first, last) = (self.key(low)?.0, self.key(high - 1)?.0);
+                if key.0 < first || key.0 > last {
+                    return None;
+                }
+                // The share of the range's span below `key`.
+                let share = (key.0 - first) as f64 / (last - first).max(1) as f64;
+                low + ((share * (high - 1 - low) as f64) as usize).min(high - 1 - low)
+            } else {
+                low + (high - low) / 2
+            };
             match self.key(mid)?.cmp(&key) {
                 std::cmp::Ordering::Less => low = mid + 1,
                 std::cmp::Ordering::Greater => high = mid,
@@ -531,7 +570,14 @@ fn read_index(file: std::fs::File) -> Option<PackIndex> {
     if Digest::of(&entries) != digest || entries.len() % ENTRY_LEN != 0 {
         return None;
     }
-    let index = PackIndex { file, entries };
+    let used = (0..entries.len() / ENTRY_LEN)
+        .map(|_| Default::default())
+        .collect();
+    let index = PackIndex {
+        file,
+        entries,
+        used,
+    };
     let mut last = None;
     for i in 0..index.len() {
         let (key, place) = index.entry(i)?;
@@ -701,10 +747,9 @@ impl RunStamp {
     /// Whether every output file still has its recorded stamp: thousands of
     /// `statx`, spread over the cores.
     fn outputs_held(&self, out: &Path) -> bool {
+        let stamps = crate::source::Stamps::new(out);
         crate::par::map(self.outputs.len(), |i| {
-            self.outputs
-                .entry(i)
-                .is_some_and(|(rel, stamp, _)| FileStamp::read(&out.join(rel)) == Some(stamp))
+            (self.outputs.entry(i)).is_some_and(|(rel, stamp, _)| stamps.read(rel) == Some(stamp))
         })
         .into_iter()
         .all(|held| held)
@@ -748,8 +793,8 @@ impl RunStamp {
         for rel in paths {
             // What the run made of the file last wins: held contents, then
             // what the stream took, then what it took as held.
-            let (digest, stamp) = match files.get(rel) {
-                Some(contents) => (Some(Digest::of(contents)), None),
+            let (digest, stamp) = match files.digest(rel) {
+                Some(digest) => (Some(digest), None),
                 None => taken.get(rel).map_or((None, None), |(d, s)| (Some(*d), *s)),
             };
             let held = known
@@ -1016,6 +1061,79 @@ mod tests {
         let merged = Cache::open(&dir);
         assert!(!merged.packs().contains(&largest[0]));
         assert!((0..runs).all(|run| merged.get(key(run)).is_some()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An index of `keys` (sorted here), every piece at the same place.
+    fn index_of(mut keys: Vec<u128>) -> PackIndex {
+        keys.sort_unstable();
+        let mut entries = Vec::new();
+        for k in &keys {
+            entries.extend_from_slice(&k.to_le_bytes());
+            entries.extend_from_slice(&(PACK_MAGIC.len() as u64).to_le_bytes());
+            entries.extend_from_slice(&0u64.to_le_bytes());
+            entries.extend_from_slice(&0u128.to_le_bytes());
+        }
+        let used = keys.iter().map(|_| Default::default()).collect();
+        let file = std::fs::File::open(std::env::current_exe().unwrap_or_default());
+        PackIndex {
+            file: file.unwrap_or_else(|e| panic!("opening a file: {e}")),
+            entries,
+            used,
+        }
+    }
+
+    /// Guessing where a key lies finds every key and no other, whether the
+    /// keys are spread evenly (digests) or bunched, few or many.
+    #[test]
+    fn an_index_finds_each_key_however_the_keys_lie() {
+        let even: Vec<u128> = (0..5000u32)
+            .map(|i| Digest::of(&i.to_le_bytes()).0)
+            .collect();
+        let bunched: Vec<u128> = (0..3000u128)
+            .map(|i| if i % 3 == 0 { u128::MAX - i } else { i * i })
+            .collect();
+        let few = vec![5, 9, u128::MAX];
+        for keys in [even, bunched, few, vec![], vec![0]] {
+            let index = index_of(keys.clone());
+            for k in &keys {
+                let at = index.find(Digest(*k));
+                assert_eq!(at.and_then(|i| index.key(i)), Some(Digest(*k)));
+            }
+            for k in &keys {
+                for absent in [k.wrapping_add(1), k.wrapping_sub(1)] {
+                    if !keys.contains(&absent) {
+                        assert_eq!(index.find(Digest(absent)), None, "{absent}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// What a run takes is marked (a merge keeps it); nothing else is.
+    #[test]
+    fn the_pieces_a_run_takes_are_marked_used() {
+        let dir = std::env::temp_dir().join(format!("toolgen-cache-used-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let first = Cache::open(&dir);
+        for i in 0..20u8 {
+            first.put(Digest::of(&[i]), &[i; 3]);
+        }
+        first.flush();
+        let c = Cache::open(&dir);
+        c.put(Digest::of(&[100]), b"another pack");
+        c.flush();
+        let c = Cache::open(&dir);
+        assert_eq!(c.get(Digest::of(&[3])).as_deref(), Some(&[3u8; 3][..]));
+        assert_eq!(c.body_digest(Digest::of(&[7])), Some(Digest::of(&[7; 3])));
+        assert_eq!(c.body_len(Digest::of(&[100])), Some(12));
+        assert_eq!(c.get(Digest::of(&[200])), None);
+        let used = c.pieces.get().map(Packs::used).unwrap_or_default();
+        let expected: digest::FastSet<Digest> = [3u8, 7, 100]
+            .iter()
+            .map(|i| c.full_key(Digest::of(&[*i])))
+            .collect();
+        assert_eq!(used, expected);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
