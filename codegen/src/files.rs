@@ -18,7 +18,7 @@ pub const FILE_LIST: &str = ".toolgen-files";
 pub trait FileSink: Send + Sync {
     /// Takes the file at `path`; gives its contents back when they are to
     /// be held (and written later) after all, `None` when it took them.
-    fn put(&self, path: &str, contents: Vec<u8>) -> Option<Vec<u8>>;
+    fn put(&self, path: &str, contents: Vec<u8>) -> Option<Held>;
     /// Takes the file at `path` without its contents when the sink can tell
     /// that it already holds contents of `digest` ([`Digest::of`]); `false`
     /// when it cannot (the contents are then given to `put`).
@@ -28,12 +28,22 @@ pub trait FileSink: Send + Sync {
     }
 }
 
+/// A file's contents a [`FileSink`] gave back, with their digest when it
+/// worked it out (so that writing and recording them need not again: the
+/// files that list every tool are megabytes).
+pub struct Held {
+    pub contents: Vec<u8>,
+    pub digest: Option<Digest>,
+}
+
 /// Generated files: relative path (with `/`) -> contents. Ordered, so output
 /// is deterministic. With a sink ([`GeneratedFiles::passing_to`]) a file the
 /// sink takes is kept by path only ([`GeneratedFiles::passed`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GeneratedFiles {
     files: BTreeMap<String, Vec<u8>>,
+    /// The digests of held files, where the sink gave them.
+    digests: BTreeMap<String, Digest>,
     passed: BTreeSet<String>,
     sink: Sink,
 }
@@ -89,15 +99,23 @@ impl GeneratedFiles {
         let path = path.into();
         let held = match &self.sink.0 {
             Some(sink) => sink.put(&path, contents.into()),
-            None => Some(contents.into()),
+            None => Some(Held {
+                contents: contents.into(),
+                digest: None,
+            }),
         };
         match held {
-            Some(contents) => {
+            Some(Held { contents, digest }) => {
                 self.passed.remove(&path);
+                match digest {
+                    Some(digest) => self.digests.insert(path.clone(), digest),
+                    None => self.digests.remove(&path),
+                };
                 self.files.insert(path, contents);
             }
             None => {
                 self.files.remove(&path);
+                self.digests.remove(&path);
                 self.passed.insert(path);
             }
         }
@@ -115,6 +133,7 @@ impl GeneratedFiles {
             return false;
         }
         self.files.remove(path);
+        self.digests.remove(path);
         self.passed.insert(path.to_owned());
         true
     }
@@ -133,10 +152,13 @@ impl GeneratedFiles {
         // What `other` has is taken from `self` first (held files are few).
         for path in &other.passed {
             self.files.remove(path);
+            self.digests.remove(path);
         }
         for path in other.files.keys() {
             self.passed.remove(path);
+            self.digests.remove(path);
         }
+        self.digests.append(&mut other.digests);
         // A set of many paths (an emitter's, thousands) is merged whole; a
         // few (one tool's files) are inserted: a merge rebuilds the tree.
         if other.passed.len() >= self.passed.len() / 16 {
@@ -150,6 +172,18 @@ impl GeneratedFiles {
     /// The contents of a held file (`None` for one the sink took).
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.get(path).map(Vec::as_slice)
+    }
+
+    /// The digest of a held file's contents ([`Digest::of`]), as the sink
+    /// gave it or worked out now.
+    pub fn digest(&self, path: &str) -> Option<Digest> {
+        let contents = self.files.get(path)?;
+        Some(
+            self.digests
+                .get(path)
+                .copied()
+                .unwrap_or_else(|| Digest::of(contents)),
+        )
     }
 
     /// Whether the set has a file at `path`, held or taken by the sink.
@@ -198,8 +232,11 @@ mod tests {
     struct TakesP;
 
     impl FileSink for TakesP {
-        fn put(&self, path: &str, contents: Vec<u8>) -> Option<Vec<u8>> {
-            (!path.starts_with("p/")).then_some(contents)
+        fn put(&self, path: &str, contents: Vec<u8>) -> Option<Held> {
+            (!path.starts_with("p/")).then(|| Held {
+                digest: path.ends_with('d').then(|| Digest::of(&contents)),
+                contents,
+            })
         }
     }
 
@@ -219,9 +256,14 @@ mod tests {
         let mut third = first.sibling();
         third.add("p/d", "3");
         third.add("p/c", "3");
+        // A digest the sink gave is kept with the held file; else made.
+        assert_eq!(first.digest("h/d"), Some(Digest::of(b"1")));
+        assert_eq!(first.digest("h/c"), Some(Digest::of(b"1")));
+        assert_eq!(first.digest("p/a"), None, "passed: not held");
         let (mut a, b) = (first.clone(), second);
         a.append(b);
         assert_eq!(a.get("p/a"), Some(&b"2"[..]), "held by the later set");
+        assert_eq!(a.digest("p/a"), Some(Digest::of(b"2")));
         assert_eq!(a.passed().collect::<Vec<_>>(), ["p/b"]);
         assert_eq!(a.paths(), ["h/c", "h/d", "h/e", "p/a", "p/b"]);
         a.append(third);
@@ -234,6 +276,7 @@ mod tests {
         passing.add("p/x", "2");
         held.append(passing);
         assert_eq!(held.get("p/x"), None);
+        assert_eq!(held.digest("p/x"), None);
         assert_eq!(held.passed().collect::<Vec<_>>(), ["p/x"]);
         assert_eq!(held.len(), 1);
     }

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 
 use crate::bytes;
 use crate::digest::Digest;
-use crate::files::{FileSink, GeneratedFiles};
+use crate::files::{FileSink, GeneratedFiles, Held};
 
 /// The list of files toolgen wrote, kept in the output directory.
 pub use crate::files::FILE_LIST;
@@ -198,7 +198,7 @@ pub fn write(dir: &Path, files: &GeneratedFiles, prune: Prune) -> Result<WriteRe
     write_known(dir, files, prune, &Known::default())
 }
 
-pub use crate::source::FileStamp;
+pub use crate::source::{FileStamp, Stamps};
 
 /// The files of an output directory as a run recorded them: each one's
 /// relative path, stamp and digest, sorted by path and kept in the binary
@@ -413,9 +413,9 @@ impl Known {
 
     /// The index, stamp and digest of `dir/rel` as recorded, when the file
     /// still has that stamp (so it still holds contents of that digest).
-    fn vouched(&self, dir: &Path, rel: &str) -> Option<(usize, FileStamp, Digest)> {
+    fn vouched(&self, dir: &Stamps, rel: &str) -> Option<(usize, FileStamp, Digest)> {
         let (i, stamp, known) = self.recorded.get(rel)?;
-        (FileStamp::read(&dir.join(rel)) == Some(stamp)).then_some((i, stamp, known))
+        (dir.read(rel) == Some(stamp)).then_some((i, stamp, known))
     }
 
     /// Whether `dir/rel` holds `contents` (of digest `digest`): `Some` when
@@ -426,7 +426,7 @@ impl Known {
     /// tool set, was read only to find it different).
     fn unchanged(
         &self,
-        dir: &Path,
+        dir: &Stamps,
         rel: &str,
         contents: &[u8],
         digest: Digest,
@@ -434,7 +434,7 @@ impl Known {
         if let Some((_, stamp, known)) = self.vouched(dir, rel) {
             return (known == digest).then_some(Some(stamp));
         }
-        let same = checked_join(dir, rel)
+        let same = checked_join(dir.root(), rel)
             .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents));
         same.then_some(None)
     }
@@ -479,17 +479,18 @@ pub fn write_known(
     prune: Prune,
     known: &Known,
 ) -> Result<WriteReport, OutputError> {
-    write_listed(dir, files, &file_list(files), prune, known)
+    write_listed(&Stamps::new(dir), files, &file_list(files), prune, known)
 }
 
 /// [`write_known`], the file list made.
 fn write_listed(
-    dir: &Path,
+    stamps: &Stamps,
     files: &GeneratedFiles,
     list: &[u8],
     prune: Prune,
     known: &Known,
 ) -> Result<WriteReport, OutputError> {
+    let dir = stamps.root();
     let mut report = WriteReport::default();
     // Validate every path before touching the disk.
     for (rel, _) in with_file_list(files, list) {
@@ -511,7 +512,7 @@ fn write_listed(
     // not split into thousands of paths to look each up.
     let same_list = prune == Prune::Owned
         && known
-            .unchanged(dir, FILE_LIST, list, Digest::of(list))
+            .unchanged(stamps, FILE_LIST, list, Digest::of(list))
             .is_some();
     let stale = if same_list {
         Vec::new()
@@ -533,9 +534,8 @@ fn write_listed(
         || (),
         |_, i| {
             let (rel, contents) = all[i];
-            known
-                .unchanged(dir, rel, contents, Digest::of(contents))
-                .is_some()
+            let digest = files.digest(rel).unwrap_or_else(|| Digest::of(contents));
+            known.unchanged(stamps, rel, contents, digest).is_some()
         },
     );
     let mut changed: Vec<(&str, &[u8])> = Vec::new();
@@ -729,6 +729,8 @@ fn staging_dir(dir: &Path) -> Result<PathBuf, OutputError> {
 /// failed) removes what it staged.
 pub struct Streamed {
     dir: PathBuf,
+    /// The stamps of `dir`'s files, each read from its directory.
+    stamps: Stamps,
     /// The staging directory of a fresh `dir`, and the directories made in it.
     fresh: Option<(PathBuf, Mutex<HashSet<PathBuf>>)>,
     known: Known,
@@ -756,6 +758,7 @@ impl Streamed {
         };
         Ok(Streamed {
             dir: dir.to_path_buf(),
+            stamps: Stamps::new(dir),
             fresh,
             known,
             digests: Mutex::default(),
@@ -788,7 +791,7 @@ impl Streamed {
         let list = file_list(files);
         lock(&self.digests).insert(FILE_LIST.to_owned(), (Digest::of(&list), None));
         let Some((staging, _)) = &self.fresh else {
-            return write_listed(&self.dir, files, &list, prune, &self.known);
+            return write_listed(&self.stamps, files, &list, prune, &self.known);
         };
         let held: Vec<(&str, &[u8])> = with_file_list(files, &list).collect();
         write_all(staging, &held, |p| p.to_path_buf())?;
@@ -825,7 +828,7 @@ impl Streamed {
 }
 
 impl FileSink for Streamed {
-    fn put(&self, rel: &str, contents: Vec<u8>) -> Option<Vec<u8>> {
+    fn put(&self, rel: &str, contents: Vec<u8>) -> Option<Held> {
         let digest = Digest::of(&contents);
         let taken = match &self.fresh {
             Some((staging, made)) => {
@@ -848,10 +851,13 @@ impl FileSink for Streamed {
                 }
                 Some(None)
             }
-            None => self.known.unchanged(&self.dir, rel, &contents, digest),
+            None => self.known.unchanged(&self.stamps, rel, &contents, digest),
         };
         let Some(stamp) = taken else {
-            return Some(contents);
+            return Some(Held {
+                contents,
+                digest: Some(digest),
+            });
         };
         lock(&self.digests).insert(rel.to_owned(), (digest, stamp));
         None
@@ -863,7 +869,7 @@ impl FileSink for Streamed {
         if self.fresh.is_some() {
             return false;
         }
-        match self.known.vouched(&self.dir, rel) {
+        match self.known.vouched(&self.stamps, rel) {
             Some((i, _, known)) if known == digest => {
                 // Recorded again as it was (no path copied, no lock).
                 if let Some(held) = self.known.held.get(i) {
@@ -1244,7 +1250,12 @@ mod tests {
         };
         let known = recorded(Digest::of(b"1\n"));
         let unchanged = |known: &Known, contents: &[u8]| {
-            known.unchanged(&dir, "one.json", contents, Digest::of(contents))
+            known.unchanged(
+                &Stamps::new(&dir),
+                "one.json",
+                contents,
+                Digest::of(contents),
+            )
         };
         assert_eq!(unchanged(&known, b"1\n"), Some(stamp), "vouched for");
         assert_eq!(unchanged(&known, b"2\n"), None, "other contents");

@@ -205,6 +205,111 @@ impl FileStamp {
     }
 }
 
+/// The stamps of files below one directory: [`FileStamp::read`] of
+/// `root/rel`, each file looked at from its directory, opened once (on
+/// Linux; elsewhere by its whole path). A stat of a whole path walks every
+/// component of it; a run looks at thousands of generated files in a few
+/// directories, and walking the same components again and again was a
+/// tenth of the time of a run that changed one spec among 1,000.
+#[derive(Debug)]
+pub struct Stamps {
+    root: PathBuf,
+    /// Directories (relative, `""` the root) opened so far; `None` for one
+    /// that could not be opened (its files are looked at by path).
+    #[cfg(target_os = "linux")]
+    dirs: std::sync::RwLock<Vec<(Box<str>, Option<std::fs::File>)>>,
+}
+
+impl Stamps {
+    pub fn new(root: &Path) -> Stamps {
+        Stamps {
+            root: root.to_path_buf(),
+            #[cfg(target_os = "linux")]
+            dirs: Default::default(),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The stamp of `root/rel` itself, as [`FileStamp::read`] gives it
+    /// (`rel` relative, `/` between its components).
+    pub fn read(&self, rel: &str) -> Option<FileStamp> {
+        #[cfg(target_os = "linux")]
+        if let Some(stamp) = self.read_in_dir(rel) {
+            return stamp;
+        }
+        FileStamp::read(&self.root.join(rel))
+    }
+
+    /// [`Stamps::read`] from `rel`'s directory, opened once; `None` when
+    /// that cannot tell (the caller looks at the whole path).
+    #[cfg(target_os = "linux")]
+    fn read_in_dir(&self, rel: &str) -> Option<Option<FileStamp>> {
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        if matches!(name, "" | "." | "..") || dir.starts_with('/') {
+            return None;
+        }
+        let read = |dirs: &[(Box<str>, Option<std::fs::File>)]| {
+            let (_, file) = dirs.iter().find(|(d, _)| **d == *dir)?;
+            Some(stamp_at(file.as_ref()?, name))
+        };
+        let dirs = self.dirs.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(stamp) = read(&dirs) {
+            return stamp;
+        }
+        drop(dirs);
+        let mut dirs = self.dirs.write().unwrap_or_else(|e| e.into_inner());
+        if !dirs.iter().any(|(d, _)| **d == *dir) {
+            let opened = std::fs::File::open(self.root.join(dir)).ok();
+            dirs.push((
+                dir.into(),
+                opened.filter(|f| f.metadata().is_ok_and(|m| m.is_dir())),
+            ));
+        }
+        read(&dirs).flatten()
+    }
+}
+
+/// `statx` of `name` in the directory `dir`: `Some(None)` when there is no
+/// such file (or it is not a file), `None` when the call failed otherwise.
+#[cfg(target_os = "linux")]
+fn stamp_at(dir: &std::fs::File, name: &str) -> Option<Option<FileStamp>> {
+    use rustix::fs::{AtFlags, StatxFlags};
+    let wanted = StatxFlags::TYPE
+        | StatxFlags::MODE
+        | StatxFlags::INO
+        | StatxFlags::SIZE
+        | StatxFlags::MTIME;
+    let found = rustix::fs::statx(dir, name, AtFlags::SYMLINK_NOFOLLOW, wanted);
+    let stat = match found {
+        Ok(stat) => stat,
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Some(None),
+        Err(_) => return None,
+    };
+    if StatxFlags::from_bits_retain(stat.stx_mask) & wanted != wanted {
+        return None;
+    }
+    const KIND: u16 = 0o170000;
+    const FILE: u16 = 0o100000;
+    if stat.stx_mode & KIND != FILE {
+        return Some(None);
+    }
+    // As `FileStamp::of` makes it of `Metadata::modified`: -1 before the epoch.
+    let time = stat.stx_mtime;
+    let modified = if time.tv_sec >= 0 {
+        i128::from(time.tv_sec) * 1_000_000_000 + i128::from(time.tv_nsec)
+    } else {
+        -1
+    };
+    Some(Some(FileStamp {
+        len: stat.stx_size,
+        modified,
+        inode: stat.stx_ino,
+    }))
+}
+
 /// All files read in one run.
 #[derive(Debug, Default)]
 pub struct SourceDb {
@@ -335,6 +440,56 @@ fn display_path_from(cwd: Option<&Path>, path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Read from their directories, stamps are what a stat of the whole
+    /// path gives, for every kind of path; a file replaced is seen anew.
+    #[test]
+    fn stamps_read_from_a_directory_are_those_of_the_path() {
+        let dir = std::env::temp_dir().join(format!("toolgen-stamps-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let write = |rel: &str, text: &str| {
+            let path = dir.join(rel);
+            let _ = std::fs::create_dir_all(path.parent().unwrap_or(&dir));
+            let _ = std::fs::write(path, text);
+        };
+        write("top.txt", "top");
+        write("a/b/deep.txt", "deeper");
+        write("a/other.txt", "x");
+        #[cfg(unix)]
+        let _ = std::os::unix::fs::symlink(dir.join("top.txt"), dir.join("a/link.txt"));
+        let stamps = Stamps::new(&dir);
+        let rels = [
+            "top.txt",
+            "a/b/deep.txt",
+            "a/other.txt",
+            "a/link.txt",
+            "a/b",
+            "a/missing.txt",
+            "gone/missing.txt",
+            "top.txt/under",
+            "a/b/../other.txt",
+            "a/./other.txt",
+            "a/",
+            ".",
+            "..",
+        ];
+        let check = |stamps: &Stamps| {
+            for rel in rels {
+                assert_eq!(stamps.read(rel), FileStamp::read(&dir.join(rel)), "{rel}");
+            }
+        };
+        check(&stamps);
+        assert!(stamps.read("a/b/deep.txt").is_some());
+        assert_eq!(stamps.read("a/link.txt"), None, "a link is no file");
+        // Asked again, after a file was replaced and a directory made.
+        let before = stamps.read("a/other.txt");
+        let _ = std::fs::remove_file(dir.join("a/other.txt"));
+        write("a/other.txt", "longer now");
+        write("gone/missing.txt", "here");
+        assert_ne!(stamps.read("a/other.txt"), before);
+        check(&stamps);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn line_col_counts_characters_from_one() {
