@@ -408,6 +408,12 @@ struct PackIndex {
     /// Per entry: whether this run took the piece (what a merge keeps);
     /// marked without a lock by the threads that look pieces up.
     used: Vec<std::sync::atomic::AtomicBool>,
+    /// Where the entries whose keys start with each number of `bits` bits
+    /// start (and, last, where they end): a key is looked for among a few
+    /// entries, not by a bisection of the whole index, whose random reads
+    /// of half a megabyte were the largest part of a lookup.
+    starts: Vec<u32>,
+    bits: u32,
 }
 
 /// Where a piece is: its pack, place and length, and the digest of its body.
@@ -518,35 +524,41 @@ impl PackIndex {
         Some(Digest(u128::from_le_bytes(bytes.try_into().ok()?)))
     }
 
-    /// The entry of `key` (the index was checked sorted). Keys are digests,
-    /// spread evenly: the first steps guess where `key` lies between the
-    /// keys at the ends of the range (a few steps, not a bisection's
-    /// fourteen among ten thousand entries); bisection after them, so that
-    /// any index, however its keys lie, takes at most a bisection's steps more.
+    /// The entry of `key` (the index was checked sorted): bisection among
+    /// the entries whose keys start with `key`'s first bits ([`PackIndex::starts`]).
     fn find(&self, key: Digest) -> Option<usize> {
-        let (mut low, mut high) = (0, self.len());
-        let mut guesses = 0;
+        let prefix = prefix_of(key, self.bits);
+        let (mut low, mut high) = (*self.starts.get(prefix)?, *self.starts.get(prefix + 1)?);
         while low < high {
-            let mid = if guesses < 4 && high - low > 8 {
-                guesses += 1;
-                let (first, last) = (self.key(low)?.0, self.key(high - 1)?.0);
-                if key.0 < first || key.0 > last {
-                    return None;
-                }
-                // The share of the range's span below `key`.
-                let share = (key.0 - first) as f64 / (last - first).max(1) as f64;
-                low + ((share * (high - 1 - low) as f64) as usize).min(high - 1 - low)
-            } else {
-                low + (high - low) / 2
-            };
-            match self.key(mid)?.cmp(&key) {
+            let mid = low + (high - low) / 2;
+            match self.key(mid as usize)?.cmp(&key) {
                 std::cmp::Ordering::Less => low = mid + 1,
                 std::cmp::Ordering::Greater => high = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
+                std::cmp::Ordering::Equal => return Some(mid as usize),
             }
         }
         None
     }
+}
+
+/// The first `bits` bits of `key`, as a number (0 for no bits).
+fn prefix_of(key: Digest, bits: u32) -> usize {
+    key.0.checked_shr(128 - bits).unwrap_or(0) as usize
+}
+
+/// For entries sorted by key: where the entries of each prefix of `bits`
+/// bits start, and (last) where they end.
+fn prefix_starts(keys: impl Iterator<Item = Digest>, len: usize, bits: u32) -> Vec<u32> {
+    let prefixes = 1usize << bits;
+    let mut starts = Vec::with_capacity(prefixes + 1);
+    for (i, key) in keys.enumerate() {
+        let prefix = prefix_of(key, bits);
+        while starts.len() <= prefix {
+            starts.push(i as u32);
+        }
+    }
+    starts.resize(prefixes + 1, len as u32);
+    starts
 }
 
 /// The index of one pack (places relative to it), or `None` unless its
@@ -570,13 +582,15 @@ fn read_index(file: std::fs::File) -> Option<PackIndex> {
     if Digest::of(&entries) != digest || entries.len() % ENTRY_LEN != 0 {
         return None;
     }
-    let used = (0..entries.len() / ENTRY_LEN)
-        .map(|_| Default::default())
-        .collect();
-    let index = PackIndex {
+    let len = entries.len() / ENTRY_LEN;
+    // Keys are digests, spread evenly: about one entry per prefix.
+    let bits = len.max(1).next_power_of_two().trailing_zeros().min(24);
+    let mut index = PackIndex {
         file,
         entries,
-        used,
+        used: (0..len).map(|_| Default::default()).collect(),
+        bits,
+        starts: Vec::new(),
     };
     let mut last = None;
     for i in 0..index.len() {
@@ -588,6 +602,8 @@ fn read_index(file: std::fs::File) -> Option<PackIndex> {
         }
         last = Some(key);
     }
+    u32::try_from(len).ok()?;
+    index.starts = prefix_starts((0..len).filter_map(|i| index.key(i)), len, bits);
     Some(index)
 }
 
@@ -1076,15 +1092,19 @@ mod tests {
         }
         let used = keys.iter().map(|_| Default::default()).collect();
         let file = std::fs::File::open(std::env::current_exe().unwrap_or_default());
+        let bits = keys.len().max(1).next_power_of_two().trailing_zeros();
+        let starts = prefix_starts(keys.iter().map(|k| Digest(*k)), keys.len(), bits);
         PackIndex {
             file: file.unwrap_or_else(|e| panic!("opening a file: {e}")),
             entries,
             used,
+            starts,
+            bits,
         }
     }
 
-    /// Guessing where a key lies finds every key and no other, whether the
-    /// keys are spread evenly (digests) or bunched, few or many.
+    /// Looking among the keys of a prefix finds every key and no other,
+    /// whether the keys are spread evenly (digests) or bunched, few or many.
     #[test]
     fn an_index_finds_each_key_however_the_keys_lie() {
         let even: Vec<u128> = (0..5000u32)

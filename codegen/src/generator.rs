@@ -533,7 +533,14 @@ impl Generator {
         // few milliseconds of one core when one spec of a thousand changed.
         let options = self.load_options();
         let (mut previous, discovered) = std::thread::scope(|scope| {
-            let previous = scope.spawn(|| cache.stamp(config));
+            let previous = scope.spawn(|| {
+                let stamp = cache.stamp(config);
+                // The packs' indexes (half a megabyte for 1,000 tools), read
+                // before the first kept tool is asked for (when a run stamp
+                // holds, a millisecond of this core that nothing waits for).
+                cache.read_indexes();
+                stamp
+            });
             let discovered = load::Discovered::new(&self.inputs, &options);
             let previous = previous
                 .join()
@@ -563,13 +570,7 @@ impl Generator {
         // Specs the last run read that are unchanged by their stamps (as
         // `holds` found them) are not read again.
         let before = previous.as_ref().map(|s| &s.inputs);
-        // The packs' indexes (half a megabyte for 1,000 tools) read on
-        // another thread while the specs are looked at, before the first
-        // kept tool is asked for.
-        let (loaded, keys) = std::thread::scope(|scope| {
-            scope.spawn(|| cache.read_indexes());
-            discovered.load_cached(Some(&cache), before)
-        });
+        let (loaded, keys) = discovered.load_cached(Some(&cache), before);
         timings.load = started.elapsed();
         // What the run reads, taken before rendering: a file changed from
         // here on makes the stamp stale, never wrongly fresh.
