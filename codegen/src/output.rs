@@ -202,18 +202,40 @@ pub use crate::source::{FileStamp, Stamps};
 
 /// The files of an output directory as a run recorded them: each one's
 /// relative path, stamp and digest, sorted by path and kept in the binary
-/// form they were read in (the run's record, `cache::RunStamp`), each found
-/// by bisection. Thousands are read and recorded on every run: a map of
-/// their paths cost more to build, hash, fill again and drop than the few
-/// lookups of a run, and a file unchanged since is recorded again by copying
-/// its bytes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// form they were read in (the run's record, `cache::RunStamp`). Thousands
+/// are read and recorded on every run: a map of their paths cost more to
+/// build, fill again and drop than the lookups of a run, and a file
+/// unchanged since is recorded again by copying its bytes. A record read
+/// back finds a path by its hash in a table of entry numbers (a bisection
+/// compared a dozen long paths for each of the thousands of files a run
+/// looks up); one being made, by bisection.
+#[derive(Clone, Debug, Default)]
 pub struct Recorded {
     /// The entries back to back: path ([`bytes::put_str`]), stamp, digest.
     bytes: Vec<u8>,
     /// Where each entry starts in `bytes`, in path order.
     at: Vec<u32>,
+    /// Entry numbers by the hash of their paths (open addressing, a power
+    /// of two long, [`NO_ENTRY`] where free); empty until read back.
+    slots: Vec<u32>,
 }
+
+/// The hash of a path in [`Recorded::slots`].
+fn path_hash(path: &[u8]) -> usize {
+    xxhash_rust::xxh3::xxh3_64(path) as usize
+}
+
+/// A free slot of [`Recorded::slots`].
+const NO_ENTRY: u32 = u32::MAX;
+
+/// The same entries, however they are looked up.
+impl PartialEq for Recorded {
+    fn eq(&self, other: &Recorded) -> bool {
+        self.bytes == other.bytes && self.at == other.at
+    }
+}
+
+impl Eq for Recorded {}
 
 impl Recorded {
     /// Entries in any order (sorted here); `None` when a path is there twice.
@@ -235,6 +257,7 @@ impl Recorded {
         Recorded {
             bytes: Vec::with_capacity(entries * (each + 8)),
             at: Vec::with_capacity(entries),
+            slots: Vec::new(),
         }
     }
 
@@ -257,10 +280,27 @@ impl Recorded {
             r.u128()?;
         }
         let len = start.len() - r.rest().len();
-        Some(Recorded {
+        let mut recorded = Recorded {
             bytes: start.get(..len)?.to_vec(),
             at,
-        })
+            slots: Vec::new(),
+        };
+        recorded.slots = recorded.hash_table()?;
+        Some(recorded)
+    }
+
+    /// [`Recorded::slots`] of the entries (`None` past `u32` entries).
+    fn hash_table(&self) -> Option<Vec<u32>> {
+        let mask = (self.at.len() * 2).max(1).next_power_of_two() - 1;
+        let mut slots = vec![NO_ENTRY; mask + 1];
+        for i in 0..self.at.len() {
+            let mut s = path_hash(self.path_bytes(i)) & mask;
+            while slots[s] != NO_ENTRY {
+                s = (s + 1) & mask;
+            }
+            slots[s] = u32::try_from(i).ok().filter(|&i| i != NO_ENTRY)?;
+        }
+        Some(slots)
     }
 
     /// Writes the entries: their count, then each.
@@ -312,9 +352,25 @@ impl Recorded {
 
     /// The index, stamp and digest of the entry of `rel`.
     pub fn get(&self, rel: &str) -> Option<(usize, FileStamp, Digest)> {
-        let i = (self.at)
-            .binary_search_by(|&a| Self::path_at(&self.bytes, a).cmp(rel.as_bytes()))
-            .ok()?;
+        let rel = rel.as_bytes();
+        let i = if self.slots.is_empty() {
+            (self.at)
+                .binary_search_by(|&a| Self::path_at(&self.bytes, a).cmp(rel))
+                .ok()?
+        } else {
+            let mask = self.slots.len() - 1;
+            let mut s = path_hash(rel) & mask;
+            loop {
+                let i = *self.slots.get(s)?;
+                if i == NO_ENTRY {
+                    return None;
+                }
+                if self.path_bytes(i as usize) == rel {
+                    break i as usize;
+                }
+                s = (s + 1) & mask;
+            }
+        };
         let (_, stamp, digest) = self.entry(i)?;
         Some((i, stamp, digest))
     }
@@ -1203,6 +1259,21 @@ mod tests {
         recorded.put(&mut form);
         let back = Recorded::take(&mut bytes::Reader::new(&form));
         assert_eq!(back.as_ref(), Some(&recorded));
+        // Read back, paths are found by their hashes: the same answers.
+        let back = back.unwrap_or_default();
+        assert!(!back.slots.is_empty());
+        for p in paths.iter().chain(&["", "rust", "rust/src/c.rs", "zz"]) {
+            assert_eq!(back.get(p), recorded.get(p), "{p}");
+        }
+        let many = Recorded::of((0..3000).map(|n| entry(&format!("dir/{n}.rs"), n)));
+        let mut form_many = Vec::new();
+        many.clone().unwrap_or_default().put(&mut form_many);
+        let many_back = Recorded::take(&mut bytes::Reader::new(&form_many)).unwrap_or_default();
+        for n in 0..3000 {
+            let found = many_back.get(&format!("dir/{n}.rs")).map(|(_, s, _)| s);
+            assert_eq!(found, Some(stamp(n)));
+            assert_eq!(many_back.get(&format!("dir/{n}.r")), None);
+        }
         // Copied entry by entry: the same bytes; out of order: refused.
         let mut copy = Recorded::default();
         for i in 0..recorded.len() {
