@@ -111,9 +111,17 @@ pub fn check_stamps(before: &mut ReadBeforeMap) {
         .iter()
         .map(|(path, read)| (Path::new(path), read.stamp))
         .collect();
+    // Specs lie by the hundred in a few directories: each is opened once.
+    let stamps = crate::source::Stamps::following();
     let held = crate::par::map(recorded.len(), |i| {
         let (path, stamp) = recorded[i];
-        stamp.is_none_or(|s| crate::source::FileStamp::of_path(path) == Some(s))
+        stamp.is_none_or(|s| {
+            let now = match path.to_str() {
+                Some(path) => stamps.read(path),
+                None => crate::source::FileStamp::of_path(path),
+            };
+            now == Some(s)
+        })
     });
     for (read, held) in before.values_mut().zip(held) {
         if !held {

@@ -214,18 +214,42 @@ impl FileStamp {
 #[derive(Debug)]
 pub struct Stamps {
     root: PathBuf,
-    /// Directories (relative, `""` the root) opened so far; `None` for one
-    /// that could not be opened (its files are looked at by path).
+    /// Whether a symbolic link is followed ([`FileStamp::of_path`]) or is
+    /// no file ([`FileStamp::read`]).
+    follow: bool,
+    /// Directories (relative, `""` the root) opened so far, in the first
+    /// free slots; `None` for one that could not be opened (its files are
+    /// looked at by path, as are those of directories past the last slot).
+    /// Slots are set once and then only read, so the threads that look at
+    /// files side by side do not contend for a lock.
     #[cfg(target_os = "linux")]
-    dirs: std::sync::RwLock<Vec<(Box<str>, Option<std::fs::File>)>>,
+    dirs: Box<[std::sync::OnceLock<OpenedDir>]>,
 }
+
+/// A directory of [`Stamps`], opened.
+#[cfg(target_os = "linux")]
+type OpenedDir = (Box<str>, Option<std::fs::File>);
+
+/// How many directories a [`Stamps`] keeps open.
+#[cfg(target_os = "linux")]
+const OPEN_DIRS: usize = 64;
 
 impl Stamps {
     pub fn new(root: &Path) -> Stamps {
         Stamps {
             root: root.to_path_buf(),
+            follow: false,
             #[cfg(target_os = "linux")]
-            dirs: Default::default(),
+            dirs: (0..OPEN_DIRS).map(|_| Default::default()).collect(),
+        }
+    }
+
+    /// Stamps of the files paths name, relative to the current directory
+    /// or absolute, following symbolic links ([`FileStamp::of_path`]).
+    pub fn following() -> Stamps {
+        Stamps {
+            follow: true,
+            ..Stamps::new(Path::new(""))
         }
     }
 
@@ -234,13 +258,18 @@ impl Stamps {
     }
 
     /// The stamp of `root/rel` itself, as [`FileStamp::read`] gives it
-    /// (`rel` relative, `/` between its components).
+    /// (`/` between `rel`'s components), or of the file it names when
+    /// [`following`](Stamps::following), as [`FileStamp::of_path`] does.
     pub fn read(&self, rel: &str) -> Option<FileStamp> {
         #[cfg(target_os = "linux")]
         if let Some(stamp) = self.read_in_dir(rel) {
             return stamp;
         }
-        FileStamp::read(&self.root.join(rel))
+        let path = self.root.join(rel);
+        match self.follow {
+            true => FileStamp::of_path(&path),
+            false => FileStamp::read(&path),
+        }
     }
 
     /// [`Stamps::read`] from `rel`'s directory, opened once; `None` when
@@ -248,41 +277,47 @@ impl Stamps {
     #[cfg(target_os = "linux")]
     fn read_in_dir(&self, rel: &str) -> Option<Option<FileStamp>> {
         let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-        if matches!(name, "" | "." | "..") || dir.starts_with('/') {
+        // (`/name`: its directory is the root of the file system, not "".)
+        if matches!(name, "" | "." | "..") || (dir.is_empty() && rel.starts_with('/')) {
             return None;
         }
-        let read = |dirs: &[(Box<str>, Option<std::fs::File>)]| {
-            let (_, file) = dirs.iter().find(|(d, _)| **d == *dir)?;
-            Some(stamp_at(file.as_ref()?, name))
-        };
-        let dirs = self.dirs.read().unwrap_or_else(|e| e.into_inner());
-        if let Some(stamp) = read(&dirs) {
-            return stamp;
+        let read = |(_, file): &OpenedDir| stamp_at(file.as_ref()?, name, self.follow);
+        for slot in &self.dirs {
+            if let Some(opened) = slot.get() {
+                if *opened.0 == *dir {
+                    return read(opened);
+                }
+                continue;
+            }
+            // A free slot: this directory's, unless another thread took it
+            // meanwhile (for this directory or another).
+            let file = std::fs::File::open(self.root.join(dir)).ok();
+            let file = file.filter(|f| f.metadata().is_ok_and(|m| m.is_dir()));
+            let _ = slot.set((dir.into(), file));
+            if let Some(opened) = slot.get().filter(|(d, _)| **d == *dir) {
+                return read(opened);
+            }
         }
-        drop(dirs);
-        let mut dirs = self.dirs.write().unwrap_or_else(|e| e.into_inner());
-        if !dirs.iter().any(|(d, _)| **d == *dir) {
-            let opened = std::fs::File::open(self.root.join(dir)).ok();
-            dirs.push((
-                dir.into(),
-                opened.filter(|f| f.metadata().is_ok_and(|m| m.is_dir())),
-            ));
-        }
-        read(&dirs).flatten()
+        None
     }
 }
 
-/// `statx` of `name` in the directory `dir`: `Some(None)` when there is no
-/// such file (or it is not a file), `None` when the call failed otherwise.
+/// `statx` of `name` in the directory `dir` (of what it links to when
+/// `follow`): `Some(None)` when there is no such file (or it is not a
+/// file), `None` when the call failed otherwise.
 #[cfg(target_os = "linux")]
-fn stamp_at(dir: &std::fs::File, name: &str) -> Option<Option<FileStamp>> {
+fn stamp_at(dir: &std::fs::File, name: &str, follow: bool) -> Option<Option<FileStamp>> {
     use rustix::fs::{AtFlags, StatxFlags};
     let wanted = StatxFlags::TYPE
         | StatxFlags::MODE
         | StatxFlags::INO
         | StatxFlags::SIZE
         | StatxFlags::MTIME;
-    let found = rustix::fs::statx(dir, name, AtFlags::SYMLINK_NOFOLLOW, wanted);
+    let flags = match follow {
+        true => AtFlags::empty(),
+        false => AtFlags::SYMLINK_NOFOLLOW,
+    };
+    let found = rustix::fs::statx(dir, name, flags, wanted);
     let stat = match found {
         Ok(stat) => stat,
         Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Some(None),
@@ -479,7 +514,33 @@ mod tests {
             }
         };
         check(&stamps);
+        let following = Stamps::following();
+        for rel in rels {
+            let path = dir.join(rel);
+            let path = path.to_str().unwrap_or_default();
+            assert_eq!(
+                following.read(path),
+                FileStamp::of_path(Path::new(path)),
+                "{rel}"
+            );
+        }
+        assert_eq!(following.read("/"), FileStamp::of_path(Path::new("/")));
+        assert_eq!(
+            following.read(&format!("{}/a/link.txt", dir.display())),
+            FileStamp::of_path(&dir.join("top.txt")),
+            "a link followed"
+        );
         assert!(stamps.read("a/b/deep.txt").is_some());
+        // More directories than are kept open: the rest by their paths.
+        for n in 0..80 {
+            write(&format!("many/{n}/f.txt"), &"x".repeat(n));
+        }
+        for n in 0..80 {
+            let rel = format!("many/{n}/f.txt");
+            let found = stamps.read(&rel);
+            assert_eq!(found.map(|s| s.len), Some(n as u64), "{rel}");
+            assert_eq!(found, FileStamp::read(&dir.join(&rel)), "{rel}");
+        }
         assert_eq!(stamps.read("a/link.txt"), None, "a link is no file");
         // Asked again, after a file was replaced and a directory made.
         let before = stamps.read("a/other.txt");
