@@ -794,8 +794,8 @@ impl RunStamp {
         // In path order, as the record keeps them (both sets list theirs so;
         // the file list goes in its place).
         let mut paths = files.paths();
-        paths.push(crate::files::FILE_LIST);
-        paths.sort_unstable();
+        let list_at = paths.partition_point(|p| *p < crate::files::FILE_LIST);
+        paths.insert(list_at, crate::files::FILE_LIST);
         let mut outputs = Recorded::sized_like(known.recorded(), paths.len());
         let mut dirs = BTreeMap::new();
         // Relative paths of generated files are `/`-separated; `""` is the top.

@@ -201,11 +201,22 @@ impl GeneratedFiles {
         self.passed.iter().map(String::as_str)
     }
 
-    /// Every file's path, held or taken by the sink, in order.
+    /// Every file's path, held or taken by the sink, in order (the two
+    /// sorted sets merged: sorting thousands of paths with long common
+    /// prefixes took a millisecond, twice a run).
     pub fn paths(&self) -> Vec<&str> {
-        let mut all: Vec<&str> = self.files.keys().map(String::as_str).collect();
-        all.extend(self.passed());
-        all.sort_unstable();
+        let mut all = Vec::with_capacity(self.len());
+        let mut held = self.files.keys().map(String::as_str).peekable();
+        let mut passed = self.passed().peekable();
+        loop {
+            let next = match (held.peek(), passed.peek()) {
+                (Some(h), Some(p)) if h <= p => held.next(),
+                (_, Some(_)) => passed.next(),
+                (Some(_), None) => held.next(),
+                (None, None) => break,
+            };
+            all.extend(next);
+        }
         all
     }
 
@@ -268,6 +279,12 @@ mod tests {
         assert_eq!(a.paths(), ["h/c", "h/d", "h/e", "p/a", "p/b"]);
         a.append(third);
         assert_eq!(a.passed().collect::<Vec<_>>(), ["p/b", "p/c", "p/d"]);
+        assert_eq!(a.paths(), ["h/c", "h/d", "h/e", "p/a", "p/b", "p/c", "p/d"]);
+        let mut mixed = first.sibling();
+        for path in ["p/z", "a", "p/m", "q", "h/z"] {
+            mixed.add(path, "4");
+        }
+        assert_eq!(mixed.paths(), ["a", "h/z", "p/m", "p/z", "q"], "held and passed merged");
         assert_eq!(a.len(), 7);
         // Passed by the later set, after it was held here.
         let mut held = GeneratedFiles::new();
