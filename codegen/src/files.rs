@@ -284,7 +284,11 @@ mod tests {
         for path in ["p/z", "a", "p/m", "q", "h/z"] {
             mixed.add(path, "4");
         }
-        assert_eq!(mixed.paths(), ["a", "h/z", "p/m", "p/z", "q"], "held and passed merged");
+        assert_eq!(
+            mixed.paths(),
+            ["a", "h/z", "p/m", "p/z", "q"],
+            "held and passed merged"
+        );
         assert_eq!(a.len(), 7);
         // Passed by the later set, after it was held here.
         let mut held = GeneratedFiles::new();
