@@ -463,7 +463,9 @@ impl Packs {
 
     /// The keys of the pieces this run took.
     fn used(&self) -> digest::FastSet<Digest> {
-        let taken = |p: &PackIndex, i: usize| p.used[i].load(std::sync::atomic::Ordering::Relaxed);
+        let taken = |p: &PackIndex, i: usize| {
+            (p.used.get(i)).is_some_and(|u| u.load(std::sync::atomic::Ordering::Relaxed))
+        };
         (self.packs.iter())
             .flat_map(|p| {
                 (0..p.len())

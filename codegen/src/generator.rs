@@ -536,8 +536,10 @@ impl Generator {
             let previous = scope.spawn(|| {
                 let stamp = cache.stamp(config);
                 // The packs' indexes (half a megabyte for 1,000 tools), read
-                // before the first kept tool is asked for (when a run stamp
-                // holds, a millisecond of this core that nothing waits for).
+                // before the first kept tool is asked for: taken back on the
+                // load's threads, they waited for them. When the stamp holds
+                // they are not needed: a millisecond of this core, waited
+                // for only when finding the specs took less.
                 cache.read_indexes();
                 stamp
             });

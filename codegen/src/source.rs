@@ -228,7 +228,7 @@ pub struct Stamps {
 
 /// A directory of [`Stamps`], opened.
 #[cfg(target_os = "linux")]
-type OpenedDir = (Box<str>, Option<std::fs::File>);
+type OpenedDir = (Box<str>, Option<rustix::fd::OwnedFd>);
 
 /// How many directories a [`Stamps`] keeps open.
 #[cfg(target_os = "linux")]
@@ -291,8 +291,11 @@ impl Stamps {
             }
             // A free slot: this directory's, unless another thread took it
             // meanwhile (for this directory or another).
-            let file = std::fs::File::open(self.root.join(dir)).ok();
-            let file = file.filter(|f| f.metadata().is_ok_and(|m| m.is_dir()));
+            // Opened as a directory only (never waiting, as opening a FIFO
+            // would), for lookups in it (`O_PATH`: nothing is read).
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let file = rustix::fs::open(self.root.join(dir), flags, Mode::empty()).ok();
             let _ = slot.set((dir.into(), file));
             if let Some(opened) = slot.get().filter(|(d, _)| **d == *dir) {
                 return read(opened);
@@ -306,7 +309,7 @@ impl Stamps {
 /// `follow`): `Some(None)` when there is no such file (or it is not a
 /// file), `None` when the call failed otherwise.
 #[cfg(target_os = "linux")]
-fn stamp_at(dir: &std::fs::File, name: &str, follow: bool) -> Option<Option<FileStamp>> {
+fn stamp_at(dir: &rustix::fd::OwnedFd, name: &str, follow: bool) -> Option<Option<FileStamp>> {
     use rustix::fs::{AtFlags, StatxFlags};
     let wanted = StatxFlags::TYPE
         | StatxFlags::MODE
@@ -531,6 +534,16 @@ mod tests {
             "a link followed"
         );
         assert!(stamps.read("a/b/deep.txt").is_some());
+        // A FIFO where a directory was: told apart, not waited on.
+        #[cfg(target_os = "linux")]
+        {
+            let fifo = dir.join("fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                assert_eq!(stamps.read("fifo/x"), None);
+                assert_eq!(stamps.read("fifo"), FileStamp::read(&fifo));
+            }
+        }
         // More directories than are kept open: the rest by their paths.
         for n in 0..80 {
             write(&format!("many/{n}/f.txt"), &"x".repeat(n));
