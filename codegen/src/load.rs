@@ -115,13 +115,7 @@ pub fn check_stamps(before: &mut ReadBeforeMap) {
     let stamps = crate::source::Stamps::following();
     let held = crate::par::map(recorded.len(), |i| {
         let (path, stamp) = recorded[i];
-        stamp.is_none_or(|s| {
-            let now = match path.to_str() {
-                Some(path) => stamps.read(path),
-                None => crate::source::FileStamp::of_path(path),
-            };
-            now == Some(s)
-        })
+        stamp.is_none_or(|s| stamps.read(path) == Some(s))
     });
     for (read, held) in before.values_mut().zip(held) {
         if !held {

@@ -784,10 +784,10 @@ fn staging_dir(dir: &Path) -> Result<PathBuf, OutputError> {
 /// guarantees of [`write_known`]); a stream dropped unfinished (the run
 /// failed) removes what it staged.
 pub struct Streamed {
-    dir: PathBuf,
-    /// The stamps of `dir`'s files, each read from its directory.
+    /// The stamps of the files of the directory written into (its root),
+    /// each read from its directory.
     stamps: Stamps,
-    /// The staging directory of a fresh `dir`, and the directories made in it.
+    /// The staging directory of a fresh directory, and the directories made in it.
     fresh: Option<(PathBuf, Mutex<HashSet<PathBuf>>)>,
     known: Known,
     /// The digest of every file the stream took but those it took as held
@@ -813,7 +813,6 @@ impl Streamed {
             Some((staging, Mutex::new(HashSet::new())))
         };
         Ok(Streamed {
-            dir: dir.to_path_buf(),
             stamps: Stamps::new(dir),
             fresh,
             known,
@@ -851,7 +850,8 @@ impl Streamed {
         };
         let held: Vec<(&str, &[u8])> = with_file_list(files, &list).collect();
         write_all(staging, &held, |p| p.to_path_buf())?;
-        std::fs::rename(staging, &self.dir).map_err(|e| err(&self.dir, e))?;
+        let dir = self.stamps.root();
+        std::fs::rename(staging, dir).map_err(|e| err(dir, e))?;
         self.finished
             .store(true, std::sync::atomic::Ordering::SeqCst);
         let mut written: Vec<String> = files.paths().into_iter().map(str::to_owned).collect();

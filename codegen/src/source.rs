@@ -257,12 +257,14 @@ impl Stamps {
         &self.root
     }
 
-    /// The stamp of `root/rel` itself, as [`FileStamp::read`] gives it
-    /// (`/` between `rel`'s components), or of the file it names when
-    /// [`following`](Stamps::following), as [`FileStamp::of_path`] does.
-    pub fn read(&self, rel: &str) -> Option<FileStamp> {
+    /// The stamp of `root/rel` itself, as [`FileStamp::read`] gives it,
+    /// or of the file it names when [`following`](Stamps::following), as
+    /// [`FileStamp::of_path`] does (a path that is not UTF-8 is looked at
+    /// whole).
+    pub fn read(&self, rel: impl AsRef<Path>) -> Option<FileStamp> {
+        let rel = rel.as_ref();
         #[cfg(target_os = "linux")]
-        if let Some(stamp) = self.read_in_dir(rel) {
+        if let Some(stamp) = rel.to_str().and_then(|rel| self.read_in_dir(rel)) {
             return stamp;
         }
         let path = self.root.join(rel);
@@ -529,7 +531,7 @@ mod tests {
         }
         assert_eq!(following.read("/"), FileStamp::of_path(Path::new("/")));
         assert_eq!(
-            following.read(&format!("{}/a/link.txt", dir.display())),
+            following.read(format!("{}/a/link.txt", dir.display())),
             FileStamp::of_path(&dir.join("top.txt")),
             "a link followed"
         );
@@ -543,6 +545,15 @@ mod tests {
                 assert_eq!(stamps.read("fifo/x"), None);
                 assert_eq!(stamps.read("fifo"), FileStamp::read(&fifo));
             }
+        }
+        // A path that is not UTF-8: looked at whole, the same answer.
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let odd = dir.join(std::ffi::OsStr::from_bytes(b"a/\xff.txt"));
+            let _ = std::fs::write(&odd, "odd");
+            assert!(following.read(&odd).is_some());
+            assert_eq!(following.read(&odd), FileStamp::of_path(&odd));
         }
         // More directories than are kept open: the rest by their paths.
         for n in 0..80 {
