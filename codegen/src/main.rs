@@ -465,12 +465,34 @@ fn generator(input: &InputArgs, reporter: &Reporter) -> Generator {
 }
 
 /// The `toolgen gen` command line that regenerates `out`, for the headers of
-/// generated files: the arguments that change what is generated, as given.
-fn regenerate_command(input: &InputArgs, out: &std::path::Path, extra: &[String]) -> String {
-    let mut words = vec!["toolgen".to_owned(), "gen".to_owned()];
-    words.push(format!("--out {}", out.display()));
+/// generated files: the arguments that change what is generated. Paths are
+/// written relative to the deepest directory holding them all (the project's),
+/// so that the headers are the same bytes whichever directory the command was
+/// run from, and never name a directory of the machine it ran on.
+fn regenerate_command(
+    input: &InputArgs,
+    out: &std::path::Path,
+    templates: Option<&std::path::Path>,
+    extra: &[String],
+) -> String {
+    use std::path::Path;
+    let mut paths: Vec<(&str, &Path)> = vec![("--out", out)];
     if let Some(m) = &input.manifest {
-        words.push(format!("--manifest {}", m.display()));
+        paths.push(("--manifest", m));
+    }
+    if let Some(t) = templates {
+        paths.push(("--templates", t));
+    }
+    paths.extend(input.paths.iter().map(|p| ("", p.as_path())));
+    let shown = relative_to_common_base(&paths.iter().map(|(_, p)| *p).collect::<Vec<_>>());
+    let mut words = vec!["toolgen".to_owned(), "gen".to_owned()];
+    let mut positional = Vec::new();
+    for ((flag, _), path) in paths.iter().zip(shown) {
+        if flag.is_empty() {
+            positional.push(path);
+        } else {
+            words.push(format!("{flag} {path}"));
+        }
     }
     if let Some(f) = input.format {
         words.push(format!("--format {f}"));
@@ -484,8 +506,63 @@ fn regenerate_command(input: &InputArgs, out: &std::path::Path, extra: &[String]
         words.push(format!("--groups {group}"));
     }
     words.extend(extra.iter().cloned());
-    words.extend(input.paths.iter().map(|p| p.display().to_string()));
+    words.extend(positional);
     words.join(" ")
+}
+
+/// `paths` written relative to the deepest directory that holds them all
+/// (`/`-separated; `.` for that directory itself).
+fn relative_to_common_base(paths: &[&std::path::Path]) -> Vec<String> {
+    use std::path::{Component, PathBuf};
+    // Lexically absolute, `.` and `..` resolved: the same directory named two
+    // ways gives one base.
+    let absolute: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| {
+            let abs = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+            let mut clean = PathBuf::new();
+            for c in abs.components() {
+                match c {
+                    Component::CurDir => {}
+                    Component::ParentDir => {
+                        clean.pop();
+                    }
+                    c => clean.push(c),
+                }
+            }
+            clean
+        })
+        .collect();
+    let mut base: Option<PathBuf> = None;
+    for p in &absolute {
+        // A file's directory holds it; a path that does not exist yet (the
+        // output) is taken as a directory.
+        let dir = if p.is_file() {
+            p.parent()
+                .map(std::path::Path::to_path_buf)
+                .unwrap_or_default()
+        } else {
+            p.clone()
+        };
+        base = Some(match base {
+            None => dir,
+            Some(b) => b
+                .components()
+                .zip(dir.components())
+                .take_while(|(x, y)| x == y)
+                .map(|(x, _)| x)
+                .collect(),
+        });
+    }
+    let base = base.unwrap_or_default();
+    absolute
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&base).unwrap_or(p);
+            let s = rel.to_string_lossy().replace('\\', "/");
+            if s.is_empty() { ".".to_owned() } else { s }
+        })
+        .collect()
 }
 
 fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
@@ -579,7 +656,6 @@ fn gen_generator(args: &GenArgs, reporter: &Reporter) -> Generator {
         g = g.output(*kind);
     }
     if let Some(dir) = &args.templates {
-        extra.push(format!("--templates {}", dir.display()));
         g = g.templates(dir);
     }
     if let Some(b) = args.csharp_bridge {
@@ -608,14 +684,19 @@ fn gen_generator(args: &GenArgs, reporter: &Reporter) -> Generator {
                 .and_then(|cwd| toolgen::cache::default_dir(&cwd))
         })
     };
-    g.regenerate_command(regenerate_command(input, out, &extra))
-        .out_dir(out)
-        .cache_dir(cache)
-        .prune(if args.prune_all {
-            Prune::All
-        } else {
-            Prune::Owned
-        })
+    g.regenerate_command(regenerate_command(
+        input,
+        out,
+        args.templates.as_deref(),
+        &extra,
+    ))
+    .out_dir(out)
+    .cache_dir(cache)
+    .prune(if args.prune_all {
+        Prune::All
+    } else {
+        Prune::Owned
+    })
 }
 
 fn gen_check(g: &Generator, out: &std::path::Path, reporter: &Reporter) -> ExitCode {

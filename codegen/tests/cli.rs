@@ -1574,3 +1574,53 @@ fn a_tool_can_be_marked_deprecated_in_every_format() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The output does not depend on where `toolgen gen` ran from: run in the
+/// project with relative paths, and from elsewhere with absolute ones, the
+/// same specs give the same bytes, and no header names a directory of this
+/// machine.
+#[test]
+fn output_is_the_same_whichever_directory_it_was_generated_from() {
+    let project = scratch("cwd");
+    mcp_specs(&project.join("tools"), 2, "v1");
+    let elsewhere = scratch("cwd-elsewhere");
+    let run = |cwd: &Path, out: &str, tools: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_toolgen"))
+            .args(["gen", "--no-cache", "--out", out, tools])
+            .current_dir(cwd)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run toolgen: {e}"));
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    run(&project, "gen-a", "tools");
+    let abs_out = project.join("gen-b");
+    let abs_tools = project.join("tools");
+    run(
+        &elsewhere,
+        &abs_out.to_string_lossy(),
+        &abs_tools.to_string_lossy(),
+    );
+    let a = snapshot(&project.join("gen-a"));
+    let mut b = snapshot(&abs_out);
+    // The two runs wrote to differently named folders: the command names its own.
+    for bytes in b.values_mut() {
+        let text = String::from_utf8_lossy(bytes).replace("--out gen-b", "--out gen-a");
+        *bytes = text.into_bytes();
+    }
+    let a_text = |k: &str| String::from_utf8_lossy(&a[k]).into_owned();
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (path, bytes) in &a {
+        assert!(bytes == &b[path], "{path} differs:\n{}", a_text(path));
+        let text = String::from_utf8_lossy(bytes);
+        let home = project.to_string_lossy();
+        assert!(!text.contains(home.as_ref()), "{path} names {home}");
+    }
+    assert!(
+        a_text("rust/src/lib.rs").contains("toolgen gen --out gen-a tools"),
+        "{}",
+        a_text("rust/src/lib.rs")
+    );
+    let _ = std::fs::remove_dir_all(&project);
+    let _ = std::fs::remove_dir_all(&elsewhere);
+}
