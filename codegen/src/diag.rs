@@ -128,16 +128,16 @@ rules! {
         "Property names must be identifiers: an ASCII letter or `_` followed by letters, digits or `_`. They become field names in generated Rust and C#.");
     UNKNOWN_TYPE = ("TG0302", "unknown-type", Error, "a schema type is not one of the format's types",
         "Types are `string`, `integer`, `number`, `boolean`, `array`, `object`, and `any` (a value of any JSON type).");
-    REQUIRED_WITH_DEFAULT = ("TG0303", "required-with-default", Error, "a required parameter has a default value",
-        "A default is only used when the caller omits the parameter, which a required parameter never allows. Remove the default or make the parameter optional.");
+    REQUIRED_WITH_DEFAULT = ("TG0303", "required-with-default", Warning, "a required parameter has a default value",
+        "A default is only used when the caller omits the parameter, which a required parameter never allows, so the default is never used (valid JSON Schema, and generated as written: the parameter stays required). Remove the default or make the parameter optional. An error in EditorMCP specs, whose format forbids it (`required: true` parameters must not have `default` values); a warning elsewhere, which `lints` or `--allow` may lower.");
     DEFAULT_TYPE = ("TG0304", "default-type-mismatch", Error, "a default value does not match the declared type",
         "The default must be a value of the declared type (for `integer`, a number without a fractional part written without a decimal point).");
     ENUM_TYPE = ("TG0305", "enum-type-mismatch", Error, "an enum value does not match the declared type, or the enum is empty or repeats a value",
         "Every enum value must be of the declared type, the list must not be empty, and no value may appear twice.");
     DEFAULT_NOT_IN_ENUM = ("TG0306", "default-not-in-enum", Error, "a default value is not one of the enum values",
         "When a parameter has an `enum`, its default must be one of the listed values.");
-    RANGE_INVERTED = ("TG0307", "range-inverted", Error, "a lower bound is greater than the upper bound",
-        "`minimum` must not exceed `maximum` (likewise `minLength`/`maxLength`, `minItems`/`maxItems`); no value could satisfy both.");
+    RANGE_INVERTED = ("TG0307", "range-inverted", Warning, "a lower bound is greater than the upper bound",
+        "`minimum` exceeds `maximum` (likewise `minLength`/`maxLength`, `minItems`/`maxItems`): no value can satisfy both, so every call with the parameter is refused. Valid JSON Schema, generated as written; almost always two bounds swapped.");
     ARRAY_ITEMS = ("TG0308", "array-items-missing", Error, "an array does not declare its item type",
         "Generators need the item type of every array (docs/decisions.md, NOTES point 7). Add `items`, e.g. `\"items\": {\"type\": \"string\"}`. Mentioning the item type in the description is not enough.");
     OBJECT_SHAPE = ("TG0309", "object-shape-missing", Warning, "an object declares neither properties nor additionalProperties",
@@ -148,8 +148,8 @@ rules! {
         "`minimum`/`maximum` apply to numbers, `minLength`/`maxLength`/`pattern` to strings, `minItems`/`maxItems` to arrays. A constraint on another type is ignored by validators, which is rarely what was meant.");
     INVALID_SCHEMA = ("TG0312", "invalid-schema", Error, "a schema is not valid JSON Schema",
         "The translated schema could not be compiled by the JSON Schema validator, for example because a `pattern` is not a valid regular expression.");
-    UNKNOWN_REQUIRED = ("TG0313", "unknown-required", Error, "`required` names a property that is not declared",
-        "Every name listed in `required` must be a key of `properties`.");
+    UNKNOWN_REQUIRED = ("TG0313", "unknown-required", Warning, "`required` names a property that is not declared",
+        "A name in `required` that is not a key of `properties` is valid JSON Schema (the member must be present, with any value) and is generated as written: the validators demand it, the generated types do not name it. It is usually a misspelt property name (a suggestion is shown when one is close).");
     DEFAULT_INVALID = ("TG0314", "default-invalid", Error, "a default value does not match its schema",
         "A default must be a value its own schema accepts: generated code turns it into a typed value, and a client that omits the parameter gets it. TG0304 and TG0306 check a default against a declared type and enum; this checks the rest with the JSON Schema validator: `$ref`s, combinators, nested properties, ranges and lengths.");
 
@@ -268,6 +268,51 @@ rules! {
         "Titles are shown to people. Nothing breaks.");
 }
 
+/// Why an error rule stays an error (a manifest's `lints` and `--allow`/`--warn`
+/// cannot lower it): toolgen could not generate faithful output from such a
+/// spec, or the spec format's own definition makes it invalid. `None` for
+/// warnings, notes and the breaking-change rules, whose level the author sets
+/// (a test holds every other rule to a reason).
+pub fn why_an_error(rule: &Rule) -> Option<&'static str> {
+    if rule.is_configurable() {
+        return None;
+    }
+    const NOTHING_TO_READ: &str = "there is no spec to generate from: the file cannot be read as one";
+    const FORMAT: &str = "the spec format's own definition makes such a spec invalid: toolgen would have to guess what it means";
+    const POLICY: &str = "the tool set's manifest (or the format's standard list) declares the allowed values: it is the author's own rule, written to be enforced; change the manifest to change it";
+    Some(match rule.code {
+        "TG0001" | "TG0003" | "TG0004" | "TG0005" | "TG0008" => NOTHING_TO_READ,
+        "TG0002" => "the file is refused before it is read, so that a stray data file cannot exhaust memory; raise the limit with `--max-file-size` instead",
+        "TG0006" => "JSON parsers disagree about which of two equal keys wins, so no output can be faithful to both",
+        "TG0007" => "deeper nesting would exhaust the stack of later stages and of the clients that read the schema",
+        "TG0009" => "there is nothing to generate",
+        "TG0101" | "TG0102" | "TG0103" | "TG0104" | "TG0105" | "TG0206" => FORMAT,
+        "TG0201" => "EditorMCP's definition of an id; ids become the file and type names of every output",
+        "TG0202" => "two tools with one name cannot both be listed or called, and their files would overwrite each other",
+        "TG0203" => "the id becomes a file name: it would write outside the output directory or fail on some platforms",
+        "TG0204" | "TG0207" | "TG0208" | "TG0212" => POLICY,
+        "TG0205" => "categories name the sections of the docs site and of the generated code; EditorMCP's definition fixes their form",
+        "TG0211" => "the runtime enforces the limit: a zero or negative one would refuse every call, and one past an hour is past what the bridges keep a call open",
+        "TG0301" => "EditorMCP parameter names become field names in generated Rust and C#, which the format defines as identifiers",
+        "TG0302" => "a type JSON Schema does not have: no validator and no generated type can say what it means",
+        "TG0304" | "TG0306" | "TG0314" => "generated code fills the default in as a typed value, and a client that omits the parameter gets it: a default its own schema refuses cannot be either",
+        "TG0305" => "generated enums are made of the listed values: a value of another type, a repeated one or none at all gives types that accept what the schema refuses",
+        "TG0308" => "the format's definition asks every array to declare its items (NOTES point 7); without them the generated types could only guess",
+        "TG0310" => "a reference to nothing: neither the validators nor the generated types can know the shape",
+        "TG0312" => "the JSON Schema validator cannot compile the schema, so arguments could not be checked",
+        "TG0401" | "TG0402" => "examples are published in the docs and catalog and run by the tests: one the tool's own schema refuses would document a call the server refuses",
+        "TG0501" => "tool set names become directory and module names: two would overwrite each other",
+        "TG0502" => "a tool set has one format; a file of another cannot be read as its specs",
+        "TG0504" => "the name becomes directory, module and namespace names of generated code",
+        "TG0601" => "RAVE's definition: R's `mcptool_list()` finds a tool by its file name",
+        "TG0701" => "the keyword has no faithful mapping to the generated Rust and C# types",
+        "TG0703" => "a reference loop that never gives a shape has no type",
+        "TG0801" => "no Rust types could be generated for the schema",
+        "TG0802" => "the output of a template that cannot be rendered is unknown",
+        _ => return None,
+    })
+}
+
 /// Looks a rule up by code (`TG0304`) or name (`default-type-mismatch`).
 pub fn find_rule(key: &str) -> Option<&'static Rule> {
     rule::ALL
@@ -350,10 +395,11 @@ pub fn configurable_rule(key: &str, level: LintLevel) -> Result<&'static Rule, S
     };
     if !rule.is_configurable() && level != LintLevel::Deny {
         return Err(format!(
-            "{} ({}) is an error and cannot be set to `{}`: an error means the spec cannot be generated faithfully; only warnings and notes can be allowed",
+            "{} ({}) is an error and cannot be set to `{}`: {}; only warnings and notes can be allowed",
             rule.code,
             rule.name,
-            level.as_str()
+            level.as_str(),
+            why_an_error(rule).unwrap_or("the spec cannot be generated faithfully")
         ));
     }
     Ok(rule)
@@ -480,6 +526,16 @@ impl Diagnostics {
 
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.items.iter()
+    }
+
+    /// Makes errors of the diagnostics from the `from`th on whose rule is one
+    /// of `rules` (those a format's own definition forbids).
+    pub fn raise(&mut self, from: usize, rules: &[&'static Rule]) {
+        for d in self.items.iter_mut().skip(from) {
+            if rules.iter().any(|r| std::ptr::eq(*r, d.rule)) {
+                d.severity = Severity::Error;
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -665,7 +721,7 @@ pub fn render_json(db: &SourceDb, d: &Diagnostic) -> String {
 /// The rule reference as Markdown (checked in as docs/rules.md by `cargo xtask gen`).
 pub fn rules_markdown() -> String {
     let mut out = String::from(
-        "<!-- Generated by `cargo xtask gen` from codegen/src/diag.rs. Do not edit. -->\n\n# Validation rules\n\nEvery diagnostic names one of these rules. Codes are stable: a code is never reused for another meaning. `toolgen explain CODE` prints the same text. `--deny-warnings` makes warnings fail a run.\n\n| code | name | default | checks that |\n|---|---|---|---|\n",
+        "<!-- Generated by `cargo xtask gen` from codegen/src/diag.rs. Do not edit. -->\n\n# Validation rules\n\nEvery diagnostic names one of these rules. Codes are stable: a code is never reused for another meaning. `toolgen explain CODE` prints the same text. `--deny-warnings` makes warnings fail a run. Warnings and notes can be set to `allow`, `warn` or `deny` (a manifest's `lints`, `--allow`/`--warn`/`--deny`); an error rule stays an error only where toolgen could not generate faithful output or the spec format's own definition makes the spec invalid, and each says why.\n\n| code | name | default | checks that |\n|---|---|---|---|\n",
     );
     for r in rule::ALL {
         let _ = writeln!(
@@ -688,6 +744,9 @@ pub fn rules_markdown() -> String {
             r.summary,
             r.explanation
         );
+        if let Some(why) = why_an_error(r) {
+            let _ = write!(out, "\nAlways an error: {why}.\n");
+        }
     }
     out
 }
@@ -695,6 +754,13 @@ pub fn rules_markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_error_rule_says_why_it_cannot_be_lowered() {
+        for r in rule::ALL {
+            assert_eq!(why_an_error(r).is_some(), !r.is_configurable(), "{}", r.code);
+        }
+    }
 
     #[test]
     fn rule_codes_and_names_are_unique_and_sorted() {

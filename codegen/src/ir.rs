@@ -1041,6 +1041,10 @@ pub struct ToolSet {
     /// format, set by its reader: EditorMCP and RAVE require it, NOTES 7; in
     /// plain JSON Schema, MCP, an array without `items` holds any values).
     pub arrays_need_items: bool,
+    /// Rules that the format's own definition makes errors, whatever their
+    /// level elsewhere (set by its reader: EditorMCP's schema says a required
+    /// parameter has no default, TG0303). Reported as errors, never lowered.
+    pub format_errors: &'static [&'static crate::diag::Rule],
     /// The language of the tools' `implementation_example` annotation, for
     /// code blocks (`r` for RAVE, whose examples are R code).
     pub implementation_language: Option<String>,

@@ -135,6 +135,7 @@ fn settings(set: &ToolSet) -> Digest {
         outputs,
         runtime,
         arrays_need_items,
+        format_errors,
         implementation_language,
         lints,
         breaking,
@@ -153,7 +154,7 @@ fn settings(set: &ToolSet) -> Digest {
             rust_serde,
         ))
         .debug(&(envelope, templates, manifest, outputs, runtime))
-        .debug(&(arrays_need_items, implementation_language, lints))
+        .debug(&(arrays_need_items, format_errors, implementation_language, lints))
         .debug(&(breaking, bridge_port, r))
         .finish()
 }

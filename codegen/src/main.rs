@@ -965,6 +965,9 @@ fn explain(rule: &str) -> ExitCode {
                 r.summary,
                 r.explanation
             );
+            if let Some(why) = diag::why_an_error(r) {
+                println!("\nAlways an error: {why}.");
+            }
             ExitCode::SUCCESS
         }
         None => {

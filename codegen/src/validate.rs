@@ -63,9 +63,11 @@ const CLEAN: &[u8] = b"clean";
 /// The rules of one tool.
 fn check_tool(set: &ToolSet, tool: &Tool, diags: &mut Diagnostics) {
     check_membership(set, tool, diags);
+    let from = diags.len();
     check_schema(&tool.input, set.arrays_need_items, diags);
     check_schema(&tool.output, set.arrays_need_items, diags);
     check_with_validator(tool, diags);
+    diags.raise(from, set.format_errors);
 }
 
 /// Why `id` is not safe to use as a file name, if it is not.

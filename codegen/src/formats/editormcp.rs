@@ -41,6 +41,11 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "deprecated",
 ];
 
+
+/// Rules EditorMCP's own schema makes errors: "`required: true` parameters
+/// must not have `default` values".
+const FORMAT_ERRORS: &[&crate::diag::Rule] = &[&crate::diag::rule::REQUIRED_WITH_DEFAULT];
+
 /// The keys of an EditorMCP property schema besides the shared constraints
 /// ([`crate::schema::VALUE_CONSTRAINTS`]).
 const OWN_PROPERTY_KEYS: &[&str] = &[
@@ -126,6 +131,7 @@ pub fn default_tool_set() -> ToolSet {
         outputs: None,
         runtime: None,
         arrays_need_items: true,
+        format_errors: FORMAT_ERRORS,
         implementation_language: None,
         lints: Vec::new(),
         breaking: crate::ir::BreakingPolicy::default(),

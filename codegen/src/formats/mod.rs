@@ -52,6 +52,10 @@ pub fn default_tool_set(format: Format) -> ToolSet {
         set.categories = Vec::new();
         // Plain JSON Schema: an array without `items` holds any values.
         set.arrays_need_items = format != Format::Mcp;
+        // Only EditorMCP's schema refuses a required parameter with a default.
+        if format != Format::EditorMcp {
+            set.format_errors = &[];
+        }
         // RAVE's implementation examples are R code.
         set.implementation_language = (format == Format::Rave).then(|| "r".to_owned());
         // Neither format states a time limit; only EditorMCP's protocol does.
