@@ -629,7 +629,6 @@ impl Schema {
         crate::schema::Ordered {
             value,
             ranks: self,
-            data: false,
         }
     }
 }
@@ -660,7 +659,6 @@ impl LocatedValue {
         crate::schema::Ordered {
             value: &self.value,
             ranks: self,
-            data: true,
         }
     }
 }

@@ -345,11 +345,6 @@ pub fn bundle(
                 d.extend(std::mem::take(&mut b.defs));
             }
         }
-        m.remove("$id");
-        m.insert(
-            "$schema".into(),
-            Value::String(crate::schema::DIALECT.to_owned()),
-        );
     }
     (
         Schema {
@@ -502,11 +497,10 @@ impl Bundler<'_> {
                         && !k.starts_with("x-")
                     {
                         self.diags.push(
-                            Diagnostic::at(&rule::REF_SIBLING, self.loc_in(doc, &s), format!("`{k}` beside `$ref` is ignored in draft 7, and dropped"))
+                            Diagnostic::at(&rule::REF_SIBLING, self.loc_in(doc, &s), format!("`{k}` beside `$ref` is ignored in draft 7"))
                                 .label("ignored by draft-07 validators")
                                 .help("move the constraint into the referenced schema, or combine with `allOf`"),
                         );
-                        continue;
                     }
                     if doc_uri.is_some() && src_ptr.is_empty() && (k == "$schema" || k == "$id") {
                         continue;

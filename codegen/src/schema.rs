@@ -6,8 +6,20 @@
 
 use serde_json::{Map, Value};
 
-/// The JSON Schema dialect of every schema in the IR and in toolgen's output.
+/// The JSON Schema dialect of the schemas toolgen writes itself (those it
+/// translates from EditorMCP and RAVE specs), and of a schema that declares
+/// none (MCP's default).
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The draft whose semantics `schema` (a root) is validated with: the one its
+/// `$schema` declares (draft 4, 6, 7, 2019-09 or 2020-12), else 2020-12, as
+/// MCP defines for a schema that declares none.
+pub fn draft_of(schema: &Value) -> jsonschema::Draft {
+    match jsonschema::Draft::Draft202012.detect(schema) {
+        jsonschema::Draft::Unknown => jsonschema::Draft::Draft202012,
+        draft => draft,
+    }
+}
 
 /// Keywords whose value is one subschema.
 pub const SUBSCHEMA: &[&str] = &[
@@ -235,38 +247,28 @@ impl<F: Fn(&str) -> Option<Rank>> Ranks for F {
     }
 }
 
-/// A value to serialize with object members in the order the spec wrote
-/// them (members not written in a spec last, by name). A schema
-/// (`data: false`) orders the members of its `properties` maps only, and
-/// keeps `serde_json`'s order (sorted keys) for everything else, its data
-/// (defaults, enum values, examples) as it is; data (`data: true`, an
-/// example) orders every object.
+/// A value (a schema, an example) to serialize with every object's members
+/// in the order the spec wrote them: keywords, properties and the objects of
+/// data (defaults, enum values) alike. Members the spec did not write (what a
+/// reader translating a spec format adds: `$schema`, `type`, `required`) come
+/// first, by name, as if written where their object starts.
 pub struct Ordered<'a> {
     pub value: &'a Value,
     pub ranks: &'a dyn Ranks,
-    pub data: bool,
 }
 
 impl serde::Serialize for Ordered<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        if self.data {
-            return Data {
-                v: self.value,
-                ptr: String::new(),
-                ranks: self.ranks,
-            }
-            .serialize(s);
-        }
-        At {
+        Data {
             v: self.value,
             ptr: String::new(),
-            rank: &|p: &str| self.ranks.rank(p),
+            ranks: self.ranks,
         }
         .serialize(s)
     }
 }
 
-/// The names of a `properties` map at `ptr` (the map's pointer), in the
+/// The member names of an object at `ptr`, in the
 /// order `rank` gives: written ones by where they were written, then the
 /// others by name.
 pub fn property_order<'m>(
@@ -300,8 +302,13 @@ impl serde::Serialize for Data<'_> {
         use serde::ser::{SerializeMap, SerializeSeq};
         match self.v {
             Value::Object(m) => {
-                let rank = |p: &str| self.ranks.rank(p);
-                let names = property_order(m, &self.ptr, &rank);
+                let mut names: Vec<(Option<Rank>, &String)> = m
+                    .keys()
+                    .map(|k| (self.ranks.rank(&pointer_join(&self.ptr, k)), k))
+                    .collect();
+                // `None` (not written) sorts first.
+                names.sort();
+                let names = names.into_iter().map(|(_, k)| k);
                 let mut map = s.serialize_map(Some(m.len()))?;
                 for name in names {
                     let child = Data {
@@ -329,99 +336,15 @@ impl serde::Serialize for Data<'_> {
     }
 }
 
-/// A subschema at a pointer, serialized by [`Ordered`].
-struct At<'a> {
-    v: &'a Value,
-    ptr: String,
-    rank: &'a dyn Fn(&str) -> Option<Rank>,
-}
-
-impl<'a> serde::Serialize for At<'a> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        let Value::Object(obj) = self.v else {
-            return self.v.serialize(s);
-        };
-        let at = |v: &'a Value, ptr: String| At {
-            v,
-            ptr,
-            rank: self.rank,
-        };
-        let mut map = s.serialize_map(Some(obj.len()))?;
-        for (key, child) in obj {
-            let k = key.as_str();
-            let ptr = pointer_join(&self.ptr, k);
-            match child {
-                Value::Object(_) if SUBSCHEMA.contains(&k) => {
-                    map.serialize_entry(key, &at(child, ptr))?
-                }
-                Value::Array(list) if SUBSCHEMA_LISTS.contains(&k) => {
-                    map.serialize_entry(key, &Items(list, ptr, self.rank))?
-                }
-                Value::Object(members) if SUBSCHEMA_MAPS.contains(&k) => {
-                    let names: Vec<&String> = if k == "properties" {
-                        property_order(members, &ptr, self.rank)
-                    } else {
-                        members.keys().collect()
-                    };
-                    map.serialize_entry(key, &Members(members, names, ptr, self.rank))?
-                }
-                _ => map.serialize_entry(key, child)?,
-            }
-        }
-        return map.end();
-
-        /// A list of subschemas.
-        struct Items<'a>(&'a [Value], String, &'a dyn Fn(&str) -> Option<Rank>);
-        impl serde::Serialize for Items<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut seq = s.serialize_seq(Some(self.0.len()))?;
-                for (i, v) in self.0.iter().enumerate() {
-                    seq.serialize_element(&At {
-                        v,
-                        ptr: pointer_join(&self.1, &i.to_string()),
-                        rank: self.2,
-                    })?;
-                }
-                seq.end()
-            }
-        }
-
-        /// A map of named subschemas, in the given order.
-        struct Members<'a>(
-            &'a Map<String, Value>,
-            Vec<&'a String>,
-            String,
-            &'a dyn Fn(&str) -> Option<Rank>,
-        );
-        impl serde::Serialize for Members<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut map = s.serialize_map(Some(self.1.len()))?;
-                for name in &self.1 {
-                    let v = &self.0[name.as_str()];
-                    map.serialize_entry(
-                        name,
-                        &At {
-                            v,
-                            ptr: pointer_join(&self.2, name),
-                            rank: self.3,
-                        },
-                    )?;
-                }
-                map.end()
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
     #[test]
-    fn properties_in_the_order_they_were_written() {
+    fn members_in_the_order_they_were_written() {
         let v = json!({
+            "type": "object",
             "properties": {
                 "b": {"properties": {"y": {}, "x": {}}},
                 "a": {"default": {"z": 1, "y": 2}},
@@ -430,8 +353,12 @@ mod tests {
             "$defs": {"d": {"properties": {"q": {}, "p": {}}}}
         });
         let written = [
+            "/properties",
+            "/type",
             "/properties/b",
             "/properties/a",
+            "/properties/a/default/z",
+            "/properties/a/default/y",
             "/properties/b/properties/y",
             "/properties/b/properties/x",
             "/$defs/d/properties/q",
@@ -441,12 +368,12 @@ mod tests {
         let text = serde_json::to_string(&Ordered {
             value: &v,
             ranks: &rank,
-            data: false,
         })
         .unwrap_or_default();
+        // Written members as written, after those not written (`$defs`, `c`).
         assert_eq!(
             text,
-            r#"{"$defs":{"d":{"properties":{"q":{},"p":{}}}},"properties":{"b":{"properties":{"y":{},"x":{}}},"a":{"default":{"y":2,"z":1}},"c":{}}}"#
+            r#"{"$defs":{"d":{"properties":{"q":{},"p":{}}}},"properties":{"c":{},"b":{"properties":{"y":{},"x":{}}},"a":{"default":{"z":1,"y":2}}},"type":"object"}"#
         );
     }
 

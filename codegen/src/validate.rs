@@ -563,7 +563,7 @@ fn compile(schema: &Schema, diags: &mut Diagnostics) -> Option<jsonschema::Valid
         return None; // an unresolved `$ref`, already reported by the bundler
     }
     match jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
+        .with_draft(crate::schema::draft_of(&schema.value))
         .build(&schema.value)
     {
         Ok(v) => Some(v),
@@ -571,7 +571,8 @@ fn compile(schema: &Schema, diags: &mut Diagnostics) -> Option<jsonschema::Valid
             // The builder stops at the first problem; the meta-schema names them all, each
             // at its own place. What the meta-schema allows but the builder refuses (a
             // pointer to nothing, a bad regex) is the builder's one error.
-            let meta = jsonschema::draft202012::meta::validator();
+            let meta = jsonschema::meta::validator_for(&schema.value)
+                .unwrap_or_else(|_| jsonschema::draft202012::meta::validator());
             let mut problems: Vec<(String, String)> = meta
                 .iter_errors(&schema.value)
                 .map(|m| (m.instance_path().as_str().to_owned(), m.to_string()))
@@ -670,7 +671,7 @@ fn check_defaults(schema: &Schema, diags: &mut Diagnostics) {
             }
         }
         let Ok(validator) = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
+            .with_draft(crate::schema::draft_of(&schema.value))
             .build(&Value::Object(sub))
         else {
             continue;

@@ -690,7 +690,7 @@ pub fn forward(
         let output = match &descriptor.output_schema {
             Some(schema) => Some(
                 jsonschema::options()
-                    .with_draft(jsonschema::Draft::Draft202012)
+                    .with_draft(crate::server::draft_of(schema))
                     .build(schema)
                     .map_err(|e| format!("tool `{}`: invalid output schema: {e}", descriptor.id))?,
             ),

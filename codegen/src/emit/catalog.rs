@@ -5,8 +5,11 @@
 //!   `name`, `title`, `description`, `inputSchema`, `outputSchema`, the standard
 //!   `annotations` derived from the safety level, and toolgen's own metadata
 //!   under `_meta.toolgen` (category, tier, safety level, time limit, notes);
-//! - `schemas/<id>.input.json` and `schemas/<id>.output.json`: one
-//!   self-contained JSON Schema (2020-12) per tool input and output.
+//! - `schemas/<id>.input.json` and `schemas/<id>.output.json`: each tool's
+//!   input and output schema as its `tools.json` entry holds it, with its
+//!   `$schema` (if any) and its keys in the order written. An output schema
+//!   that is not an object's is the one exception: `tools.json` publishes it
+//!   as the `result` of an object (MCP wants an object), the file as written.
 //!
 //! `catalog/index.json` lists the tool sets.
 
@@ -216,8 +219,7 @@ fn add_schema_file(
         } else {
             &tool.output
         };
-        let titled = titled(&schema.value, tool, side);
-        let mut text = serde_json::to_string_pretty(&schema.ordered(&titled))
+        let mut text = serde_json::to_string_pretty(&schema.ordered(&schema.value))
             .unwrap_or_else(|_| "null".to_owned());
         text.push('\n');
         text
@@ -227,27 +229,6 @@ fn add_schema_file(
 fn hash_of(tools_json: &[u8]) -> String {
     let hex = crate::digest::Digest::of(tools_json).hex();
     hex.chars().take(16).collect()
-}
-
-/// A stand-alone schema file: the tool's schema with a title and description.
-fn titled(schema: &Value, tool: &Tool, side: &str) -> Value {
-    let mut v = schema.clone();
-    if let Value::Object(m) = &mut v {
-        m.insert("title".into(), json!(format!("{} {side}", tool.id.value)));
-        let description = if side == "input" {
-            format!(
-                "Arguments of the `{}` tool ({}).",
-                tool.id.value, tool.name.value
-            )
-        } else {
-            format!(
-                "Result of the `{}` tool ({}).",
-                tool.id.value, tool.name.value
-            )
-        };
-        m.insert("description".into(), json!(description));
-    }
-    v
 }
 
 /// One entry of the `tools/list` result: `name`, `title`, `description`,
@@ -271,29 +252,67 @@ impl<'a> ToolEntry<'a> {
 }
 
 impl Serialize for ToolEntry<'_> {
+    /// The fields in the order the spec wrote them (fields toolgen adds, and
+    /// those of formats with no such field, after them in the order above).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let t = self.tool;
-        let mut map = s.serialize_map(None)?;
-        map.serialize_entry("name", &t.id.value)?;
-        if let Some(title) = self.listing.get("title") {
-            map.serialize_entry("title", title)?;
+        enum Field<'f> {
+            Plain(&'f Value),
+            Text(&'f str),
+            Schema(&'f crate::ir::Schema),
+            Output(&'f Value),
         }
-        map.serialize_entry("description", t.description_for_model())?;
-        map.serialize_entry("inputSchema", &t.input.ordered(&t.input.value))?;
+        let t = self.tool;
+        let rank = |l: &crate::source::Loc| Some((l.file.0, l.span.start));
+        let mut fields: Vec<(Option<(u32, u32)>, &str, Field<'_>)> = vec![
+            (rank(&t.id.loc), "name", Field::Text(&t.id.value)),
+        ];
+        if let Some(title) = self.listing.get("title") {
+            fields.push((rank(&t.name.loc), "title", Field::Plain(title)));
+        }
+        fields.push((
+            rank(&t.description.loc),
+            "description",
+            Field::Text(t.description_for_model()),
+        ));
+        fields.push((
+            t.input.locs.get("").and_then(rank),
+            "inputSchema",
+            Field::Schema(&t.input),
+        ));
         if let Some(o) = &self.output {
-            let ranks = WrappedRanks(&t.output, structured::wraps(&t.output.value));
-            map.serialize_entry(
+            fields.push((
+                t.output.locs.get("").and_then(rank),
                 "outputSchema",
-                &crate::schema::Ordered {
-                    value: o,
-                    ranks: &ranks,
-                    data: false,
-                },
-            )?;
+                Field::Output(o),
+            ));
         }
         for (k, v) in self.listing.iter().filter(|(k, _)| *k != "title") {
-            map.serialize_entry(k, v)?;
+            let at = match k.as_str() {
+                "annotations" => t.hints.values().filter_map(|h| rank(&h.loc)).min(),
+                _ => t.passthrough.get(k).and_then(|p| rank(&p.loc)),
+            };
+            fields.push((at, k, Field::Plain(v)));
+        }
+        // Stable: fields with no place in the spec keep the order above.
+        fields.sort_by_key(|(at, _, _)| (at.is_none(), *at));
+        let mut map = s.serialize_map(Some(fields.len()))?;
+        for (_, key, field) in fields {
+            match field {
+                Field::Plain(v) => map.serialize_entry(key, v)?,
+                Field::Text(v) => map.serialize_entry(key, v)?,
+                Field::Schema(schema) => map.serialize_entry(key, &schema.ordered(&schema.value))?,
+                Field::Output(o) => {
+                    let ranks = WrappedRanks(&t.output, structured::wraps(&t.output.value));
+                    map.serialize_entry(
+                        key,
+                        &crate::schema::Ordered {
+                            value: o,
+                            ranks: &ranks,
+                        },
+                    )?
+                }
+            }
         }
         map.end()
     }

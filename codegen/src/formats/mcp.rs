@@ -94,7 +94,9 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
     let name = name?;
     let start = cx.loc(Span::at(root.span.start as usize));
     let implied = Implied {
-        name: title.is_none() && hints.title.is_none(),
+        // The display name may come from `annotations.title`; only a `title`
+        // the spec wrote is published as one.
+        name: title.is_none(),
         category: meta.category.is_none(),
         tier: meta.tier.is_none(),
         safety: hints.safety.is_none(),

@@ -52,6 +52,15 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+/// The draft a tool's schema is validated with: the one its `$schema`
+/// declares, else 2020-12 (MCP's default for a schema that declares none).
+pub(crate) fn draft_of(schema: &Value) -> jsonschema::Draft {
+    match jsonschema::Draft::Draft202012.detect(schema) {
+        jsonschema::Draft::Unknown => jsonschema::Draft::Draft202012,
+        draft => draft,
+    }
+}
+
 pub use self::client::Elicited;
 use self::control::lock;
 pub use self::control::{InFlight, Outbox, Outgoing};
@@ -287,7 +296,7 @@ impl Server {
 
     fn make_entry(descriptor: ToolDescriptor, handler: Handler) -> Result<Entry, String> {
         let validator = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
+            .with_draft(draft_of(&descriptor.input_schema))
             .build(&descriptor.input_schema)
             .map_err(|e| format!("tool `{}`: invalid input schema: {e}", descriptor.id))?;
         let wraps_output = descriptor

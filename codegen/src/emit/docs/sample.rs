@@ -18,10 +18,10 @@ pub fn sample(schema: &Value) -> Option<Value> {
     valid(schema, &v).then_some(v)
 }
 
-/// Whether `value` is valid against `schema` (JSON Schema 2020-12).
+/// Whether `value` is valid against `schema` (in the dialect it declares).
 pub fn valid(schema: &Value, value: &Value) -> bool {
     jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
+        .with_draft(crate::schema::draft_of(schema))
         .build(schema)
         .is_ok_and(|v| v.is_valid(value))
 }

@@ -21,6 +21,12 @@ use crate::schema::{for_each_child_mut, pointer_join, strings};
 /// Definitions whose types are `replaced` (shared ones) are left alone.
 pub fn for_typify(schema: &Value, name: Option<&str>, replaced: &[&str]) -> Value {
     let mut v = schema.clone();
+    if !matches!(
+        crate::schema::draft_of(&v),
+        jsonschema::Draft::Draft201909 | jsonschema::Draft::Draft202012
+    ) {
+        ref_siblings_ignored(&mut v);
+    }
     normalize(&mut v);
     distinct_definition_names(&mut v);
     nullable_types_apart(&mut v, name, replaced);
@@ -30,6 +36,20 @@ pub fn for_typify(schema: &Value, name: Option<&str>, replaced: &[&str]) -> Valu
     }
     defs_as_definitions(&mut v);
     v
+}
+
+/// Up to draft 7, a `$ref` stands for its whole schema: the keywords beside
+/// it are ignored by validators (TG0702), so the types ignore them too; its
+/// annotations (`description`, `title`, `default`) are kept for the docs.
+fn ref_siblings_ignored(v: &mut Value) {
+    let Value::Object(m) = v else {
+        return;
+    };
+    if m.contains_key("$ref") {
+        m.retain(|k, _| matches!(k.as_str(), "$ref" | "description" | "title" | "default"));
+        return;
+    }
+    for_each_child_mut(m, &mut ref_siblings_ignored);
 }
 
 /// Makes a schema something typify types without extra crates or panics.

@@ -133,90 +133,90 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
+  "required": [
+    "assetPath"
+  ],
+  "type": "object",
   "properties": {
     "assetPath": {
-      "description": "Path to the asset.",
-      "type": "string"
+      "type": "string",
+      "description": "Path to the asset."
     },
     "depth": {
-      "default": 2,
+      "type": "integer",
       "description": "Maximum depth to traverse.",
-      "maximum": 10,
       "minimum": 1,
-      "type": "integer"
+      "maximum": 10,
+      "default": 2
     },
     "direction": {
-      "default": "both",
+      "type": "string",
       "description": "Which edges to follow.",
       "enum": [
         "dependencies",
         "dependents",
         "both"
       ],
-      "type": "string"
+      "default": "both"
     }
-  },
-  "required": [
-    "assetPath"
-  ],
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r##"{
   "$defs": {
     "AssetEdge": {
-      "description": "An asset reached from the root asset.",
-      "properties": {
-        "path": {
-          "description": "Asset path.",
-          "type": "string"
-        },
-        "type": {
-          "description": "Asset type name.",
-          "type": "string"
-        },
-        "depth": {
-          "description": "Distance from the root asset (1 = direct).",
-          "minimum": 1,
-          "type": "integer"
-        }
-      },
       "required": [
         "depth",
         "path",
         "type"
       ],
-      "type": "object"
+      "type": "object",
+      "description": "An asset reached from the root asset.",
+      "properties": {
+        "path": {
+          "type": "string",
+          "description": "Asset path."
+        },
+        "type": {
+          "type": "string",
+          "description": "Asset type name."
+        },
+        "depth": {
+          "type": "integer",
+          "description": "Distance from the root asset (1 = direct).",
+          "minimum": 1
+        }
+      }
     }
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "assetPath": {
-      "description": "Path of the asset at the root of the graph.",
-      "type": "string"
-    },
-    "dependencies": {
-      "description": "Assets the root depends on, sorted by depth, then path; empty when `direction` is `dependents`.",
-      "items": {
-        "$ref": "#/$defs/AssetEdge"
-      },
-      "type": "array"
-    },
-    "dependents": {
-      "description": "Assets that depend on the root, sorted by depth, then path; empty when `direction` is `dependencies`.",
-      "items": {
-        "$ref": "#/$defs/AssetEdge"
-      },
-      "type": "array"
-    }
-  },
   "required": [
     "assetPath",
     "dependencies",
     "dependents"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "assetPath": {
+      "type": "string",
+      "description": "Path of the asset at the root of the graph."
+    },
+    "dependencies": {
+      "type": "array",
+      "description": "Assets the root depends on, sorted by depth, then path; empty when `direction` is `dependents`.",
+      "items": {
+        "$ref": "#/$defs/AssetEdge"
+      }
+    },
+    "dependents": {
+      "type": "array",
+      "description": "Assets that depend on the root, sorted by depth, then path; empty when `direction` is `dependencies`.",
+      "items": {
+        "$ref": "#/$defs/AssetEdge"
+      }
+    }
+  }
 }"##,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -52,57 +52,26 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {
-    "assetPath": {
-      "description": "Path to the asset (e.g. `Assets/Textures/Logo.png`).",
-      "type": "string"
-    },
-    "includeDependencies": {
-      "default": false,
-      "description": "Also list the assets this asset depends on.",
-      "type": "boolean"
-    }
-  },
   "required": [
     "assetPath"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "assetPath": {
+      "type": "string",
+      "description": "Path to the asset (e.g. `Assets/Textures/Logo.png`)."
+    },
+    "includeDependencies": {
+      "type": "boolean",
+      "description": "Also list the assets this asset depends on.",
+      "default": false
+    }
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "path": {
-      "description": "Asset path.",
-      "type": "string"
-    },
-    "guid": {
-      "description": "Asset GUID (32 hexadecimal digits).",
-      "type": "string"
-    },
-    "type": {
-      "description": "Main asset type name.",
-      "type": "string"
-    },
-    "sizeBytes": {
-      "description": "Size of the asset file in bytes.",
-      "minimum": 0,
-      "type": "integer"
-    },
-    "dependencies": {
-      "description": "Paths of direct dependencies, sorted; present only when `includeDependencies` is true.",
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    },
-    "importSettings": {
-      "additionalProperties": true,
-      "description": "The importer's settings as a JSON object; its keys depend on the importer type.",
-      "type": "object"
-    }
-  },
   "required": [
     "guid",
     "importSettings",
@@ -110,7 +79,38 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
     "sizeBytes",
     "type"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "path": {
+      "type": "string",
+      "description": "Asset path."
+    },
+    "guid": {
+      "type": "string",
+      "description": "Asset GUID (32 hexadecimal digits)."
+    },
+    "type": {
+      "type": "string",
+      "description": "Main asset type name."
+    },
+    "sizeBytes": {
+      "type": "integer",
+      "description": "Size of the asset file in bytes.",
+      "minimum": 0
+    },
+    "dependencies": {
+      "type": "array",
+      "description": "Paths of direct dependencies, sorted; present only when `includeDependencies` is true.",
+      "items": {
+        "type": "string"
+      }
+    },
+    "importSettings": {
+      "type": "object",
+      "description": "The importer's settings as a JSON object; its keys depend on the importer type.",
+      "additionalProperties": true
+    }
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

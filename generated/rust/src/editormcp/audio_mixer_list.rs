@@ -51,79 +51,79 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {},
-  "type": "object"
+  "type": "object",
+  "properties": {}
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "mixers"
+  ],
+  "type": "object",
   "properties": {
     "mixers": {
+      "type": "array",
       "description": "Mixers sorted by path.",
       "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path of the mixer.",
-            "type": "string"
-          },
-          "name": {
-            "description": "Mixer name.",
-            "type": "string"
-          },
-          "groups": {
-            "description": "Mixer groups sorted by path.",
-            "items": {
-              "properties": {
-                "name": {
-                  "description": "Group name.",
-                  "type": "string"
-                },
-                "path": {
-                  "description": "Group path inside the mixer, e.g. `Master/Music`.",
-                  "type": "string"
-                }
-              },
-              "required": [
-                "name",
-                "path"
-              ],
-              "type": "object"
-            },
-            "type": "array"
-          },
-          "snapshots": {
-            "description": "Snapshots sorted by name.",
-            "items": {
-              "properties": {
-                "name": {
-                  "description": "Snapshot name.",
-                  "type": "string"
-                }
-              },
-              "required": [
-                "name"
-              ],
-              "type": "object"
-            },
-            "type": "array"
-          }
-        },
         "required": [
           "groups",
           "name",
           "path",
           "snapshots"
         ],
-        "type": "object"
-      },
-      "type": "array"
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string",
+            "description": "Asset path of the mixer."
+          },
+          "name": {
+            "type": "string",
+            "description": "Mixer name."
+          },
+          "groups": {
+            "type": "array",
+            "description": "Mixer groups sorted by path.",
+            "items": {
+              "required": [
+                "name",
+                "path"
+              ],
+              "type": "object",
+              "properties": {
+                "name": {
+                  "type": "string",
+                  "description": "Group name."
+                },
+                "path": {
+                  "type": "string",
+                  "description": "Group path inside the mixer, e.g. `Master/Music`."
+                }
+              }
+            }
+          },
+          "snapshots": {
+            "type": "array",
+            "description": "Snapshots sorted by name.",
+            "items": {
+              "required": [
+                "name"
+              ],
+              "type": "object",
+              "properties": {
+                "name": {
+                  "type": "string",
+                  "description": "Snapshot name."
+                }
+              }
+            }
+          }
+        }
+      }
     }
-  },
-  "required": [
-    "mixers"
-  ],
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -50,68 +50,68 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {
-    "mixerPath": {
-      "description": "Path to the AudioMixer asset.",
-      "type": "string"
-    },
-    "snapshotName": {
-      "description": "Name of the snapshot to read.",
-      "type": "string"
-    }
-  },
   "required": [
     "mixerPath",
     "snapshotName"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "mixerPath": {
+      "type": "string",
+      "description": "Path to the AudioMixer asset."
+    },
+    "snapshotName": {
+      "type": "string",
+      "description": "Name of the snapshot to read."
+    }
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "mixerPath": {
-      "description": "Path of the mixer.",
-      "type": "string"
-    },
-    "snapshotName": {
-      "description": "Name of the snapshot.",
-      "type": "string"
-    },
-    "parameters": {
-      "description": "Parameters sorted by group, then name.",
-      "items": {
-        "properties": {
-          "name": {
-            "description": "Parameter name (exposed name when exposed).",
-            "type": "string"
-          },
-          "value": {
-            "description": "Parameter value in the snapshot (e.g. volume in dB).",
-            "type": "number"
-          },
-          "group": {
-            "description": "Path of the mixer group the parameter belongs to.",
-            "type": "string"
-          }
-        },
-        "required": [
-          "group",
-          "name",
-          "value"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    }
-  },
   "required": [
     "mixerPath",
     "parameters",
     "snapshotName"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "mixerPath": {
+      "type": "string",
+      "description": "Path of the mixer."
+    },
+    "snapshotName": {
+      "type": "string",
+      "description": "Name of the snapshot."
+    },
+    "parameters": {
+      "type": "array",
+      "description": "Parameters sorted by group, then name.",
+      "items": {
+        "required": [
+          "group",
+          "name",
+          "value"
+        ],
+        "type": "object",
+        "properties": {
+          "name": {
+            "type": "string",
+            "description": "Parameter name (exposed name when exposed)."
+          },
+          "value": {
+            "type": "number",
+            "description": "Parameter value in the snapshot (e.g. volume in dB)."
+          },
+          "group": {
+            "type": "string",
+            "description": "Path of the mixer group the parameter belongs to."
+          }
+        }
+      }
+    }
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -66,90 +66,90 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {
-    "hierarchyPath": {
-      "description": "Hierarchy path of the GameObject (e.g. `Root/Enemies/Goblin`).",
-      "type": "string"
-    },
-    "includeProperties": {
-      "default": false,
-      "description": "Also list each component's serialized field names and types.",
-      "type": "boolean"
-    }
-  },
   "required": [
     "hierarchyPath"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "hierarchyPath": {
+      "type": "string",
+      "description": "Hierarchy path of the GameObject (e.g. `Root/Enemies/Goblin`)."
+    },
+    "includeProperties": {
+      "type": "boolean",
+      "description": "Also list each component's serialized field names and types.",
+      "default": false
+    }
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "hierarchyPath": {
-      "description": "Hierarchy path of the inspected GameObject.",
-      "type": "string"
-    },
-    "components": {
-      "description": "Components in inspector order.",
-      "items": {
-        "properties": {
-          "type": {
-            "description": "Full component type name.",
-            "type": "string"
-          },
-          "instanceId": {
-            "description": "Unity instance id of the component.",
-            "type": "integer"
-          },
-          "propertyCount": {
-            "description": "Number of serialized properties.",
-            "minimum": 0,
-            "type": "integer"
-          },
-          "properties": {
-            "description": "Serialized fields; present only when `includeProperties` is true.",
-            "items": {
-              "properties": {
-                "name": {
-                  "description": "Serialized property name.",
-                  "type": "string"
-                },
-                "type": {
-                  "description": "Serialized property type.",
-                  "type": "string"
-                }
-              },
-              "required": [
-                "name",
-                "type"
-              ],
-              "type": "object"
-            },
-            "type": "array"
-          }
-        },
-        "required": [
-          "instanceId",
-          "propertyCount",
-          "type"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    },
-    "activeScene": {
-      "description": "Path of the active scene.",
-      "type": "string"
-    }
-  },
   "required": [
     "activeScene",
     "components",
     "hierarchyPath"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "hierarchyPath": {
+      "type": "string",
+      "description": "Hierarchy path of the inspected GameObject."
+    },
+    "components": {
+      "type": "array",
+      "description": "Components in inspector order.",
+      "items": {
+        "required": [
+          "instanceId",
+          "propertyCount",
+          "type"
+        ],
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "description": "Full component type name."
+          },
+          "instanceId": {
+            "type": "integer",
+            "description": "Unity instance id of the component."
+          },
+          "propertyCount": {
+            "type": "integer",
+            "description": "Number of serialized properties.",
+            "minimum": 0
+          },
+          "properties": {
+            "type": "array",
+            "description": "Serialized fields; present only when `includeProperties` is true.",
+            "items": {
+              "required": [
+                "name",
+                "type"
+              ],
+              "type": "object",
+              "properties": {
+                "name": {
+                  "type": "string",
+                  "description": "Serialized property name."
+                },
+                "type": {
+                  "type": "string",
+                  "description": "Serialized property type."
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "activeScene": {
+      "type": "string",
+      "description": "Path of the active scene."
+    }
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

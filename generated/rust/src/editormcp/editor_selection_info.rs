@@ -59,61 +59,56 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {},
-  "type": "object"
+  "type": "object",
+  "properties": {}
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "activeGameObject",
+    "activeScene",
+    "selectedObjects"
+  ],
+  "type": "object",
   "properties": {
     "selectedObjects": {
+      "type": "array",
       "description": "Selected objects in selection order.",
       "items": {
-        "properties": {
-          "name": {
-            "description": "Object name.",
-            "type": "string"
-          },
-          "path": {
-            "description": "Hierarchy path for scene objects, asset path for assets.",
-            "type": "string"
-          },
-          "type": {
-            "description": "Object type name.",
-            "type": "string"
-          },
-          "instanceId": {
-            "description": "Unity instance id.",
-            "type": "integer"
-          }
-        },
         "required": [
           "instanceId",
           "name",
           "path",
           "type"
         ],
-        "type": "object"
-      },
-      "type": "array"
+        "type": "object",
+        "properties": {
+          "name": {
+            "type": "string",
+            "description": "Object name."
+          },
+          "path": {
+            "type": "string",
+            "description": "Hierarchy path for scene objects, asset path for assets."
+          },
+          "type": {
+            "type": "string",
+            "description": "Object type name."
+          },
+          "instanceId": {
+            "type": "integer",
+            "description": "Unity instance id."
+          }
+        }
+      }
     },
     "activeScene": {
-      "description": "Path of the active scene (empty string when no scene is open).",
-      "type": "string"
+      "type": "string",
+      "description": "Path of the active scene (empty string when no scene is open)."
     },
     "activeGameObject": {
-      "description": "The active GameObject, or `null` when none is selected.",
-      "properties": {
-        "name": {
-          "description": "GameObject name.",
-          "type": "string"
-        },
-        "path": {
-          "description": "Hierarchy path.",
-          "type": "string"
-        }
-      },
       "required": [
         "name",
         "path"
@@ -121,15 +116,20 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       "type": [
         "object",
         "null"
-      ]
+      ],
+      "description": "The active GameObject, or `null` when none is selected.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "GameObject name."
+        },
+        "path": {
+          "type": "string",
+          "description": "Hierarchy path."
+        }
+      }
     }
-  },
-  "required": [
-    "activeGameObject",
-    "activeScene",
-    "selectedObjects"
-  ],
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -73,71 +73,46 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
+  "type": "object",
   "properties": {
     "hierarchyPath": {
-      "description": "Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`).",
-      "type": "string"
+      "type": "string",
+      "description": "Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`)."
     },
     "componentType": {
-      "description": "Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`).",
-      "type": "string"
+      "type": "string",
+      "description": "Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`)."
     },
     "tag": {
-      "description": "Only objects with this tag (e.g. `Enemy`).",
-      "type": "string"
+      "type": "string",
+      "description": "Only objects with this tag (e.g. `Enemy`)."
     },
     "layer": {
+      "type": "integer",
       "description": "Only objects on this layer index (0-31).",
-      "maximum": 31,
       "minimum": 0,
-      "type": "integer"
+      "maximum": 31
     },
     "namePattern": {
-      "description": "Only objects whose name matches this pattern (`*` and `?` wildcards).",
-      "type": "string"
+      "type": "string",
+      "description": "Only objects whose name matches this pattern (`*` and `?` wildcards)."
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "activeScene",
+    "matches"
+  ],
+  "type": "object",
   "properties": {
     "matches": {
+      "type": "array",
       "description": "Matching objects sorted by hierarchy path.",
       "items": {
-        "properties": {
-          "instanceId": {
-            "description": "Unity instance id.",
-            "type": "integer"
-          },
-          "name": {
-            "description": "GameObject name.",
-            "type": "string"
-          },
-          "hierarchyPath": {
-            "description": "Hierarchy path from the scene root.",
-            "type": "string"
-          },
-          "components": {
-            "description": "Full component type names.",
-            "items": {
-              "type": "string"
-            },
-            "type": "array"
-          },
-          "tag": {
-            "description": "Tag of the object.",
-            "type": "string"
-          },
-          "layer": {
-            "description": "Layer index.",
-            "maximum": 31,
-            "minimum": 0,
-            "type": "integer"
-          }
-        },
         "required": [
           "components",
           "hierarchyPath",
@@ -146,20 +121,45 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
           "name",
           "tag"
         ],
-        "type": "object"
-      },
-      "type": "array"
+        "type": "object",
+        "properties": {
+          "instanceId": {
+            "type": "integer",
+            "description": "Unity instance id."
+          },
+          "name": {
+            "type": "string",
+            "description": "GameObject name."
+          },
+          "hierarchyPath": {
+            "type": "string",
+            "description": "Hierarchy path from the scene root."
+          },
+          "components": {
+            "type": "array",
+            "description": "Full component type names.",
+            "items": {
+              "type": "string"
+            }
+          },
+          "tag": {
+            "type": "string",
+            "description": "Tag of the object."
+          },
+          "layer": {
+            "type": "integer",
+            "description": "Layer index.",
+            "minimum": 0,
+            "maximum": 31
+          }
+        }
+      }
     },
     "activeScene": {
-      "description": "Path of the active scene that was searched.",
-      "type": "string"
+      "type": "string",
+      "description": "Path of the active scene that was searched."
     }
-  },
-  "required": [
-    "activeScene",
-    "matches"
-  ],
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

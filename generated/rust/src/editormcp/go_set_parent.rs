@@ -50,53 +50,53 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {
-    "childPath": {
-      "description": "Hierarchy path of the GameObject to reparent (e.g. `Root/Enemies/Goblin`).",
-      "type": "string"
-    },
-    "parentPath": {
-      "description": "Hierarchy path of the new parent (e.g. `Root/Enemies/Container`); omit or pass an empty string to move the object to the scene root.",
-      "type": "string"
-    }
-  },
   "required": [
     "childPath"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "childPath": {
+      "type": "string",
+      "description": "Hierarchy path of the GameObject to reparent (e.g. `Root/Enemies/Goblin`)."
+    },
+    "parentPath": {
+      "type": "string",
+      "description": "Hierarchy path of the new parent (e.g. `Root/Enemies/Container`); omit or pass an empty string to move the object to the scene root."
+    }
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "success": {
-      "description": "Always `true` in a result; failures are reported as errors.",
-      "type": "boolean"
-    },
-    "childPath": {
-      "description": "Hierarchy path of the child before the move.",
-      "type": "string"
-    },
-    "newParentPath": {
-      "description": "Hierarchy path of the new parent, or `null` when the object moved to the scene root.",
-      "type": [
-        "string",
-        "null"
-      ]
-    },
-    "newHierarchyPath": {
-      "description": "Hierarchy path of the child after the move.",
-      "type": "string"
-    }
-  },
   "required": [
     "childPath",
     "newHierarchyPath",
     "newParentPath",
     "success"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "success": {
+      "type": "boolean",
+      "description": "Always `true` in a result; failures are reported as errors."
+    },
+    "childPath": {
+      "type": "string",
+      "description": "Hierarchy path of the child before the move."
+    },
+    "newParentPath": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "description": "Hierarchy path of the new parent, or `null` when the object moved to the scene root."
+    },
+    "newHierarchyPath": {
+      "type": "string",
+      "description": "Hierarchy path of the child after the move."
+    }
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

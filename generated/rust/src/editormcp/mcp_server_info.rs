@@ -106,45 +106,13 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {},
-  "type": "object"
+  "type": "object",
+  "properties": {}
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "serverVersion": {
-      "description": "Version of the EditorMCP bridge (semantic version).",
-      "type": "string"
-    },
-    "unityVersion": {
-      "description": "Version of the Unity Editor the bridge runs in.",
-      "type": "string"
-    },
-    "platform": {
-      "description": "Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`.",
-      "type": "string"
-    },
-    "enabledToolCategories": {
-      "description": "Tool categories enabled on this server, sorted alphabetically.",
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    },
-    "tier": {
-      "description": "Tier the server runs at; tools above it are refused.",
-      "enum": [
-        "core",
-        "tier1",
-        "tier2",
-        "tier3",
-        "tier4"
-      ],
-      "type": "string"
-    }
-  },
   "required": [
     "enabledToolCategories",
     "platform",
@@ -152,7 +120,39 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
     "tier",
     "unityVersion"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "serverVersion": {
+      "type": "string",
+      "description": "Version of the EditorMCP bridge (semantic version)."
+    },
+    "unityVersion": {
+      "type": "string",
+      "description": "Version of the Unity Editor the bridge runs in."
+    },
+    "platform": {
+      "type": "string",
+      "description": "Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`."
+    },
+    "enabledToolCategories": {
+      "type": "array",
+      "description": "Tool categories enabled on this server, sorted alphabetically.",
+      "items": {
+        "type": "string"
+      }
+    },
+    "tier": {
+      "type": "string",
+      "description": "Tier the server runs at; tools above it are refused.",
+      "enum": [
+        "core",
+        "tier1",
+        "tier2",
+        "tier3",
+        "tier4"
+      ]
+    }
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

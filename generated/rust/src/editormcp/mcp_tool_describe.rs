@@ -369,57 +369,32 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {
-    "toolId": {
-      "description": "The id of the tool to describe (e.g. `scene.hierarchy.dump`).",
-      "type": "string"
-    }
-  },
   "required": [
     "toolId"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "toolId": {
+      "type": "string",
+      "description": "The id of the tool to describe (e.g. `scene.hierarchy.dump`)."
+    }
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r##"{
   "$defs": {
-    "OutputFieldDescription": {
-      "description": "One output field of a tool.",
-      "properties": {
-        "type": {
-          "description": "Field type.",
-          "enum": [
-            "string",
-            "integer",
-            "number",
-            "boolean",
-            "array",
-            "object",
-            "any"
-          ],
-          "type": "string"
-        },
-        "description": {
-          "description": "What the field holds.",
-          "type": "string"
-        },
-        "items": {
-          "additionalProperties": true,
-          "description": "Schema of the array's items, for arrays.",
-          "type": "object"
-        }
-      },
+    "ParameterDescription": {
       "required": [
         "description",
+        "required",
         "type"
       ],
-      "type": "object"
-    },
-    "ParameterDescription": {
+      "type": "object",
       "description": "One parameter of a tool.",
       "properties": {
         "type": {
+          "type": "string",
           "description": "Parameter type.",
           "enum": [
             "string",
@@ -429,99 +404,68 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
             "array",
             "object",
             "any"
-          ],
-          "type": "string"
+          ]
         },
         "required": {
-          "description": "Whether callers must pass the parameter.",
-          "type": "boolean"
+          "type": "boolean",
+          "description": "Whether callers must pass the parameter."
         },
         "description": {
-          "description": "What the parameter means.",
-          "type": "string"
+          "type": "string",
+          "description": "What the parameter means."
         },
         "default": {
           "description": "Value used when the parameter is omitted."
         },
         "enum": {
+          "type": "array",
           "description": "The allowed values, when the set is fixed.",
-          "items": {},
-          "type": "array"
+          "items": {}
         },
         "minimum": {
-          "description": "Smallest allowed value.",
-          "type": "number"
+          "type": "number",
+          "description": "Smallest allowed value."
         },
         "maximum": {
-          "description": "Largest allowed value.",
-          "type": "number"
+          "type": "number",
+          "description": "Largest allowed value."
         }
-      },
+      }
+    },
+    "OutputFieldDescription": {
       "required": [
         "description",
-        "required",
         "type"
       ],
-      "type": "object"
+      "type": "object",
+      "description": "One output field of a tool.",
+      "properties": {
+        "type": {
+          "type": "string",
+          "description": "Field type.",
+          "enum": [
+            "string",
+            "integer",
+            "number",
+            "boolean",
+            "array",
+            "object",
+            "any"
+          ]
+        },
+        "description": {
+          "type": "string",
+          "description": "What the field holds."
+        },
+        "items": {
+          "type": "object",
+          "description": "Schema of the array's items, for arrays.",
+          "additionalProperties": true
+        }
+      }
     }
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "id": {
-      "description": "Canonical tool id.",
-      "type": "string"
-    },
-    "name": {
-      "description": "Display name.",
-      "type": "string"
-    },
-    "description": {
-      "description": "What the tool does.",
-      "type": "string"
-    },
-    "category": {
-      "description": "Tool category.",
-      "type": "string"
-    },
-    "safetyLevel": {
-      "description": "What the tool may modify.",
-      "enum": [
-        "read-only",
-        "safe-write",
-        "destructive"
-      ],
-      "type": "string"
-    },
-    "tier": {
-      "description": "Lowest tier that provides the tool.",
-      "enum": [
-        "core",
-        "tier1",
-        "tier2",
-        "tier3",
-        "tier4"
-      ],
-      "type": "string"
-    },
-    "inputs": {
-      "additionalProperties": {
-        "$ref": "#/$defs/ParameterDescription"
-      },
-      "description": "The tool's parameters, keyed by parameter name.",
-      "type": "object"
-    },
-    "outputs": {
-      "additionalProperties": {
-        "$ref": "#/$defs/OutputFieldDescription"
-      },
-      "description": "The tool's output fields, keyed by field name.",
-      "type": "object"
-    },
-    "notes": {
-      "description": "Limitations and caveats, when the tool has any.",
-      "type": "string"
-    }
-  },
   "required": [
     "category",
     "description",
@@ -532,7 +476,63 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
     "safetyLevel",
     "tier"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "id": {
+      "type": "string",
+      "description": "Canonical tool id."
+    },
+    "name": {
+      "type": "string",
+      "description": "Display name."
+    },
+    "description": {
+      "type": "string",
+      "description": "What the tool does."
+    },
+    "category": {
+      "type": "string",
+      "description": "Tool category."
+    },
+    "safetyLevel": {
+      "type": "string",
+      "description": "What the tool may modify.",
+      "enum": [
+        "read-only",
+        "safe-write",
+        "destructive"
+      ]
+    },
+    "tier": {
+      "type": "string",
+      "description": "Lowest tier that provides the tool.",
+      "enum": [
+        "core",
+        "tier1",
+        "tier2",
+        "tier3",
+        "tier4"
+      ]
+    },
+    "inputs": {
+      "type": "object",
+      "description": "The tool's parameters, keyed by parameter name.",
+      "additionalProperties": {
+        "$ref": "#/$defs/ParameterDescription"
+      }
+    },
+    "outputs": {
+      "type": "object",
+      "description": "The tool's output fields, keyed by field name.",
+      "additionalProperties": {
+        "$ref": "#/$defs/OutputFieldDescription"
+      }
+    },
+    "notes": {
+      "type": "string",
+      "description": "Limitations and caveats, when the tool has any."
+    }
+  }
 }"##,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

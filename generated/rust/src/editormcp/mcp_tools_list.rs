@@ -244,12 +244,14 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
+  "type": "object",
   "properties": {
     "category": {
-      "description": "Only list tools of this category (e.g. `scene`).",
-      "type": "string"
+      "type": "string",
+      "description": "Only list tools of this category (e.g. `scene`)."
     },
     "tier": {
+      "type": "string",
       "description": "Only list tools available at this tier.",
       "enum": [
         "core",
@@ -257,58 +259,23 @@ pub const INPUT_SCHEMA: &str = r#"{
         "tier2",
         "tier3",
         "tier4"
-      ],
-      "type": "string"
+      ]
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "tools"
+  ],
+  "type": "object",
   "properties": {
     "tools": {
+      "type": "array",
       "description": "Matching tools, sorted by id.",
       "items": {
-        "properties": {
-          "id": {
-            "description": "Canonical tool id.",
-            "type": "string"
-          },
-          "name": {
-            "description": "Display name.",
-            "type": "string"
-          },
-          "description": {
-            "description": "What the tool does.",
-            "type": "string"
-          },
-          "category": {
-            "description": "Tool category.",
-            "type": "string"
-          },
-          "safetyLevel": {
-            "description": "What the tool may modify.",
-            "enum": [
-              "read-only",
-              "safe-write",
-              "destructive"
-            ],
-            "type": "string"
-          },
-          "tier": {
-            "description": "Lowest tier that provides the tool.",
-            "enum": [
-              "core",
-              "tier1",
-              "tier2",
-              "tier3",
-              "tier4"
-            ],
-            "type": "string"
-          }
-        },
         "required": [
           "category",
           "description",
@@ -317,15 +284,48 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
           "safetyLevel",
           "tier"
         ],
-        "type": "object"
-      },
-      "type": "array"
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "Canonical tool id."
+          },
+          "name": {
+            "type": "string",
+            "description": "Display name."
+          },
+          "description": {
+            "type": "string",
+            "description": "What the tool does."
+          },
+          "category": {
+            "type": "string",
+            "description": "Tool category."
+          },
+          "safetyLevel": {
+            "type": "string",
+            "description": "What the tool may modify.",
+            "enum": [
+              "read-only",
+              "safe-write",
+              "destructive"
+            ]
+          },
+          "tier": {
+            "type": "string",
+            "description": "Lowest tier that provides the tool.",
+            "enum": [
+              "core",
+              "tier1",
+              "tier2",
+              "tier3",
+              "tier4"
+            ]
+          }
+        }
+      }
     }
-  },
-  "required": [
-    "tools"
-  ],
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -80,78 +80,78 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
+  "type": "object",
   "properties": {
     "assetType": {
-      "description": "Only count assets of this type (e.g. `Texture2D`, `AudioClip`).",
-      "type": "string"
+      "type": "string",
+      "description": "Only count assets of this type (e.g. `Texture2D`, `AudioClip`)."
     },
     "minSizeBytes": {
-      "default": 1048576,
+      "type": "integer",
       "description": "Only list assets at least this large as large assets.",
       "minimum": 0,
-      "type": "integer"
+      "default": 1048576
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "totalAssets": {
-      "description": "Number of assets counted.",
-      "minimum": 0,
-      "type": "integer"
-    },
-    "byType": {
-      "additionalProperties": {
-        "minimum": 0,
-        "type": "integer"
-      },
-      "description": "Asset count per asset type name, keys sorted alphabetically.",
-      "type": "object"
-    },
-    "largeAssets": {
-      "description": "Assets of at least `minSizeBytes`, largest first, then by path.",
-      "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path.",
-            "type": "string"
-          },
-          "type": {
-            "description": "Asset type name.",
-            "type": "string"
-          },
-          "sizeBytes": {
-            "description": "Size of the asset file in bytes.",
-            "minimum": 0,
-            "type": "integer"
-          }
-        },
-        "required": [
-          "path",
-          "sizeBytes",
-          "type"
-        ],
-        "type": "object"
-      },
-      "type": "array"
-    },
-    "unreferencedCount": {
-      "description": "Number of assets that no scene, prefab or other asset references.",
-      "minimum": 0,
-      "type": "integer"
-    }
-  },
   "required": [
     "byType",
     "largeAssets",
     "totalAssets",
     "unreferencedCount"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "totalAssets": {
+      "type": "integer",
+      "description": "Number of assets counted.",
+      "minimum": 0
+    },
+    "byType": {
+      "type": "object",
+      "description": "Asset count per asset type name, keys sorted alphabetically.",
+      "additionalProperties": {
+        "type": "integer",
+        "minimum": 0
+      }
+    },
+    "largeAssets": {
+      "type": "array",
+      "description": "Assets of at least `minSizeBytes`, largest first, then by path.",
+      "items": {
+        "required": [
+          "path",
+          "sizeBytes",
+          "type"
+        ],
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string",
+            "description": "Asset path."
+          },
+          "type": {
+            "type": "string",
+            "description": "Asset type name."
+          },
+          "sizeBytes": {
+            "type": "integer",
+            "description": "Size of the asset file in bytes.",
+            "minimum": 0
+          }
+        }
+      }
+    },
+    "unreferencedCount": {
+      "type": "integer",
+      "description": "Number of assets that no scene, prefab or other asset references.",
+      "minimum": 0
+    }
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -41,38 +41,13 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {},
-  "type": "object"
+  "type": "object",
+  "properties": {}
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "projectName": {
-      "description": "Name of the project (its folder name).",
-      "type": "string"
-    },
-    "unityVersion": {
-      "description": "Unity Editor version the project is open in.",
-      "type": "string"
-    },
-    "renderPipeline": {
-      "description": "Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines.",
-      "type": "string"
-    },
-    "buildTargets": {
-      "description": "Build targets with installed support, sorted alphabetically.",
-      "items": {
-        "type": "string"
-      },
-      "type": "array"
-    },
-    "projectPath": {
-      "description": "Absolute path of the project folder.",
-      "type": "string"
-    }
-  },
   "required": [
     "buildTargets",
     "projectName",
@@ -80,7 +55,32 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
     "renderPipeline",
     "unityVersion"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "projectName": {
+      "type": "string",
+      "description": "Name of the project (its folder name)."
+    },
+    "unityVersion": {
+      "type": "string",
+      "description": "Unity Editor version the project is open in."
+    },
+    "renderPipeline": {
+      "type": "string",
+      "description": "Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines."
+    },
+    "buildTargets": {
+      "type": "array",
+      "description": "Build targets with installed support, sorted alphabetically.",
+      "items": {
+        "type": "string"
+      }
+    },
+    "projectPath": {
+      "type": "string",
+      "description": "Absolute path of the project folder."
+    }
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

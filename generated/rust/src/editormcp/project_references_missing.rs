@@ -138,9 +138,10 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
+  "type": "object",
   "properties": {
     "scope": {
-      "default": "all",
+      "type": "string",
       "description": "Which assets to scan.",
       "enum": [
         "all",
@@ -148,75 +149,74 @@ pub const INPUT_SCHEMA: &str = r#"{
         "prefabs",
         "assets"
       ],
-      "type": "string"
+      "default": "all"
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "brokenReferences",
+    "missingScripts"
+  ],
+  "type": "object",
   "properties": {
     "missingScripts": {
+      "type": "array",
       "description": "Components whose MonoScript is missing, sorted by path, then component index.",
       "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path of the scene or prefab.",
-            "type": "string"
-          },
-          "componentIndex": {
-            "description": "Index of the component whose script is missing.",
-            "minimum": 0,
-            "type": "integer"
-          },
-          "guid": {
-            "description": "GUID of the missing script asset, or an empty string when Unity no longer records it.",
-            "type": "string"
-          }
-        },
         "required": [
           "componentIndex",
           "guid",
           "path"
         ],
-        "type": "object"
-      },
-      "type": "array"
-    },
-    "brokenReferences": {
-      "description": "Object references that point to missing assets, sorted by path, then property path.",
-      "items": {
+        "type": "object",
         "properties": {
           "path": {
-            "description": "Asset path of the asset that holds the reference.",
-            "type": "string"
+            "type": "string",
+            "description": "Asset path of the scene or prefab."
           },
-          "referencePath": {
-            "description": "Property path of the broken reference inside the asset.",
-            "type": "string"
+          "componentIndex": {
+            "type": "integer",
+            "description": "Index of the component whose script is missing.",
+            "minimum": 0
           },
-          "referenceGuid": {
-            "description": "GUID the reference points to, which no asset has.",
-            "type": "string"
+          "guid": {
+            "type": "string",
+            "description": "GUID of the missing script asset, or an empty string when Unity no longer records it."
           }
-        },
+        }
+      }
+    },
+    "brokenReferences": {
+      "type": "array",
+      "description": "Object references that point to missing assets, sorted by path, then property path.",
+      "items": {
         "required": [
           "path",
           "referenceGuid",
           "referencePath"
         ],
-        "type": "object"
-      },
-      "type": "array"
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string",
+            "description": "Asset path of the asset that holds the reference."
+          },
+          "referencePath": {
+            "type": "string",
+            "description": "Property path of the broken reference inside the asset."
+          },
+          "referenceGuid": {
+            "type": "string",
+            "description": "GUID the reference points to, which no asset has."
+          }
+        }
+      }
     }
-  },
-  "required": [
-    "brokenReferences",
-    "missingScripts"
-  ],
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

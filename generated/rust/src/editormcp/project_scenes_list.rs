@@ -48,56 +48,56 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
+  "type": "object",
   "properties": {
     "includeInBuild": {
-      "description": "Only scenes that are (`true`) or are not (`false`) enabled in the build settings; omit for all scenes.",
-      "type": "boolean"
+      "type": "boolean",
+      "description": "Only scenes that are (`true`) or are not (`false`) enabled in the build settings; omit for all scenes."
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "scenes"
+  ],
+  "type": "object",
   "properties": {
     "scenes": {
+      "type": "array",
       "description": "Scenes sorted by path.",
       "items": {
-        "properties": {
-          "path": {
-            "description": "Asset path of the scene.",
-            "type": "string"
-          },
-          "name": {
-            "description": "Scene name (file name without extension).",
-            "type": "string"
-          },
-          "enabledInBuild": {
-            "description": "Whether the scene is enabled in the build settings.",
-            "type": "boolean"
-          },
-          "buildIndex": {
-            "description": "Index in the build settings, or -1 when the scene is not in the build.",
-            "minimum": -1,
-            "type": "integer"
-          }
-        },
         "required": [
           "buildIndex",
           "enabledInBuild",
           "name",
           "path"
         ],
-        "type": "object"
-      },
-      "type": "array"
+        "type": "object",
+        "properties": {
+          "path": {
+            "type": "string",
+            "description": "Asset path of the scene."
+          },
+          "name": {
+            "type": "string",
+            "description": "Scene name (file name without extension)."
+          },
+          "enabledInBuild": {
+            "type": "boolean",
+            "description": "Whether the scene is enabled in the build settings."
+          },
+          "buildIndex": {
+            "type": "integer",
+            "description": "Index in the build settings, or -1 when the scene is not in the build.",
+            "minimum": -1
+          }
+        }
+      }
     }
-  },
-  "required": [
-    "scenes"
-  ],
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

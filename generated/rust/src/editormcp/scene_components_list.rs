@@ -60,84 +60,84 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {
-    "scenePath": {
-      "description": "Path to the scene file.",
-      "type": "string"
-    },
-    "gameObjectPath": {
-      "description": "Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`).",
-      "type": "string"
-    }
-  },
   "required": [
     "gameObjectPath",
     "scenePath"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "scenePath": {
+      "type": "string",
+      "description": "Path to the scene file."
+    },
+    "gameObjectPath": {
+      "type": "string",
+      "description": "Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`)."
+    }
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "components",
+    "gameObjectPath"
+  ],
+  "type": "object",
   "properties": {
     "gameObjectPath": {
-      "description": "Hierarchy path of the inspected GameObject.",
-      "type": "string"
+      "type": "string",
+      "description": "Hierarchy path of the inspected GameObject."
     },
     "components": {
+      "type": "array",
       "description": "Components in inspector order.",
       "items": {
-        "properties": {
-          "type": {
-            "description": "Component type name.",
-            "type": "string"
-          },
-          "instanceId": {
-            "description": "Unity instance id of the component.",
-            "type": "integer"
-          },
-          "serializedFields": {
-            "description": "Serialized fields in inspector order.",
-            "items": {
-              "properties": {
-                "name": {
-                  "description": "Serialized property name.",
-                  "type": "string"
-                },
-                "type": {
-                  "description": "Serialized property type.",
-                  "type": "string"
-                },
-                "value": {
-                  "description": "Current value, as JSON (numbers, strings, booleans, arrays, objects or null)."
-                }
-              },
-              "required": [
-                "name",
-                "type",
-                "value"
-              ],
-              "type": "object"
-            },
-            "type": "array"
-          }
-        },
         "required": [
           "instanceId",
           "serializedFields",
           "type"
         ],
-        "type": "object"
-      },
-      "type": "array"
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "description": "Component type name."
+          },
+          "instanceId": {
+            "type": "integer",
+            "description": "Unity instance id of the component."
+          },
+          "serializedFields": {
+            "type": "array",
+            "description": "Serialized fields in inspector order.",
+            "items": {
+              "required": [
+                "name",
+                "type",
+                "value"
+              ],
+              "type": "object",
+              "properties": {
+                "name": {
+                  "type": "string",
+                  "description": "Serialized property name."
+                },
+                "type": {
+                  "type": "string",
+                  "description": "Serialized property type."
+                },
+                "value": {
+                  "description": "Current value, as JSON (numbers, strings, booleans, arrays, objects or null)."
+                }
+              }
+            }
+          }
+        }
+      }
     }
-  },
-  "required": [
-    "components",
-    "gameObjectPath"
-  ],
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

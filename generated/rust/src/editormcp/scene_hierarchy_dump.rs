@@ -51,51 +51,22 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {
-    "scenePath": {
-      "description": "Path to the scene file (e.g. `Assets/Scenes/Main.unity`).",
-      "type": "string"
-    }
-  },
   "required": [
     "scenePath"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "scenePath": {
+      "type": "string",
+      "description": "Path to the scene file (e.g. `Assets/Scenes/Main.unity`)."
+    }
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r##"{
   "$defs": {
     "GameObjectNode": {
-      "description": "A GameObject and its descendants.",
-      "properties": {
-        "name": {
-          "description": "GameObject name.",
-          "type": "string"
-        },
-        "path": {
-          "description": "Hierarchy path from the scene root, `/`-separated.",
-          "type": "string"
-        },
-        "instanceId": {
-          "description": "Unity instance id (stable while the scene is open).",
-          "type": "integer"
-        },
-        "components": {
-          "description": "Component type names, in inspector order.",
-          "items": {
-            "type": "string"
-          },
-          "type": "array"
-        },
-        "children": {
-          "description": "Child GameObjects, in sibling order.",
-          "items": {
-            "$ref": "#/$defs/GameObjectNode"
-          },
-          "type": "array"
-        }
-      },
       "required": [
         "children",
         "components",
@@ -103,28 +74,57 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
         "name",
         "path"
       ],
-      "type": "object"
+      "type": "object",
+      "description": "A GameObject and its descendants.",
+      "properties": {
+        "name": {
+          "type": "string",
+          "description": "GameObject name."
+        },
+        "path": {
+          "type": "string",
+          "description": "Hierarchy path from the scene root, `/`-separated."
+        },
+        "instanceId": {
+          "type": "integer",
+          "description": "Unity instance id (stable while the scene is open)."
+        },
+        "components": {
+          "type": "array",
+          "description": "Component type names, in inspector order.",
+          "items": {
+            "type": "string"
+          }
+        },
+        "children": {
+          "type": "array",
+          "description": "Child GameObjects, in sibling order.",
+          "items": {
+            "$ref": "#/$defs/GameObjectNode"
+          }
+        }
+      }
     }
   },
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {
-    "scenePath": {
-      "description": "Path to the scene that was dumped.",
-      "type": "string"
-    },
-    "rootObjects": {
-      "description": "Root GameObjects of the scene, in sibling order.",
-      "items": {
-        "$ref": "#/$defs/GameObjectNode"
-      },
-      "type": "array"
-    }
-  },
   "required": [
     "rootObjects",
     "scenePath"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "scenePath": {
+      "type": "string",
+      "description": "Path to the scene that was dumped."
+    },
+    "rootObjects": {
+      "type": "array",
+      "description": "Root GameObjects of the scene, in sibling order.",
+      "items": {
+        "$ref": "#/$defs/GameObjectNode"
+      }
+    }
+  }
 }"##,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -66,74 +66,48 @@ pub use self::output::Output;
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "additionalProperties": false,
-  "properties": {
-    "scenePath": {
-      "description": "Path to the scene file.",
-      "type": "string"
-    },
-    "componentType": {
-      "description": "Only objects with a component of this type name.",
-      "type": "string"
-    },
-    "namePattern": {
-      "description": "Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character.",
-      "type": "string"
-    },
-    "tag": {
-      "description": "Only objects with this tag.",
-      "type": "string"
-    },
-    "layer": {
-      "description": "Only objects on this layer index (0-31).",
-      "maximum": 31,
-      "minimum": 0,
-      "type": "integer"
-    }
-  },
   "required": [
     "scenePath"
   ],
-  "type": "object"
+  "type": "object",
+  "properties": {
+    "scenePath": {
+      "type": "string",
+      "description": "Path to the scene file."
+    },
+    "componentType": {
+      "type": "string",
+      "description": "Only objects with a component of this type name."
+    },
+    "namePattern": {
+      "type": "string",
+      "description": "Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character."
+    },
+    "tag": {
+      "type": "string",
+      "description": "Only objects with this tag."
+    },
+    "layer": {
+      "type": "integer",
+      "description": "Only objects on this layer index (0-31).",
+      "minimum": 0,
+      "maximum": 31
+    }
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "required": [
+    "matches"
+  ],
+  "type": "object",
   "properties": {
     "matches": {
+      "type": "array",
       "description": "Matching objects sorted by path. Filters combine with AND.",
       "items": {
-        "properties": {
-          "name": {
-            "description": "GameObject name.",
-            "type": "string"
-          },
-          "path": {
-            "description": "Hierarchy path from the scene root.",
-            "type": "string"
-          },
-          "instanceId": {
-            "description": "Unity instance id.",
-            "type": "integer"
-          },
-          "components": {
-            "description": "Component type names.",
-            "items": {
-              "type": "string"
-            },
-            "type": "array"
-          },
-          "tag": {
-            "description": "Tag of the object (`Untagged` when none).",
-            "type": "string"
-          },
-          "layer": {
-            "description": "Layer index.",
-            "maximum": 31,
-            "minimum": 0,
-            "type": "integer"
-          }
-        },
         "required": [
           "components",
           "instanceId",
@@ -142,15 +116,41 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
           "path",
           "tag"
         ],
-        "type": "object"
-      },
-      "type": "array"
+        "type": "object",
+        "properties": {
+          "name": {
+            "type": "string",
+            "description": "GameObject name."
+          },
+          "path": {
+            "type": "string",
+            "description": "Hierarchy path from the scene root."
+          },
+          "instanceId": {
+            "type": "integer",
+            "description": "Unity instance id."
+          },
+          "components": {
+            "type": "array",
+            "description": "Component type names.",
+            "items": {
+              "type": "string"
+            }
+          },
+          "tag": {
+            "type": "string",
+            "description": "Tag of the object (`Untagged` when none)."
+          },
+          "layer": {
+            "type": "integer",
+            "description": "Layer index.",
+            "minimum": 0,
+            "maximum": 31
+          }
+        }
+      }
     }
-  },
-  "required": [
-    "matches"
-  ],
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

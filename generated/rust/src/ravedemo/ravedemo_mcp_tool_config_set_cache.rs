@@ -58,36 +58,36 @@ pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "max_size_mb": {
-      "default": 512,
+      "type": "number",
       "description": "Largest cache size in megabytes.",
-      "minimum": 1,
-      "type": "number"
+      "default": 512,
+      "minimum": 1
     },
     "clear_existing": {
-      "default": false,
+      "type": "boolean",
       "description": "Empty the cache first.",
-      "type": "boolean"
+      "default": false
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "max_size_mb": {
-      "description": "The cache size now in force.",
-      "type": "number"
+      "type": "number",
+      "description": "The cache size now in force."
     },
     "cleared": {
-      "description": "Whether the cache was emptied.",
-      "type": "boolean"
+      "type": "boolean",
+      "description": "Whether the cache was emptied."
     }
-  },
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

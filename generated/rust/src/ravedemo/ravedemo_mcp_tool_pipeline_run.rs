@@ -37,41 +37,41 @@ pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "targets": {
+      "type": "array",
       "description": "Targets to run, with their upstream dependencies; all targets when empty.",
-      "examples": [
-        "settings",
-        "power"
-      ],
       "items": {
         "type": "string"
       },
-      "type": "array"
+      "examples": [
+        "settings",
+        "power"
+      ]
     },
     "parallel": {
-      "default": false,
+      "type": "boolean",
       "description": "Run independent targets in parallel.",
-      "type": "boolean"
+      "default": false
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "success": {
-      "description": "Whether every target completed.",
-      "type": "boolean"
+      "type": "boolean",
+      "description": "Whether every target completed."
     },
     "message": {
-      "description": "Human-readable status.",
-      "type": "string"
+      "type": "string",
+      "description": "Human-readable status."
     }
-  },
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -123,52 +123,52 @@ pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "detail": {
-      "default": "summary",
+      "type": "string",
       "description": "How much to report.",
       "enum": [
         "summary",
         "details",
         "full"
       ],
-      "type": "string"
+      "default": "summary"
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "done": {
-      "description": "Targets that are up to date.",
-      "type": "integer"
+      "type": "integer",
+      "description": "Targets that are up to date."
     },
     "total": {
-      "description": "Number of targets.",
-      "type": "integer"
+      "type": "integer",
+      "description": "Number of targets."
     },
     "targets": {
+      "type": "array",
       "description": "Per-target status; only with detail `details` or `full`.",
       "items": {
+        "type": "object",
         "properties": {
           "name": {
-            "description": "Target name.",
-            "type": "string"
+            "type": "string",
+            "description": "Target name."
           },
           "status": {
-            "description": "One of `outdated`, `running`, `done`, `errored`.",
-            "type": "string"
+            "type": "string",
+            "description": "One of `outdated`, `running`, `done`, `errored`."
           }
-        },
-        "type": "object"
-      },
-      "type": "array"
+        }
+      }
     }
-  },
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -66,53 +66,53 @@ pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "project": {
+      "type": "string",
       "description": "Project name to list; all projects when omitted.",
       "examples": [
         "demo",
         "pilot"
-      ],
-      "type": "string"
+      ]
     },
     "limit": {
-      "default": 50,
+      "type": "integer",
       "description": "Maximum number of subjects to return.",
-      "maximum": 500,
+      "default": 50,
       "minimum": 1,
-      "type": "integer"
+      "maximum": 500
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "subjects": {
+      "type": "array",
       "description": "Subjects sorted by project, then subject code.",
       "items": {
+        "type": "object",
         "properties": {
           "subject_id": {
-            "description": "Subject id in `project/subject` form.",
-            "type": "string"
+            "type": "string",
+            "description": "Subject id in `project/subject` form."
           },
           "n_electrodes": {
-            "description": "Number of electrodes.",
-            "type": "integer"
+            "type": "integer",
+            "description": "Number of electrodes."
           }
-        },
-        "type": "object"
-      },
-      "type": "array"
+        }
+      }
     },
     "count": {
-      "description": "Number of subjects returned.",
-      "type": "integer"
+      "type": "integer",
+      "description": "Number of subjects returned."
     }
-  },
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

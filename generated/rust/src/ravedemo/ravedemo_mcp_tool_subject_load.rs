@@ -36,48 +36,48 @@ pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "subject_id": {
+      "type": "string",
       "description": "Subject id in `project/subject` form.",
       "examples": [
         "demo/DemoSubject"
-      ],
-      "type": "string"
+      ]
     },
     "epochs": {
+      "type": "array",
       "description": "Epoch names to load; all epochs when empty.",
-      "examples": [
-        "auditory_onset"
-      ],
       "items": {
         "type": "string"
       },
-      "type": "array"
+      "examples": [
+        "auditory_onset"
+      ]
     }
   },
   "required": [
     "subject_id"
-  ],
-  "type": "object"
+  ]
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "subject_id": {
-      "description": "The loaded subject.",
-      "type": "string"
+      "type": "string",
+      "description": "The loaded subject."
     },
     "epochs": {
+      "type": "array",
       "description": "Epochs that were loaded.",
       "items": {
         "type": "string"
-      },
-      "type": "array"
+      }
     }
-  },
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -117,214 +117,224 @@ pub use self::output::ToolOutput as Output;
 pub const INPUT_SCHEMA: &str = r##"{
   "$defs": {
     "Annotation": {
-      "additionalProperties": false,
+      "title": "Debrief Annotation Feature",
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "type": "object",
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
       "properties": {
         "type": {
-          "const": "Feature",
-          "type": "string"
+          "type": "string",
+          "const": "Feature"
         },
         "id": {
-          "description": "Unique identifier for this feature",
           "type": [
             "string",
             "number"
-          ]
+          ],
+          "description": "Unique identifier for this feature"
         },
         "geometry": {
           "oneOf": [
             {
-              "additionalProperties": false,
+              "type": "object",
+              "required": [
+                "type",
+                "coordinates"
+              ],
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "Point"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
+                  "minItems": 2,
+                  "maxItems": 3,
                   "items": {
                     "type": "number"
-                  },
-                  "maxItems": 3,
-                  "minItems": 2,
-                  "type": "array"
+                  }
                 }
               },
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
-            },
-            {
-              "additionalProperties": false,
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "LineString"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
+                  "minItems": 2,
                   "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
                     "items": {
                       "type": "number"
-                    },
-                    "maxItems": 3,
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "minItems": 2,
-                  "type": "array"
+                    }
+                  }
                 }
               },
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
-            },
-            {
-              "additionalProperties": false,
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "Polygon"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
+                  "minItems": 1,
                   "items": {
+                    "type": "array",
+                    "minItems": 4,
                     "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
                       "items": {
                         "type": "number"
-                      },
-                      "maxItems": 3,
-                      "minItems": 2,
-                      "type": "array"
-                    },
-                    "minItems": 4,
-                    "type": "array"
-                  },
-                  "minItems": 1,
-                  "type": "array"
+                      }
+                    }
+                  }
                 }
               },
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
-            },
-            {
-              "additionalProperties": false,
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "MultiPoint"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
                   "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
                     "items": {
                       "type": "number"
-                    },
-                    "maxItems": 3,
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "type": "array"
+                    }
+                  }
                 }
               },
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
-            },
-            {
-              "additionalProperties": false,
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "MultiLineString"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
+                  "minItems": 1,
                   "items": {
+                    "type": "array",
+                    "minItems": 2,
                     "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
                       "items": {
                         "type": "number"
-                      },
-                      "maxItems": 3,
-                      "minItems": 2,
-                      "type": "array"
-                    },
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "minItems": 1,
-                  "type": "array"
+                      }
+                    }
+                  }
                 }
               },
-              "required": [
-                "type",
-                "coordinates"
-              ],
-              "type": "object"
+              "additionalProperties": false
             },
             {
-              "additionalProperties": false,
-              "properties": {
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
-                },
-                "coordinates": {
-                  "items": {
-                    "items": {
-                      "items": {
-                        "items": {
-                          "type": "number"
-                        },
-                        "maxItems": 3,
-                        "minItems": 2,
-                        "type": "array"
-                      },
-                      "minItems": 4,
-                      "type": "array"
-                    },
-                    "minItems": 1,
-                    "type": "array"
-                  },
-                  "type": "array"
-                }
-              },
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "enum": [
+                    "MultiPolygon"
+                  ]
+                },
+                "coordinates": {
+                  "type": "array",
+                  "items": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "additionalProperties": false
             }
           ]
         },
         "properties": {
-          "additionalProperties": true,
+          "type": "object",
+          "required": [
+            "dataType"
+          ],
           "properties": {
             "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
+              "type": "string",
               "enum": [
                 "zone"
               ],
-              "type": "string"
+              "description": "Discriminator to identify this as a zone feature"
             },
             "annotationType": {
-              "description": "Type of annotation",
+              "type": "string",
               "enum": [
                 "label",
                 "area",
@@ -332,51 +342,39 @@ pub const INPUT_SCHEMA: &str = r##"{
                 "comment",
                 "boundary"
               ],
-              "type": "string"
+              "description": "Type of annotation"
             },
             "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
+              "type": "string",
+              "description": "Text content of the annotation"
             },
             "color": {
-              "description": "Color code in hex format",
+              "type": "string",
               "pattern": "^#[0-9a-fA-F]{6}$",
-              "type": "string"
+              "description": "Color code in hex format"
             },
             "time": {
-              "description": "Timestamp when annotation was created",
+              "type": "string",
               "format": "date-time",
-              "type": "string"
+              "description": "Timestamp when annotation was created"
             },
             "name": {
-              "description": "Human readable name for this annotation",
-              "type": "string"
+              "type": "string",
+              "description": "Human readable name for this annotation"
             },
             "description": {
-              "description": "Additional description or notes about this annotation",
-              "type": "string"
+              "type": "string",
+              "description": "Additional description or notes about this annotation"
             }
           },
-          "required": [
-            "dataType"
-          ],
-          "type": "object"
+          "additionalProperties": true
         }
       },
-      "required": [
-        "type",
-        "id",
-        "geometry",
-        "properties"
-      ],
-      "title": "Debrief Annotation Feature",
-      "type": "object"
+      "additionalProperties": false
     },
     "DebriefFeature": {
+      "title": "Debrief Feature",
       "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
-      "discriminator": {
-        "propertyName": "properties/dataType"
-      },
       "oneOf": [
         {
           "$ref": "#/$defs/Track"
@@ -388,216 +386,218 @@ pub const INPUT_SCHEMA: &str = r##"{
           "$ref": "#/$defs/Annotation"
         }
       ],
-      "title": "Debrief Feature"
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      }
     },
     "Point": {
-      "additionalProperties": false,
+      "title": "Debrief Point Feature",
       "description": "A GeoJSON Feature representing a point with time properties",
+      "type": "object",
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
       "properties": {
         "type": {
-          "const": "Feature",
-          "type": "string"
+          "type": "string",
+          "const": "Feature"
         },
         "id": {
-          "description": "Unique identifier for this feature",
           "type": [
             "string",
             "number"
-          ]
+          ],
+          "description": "Unique identifier for this feature"
         },
         "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            },
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            }
-          },
+          "type": "object",
           "required": [
             "type",
             "coordinates"
           ],
-          "type": "object"
-        },
-        "properties": {
-          "additionalProperties": true,
           "properties": {
-            "dataType": {
-              "description": "Discriminator to identify this as a reference point feature",
+            "type": {
+              "type": "string",
               "enum": [
-                "reference-point"
-              ],
-              "type": "string"
+                "Point"
+              ]
             },
-            "time": {
-              "description": "Single timestamp for this point",
-              "format": "date-time",
-              "type": "string"
-            },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
-              "type": "string"
-            },
-            "timeEnd": {
-              "description": "End time for a time range",
-              "format": "date-time",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
+            "coordinates": {
+              "type": "array",
+              "minItems": 2,
+              "maxItems": 3,
+              "items": {
+                "type": "number"
+              }
             }
           },
+          "additionalProperties": false
+        },
+        "properties": {
+          "type": "object",
           "required": [
             "dataType"
           ],
-          "type": "object"
+          "properties": {
+            "dataType": {
+              "type": "string",
+              "enum": [
+                "reference-point"
+              ],
+              "description": "Discriminator to identify this as a reference point feature"
+            },
+            "time": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Single timestamp for this point"
+            },
+            "timeStart": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Start time for a time range"
+            },
+            "timeEnd": {
+              "type": "string",
+              "format": "date-time",
+              "description": "End time for a time range"
+            },
+            "name": {
+              "type": "string",
+              "description": "Human readable name for this point"
+            },
+            "description": {
+              "type": "string",
+              "description": "Additional description or notes for this point"
+            }
+          },
+          "additionalProperties": true
         }
       },
+      "additionalProperties": false
+    },
+    "Track": {
+      "title": "Debrief Track Feature",
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "type": "object",
       "required": [
         "type",
         "id",
         "geometry",
         "properties"
       ],
-      "title": "Debrief Point Feature",
-      "type": "object"
-    },
-    "Track": {
-      "additionalProperties": false,
-      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
       "properties": {
         "type": {
-          "const": "Feature",
-          "type": "string"
+          "type": "string",
+          "const": "Feature"
         },
         "id": {
-          "description": "Unique identifier for this feature",
           "type": [
             "string",
             "number"
-          ]
+          ],
+          "description": "Unique identifier for this feature"
         },
         "geometry": {
           "oneOf": [
             {
-              "additionalProperties": false,
+              "type": "object",
+              "required": [
+                "type",
+                "coordinates"
+              ],
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "LineString"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
+                  "minItems": 2,
                   "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
                     "items": {
                       "type": "number"
-                    },
-                    "maxItems": 3,
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "minItems": 2,
-                  "type": "array"
+                    }
+                  }
                 }
               },
-              "required": [
-                "type",
-                "coordinates"
-              ],
-              "type": "object"
+              "additionalProperties": false
             },
             {
-              "additionalProperties": false,
-              "properties": {
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
-                },
-                "coordinates": {
-                  "items": {
-                    "items": {
-                      "items": {
-                        "type": "number"
-                      },
-                      "maxItems": 3,
-                      "minItems": 2,
-                      "type": "array"
-                    },
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "minItems": 1,
-                  "type": "array"
-                }
-              },
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "enum": [
+                    "MultiLineString"
+                  ]
+                },
+                "coordinates": {
+                  "type": "array",
+                  "minItems": 1,
+                  "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                }
+              },
+              "additionalProperties": false
             }
           ]
         },
         "properties": {
-          "additionalProperties": true,
-          "properties": {
-            "dataType": {
-              "description": "Discriminator to identify this as a track feature",
-              "enum": [
-                "track"
-              ],
-              "type": "string"
-            },
-            "timestamps": {
-              "description": "Optional array of timestamps corresponding to each coordinate point",
-              "items": {
-                "format": "date-time",
-                "type": "string"
-              },
-              "type": "array"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            }
-          },
+          "type": "object",
           "required": [
             "dataType"
           ],
-          "type": "object"
+          "properties": {
+            "dataType": {
+              "type": "string",
+              "enum": [
+                "track"
+              ],
+              "description": "Discriminator to identify this as a track feature"
+            },
+            "timestamps": {
+              "type": "array",
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "type": "string",
+                "format": "date-time"
+              }
+            },
+            "name": {
+              "type": "string",
+              "description": "Human readable name for this track"
+            },
+            "description": {
+              "type": "string",
+              "description": "Additional description or notes about this track"
+            }
+          },
+          "additionalProperties": true
         }
       },
-      "required": [
-        "type",
-        "id",
-        "geometry",
-        "properties"
-      ],
-      "title": "Debrief Track Feature",
-      "type": "object"
+      "additionalProperties": false
     },
     "TrackFeature": {
       "allOf": [
@@ -628,241 +628,250 @@ pub const INPUT_SCHEMA: &str = r##"{
       ]
     }
   },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "track": {
       "$ref": "#/$defs/TrackFeature",
       "description": "A track with timestamps."
     },
     "units": {
-      "default": "knots",
-      "description": "Speed units.",
+      "type": "string",
       "enum": [
         "knots",
         "m/s",
         "km/h"
       ],
-      "type": "string"
+      "default": "knots",
+      "description": "Speed units."
     }
   },
   "required": [
     "track"
-  ],
-  "type": "object"
+  ]
 }"##;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r##"{
   "$defs": {
     "Annotation": {
-      "additionalProperties": false,
+      "title": "Debrief Annotation Feature",
       "description": "A GeoJSON Feature representing an annotation with any geometry type",
+      "type": "object",
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
       "properties": {
         "type": {
-          "const": "Feature",
-          "type": "string"
+          "type": "string",
+          "const": "Feature"
         },
         "id": {
-          "description": "Unique identifier for this feature",
           "type": [
             "string",
             "number"
-          ]
+          ],
+          "description": "Unique identifier for this feature"
         },
         "geometry": {
           "oneOf": [
             {
-              "additionalProperties": false,
+              "type": "object",
+              "required": [
+                "type",
+                "coordinates"
+              ],
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "Point"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
+                  "minItems": 2,
+                  "maxItems": 3,
                   "items": {
                     "type": "number"
-                  },
-                  "maxItems": 3,
-                  "minItems": 2,
-                  "type": "array"
+                  }
                 }
               },
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
-            },
-            {
-              "additionalProperties": false,
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "LineString"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
+                  "minItems": 2,
                   "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
                     "items": {
                       "type": "number"
-                    },
-                    "maxItems": 3,
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "minItems": 2,
-                  "type": "array"
+                    }
+                  }
                 }
               },
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
-            },
-            {
-              "additionalProperties": false,
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "Polygon"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
+                  "minItems": 1,
                   "items": {
+                    "type": "array",
+                    "minItems": 4,
                     "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
                       "items": {
                         "type": "number"
-                      },
-                      "maxItems": 3,
-                      "minItems": 2,
-                      "type": "array"
-                    },
-                    "minItems": 4,
-                    "type": "array"
-                  },
-                  "minItems": 1,
-                  "type": "array"
+                      }
+                    }
+                  }
                 }
               },
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
-            },
-            {
-              "additionalProperties": false,
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "MultiPoint"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
                   "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
                     "items": {
                       "type": "number"
-                    },
-                    "maxItems": 3,
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "type": "array"
+                    }
+                  }
                 }
               },
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
-            },
-            {
-              "additionalProperties": false,
               "properties": {
                 "type": {
+                  "type": "string",
                   "enum": [
                     "MultiLineString"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "coordinates": {
+                  "type": "array",
+                  "minItems": 1,
                   "items": {
+                    "type": "array",
+                    "minItems": 2,
                     "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
                       "items": {
                         "type": "number"
-                      },
-                      "maxItems": 3,
-                      "minItems": 2,
-                      "type": "array"
-                    },
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "minItems": 1,
-                  "type": "array"
+                      }
+                    }
+                  }
                 }
               },
-              "required": [
-                "type",
-                "coordinates"
-              ],
-              "type": "object"
+              "additionalProperties": false
             },
             {
-              "additionalProperties": false,
-              "properties": {
-                "type": {
-                  "enum": [
-                    "MultiPolygon"
-                  ],
-                  "type": "string"
-                },
-                "coordinates": {
-                  "items": {
-                    "items": {
-                      "items": {
-                        "items": {
-                          "type": "number"
-                        },
-                        "maxItems": 3,
-                        "minItems": 2,
-                        "type": "array"
-                      },
-                      "minItems": 4,
-                      "type": "array"
-                    },
-                    "minItems": 1,
-                    "type": "array"
-                  },
-                  "type": "array"
-                }
-              },
+              "type": "object",
               "required": [
                 "type",
                 "coordinates"
               ],
-              "type": "object"
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "enum": [
+                    "MultiPolygon"
+                  ]
+                },
+                "coordinates": {
+                  "type": "array",
+                  "items": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "additionalProperties": false
             }
           ]
         },
         "properties": {
-          "additionalProperties": true,
+          "type": "object",
+          "required": [
+            "dataType"
+          ],
           "properties": {
             "dataType": {
-              "description": "Discriminator to identify this as a zone feature",
+              "type": "string",
               "enum": [
                 "zone"
               ],
-              "type": "string"
+              "description": "Discriminator to identify this as a zone feature"
             },
             "annotationType": {
-              "description": "Type of annotation",
+              "type": "string",
               "enum": [
                 "label",
                 "area",
@@ -870,71 +879,48 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
                 "comment",
                 "boundary"
               ],
-              "type": "string"
+              "description": "Type of annotation"
             },
             "text": {
-              "description": "Text content of the annotation",
-              "type": "string"
+              "type": "string",
+              "description": "Text content of the annotation"
             },
             "color": {
-              "description": "Color code in hex format",
+              "type": "string",
               "pattern": "^#[0-9a-fA-F]{6}$",
-              "type": "string"
+              "description": "Color code in hex format"
             },
             "time": {
-              "description": "Timestamp when annotation was created",
+              "type": "string",
               "format": "date-time",
-              "type": "string"
+              "description": "Timestamp when annotation was created"
             },
             "name": {
-              "description": "Human readable name for this annotation",
-              "type": "string"
+              "type": "string",
+              "description": "Human readable name for this annotation"
             },
             "description": {
-              "description": "Additional description or notes about this annotation",
-              "type": "string"
+              "type": "string",
+              "description": "Additional description or notes about this annotation"
             }
           },
-          "required": [
-            "dataType"
-          ],
-          "type": "object"
+          "additionalProperties": true
         }
       },
-      "required": [
-        "type",
-        "id",
-        "geometry",
-        "properties"
-      ],
-      "title": "Debrief Annotation Feature",
-      "type": "object"
-    },
-    "DebriefFeature": {
-      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
-      "discriminator": {
-        "propertyName": "properties/dataType"
-      },
-      "oneOf": [
-        {
-          "$ref": "#/$defs/Track"
-        },
-        {
-          "$ref": "#/$defs/Point"
-        },
-        {
-          "$ref": "#/$defs/Annotation"
-        }
-      ],
-      "title": "Debrief Feature"
+      "additionalProperties": false
     },
     "FeatureCollection": {
+      "title": "Debrief FeatureCollection",
+      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+      "type": "object",
+      "required": [
+        "type",
+        "features"
+      ],
       "$defs": {
         "DebriefFeature": {
+          "title": "Debrief Feature",
           "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
-          "discriminator": {
-            "propertyName": "properties/dataType"
-          },
           "oneOf": [
             {
               "$ref": "#/$defs/Track"
@@ -946,152 +932,351 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
               "$ref": "#/$defs/Annotation"
             }
           ],
-          "title": "Debrief Feature"
+          "discriminator": {
+            "propertyName": "properties/dataType"
+          }
         }
       },
-      "additionalProperties": false,
-      "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
       "properties": {
         "type": {
+          "type": "string",
           "enum": [
             "FeatureCollection"
-          ],
-          "type": "string"
+          ]
         },
         "features": {
+          "type": "array",
           "items": {
             "$ref": "#/$defs/DebriefFeature"
-          },
-          "type": "array"
+          }
         },
         "bbox": {
-          "description": "Bounding box of the feature collection",
+          "type": "array",
+          "minItems": 4,
+          "maxItems": 6,
           "items": {
             "type": "number"
           },
-          "maxItems": 6,
-          "minItems": 4,
-          "type": "array"
+          "description": "Bounding box of the feature collection"
         },
         "properties": {
-          "additionalProperties": true,
+          "type": "object",
           "properties": {
             "name": {
-              "description": "Human readable name for this collection",
-              "type": "string"
+              "type": "string",
+              "description": "Human readable name for this collection"
             },
             "description": {
-              "description": "Description of this feature collection",
-              "type": "string"
+              "type": "string",
+              "description": "Description of this feature collection"
             },
             "created": {
-              "description": "When this collection was created",
+              "type": "string",
               "format": "date-time",
-              "type": "string"
+              "description": "When this collection was created"
             },
             "modified": {
-              "description": "When this collection was last modified",
+              "type": "string",
               "format": "date-time",
-              "type": "string"
+              "description": "When this collection was last modified"
             },
             "version": {
-              "description": "Version of this collection",
-              "type": "string"
+              "type": "string",
+              "description": "Version of this collection"
             }
           },
-          "type": "object"
+          "additionalProperties": true
         }
       },
-      "required": [
-        "type",
-        "features"
-      ],
-      "title": "Debrief FeatureCollection",
-      "type": "object"
+      "additionalProperties": false
     },
-    "Output": {
-      "definitions": {
-        "nestedArray": {
-          "items": {
-            "anyOf": [
-              {
-                "type": "string"
-              },
-              {
-                "type": "number"
-              },
-              {
-                "type": "boolean"
-              },
-              {
-                "type": "null"
-              },
-              {
-                "$ref": "#/$defs/nestedArray"
-              }
-            ]
-          },
-          "type": "array"
-        }
-      },
-      "description": "A command returned by a ToolVault tool.",
+    "DebriefFeature": {
+      "title": "Debrief Feature",
+      "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
       "oneOf": [
         {
-          "additionalProperties": false,
+          "$ref": "#/$defs/Track"
+        },
+        {
+          "$ref": "#/$defs/Point"
+        },
+        {
+          "$ref": "#/$defs/Annotation"
+        }
+      ],
+      "discriminator": {
+        "propertyName": "properties/dataType"
+      }
+    },
+    "Point": {
+      "title": "Debrief Point Feature",
+      "description": "A GeoJSON Feature representing a point with time properties",
+      "type": "object",
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "properties": {
+        "type": {
+          "type": "string",
+          "const": "Feature"
+        },
+        "id": {
+          "type": [
+            "string",
+            "number"
+          ],
+          "description": "Unique identifier for this feature"
+        },
+        "geometry": {
+          "type": "object",
+          "required": [
+            "type",
+            "coordinates"
+          ],
+          "properties": {
+            "type": {
+              "type": "string",
+              "enum": [
+                "Point"
+              ]
+            },
+            "coordinates": {
+              "type": "array",
+              "minItems": 2,
+              "maxItems": 3,
+              "items": {
+                "type": "number"
+              }
+            }
+          },
+          "additionalProperties": false
+        },
+        "properties": {
+          "type": "object",
+          "required": [
+            "dataType"
+          ],
+          "properties": {
+            "dataType": {
+              "type": "string",
+              "enum": [
+                "reference-point"
+              ],
+              "description": "Discriminator to identify this as a reference point feature"
+            },
+            "time": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Single timestamp for this point"
+            },
+            "timeStart": {
+              "type": "string",
+              "format": "date-time",
+              "description": "Start time for a time range"
+            },
+            "timeEnd": {
+              "type": "string",
+              "format": "date-time",
+              "description": "End time for a time range"
+            },
+            "name": {
+              "type": "string",
+              "description": "Human readable name for this point"
+            },
+            "description": {
+              "type": "string",
+              "description": "Additional description or notes for this point"
+            }
+          },
+          "additionalProperties": true
+        }
+      },
+      "additionalProperties": false
+    },
+    "Track": {
+      "title": "Debrief Track Feature",
+      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+      "type": "object",
+      "required": [
+        "type",
+        "id",
+        "geometry",
+        "properties"
+      ],
+      "properties": {
+        "type": {
+          "type": "string",
+          "const": "Feature"
+        },
+        "id": {
+          "type": [
+            "string",
+            "number"
+          ],
+          "description": "Unique identifier for this feature"
+        },
+        "geometry": {
+          "oneOf": [
+            {
+              "type": "object",
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "enum": [
+                    "LineString"
+                  ]
+                },
+                "coordinates": {
+                  "type": "array",
+                  "minItems": 2,
+                  "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                }
+              },
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
+              "required": [
+                "type",
+                "coordinates"
+              ],
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "enum": [
+                    "MultiLineString"
+                  ]
+                },
+                "coordinates": {
+                  "type": "array",
+                  "minItems": 1,
+                  "items": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                }
+              },
+              "additionalProperties": false
+            }
+          ]
+        },
+        "properties": {
+          "type": "object",
+          "required": [
+            "dataType"
+          ],
+          "properties": {
+            "dataType": {
+              "type": "string",
+              "enum": [
+                "track"
+              ],
+              "description": "Discriminator to identify this as a track feature"
+            },
+            "timestamps": {
+              "type": "array",
+              "description": "Optional array of timestamps corresponding to each coordinate point",
+              "items": {
+                "type": "string",
+                "format": "date-time"
+              }
+            },
+            "name": {
+              "type": "string",
+              "description": "Human readable name for this track"
+            },
+            "description": {
+              "type": "string",
+              "description": "Additional description or notes about this track"
+            }
+          },
+          "additionalProperties": true
+        }
+      },
+      "additionalProperties": false
+    },
+    "Output": {
+      "title": "ToolVault Command",
+      "description": "A command returned by a ToolVault tool.",
+      "type": "object",
+      "oneOf": [
+        {
           "properties": {
             "command": {
               "const": "addFeatures"
             },
             "payload": {
+              "type": "array",
               "items": {
                 "$ref": "#/$defs/DebriefFeature"
-              },
-              "type": "array"
+              }
             }
           },
           "required": [
             "command",
             "payload"
-          ]
+          ],
+          "additionalProperties": false
         },
         {
-          "additionalProperties": false,
           "properties": {
             "command": {
               "const": "updateFeatures"
             },
             "payload": {
+              "type": "array",
               "items": {
                 "$ref": "#/$defs/DebriefFeature"
-              },
-              "type": "array"
+              }
             }
           },
           "required": [
             "command",
             "payload"
-          ]
+          ],
+          "additionalProperties": false
         },
         {
-          "additionalProperties": false,
           "properties": {
             "command": {
               "const": "deleteFeatures"
             },
             "payload": {
+              "type": "array",
               "items": {
                 "type": "string"
-              },
-              "type": "array"
+              }
             }
           },
           "required": [
             "command",
             "payload"
-          ]
+          ],
+          "additionalProperties": false
         },
         {
-          "additionalProperties": false,
           "properties": {
             "command": {
               "const": "setFeatureCollection"
@@ -1103,10 +1288,10 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
           "required": [
             "command",
             "payload"
-          ]
+          ],
+          "additionalProperties": false
         },
         {
-          "additionalProperties": false,
           "properties": {
             "command": {
               "const": "showText"
@@ -1118,28 +1303,29 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
           "required": [
             "command",
             "payload"
-          ]
+          ],
+          "additionalProperties": false
         },
         {
-          "additionalProperties": false,
           "properties": {
             "command": {
               "const": "showData"
             },
             "payload": {
-              "additionalProperties": false,
+              "type": "object",
               "properties": {
                 "shape": {
+                  "type": "array",
                   "items": {
-                    "minimum": 1,
-                    "type": "integer"
+                    "type": "integer",
+                    "minimum": 1
                   },
-                  "minItems": 1,
-                  "type": "array"
+                  "minItems": 1
                 },
                 "axes": {
+                  "type": "array",
                   "items": {
-                    "additionalProperties": false,
+                    "type": "object",
                     "properties": {
                       "name": {
                         "type": "string"
@@ -1151,11 +1337,11 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
                     "required": [
                       "name"
                     ],
-                    "type": "object"
-                  },
-                  "type": "array"
+                    "additionalProperties": false
+                  }
                 },
                 "values": {
+                  "type": "array",
                   "items": {
                     "anyOf": [
                       {
@@ -1174,57 +1360,56 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
                         "$ref": "#/$defs/nestedArray"
                       }
                     ]
-                  },
-                  "type": "array"
+                  }
                 }
               },
               "required": [
                 "shape",
                 "values"
               ],
-              "type": "object"
+              "additionalProperties": false
             }
           },
           "required": [
             "command",
             "payload"
-          ]
+          ],
+          "additionalProperties": false
         },
         {
-          "additionalProperties": false,
           "properties": {
             "command": {
               "const": "showImage"
             },
             "payload": {
-              "additionalProperties": false,
+              "type": "object",
               "properties": {
                 "mediaType": {
+                  "type": "string",
                   "enum": [
                     "image/png",
                     "image/svg+xml"
-                  ],
-                  "type": "string"
+                  ]
                 },
                 "data": {
-                  "contentEncoding": "base64",
-                  "type": "string"
+                  "type": "string",
+                  "contentEncoding": "base64"
                 }
               },
               "required": [
                 "mediaType",
                 "data"
               ],
-              "type": "object"
+              "additionalProperties": false
             }
           },
           "required": [
             "command",
             "payload"
-          ]
+          ],
+          "additionalProperties": false
         },
         {
-          "additionalProperties": false,
           "properties": {
             "command": {
               "const": "logMessage"
@@ -1236,240 +1421,55 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
           "required": [
             "command",
             "payload"
-          ]
+          ],
+          "additionalProperties": false
         },
         {
-          "additionalProperties": false,
           "properties": {
             "command": {
               "const": "composite"
             },
             "payload": {
+              "type": "array",
               "items": {
                 "$ref": "#/$defs/Output"
-              },
-              "type": "array"
+              }
             }
           },
           "required": [
             "command",
             "payload"
-          ]
+          ],
+          "additionalProperties": false
         }
       ],
-      "title": "ToolVault Command",
-      "type": "object"
-    },
-    "Point": {
-      "additionalProperties": false,
-      "description": "A GeoJSON Feature representing a point with time properties",
-      "properties": {
-        "type": {
-          "const": "Feature",
-          "type": "string"
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
-        "geometry": {
-          "additionalProperties": false,
-          "properties": {
-            "type": {
-              "enum": [
-                "Point"
-              ],
-              "type": "string"
-            },
-            "coordinates": {
-              "items": {
-                "type": "number"
-              },
-              "maxItems": 3,
-              "minItems": 2,
-              "type": "array"
-            }
-          },
-          "required": [
-            "type",
-            "coordinates"
-          ],
-          "type": "object"
-        },
-        "properties": {
-          "additionalProperties": true,
-          "properties": {
-            "dataType": {
-              "description": "Discriminator to identify this as a reference point feature",
-              "enum": [
-                "reference-point"
-              ],
-              "type": "string"
-            },
-            "time": {
-              "description": "Single timestamp for this point",
-              "format": "date-time",
-              "type": "string"
-            },
-            "timeStart": {
-              "description": "Start time for a time range",
-              "format": "date-time",
-              "type": "string"
-            },
-            "timeEnd": {
-              "description": "End time for a time range",
-              "format": "date-time",
-              "type": "string"
-            },
-            "name": {
-              "description": "Human readable name for this point",
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes for this point",
-              "type": "string"
-            }
-          },
-          "required": [
-            "dataType"
-          ],
-          "type": "object"
-        }
-      },
-      "required": [
-        "type",
-        "id",
-        "geometry",
-        "properties"
-      ],
-      "title": "Debrief Point Feature",
-      "type": "object"
-    },
-    "Track": {
-      "additionalProperties": false,
-      "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
-      "properties": {
-        "type": {
-          "const": "Feature",
-          "type": "string"
-        },
-        "id": {
-          "description": "Unique identifier for this feature",
-          "type": [
-            "string",
-            "number"
-          ]
-        },
-        "geometry": {
-          "oneOf": [
-            {
-              "additionalProperties": false,
-              "properties": {
-                "type": {
-                  "enum": [
-                    "LineString"
-                  ],
-                  "type": "string"
-                },
-                "coordinates": {
-                  "items": {
-                    "items": {
-                      "type": "number"
-                    },
-                    "maxItems": 3,
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "minItems": 2,
-                  "type": "array"
-                }
-              },
-              "required": [
-                "type",
-                "coordinates"
-              ],
-              "type": "object"
-            },
-            {
-              "additionalProperties": false,
-              "properties": {
-                "type": {
-                  "enum": [
-                    "MultiLineString"
-                  ],
-                  "type": "string"
-                },
-                "coordinates": {
-                  "items": {
-                    "items": {
-                      "items": {
-                        "type": "number"
-                      },
-                      "maxItems": 3,
-                      "minItems": 2,
-                      "type": "array"
-                    },
-                    "minItems": 2,
-                    "type": "array"
-                  },
-                  "minItems": 1,
-                  "type": "array"
-                }
-              },
-              "required": [
-                "type",
-                "coordinates"
-              ],
-              "type": "object"
-            }
-          ]
-        },
-        "properties": {
-          "additionalProperties": true,
-          "properties": {
-            "dataType": {
-              "description": "Discriminator to identify this as a track feature",
-              "enum": [
-                "track"
-              ],
-              "type": "string"
-            },
-            "timestamps": {
-              "description": "Optional array of timestamps corresponding to each coordinate point",
-              "items": {
-                "format": "date-time",
+      "definitions": {
+        "nestedArray": {
+          "type": "array",
+          "items": {
+            "anyOf": [
+              {
                 "type": "string"
               },
-              "type": "array"
-            },
-            "name": {
-              "description": "Human readable name for this track",
-              "type": "string"
-            },
-            "description": {
-              "description": "Additional description or notes about this track",
-              "type": "string"
-            }
-          },
-          "required": [
-            "dataType"
-          ],
-          "type": "object"
+              {
+                "type": "number"
+              },
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "null"
+              },
+              {
+                "$ref": "#/$defs/nestedArray"
+              }
+            ]
+          }
         }
-      },
-      "required": [
-        "type",
-        "id",
-        "geometry",
-        "properties"
-      ],
-      "title": "Debrief Track Feature",
-      "type": "object"
+      }
     },
     "nestedArray": {
+      "type": "array",
       "items": {
         "anyOf": [
           {
@@ -1488,12 +1488,10 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
             "$ref": "#/$defs/nestedArray"
           }
         ]
-      },
-      "type": "array"
+      }
     }
   },
-  "$ref": "#/$defs/Output",
-  "$schema": "https://json-schema.org/draft/2020-12/schema"
+  "$ref": "#/$defs/Output"
 }"##,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

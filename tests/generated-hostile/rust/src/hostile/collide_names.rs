@@ -26,23 +26,7 @@ pub mod output {
 pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r##"{
-  "$defs": {
-    "Shared": {
-      "properties": {
-        "id": {
-          "type": "integer"
-        },
-        "Id": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "id"
-      ],
-      "type": "object"
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "shared": {
       "$ref": "#/$defs/Shared"
@@ -51,13 +35,9 @@ pub const INPUT_SCHEMA: &str = r##"{
   "required": [
     "shared"
   ],
-  "type": "object"
-}"##;
-/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
-pub const OUTPUT_SCHEMA: Option<&str> = Some(
-    r##"{
   "$defs": {
     "Shared": {
+      "type": "object",
       "properties": {
         "id": {
           "type": "integer"
@@ -68,11 +48,14 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       },
       "required": [
         "id"
-      ],
-      "type": "object"
+      ]
     }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  }
+}"##;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r##"{
+  "type": "object",
   "properties": {
     "echo": {
       "$ref": "#/$defs/Shared"
@@ -81,7 +64,22 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
   "required": [
     "echo"
   ],
-  "type": "object"
+  "$defs": {
+    "Shared": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "integer"
+        },
+        "Id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ]
+    }
+  }
 }"##,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

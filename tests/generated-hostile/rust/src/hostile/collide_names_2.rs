@@ -90,93 +90,54 @@ pub mod output {
 pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r##"{
-  "$defs": {
-    "Shared": {
-      "properties": {
-        "id": {
-          "type": "integer"
-        },
-        "Id": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "id"
-      ],
-      "type": "object"
-    },
-    "Spot": {
-      "properties": {
-        "x": {
-          "type": "number"
-        }
-      },
-      "required": [
-        "x"
-      ],
-      "type": "object"
-    },
-    "spot": {
-      "properties": {
-        "label": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "label"
-      ],
-      "type": "object"
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
+  "type": "object",
   "properties": {
     "a-b": {
+      "type": "string",
       "default": "dash",
-      "description": "Snake-cases to a_b.",
-      "type": "string"
+      "description": "Snake-cases to a_b."
     },
     "a_b": {
+      "type": "string",
       "default": "underscore",
-      "description": "Is a_b.",
-      "type": "string"
+      "description": "Is a_b."
     },
     "A_B": {
-      "description": "Snake-cases to a_b too.",
-      "type": "boolean"
+      "type": "boolean",
+      "description": "Snake-cases to a_b too."
     },
     "a_b_2": {
-      "description": "Named like the first renamed field.",
-      "type": "integer"
+      "type": "integer",
+      "description": "Named like the first renamed field."
     },
     "type": {
-      "description": "A keyword.",
-      "type": "string"
+      "type": "string",
+      "description": "A keyword."
     },
     "self": {
-      "description": "A keyword that cannot be raw.",
-      "type": "string"
+      "type": "string",
+      "description": "A keyword that cannot be raw."
     },
     "Self": {
-      "description": "`self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`.",
-      "type": "string"
+      "type": "string",
+      "description": "`self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`."
     },
     "1st": {
-      "description": "Starts with a digit.",
-      "type": "string"
+      "type": "string",
+      "description": "Starts with a digit."
     },
     "x.y": {
-      "description": "Has a dot.",
-      "type": "string"
+      "type": "string",
+      "description": "Has a dot."
     },
     "mode": {
-      "description": "Values that collide as variants.",
+      "type": "string",
       "enum": [
         "a",
         "A",
         "b"
       ],
-      "type": "string"
+      "description": "Values that collide as variants."
     },
     "spot": {
       "$ref": "#/$defs/Spot"
@@ -191,13 +152,32 @@ pub const INPUT_SCHEMA: &str = r##"{
   "required": [
     "a_b_2"
   ],
-  "type": "object"
-}"##;
-/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
-pub const OUTPUT_SCHEMA: Option<&str> = Some(
-    r##"{
+  "additionalProperties": false,
   "$defs": {
+    "Spot": {
+      "type": "object",
+      "properties": {
+        "x": {
+          "type": "number"
+        }
+      },
+      "required": [
+        "x"
+      ]
+    },
+    "spot": {
+      "type": "object",
+      "properties": {
+        "label": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "label"
+      ]
+    },
     "Shared": {
+      "type": "object",
       "properties": {
         "id": {
           "type": "integer"
@@ -208,11 +188,14 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       },
       "required": [
         "id"
-      ],
-      "type": "object"
+      ]
     }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  }
+}"##;
+/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+pub const OUTPUT_SCHEMA: Option<&str> = Some(
+    r##"{
+  "type": "object",
   "properties": {
     "a-b": {
       "type": "string"
@@ -235,7 +218,22 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
     "a_b",
     "a_b_2"
   ],
-  "type": "object"
+  "$defs": {
+    "Shared": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "integer"
+        },
+        "Id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ]
+    }
+  }
 }"##,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

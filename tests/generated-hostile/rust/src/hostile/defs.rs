@@ -112,31 +112,7 @@ pub mod output {
 pub use self::output::ToolOutput as Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r##"{
-  "$defs": {
-    "Input": {
-      "properties": {
-        "value": {
-          "type": "string"
-        }
-      },
-      "type": "object"
-    },
-    "Shared": {
-      "properties": {
-        "id": {
-          "type": "integer"
-        },
-        "Id": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "id"
-      ],
-      "type": "object"
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "shared": {
       "$ref": "#/$defs/Shared"
@@ -157,37 +133,35 @@ pub const INPUT_SCHEMA: &str = r##"{
   "required": [
     "shared"
   ],
-  "type": "object"
+  "$defs": {
+    "Shared": {
+      "type": "object",
+      "properties": {
+        "id": {
+          "type": "integer"
+        },
+        "Id": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "id"
+      ]
+    },
+    "Input": {
+      "type": "object",
+      "properties": {
+        "value": {
+          "type": "string"
+        }
+      }
+    }
+  }
 }"##;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r##"{
-  "$defs": {
-    "Output": {
-      "enum": [
-        "ok",
-        "Ok",
-        "OK!"
-      ],
-      "type": "string"
-    },
-    "maybe": {
-      "anyOf": [
-        {
-          "properties": {
-            "note": {
-              "type": "string"
-            }
-          },
-          "type": "object"
-        },
-        {
-          "type": "null"
-        }
-      ]
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "output": {
       "$ref": "#/$defs/Output"
@@ -196,7 +170,31 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       "$ref": "#/$defs/maybe"
     }
   },
-  "type": "object"
+  "$defs": {
+    "Output": {
+      "type": "string",
+      "enum": [
+        "ok",
+        "Ok",
+        "OK!"
+      ]
+    },
+    "maybe": {
+      "anyOf": [
+        {
+          "type": "object",
+          "properties": {
+            "note": {
+              "type": "string"
+            }
+          }
+        },
+        {
+          "type": "null"
+        }
+      ]
+    }
+  }
 }"##,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -66,14 +66,10 @@ pub mod output {
 pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r##"{
-  "$defs": {
-    "InputThing": {
-      "type": "integer"
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "x-y": {
+      "type": "object",
       "properties": {
         "a": {
           "type": "string"
@@ -81,10 +77,10 @@ pub const INPUT_SCHEMA: &str = r##"{
       },
       "required": [
         "a"
-      ],
-      "type": "object"
+      ]
     },
     "x_y": {
+      "type": "object",
       "properties": {
         "b": {
           "type": "integer"
@@ -92,10 +88,10 @@ pub const INPUT_SCHEMA: &str = r##"{
       },
       "required": [
         "b"
-      ],
-      "type": "object"
+      ]
     },
     "thing": {
+      "type": "object",
       "properties": {
         "c": {
           "type": "boolean"
@@ -103,26 +99,25 @@ pub const INPUT_SCHEMA: &str = r##"{
       },
       "required": [
         "c"
-      ],
-      "type": "object"
+      ]
     },
     "count": {
       "$ref": "#/$defs/InputThing"
     }
   },
-  "type": "object"
+  "$defs": {
+    "InputThing": {
+      "type": "integer"
+    }
+  }
 }"##;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r##"{
-  "$defs": {
-    "InputThing": {
-      "type": "integer"
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "x-y": {
+      "type": "object",
       "properties": {
         "a": {
           "type": "string"
@@ -130,10 +125,10 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       },
       "required": [
         "a"
-      ],
-      "type": "object"
+      ]
     },
     "x_y": {
+      "type": "object",
       "properties": {
         "b": {
           "type": "integer"
@@ -141,10 +136,10 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       },
       "required": [
         "b"
-      ],
-      "type": "object"
+      ]
     },
     "thing": {
+      "type": "object",
       "properties": {
         "c": {
           "type": "boolean"
@@ -152,14 +147,17 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       },
       "required": [
         "c"
-      ],
-      "type": "object"
+      ]
     },
     "count": {
       "$ref": "#/$defs/InputThing"
     }
   },
-  "type": "object"
+  "$defs": {
+    "InputThing": {
+      "type": "integer"
+    }
+  }
 }"##,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

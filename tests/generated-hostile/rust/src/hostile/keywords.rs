@@ -100,21 +100,18 @@ pub mod output {
 pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "if": {
-      "description": "A property named like a keyword.",
-      "type": "string"
+      "type": "string",
+      "description": "A property named like a keyword."
     },
     "not": {
-      "description": "Another.",
-      "type": "integer"
+      "type": "integer",
+      "description": "Another."
     },
     "opts": {
-      "default": {
-        "format": "csv",
-        "pattern": "*.txt"
-      },
+      "type": "object",
       "properties": {
         "format": {
           "type": "string"
@@ -123,16 +120,19 @@ pub const INPUT_SCHEMA: &str = r#"{
           "type": "string"
         }
       },
-      "type": "object"
+      "default": {
+        "format": "csv",
+        "pattern": "*.txt"
+      }
     },
     "labels": {
-      "additionalProperties": false,
+      "type": "object",
       "patternProperties": {
         "^x-": {
           "type": "string"
         }
       },
-      "type": "object"
+      "additionalProperties": false
     },
     "either": {
       "enum": [
@@ -143,14 +143,14 @@ pub const INPUT_SCHEMA: &str = r#"{
       ]
     },
     "cond": {
-      "else": {
-        "type": "integer"
-      },
       "if": {
         "type": "string"
       },
       "then": {
         "minLength": 1
+      },
+      "else": {
+        "type": "integer"
       }
     },
     "notText": {
@@ -159,25 +159,24 @@ pub const INPUT_SCHEMA: &str = r#"{
       }
     },
     "loose": {
-      "description": "No type declared: minLength constrains strings only, and 7 passes too.",
-      "minLength": 1
+      "minLength": 1,
+      "description": "No type declared: minLength constrains strings only, and 7 passes too."
     },
     "Output": {
+      "type": "object",
       "description": "An input object named like the output's class (C# nests both in one class).",
       "properties": {
         "x": {
           "type": "integer"
         }
-      },
-      "type": "object"
+      }
     }
-  },
-  "type": "object"
+  }
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "if": {
       "type": "string"
@@ -186,6 +185,7 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       "type": "integer"
     },
     "opts": {
+      "type": "object",
       "properties": {
         "format": {
           "type": "string"
@@ -193,17 +193,16 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
         "pattern": {
           "type": "string"
         }
-      },
-      "type": "object"
+      }
     },
     "labels": {
-      "additionalProperties": false,
+      "type": "object",
       "patternProperties": {
         "^x-": {
           "type": "string"
         }
       },
-      "type": "object"
+      "additionalProperties": false
     },
     "either": {
       "enum": [
@@ -214,14 +213,14 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       ]
     },
     "cond": {
-      "else": {
-        "type": "integer"
-      },
       "if": {
         "type": "string"
       },
       "then": {
         "minLength": 1
+      },
+      "else": {
+        "type": "integer"
       }
     },
     "notText": {
@@ -229,8 +228,7 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
         "type": "string"
       }
     }
-  },
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

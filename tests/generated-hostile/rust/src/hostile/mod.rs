@@ -62,7 +62,7 @@ pub trait HostileTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "a173271401418e8d";
+pub const CATALOG_HASH: &str = "6e7d79588838f0f8";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.

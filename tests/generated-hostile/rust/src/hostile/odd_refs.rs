@@ -80,42 +80,15 @@ pub use self::input::Input;
 pub type Output = ::serde_json::Value;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r##"{
-  "$defs": {
-    "---": {
-      "properties": {
-        "z": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "z"
-      ],
-      "type": "object"
-    },
-    "n": {
-      "type": "integer"
-    },
-    "x": {
-      "properties": {
-        "y": {
-          "type": "integer"
-        }
-      },
-      "required": [
-        "y"
-      ],
-      "type": "object"
-    }
-  },
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "a": {
+      "type": "object",
       "properties": {
         "n": {
           "type": "integer"
         }
-      },
-      "type": "object"
+      }
     },
     "b": {
       "$ref": "#/$defs/n"
@@ -127,13 +100,39 @@ pub const INPUT_SCHEMA: &str = r##"{
       "$ref": "#/$defs/x"
     },
     "tags": {
+      "type": "array",
       "contains": {
         "const": "t"
-      },
-      "type": "array"
+      }
     }
   },
-  "type": "object"
+  "$defs": {
+    "n": {
+      "type": "integer"
+    },
+    "---": {
+      "type": "object",
+      "properties": {
+        "z": {
+          "type": "string"
+        }
+      },
+      "required": [
+        "z"
+      ]
+    },
+    "x": {
+      "type": "object",
+      "properties": {
+        "y": {
+          "type": "integer"
+        }
+      },
+      "required": [
+        "y"
+      ]
+    }
+  }
 }"##;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = None;

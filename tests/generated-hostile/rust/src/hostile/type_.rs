@@ -38,9 +38,8 @@ pub use self::input::Input;
 pub type Output = ::serde_json::Value;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "properties": {},
-  "type": "object"
+  "type": "object",
+  "properties": {}
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = None;

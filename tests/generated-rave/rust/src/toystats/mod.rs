@@ -36,7 +36,7 @@ pub trait ToystatsTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "29a4ca6611762876";
+pub const CATALOG_HASH: &str = "dc9a1cafc20c7c09";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.

@@ -39,42 +39,42 @@ pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "code": {
-      "description": "The R code.",
-      "type": "string"
+      "type": "string",
+      "description": "The R code."
     },
     "timeout": {
-      "description": "Stop after this many seconds; `Inf` waits as long as it takes.",
       "type": "number",
+      "description": "Stop after this many seconds; `Inf` waits as long as it takes.",
       "x-r-default": ".inf"
     },
     "echo": {
-      "default": false,
+      "type": "boolean",
       "description": "Whether to include the code in the output.",
-      "type": "boolean"
+      "default": false
     }
   },
   "required": [
     "code"
-  ],
-  "type": "object"
+  ]
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "printed": {
-      "description": "What the code printed.",
-      "type": "string"
+      "type": "string",
+      "description": "What the code printed."
     },
     "error": {
-      "description": "The error, when the code failed.",
-      "type": "string"
+      "type": "string",
+      "description": "The error, when the code failed."
     }
-  },
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -111,56 +111,56 @@ pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "data_path": {
-      "description": "The data file, CSV.",
-      "type": "string"
+      "type": "string",
+      "description": "The data file, CSV."
     },
     "stat": {
-      "default": "mean",
+      "type": "string",
       "description": "The statistic to compute.",
       "enum": [
         "mean",
         "median"
       ],
-      "type": "string"
+      "default": "mean"
     },
     "digits": {
-      "default": 3,
+      "type": "integer",
       "description": "Round to this many digits. Example values: `2`, `4`.",
+      "default": 3,
       "examples": [
         2,
         4
-      ],
-      "type": "integer"
+      ]
     }
   },
   "required": [
     "data_path"
-  ],
-  "type": "object"
+  ]
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "columns": {
+      "type": "array",
       "description": "The column names, in file order.",
       "items": {
         "type": "string"
-      },
-      "type": "array"
+      }
     },
     "values": {
+      "type": "array",
       "description": "The statistic of each column.",
       "items": {
         "type": "number"
-      },
-      "type": "array"
+      }
     }
-  },
-  "type": "object"
+  }
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -154,57 +154,57 @@ pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "formula": {
+      "type": "string",
       "description": "The model, in R's formula syntax.",
       "examples": [
         "y ~ x",
         "y ~ x + z"
-      ],
-      "type": "string"
+      ]
     },
     "data_path": {
-      "description": "The data file, CSV.",
-      "type": "string"
+      "type": "string",
+      "description": "The data file, CSV."
     },
     "family": {
-      "default": "gaussian",
+      "type": "string",
       "description": "The error distribution.",
       "enum": [
         "gaussian",
         "binomial",
         "poisson"
       ],
-      "type": "string"
+      "default": "gaussian"
     },
     "weights": {
-      "description": "A weight for every row; `NA` weighs all rows alike.",
       "type": "number",
+      "description": "A weight for every row; `NA` weighs all rows alike.",
       "x-r-default": ".na.real"
     },
     "max_iter": {
-      "default": 100,
+      "type": "integer",
       "description": "At most this many iterations.",
-      "type": "integer"
+      "default": 100
     },
     "tolerance": {
-      "default": 1e-8,
+      "type": "number",
       "description": "When to stop.",
-      "type": "number"
+      "default": 1e-8
     }
   },
   "required": [
     "formula",
     "data_path"
-  ],
-  "type": "object"
+  ]
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "description": "A summary of the fitted model, as R prints it.",
-  "type": "string"
+  "type": "string",
+  "description": "A summary of the fitted model, as R prints it."
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

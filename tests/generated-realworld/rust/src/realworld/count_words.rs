@@ -68,30 +68,28 @@ pub mod output {
 pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "text": {
-      "description": "The text.",
-      "type": "string"
+      "type": "string",
+      "description": "The text."
     },
     "limit": {
-      "description": "Stop counting here.",
+      "type": "integer",
       "minimum": 1,
-      "type": "integer"
+      "description": "Stop counting here."
     }
   },
   "required": [
     "text"
-  ],
-  "type": "object"
+  ]
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "description": "The number of words.",
+  "type": "integer",
   "minimum": 0,
-  "type": "integer"
+  "description": "The number of words."
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

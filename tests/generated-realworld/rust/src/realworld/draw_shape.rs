@@ -54,44 +54,44 @@ pub mod output {
 pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r##"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
+  "type": "object",
   "properties": {
     "shape": {
       "description": "The shape, by its `kind`.",
       "oneOf": [
         {
-          "additionalProperties": false,
+          "type": "object",
+          "title": "Circle",
           "properties": {
             "kind": {
               "const": "circle"
             },
             "radius": {
-              "description": "In pixels.",
+              "type": "number",
               "exclusiveMinimum": 0,
-              "type": "number"
+              "description": "In pixels."
             }
           },
           "required": [
             "kind",
             "radius"
           ],
-          "title": "Circle",
-          "type": "object"
+          "additionalProperties": false
         },
         {
-          "additionalProperties": false,
+          "type": "object",
+          "title": "Rectangle",
           "properties": {
             "kind": {
               "const": "rectangle"
             },
             "width": {
-              "exclusiveMinimum": 0,
-              "type": "number"
+              "type": "number",
+              "exclusiveMinimum": 0
             },
             "height": {
-              "exclusiveMinimum": 0,
-              "type": "number"
+              "type": "number",
+              "exclusiveMinimum": 0
             }
           },
           "required": [
@@ -99,42 +99,40 @@ pub const INPUT_SCHEMA: &str = r##"{
             "width",
             "height"
           ],
-          "title": "Rectangle",
-          "type": "object"
+          "additionalProperties": false
         }
       ]
     },
     "color": {
-      "default": "#000000",
-      "description": "Fill color.",
+      "type": "string",
       "pattern": "^#[0-9a-f]{6}$",
-      "type": "string"
+      "default": "#000000",
+      "description": "Fill color."
     }
   },
   "required": [
     "shape"
   ],
-  "type": "object"
+  "additionalProperties": false
 }"##;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "id": {
-      "description": "The shape's id on the canvas.",
-      "type": "integer"
+      "type": "integer",
+      "description": "The shape's id on the canvas."
     },
     "area": {
-      "description": "In square pixels.",
-      "type": "number"
+      "type": "number",
+      "description": "In square pixels."
     }
   },
   "required": [
     "id",
     "area"
-  ],
-  "type": "object"
+  ]
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -46,7 +46,7 @@ pub trait RealworldTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "8d1ca80d5a159bc3";
+pub const CATALOG_HASH: &str = "e287fd9bbd075eb6";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.

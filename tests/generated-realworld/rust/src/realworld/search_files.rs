@@ -262,139 +262,137 @@ pub mod output {
 pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "query": {
       "description": "What to look for.",
       "oneOf": [
         {
-          "minLength": 1,
-          "type": "string"
+          "type": "string",
+          "minLength": 1
         },
         {
-          "additionalProperties": false,
+          "type": "object",
           "properties": {
             "pattern": {
-              "description": "A regular expression.",
-              "type": "string"
+              "type": "string",
+              "description": "A regular expression."
             },
             "case_sensitive": {
+              "type": "boolean",
               "default": false,
-              "description": "Whether case matters.",
-              "type": "boolean"
+              "description": "Whether case matters."
             }
           },
           "required": [
             "pattern"
           ],
-          "type": "object"
+          "additionalProperties": false
         }
       ]
     },
     "paths": {
+      "description": "Where to look: one path or several.",
       "anyOf": [
         {
           "type": "string"
         },
         {
+          "type": "array",
           "items": {
             "type": "string"
           },
-          "minItems": 1,
-          "type": "array"
+          "minItems": 1
         }
-      ],
-      "description": "Where to look: one path or several."
+      ]
     },
     "max_results": {
-      "default": 50,
-      "description": "At most this many matches.",
-      "maximum": 1000,
+      "type": "integer",
       "minimum": 1,
-      "type": "integer"
+      "maximum": 1000,
+      "default": 50,
+      "description": "At most this many matches."
     }
   },
   "required": [
     "query"
-  ],
-  "type": "object"
+  ]
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "matches": {
+      "type": "array",
       "description": "What was found, in file order.",
       "items": {
+        "type": "object",
         "properties": {
           "path": {
-            "description": "The file.",
-            "type": "string"
+            "type": "string",
+            "description": "The file."
           },
           "line": {
-            "description": "The line, from 1.",
+            "type": "integer",
             "minimum": 1,
-            "type": "integer"
+            "description": "The line, from 1."
           },
           "kind": {
-            "description": "How the file was read.",
+            "type": "string",
             "enum": [
               "text",
               "binary"
             ],
-            "type": "string"
+            "description": "How the file was read."
           },
           "context": {
+            "type": "object",
             "description": "The lines around the match.",
             "properties": {
               "before": {
+                "type": "array",
                 "items": {
                   "type": "string"
-                },
-                "type": "array"
+                }
               },
               "after": {
+                "type": "array",
                 "items": {
                   "type": "string"
-                },
-                "type": "array"
+                }
               },
               "severity": {
-                "description": "How sure the match is.",
+                "type": "string",
                 "enum": [
                   "info",
                   "warning"
                 ],
-                "type": "string"
+                "description": "How sure the match is."
               }
             },
             "required": [
               "before",
               "after"
-            ],
-            "type": "object"
+            ]
           }
         },
         "required": [
           "path",
           "line",
           "kind"
-        ],
-        "type": "object"
-      },
-      "type": "array"
+        ]
+      }
     },
     "truncated": {
-      "description": "Whether there were more matches.",
-      "type": "boolean"
+      "type": "boolean",
+      "description": "Whether there were more matches."
     }
   },
   "required": [
     "matches",
     "truncated"
-  ],
-  "type": "object"
+  ]
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

@@ -134,56 +134,54 @@ pub mod output {
 pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
+  "type": "object",
   "properties": {
     "key": {
-      "description": "The key.",
+      "type": "string",
       "minLength": 1,
-      "type": "string"
+      "description": "The key."
     },
     "value": {
-      "description": "What to store.",
       "type": [
         "string",
         "number",
         "boolean"
-      ]
+      ],
+      "description": "What to store."
     },
     "ttl_seconds": {
-      "description": "How long to keep it; `null` keeps it forever.",
-      "minimum": 1,
       "type": [
         "integer",
         "null"
-      ]
+      ],
+      "minimum": 1,
+      "description": "How long to keep it; `null` keeps it forever."
     }
   },
   "required": [
     "key",
     "value"
   ],
-  "type": "object"
+  "additionalProperties": false
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "previous": {
-      "description": "The value before, `null` when there was none.",
       "type": [
         "string",
         "number",
         "boolean",
         "null"
-      ]
+      ],
+      "description": "The value before, `null` when there was none."
     }
   },
   "required": [
     "previous"
-  ],
-  "type": "object"
+  ]
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.

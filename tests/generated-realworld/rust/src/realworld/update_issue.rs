@@ -173,38 +173,37 @@ pub mod output {
 pub use self::output::Output;
 /// The input schema, for the tool's `ToolInfo` (`tools/list` and validation).
 pub const INPUT_SCHEMA: &str = r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "additionalProperties": false,
+  "type": "object",
   "properties": {
     "owner": {
-      "description": "Repository owner.",
-      "type": "string"
+      "type": "string",
+      "description": "Repository owner."
     },
     "repo": {
-      "description": "Repository name.",
-      "type": "string"
+      "type": "string",
+      "description": "Repository name."
     },
     "issue_number": {
-      "description": "The issue to update.",
+      "type": "integer",
       "minimum": 1,
-      "type": "integer"
+      "description": "The issue to update."
     },
     "title": {
-      "description": "New title.",
-      "type": "string"
+      "type": "string",
+      "description": "New title."
     },
     "body": {
-      "description": "New description; `null` clears it.",
       "type": [
         "string",
         "null"
-      ]
+      ],
+      "description": "New description; `null` clears it."
     },
     "milestone": {
       "anyOf": [
         {
-          "minimum": 1,
-          "type": "integer"
+          "type": "integer",
+          "minimum": 1
         },
         {
           "type": "null"
@@ -213,35 +212,35 @@ pub const INPUT_SCHEMA: &str = r#"{
       "description": "Milestone number; `null` removes the milestone."
     },
     "labels": {
-      "description": "Labels to set; `null` removes them all.",
-      "items": {
-        "type": "string"
-      },
       "type": [
         "array",
         "null"
-      ]
+      ],
+      "items": {
+        "type": "string"
+      },
+      "description": "Labels to set; `null` removes them all."
     },
     "state": {
-      "description": "New state.",
+      "type": "string",
       "enum": [
         "open",
         "closed"
       ],
-      "type": "string"
+      "description": "New state."
     },
     "state_reason": {
-      "description": "Why the state changed; `null` when it did not.",
+      "type": [
+        "string",
+        "null"
+      ],
       "enum": [
         "completed",
         "not_planned",
         "reopened",
         null
       ],
-      "type": [
-        "string",
-        "null"
-      ]
+      "description": "Why the state changed; `null` when it did not."
     }
   },
   "required": [
@@ -250,42 +249,41 @@ pub const INPUT_SCHEMA: &str = r#"{
     "issue_number",
     "state_reason"
   ],
-  "type": "object"
+  "additionalProperties": false
 }"#;
 /// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
   "properties": {
     "number": {
-      "description": "The issue's number.",
-      "type": "integer"
+      "type": "integer",
+      "description": "The issue's number."
     },
     "url": {
-      "description": "Where the issue is.",
-      "type": "string"
+      "type": "string",
+      "description": "Where the issue is."
     },
     "body": {
-      "description": "Its description now.",
       "type": [
         "string",
         "null"
-      ]
+      ],
+      "description": "Its description now."
     },
     "closed_at": {
-      "description": "When it was closed; `null` while it is open.",
       "type": [
         "string",
         "null"
-      ]
+      ],
+      "description": "When it was closed; `null` while it is open."
     }
   },
   "required": [
     "number",
     "url",
     "closed_at"
-  ],
-  "type": "object"
+  ]
 }"#,
 );
 /// The input schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it.
