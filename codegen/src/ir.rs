@@ -975,8 +975,8 @@ impl Tool {
             && self.category.value == other.category.value
             && self.safety.value == other.safety.value
             && self.tier.value == other.tier.value
-            && self.input.value == other.input.value
-            && self.output.value == other.output.value
+            && same_but_dialect(&self.input.value, &other.input.value)
+            && same_but_dialect(&self.output.value, &other.output.value)
             && self.notes.as_ref().map(|n| &n.value) == other.notes.as_ref().map(|n| &n.value)
             && self.timeout_seconds.as_ref().map(|t| t.value)
                 == other.timeout_seconds.as_ref().map(|t| t.value)
@@ -989,6 +989,22 @@ impl Tool {
             && self.deprecated.as_ref().map(|d| &d.value)
                 == other.deprecated.as_ref().map(|d| &d.value)
     }
+}
+
+/// Whether two schemas are equal but for the `$schema` their roots declare
+/// (the same tool written once for a draft-07 validator and once for MCP's
+/// default, 2020-12, is one tool).
+fn same_but_dialect(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => without_dialect(x).eq(without_dialect(y)),
+        _ => a == b,
+    }
+}
+
+fn without_dialect(
+    m: &serde_json::Map<String, Value>,
+) -> impl Iterator<Item = (&String, &Value)> {
+    m.iter().filter(|(k, _)| *k != "$schema")
 }
 
 /// A group of tools described by one manifest (or loose files of one format).

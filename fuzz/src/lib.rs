@@ -25,7 +25,7 @@ fn descriptor(id: &str, input: Value, output: Option<Value>) -> ToolDescriptor {
         timeout: None,
         requires_approval: false,
         notes: None,
-        listing: None,
+        entry: None,
     }
 }
 

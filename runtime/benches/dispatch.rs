@@ -30,7 +30,7 @@ fn server() -> Server {
         timeout: Some(Duration::from_secs(30)),
         requires_approval: false,
         notes: None,
-        listing: None,
+        entry: None,
     };
     Server::new(info, &["core"], "core")
         .tool(

@@ -30,7 +30,7 @@ fn descriptor(id: &str, timeout: Option<Duration>) -> ToolDescriptor {
         timeout,
         requires_approval: false,
         notes: None,
-        listing: None,
+        entry: None,
     }
 }
 

@@ -32,7 +32,7 @@ fn descriptor(id: &str, tier: &str) -> ToolDescriptor {
         timeout: None,
         requires_approval: false,
         notes: None,
-        listing: None,
+        entry: None,
     }
 }
 

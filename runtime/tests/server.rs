@@ -31,7 +31,7 @@ fn descriptor(id: &str, tier: &str, timeout_ms: u64, input: Value) -> ToolDescri
         timeout: Some(Duration::from_millis(timeout_ms)),
         requires_approval: false,
         notes: None,
-        listing: None,
+        entry: None,
     }
 }
 

@@ -318,6 +318,12 @@ impl Serialize for ToolEntry<'_> {
     }
 }
 
+/// A tool's `tools/list` entry as one line of JSON, as `tools.json` lists it
+/// (for a server that builds its descriptors from the specs at run time).
+pub fn entry_json(set: &ToolSet, tool: &Tool) -> String {
+    serde_json::to_string(&ToolEntry::new(set, tool)).unwrap_or_default()
+}
+
 /// The ranks of a wrapped output schema: the spec's schema sits at
 /// `/properties/result`.
 struct WrappedRanks<'a>(&'a crate::ir::Schema, bool);

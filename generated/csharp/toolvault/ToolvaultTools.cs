@@ -14,7 +14,7 @@ namespace Debrief.ToolVault
     public static class ToolvaultTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "c18bd46031ed4b2d";
+        public const string CatalogHash = "3184b8c8f0c75c3d";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;

@@ -13,6 +13,29 @@ use serde_json::ser::{CompactFormatter, Formatter};
 
 use super::wire::escaped;
 
+/// Valid JSON `text` without the white space between its tokens (white
+/// space inside strings is part of them and stays): one line, members in the
+/// order written.
+pub(crate) fn minified(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// `value` as compact JSON text, exactly as `serde_json::to_string` writes it.
 pub(crate) fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String> {
     let mut out = String::with_capacity(256);
@@ -622,6 +645,12 @@ mod tests {
             unit: (),
             none: None,
         }
+    }
+
+    #[test]
+    fn minified_json_keeps_strings_and_order() {
+        let text = "{\n  \"b\": \"a \\\" b\",\n  \"a\": [1, 2]\n}";
+        assert_eq!(minified(text), r#"{"b":"a \" b","a":[1,2]}"#);
     }
 
     #[test]

@@ -193,6 +193,12 @@ impl Server {
                 }
                 Ok((id, Answer::Value(v)))
             }
+            Ok(Answer::Page { tools, mut rest }) if modern => {
+                if let Some(stamp) = self.stamp_for(Dialect::Modern) {
+                    stamp_result(&mut rest, &stamp);
+                }
+                Ok((id, Answer::Page { tools, rest }))
+            }
             Ok(answer) => Ok((id, answer)),
             Err(e) => Err(error_response(id, &e)),
         })

@@ -13,11 +13,14 @@ use super::wire::{Answer, Dialect};
 use super::{MCP_PROTOCOL_VERSIONS, Server, Session, ToolDescriptor, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
-/// A descriptor in MCP `tools/list` form: its name, description and schemas,
-/// and what its [`ToolDescriptor::listing`] holds (a generated tool: what
-/// its spec says, as the catalog lists it); a descriptor without one gets
-/// annotations from its safety level and `_meta.toolgen` from its fields.
+/// A descriptor in MCP `tools/list` form: its [`ToolDescriptor::entry`] (a
+/// generated tool: what its spec says, as the catalog lists it), else its
+/// name, description and schemas, annotations from its safety level and
+/// `_meta.toolgen` from its fields.
 pub fn mcp_tool(d: &ToolDescriptor) -> Value {
+    if let Some(entry) = d.entry.as_deref().and_then(|e| serde_json::from_str(e).ok()) {
+        return entry;
+    }
     let mut t = Map::new();
     t.insert("name".into(), json!(d.id));
     t.insert("description".into(), json!(d.description));
@@ -25,30 +28,25 @@ pub fn mcp_tool(d: &ToolDescriptor) -> Value {
     if let Some(o) = &d.output_schema {
         t.insert("outputSchema".into(), published_output(o));
     }
-    match &d.listing {
-        Some(listing) => t.extend(listing.clone()),
-        None => {
-            let (read_only, destructive) = match d.safety_level.as_str() {
-                "read-only" => (true, false),
-                "safe-write" => (false, false),
-                _ => (false, true),
-            };
-            t.insert("title".into(), json!(d.name));
-            t.insert(
-                "annotations".into(),
-                json!({"title": d.name, "readOnlyHint": read_only, "destructiveHint": destructive}),
-            );
-            let mut meta =
-                json!({"category": d.category, "tier": d.tier, "safetyLevel": d.safety_level});
-            if let Some(limit) = d.timeout {
-                meta["timeoutSeconds"] = json!(limit.as_secs_f64());
-            }
-            if d.requires_approval {
-                meta["requiresApproval"] = json!(true);
-            }
-            t.insert("_meta".into(), json!({ "toolgen": meta }));
-        }
+    let (read_only, destructive) = match d.safety_level.as_str() {
+        "read-only" => (true, false),
+        "safe-write" => (false, false),
+        _ => (false, true),
+    };
+    t.insert("title".into(), json!(d.name));
+    t.insert(
+        "annotations".into(),
+        json!({"title": d.name, "readOnlyHint": read_only, "destructiveHint": destructive}),
+    );
+    let mut meta =
+        json!({"category": d.category, "tier": d.tier, "safetyLevel": d.safety_level});
+    if let Some(limit) = d.timeout {
+        meta["timeoutSeconds"] = json!(limit.as_secs_f64());
     }
+    if d.requires_approval {
+        meta["requiresApproval"] = json!(true);
+    }
+    t.insert("_meta".into(), json!({ "toolgen": meta }));
     Value::Object(t)
 }
 
@@ -81,11 +79,11 @@ pub(super) fn answer(
         "server/discover" => Ok(super::modern::discover(server).into()),
         "ping" => Ok(json!({}).into()),
         "tools/list" if modern || session.mcp_version.is_some() => {
-            list(server, params).map(|mut v| {
+            list(server, params).map(|(tools, mut rest)| {
                 if modern {
-                    super::modern::cache_hints(&mut v);
+                    super::modern::cache_hints(&mut rest);
                 }
-                Answer::from(v)
+                Answer::Page { tools, rest }
             })
         }
         "tools/call" if params.contains_key("name") => string_param(params, "name")
@@ -96,9 +94,11 @@ pub(super) fn answer(
 }
 
 /// One page of `tools/list`, in order of tool ids, from the tool after the
-/// one the cursor names; `nextCursor` when more follow. Paging by name
-/// keeps pages consistent while tools are added or removed.
-fn list(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolError> {
+/// one the cursor names: each tool's entry as JSON text (a generated tool's
+/// in its spec's order), and the page's other members (`nextCursor` when
+/// more follow). Paging by name keeps pages consistent while tools are
+/// added or removed.
+fn list(server: &Server, params: &Map<String, Value>) -> Result<(Vec<String>, Value), ToolError> {
     let bad = || {
         plain_error(
             ErrorCode::InvalidParams,
@@ -115,9 +115,16 @@ fn list(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolError
         Some(a) => Box::new(tools.range::<str, _>((Bound::Excluded(a.as_str()), Bound::Unbounded))),
         None => Box::new(tools.iter()),
     };
-    let mut page: Vec<(&String, Value)> = rest
+    let mut page: Vec<(&String, String)> = rest
         .take(server.page_size + 1)
-        .map(|(id, e)| (id, mcp_tool(&e.descriptor)))
+        .map(|(id, e)| {
+            let d = &e.descriptor;
+            let text = match &d.entry {
+                Some(entry) => entry.clone(),
+                None => serde_json::to_string(&mcp_tool(d)).unwrap_or_default(),
+            };
+            (id, text)
+        })
         .collect();
     let more = page.len() > server.page_size;
     page.truncate(server.page_size);
@@ -125,11 +132,11 @@ fn list(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolError
         .last()
         .filter(|_| more)
         .map(|(id, _)| encode_cursor(id));
-    let mut r = json!({ "tools": page.into_iter().map(|(_, t)| t).collect::<Vec<_>>() });
+    let mut rest = json!({});
     if let Some(c) = next {
-        r["nextCursor"] = json!(c);
+        rest["nextCursor"] = json!(c);
     }
-    Ok(r)
+    Ok((page.into_iter().map(|(_, t)| t).collect(), rest))
 }
 
 /// A cursor: the last tool id of the page, hex-encoded (opaque to clients).

@@ -294,7 +294,16 @@ impl Server {
         d.timeout.or(self.default_timeout)
     }
 
-    fn make_entry(descriptor: ToolDescriptor, handler: Handler) -> Result<Entry, String> {
+    fn make_entry(mut descriptor: ToolDescriptor, handler: Handler) -> Result<Entry, String> {
+        if let Some(entry) = &mut descriptor.entry {
+            if !serde_json::from_str::<Value>(entry).is_ok_and(|v| v.is_object()) {
+                return Err(format!(
+                    "tool `{}`: its `tools/list` entry is not a JSON object",
+                    descriptor.id
+                ));
+            }
+            *entry = compact::minified(entry);
+        }
         let validator = jsonschema::options()
             .with_draft(draft_of(&descriptor.input_schema))
             .build(&descriptor.input_schema)
@@ -622,7 +631,7 @@ mod tests {
             timeout: Some(DEFAULT_TIMEOUT),
             requires_approval: false,
             notes: None,
-            listing: None,
+            entry: None,
         }
     }
 
@@ -749,7 +758,7 @@ mod tests {
                 notes: None,
                 input_schema: "{}",
                 output_schema: None,
-                listing: "{}",
+                entry: "{}",
                 serial: false,
                 input_valid: None,
                 output_valid: None,

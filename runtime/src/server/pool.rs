@@ -500,7 +500,7 @@ mod tests {
             timeout: None,
             requires_approval: false,
             notes: None,
-            listing: None,
+            entry: None,
         };
         let handler: super::super::Handler = Arc::new(|_, _| Err(ToolError::execution("unused")));
         let made = super::super::Server::make_entry(descriptor, handler);

@@ -27,10 +27,11 @@ pub struct ToolDescriptor {
     pub timeout: Option<Duration>,
     pub requires_approval: bool,
     pub notes: Option<String>,
-    /// What the tool's MCP `tools/list` entry holds besides its name,
-    /// description and schemas (title, annotations, `_meta`, ...), as the
-    /// generated catalog lists it; `None`: made from the fields above.
-    pub listing: Option<Map<String, Value>>,
+    /// The tool's whole MCP `tools/list` entry as one line of JSON, members
+    /// in the order its spec wrote them (a generated tool: as the generated
+    /// catalog lists it, title, annotations, `_meta` and all, which `tools/list`
+    /// sends as it is); `None`: made from the fields above.
+    pub entry: Option<String>,
 }
 
 /// A successful call: the output and informational diagnostics.

@@ -27,9 +27,9 @@ pub struct ToolInfo {
     pub input_schema: &'static str,
     /// The tool's bundled output JSON Schema, when it declares one.
     pub output_schema: Option<&'static str>,
-    /// Its `tools/list` entry besides name, description and schemas, as a
-    /// JSON object (see [`ToolDescriptor::listing`]).
-    pub listing: &'static str,
+    /// Its whole `tools/list` entry, one line of JSON in the spec's order
+    /// (see [`ToolDescriptor::entry`]).
+    pub entry: &'static str,
     /// Its calls run one at a time, in order (its tool set's manifest says
     /// `execution: serial`; see [`Server::serial_tool`]).
     pub serial: bool,
@@ -77,7 +77,7 @@ impl ToolInfo {
             timeout: self.timeout_seconds.map(Duration::from_secs_f64),
             requires_approval: self.requires_approval,
             notes: self.notes.map(str::to_owned),
-            listing: serde_json::from_str(self.listing).ok(),
+            entry: Some(self.entry.to_owned()),
         }
     }
 }

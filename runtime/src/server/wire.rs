@@ -189,6 +189,10 @@ pub(super) fn write_mcp_result(
 /// (a tool call's, which copies the output's text as it is).
 pub(super) enum Answer {
     Value(Value),
+    /// A `tools/list` page: each tool's entry as one line of JSON (a
+    /// generated tool's members in the order its spec wrote them), then the
+    /// page's other members (an object).
+    Page { tools: Vec<String>, rest: Value },
     /// A tool call to start (answered when it finishes).
     Call(super::execution::WireCall<'static>),
 }
@@ -204,6 +208,23 @@ impl Answer {
     pub(super) fn write(&self, out: &mut Vec<u8>) {
         match self {
             Answer::Value(v) => write_json(out, v),
+            Answer::Page { tools, rest } => {
+                out.extend_from_slice(b"{\"tools\":[");
+                for (i, t) in tools.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(t.as_bytes());
+                }
+                out.push(b']');
+                for (k, v) in rest.as_object().into_iter().flatten() {
+                    out.push(b',');
+                    write_json(out, k);
+                    out.push(b':');
+                    write_json(out, v);
+                }
+                out.push(b'}');
+            }
             Answer::Call(_) => out.extend_from_slice(b"null"),
         }
     }

@@ -759,7 +759,7 @@ fn table_entry(set: &ToolSet, tool: &Tool, module: &str) -> TokenStream {
         }
         None => quote!(None),
     };
-    let listing = json_literal(&super::super::catalog::listing(set, tool));
+    let listed = json_literal(&super::super::catalog::ToolEntry::new(set, tool));
     let approval = tool.requires_approval;
     let serial = set.execution == crate::ir::Execution::Serial;
     let notes = match &tool.notes {
@@ -777,7 +777,7 @@ fn table_entry(set: &ToolSet, tool: &Tool, module: &str) -> TokenStream {
     );
     let (input_valid, output_valid) = (quote!(#module::INPUT_VALID), quote!(#module::OUTPUT_VALID));
     quote! {
-        ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output, listing: #listing, serial: #serial, input_valid: #input_valid, output_valid: #output_valid }
+        ToolInfo { id: #id, name: #name, description: #description, category: #category, safety_level: #safety, tier: #tier, timeout_seconds: #timeout, requires_approval: #approval, notes: #notes, input_schema: #input, output_schema: #output, entry: #listed, serial: #serial, input_valid: #input_valid, output_valid: #output_valid }
     }
 }
 

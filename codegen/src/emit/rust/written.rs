@@ -86,7 +86,7 @@ fn method(tool: &Tool, m: &str) -> Option<String> {
 /// The table's entry, at the table's indent.
 fn entry(set: &ToolSet, tool: &Tool, m: &str) -> Option<String> {
     let lit = |s: &str| Literal::string(s).to_string();
-    let listing = raw_json(&super::super::catalog::listing(set, tool))?;
+    let listed = raw_json(&super::super::catalog::ToolEntry::new(set, tool))?;
     let timeout = match set.timeout_of(tool) {
         Some(t) => format!("Some({})", Literal::f64_unsuffixed(t)),
         None => "None".to_owned(),
@@ -125,7 +125,7 @@ fn entry(set: &ToolSet, tool: &Tool, m: &str) -> Option<String> {
     }
     field("input_schema", &format!("{m}::INPUT_SCHEMA"));
     field("output_schema", &format!("{m}::OUTPUT_SCHEMA"));
-    field("listing", &listing);
+    field("entry", &listed);
     field(
         "serial",
         bool_text(set.execution == crate::ir::Execution::Serial),

@@ -53,7 +53,7 @@ pub trait RavedemoTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "d7fc487c6dc14ec3";
+pub const CATALOG_HASH: &str = "8749bc6597a34c65";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -70,7 +70,25 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: ravedemo_mcp_tool_config_get::INPUT_SCHEMA,
         output_schema: ravedemo_mcp_tool_config_get::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "ravedemo-mcp_tool_config_get",
+  "description": "Return the session's current settings.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {}
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "settings": {
+        "type": "object",
+        "description": "Every setting with its value.",
+        "additionalProperties": true
+      }
+    }
+  },
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -100,7 +118,40 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: ravedemo_mcp_tool_config_set_cache::INPUT_SCHEMA,
         output_schema: ravedemo_mcp_tool_config_set_cache::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "ravedemo-mcp_tool_config_set_cache",
+  "description": "Change the size of the session's result cache.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "max_size_mb": {
+        "type": "number",
+        "description": "Largest cache size in megabytes.",
+        "default": 512,
+        "minimum": 1
+      },
+      "clear_existing": {
+        "type": "boolean",
+        "description": "Empty the cache first.",
+        "default": false
+      }
+    }
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "max_size_mb": {
+        "type": "number",
+        "description": "The cache size now in force."
+      },
+      "cleared": {
+        "type": "boolean",
+        "description": "Whether the cache was emptied."
+      }
+    }
+  },
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -131,7 +182,48 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: ravedemo_mcp_tool_pipeline_run::INPUT_SCHEMA,
         output_schema: ravedemo_mcp_tool_pipeline_run::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "ravedemo-mcp_tool_pipeline_run",
+  "description": "Run the loaded pipeline's targets. This may take hours and overwrites cached results, so ask the user first.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "targets": {
+        "type": "array",
+        "description": "Targets to run, with their upstream dependencies; all targets when empty.",
+        "items": {
+          "type": "string"
+        },
+        "examples": [
+          "settings",
+          "power"
+        ]
+      },
+      "parallel": {
+        "type": "boolean",
+        "description": "Run independent targets in parallel.",
+        "default": false
+      }
+    }
+  },
+  "annotations": {
+    "destructiveHint": true
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "success": {
+        "type": "boolean",
+        "description": "Whether every target completed."
+      },
+      "message": {
+        "type": "string",
+        "description": "Human-readable status."
+      }
+    }
+  },
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -145,9 +237,6 @@ pub static TOOLS: &[ToolInfo] = &[
       "requiresApproval": true,
       "safetyLevel": "destructive"
     }
-  },
-  "annotations": {
-    "destructiveHint": true
   }
 }"#,
         serial: false,
@@ -166,7 +255,56 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: ravedemo_mcp_tool_pipeline_status::INPUT_SCHEMA,
         output_schema: ravedemo_mcp_tool_pipeline_status::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "ravedemo-mcp_tool_pipeline_status",
+  "description": "Report the progress of the loaded pipeline's targets.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "detail": {
+        "type": "string",
+        "description": "How much to report.",
+        "enum": [
+          "summary",
+          "details",
+          "full"
+        ],
+        "default": "summary"
+      }
+    }
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "done": {
+        "type": "integer",
+        "description": "Targets that are up to date."
+      },
+      "total": {
+        "type": "integer",
+        "description": "Number of targets."
+      },
+      "targets": {
+        "type": "array",
+        "description": "Per-target status; only with detail `details` or `full`.",
+        "items": {
+          "type": "object",
+          "properties": {
+            "name": {
+              "type": "string",
+              "description": "Target name."
+            },
+            "status": {
+              "type": "string",
+              "description": "One of `outdated`, `running`, `done`, `errored`."
+            }
+          }
+        }
+      }
+    }
+  },
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -196,7 +334,57 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: ravedemo_mcp_tool_subject_list::INPUT_SCHEMA,
         output_schema: ravedemo_mcp_tool_subject_list::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "ravedemo-mcp_tool_subject_list",
+  "description": "List the subjects available in a RAVE project, with their electrode counts.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "project": {
+        "type": "string",
+        "description": "Project name to list; all projects when omitted.",
+        "examples": [
+          "demo",
+          "pilot"
+        ]
+      },
+      "limit": {
+        "type": "integer",
+        "description": "Maximum number of subjects to return.",
+        "default": 50,
+        "minimum": 1,
+        "maximum": 500
+      }
+    }
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "subjects": {
+        "type": "array",
+        "description": "Subjects sorted by project, then subject code.",
+        "items": {
+          "type": "object",
+          "properties": {
+            "subject_id": {
+              "type": "string",
+              "description": "Subject id in `project/subject` form."
+            },
+            "n_electrodes": {
+              "type": "integer",
+              "description": "Number of electrodes."
+            }
+          }
+        }
+      },
+      "count": {
+        "type": "integer",
+        "description": "Number of subjects returned."
+      }
+    }
+  },
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -226,7 +414,52 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: ravedemo_mcp_tool_subject_load::INPUT_SCHEMA,
         output_schema: ravedemo_mcp_tool_subject_load::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "ravedemo-mcp_tool_subject_load",
+  "description": "Load a subject's metadata and epochs into the session so that pipelines can use them.",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "subject_id": {
+        "type": "string",
+        "description": "Subject id in `project/subject` form.",
+        "examples": [
+          "demo/DemoSubject"
+        ]
+      },
+      "epochs": {
+        "type": "array",
+        "description": "Epoch names to load; all epochs when empty.",
+        "items": {
+          "type": "string"
+        },
+        "examples": [
+          "auditory_onset"
+        ]
+      }
+    },
+    "required": [
+      "subject_id"
+    ]
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "subject_id": {
+        "type": "string",
+        "description": "The loaded subject."
+      },
+      "epochs": {
+        "type": "array",
+        "description": "Epochs that were loaded.",
+        "items": {
+          "type": "string"
+        }
+      }
+    }
+  },
   "_meta": {
     "toolgen": {
       "annotations": {

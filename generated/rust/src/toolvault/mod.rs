@@ -48,7 +48,7 @@ pub trait ToolvaultTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "c18bd46031ed4b2d";
+pub const CATALOG_HASH: &str = "3184b8c8f0c75c3d";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -65,21 +65,1431 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: calculate_bearing::INPUT_SCHEMA,
         output_schema: calculate_bearing::OUTPUT_SCHEMA,
-        listing: r#"{
-  "_meta": {
-    "toolgen": {
-      "category": "analysis",
-      "safetyLevel": "read-only",
-      "timeoutSeconds": 5
-    }
+        entry: r##"{
+  "name": "calculate_bearing",
+  "title": "Calculate Bearing",
+  "description": "Calculate the bearing from the last position of a track to a reference point.",
+  "inputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "DebriefFeature": {
+        "title": "Debrief Feature",
+        "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Track"
+          },
+          {
+            "$ref": "#/$defs/Point"
+          },
+          {
+            "$ref": "#/$defs/Annotation"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "properties/dataType"
+        }
+      },
+      "Point": {
+        "title": "Debrief Point Feature",
+        "description": "A GeoJSON Feature representing a point with time properties",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "type": "object",
+            "required": [
+              "type",
+              "coordinates"
+            ],
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "Point"
+                ]
+              },
+              "coordinates": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {
+                  "type": "number"
+                }
+              }
+            },
+            "additionalProperties": false
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "reference-point"
+                ],
+                "description": "Discriminator to identify this as a reference point feature"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Single timestamp for this point"
+              },
+              "timeStart": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Start time for a time range"
+              },
+              "timeEnd": {
+                "type": "string",
+                "format": "date-time",
+                "description": "End time for a time range"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this point"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes for this point"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Track": {
+        "title": "Debrief Track Feature",
+        "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "track"
+                ],
+                "description": "Discriminator to identify this as a track feature"
+              },
+              "timestamps": {
+                "type": "array",
+                "description": "Optional array of timestamps corresponding to each coordinate point",
+                "items": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this track"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this track"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "TrackFeature": {
+        "allOf": [
+          {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          {
+            "properties": {
+              "geometry": {
+                "properties": {
+                  "type": {
+                    "enum": [
+                      "LineString",
+                      "MultiLineString"
+                    ]
+                  }
+                }
+              },
+              "properties": {
+                "properties": {
+                  "dataType": {
+                    "const": "track"
+                  }
+                }
+              }
+            }
+          }
+        ]
+      },
+      "PointFeature": {
+        "allOf": [
+          {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          {
+            "properties": {
+              "geometry": {
+                "properties": {
+                  "type": {
+                    "const": "Point"
+                  }
+                }
+              },
+              "properties": {
+                "properties": {
+                  "dataType": {
+                    "const": "reference-point"
+                  }
+                }
+              }
+            }
+          }
+        ]
+      }
+    },
+    "type": "object",
+    "properties": {
+      "source": {
+        "$ref": "#/$defs/TrackFeature",
+        "description": "The track to measure from; its last position is used."
+      },
+      "target": {
+        "$ref": "#/$defs/PointFeature",
+        "description": "The reference point to measure to."
+      },
+      "units": {
+        "type": "string",
+        "enum": [
+          "degrees",
+          "radians"
+        ],
+        "default": "degrees",
+        "description": "Units of the bearing."
+      }
+    },
+    "required": [
+      "source",
+      "target"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "FeatureCollection": {
+        "title": "Debrief FeatureCollection",
+        "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+        "type": "object",
+        "required": [
+          "type",
+          "features"
+        ],
+        "$defs": {
+          "DebriefFeature": {
+            "title": "Debrief Feature",
+            "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+            "oneOf": [
+              {
+                "$ref": "#/$defs/Track"
+              },
+              {
+                "$ref": "#/$defs/Point"
+              },
+              {
+                "$ref": "#/$defs/Annotation"
+              }
+            ],
+            "discriminator": {
+              "propertyName": "properties/dataType"
+            }
+          }
+        },
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "FeatureCollection"
+            ]
+          },
+          "features": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/DebriefFeature"
+            }
+          },
+          "bbox": {
+            "type": "array",
+            "minItems": 4,
+            "maxItems": 6,
+            "items": {
+              "type": "number"
+            },
+            "description": "Bounding box of the feature collection"
+          },
+          "properties": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this collection"
+              },
+              "description": {
+                "type": "string",
+                "description": "Description of this feature collection"
+              },
+              "created": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was created"
+              },
+              "modified": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was last modified"
+              },
+              "version": {
+                "type": "string",
+                "description": "Version of this collection"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "DebriefFeature": {
+        "title": "Debrief Feature",
+        "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Track"
+          },
+          {
+            "$ref": "#/$defs/Point"
+          },
+          {
+            "$ref": "#/$defs/Annotation"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "properties/dataType"
+        }
+      },
+      "Point": {
+        "title": "Debrief Point Feature",
+        "description": "A GeoJSON Feature representing a point with time properties",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "type": "object",
+            "required": [
+              "type",
+              "coordinates"
+            ],
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "Point"
+                ]
+              },
+              "coordinates": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {
+                  "type": "number"
+                }
+              }
+            },
+            "additionalProperties": false
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "reference-point"
+                ],
+                "description": "Discriminator to identify this as a reference point feature"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Single timestamp for this point"
+              },
+              "timeStart": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Start time for a time range"
+              },
+              "timeEnd": {
+                "type": "string",
+                "format": "date-time",
+                "description": "End time for a time range"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this point"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes for this point"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Track": {
+        "title": "Debrief Track Feature",
+        "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "track"
+                ],
+                "description": "Discriminator to identify this as a track feature"
+              },
+              "timestamps": {
+                "type": "array",
+                "description": "Optional array of timestamps corresponding to each coordinate point",
+                "items": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this track"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this track"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Output": {
+        "title": "ToolVault Command",
+        "description": "A command returned by a ToolVault tool.",
+        "type": "object",
+        "oneOf": [
+          {
+            "properties": {
+              "command": {
+                "const": "addFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "updateFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "deleteFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "setFeatureCollection"
+              },
+              "payload": {
+                "$ref": "#/$defs/FeatureCollection"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showText"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showData"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "shape": {
+                    "type": "array",
+                    "items": {
+                      "type": "integer",
+                      "minimum": 1
+                    },
+                    "minItems": 1
+                  },
+                  "axes": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "type": "string"
+                        },
+                        "values": {
+                          "type": "array"
+                        }
+                      },
+                      "required": [
+                        "name"
+                      ],
+                      "additionalProperties": false
+                    }
+                  },
+                  "values": {
+                    "type": "array",
+                    "items": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "number"
+                        },
+                        {
+                          "type": "boolean"
+                        },
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "$ref": "#/$defs/nestedArray"
+                        }
+                      ]
+                    }
+                  }
+                },
+                "required": [
+                  "shape",
+                  "values"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showImage"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "mediaType": {
+                    "type": "string",
+                    "enum": [
+                      "image/png",
+                      "image/svg+xml"
+                    ]
+                  },
+                  "data": {
+                    "type": "string",
+                    "contentEncoding": "base64"
+                  }
+                },
+                "required": [
+                  "mediaType",
+                  "data"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "logMessage"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "composite"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/Output"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          }
+        ],
+        "definitions": {
+          "nestedArray": {
+            "type": "array",
+            "items": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                },
+                {
+                  "$ref": "#/$defs/nestedArray"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "nestedArray": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "number"
+            },
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            },
+            {
+              "$ref": "#/$defs/nestedArray"
+            }
+          ]
+        }
+      }
+    },
+    "type": "object",
+    "$ref": "#/$defs/Output"
   },
   "annotations": {
     "idempotentHint": true,
     "openWorldHint": false,
     "readOnlyHint": true
   },
-  "title": "Calculate Bearing"
-}"#,
+  "_meta": {
+    "toolgen": {
+      "category": "analysis",
+      "safetyLevel": "read-only",
+      "timeoutSeconds": 5
+    }
+  }
+}"##,
         serial: false,
         input_valid: calculate_bearing::INPUT_VALID,
         output_valid: calculate_bearing::OUTPUT_VALID,
@@ -96,19 +1506,1138 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: delete_annotations::INPUT_SCHEMA,
         output_schema: delete_annotations::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r##"{
+  "name": "delete_annotations",
+  "title": "Delete Annotations",
+  "description": "Remove annotation features from the plot.",
+  "inputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      }
+    },
+    "type": "object",
+    "properties": {
+      "annotations": {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+          "$ref": "#/$defs/Annotation"
+        },
+        "description": "The annotations to delete. (ConstrainedFeature's AnnotationFeature cannot be used: it requires dataType \"annotation\" while Annotation.schema.json requires \"zone\"; see docs/decisions.md.)"
+      }
+    },
+    "required": [
+      "annotations"
+    ]
+  },
+  "outputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "FeatureCollection": {
+        "title": "Debrief FeatureCollection",
+        "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+        "type": "object",
+        "required": [
+          "type",
+          "features"
+        ],
+        "$defs": {
+          "DebriefFeature": {
+            "title": "Debrief Feature",
+            "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+            "oneOf": [
+              {
+                "$ref": "#/$defs/Track"
+              },
+              {
+                "$ref": "#/$defs/Point"
+              },
+              {
+                "$ref": "#/$defs/Annotation"
+              }
+            ],
+            "discriminator": {
+              "propertyName": "properties/dataType"
+            }
+          }
+        },
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "FeatureCollection"
+            ]
+          },
+          "features": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/DebriefFeature"
+            }
+          },
+          "bbox": {
+            "type": "array",
+            "minItems": 4,
+            "maxItems": 6,
+            "items": {
+              "type": "number"
+            },
+            "description": "Bounding box of the feature collection"
+          },
+          "properties": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this collection"
+              },
+              "description": {
+                "type": "string",
+                "description": "Description of this feature collection"
+              },
+              "created": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was created"
+              },
+              "modified": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was last modified"
+              },
+              "version": {
+                "type": "string",
+                "description": "Version of this collection"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "DebriefFeature": {
+        "title": "Debrief Feature",
+        "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Track"
+          },
+          {
+            "$ref": "#/$defs/Point"
+          },
+          {
+            "$ref": "#/$defs/Annotation"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "properties/dataType"
+        }
+      },
+      "Point": {
+        "title": "Debrief Point Feature",
+        "description": "A GeoJSON Feature representing a point with time properties",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "type": "object",
+            "required": [
+              "type",
+              "coordinates"
+            ],
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "Point"
+                ]
+              },
+              "coordinates": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {
+                  "type": "number"
+                }
+              }
+            },
+            "additionalProperties": false
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "reference-point"
+                ],
+                "description": "Discriminator to identify this as a reference point feature"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Single timestamp for this point"
+              },
+              "timeStart": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Start time for a time range"
+              },
+              "timeEnd": {
+                "type": "string",
+                "format": "date-time",
+                "description": "End time for a time range"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this point"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes for this point"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Track": {
+        "title": "Debrief Track Feature",
+        "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "track"
+                ],
+                "description": "Discriminator to identify this as a track feature"
+              },
+              "timestamps": {
+                "type": "array",
+                "description": "Optional array of timestamps corresponding to each coordinate point",
+                "items": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this track"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this track"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Output": {
+        "title": "ToolVault Command",
+        "description": "A command returned by a ToolVault tool.",
+        "type": "object",
+        "oneOf": [
+          {
+            "properties": {
+              "command": {
+                "const": "addFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "updateFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "deleteFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "setFeatureCollection"
+              },
+              "payload": {
+                "$ref": "#/$defs/FeatureCollection"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showText"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showData"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "shape": {
+                    "type": "array",
+                    "items": {
+                      "type": "integer",
+                      "minimum": 1
+                    },
+                    "minItems": 1
+                  },
+                  "axes": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "type": "string"
+                        },
+                        "values": {
+                          "type": "array"
+                        }
+                      },
+                      "required": [
+                        "name"
+                      ],
+                      "additionalProperties": false
+                    }
+                  },
+                  "values": {
+                    "type": "array",
+                    "items": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "number"
+                        },
+                        {
+                          "type": "boolean"
+                        },
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "$ref": "#/$defs/nestedArray"
+                        }
+                      ]
+                    }
+                  }
+                },
+                "required": [
+                  "shape",
+                  "values"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showImage"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "mediaType": {
+                    "type": "string",
+                    "enum": [
+                      "image/png",
+                      "image/svg+xml"
+                    ]
+                  },
+                  "data": {
+                    "type": "string",
+                    "contentEncoding": "base64"
+                  }
+                },
+                "required": [
+                  "mediaType",
+                  "data"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "logMessage"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "composite"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/Output"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          }
+        ],
+        "definitions": {
+          "nestedArray": {
+            "type": "array",
+            "items": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                },
+                {
+                  "$ref": "#/$defs/nestedArray"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "nestedArray": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "number"
+            },
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            },
+            {
+              "$ref": "#/$defs/nestedArray"
+            }
+          ]
+        }
+      }
+    },
+    "type": "object",
+    "$ref": "#/$defs/Output"
+  },
+  "annotations": {
+    "destructiveHint": true
+  },
   "_meta": {
     "toolgen": {
       "category": "editing",
       "requiresApproval": true,
       "safetyLevel": "destructive"
     }
-  },
-  "annotations": {
-    "destructiveHint": true
-  },
-  "title": "Delete Annotations"
-}"#,
+  }
+}"##,
         serial: false,
         input_valid: delete_annotations::INPUT_VALID,
         output_valid: delete_annotations::OUTPUT_VALID,
@@ -125,19 +2654,1428 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: points_near_track::INPUT_SCHEMA,
         output_schema: points_near_track::OUTPUT_SCHEMA,
-        listing: r#"{
-  "_meta": {
-    "toolgen": {
-      "category": "editing",
-      "safetyLevel": "safe-write"
-    }
+        entry: r##"{
+  "name": "points_near_track",
+  "title": "Points Near Track",
+  "description": "Find the reference points within a distance of a track and highlight them on the plot.",
+  "inputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "DebriefFeature": {
+        "title": "Debrief Feature",
+        "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Track"
+          },
+          {
+            "$ref": "#/$defs/Point"
+          },
+          {
+            "$ref": "#/$defs/Annotation"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "properties/dataType"
+        }
+      },
+      "Point": {
+        "title": "Debrief Point Feature",
+        "description": "A GeoJSON Feature representing a point with time properties",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "type": "object",
+            "required": [
+              "type",
+              "coordinates"
+            ],
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "Point"
+                ]
+              },
+              "coordinates": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {
+                  "type": "number"
+                }
+              }
+            },
+            "additionalProperties": false
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "reference-point"
+                ],
+                "description": "Discriminator to identify this as a reference point feature"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Single timestamp for this point"
+              },
+              "timeStart": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Start time for a time range"
+              },
+              "timeEnd": {
+                "type": "string",
+                "format": "date-time",
+                "description": "End time for a time range"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this point"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes for this point"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Track": {
+        "title": "Debrief Track Feature",
+        "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "track"
+                ],
+                "description": "Discriminator to identify this as a track feature"
+              },
+              "timestamps": {
+                "type": "array",
+                "description": "Optional array of timestamps corresponding to each coordinate point",
+                "items": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this track"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this track"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "TrackFeature": {
+        "allOf": [
+          {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          {
+            "properties": {
+              "geometry": {
+                "properties": {
+                  "type": {
+                    "enum": [
+                      "LineString",
+                      "MultiLineString"
+                    ]
+                  }
+                }
+              },
+              "properties": {
+                "properties": {
+                  "dataType": {
+                    "const": "track"
+                  }
+                }
+              }
+            }
+          }
+        ]
+      },
+      "PointFeature": {
+        "allOf": [
+          {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          {
+            "properties": {
+              "geometry": {
+                "properties": {
+                  "type": {
+                    "const": "Point"
+                  }
+                }
+              },
+              "properties": {
+                "properties": {
+                  "dataType": {
+                    "const": "reference-point"
+                  }
+                }
+              }
+            }
+          }
+        ]
+      }
+    },
+    "type": "object",
+    "properties": {
+      "track": {
+        "$ref": "#/$defs/TrackFeature"
+      },
+      "points": {
+        "type": "array",
+        "items": {
+          "$ref": "#/$defs/PointFeature"
+        },
+        "description": "Candidate reference points."
+      },
+      "maxDistanceNm": {
+        "type": "number",
+        "exclusiveMinimum": 0,
+        "maximum": 500,
+        "default": 5,
+        "description": "Largest distance from the track, in nautical miles."
+      }
+    },
+    "required": [
+      "track",
+      "points"
+    ]
+  },
+  "outputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "FeatureCollection": {
+        "title": "Debrief FeatureCollection",
+        "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+        "type": "object",
+        "required": [
+          "type",
+          "features"
+        ],
+        "$defs": {
+          "DebriefFeature": {
+            "title": "Debrief Feature",
+            "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+            "oneOf": [
+              {
+                "$ref": "#/$defs/Track"
+              },
+              {
+                "$ref": "#/$defs/Point"
+              },
+              {
+                "$ref": "#/$defs/Annotation"
+              }
+            ],
+            "discriminator": {
+              "propertyName": "properties/dataType"
+            }
+          }
+        },
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "FeatureCollection"
+            ]
+          },
+          "features": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/DebriefFeature"
+            }
+          },
+          "bbox": {
+            "type": "array",
+            "minItems": 4,
+            "maxItems": 6,
+            "items": {
+              "type": "number"
+            },
+            "description": "Bounding box of the feature collection"
+          },
+          "properties": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this collection"
+              },
+              "description": {
+                "type": "string",
+                "description": "Description of this feature collection"
+              },
+              "created": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was created"
+              },
+              "modified": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was last modified"
+              },
+              "version": {
+                "type": "string",
+                "description": "Version of this collection"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "DebriefFeature": {
+        "title": "Debrief Feature",
+        "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Track"
+          },
+          {
+            "$ref": "#/$defs/Point"
+          },
+          {
+            "$ref": "#/$defs/Annotation"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "properties/dataType"
+        }
+      },
+      "Point": {
+        "title": "Debrief Point Feature",
+        "description": "A GeoJSON Feature representing a point with time properties",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "type": "object",
+            "required": [
+              "type",
+              "coordinates"
+            ],
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "Point"
+                ]
+              },
+              "coordinates": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {
+                  "type": "number"
+                }
+              }
+            },
+            "additionalProperties": false
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "reference-point"
+                ],
+                "description": "Discriminator to identify this as a reference point feature"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Single timestamp for this point"
+              },
+              "timeStart": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Start time for a time range"
+              },
+              "timeEnd": {
+                "type": "string",
+                "format": "date-time",
+                "description": "End time for a time range"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this point"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes for this point"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Track": {
+        "title": "Debrief Track Feature",
+        "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "track"
+                ],
+                "description": "Discriminator to identify this as a track feature"
+              },
+              "timestamps": {
+                "type": "array",
+                "description": "Optional array of timestamps corresponding to each coordinate point",
+                "items": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this track"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this track"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Output": {
+        "title": "ToolVault Command",
+        "description": "A command returned by a ToolVault tool.",
+        "type": "object",
+        "oneOf": [
+          {
+            "properties": {
+              "command": {
+                "const": "addFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "updateFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "deleteFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "setFeatureCollection"
+              },
+              "payload": {
+                "$ref": "#/$defs/FeatureCollection"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showText"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showData"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "shape": {
+                    "type": "array",
+                    "items": {
+                      "type": "integer",
+                      "minimum": 1
+                    },
+                    "minItems": 1
+                  },
+                  "axes": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "type": "string"
+                        },
+                        "values": {
+                          "type": "array"
+                        }
+                      },
+                      "required": [
+                        "name"
+                      ],
+                      "additionalProperties": false
+                    }
+                  },
+                  "values": {
+                    "type": "array",
+                    "items": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "number"
+                        },
+                        {
+                          "type": "boolean"
+                        },
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "$ref": "#/$defs/nestedArray"
+                        }
+                      ]
+                    }
+                  }
+                },
+                "required": [
+                  "shape",
+                  "values"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showImage"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "mediaType": {
+                    "type": "string",
+                    "enum": [
+                      "image/png",
+                      "image/svg+xml"
+                    ]
+                  },
+                  "data": {
+                    "type": "string",
+                    "contentEncoding": "base64"
+                  }
+                },
+                "required": [
+                  "mediaType",
+                  "data"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "logMessage"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "composite"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/Output"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          }
+        ],
+        "definitions": {
+          "nestedArray": {
+            "type": "array",
+            "items": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                },
+                {
+                  "$ref": "#/$defs/nestedArray"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "nestedArray": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "number"
+            },
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            },
+            {
+              "$ref": "#/$defs/nestedArray"
+            }
+          ]
+        }
+      }
+    },
+    "type": "object",
+    "$ref": "#/$defs/Output"
   },
   "annotations": {
     "destructiveHint": false,
     "readOnlyHint": false
   },
-  "title": "Points Near Track"
-}"#,
+  "_meta": {
+    "toolgen": {
+      "category": "editing",
+      "safetyLevel": "safe-write"
+    }
+  }
+}"##,
         serial: false,
         input_valid: points_near_track::INPUT_VALID,
         output_valid: points_near_track::OUTPUT_VALID,
@@ -154,18 +4092,1440 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: summarize_collection::INPUT_SCHEMA,
         output_schema: summarize_collection::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r##"{
+  "name": "summarize_collection",
+  "title": "Summarize Feature Collection",
+  "description": "Describe a feature collection in words: how many tracks, points and annotations, and its time span.",
+  "inputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "FeatureCollection": {
+        "title": "Debrief FeatureCollection",
+        "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+        "type": "object",
+        "required": [
+          "type",
+          "features"
+        ],
+        "$defs": {
+          "DebriefFeature": {
+            "title": "Debrief Feature",
+            "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+            "oneOf": [
+              {
+                "$ref": "#/$defs/Track"
+              },
+              {
+                "$ref": "#/$defs/Point"
+              },
+              {
+                "$ref": "#/$defs/Annotation"
+              }
+            ],
+            "discriminator": {
+              "propertyName": "properties/dataType"
+            }
+          }
+        },
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "FeatureCollection"
+            ]
+          },
+          "features": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/DebriefFeature"
+            }
+          },
+          "bbox": {
+            "type": "array",
+            "minItems": 4,
+            "maxItems": 6,
+            "items": {
+              "type": "number"
+            },
+            "description": "Bounding box of the feature collection"
+          },
+          "properties": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this collection"
+              },
+              "description": {
+                "type": "string",
+                "description": "Description of this feature collection"
+              },
+              "created": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was created"
+              },
+              "modified": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was last modified"
+              },
+              "version": {
+                "type": "string",
+                "description": "Version of this collection"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "DebriefFeature": {
+        "title": "Debrief Feature",
+        "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Track"
+          },
+          {
+            "$ref": "#/$defs/Point"
+          },
+          {
+            "$ref": "#/$defs/Annotation"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "properties/dataType"
+        }
+      },
+      "Point": {
+        "title": "Debrief Point Feature",
+        "description": "A GeoJSON Feature representing a point with time properties",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "type": "object",
+            "required": [
+              "type",
+              "coordinates"
+            ],
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "Point"
+                ]
+              },
+              "coordinates": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {
+                  "type": "number"
+                }
+              }
+            },
+            "additionalProperties": false
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "reference-point"
+                ],
+                "description": "Discriminator to identify this as a reference point feature"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Single timestamp for this point"
+              },
+              "timeStart": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Start time for a time range"
+              },
+              "timeEnd": {
+                "type": "string",
+                "format": "date-time",
+                "description": "End time for a time range"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this point"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes for this point"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Track": {
+        "title": "Debrief Track Feature",
+        "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "track"
+                ],
+                "description": "Discriminator to identify this as a track feature"
+              },
+              "timestamps": {
+                "type": "array",
+                "description": "Optional array of timestamps corresponding to each coordinate point",
+                "items": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this track"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this track"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      }
+    },
+    "type": "object",
+    "properties": {
+      "collection": {
+        "$ref": "#/$defs/FeatureCollection"
+      }
+    },
+    "required": [
+      "collection"
+    ]
+  },
+  "outputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "FeatureCollection": {
+        "title": "Debrief FeatureCollection",
+        "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+        "type": "object",
+        "required": [
+          "type",
+          "features"
+        ],
+        "$defs": {
+          "DebriefFeature": {
+            "title": "Debrief Feature",
+            "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+            "oneOf": [
+              {
+                "$ref": "#/$defs/Track"
+              },
+              {
+                "$ref": "#/$defs/Point"
+              },
+              {
+                "$ref": "#/$defs/Annotation"
+              }
+            ],
+            "discriminator": {
+              "propertyName": "properties/dataType"
+            }
+          }
+        },
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "FeatureCollection"
+            ]
+          },
+          "features": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/DebriefFeature"
+            }
+          },
+          "bbox": {
+            "type": "array",
+            "minItems": 4,
+            "maxItems": 6,
+            "items": {
+              "type": "number"
+            },
+            "description": "Bounding box of the feature collection"
+          },
+          "properties": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this collection"
+              },
+              "description": {
+                "type": "string",
+                "description": "Description of this feature collection"
+              },
+              "created": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was created"
+              },
+              "modified": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was last modified"
+              },
+              "version": {
+                "type": "string",
+                "description": "Version of this collection"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "DebriefFeature": {
+        "title": "Debrief Feature",
+        "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Track"
+          },
+          {
+            "$ref": "#/$defs/Point"
+          },
+          {
+            "$ref": "#/$defs/Annotation"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "properties/dataType"
+        }
+      },
+      "Point": {
+        "title": "Debrief Point Feature",
+        "description": "A GeoJSON Feature representing a point with time properties",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "type": "object",
+            "required": [
+              "type",
+              "coordinates"
+            ],
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "Point"
+                ]
+              },
+              "coordinates": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {
+                  "type": "number"
+                }
+              }
+            },
+            "additionalProperties": false
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "reference-point"
+                ],
+                "description": "Discriminator to identify this as a reference point feature"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Single timestamp for this point"
+              },
+              "timeStart": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Start time for a time range"
+              },
+              "timeEnd": {
+                "type": "string",
+                "format": "date-time",
+                "description": "End time for a time range"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this point"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes for this point"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Track": {
+        "title": "Debrief Track Feature",
+        "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "track"
+                ],
+                "description": "Discriminator to identify this as a track feature"
+              },
+              "timestamps": {
+                "type": "array",
+                "description": "Optional array of timestamps corresponding to each coordinate point",
+                "items": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this track"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this track"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Output": {
+        "title": "ToolVault Command",
+        "description": "A command returned by a ToolVault tool.",
+        "type": "object",
+        "oneOf": [
+          {
+            "properties": {
+              "command": {
+                "const": "addFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "updateFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "deleteFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "setFeatureCollection"
+              },
+              "payload": {
+                "$ref": "#/$defs/FeatureCollection"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showText"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showData"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "shape": {
+                    "type": "array",
+                    "items": {
+                      "type": "integer",
+                      "minimum": 1
+                    },
+                    "minItems": 1
+                  },
+                  "axes": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "type": "string"
+                        },
+                        "values": {
+                          "type": "array"
+                        }
+                      },
+                      "required": [
+                        "name"
+                      ],
+                      "additionalProperties": false
+                    }
+                  },
+                  "values": {
+                    "type": "array",
+                    "items": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "number"
+                        },
+                        {
+                          "type": "boolean"
+                        },
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "$ref": "#/$defs/nestedArray"
+                        }
+                      ]
+                    }
+                  }
+                },
+                "required": [
+                  "shape",
+                  "values"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showImage"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "mediaType": {
+                    "type": "string",
+                    "enum": [
+                      "image/png",
+                      "image/svg+xml"
+                    ]
+                  },
+                  "data": {
+                    "type": "string",
+                    "contentEncoding": "base64"
+                  }
+                },
+                "required": [
+                  "mediaType",
+                  "data"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "logMessage"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "composite"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/Output"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          }
+        ],
+        "definitions": {
+          "nestedArray": {
+            "type": "array",
+            "items": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                },
+                {
+                  "$ref": "#/$defs/nestedArray"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "nestedArray": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "number"
+            },
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            },
+            {
+              "$ref": "#/$defs/nestedArray"
+            }
+          ]
+        }
+      }
+    },
+    "type": "object",
+    "$ref": "#/$defs/Output"
+  },
+  "annotations": {
+    "readOnlyHint": true
+  },
   "_meta": {
     "toolgen": {
       "category": "analysis",
       "safetyLevel": "read-only"
     }
-  },
-  "annotations": {
-    "readOnlyHint": true
-  },
-  "title": "Summarize Feature Collection"
-}"#,
+  }
+}"##,
         serial: false,
         input_valid: summarize_collection::INPUT_VALID,
         output_valid: summarize_collection::OUTPUT_VALID,
@@ -182,18 +5542,1398 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: track_speed_profile::INPUT_SCHEMA,
         output_schema: track_speed_profile::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r##"{
+  "name": "track_speed_profile",
+  "title": "Track Speed Profile",
+  "description": "Compute the speed over ground between consecutive positions of a timed track, as a table.",
+  "inputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "DebriefFeature": {
+        "title": "Debrief Feature",
+        "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Track"
+          },
+          {
+            "$ref": "#/$defs/Point"
+          },
+          {
+            "$ref": "#/$defs/Annotation"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "properties/dataType"
+        }
+      },
+      "Point": {
+        "title": "Debrief Point Feature",
+        "description": "A GeoJSON Feature representing a point with time properties",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "type": "object",
+            "required": [
+              "type",
+              "coordinates"
+            ],
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "Point"
+                ]
+              },
+              "coordinates": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {
+                  "type": "number"
+                }
+              }
+            },
+            "additionalProperties": false
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "reference-point"
+                ],
+                "description": "Discriminator to identify this as a reference point feature"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Single timestamp for this point"
+              },
+              "timeStart": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Start time for a time range"
+              },
+              "timeEnd": {
+                "type": "string",
+                "format": "date-time",
+                "description": "End time for a time range"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this point"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes for this point"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Track": {
+        "title": "Debrief Track Feature",
+        "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "track"
+                ],
+                "description": "Discriminator to identify this as a track feature"
+              },
+              "timestamps": {
+                "type": "array",
+                "description": "Optional array of timestamps corresponding to each coordinate point",
+                "items": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this track"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this track"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "TrackFeature": {
+        "allOf": [
+          {
+            "$ref": "#/$defs/DebriefFeature"
+          },
+          {
+            "properties": {
+              "geometry": {
+                "properties": {
+                  "type": {
+                    "enum": [
+                      "LineString",
+                      "MultiLineString"
+                    ]
+                  }
+                }
+              },
+              "properties": {
+                "properties": {
+                  "dataType": {
+                    "const": "track"
+                  }
+                }
+              }
+            }
+          }
+        ]
+      }
+    },
+    "type": "object",
+    "properties": {
+      "track": {
+        "$ref": "#/$defs/TrackFeature",
+        "description": "A track with timestamps."
+      },
+      "units": {
+        "type": "string",
+        "enum": [
+          "knots",
+          "m/s",
+          "km/h"
+        ],
+        "default": "knots",
+        "description": "Speed units."
+      }
+    },
+    "required": [
+      "track"
+    ]
+  },
+  "outputSchema": {
+    "$defs": {
+      "Annotation": {
+        "title": "Debrief Annotation Feature",
+        "description": "A GeoJSON Feature representing an annotation with any geometry type",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Point"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "maxItems": 3,
+                    "items": {
+                      "type": "number"
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "Polygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 4,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPoint"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiPolygon"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "items": {
+                      "type": "array",
+                      "minItems": 1,
+                      "items": {
+                        "type": "array",
+                        "minItems": 4,
+                        "items": {
+                          "type": "array",
+                          "minItems": 2,
+                          "maxItems": 3,
+                          "items": {
+                            "type": "number"
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "zone"
+                ],
+                "description": "Discriminator to identify this as a zone feature"
+              },
+              "annotationType": {
+                "type": "string",
+                "enum": [
+                  "label",
+                  "area",
+                  "measurement",
+                  "comment",
+                  "boundary"
+                ],
+                "description": "Type of annotation"
+              },
+              "text": {
+                "type": "string",
+                "description": "Text content of the annotation"
+              },
+              "color": {
+                "type": "string",
+                "pattern": "^#[0-9a-fA-F]{6}$",
+                "description": "Color code in hex format"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Timestamp when annotation was created"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this annotation"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this annotation"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "FeatureCollection": {
+        "title": "Debrief FeatureCollection",
+        "description": "A GeoJSON FeatureCollection containing mixed feature types for maritime analysis",
+        "type": "object",
+        "required": [
+          "type",
+          "features"
+        ],
+        "$defs": {
+          "DebriefFeature": {
+            "title": "Debrief Feature",
+            "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+            "oneOf": [
+              {
+                "$ref": "#/$defs/Track"
+              },
+              {
+                "$ref": "#/$defs/Point"
+              },
+              {
+                "$ref": "#/$defs/Annotation"
+              }
+            ],
+            "discriminator": {
+              "propertyName": "properties/dataType"
+            }
+          }
+        },
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "FeatureCollection"
+            ]
+          },
+          "features": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/DebriefFeature"
+            }
+          },
+          "bbox": {
+            "type": "array",
+            "minItems": 4,
+            "maxItems": 6,
+            "items": {
+              "type": "number"
+            },
+            "description": "Bounding box of the feature collection"
+          },
+          "properties": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this collection"
+              },
+              "description": {
+                "type": "string",
+                "description": "Description of this feature collection"
+              },
+              "created": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was created"
+              },
+              "modified": {
+                "type": "string",
+                "format": "date-time",
+                "description": "When this collection was last modified"
+              },
+              "version": {
+                "type": "string",
+                "description": "Version of this collection"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "DebriefFeature": {
+        "title": "Debrief Feature",
+        "description": "Union type representing any valid Debrief feature (track, point, or annotation)",
+        "oneOf": [
+          {
+            "$ref": "#/$defs/Track"
+          },
+          {
+            "$ref": "#/$defs/Point"
+          },
+          {
+            "$ref": "#/$defs/Annotation"
+          }
+        ],
+        "discriminator": {
+          "propertyName": "properties/dataType"
+        }
+      },
+      "Point": {
+        "title": "Debrief Point Feature",
+        "description": "A GeoJSON Feature representing a point with time properties",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "type": "object",
+            "required": [
+              "type",
+              "coordinates"
+            ],
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "Point"
+                ]
+              },
+              "coordinates": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 3,
+                "items": {
+                  "type": "number"
+                }
+              }
+            },
+            "additionalProperties": false
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "reference-point"
+                ],
+                "description": "Discriminator to identify this as a reference point feature"
+              },
+              "time": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Single timestamp for this point"
+              },
+              "timeStart": {
+                "type": "string",
+                "format": "date-time",
+                "description": "Start time for a time range"
+              },
+              "timeEnd": {
+                "type": "string",
+                "format": "date-time",
+                "description": "End time for a time range"
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this point"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes for this point"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Track": {
+        "title": "Debrief Track Feature",
+        "description": "A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps",
+        "type": "object",
+        "required": [
+          "type",
+          "id",
+          "geometry",
+          "properties"
+        ],
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "Feature"
+          },
+          "id": {
+            "type": [
+              "string",
+              "number"
+            ],
+            "description": "Unique identifier for this feature"
+          },
+          "geometry": {
+            "oneOf": [
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "LineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 2,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "maxItems": 3,
+                      "items": {
+                        "type": "number"
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              },
+              {
+                "type": "object",
+                "required": [
+                  "type",
+                  "coordinates"
+                ],
+                "properties": {
+                  "type": {
+                    "type": "string",
+                    "enum": [
+                      "MultiLineString"
+                    ]
+                  },
+                  "coordinates": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                      "type": "array",
+                      "minItems": 2,
+                      "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 3,
+                        "items": {
+                          "type": "number"
+                        }
+                      }
+                    }
+                  }
+                },
+                "additionalProperties": false
+              }
+            ]
+          },
+          "properties": {
+            "type": "object",
+            "required": [
+              "dataType"
+            ],
+            "properties": {
+              "dataType": {
+                "type": "string",
+                "enum": [
+                  "track"
+                ],
+                "description": "Discriminator to identify this as a track feature"
+              },
+              "timestamps": {
+                "type": "array",
+                "description": "Optional array of timestamps corresponding to each coordinate point",
+                "items": {
+                  "type": "string",
+                  "format": "date-time"
+                }
+              },
+              "name": {
+                "type": "string",
+                "description": "Human readable name for this track"
+              },
+              "description": {
+                "type": "string",
+                "description": "Additional description or notes about this track"
+              }
+            },
+            "additionalProperties": true
+          }
+        },
+        "additionalProperties": false
+      },
+      "Output": {
+        "title": "ToolVault Command",
+        "description": "A command returned by a ToolVault tool.",
+        "type": "object",
+        "oneOf": [
+          {
+            "properties": {
+              "command": {
+                "const": "addFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "updateFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/DebriefFeature"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "deleteFeatures"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "setFeatureCollection"
+              },
+              "payload": {
+                "$ref": "#/$defs/FeatureCollection"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showText"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showData"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "shape": {
+                    "type": "array",
+                    "items": {
+                      "type": "integer",
+                      "minimum": 1
+                    },
+                    "minItems": 1
+                  },
+                  "axes": {
+                    "type": "array",
+                    "items": {
+                      "type": "object",
+                      "properties": {
+                        "name": {
+                          "type": "string"
+                        },
+                        "values": {
+                          "type": "array"
+                        }
+                      },
+                      "required": [
+                        "name"
+                      ],
+                      "additionalProperties": false
+                    }
+                  },
+                  "values": {
+                    "type": "array",
+                    "items": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "number"
+                        },
+                        {
+                          "type": "boolean"
+                        },
+                        {
+                          "type": "null"
+                        },
+                        {
+                          "$ref": "#/$defs/nestedArray"
+                        }
+                      ]
+                    }
+                  }
+                },
+                "required": [
+                  "shape",
+                  "values"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "showImage"
+              },
+              "payload": {
+                "type": "object",
+                "properties": {
+                  "mediaType": {
+                    "type": "string",
+                    "enum": [
+                      "image/png",
+                      "image/svg+xml"
+                    ]
+                  },
+                  "data": {
+                    "type": "string",
+                    "contentEncoding": "base64"
+                  }
+                },
+                "required": [
+                  "mediaType",
+                  "data"
+                ],
+                "additionalProperties": false
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "logMessage"
+              },
+              "payload": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "properties": {
+              "command": {
+                "const": "composite"
+              },
+              "payload": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/Output"
+                }
+              }
+            },
+            "required": [
+              "command",
+              "payload"
+            ],
+            "additionalProperties": false
+          }
+        ],
+        "definitions": {
+          "nestedArray": {
+            "type": "array",
+            "items": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "number"
+                },
+                {
+                  "type": "boolean"
+                },
+                {
+                  "type": "null"
+                },
+                {
+                  "$ref": "#/$defs/nestedArray"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "nestedArray": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "type": "string"
+            },
+            {
+              "type": "number"
+            },
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "null"
+            },
+            {
+              "$ref": "#/$defs/nestedArray"
+            }
+          ]
+        }
+      }
+    },
+    "type": "object",
+    "$ref": "#/$defs/Output"
+  },
+  "annotations": {
+    "readOnlyHint": true
+  },
   "_meta": {
     "toolgen": {
       "category": "analysis",
       "safetyLevel": "read-only"
     }
-  },
-  "annotations": {
-    "readOnlyHint": true
-  },
-  "title": "Track Speed Profile"
-}"#,
+  }
+}"##,
         serial: false,
         input_valid: track_speed_profile::INPUT_VALID,
         output_valid: track_speed_profile::OUTPUT_VALID,

@@ -14,7 +14,7 @@ namespace Hostile.Rust
     public static class HostileTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "6e7d79588838f0f8";
+        public const string CatalogHash = "82d502fbf9ecea04";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;

@@ -13,7 +13,7 @@ namespace Mcp
     public static class RealworldTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "e287fd9bbd075eb6";
+        public const string CatalogHash = "9e35380e5c3aeeeb";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;

@@ -36,7 +36,7 @@ pub trait ToystatsTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "dc9a1cafc20c7c09";
+pub const CATALOG_HASH: &str = "480fd1a0d0730048";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -53,7 +53,49 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: toystats_mcp_tool_code_run::INPUT_SCHEMA,
         output_schema: toystats_mcp_tool_code_run::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "toystats-mcp_tool_code_run",
+  "description": "Run R code in the session and return what it printed.\n\nReturns:\n- printed (string): What the code printed.\n- error (string): The error, when the code failed.\n\nExample:\ntoystats:::mcp_tool_code_run(code = \"1 + 1\")\n#\n#> $printed\n#> [1] \"[1] 2\"",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "code": {
+        "type": "string",
+        "description": "The R code."
+      },
+      "timeout": {
+        "type": "number",
+        "description": "Stop after this many seconds; `Inf` waits as long as it takes.",
+        "x-r-default": ".inf"
+      },
+      "echo": {
+        "type": "boolean",
+        "description": "Whether to include the code in the output.",
+        "default": false
+      }
+    },
+    "required": [
+      "code"
+    ]
+  },
+  "annotations": {
+    "destructiveHint": true
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "printed": {
+        "type": "string",
+        "description": "What the code printed."
+      },
+      "error": {
+        "type": "string",
+        "description": "The error, when the code failed."
+      }
+    }
+  },
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -68,9 +110,6 @@ pub static TOOLS: &[ToolInfo] = &[
       "requiresApproval": true,
       "safetyLevel": "destructive"
     }
-  },
-  "annotations": {
-    "destructiveHint": true
   }
 }"#,
         serial: false,
@@ -89,7 +128,60 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: toystats_mcp_tool_data_describe::INPUT_SCHEMA,
         output_schema: toystats_mcp_tool_data_describe::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "toystats-mcp_tool_data_describe",
+  "description": "Describe the columns of a data file.\n\nReturns:\n- columns (array): The column names, in file order.\n- values (array): The statistic of each column.\n\nExample:\ntoystats:::mcp_tool_data_describe(data_path = \"cars.csv\")\n#\n#> $columns\n#> [1] \"speed\" \"dist\"",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "data_path": {
+        "type": "string",
+        "description": "The data file, CSV."
+      },
+      "stat": {
+        "type": "string",
+        "description": "The statistic to compute.",
+        "enum": [
+          "mean",
+          "median"
+        ],
+        "default": "mean"
+      },
+      "digits": {
+        "type": "integer",
+        "description": "Round to this many digits. Example values: `2`, `4`.",
+        "default": 3,
+        "examples": [
+          2,
+          4
+        ]
+      }
+    },
+    "required": [
+      "data_path"
+    ]
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "columns": {
+        "type": "array",
+        "description": "The column names, in file order.",
+        "items": {
+          "type": "string"
+        }
+      },
+      "values": {
+        "type": "array",
+        "description": "The statistic of each column.",
+        "items": {
+          "type": "number"
+        }
+      }
+    }
+  },
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -119,7 +211,69 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: toystats_mcp_tool_model_fit::INPUT_SCHEMA,
         output_schema: toystats_mcp_tool_model_fit::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "toystats-mcp_tool_model_fit",
+  "description": "Fit a generalized linear model. The fit runs until it converges, which can take minutes on large data. Families:\n- `\"gaussian\"`: identity link\n- `\"binomial\"`: logit link\n- `\"poisson\"`: log link\nSee `stats::glm` for the model and [the manual](https://example.org/toystats).\n\nReturns:\nA summary of the fitted model, as R prints it.\n\nExample:\ntoystats:::mcp_tool_model_fit(formula = \"y ~ x\", data_path = \"cars.csv\")\n#\n#> [1] \"Coefficients: (Intercept) -17.58, x 3.93; deviance 11354\"",
+  "inputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+      "formula": {
+        "type": "string",
+        "description": "The model, in R's formula syntax.",
+        "examples": [
+          "y ~ x",
+          "y ~ x + z"
+        ]
+      },
+      "data_path": {
+        "type": "string",
+        "description": "The data file, CSV."
+      },
+      "family": {
+        "type": "string",
+        "description": "The error distribution.",
+        "enum": [
+          "gaussian",
+          "binomial",
+          "poisson"
+        ],
+        "default": "gaussian"
+      },
+      "weights": {
+        "type": "number",
+        "description": "A weight for every row; `NA` weighs all rows alike.",
+        "x-r-default": ".na.real"
+      },
+      "max_iter": {
+        "type": "integer",
+        "description": "At most this many iterations.",
+        "default": 100
+      },
+      "tolerance": {
+        "type": "number",
+        "description": "When to stop.",
+        "default": 1e-8
+      }
+    },
+    "required": [
+      "formula",
+      "data_path"
+    ]
+  },
+  "outputSchema": {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "properties": {
+      "result": {
+        "type": "string",
+        "description": "A summary of the fitted model, as R prints it."
+      }
+    },
+    "required": [
+      "result"
+    ],
+    "type": "object"
+  },
   "_meta": {
     "toolgen": {
       "annotations": {

@@ -46,7 +46,7 @@ pub trait RealworldTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "e287fd9bbd075eb6";
+pub const CATALOG_HASH: &str = "9e35380e5c3aeeeb";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -63,7 +63,39 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: count_words::INPUT_SCHEMA,
         output_schema: count_words::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "count_words",
+  "description": "Count the words of a text, at most up to a limit.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "text": {
+        "type": "string",
+        "description": "The text."
+      },
+      "limit": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "Stop counting here."
+      }
+    },
+    "required": [
+      "text"
+    ]
+  },
+  "outputSchema": {
+    "properties": {
+      "result": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "The number of words."
+      }
+    },
+    "required": [
+      "result"
+    ],
+    "type": "object"
+  },
   "execution": {
     "taskSupport": "optional"
   }
@@ -84,12 +116,88 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: draw_shape::INPUT_SCHEMA,
         output_schema: draw_shape::OUTPUT_SCHEMA,
-        listing: r#"{
-  "_meta": {
-    "toolgen": {
-      "category": "canvas",
-      "safetyLevel": "safe-write"
-    }
+        entry: r##"{
+  "name": "draw_shape",
+  "title": "Draw Shape",
+  "description": "Draw a circle or a rectangle on the canvas and return its area.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "shape": {
+        "description": "The shape, by its `kind`.",
+        "oneOf": [
+          {
+            "type": "object",
+            "title": "Circle",
+            "properties": {
+              "kind": {
+                "const": "circle"
+              },
+              "radius": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "description": "In pixels."
+              }
+            },
+            "required": [
+              "kind",
+              "radius"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "type": "object",
+            "title": "Rectangle",
+            "properties": {
+              "kind": {
+                "const": "rectangle"
+              },
+              "width": {
+                "type": "number",
+                "exclusiveMinimum": 0
+              },
+              "height": {
+                "type": "number",
+                "exclusiveMinimum": 0
+              }
+            },
+            "required": [
+              "kind",
+              "width",
+              "height"
+            ],
+            "additionalProperties": false
+          }
+        ]
+      },
+      "color": {
+        "type": "string",
+        "pattern": "^#[0-9a-f]{6}$",
+        "default": "#000000",
+        "description": "Fill color."
+      }
+    },
+    "required": [
+      "shape"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "description": "The shape's id on the canvas."
+      },
+      "area": {
+        "type": "number",
+        "description": "In square pixels."
+      }
+    },
+    "required": [
+      "id",
+      "area"
+    ]
   },
   "annotations": {
     "destructiveHint": false
@@ -97,8 +205,13 @@ pub static TOOLS: &[ToolInfo] = &[
   "execution": {
     "taskSupport": "forbidden"
   },
-  "title": "Draw Shape"
-}"#,
+  "_meta": {
+    "toolgen": {
+      "category": "canvas",
+      "safetyLevel": "safe-write"
+    }
+  }
+}"##,
         serial: false,
         input_valid: draw_shape::INPUT_VALID,
         output_valid: draw_shape::OUTPUT_VALID,
@@ -115,18 +228,151 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: search_files::INPUT_SCHEMA,
         output_schema: search_files::OUTPUT_SCHEMA,
-        listing: r#"{
-  "_meta": {
-    "toolgen": {
-      "category": "files",
-      "safetyLevel": "read-only"
-    }
+        entry: r#"{
+  "name": "search_files",
+  "title": "Search Files",
+  "description": "Search files for text. The query is a plain string or a pattern with options; the paths one path or a list of them.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "query": {
+        "description": "What to look for.",
+        "oneOf": [
+          {
+            "type": "string",
+            "minLength": 1
+          },
+          {
+            "type": "object",
+            "properties": {
+              "pattern": {
+                "type": "string",
+                "description": "A regular expression."
+              },
+              "case_sensitive": {
+                "type": "boolean",
+                "default": false,
+                "description": "Whether case matters."
+              }
+            },
+            "required": [
+              "pattern"
+            ],
+            "additionalProperties": false
+          }
+        ]
+      },
+      "paths": {
+        "description": "Where to look: one path or several.",
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "minItems": 1
+          }
+        ]
+      },
+      "max_results": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 1000,
+        "default": 50,
+        "description": "At most this many matches."
+      }
+    },
+    "required": [
+      "query"
+    ]
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "matches": {
+        "type": "array",
+        "description": "What was found, in file order.",
+        "items": {
+          "type": "object",
+          "properties": {
+            "path": {
+              "type": "string",
+              "description": "The file."
+            },
+            "line": {
+              "type": "integer",
+              "minimum": 1,
+              "description": "The line, from 1."
+            },
+            "kind": {
+              "type": "string",
+              "enum": [
+                "text",
+                "binary"
+              ],
+              "description": "How the file was read."
+            },
+            "context": {
+              "type": "object",
+              "description": "The lines around the match.",
+              "properties": {
+                "before": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "after": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                },
+                "severity": {
+                  "type": "string",
+                  "enum": [
+                    "info",
+                    "warning"
+                  ],
+                  "description": "How sure the match is."
+                }
+              },
+              "required": [
+                "before",
+                "after"
+              ]
+            }
+          },
+          "required": [
+            "path",
+            "line",
+            "kind"
+          ]
+        }
+      },
+      "truncated": {
+        "type": "boolean",
+        "description": "Whether there were more matches."
+      }
+    },
+    "required": [
+      "matches",
+      "truncated"
+    ]
   },
   "annotations": {
     "openWorldHint": false,
     "readOnlyHint": true
   },
-  "title": "Search Files"
+  "_meta": {
+    "toolgen": {
+      "category": "files",
+      "safetyLevel": "read-only"
+    }
+  }
 }"#,
         serial: false,
         input_valid: search_files::INPUT_VALID,
@@ -144,7 +390,63 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: set_value::INPUT_SCHEMA,
         output_schema: set_value::OUTPUT_SCHEMA,
-        listing: r#"{
+        entry: r#"{
+  "name": "set_value",
+  "title": "Set Value",
+  "description": "Store a string, number or boolean under a key and return what was there before.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "key": {
+        "type": "string",
+        "minLength": 1,
+        "description": "The key."
+      },
+      "value": {
+        "type": [
+          "string",
+          "number",
+          "boolean"
+        ],
+        "description": "What to store."
+      },
+      "ttl_seconds": {
+        "type": [
+          "integer",
+          "null"
+        ],
+        "minimum": 1,
+        "description": "How long to keep it; `null` keeps it forever."
+      }
+    },
+    "required": [
+      "key",
+      "value"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "previous": {
+        "type": [
+          "string",
+          "number",
+          "boolean",
+          "null"
+        ],
+        "description": "The value before, `null` when there was none."
+      }
+    },
+    "required": [
+      "previous"
+    ]
+  },
+  "annotations": {
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "readOnlyHint": false
+  },
   "_meta": {
     "com.example/store": {
       "namespace": "demo"
@@ -153,13 +455,7 @@ pub static TOOLS: &[ToolInfo] = &[
       "category": "store",
       "safetyLevel": "destructive"
     }
-  },
-  "annotations": {
-    "destructiveHint": true,
-    "idempotentHint": true,
-    "readOnlyHint": false
-  },
-  "title": "Set Value"
+  }
 }"#,
         serial: false,
         input_valid: set_value::INPUT_VALID,
@@ -177,18 +473,120 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: update_issue::INPUT_SCHEMA,
         output_schema: update_issue::OUTPUT_SCHEMA,
-        listing: r#"{
-  "_meta": {
-    "io.modelcontextprotocol/ui": {
-      "visibility": [
-        "model",
-        "app"
-      ]
+        entry: r#"{
+  "name": "update_issue",
+  "title": "Update Issue",
+  "description": "Update an existing issue in a repository. Only the fields given change; pass `null` to clear `body`, `milestone` or `labels`.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "owner": {
+        "type": "string",
+        "description": "Repository owner."
+      },
+      "repo": {
+        "type": "string",
+        "description": "Repository name."
+      },
+      "issue_number": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "The issue to update."
+      },
+      "title": {
+        "type": "string",
+        "description": "New title."
+      },
+      "body": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "description": "New description; `null` clears it."
+      },
+      "milestone": {
+        "anyOf": [
+          {
+            "type": "integer",
+            "minimum": 1
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "description": "Milestone number; `null` removes the milestone."
+      },
+      "labels": {
+        "type": [
+          "array",
+          "null"
+        ],
+        "items": {
+          "type": "string"
+        },
+        "description": "Labels to set; `null` removes them all."
+      },
+      "state": {
+        "type": "string",
+        "enum": [
+          "open",
+          "closed"
+        ],
+        "description": "New state."
+      },
+      "state_reason": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "enum": [
+          "completed",
+          "not_planned",
+          "reopened",
+          null
+        ],
+        "description": "Why the state changed; `null` when it did not."
+      }
     },
-    "toolgen": {
-      "category": "issues",
-      "safetyLevel": "safe-write"
-    }
+    "required": [
+      "owner",
+      "repo",
+      "issue_number",
+      "state_reason"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "number": {
+        "type": "integer",
+        "description": "The issue's number."
+      },
+      "url": {
+        "type": "string",
+        "description": "Where the issue is."
+      },
+      "body": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "description": "Its description now."
+      },
+      "closed_at": {
+        "type": [
+          "string",
+          "null"
+        ],
+        "description": "When it was closed; `null` while it is open."
+      }
+    },
+    "required": [
+      "number",
+      "url",
+      "closed_at"
+    ]
   },
   "annotations": {
     "destructiveHint": false,
@@ -206,7 +604,18 @@ pub static TOOLS: &[ToolInfo] = &[
       "src": "https://example.org/icons/issue.svg"
     }
   ],
-  "title": "Update Issue"
+  "_meta": {
+    "io.modelcontextprotocol/ui": {
+      "visibility": [
+        "model",
+        "app"
+      ]
+    },
+    "toolgen": {
+      "category": "issues",
+      "safetyLevel": "safe-write"
+    }
+  }
 }"#,
         serial: false,
         input_valid: update_issue::INPUT_VALID,
