@@ -277,31 +277,66 @@ pub fn why_an_error(rule: &Rule) -> Option<&'static str> {
     if rule.is_configurable() {
         return None;
     }
-    const NOTHING_TO_READ: &str = "there is no spec to generate from: the file cannot be read as one";
+    const NOTHING_TO_READ: &str =
+        "there is no spec to generate from: the file cannot be read as one";
     const FORMAT: &str = "the spec format's own definition makes such a spec invalid: toolgen would have to guess what it means";
     const POLICY: &str = "the tool set's manifest (or the format's standard list) declares the allowed values: it is the author's own rule, written to be enforced; change the manifest to change it";
     Some(match rule.code {
         "TG0001" | "TG0003" | "TG0004" | "TG0005" | "TG0008" => NOTHING_TO_READ,
-        "TG0002" => "the file is refused before it is read, so that a stray data file cannot exhaust memory; raise the limit with `--max-file-size` instead",
-        "TG0006" => "JSON parsers disagree about which of two equal keys wins, so no output can be faithful to both",
-        "TG0007" => "deeper nesting would exhaust the stack of later stages and of the clients that read the schema",
+        "TG0002" => {
+            "the file is refused before it is read, so that a stray data file cannot exhaust memory; raise the limit with `--max-file-size` instead"
+        }
+        "TG0006" => {
+            "JSON parsers disagree about which of two equal keys wins, so no output can be faithful to both"
+        }
+        "TG0007" => {
+            "deeper nesting would exhaust the stack of later stages and of the clients that read the schema"
+        }
         "TG0009" => "there is nothing to generate",
         "TG0101" | "TG0102" | "TG0103" | "TG0104" | "TG0105" | "TG0206" => FORMAT,
-        "TG0201" => "EditorMCP's definition of an id; ids become the file and type names of every output",
-        "TG0202" => "two tools with one name cannot both be listed or called, and their files would overwrite each other",
-        "TG0203" => "the id becomes a file name: it would write outside the output directory or fail on some platforms",
+        "TG0201" => {
+            "EditorMCP's definition of an id; ids become the file and type names of every output"
+        }
+        "TG0202" => {
+            "two tools with one name cannot both be listed or called, and their files would overwrite each other"
+        }
+        "TG0203" => {
+            "the id becomes a file name: it would write outside the output directory or fail on some platforms"
+        }
         "TG0204" | "TG0207" | "TG0208" | "TG0212" => POLICY,
-        "TG0205" => "categories name the sections of the docs site and of the generated code; EditorMCP's definition fixes their form",
-        "TG0211" => "the runtime enforces the limit: a zero or negative one would refuse every call, and one past an hour is past what the bridges keep a call open",
-        "TG0301" => "EditorMCP parameter names become field names in generated Rust and C#, which the format defines as identifiers",
-        "TG0302" => "a type JSON Schema does not have: no validator and no generated type can say what it means",
-        "TG0304" | "TG0306" | "TG0314" => "generated code fills the default in as a typed value, and a client that omits the parameter gets it: a default its own schema refuses cannot be either",
-        "TG0305" => "generated enums are made of the listed values: a value of another type, a repeated one or none at all gives types that accept what the schema refuses",
-        "TG0308" => "the format's definition asks every array to declare its items (NOTES point 7); without them the generated types could only guess",
-        "TG0310" => "a reference to nothing: neither the validators nor the generated types can know the shape",
-        "TG0312" => "the JSON Schema validator cannot compile the schema, so arguments could not be checked",
-        "TG0401" | "TG0402" => "examples are published in the docs and catalog and run by the tests: one the tool's own schema refuses would document a call the server refuses",
-        "TG0501" => "tool set names become directory and module names: two would overwrite each other",
+        "TG0205" => {
+            "categories name the sections of the docs site and of the generated code; EditorMCP's definition fixes their form"
+        }
+        "TG0211" => {
+            "the runtime enforces the limit: a zero or negative one would refuse every call, and one past an hour is past what the bridges keep a call open"
+        }
+        "TG0301" => {
+            "EditorMCP parameter names become field names in generated Rust and C#, which the format defines as identifiers"
+        }
+        "TG0302" => {
+            "a type JSON Schema does not have: no validator and no generated type can say what it means"
+        }
+        "TG0304" | "TG0306" | "TG0314" => {
+            "generated code fills the default in as a typed value, and a client that omits the parameter gets it: a default its own schema refuses cannot be either"
+        }
+        "TG0305" => {
+            "generated enums are made of the listed values: a value of another type, a repeated one or none at all gives types that accept what the schema refuses"
+        }
+        "TG0308" => {
+            "the format's definition asks every array to declare its items (NOTES point 7); without them the generated types could only guess"
+        }
+        "TG0310" => {
+            "a reference to nothing: neither the validators nor the generated types can know the shape"
+        }
+        "TG0312" => {
+            "the JSON Schema validator cannot compile the schema, so arguments could not be checked"
+        }
+        "TG0401" | "TG0402" => {
+            "examples are published in the docs and catalog and run by the tests: one the tool's own schema refuses would document a call the server refuses"
+        }
+        "TG0501" => {
+            "tool set names become directory and module names: two would overwrite each other"
+        }
         "TG0502" => "a tool set has one format; a file of another cannot be read as its specs",
         "TG0504" => "the name becomes directory, module and namespace names of generated code",
         "TG0601" => "RAVE's definition: R's `mcptool_list()` finds a tool by its file name",
@@ -758,7 +793,12 @@ mod tests {
     #[test]
     fn every_error_rule_says_why_it_cannot_be_lowered() {
         for r in rule::ALL {
-            assert_eq!(why_an_error(r).is_some(), !r.is_configurable(), "{}", r.code);
+            assert_eq!(
+                why_an_error(r).is_some(),
+                !r.is_configurable(),
+                "{}",
+                r.code
+            );
         }
     }
 

@@ -626,10 +626,7 @@ impl Schema {
     /// `value` (this schema, or one derived from it with the same pointers)
     /// for serializing with its properties in spec order.
     pub fn ordered<'a>(&'a self, value: &'a Value) -> crate::schema::Ordered<'a> {
-        crate::schema::Ordered {
-            value,
-            ranks: self,
-        }
+        crate::schema::Ordered { value, ranks: self }
     }
 }
 
@@ -720,10 +717,11 @@ pub struct Tool {
     /// the spec states them, in MCP's words or its own (EditorMCP's safety
     /// level, RAVE's `dangerous`): published as they are, none invented.
     pub hints: BTreeMap<String, Spanned<Value>>,
-    /// Fields of MCP's `Tool` that toolgen publishes as the spec wrote them:
-    /// `icons`, `execution`, `_meta` (its keys but `toolgen`), and fields it
-    /// does not know (reported, never dropped).
-    pub passthrough: BTreeMap<String, Spanned<Value>>,
+    /// Fields of MCP's `Tool` that toolgen publishes as the spec wrote them,
+    /// with where each part was written (members keep their order): `icons`,
+    /// `execution`, `_meta` (its members but `toolgen`'s value, whose place
+    /// is kept), and fields it does not know (reported, never dropped).
+    pub passthrough: BTreeMap<String, LocatedValue>,
     /// What the spec left unsaid and toolgen filled in.
     pub implied: Implied,
     /// What `tools/list` tells the model the tool does, when it is not the
@@ -984,7 +982,9 @@ impl Tool {
             && examples(self) == examples(other)
             && plain_values(&self.annotations) == plain_values(&other.annotations)
             && plain_values(&self.hints) == plain_values(&other.hints)
-            && plain_values(&self.passthrough) == plain_values(&other.passthrough)
+            && self.passthrough.len() == other.passthrough.len()
+            && (self.passthrough.iter().zip(&other.passthrough))
+                .all(|((k, v), (l, w))| k == l && v.value == w.value)
             && self.implied == other.implied
             && self.deprecated.as_ref().map(|d| &d.value)
                 == other.deprecated.as_ref().map(|d| &d.value)
@@ -1001,9 +1001,7 @@ fn same_but_dialect(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn without_dialect(
-    m: &serde_json::Map<String, Value>,
-) -> impl Iterator<Item = (&String, &Value)> {
+fn without_dialect(m: &serde_json::Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
     m.iter().filter(|(k, _)| *k != "$schema")
 }
 

@@ -154,7 +154,12 @@ fn settings(set: &ToolSet) -> Digest {
             rust_serde,
         ))
         .debug(&(envelope, templates, manifest, outputs, runtime))
-        .debug(&(arrays_need_items, format_errors, implementation_language, lints))
+        .debug(&(
+            arrays_need_items,
+            format_errors,
+            implementation_language,
+            lints,
+        ))
         .debug(&(breaking, bridge_port, r))
         .finish()
 }

@@ -961,10 +961,7 @@ fn the_generated_crate_bundles_the_runtime_unless_told_otherwise() {
         );
     }
     let lib = std::fs::read_to_string(out.join("rust/src/lib.rs")).unwrap_or_default();
-    assert!(
-        lib.contains("run `toolgen gen --out out .`"),
-        "{lib}"
-    );
+    assert!(lib.contains("run `toolgen gen --out out .`"), "{lib}");
     // Another source: no bundled copy, and the old one is removed.
     let o = toolgen(&[
         "gen",

@@ -58,46 +58,28 @@ fn answer<I: serde::Serialize, O: serde::de::DeserializeOwned>(
         .map_err(|e| ToolError::execution(format!("{id}: {e}")))
 }
 
-impl RealworldTools for Examples {
-    fn count_words(
-        &self,
-        _: &mut Call,
-        input: realworld::count_words::Input,
-    ) -> Result<realworld::count_words::Output, ToolError> {
-        answer("count_words", &input)
-    }
+macro_rules! examples_impl {
+    ($($method:ident => $id:literal),* $(,)?) => {
+        impl RealworldTools for Examples {
+            $(fn $method(
+                &self,
+                _: &mut Call,
+                input: realworld::$method::Input,
+            ) -> Result<realworld::$method::Output, ToolError> {
+                answer($id, &input)
+            })*
+        }
+    };
+}
 
-    fn draw_shape(
-        &self,
-        _: &mut Call,
-        input: realworld::draw_shape::Input,
-    ) -> Result<realworld::draw_shape::Output, ToolError> {
-        answer("draw_shape", &input)
-    }
-
-    fn search_files(
-        &self,
-        _: &mut Call,
-        input: realworld::search_files::Input,
-    ) -> Result<realworld::search_files::Output, ToolError> {
-        answer("search_files", &input)
-    }
-
-    fn set_value(
-        &self,
-        _: &mut Call,
-        input: realworld::set_value::Input,
-    ) -> Result<realworld::set_value::Output, ToolError> {
-        answer("set_value", &input)
-    }
-
-    fn update_issue(
-        &self,
-        _: &mut Call,
-        input: realworld::update_issue::Input,
-    ) -> Result<realworld::update_issue::Output, ToolError> {
-        answer("update_issue", &input)
-    }
+// The tools by hand: `for_each_realworld_tool!` is exported from a module
+// included by path, which this crate cannot name.
+examples_impl! {
+    add_note => "add_note", close_task => "close_task", count_words => "count_words",
+    create_task => "create_task", delete_note => "delete_note", draw_shape => "draw_shape",
+    git_status => "git_status", read_resource => "read_resource",
+    search_files => "search_files", search_notes => "search_notes", set_value => "set_value",
+    update_issue => "update_issue",
 }
 
 /// Absent, `null` and a value, each read and written back byte for byte.
@@ -135,9 +117,11 @@ fn absent_null_and_value_round_trip_exactly() {
 /// Every tool is called through `dispatch` with each of its examples.
 #[test]
 fn every_tool_answers_each_example() {
+    let mut with_examples = 0;
+    // Tools saved as real servers list them have no toolgen examples.
     for info in realworld::TOOLS {
         let cases = examples(info.id);
-        assert!(!cases.is_empty(), "{} has no examples", info.id);
+        with_examples += usize::from(!cases.is_empty());
         for case in cases {
             let out = realworld::dispatch(&Examples, info.id, case["input"].clone())
                 .unwrap_or_else(|e| panic!("{}: {e:?}", info.id));
@@ -150,6 +134,7 @@ fn every_tool_answers_each_example() {
             );
         }
     }
+    assert!(with_examples >= 5, "{with_examples} tools have examples");
 }
 
 /// `{"limit": 2.0}` is an integer to JSON Schema and to the generated types.
@@ -231,4 +216,217 @@ fn non_object_outputs_go_out_wrapped() {
         "{response}"
     );
     assert_eq!(response["result"]["content"][0]["text"], "3");
+}
+
+/// JSON text as one line with every object's members in the order written
+/// (toolgen's parser keeps them; a `serde_json::Value` would sort them),
+/// leaving out `_meta.toolgen` (toolgen's own metadata, which the catalog
+/// writes its own way) and a `_meta` that holds nothing else.
+fn in_order(text: &str) -> String {
+    in_order_but(text, &[])
+}
+
+/// [`in_order`], leaving out the top-level members `skip` too.
+fn in_order_but(text: &str, skip: &[&str]) -> String {
+    use toolgen::syntax::{Node, NodeKind};
+    fn write(n: &Node, top: Option<&[&str]>, out: &mut String) {
+        let skip = top.unwrap_or_default();
+        let top = top.is_some();
+        match &n.kind {
+            NodeKind::Object(members) => {
+                out.push('{');
+                let mut first = true;
+                for m in members {
+                    let meta_only = |v: &Node| match &v.kind {
+                        NodeKind::Object(ms) => ms.iter().all(|m| m.key == "toolgen"),
+                        _ => false,
+                    };
+                    if top
+                        && (m.key == "$schema"
+                            || skip.contains(&m.key.as_str())
+                            || (m.key == "_meta" && meta_only(&m.value)))
+                    {
+                        continue;
+                    }
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    out.push_str(&serde_json::to_string(&m.key).unwrap_or_default());
+                    out.push(':');
+                    if top && m.key == "_meta" {
+                        let NodeKind::Object(ms) = &m.value.kind else {
+                            continue;
+                        };
+                        let kept = ms.iter().filter(|m| m.key != "toolgen").cloned();
+                        let kept = Node {
+                            kind: NodeKind::Object(kept.collect()),
+                            span: m.value.span,
+                        };
+                        write(&kept, None, out);
+                    } else {
+                        write(&m.value, None, out);
+                    }
+                }
+                out.push('}');
+            }
+            NodeKind::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, None, out);
+                }
+                out.push(']');
+            }
+            _ => out.push_str(&n.to_json().to_string()),
+        }
+    }
+    let parsed = toolgen::syntax::json::parse(toolgen::source::FileId(0), text);
+    let root = parsed
+        .root
+        .unwrap_or_else(|| panic!("not JSON: {:?}", parsed.diagnostics));
+    let mut out = String::new();
+    write(&root, Some(skip), &mut out);
+    out
+}
+
+/// The member `key` of an object written as JSON text, as text.
+fn member(text: &str, key: &str) -> Option<String> {
+    let parsed = toolgen::syntax::json::parse(toolgen::source::FileId(0), text);
+    let root = parsed.root?;
+    let value = root.get(key)?;
+    let span = value.span;
+    text.get(span.start as usize..span.end as usize)
+        .map(str::to_owned)
+}
+
+/// Each entry of a `{"tools": [..]}` text, as text.
+fn entries(text: &str) -> Vec<String> {
+    let parsed = toolgen::syntax::json::parse(toolgen::source::FileId(0), text);
+    let Some(root) = parsed.root else {
+        return Vec::new();
+    };
+    let Some(toolgen::syntax::NodeKind::Array(tools)) = root.get("tools").map(|t| &t.kind) else {
+        return Vec::new();
+    };
+    tools
+        .iter()
+        .filter_map(|t| text.get(t.span.start as usize..t.span.end as usize))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn read(path: &str) -> String {
+    let path = root().join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"))
+}
+
+/// The catalog lists every tool as its spec wrote it: key for key, in the
+/// same order, `$schema`s and `title`s as written, nothing added (but
+/// toolgen's own `_meta.toolgen`); each per-tool schema file is its entry's
+/// schema; and a server built from the generated table lists the same text.
+#[test]
+fn every_tool_is_listed_as_written() {
+    let catalog = read("tests/generated-realworld/catalog/realworld/tools.json");
+    let listed = entries(&catalog);
+    assert_eq!(listed.len(), realworld::TOOLS.len());
+    for (entry, info) in listed.iter().zip(realworld::TOOLS) {
+        let id = info.id;
+        let spec = read(&format!("tests/fixtures/mcp-realworld/{id}.json"));
+        // MCP wants an object's output schema: any other is listed as the
+        // `result` of one (checked below), the rest as written.
+        let wrapped = info
+            .output_schema
+            .and_then(|o| serde_json::from_str::<Value>(o).ok())
+            .is_some_and(|o| toolgen::emit::catalog::wraps_output(&o));
+        let skip: &[&str] = if wrapped { &["outputSchema"] } else { &[] };
+        assert_eq!(
+            in_order_but(entry, skip),
+            in_order_but(&spec, skip),
+            "{id}: the catalog entry"
+        );
+        for (side, key) in [("input", "inputSchema"), ("output", "outputSchema")] {
+            let path =
+                format!("tests/generated-realworld/catalog/realworld/schemas/{id}.{side}.json");
+            let (Ok(file), Some(published)) = (
+                std::fs::read_to_string(root().join(&path)),
+                member(entry, key),
+            ) else {
+                continue;
+            };
+            // A schema that is not an object's is listed as the `result` of one.
+            let written = member(&spec, key).unwrap_or_default();
+            if in_order(&published) == in_order(&written) {
+                assert_eq!(in_order(&file), in_order(&published), "{path}");
+            } else {
+                assert_eq!(in_order(&file), in_order(&written), "{path}");
+            }
+        }
+    }
+    assert!(catalog.contains("\"$schema\": \"http://json-schema.org/draft-07/schema#\""));
+
+    // Over MCP, page by page: each entry as the catalog has it, in its order.
+    use std::sync::Arc;
+    use toolgen_runtime::{Server, ServerInfo, Session};
+    let info = ServerInfo::new("realworld", "0");
+    let server = realworld::register(
+        Server::new(info, realworld::TIERS, "core"),
+        Arc::new(Examples),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let server = server.page_size(5);
+    let mut session = Session::default();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}});
+    server.handle(&mut session, init.to_string().as_bytes());
+    let mut served = Vec::new();
+    let mut cursor = Value::Null;
+    for n in 1.. {
+        let list = json!({"jsonrpc": "2.0", "id": n, "method": "tools/list", "params": {"cursor": cursor}});
+        let line = server
+            .handle(&mut session, list.to_string().as_bytes())
+            .unwrap_or_default();
+        let text = String::from_utf8(line).unwrap_or_default();
+        let result = member(&text, "result").unwrap_or_default();
+        served.extend(entries(&result));
+        match member(&result, "nextCursor") {
+            Some(c) => cursor = serde_json::from_str(&c).unwrap_or_default(),
+            None => break,
+        }
+    }
+    let served: Vec<String> = served.iter().map(|t| in_order(t)).collect();
+    let catalog: Vec<String> = listed.iter().map(|t| in_order(t)).collect();
+    assert_eq!(served, catalog);
+}
+
+/// A `const` property is checked by construction: pydantic's `TextPart`
+/// and `LinkPart` (told apart by `"type": {"const": ..}`) each hold a type
+/// of one value, and a union of them reads each by its own tag.
+#[test]
+fn const_properties_hold_their_one_value() {
+    use realworld::defs::{LinkPart, LinkPartType, TextPart, TextPartType};
+    let text = TextPart {
+        type_: TextPartType::Text,
+        text: "hi".to_owned(),
+    };
+    assert_eq!(
+        serde_json::to_value(&text).unwrap_or_default(),
+        json!({"type": "text", "text": "hi"})
+    );
+    assert!(serde_json::from_value::<TextPart>(json!({"type": "link", "text": "x"})).is_err());
+    assert!(serde_json::from_value::<LinkPart>(json!({"type": "link", "uri": "u"})).is_ok());
+    let _: LinkPartType = LinkPartType::Link;
+    let input: realworld::add_note::Input = serde_json::from_value(json!({
+        "title": "t",
+        "parts": [{"type": "link", "uri": "u"}, {"type": "text", "text": "x"}]
+    }))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(
+        input.parts.as_slice(),
+        [
+            realworld::add_note::input::PartsItem::LinkPart(_),
+            realworld::add_note::input::PartsItem::TextPart(_)
+        ]
+    ));
 }

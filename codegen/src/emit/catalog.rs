@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{Emitter, GeneratedFiles};
-use crate::ir::{Project, Tool, ToolSet, plain_values};
+use crate::ir::{LocatedValue, Project, Tool, ToolSet, plain_values};
 
 pub struct Catalog;
 
@@ -231,77 +231,91 @@ fn hash_of(tools_json: &[u8]) -> String {
     hex.chars().take(16).collect()
 }
 
-/// One entry of the `tools/list` result: `name`, `title`, `description`,
-/// the schemas (properties in spec order; an output schema that is not an
-/// object wrapped as MCP requires, see [`published_output`]), then what
-/// [`listing`] holds.
+/// One entry of the `tools/list` result: `name`, `title` (its display name,
+/// unless toolgen made one up), `description`, the schemas (an output schema
+/// that is not an object's wrapped as MCP requires, see [`published_output`]),
+/// `annotations` (the hints the spec states), the fields published as written
+/// (`icons`, `execution`, unknown ones) and `_meta` (the spec's members, and
+/// toolgen's own under `toolgen`): each member in the order the spec wrote
+/// it, and what the spec did not write (a format with no such field) after,
+/// in that order. The generated server's table carries it, so the server
+/// lists the tool as the catalog does.
 pub struct ToolEntry<'a> {
     tool: &'a Tool,
     output: Option<Value>,
-    listing: Map<String, Value>,
+    /// `_meta`: the spec's members, with toolgen's own put in.
+    meta: Option<LocatedValue>,
 }
 
 impl<'a> ToolEntry<'a> {
     pub fn new(set: &ToolSet, tool: &'a Tool) -> ToolEntry<'a> {
+        let own = meta(set, tool);
+        let mut meta = tool.passthrough.get("_meta").cloned();
+        if !own.is_empty() {
+            let m = meta.get_or_insert_with(LocatedValue::default);
+            if let Value::Object(members) = &mut *m.value {
+                members.insert("toolgen".into(), Value::Object(own));
+            } else {
+                *m.value = json!({ "toolgen": own });
+            }
+        }
         ToolEntry {
             tool,
             output: published_output(&tool.output.value),
-            listing: listing(set, tool),
+            meta: meta.filter(|m| m.value.as_object().is_some_and(|o| !o.is_empty())),
         }
     }
 }
 
 impl Serialize for ToolEntry<'_> {
-    /// The fields in the order the spec wrote them (fields toolgen adds, and
-    /// those of formats with no such field, after them in the order above).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         enum Field<'f> {
-            Plain(&'f Value),
             Text(&'f str),
             Schema(&'f crate::ir::Schema),
             Output(&'f Value),
+            Hints,
+            Located(&'f LocatedValue),
         }
         let t = self.tool;
         let rank = |l: &crate::source::Loc| Some((l.file.0, l.span.start));
-        let mut fields: Vec<(Option<(u32, u32)>, &str, Field<'_>)> = vec![
-            (rank(&t.id.loc), "name", Field::Text(&t.id.value)),
-        ];
-        if let Some(title) = self.listing.get("title") {
-            fields.push((rank(&t.name.loc), "title", Field::Plain(title)));
+        let at = |v: &LocatedValue| v.locs.get("").and_then(rank);
+        let mut fields: Vec<(Option<(u32, u32)>, &str, Field<'_>)> =
+            vec![(rank(&t.id.loc), "name", Field::Text(&t.id.value))];
+        if !t.implied.name {
+            fields.push((rank(&t.name.loc), "title", Field::Text(&t.name.value)));
         }
+        let description = t.description_for_model();
         fields.push((
             rank(&t.description.loc),
             "description",
-            Field::Text(t.description_for_model()),
+            Field::Text(description),
         ));
-        fields.push((
-            t.input.locs.get("").and_then(rank),
-            "inputSchema",
-            Field::Schema(&t.input),
-        ));
+        let input = t.input.locs.get("").and_then(rank);
+        fields.push((input, "inputSchema", Field::Schema(&t.input)));
         if let Some(o) = &self.output {
-            fields.push((
-                t.output.locs.get("").and_then(rank),
-                "outputSchema",
-                Field::Output(o),
-            ));
+            let output = t.output.locs.get("").and_then(rank);
+            fields.push((output, "outputSchema", Field::Output(o)));
         }
-        for (k, v) in self.listing.iter().filter(|(k, _)| *k != "title") {
-            let at = match k.as_str() {
-                "annotations" => t.hints.values().filter_map(|h| rank(&h.loc)).min(),
-                _ => t.passthrough.get(k).and_then(|p| rank(&p.loc)),
-            };
-            fields.push((at, k, Field::Plain(v)));
+        if !t.hints.is_empty() {
+            let first = t.hints.values().filter_map(|h| rank(&h.loc)).min();
+            fields.push((first, "annotations", Field::Hints));
+        }
+        for (k, v) in t.passthrough.iter().filter(|(k, _)| *k != "_meta") {
+            fields.push((at(v), k, Field::Located(v)));
+        }
+        if let Some(m) = &self.meta {
+            fields.push((at(m), "_meta", Field::Located(m)));
         }
         // Stable: fields with no place in the spec keep the order above.
         fields.sort_by_key(|(at, _, _)| (at.is_none(), *at));
         let mut map = s.serialize_map(Some(fields.len()))?;
         for (_, key, field) in fields {
             match field {
-                Field::Plain(v) => map.serialize_entry(key, v)?,
                 Field::Text(v) => map.serialize_entry(key, v)?,
-                Field::Schema(schema) => map.serialize_entry(key, &schema.ordered(&schema.value))?,
+                Field::Schema(schema) => {
+                    map.serialize_entry(key, &schema.ordered(&schema.value))?
+                }
                 Field::Output(o) => {
                     let ranks = WrappedRanks(&t.output, structured::wraps(&t.output.value));
                     map.serialize_entry(
@@ -312,7 +326,25 @@ impl Serialize for ToolEntry<'_> {
                         },
                     )?
                 }
+                Field::Hints => map.serialize_entry(key, &Hints(t))?,
+                Field::Located(v) => map.serialize_entry(key, &v.ordered())?,
             }
+        }
+        map.end()
+    }
+}
+
+/// A tool's hints as its `annotations`, in the order the spec wrote them.
+struct Hints<'a>(&'a Tool);
+
+impl Serialize for Hints<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut hints: Vec<_> = self.0.hints.iter().collect();
+        hints.sort_by_key(|(_, h)| (h.loc.file.0, h.loc.span.start));
+        let mut map = s.serialize_map(Some(hints.len()))?;
+        for (k, h) in hints {
+            map.serialize_entry(k, &h.value)?;
         }
         map.end()
     }
@@ -354,38 +386,6 @@ pub fn wraps_output(schema: &Value) -> bool {
 
 #[path = "../../../runtime/src/server/structured.rs"]
 mod structured;
-
-/// What a tool's `tools/list` entry holds besides its name, description and
-/// schemas, as the spec gives it: `title` (its display name, unless toolgen
-/// made one up), `annotations` (the hints the spec states), the fields
-/// published as written (`icons`, `execution`, unknown ones), and `_meta`
-/// (the spec's keys, and toolgen's own under `toolgen`). The generated
-/// server's table carries it, so the server lists the tool as the catalog does.
-pub fn listing(set: &ToolSet, tool: &Tool) -> Map<String, Value> {
-    let mut out = Map::new();
-    if !tool.implied.name {
-        out.insert("title".into(), json!(tool.name.value));
-    }
-    if !tool.hints.is_empty() {
-        out.insert(
-            "annotations".into(),
-            Value::Object(plain_values(&tool.hints)),
-        );
-    }
-    for (k, v) in &tool.passthrough {
-        out.insert(k.clone(), v.value.clone());
-    }
-    let own = meta(set, tool);
-    if !own.is_empty() {
-        let meta = out
-            .entry("_meta")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(m) = meta {
-            m.insert("toolgen".into(), Value::Object(own));
-        }
-    }
-    out
-}
 
 /// toolgen's metadata of a tool (`_meta.toolgen`): what the spec says in
 /// fields MCP has no place for; nothing toolgen filled in.

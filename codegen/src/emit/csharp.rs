@@ -174,6 +174,9 @@ struct CsProp {
     /// property whose `<Name>Specified` flag tells absent from `null`.
     specified: Option<String>,
     init: Option<String>,
+    /// A `const` string: a read-only property that always holds it, so that
+    /// no value the schema forbids can be set (written out, never read in).
+    fixed: Option<String>,
     doc: Vec<String>,
 }
 
@@ -561,13 +564,17 @@ impl<'a> Mapper<'a> {
             let step = pointer_join("/properties", &prop.wire);
             self.name_at("property", format!("{}{step}", self.at), &prop_name);
             let mapped = self.map_at(&step, node, &prop.wire, None);
-            let init = match &node.kind {
-                // A tag (`"kind": {"const": "circle"}`) is set already.
+            // A tag (`"kind": {"const": "circle"}`) holds its value already.
+            let fixed = match &node.kind {
                 Kind::Const {
                     value: Value::String(c),
                     ..
                 } => Some(string_literal(c)),
-                _ => node.default.as_ref().and_then(|d| default_init(&mapped, d)),
+                _ => None,
+            };
+            let init = match fixed {
+                Some(_) => None,
+                None => node.default.as_ref().and_then(|d| default_init(&mapped, d)),
             };
             let nullable = node.nullable;
             let ty = if mapped.value_type && init.is_none() && (!prop.required || nullable) {
@@ -598,6 +605,7 @@ impl<'a> Mapper<'a> {
                 required_mode,
                 specified,
                 init,
+                fixed,
                 doc,
             });
         }

@@ -41,7 +41,6 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "deprecated",
 ];
 
-
 /// Rules EditorMCP's own schema makes errors: "`required: true` parameters
 /// must not have `default` values".
 const FORMAT_ERRORS: &[&crate::diag::Rule] = &[&crate::diag::rule::REQUIRED_WITH_DEFAULT];

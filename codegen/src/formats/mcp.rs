@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::fields::Cx;
 use crate::diag::rule;
-use crate::ir::{Implied, SafetyLevel, Schema, Spanned, Tool};
+use crate::ir::{Implied, LocatedValue, SafetyLevel, Schema, Spanned, Tool};
 use crate::source::Span;
 use crate::syntax::{Node, NodeKind};
 
@@ -140,8 +140,8 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
 fn read_passthrough(
     cx: &mut Cx<'_>,
     obj: &[crate::syntax::Member],
-) -> BTreeMap<String, Spanned<Value>> {
-    let kept = |cx: &Cx<'_>, n: &Node| Spanned::new(n.to_json(), cx.loc(n.span));
+) -> BTreeMap<String, LocatedValue> {
+    let kept = |cx: &Cx<'_>, n: &Node| cx.located(n);
     let mut out = BTreeMap::new();
     let unknown = cx.passthrough(obj, TOP_KEYS, "an MCP tool");
     for m in obj
@@ -152,20 +152,22 @@ fn read_passthrough(
         out.insert(m.key.clone(), kept(cx, &m.value));
     }
     if let Some(meta) = obj.iter().find(|m| m.key == "_meta") {
-        let Some(members) = cx.object(&meta.value, "`_meta`") else {
+        if cx.object(&meta.value, "`_meta`").is_none() {
             return out;
-        };
-        let foreign: serde_json::Map<String, Value> = members
-            .iter()
-            .filter(|m| m.key != "toolgen")
-            .map(|m| (m.key.clone(), m.value.to_json()))
-            .collect();
-        if !foreign.is_empty() {
-            out.insert(
-                "_meta".to_owned(),
-                Spanned::new(Value::Object(foreign), cx.loc(meta.value.span)),
-            );
         }
+        // toolgen's own member is read apart (`read_meta`); where it was
+        // written is kept, so that the catalog writes it back in its place.
+        let mut located = cx.located(&meta.value);
+        if let Value::Object(m) = &mut *located.value {
+            m.remove("toolgen");
+        }
+        let locs = located.locs.to_map();
+        located.locs = locs
+            .into_iter()
+            .filter(|(p, _)| !p.starts_with("/toolgen/"))
+            .collect::<BTreeMap<_, _>>()
+            .into();
+        out.insert("_meta".to_owned(), located);
     }
     out
 }

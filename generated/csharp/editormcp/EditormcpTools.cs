@@ -14,7 +14,7 @@ namespace EditorMcp.Core
     public static class EditormcpTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "3ff522cdb1a3c985";
+        public const string CatalogHash = "8b697ee08da092d5";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;

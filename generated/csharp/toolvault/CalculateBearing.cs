@@ -265,8 +265,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "addFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "addFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -283,8 +283,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "updateFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "updateFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -301,8 +301,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "deleteFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "deleteFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -319,8 +319,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "setFeatureCollection";
+            [JsonProperty("command")]
+            public string Command { get { return "setFeatureCollection"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -414,8 +414,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showText";
+            [JsonProperty("command")]
+            public string Command { get { return "showText"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -432,8 +432,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showData";
+            [JsonProperty("command")]
+            public string Command { get { return "showData"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -706,8 +706,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showImage";
+            [JsonProperty("command")]
+            public string Command { get { return "showImage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -756,8 +756,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "logMessage";
+            [JsonProperty("command")]
+            public string Command { get { return "logMessage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -774,8 +774,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "composite";
+            [JsonProperty("command")]
+            public string Command { get { return "composite"; } }
 
             /// <summary>
             /// <c>payload</c>.

@@ -40,8 +40,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>type</c>.
             /// </summary>
-            [JsonProperty("type", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Type { get; set; } = "Feature";
+            [JsonProperty("type")]
+            public string Type { get { return "Feature"; } }
 
             /// <summary>
             /// Unique identifier for this feature
@@ -741,8 +741,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "addFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "addFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -759,8 +759,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "updateFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "updateFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -777,8 +777,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "deleteFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "deleteFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -795,8 +795,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "setFeatureCollection";
+            [JsonProperty("command")]
+            public string Command { get { return "setFeatureCollection"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -890,8 +890,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showText";
+            [JsonProperty("command")]
+            public string Command { get { return "showText"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -908,8 +908,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showData";
+            [JsonProperty("command")]
+            public string Command { get { return "showData"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -1182,8 +1182,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showImage";
+            [JsonProperty("command")]
+            public string Command { get { return "showImage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -1232,8 +1232,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "logMessage";
+            [JsonProperty("command")]
+            public string Command { get { return "logMessage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -1250,8 +1250,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "composite";
+            [JsonProperty("command")]
+            public string Command { get { return "composite"; } }
 
             /// <summary>
             /// <c>payload</c>.

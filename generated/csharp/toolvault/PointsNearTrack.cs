@@ -251,8 +251,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "addFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "addFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -269,8 +269,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "updateFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "updateFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -287,8 +287,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "deleteFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "deleteFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -305,8 +305,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "setFeatureCollection";
+            [JsonProperty("command")]
+            public string Command { get { return "setFeatureCollection"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -400,8 +400,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showText";
+            [JsonProperty("command")]
+            public string Command { get { return "showText"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -418,8 +418,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showData";
+            [JsonProperty("command")]
+            public string Command { get { return "showData"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -692,8 +692,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showImage";
+            [JsonProperty("command")]
+            public string Command { get { return "showImage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -742,8 +742,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "logMessage";
+            [JsonProperty("command")]
+            public string Command { get { return "logMessage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -760,8 +760,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "composite";
+            [JsonProperty("command")]
+            public string Command { get { return "composite"; } }
 
             /// <summary>
             /// <c>payload</c>.

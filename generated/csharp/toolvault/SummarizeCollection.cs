@@ -316,8 +316,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "addFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "addFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -334,8 +334,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "updateFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "updateFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -352,8 +352,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "deleteFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "deleteFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -370,8 +370,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "setFeatureCollection";
+            [JsonProperty("command")]
+            public string Command { get { return "setFeatureCollection"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -465,8 +465,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showText";
+            [JsonProperty("command")]
+            public string Command { get { return "showText"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -483,8 +483,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showData";
+            [JsonProperty("command")]
+            public string Command { get { return "showData"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -757,8 +757,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showImage";
+            [JsonProperty("command")]
+            public string Command { get { return "showImage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -807,8 +807,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "logMessage";
+            [JsonProperty("command")]
+            public string Command { get { return "logMessage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -825,8 +825,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "composite";
+            [JsonProperty("command")]
+            public string Command { get { return "composite"; } }
 
             /// <summary>
             /// <c>payload</c>.

@@ -14,7 +14,7 @@ namespace Debrief.ToolVault
     public static class ToolvaultTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "3184b8c8f0c75c3d";
+        public const string CatalogHash = "0f72c96334498330";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;

@@ -262,8 +262,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "addFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "addFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -280,8 +280,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "updateFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "updateFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -298,8 +298,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "deleteFeatures";
+            [JsonProperty("command")]
+            public string Command { get { return "deleteFeatures"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -316,8 +316,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "setFeatureCollection";
+            [JsonProperty("command")]
+            public string Command { get { return "setFeatureCollection"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -411,8 +411,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showText";
+            [JsonProperty("command")]
+            public string Command { get { return "showText"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -429,8 +429,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showData";
+            [JsonProperty("command")]
+            public string Command { get { return "showData"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -703,8 +703,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "showImage";
+            [JsonProperty("command")]
+            public string Command { get { return "showImage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -753,8 +753,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "logMessage";
+            [JsonProperty("command")]
+            public string Command { get { return "logMessage"; } }
 
             /// <summary>
             /// <c>payload</c>.
@@ -771,8 +771,8 @@ namespace Debrief.ToolVault
             /// <summary>
             /// <c>command</c>.
             /// </summary>
-            [JsonProperty("command", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Command { get; set; } = "composite";
+            [JsonProperty("command")]
+            public string Command { get { return "composite"; } }
 
             /// <summary>
             /// <c>payload</c>.

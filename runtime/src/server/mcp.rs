@@ -18,7 +18,11 @@ use crate::error::{ErrorCode, ToolError};
 /// name, description and schemas, annotations from its safety level and
 /// `_meta.toolgen` from its fields.
 pub fn mcp_tool(d: &ToolDescriptor) -> Value {
-    if let Some(entry) = d.entry.as_deref().and_then(|e| serde_json::from_str(e).ok()) {
+    if let Some(entry) = d
+        .entry
+        .as_deref()
+        .and_then(|e| serde_json::from_str(e).ok())
+    {
         return entry;
     }
     let mut t = Map::new();
@@ -38,8 +42,7 @@ pub fn mcp_tool(d: &ToolDescriptor) -> Value {
         "annotations".into(),
         json!({"title": d.name, "readOnlyHint": read_only, "destructiveHint": destructive}),
     );
-    let mut meta =
-        json!({"category": d.category, "tier": d.tier, "safetyLevel": d.safety_level});
+    let mut meta = json!({"category": d.category, "tier": d.tier, "safetyLevel": d.safety_level});
     if let Some(limit) = d.timeout {
         meta["timeoutSeconds"] = json!(limit.as_secs_f64());
     }

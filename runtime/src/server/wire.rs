@@ -192,7 +192,10 @@ pub(super) enum Answer {
     /// A `tools/list` page: each tool's entry as one line of JSON (a
     /// generated tool's members in the order its spec wrote them), then the
     /// page's other members (an object).
-    Page { tools: Vec<String>, rest: Value },
+    Page {
+        tools: Vec<String>,
+        rest: Value,
+    },
     /// A tool call to start (answered when it finishes).
     Call(super::execution::WireCall<'static>),
 }

@@ -79,6 +79,7 @@ fn normalize(v: &mut Value) {
         m.remove(key);
     }
     pattern_properties_as_map(m);
+    const_as_enum(m);
     mixed_enum_untyped(m);
     untypeable_enum_as_string(m);
     constraints_imply_no_type(m);
@@ -86,6 +87,19 @@ fn normalize(v: &mut Value) {
     // Last: it looks at the properties as normalized (a `patternProperties`
     // object is a map by now).
     optional_collections_nullable(m);
+}
+
+/// A string `const` as an enum of that one value: typify types it as an
+/// enum of one variant, so that a Rust value cannot hold another string (it
+/// would type `{"type": "string", "const": "text"}` as any `String`), and a
+/// union of objects tagged by it becomes a tagged enum.
+fn const_as_enum(m: &mut Map<String, Value>) {
+    if m.contains_key("enum") || !m.get("const").is_some_and(Value::is_string) {
+        return;
+    }
+    if let Some(c) = m.remove("const") {
+        m.insert("enum".into(), Value::Array(vec![c]));
+    }
 }
 
 /// typify types `patternProperties` with the `regress` crate, which generated
@@ -332,17 +346,27 @@ fn name_inline(v: &mut Value, suggested: &str, taken: &mut std::collections::BTr
         name_inline_children(v, &approximate_type_name(suggested), taken);
         return;
     }
+    // A title that only repeats its property's name (pydantic titles every
+    // property so: `"type": {"title": "Type"}`) would name a type `Type` for
+    // each; the place names it apart (`LinkPartType`).
     let wanted = m
         .get("title")
         .and_then(Value::as_str)
+        .filter(|t| {
+            use heck::ToSnakeCase;
+            !suggested.to_snake_case().ends_with(&t.to_snake_case())
+        })
         .map_or_else(|| suggested.to_owned(), str::to_owned);
     let mut name = approximate_type_name(&wanted);
+    let retitled = m.contains_key("title") && wanted == suggested;
     if taken.contains(&name) {
         let base = name.clone();
         name = (2..)
             .map(|n| format!("{base}{n}"))
             .find(|n| !taken.contains(n))
             .unwrap_or_default();
+        m.insert("title".into(), Value::String(name.clone()));
+    } else if retitled {
         m.insert("title".into(), Value::String(name.clone()));
     }
     taken.insert(name.clone());

@@ -137,7 +137,7 @@ pub trait EditormcpTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "3ff522cdb1a3c985";
+pub const CATALOG_HASH: &str = "8b697ee08da092d5";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -160,9 +160,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "asset.dependencies.graph",
   "title": "Asset Dependency Graph",
   "annotations": {
+    "title": "Asset Dependency Graph",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Asset Dependency Graph"
+    "readOnlyHint": true
   },
   "description": "Returns the dependency graph for an asset: what it depends on and what depends on it. Useful for understanding asset relationships and impact analysis.",
   "inputSchema": {
@@ -283,9 +283,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "asset.info",
   "title": "Asset Info",
   "annotations": {
+    "title": "Asset Info",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Asset Info"
+    "readOnlyHint": true
   },
   "description": "Returns detailed information about a specific asset including type, dependencies, and import settings. Demonstrates asset graph awareness without mutation.",
   "inputSchema": {
@@ -381,9 +381,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "audio.mixer.list",
   "title": "List Audio Mixers",
   "annotations": {
+    "title": "List Audio Mixers",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "List Audio Mixers"
+    "readOnlyHint": true
   },
   "description": "Lists all AudioMixer assets in the project with their groups and snapshots. Concrete, familiar example of domain-specific tooling without mutation.",
   "inputSchema": {
@@ -493,9 +493,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "audio.mixer.snapshot.read",
   "title": "Read Mixer Snapshot",
   "annotations": {
+    "title": "Read Mixer Snapshot",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Read Mixer Snapshot"
+    "readOnlyHint": true
   },
   "description": "Returns the parameter values for a specific AudioMixer snapshot. Shows structured, numeric tooling without mutation.",
   "inputSchema": {
@@ -594,9 +594,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "component.list",
   "title": "List GameObject Components",
   "annotations": {
+    "title": "List GameObject Components",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "List GameObject Components"
+    "readOnlyHint": true
   },
   "description": "Returns all components attached to a GameObject in the active scene, including component types and property counts. Complements go.find for \"what components are on this?\" queries.",
   "inputSchema": {
@@ -715,9 +715,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "editor.selection.info",
   "title": "Editor Selection Info",
   "annotations": {
+    "title": "Editor Selection Info",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Editor Selection Info"
+    "readOnlyHint": true
   },
   "description": "Returns information about currently selected objects and assets in the Unity Editor. Bridges human and AI workflows by providing current editor context.",
   "inputSchema": {
@@ -825,9 +825,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "go.find",
   "title": "Find GameObjects",
   "annotations": {
+    "title": "Find GameObjects",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Find GameObjects"
+    "readOnlyHint": true
   },
   "description": "Finds GameObjects in the active scene matching hierarchy path pattern, component type, tag, layer or name. Works on the currently active scene without requiring a scene path.",
   "inputSchema": {
@@ -951,9 +951,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "go.setParent",
   "title": "Set GameObject Parent",
   "annotations": {
+    "title": "Set GameObject Parent",
     "destructiveHint": false,
-    "readOnlyHint": false,
-    "title": "Set GameObject Parent"
+    "readOnlyHint": false
   },
   "description": "Changes the parent of a GameObject in the active scene. Enables basic hierarchy management for single-object operations.",
   "inputSchema": {
@@ -1037,9 +1037,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "mcp.server.info",
   "title": "MCP Server Info",
   "annotations": {
+    "title": "MCP Server Info",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "MCP Server Info"
+    "readOnlyHint": true
   },
   "description": "Returns server and environment information to verify the MCP bridge is operational and provide context for tool execution.",
   "inputSchema": {
@@ -1121,9 +1121,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "mcp.tool.describe",
   "title": "Describe Tool",
   "annotations": {
+    "title": "Describe Tool",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Describe Tool"
+    "readOnlyHint": true
   },
   "description": "Returns the complete schema for a specific tool, including input parameters, output structure, and safety information. Critical for LLM grounding and human inspection.",
   "inputSchema": {
@@ -1324,9 +1324,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "mcp.tools.list",
   "title": "List Tools",
   "annotations": {
+    "title": "List Tools",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "List Tools"
+    "readOnlyHint": true
   },
   "description": "Lists all available tools with their metadata, categories, and tier availability. Required for MCP client discovery.",
   "inputSchema": {
@@ -1445,9 +1445,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "project.assets.summary",
   "title": "Project Assets Summary",
   "annotations": {
+    "title": "Project Assets Summary",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Project Assets Summary"
+    "readOnlyHint": true
   },
   "description": "Returns a summary of project assets including counts by type, large assets, and unreferenced asset detection. Provides project health insights without mutation.",
   "inputSchema": {
@@ -1554,9 +1554,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "project.info",
   "title": "Project Info",
   "annotations": {
+    "title": "Project Info",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Project Info"
+    "readOnlyHint": true
   },
   "description": "Returns high-level project information including Unity version, render pipeline, build targets, and project configuration. Provides foundational context for all other operations.",
   "inputSchema": {
@@ -1633,9 +1633,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "project.references.missing",
   "title": "Find Missing References",
   "annotations": {
+    "title": "Find Missing References",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Find Missing References"
+    "readOnlyHint": true
   },
   "description": "Detects missing script references and broken asset references in the project. High-value diagnostic tool with zero write risk.",
   "inputSchema": {
@@ -1751,9 +1751,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "project.scenes.list",
   "title": "List Project Scenes",
   "annotations": {
+    "title": "List Project Scenes",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "List Project Scenes"
+    "readOnlyHint": true
   },
   "description": "Lists all scenes in the project with their paths and build settings status. Provides foundational context for scene-based operations.",
   "inputSchema": {
@@ -1838,9 +1838,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "scene.components.list",
   "title": "List Scene Components",
   "annotations": {
+    "title": "List Scene Components",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "List Scene Components"
+    "readOnlyHint": true
   },
   "description": "Returns all components attached to a specific GameObject, including serialized field names. Enables safe inspection before any potential edits.",
   "inputSchema": {
@@ -1955,9 +1955,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "scene.hierarchy.dump",
   "title": "Dump Scene Hierarchy",
   "annotations": {
+    "title": "Dump Scene Hierarchy",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Dump Scene Hierarchy"
+    "readOnlyHint": true
   },
   "description": "Returns the complete GameObject hierarchy for a scene, including components per node and object paths. Cornerstone tool for editor reasoning and structural analysis.",
   "inputSchema": {
@@ -2068,9 +2068,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "scene.objects.find",
   "title": "Find Scene Objects",
   "annotations": {
+    "title": "Find Scene Objects",
     "destructiveHint": false,
-    "readOnlyHint": true,
-    "title": "Find Scene Objects"
+    "readOnlyHint": true
   },
   "description": "Finds GameObjects in a scene matching specified criteria (component type, name pattern, tag, layer). Composable and extremely useful for targeted inspection.",
   "inputSchema": {

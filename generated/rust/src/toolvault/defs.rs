@@ -5,7 +5,7 @@ use ::toolgen_runtime::check;
 #[serde(deny_unknown_fields)]
 pub struct Annotation {
     #[serde(rename = "type")]
-    pub type_: ::std::string::String,
+    pub type_: AnnotationType,
     /// Unique identifier for this feature
     pub id: AnnotationId,
     pub geometry: AnnotationGeometry,
@@ -196,6 +196,55 @@ impl ::std::convert::TryFrom<&str> for AnnotationPropertiesDataType {
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for AnnotationPropertiesDataType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum AnnotationType {
+    Feature,
+}
+impl ::std::fmt::Display for AnnotationType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Feature => f.write_str("Feature"),
+        }
+    }
+}
+impl ::std::str::FromStr for AnnotationType {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "Feature" => Ok(Self::Feature),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for AnnotationType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for AnnotationType {
     type Error = self::error::ConversionError;
     fn try_from(
         value: ::std::string::String,
@@ -486,7 +535,7 @@ impl ::std::convert::From<NestedArray> for OutputPayloadValuesItem {
 #[serde(deny_unknown_fields)]
 pub struct Point {
     #[serde(rename = "type")]
-    pub type_: ::std::string::String,
+    pub type_: PointType,
     /// Unique identifier for this feature
     pub id: PointId,
     pub geometry: PointGeometry,
@@ -662,12 +711,61 @@ impl ::std::convert::TryFrom<::std::string::String> for PointPropertiesDataType 
         value.parse()
     }
 }
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum PointType {
+    Feature,
+}
+impl ::std::fmt::Display for PointType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Feature => f.write_str("Feature"),
+        }
+    }
+}
+impl ::std::str::FromStr for PointType {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "Feature" => Ok(Self::Feature),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for PointType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for PointType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
 /// A GeoJSON Feature representing a track with LineString or MultiLineString geometry and optional timestamps
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct Track {
     #[serde(rename = "type")]
-    pub type_: ::std::string::String,
+    pub type_: TrackType,
     /// Unique identifier for this feature
     pub id: TrackId,
     pub geometry: TrackGeometry,
@@ -788,6 +886,55 @@ impl ::std::convert::TryFrom<&str> for TrackPropertiesDataType {
     }
 }
 impl ::std::convert::TryFrom<::std::string::String> for TrackPropertiesDataType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+#[derive(
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum TrackType {
+    Feature,
+}
+impl ::std::fmt::Display for TrackType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Feature => f.write_str("Feature"),
+        }
+    }
+}
+impl ::std::str::FromStr for TrackType {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "Feature" => Ok(Self::Feature),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for TrackType {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for TrackType {
     type Error = self::error::ConversionError;
     fn try_from(
         value: ::std::string::String,

@@ -48,7 +48,7 @@ pub trait ToolvaultTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "3184b8c8f0c75c3d";
+pub const CATALOG_HASH: &str = "0f72c96334498330";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -1478,9 +1478,9 @@ pub static TOOLS: &[ToolInfo] = &[
     "$ref": "#/$defs/Output"
   },
   "annotations": {
+    "readOnlyHint": true,
     "idempotentHint": true,
-    "openWorldHint": false,
-    "readOnlyHint": true
+    "openWorldHint": false
   },
   "_meta": {
     "toolgen": {
@@ -4066,8 +4066,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "$ref": "#/$defs/Output"
   },
   "annotations": {
-    "destructiveHint": false,
-    "readOnlyHint": false
+    "readOnlyHint": false,
+    "destructiveHint": false
   },
   "_meta": {
     "toolgen": {

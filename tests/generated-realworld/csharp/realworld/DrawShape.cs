@@ -119,8 +119,8 @@ namespace Mcp
             /// <summary>
             /// <c>kind</c>.
             /// </summary>
-            [JsonProperty("kind", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Kind { get; set; } = "circle";
+            [JsonProperty("kind")]
+            public string Kind { get { return "circle"; } }
 
             /// <summary>
             /// In pixels.
@@ -137,8 +137,8 @@ namespace Mcp
             /// <summary>
             /// <c>kind</c>.
             /// </summary>
-            [JsonProperty("kind", Required = global::Newtonsoft.Json.Required.Always)]
-            public string Kind { get; set; } = "rectangle";
+            [JsonProperty("kind")]
+            public string Kind { get { return "rectangle"; } }
 
             /// <summary>
             /// <c>width</c>.

@@ -13,7 +13,7 @@ namespace Mcp
     public static class RealworldTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "9e35380e5c3aeeeb";
+        public const string CatalogHash = "972e48dcd2bda867";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;
@@ -21,6 +21,33 @@ namespace Mcp
         /// <summary>Every tool of the set, sorted by id: what the dispatcher validates against.</summary>
         public static readonly ToolSpec[] Specs = new ToolSpec[]
         {
+            new ToolSpec(
+                id: "add_note",
+                name: "Add Note",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: null,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "title", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "parts", type: "array", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "tags", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "close_task",
+                name: "Close Task",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "destructive",
+                timeoutSeconds: null,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "id", type: "integer", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "resolution", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
+                }),
             new ToolSpec(
                 id: "count_words",
                 name: "Count Words",
@@ -33,6 +60,35 @@ namespace Mcp
                 {
                     new ParamSpec(name: "text", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "limit", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: null),
+                }),
+            new ToolSpec(
+                id: "create_task",
+                name: "Create Task",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: null,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "project", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "title", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "priority", type: "string", required: false, nullable: false, enumJson: new string[] { "\"low\"", "\"normal\"", "\"urgent\"" }, minimum: null, maximum: null),
+                    new ParamSpec(name: "due", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "labels", type: "array", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "estimate", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "delete_note",
+                name: "Delete Note",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "destructive",
+                timeoutSeconds: null,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "id", type: "integer", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "draw_shape",
@@ -48,6 +104,32 @@ namespace Mcp
                     new ParamSpec(name: "color", type: "string", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
+                id: "git_status",
+                name: "Git Status",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: null,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "repo_path", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "branch", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "short", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "read_resource",
+                name: "Read Resource",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: null,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "uri", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
                 id: "search_files",
                 name: "Search Files",
                 category: "files",
@@ -60,6 +142,21 @@ namespace Mcp
                     new ParamSpec(name: "query", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "paths", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "max_results", type: "integer", required: false, nullable: false, enumJson: null, minimum: 1.0, maximum: 1000.0),
+                }),
+            new ToolSpec(
+                id: "search_notes",
+                name: "Search Notes",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: null,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "query", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "limit", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "cursor", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "priority", type: "string", required: false, nullable: false, enumJson: new string[] { "\"low\"", "\"high\"" }, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "set_value",

@@ -3,33 +3,84 @@
 use toolgen_runtime::{
     register_tools, typed_call, Arguments, Call, Server, ToolError, ToolInfo, ToolOutput,
 };
+/// Types of the definitions that several tools' schemas share, generated once for the tool set.
+pub mod defs;
+pub mod add_note;
+pub mod close_task;
 pub mod count_words;
+pub mod create_task;
+pub mod delete_note;
 pub mod draw_shape;
+pub mod git_status;
+pub mod read_resource;
 pub mod search_files;
+pub mod search_notes;
 pub mod set_value;
 pub mod update_issue;
 /// The tools of `realworld`: implement one method per tool.
 ///
 /// Each method gets its typed input (already validated against the tool's JSON Schema when called through a [`Server`]) and a [`Call`] for informational diagnostics, progress reports and cancellation; serve an implementation with [`register`].
 pub trait RealworldTools: Send + Sync {
+    /// `add_note` (safe-write, core): Add a note made of text and link parts.
+    fn add_note(
+        &self,
+        call: &mut Call,
+        input: add_note::Input,
+    ) -> Result<add_note::Output, ToolError>;
+    /// `close_task` (destructive, core): Close a task, with a resolution.
+    fn close_task(
+        &self,
+        call: &mut Call,
+        input: close_task::Input,
+    ) -> Result<close_task::Output, ToolError>;
     /// `count_words` (destructive, core): Count the words of a text, at most up to a limit.
     fn count_words(
         &self,
         call: &mut Call,
         input: count_words::Input,
     ) -> Result<count_words::Output, ToolError>;
+    /// `create_task` (safe-write, core): Create a task in a project.
+    fn create_task(
+        &self,
+        call: &mut Call,
+        input: create_task::Input,
+    ) -> Result<create_task::Output, ToolError>;
+    /// `delete_note` (destructive, core): Delete a note.
+    fn delete_note(
+        &self,
+        call: &mut Call,
+        input: delete_note::Input,
+    ) -> Result<delete_note::Output, ToolError>;
     /// `draw_shape` (safe-write, core): Draw a circle or a rectangle on the canvas and return its area.
     fn draw_shape(
         &self,
         call: &mut Call,
         input: draw_shape::Input,
     ) -> Result<draw_shape::Output, ToolError>;
+    /// `git_status` (read-only, core): Show the working tree status of a repository.
+    fn git_status(
+        &self,
+        call: &mut Call,
+        input: git_status::Input,
+    ) -> Result<git_status::Output, ToolError>;
+    /// `read_resource` (read-only, core): Read a resource and return its contents as text or as a reference.
+    fn read_resource(
+        &self,
+        call: &mut Call,
+        input: read_resource::Input,
+    ) -> Result<read_resource::Output, ToolError>;
     /// `search_files` (read-only, core): Search files for text. The query is a plain string or a pattern with options; the paths one path or a list of them.
     fn search_files(
         &self,
         call: &mut Call,
         input: search_files::Input,
     ) -> Result<search_files::Output, ToolError>;
+    /// `search_notes` (read-only, core): Search the notes by text.
+    fn search_notes(
+        &self,
+        call: &mut Call,
+        input: search_notes::Input,
+    ) -> Result<search_notes::Output, ToolError>;
     /// `set_value` (destructive, core): Store a string, number or boolean under a key and return what was there before.
     fn set_value(
         &self,
@@ -46,11 +97,296 @@ pub trait RealworldTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "9e35380e5c3aeeeb";
+pub const CATALOG_HASH: &str = "972e48dcd2bda867";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
 pub static TOOLS: &[ToolInfo] = &[
+    ToolInfo {
+        id: "add_note",
+        name: "Add Note",
+        description: "Add a note made of text and link parts.",
+        category: "uncategorized",
+        safety_level: "safe-write",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: add_note::INPUT_SCHEMA,
+        output_schema: add_note::OUTPUT_SCHEMA,
+        entry: r##"{
+  "name": "add_note",
+  "description": "Add a note made of text and link parts.",
+  "inputSchema": {
+    "properties": {
+      "title": {
+        "description": "The note's title.",
+        "minLength": 1,
+        "title": "Title",
+        "type": "string"
+      },
+      "parts": {
+        "items": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/TextPart"
+            },
+            {
+              "$ref": "#/$defs/LinkPart"
+            }
+          ]
+        },
+        "title": "Parts",
+        "type": "array"
+      },
+      "tags": {
+        "anyOf": [
+          {
+            "items": {
+              "type": "string"
+            },
+            "type": "array"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "default": null,
+        "title": "Tags"
+      }
+    },
+    "required": [
+      "title",
+      "parts"
+    ],
+    "type": "object",
+    "$defs": {
+      "LinkPart": {
+        "properties": {
+          "type": {
+            "const": "link",
+            "title": "Type",
+            "type": "string"
+          },
+          "uri": {
+            "description": "Where the link points.",
+            "title": "Uri",
+            "type": "string"
+          },
+          "title": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "default": null,
+            "title": "Title"
+          }
+        },
+        "required": [
+          "type",
+          "uri"
+        ],
+        "title": "LinkPart",
+        "type": "object"
+      },
+      "TextPart": {
+        "properties": {
+          "type": {
+            "const": "text",
+            "title": "Type",
+            "type": "string"
+          },
+          "text": {
+            "title": "Text",
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "text"
+        ],
+        "title": "TextPart",
+        "type": "object"
+      }
+    },
+    "title": "add_noteArguments"
+  },
+  "outputSchema": {
+    "properties": {
+      "id": {
+        "title": "Id",
+        "type": "integer"
+      },
+      "title": {
+        "title": "Title",
+        "type": "string"
+      },
+      "parts": {
+        "items": {
+          "anyOf": [
+            {
+              "$ref": "#/$defs/TextPart"
+            },
+            {
+              "$ref": "#/$defs/LinkPart"
+            }
+          ]
+        },
+        "title": "Parts",
+        "type": "array"
+      }
+    },
+    "required": [
+      "id",
+      "title",
+      "parts"
+    ],
+    "type": "object",
+    "$defs": {
+      "LinkPart": {
+        "properties": {
+          "type": {
+            "const": "link",
+            "title": "Type",
+            "type": "string"
+          },
+          "uri": {
+            "description": "Where the link points.",
+            "title": "Uri",
+            "type": "string"
+          },
+          "title": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "default": null,
+            "title": "Title"
+          }
+        },
+        "required": [
+          "type",
+          "uri"
+        ],
+        "title": "LinkPart",
+        "type": "object"
+      },
+      "TextPart": {
+        "properties": {
+          "type": {
+            "const": "text",
+            "title": "Type",
+            "type": "string"
+          },
+          "text": {
+            "title": "Text",
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "text"
+        ],
+        "title": "TextPart",
+        "type": "object"
+      }
+    },
+    "title": "Note"
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "idempotentHint": true
+  },
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "safe-write"
+    }
+  }
+}"##,
+        serial: false,
+        input_valid: add_note::INPUT_VALID,
+        output_valid: add_note::OUTPUT_VALID,
+    },
+    ToolInfo {
+        id: "close_task",
+        name: "Close Task",
+        description: "Close a task, with a resolution.",
+        category: "uncategorized",
+        safety_level: "destructive",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: close_task::INPUT_SCHEMA,
+        output_schema: close_task::OUTPUT_SCHEMA,
+        entry: r#"{
+  "name": "close_task",
+  "description": "Close a task, with a resolution.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer",
+        "exclusiveMinimum": 0
+      },
+      "resolution": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "kind": {
+                "type": "string",
+                "const": "done"
+              }
+            },
+            "required": [
+              "kind"
+            ],
+            "additionalProperties": false
+          },
+          {
+            "type": "object",
+            "properties": {
+              "kind": {
+                "type": "string",
+                "const": "duplicate"
+              },
+              "of": {
+                "type": "integer"
+              }
+            },
+            "required": [
+              "kind",
+              "of"
+            ],
+            "additionalProperties": false
+          }
+        ]
+      }
+    },
+    "required": [
+      "id",
+      "resolution"
+    ],
+    "additionalProperties": false,
+    "$schema": "http://json-schema.org/draft-07/schema#"
+  },
+  "execution": {
+    "taskSupport": "forbidden"
+  }
+}"#,
+        serial: false,
+        input_valid: close_task::INPUT_VALID,
+        output_valid: close_task::OUTPUT_VALID,
+    },
     ToolInfo {
         id: "count_words",
         name: "Count Words",
@@ -103,6 +439,160 @@ pub static TOOLS: &[ToolInfo] = &[
         serial: false,
         input_valid: count_words::INPUT_VALID,
         output_valid: count_words::OUTPUT_VALID,
+    },
+    ToolInfo {
+        id: "create_task",
+        name: "Create Task",
+        description: "Create a task in a project.",
+        category: "uncategorized",
+        safety_level: "safe-write",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: create_task::INPUT_SCHEMA,
+        output_schema: create_task::OUTPUT_SCHEMA,
+        entry: r#"{
+  "name": "create_task",
+  "title": "Create Task",
+  "description": "Create a task in a project.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "project": {
+        "type": "string",
+        "description": "The project's key."
+      },
+      "title": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 200
+      },
+      "priority": {
+        "type": "string",
+        "enum": [
+          "low",
+          "normal",
+          "urgent"
+        ],
+        "default": "normal"
+      },
+      "due": {
+        "type": "string",
+        "format": "date-time",
+        "description": "When it is due."
+      },
+      "labels": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        },
+        "maxItems": 10
+      },
+      "estimate": {
+        "anyOf": [
+          {
+            "type": "number",
+            "exclusiveMinimum": 0
+          },
+          {
+            "type": "null"
+          }
+        ]
+      }
+    },
+    "required": [
+      "project",
+      "title"
+    ],
+    "additionalProperties": false,
+    "$schema": "http://json-schema.org/draft-07/schema#"
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "integer"
+      },
+      "state": {
+        "type": "string",
+        "const": "open"
+      },
+      "url": {
+        "type": "string",
+        "format": "uri"
+      }
+    },
+    "required": [
+      "id",
+      "state",
+      "url"
+    ],
+    "additionalProperties": false,
+    "$schema": "http://json-schema.org/draft-07/schema#"
+  },
+  "annotations": {
+    "destructiveHint": false,
+    "openWorldHint": true
+  },
+  "execution": {
+    "taskSupport": "forbidden"
+  },
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "safe-write"
+    }
+  }
+}"#,
+        serial: false,
+        input_valid: create_task::INPUT_VALID,
+        output_valid: create_task::OUTPUT_VALID,
+    },
+    ToolInfo {
+        id: "delete_note",
+        name: "Delete Note",
+        description: "Delete a note.",
+        category: "uncategorized",
+        safety_level: "destructive",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: delete_note::INPUT_SCHEMA,
+        output_schema: delete_note::OUTPUT_SCHEMA,
+        entry: r#"{
+  "name": "delete_note",
+  "description": "Delete a note.",
+  "inputSchema": {
+    "properties": {
+      "id": {
+        "title": "Id",
+        "type": "integer"
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "type": "object",
+    "title": "delete_noteArguments"
+  },
+  "outputSchema": {
+    "properties": {
+      "result": {
+        "title": "Result",
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "result"
+    ],
+    "type": "object",
+    "title": "delete_noteOutput"
+  }
+}"#,
+        serial: false,
+        input_valid: delete_note::INPUT_VALID,
+        output_valid: delete_note::OUTPUT_VALID,
     },
     ToolInfo {
         id: "draw_shape",
@@ -215,6 +705,177 @@ pub static TOOLS: &[ToolInfo] = &[
         serial: false,
         input_valid: draw_shape::INPUT_VALID,
         output_valid: draw_shape::OUTPUT_VALID,
+    },
+    ToolInfo {
+        id: "git_status",
+        name: "Git Status",
+        description: "Show the working tree status of a repository.",
+        category: "uncategorized",
+        safety_level: "read-only",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: git_status::INPUT_SCHEMA,
+        output_schema: git_status::OUTPUT_SCHEMA,
+        entry: r#"{
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false,
+    "title": "Git Status"
+  },
+  "name": "git_status",
+  "description": "Show the working tree status of a repository.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "repo_path": {
+        "type": "string",
+        "description": "Path to the Git repository."
+      },
+      "branch": {
+        "type": "string",
+        "default": "main",
+        "description": "The branch to compare with."
+      },
+      "short": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "repo_path",
+      "branch"
+    ],
+    "title": "statusArguments"
+  },
+  "icons": [
+    {
+      "src": "https://example.com/git.svg",
+      "mimeType": "image/svg+xml",
+      "sizes": [
+        "any"
+      ]
+    }
+  ],
+  "execution": {
+    "taskSupport": "forbidden"
+  },
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only"
+    },
+    "com.example/origin": {
+      "server": "git",
+      "version": 2
+    }
+  }
+}"#,
+        serial: false,
+        input_valid: git_status::INPUT_VALID,
+        output_valid: git_status::OUTPUT_VALID,
+    },
+    ToolInfo {
+        id: "read_resource",
+        name: "Read Resource",
+        description: "Read a resource and return its contents as text or as a reference.",
+        category: "uncategorized",
+        safety_level: "read-only",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: read_resource::INPUT_SCHEMA,
+        output_schema: read_resource::OUTPUT_SCHEMA,
+        entry: r#"{
+  "name": "read_resource",
+  "description": "Read a resource and return its contents as text or as a reference.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "uri": {
+        "type": "string",
+        "description": "The resource's URI."
+      }
+    },
+    "required": [
+      "uri"
+    ],
+    "additionalProperties": false,
+    "$schema": "http://json-schema.org/draft-07/schema#"
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "contents": {
+        "type": "array",
+        "items": {
+          "anyOf": [
+            {
+              "type": "object",
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "const": "text"
+                },
+                "text": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "text"
+              ],
+              "additionalProperties": false
+            },
+            {
+              "type": "object",
+              "properties": {
+                "type": {
+                  "type": "string",
+                  "const": "resource"
+                },
+                "uri": {
+                  "type": "string"
+                },
+                "mimeType": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "type",
+                "uri"
+              ],
+              "additionalProperties": false
+            }
+          ]
+        }
+      },
+      "cursor": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "contents"
+    ],
+    "additionalProperties": false,
+    "$schema": "http://json-schema.org/draft-07/schema#"
+  },
+  "annotations": {
+    "readOnlyHint": true
+  },
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only"
+    }
+  }
+}"#,
+        serial: false,
+        input_valid: read_resource::INPUT_VALID,
+        output_valid: read_resource::OUTPUT_VALID,
     },
     ToolInfo {
         id: "search_files",
@@ -364,8 +1025,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ]
   },
   "annotations": {
-    "openWorldHint": false,
-    "readOnlyHint": true
+    "readOnlyHint": true,
+    "openWorldHint": false
   },
   "_meta": {
     "toolgen": {
@@ -377,6 +1038,181 @@ pub static TOOLS: &[ToolInfo] = &[
         serial: false,
         input_valid: search_files::INPUT_VALID,
         output_valid: search_files::OUTPUT_VALID,
+    },
+    ToolInfo {
+        id: "search_notes",
+        name: "Search Notes",
+        description: "Search the notes by text.",
+        category: "uncategorized",
+        safety_level: "read-only",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: search_notes::INPUT_SCHEMA,
+        output_schema: search_notes::OUTPUT_SCHEMA,
+        entry: r##"{
+  "name": "search_notes",
+  "description": "Search the notes by text.",
+  "inputSchema": {
+    "properties": {
+      "query": {
+        "title": "Query",
+        "type": "string"
+      },
+      "limit": {
+        "default": 10,
+        "title": "Limit",
+        "type": "integer"
+      },
+      "cursor": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "default": null,
+        "title": "Cursor"
+      },
+      "priority": {
+        "$ref": "#/$defs/Priority",
+        "default": "low"
+      }
+    },
+    "required": [
+      "query"
+    ],
+    "type": "object",
+    "$defs": {
+      "Priority": {
+        "enum": [
+          "low",
+          "high"
+        ],
+        "title": "Priority",
+        "type": "string"
+      }
+    },
+    "title": "search_notesArguments"
+  },
+  "outputSchema": {
+    "properties": {
+      "result": {
+        "items": {
+          "$ref": "#/$defs/Note"
+        },
+        "title": "Result",
+        "type": "array"
+      }
+    },
+    "required": [
+      "result"
+    ],
+    "type": "object",
+    "$defs": {
+      "LinkPart": {
+        "properties": {
+          "type": {
+            "const": "link",
+            "title": "Type",
+            "type": "string"
+          },
+          "uri": {
+            "description": "Where the link points.",
+            "title": "Uri",
+            "type": "string"
+          },
+          "title": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ],
+            "default": null,
+            "title": "Title"
+          }
+        },
+        "required": [
+          "type",
+          "uri"
+        ],
+        "title": "LinkPart",
+        "type": "object"
+      },
+      "Note": {
+        "properties": {
+          "id": {
+            "title": "Id",
+            "type": "integer"
+          },
+          "title": {
+            "title": "Title",
+            "type": "string"
+          },
+          "parts": {
+            "items": {
+              "anyOf": [
+                {
+                  "$ref": "#/$defs/TextPart"
+                },
+                {
+                  "$ref": "#/$defs/LinkPart"
+                }
+              ]
+            },
+            "title": "Parts",
+            "type": "array"
+          }
+        },
+        "required": [
+          "id",
+          "title",
+          "parts"
+        ],
+        "title": "Note",
+        "type": "object"
+      },
+      "TextPart": {
+        "properties": {
+          "type": {
+            "const": "text",
+            "title": "Type",
+            "type": "string"
+          },
+          "text": {
+            "title": "Text",
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "text"
+        ],
+        "title": "TextPart",
+        "type": "object"
+      }
+    },
+    "title": "search_notesOutput"
+  },
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "read-only"
+    }
+  }
+}"##,
+        serial: false,
+        input_valid: search_notes::INPUT_VALID,
+        output_valid: search_notes::OUTPUT_VALID,
     },
     ToolInfo {
         id: "set_value",
@@ -443,9 +1279,9 @@ pub static TOOLS: &[ToolInfo] = &[
     ]
   },
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": true,
-    "idempotentHint": true,
-    "readOnlyHint": false
+    "idempotentHint": true
   },
   "_meta": {
     "com.example/store": {
@@ -589,19 +1425,19 @@ pub static TOOLS: &[ToolInfo] = &[
     ]
   },
   "annotations": {
+    "title": "Update issue",
+    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
-    "openWorldHint": true,
-    "readOnlyHint": false,
-    "title": "Update issue"
+    "openWorldHint": true
   },
   "icons": [
     {
+      "src": "https://example.org/icons/issue.svg",
       "mimeType": "image/svg+xml",
       "sizes": [
         "any"
-      ],
-      "src": "https://example.org/icons/issue.svg"
+      ]
     }
   ],
   "_meta": {
@@ -622,6 +1458,27 @@ pub static TOOLS: &[ToolInfo] = &[
         output_valid: update_issue::OUTPUT_VALID,
     },
 ];
+/// Calls `add_note`: its arguments into its `Input`, its `Output` straight to JSON text.
+fn call_add_note<T: RealworldTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call("add_note", call, arguments, |call, input| tools.add_note(call, input))
+}
+/// Calls `close_task`: its arguments into its `Input`, its `Output` straight to JSON text.
+fn call_close_task<T: RealworldTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "close_task",
+        call,
+        arguments,
+        |call, input| tools.close_task(call, input),
+    )
+}
 /// Calls `count_words`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_count_words<T: RealworldTools + ?Sized>(
     tools: &T,
@@ -633,6 +1490,32 @@ fn call_count_words<T: RealworldTools + ?Sized>(
         call,
         arguments,
         |call, input| tools.count_words(call, input),
+    )
+}
+/// Calls `create_task`: its arguments into its `Input`, its `Output` straight to JSON text.
+fn call_create_task<T: RealworldTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "create_task",
+        call,
+        arguments,
+        |call, input| tools.create_task(call, input),
+    )
+}
+/// Calls `delete_note`: its arguments into its `Input`, its `Output` straight to JSON text.
+fn call_delete_note<T: RealworldTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "delete_note",
+        call,
+        arguments,
+        |call, input| tools.delete_note(call, input),
     )
 }
 /// Calls `draw_shape`: its arguments into its `Input`, its `Output` straight to JSON text.
@@ -648,6 +1531,32 @@ fn call_draw_shape<T: RealworldTools + ?Sized>(
         |call, input| tools.draw_shape(call, input),
     )
 }
+/// Calls `git_status`: its arguments into its `Input`, its `Output` straight to JSON text.
+fn call_git_status<T: RealworldTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "git_status",
+        call,
+        arguments,
+        |call, input| tools.git_status(call, input),
+    )
+}
+/// Calls `read_resource`: its arguments into its `Input`, its `Output` straight to JSON text.
+fn call_read_resource<T: RealworldTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "read_resource",
+        call,
+        arguments,
+        |call, input| tools.read_resource(call, input),
+    )
+}
 /// Calls `search_files`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_search_files<T: RealworldTools + ?Sized>(
     tools: &T,
@@ -659,6 +1568,19 @@ fn call_search_files<T: RealworldTools + ?Sized>(
         call,
         arguments,
         |call, input| tools.search_files(call, input),
+    )
+}
+/// Calls `search_notes`: its arguments into its `Input`, its `Output` straight to JSON text.
+fn call_search_notes<T: RealworldTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "search_notes",
+        call,
+        arguments,
+        |call, input| tools.search_notes(call, input),
     )
 }
 /// Calls `set_value`: its arguments into its `Input`, its `Output` straight to JSON text.
@@ -690,9 +1612,16 @@ pub fn dispatch<T: RealworldTools + ?Sized>(
 ) -> Result<ToolOutput, ToolError> {
     let arguments = Arguments::Value(arguments);
     match id {
+        "add_note" => call_add_note(tools, Call::new(), arguments),
+        "close_task" => call_close_task(tools, Call::new(), arguments),
         "count_words" => call_count_words(tools, Call::new(), arguments),
+        "create_task" => call_create_task(tools, Call::new(), arguments),
+        "delete_note" => call_delete_note(tools, Call::new(), arguments),
         "draw_shape" => call_draw_shape(tools, Call::new(), arguments),
+        "git_status" => call_git_status(tools, Call::new(), arguments),
+        "read_resource" => call_read_resource(tools, Call::new(), arguments),
         "search_files" => call_search_files(tools, Call::new(), arguments),
+        "search_notes" => call_search_notes(tools, Call::new(), arguments),
         "set_value" => call_set_value(tools, Call::new(), arguments),
         "update_issue" => call_update_issue(tools, Call::new(), arguments),
         other => Err(toolgen_runtime::server::unknown_tool(other)),
@@ -707,11 +1636,18 @@ pub fn register<T: RealworldTools + 'static>(
         server,
         tools,
         &[
-            (&TOOLS[0], call_count_words),
-            (&TOOLS[1], call_draw_shape),
-            (&TOOLS[2], call_search_files),
-            (&TOOLS[3], call_set_value),
-            (&TOOLS[4], call_update_issue),
+            (&TOOLS[0], call_add_note),
+            (&TOOLS[1], call_close_task),
+            (&TOOLS[2], call_count_words),
+            (&TOOLS[3], call_create_task),
+            (&TOOLS[4], call_delete_note),
+            (&TOOLS[5], call_draw_shape),
+            (&TOOLS[6], call_git_status),
+            (&TOOLS[7], call_read_resource),
+            (&TOOLS[8], call_search_files),
+            (&TOOLS[9], call_search_notes),
+            (&TOOLS[10], call_set_value),
+            (&TOOLS[11], call_update_issue),
         ],
     )
 }
@@ -719,12 +1655,17 @@ pub fn register<T: RealworldTools + 'static>(
 #[macro_export]
 macro_rules! for_each_realworld_tool {
     ($m:ident) => {
-        $m ! { count_words => "count_words", draw_shape => "draw_shape", search_files =>
-        "search_files", set_value => "set_value", update_issue => "update_issue" }
+        $m ! { add_note => "add_note", close_task => "close_task", count_words =>
+        "count_words", create_task => "create_task", delete_note => "delete_note",
+        draw_shape => "draw_shape", git_status => "git_status", read_resource =>
+        "read_resource", search_files => "search_files", search_notes => "search_notes",
+        set_value => "set_value", update_issue => "update_issue" }
     };
     ($m:ident, $($args:tt)*) => {
-        $m ! { $($args)*, count_words => "count_words", draw_shape => "draw_shape",
-        search_files => "search_files", set_value => "set_value", update_issue =>
-        "update_issue" }
+        $m ! { $($args)*, add_note => "add_note", close_task => "close_task", count_words
+        => "count_words", create_task => "create_task", delete_note => "delete_note",
+        draw_shape => "draw_shape", git_status => "git_status", read_resource =>
+        "read_resource", search_files => "search_files", search_notes => "search_notes",
+        set_value => "set_value", update_issue => "update_issue" }
     };
 }
