@@ -302,6 +302,13 @@ fn the_realworld_golden_csharp_says_what_the_specs_say() {
         same("Mcp.SetValue+Input", r#"{"key":"a","value":4.5}"#.to_owned()),
         same("Mcp.SetValue+Output", r#"{"previous":null}"#.to_owned()),
         same("Mcp.SetValue+Output", r#"{"previous":false}"#.to_owned()),
+        // Told apart by a `const` tag, by a `$ref`'s tag, and by a property only one has.
+        same("Mcp.CloseTask+Input", r#"{"id":1,"resolution":{"kind":"duplicate","of":3}}"#.to_owned()),
+        same("Mcp.CloseTask+Input", r#"{"id":1,"resolution":{"kind":"done"}}"#.to_owned()),
+        same("Mcp.ReadResource+Output", r#"{"contents":[{"type":"text","text":"a"},{"type":"resource","uri":"u"}]}"#.to_owned()),
+        same("Mcp.AddNote+Input", r#"{"title":"t","parts":[{"type":"link","uri":"u"},{"type":"text","text":"x"}]}"#.to_owned()),
+        same("Mcp.OpenTarget+Input", r#"{"target":{"path":"a.txt","line":3}}"#.to_owned()),
+        same("Mcp.OpenTarget+Input", r#"{"target":{"url":"https://x"}}"#.to_owned()),
     ];
     cases.push((
         "Mcp.CountWords+Input".to_owned(),

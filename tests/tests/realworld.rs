@@ -77,7 +77,7 @@ macro_rules! examples_impl {
 examples_impl! {
     add_note => "add_note", close_task => "close_task", count_words => "count_words",
     create_task => "create_task", delete_note => "delete_note", draw_shape => "draw_shape",
-    git_status => "git_status", read_resource => "read_resource",
+    git_status => "git_status", open_target => "open_target", read_resource => "read_resource",
     search_files => "search_files", search_notes => "search_notes", set_value => "set_value",
     update_issue => "update_issue",
 }
@@ -429,4 +429,19 @@ fn const_properties_hold_their_one_value() {
             realworld::add_note::input::PartsItem::TextPart(_)
         ]
     ));
+}
+
+/// A union of objects that no tag tells apart is named after the property
+/// each branch alone requires, in Rust and (tests/tests/csharp.rs) in C#.
+#[test]
+fn untagged_union_variants_are_named_after_what_tells_them_apart() {
+    use realworld::open_target::input::InputTarget;
+    let input: realworld::open_target::Input =
+        serde_json::from_value(json!({"target": {"url": "https://x"}}))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(input.target, InputTarget::Url { .. }));
+    let input: realworld::open_target::Input =
+        serde_json::from_value(json!({"target": {"path": "a", "line": 2}}))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(input.target, InputTarget::Path { line: Some(2), .. }));
 }

@@ -181,7 +181,8 @@ struct CsProp {
 }
 
 /// One branch of a union: the property holding it, its C# type, and what
-/// tells it apart (the JSON token types, or the tag's value).
+/// tells it apart (the JSON token types, the tag's value, or a property only
+/// it has).
 #[derive(Serialize)]
 struct CsBranch {
     name: String,
@@ -189,6 +190,7 @@ struct CsBranch {
     ty: String,
     tokens: Vec<&'static str>,
     tag: Option<String>,
+    key: Option<String>,
     doc: String,
 }
 
@@ -447,7 +449,9 @@ impl<'a> Mapper<'a> {
     /// picks the branch: by JSON token type when every branch has its own
     /// (`string | object | array`), else by a tag property whose `const`
     /// differs in every branch (`{"kind": "circle", ...} | {"kind":
-    /// "rectangle", ...}`). `None` (any value) when neither tells them apart.
+    /// "rectangle", ...}`), else by a required property each branch has and
+    /// no other declares (`{"path": ..} | {"url": ..}`). `None` (any value)
+    /// when nothing tells them apart.
     fn union(
         &mut self,
         branches: &[Node],
@@ -462,7 +466,12 @@ impl<'a> Mapper<'a> {
             .collect();
         let by_token = token_classes(&resolved);
         let tagged = if by_token.is_none() {
-            Some(tag_of(&resolved)?)
+            tag_of(&resolved)
+        } else {
+            None
+        };
+        let keys = if by_token.is_none() && tagged.is_none() {
+            Some(keys_of(&resolved)?)
         } else {
             None
         };
@@ -497,10 +506,11 @@ impl<'a> Mapper<'a> {
                 None => format!("{name}: the value is none of its shapes"),
             }),
         });
-        let labels: Vec<String> = match (&by_token, &tagged) {
-            (Some(_), _) => resolved.iter().map(|b| branch_label(b)).collect(),
-            (None, Some((_, values))) => values.clone(),
-            (None, None) => return None,
+        let labels: Vec<String> = match (&by_token, &tagged, &keys) {
+            (Some(_), _, _) => resolved.iter().map(|b| branch_label(b)).collect(),
+            (None, Some((_, values)), _) => values.clone(),
+            (None, None, Some(keys)) => keys.clone(),
+            (None, None, None) => return None,
         };
         let label_refs: Vec<&str> = labels.iter().map(String::as_str).collect();
         let names = member_names(&label_refs, Some(&name));
@@ -515,24 +525,30 @@ impl<'a> Mapper<'a> {
             } else {
                 mapped.text
             };
-            let (tokens, tag, doc) = match (&by_token, &tagged) {
-                (Some(t), _) => (
+            let (tokens, tag, doc) = match (&by_token, &tagged, &keys) {
+                (Some(t), _, _) => (
                     t[i].clone(),
                     None,
                     format!("The value when it is {}.", kind_words(resolved[i])),
                 ),
-                (None, Some((wire, values))) => (
+                (None, Some((wire, values)), _) => (
                     vec!["Object"],
                     Some(string_literal(&values[i])),
                     doc_lines(&format!("The value when `{wire}` is `{}`.", values[i])).join(" "),
                 ),
-                (None, None) => return None,
+                (None, None, Some(keys)) => (
+                    vec!["Object"],
+                    None,
+                    doc_lines(&format!("The value when it has `{}`.", keys[i])).join(" "),
+                ),
+                (None, None, None) => return None,
             };
             out.push(CsBranch {
                 name: member,
                 ty,
                 tokens,
                 tag,
+                key: keys.as_ref().map(|k| string_literal(&k[i])),
                 doc,
             });
         }
@@ -693,6 +709,33 @@ fn tag_of(branches: &[&Node]) -> Option<(String, Vec<String>)> {
         }
     }
     None
+}
+
+/// What tells the branches of a union of objects apart when no tag does:
+/// for each, the first property it requires that no other branch declares.
+fn keys_of(branches: &[&Node]) -> Option<Vec<String>> {
+    if branches.len() < 2 {
+        return None;
+    }
+    let declared_elsewhere = |i: usize, wire: &str| {
+        branches
+            .iter()
+            .enumerate()
+            .any(|(j, b)| j != i && b.properties().iter().any(|p| p.wire == wire))
+    };
+    branches
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if !matches!(b.kind, Kind::Object(_)) {
+                return None;
+            }
+            b.properties()
+                .iter()
+                .find(|p| p.required && !declared_elsewhere(i, &p.wire))
+                .map(|p| p.wire.clone())
+        })
+        .collect()
 }
 
 /// A branch's member name, after its JSON type (an object's title first).

@@ -80,6 +80,7 @@ fn normalize(v: &mut Value) {
     }
     pattern_properties_as_map(m);
     const_as_enum(m);
+    union_branches_named(m);
     mixed_enum_untyped(m);
     untypeable_enum_as_string(m);
     constraints_imply_no_type(m);
@@ -99,6 +100,51 @@ fn const_as_enum(m: &mut Map<String, Value>) {
     }
     if let Some(c) = m.remove("const") {
         m.insert("enum".into(), Value::Array(vec![c]));
+    }
+}
+
+/// The inline object branches of a union that no tag tells apart are named
+/// after the property each alone requires (`{"path": ..} | {"url": ..}`:
+/// variants `Path` and `Url`, not typify's `Variant0` and `Variant1`). A
+/// branch with a title keeps it; a union where some branch has no such
+/// property is left to typify.
+fn union_branches_named(m: &mut Map<String, Value>) {
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = m.get_mut(key) else {
+            continue;
+        };
+        let declared = |b: &Value| -> Vec<String> {
+            b.get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        let all: Vec<Vec<String>> = branches.iter().map(declared).collect();
+        let names: Option<Vec<String>> = branches
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                if b.get("$ref").is_some() || !b.get("properties").is_some_and(Value::is_object) {
+                    return None;
+                }
+                strings(b.get("required"))
+                    .into_iter()
+                    .find(|r| {
+                        (all.iter().enumerate()).all(|(j, d)| j == i || !d.iter().any(|p| p == r))
+                    })
+                    .map(|r| ident::pascal(r))
+            })
+            .collect();
+        let distinct =
+            |n: &Vec<String>| n.iter().collect::<std::collections::BTreeSet<_>>().len() == n.len();
+        let Some(names) = names.filter(|n| n.len() > 1 && distinct(n)) else {
+            continue;
+        };
+        for (branch, name) in branches.iter_mut().zip(names) {
+            if let Value::Object(b) = branch {
+                b.entry("title").or_insert(Value::String(name));
+            }
+        }
     }
 }
 

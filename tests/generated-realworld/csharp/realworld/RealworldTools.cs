@@ -13,7 +13,7 @@ namespace Mcp
     public static class RealworldTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "972e48dcd2bda867";
+        public const string CatalogHash = "9bd0d799021b2dc4";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;
@@ -116,6 +116,18 @@ namespace Mcp
                     new ParamSpec(name: "repo_path", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "branch", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "short", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "open_target",
+                name: "Open Target",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "destructive",
+                timeoutSeconds: null,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "target", type: null, required: true, nullable: true, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "read_resource",

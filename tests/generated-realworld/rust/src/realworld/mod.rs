@@ -12,6 +12,7 @@ pub mod create_task;
 pub mod delete_note;
 pub mod draw_shape;
 pub mod git_status;
+pub mod open_target;
 pub mod read_resource;
 pub mod search_files;
 pub mod search_notes;
@@ -63,6 +64,12 @@ pub trait RealworldTools: Send + Sync {
         call: &mut Call,
         input: git_status::Input,
     ) -> Result<git_status::Output, ToolError>;
+    /// `open_target` (destructive, core): Open a file by its path or a page by its URL.
+    fn open_target(
+        &self,
+        call: &mut Call,
+        input: open_target::Input,
+    ) -> Result<open_target::Output, ToolError>;
     /// `read_resource` (read-only, core): Read a resource and return its contents as text or as a reference.
     fn read_resource(
         &self,
@@ -97,7 +104,7 @@ pub trait RealworldTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "972e48dcd2bda867";
+pub const CATALOG_HASH: &str = "9bd0d799021b2dc4";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -774,6 +781,63 @@ pub static TOOLS: &[ToolInfo] = &[
         serial: false,
         input_valid: git_status::INPUT_VALID,
         output_valid: git_status::OUTPUT_VALID,
+    },
+    ToolInfo {
+        id: "open_target",
+        name: "Open Target",
+        description: "Open a file by its path or a page by its URL.",
+        category: "uncategorized",
+        safety_level: "destructive",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: open_target::INPUT_SCHEMA,
+        output_schema: open_target::OUTPUT_SCHEMA,
+        entry: r#"{
+  "name": "open_target",
+  "description": "Open a file by its path or a page by its URL.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "target": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "path": {
+                "type": "string"
+              },
+              "line": {
+                "type": "integer"
+              }
+            },
+            "required": [
+              "path"
+            ]
+          },
+          {
+            "type": "object",
+            "properties": {
+              "url": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "url"
+            ]
+          }
+        ]
+      }
+    },
+    "required": [
+      "target"
+    ]
+  }
+}"#,
+        serial: false,
+        input_valid: open_target::INPUT_VALID,
+        output_valid: open_target::OUTPUT_VALID,
     },
     ToolInfo {
         id: "read_resource",
@@ -1544,6 +1608,19 @@ fn call_git_status<T: RealworldTools + ?Sized>(
         |call, input| tools.git_status(call, input),
     )
 }
+/// Calls `open_target`: its arguments into its `Input`, its `Output` straight to JSON text.
+fn call_open_target<T: RealworldTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "open_target",
+        call,
+        arguments,
+        |call, input| tools.open_target(call, input),
+    )
+}
 /// Calls `read_resource`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_read_resource<T: RealworldTools + ?Sized>(
     tools: &T,
@@ -1619,6 +1696,7 @@ pub fn dispatch<T: RealworldTools + ?Sized>(
         "delete_note" => call_delete_note(tools, Call::new(), arguments),
         "draw_shape" => call_draw_shape(tools, Call::new(), arguments),
         "git_status" => call_git_status(tools, Call::new(), arguments),
+        "open_target" => call_open_target(tools, Call::new(), arguments),
         "read_resource" => call_read_resource(tools, Call::new(), arguments),
         "search_files" => call_search_files(tools, Call::new(), arguments),
         "search_notes" => call_search_notes(tools, Call::new(), arguments),
@@ -1643,11 +1721,12 @@ pub fn register<T: RealworldTools + 'static>(
             (&TOOLS[4], call_delete_note),
             (&TOOLS[5], call_draw_shape),
             (&TOOLS[6], call_git_status),
-            (&TOOLS[7], call_read_resource),
-            (&TOOLS[8], call_search_files),
-            (&TOOLS[9], call_search_notes),
-            (&TOOLS[10], call_set_value),
-            (&TOOLS[11], call_update_issue),
+            (&TOOLS[7], call_open_target),
+            (&TOOLS[8], call_read_resource),
+            (&TOOLS[9], call_search_files),
+            (&TOOLS[10], call_search_notes),
+            (&TOOLS[11], call_set_value),
+            (&TOOLS[12], call_update_issue),
         ],
     )
 }
@@ -1657,15 +1736,17 @@ macro_rules! for_each_realworld_tool {
     ($m:ident) => {
         $m ! { add_note => "add_note", close_task => "close_task", count_words =>
         "count_words", create_task => "create_task", delete_note => "delete_note",
-        draw_shape => "draw_shape", git_status => "git_status", read_resource =>
-        "read_resource", search_files => "search_files", search_notes => "search_notes",
-        set_value => "set_value", update_issue => "update_issue" }
+        draw_shape => "draw_shape", git_status => "git_status", open_target =>
+        "open_target", read_resource => "read_resource", search_files => "search_files",
+        search_notes => "search_notes", set_value => "set_value", update_issue =>
+        "update_issue" }
     };
     ($m:ident, $($args:tt)*) => {
         $m ! { $($args)*, add_note => "add_note", close_task => "close_task", count_words
         => "count_words", create_task => "create_task", delete_note => "delete_note",
-        draw_shape => "draw_shape", git_status => "git_status", read_resource =>
-        "read_resource", search_files => "search_files", search_notes => "search_notes",
-        set_value => "set_value", update_issue => "update_issue" }
+        draw_shape => "draw_shape", git_status => "git_status", open_target =>
+        "open_target", read_resource => "read_resource", search_files => "search_files",
+        search_notes => "search_notes", set_value => "set_value", update_issue =>
+        "update_issue" }
     };
 }

@@ -25,8 +25,10 @@ pub mod output {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     #[serde(tag = "type", deny_unknown_fields)]
     pub enum OutputContentsItem {
+        /// Text
         #[serde(rename = "text")]
         Text { text: ::std::string::String },
+        /// Uri
         #[serde(rename = "resource")]
         Resource {
             #[serde(
