@@ -123,6 +123,8 @@ rules! {
 
     TIER_NOT_ALLOWED = ("TG0212", "tier-not-allowed", Error, "a tool's tier is above its tool set's `maxTier`",
         "A manifest may cap the tiers of its tools (`maxTier`). This implements the 'v0.1 tools must be core' half of the EditorMCP schema's safety-compliance rule as a per-tool-set policy (docs/decisions.md, NOTES points 1 and 5).");
+    MISSING_DESCRIPTION = ("TG0213", "missing-description", Warning, "an MCP tool has no description",
+        "MCP allows a tool without a `description`, and the catalog lists it without one, but a model chooses tools by what their descriptions say: one without is chosen by its name alone, or not at all. Write one or two sentences on what the tool does and when to use it.");
     // --- input and output schemas -------------------------------------------------------------
     PROPERTY_NAME = ("TG0301", "property-name", Error, "a parameter or property name is not a valid identifier",
         "Property names must be identifiers: an ASCII letter or `_` followed by letters, digits or `_`. They become field names in generated Rust and C#.");

@@ -876,6 +876,8 @@ pub fn plain_values(m: &BTreeMap<String, Spanned<Value>>) -> serde_json::Map<Str
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Implied {
     pub name: bool,
+    /// No description was written (MCP allows none): the catalog lists none.
+    pub description: bool,
     pub category: bool,
     pub tier: bool,
     pub safety: bool,

@@ -653,6 +653,7 @@ struct_part!(Example {
 struct_part!(Deprecation { sunset, message });
 struct_part!(Implied {
     name,
+    description,
     category,
     tier,
     safety

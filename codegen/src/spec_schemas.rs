@@ -467,8 +467,9 @@ struct McpTool {
     name: String,
     /// A display name, e.g. `Get Weather`.
     title: Option<String>,
-    /// What the tool does, for people and for the model.
-    description: String,
+    /// What the tool does, for people and for the model (MCP allows none;
+    /// toolgen warns, TG0213).
+    description: Option<String>,
     /// The JSON Schema of the arguments.
     input_schema: ObjectSchema,
     /// The JSON Schema of the structured result.

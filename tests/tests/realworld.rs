@@ -443,5 +443,8 @@ fn untagged_union_variants_are_named_after_what_tells_them_apart() {
     let input: realworld::open_target::Input =
         serde_json::from_value(json!({"target": {"path": "a", "line": 2}}))
             .unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(input.target, InputTarget::Path { line: Some(2), .. }));
+    assert!(matches!(
+        input.target,
+        InputTarget::Path { line: Some(2), .. }
+    ));
 }

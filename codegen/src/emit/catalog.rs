@@ -285,12 +285,14 @@ impl Serialize for ToolEntry<'_> {
         if !t.implied.name {
             fields.push((rank(&t.name.loc), "title", Field::Text(&t.name.value)));
         }
-        let description = t.description_for_model();
-        fields.push((
-            rank(&t.description.loc),
-            "description",
-            Field::Text(description),
-        ));
+        if !t.implied.description {
+            let description = t.description_for_model();
+            fields.push((
+                rank(&t.description.loc),
+                "description",
+                Field::Text(description),
+            ));
+        }
         let input = t.input.locs.get("").and_then(rank);
         fields.push((input, "inputSchema", Field::Schema(&t.input)));
         if let Some(o) = &self.output {

@@ -75,15 +75,26 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
             "the tool's name, e.g. \"calculate_bearing\"",
         )
         .and_then(|n| cx.string(n, "`name`", true));
-    let description = cx
-        .require(
-            root,
-            obj,
-            "description",
-            "the MCP tool",
-            "what the tool does",
-        )
-        .and_then(|n| cx.string(n, "`description`", false));
+    // MCP's `Tool` may have no description; the model then chooses it by
+    // its name alone, which is worth a warning.
+    let description = match get("description") {
+        Some(n) => cx.string(n, "`description`", false),
+        None => {
+            cx.report(
+                cx.at(
+                    &rule::MISSING_DESCRIPTION,
+                    root.span,
+                    "the tool has no `description`",
+                )
+                .label("no description")
+                .help("add `\"description\": \"...\"`: models choose tools by what it says"),
+            );
+            Some(Spanned::new(
+                String::new(),
+                cx.loc(Span::at(root.span.start as usize)),
+            ))
+        }
+    };
     let title = get("title").and_then(|n| cx.string(n, "`title`", true));
     let input = read_input(cx, root, obj);
     let output = read_output(cx, get("outputSchema"));
@@ -97,6 +108,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         // The display name may come from `annotations.title`; only a `title`
         // the spec wrote is published as one.
         name: title.is_none(),
+        description: get("description").is_none(),
         category: meta.category.is_none(),
         tier: meta.tier.is_none(),
         safety: hints.safety.is_none(),

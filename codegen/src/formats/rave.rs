@@ -159,6 +159,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         .collect();
     let implied = Implied {
         name: true,
+        description: false,
         category: get("category").is_none_or(|m| matches!(m.value.kind, NodeKind::Null)),
         tier: true,
         safety: said.is_none(),

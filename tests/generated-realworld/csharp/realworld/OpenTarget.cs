@@ -13,7 +13,7 @@ namespace Mcp
 {
     /// <summary>
     /// <c>open_target</c> (uncategorized, destructive, core): Open Target.
-    /// Open a file by its path or a page by its URL.
+    ///
     /// </summary>
     public static class OpenTarget
     {

@@ -13,7 +13,7 @@ namespace Mcp
     public static class RealworldTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "9bd0d799021b2dc4";
+        public const string CatalogHash = "84a60a1a8890bf95";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;

@@ -64,7 +64,7 @@ pub trait RealworldTools: Send + Sync {
         call: &mut Call,
         input: git_status::Input,
     ) -> Result<git_status::Output, ToolError>;
-    /// `open_target` (destructive, core): Open a file by its path or a page by its URL.
+    /// `open_target` (destructive, core):
     fn open_target(
         &self,
         call: &mut Call,
@@ -104,7 +104,7 @@ pub trait RealworldTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "9bd0d799021b2dc4";
+pub const CATALOG_HASH: &str = "84a60a1a8890bf95";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -785,7 +785,7 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "open_target",
         name: "Open Target",
-        description: "Open a file by its path or a page by its URL.",
+        description: "",
         category: "uncategorized",
         safety_level: "destructive",
         tier: "core",
@@ -796,7 +796,6 @@ pub static TOOLS: &[ToolInfo] = &[
         output_schema: open_target::OUTPUT_SCHEMA,
         entry: r#"{
   "name": "open_target",
-  "description": "Open a file by its path or a page by its URL.",
   "inputSchema": {
     "type": "object",
     "properties": {
