@@ -280,7 +280,7 @@ impl Serialize for ToolEntry<'_> {
         let t = self.tool;
         let rank = |l: &crate::source::Loc| Some((l.file.0, l.span.start));
         let at = |v: &LocatedValue| v.locs.get("").and_then(rank);
-        let mut fields: Vec<(Option<(u32, u32)>, &str, Field<'_>)> =
+        let mut fields: Vec<(Option<crate::schema::Rank>, &str, Field<'_>)> =
             vec![(rank(&t.id.loc), "name", Field::Text(&t.id.value))];
         if !t.implied.name {
             fields.push((rank(&t.name.loc), "title", Field::Text(&t.name.value)));

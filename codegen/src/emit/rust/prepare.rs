@@ -132,7 +132,7 @@ fn union_branches_named(m: &mut Map<String, Value>) {
                     .find(|r| {
                         (all.iter().enumerate()).all(|(j, d)| j == i || !d.iter().any(|p| p == r))
                     })
-                    .map(|r| ident::pascal(r))
+                    .map(ident::pascal)
             })
             .collect();
         let distinct =
