@@ -132,12 +132,12 @@ rules! {
         "Types are `string`, `integer`, `number`, `boolean`, `array`, `object`, and `any` (a value of any JSON type).");
     REQUIRED_WITH_DEFAULT = ("TG0303", "required-with-default", Warning, "a required parameter has a default value",
         "A default is only used when the caller omits the parameter, which a required parameter never allows, so the default is never used (valid JSON Schema, and generated as written: the parameter stays required). Remove the default or make the parameter optional. An error in EditorMCP specs, whose format forbids it (`required: true` parameters must not have `default` values); a warning elsewhere, which `lints` or `--allow` may lower.");
-    DEFAULT_TYPE = ("TG0304", "default-type-mismatch", Error, "a default value does not match the declared type",
-        "The default must be a value of the declared type (for `integer`, a number without a fractional part written without a decimal point).");
+    DEFAULT_TYPE = ("TG0304", "default-type-mismatch", Warning, "a default value does not match the declared type",
+        "The default must be a value of the declared type (for `integer`, a number without a fractional part written without a decimal point). An error in EditorMCP and RAVE specs, whose formats require it; in an MCP tool a warning: JSON Schema's `default` is an annotation that validators ignore, so the catalog keeps it as written and the generated types ignore it (a parameter left out stays left out).");
     ENUM_TYPE = ("TG0305", "enum-type-mismatch", Error, "an enum value does not match the declared type, or the enum is empty or repeats a value",
         "Every enum value must be of the declared type, the list must not be empty, and no value may appear twice.");
-    DEFAULT_NOT_IN_ENUM = ("TG0306", "default-not-in-enum", Error, "a default value is not one of the enum values",
-        "When a parameter has an `enum`, its default must be one of the listed values.");
+    DEFAULT_NOT_IN_ENUM = ("TG0306", "default-not-in-enum", Warning, "a default value is not one of the enum values",
+        "When a parameter has an `enum`, its default must be one of the listed values. An error in EditorMCP and RAVE specs; in an MCP tool a warning, and the generated types ignore the default (see TG0304).");
     RANGE_INVERTED = ("TG0307", "range-inverted", Warning, "a lower bound is greater than the upper bound",
         "`minimum` exceeds `maximum` (likewise `minLength`/`maxLength`, `minItems`/`maxItems`): no value can satisfy both, so every call with the parameter is refused. Valid JSON Schema, generated as written; almost always two bounds swapped.");
     ARRAY_ITEMS = ("TG0308", "array-items-missing", Error, "an array does not declare its item type",
@@ -152,8 +152,8 @@ rules! {
         "The translated schema could not be compiled by the JSON Schema validator, for example because a `pattern` is not a valid regular expression.");
     UNKNOWN_REQUIRED = ("TG0313", "unknown-required", Warning, "`required` names a property that is not declared",
         "A name in `required` that is not a key of `properties` is valid JSON Schema (the member must be present, with any value) and is generated as written: the validators demand it, the generated types do not name it. It is usually a misspelt property name (a suggestion is shown when one is close).");
-    DEFAULT_INVALID = ("TG0314", "default-invalid", Error, "a default value does not match its schema",
-        "A default must be a value its own schema accepts: generated code turns it into a typed value, and a client that omits the parameter gets it. TG0304 and TG0306 check a default against a declared type and enum; this checks the rest with the JSON Schema validator: `$ref`s, combinators, nested properties, ranges and lengths.");
+    DEFAULT_INVALID = ("TG0314", "default-invalid", Warning, "a default value does not match its schema",
+        "A default should be a value its own schema accepts: generated code fills it in as a typed value, and a client that omits the parameter gets it. TG0304 and TG0306 check a default against a declared type and enum; this checks the rest with the JSON Schema validator: `$ref`s, combinators, nested properties, ranges and lengths. An error in EditorMCP and RAVE specs; in an MCP tool a warning, and the generated types ignore the default (see TG0304).");
 
     // --- examples -------------------------------------------------------------------------------
     EXAMPLE_INPUT = ("TG0401", "example-input-invalid", Error, "an example's input does not match the input schema",

@@ -133,6 +133,47 @@ pub fn follow<'v>(root: &'v Value, mut schema: &'v Value) -> &'v Value {
     schema
 }
 
+/// Whether `v` holds a `$ref` (anywhere in it) whose target `matches`.
+pub fn any_ref(v: &Value, matches: &impl Fn(&str) -> bool) -> bool {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .any(|(k, v)| (k == "$ref" && v.as_str().is_some_and(matches)) || any_ref(v, matches)),
+        Value::Array(a) => a.iter().any(|v| any_ref(v, matches)),
+        _ => false,
+    }
+}
+
+/// What is wrong with the `default` of `sub`, a subschema of `root`, by the
+/// validator of root's dialect: where in the default, and what (the first
+/// violation). `None` when the default is valid or absent, and when `sub`
+/// cannot be checked apart from its root (a `$ref` that is not into the
+/// definitions, which then are the only thing copied beside it).
+pub fn default_violation(root: &Value, sub: &Map<String, Value>) -> Option<(String, String)> {
+    let default = sub.get("default")?;
+    let mut sub = sub.clone();
+    sub.remove("default");
+    let outside = |r: &str| !r.starts_with("#/$defs/") && !r.starts_with("#/definitions/");
+    let sub = Value::Object(sub);
+    if any_ref(&sub, &outside) {
+        return None;
+    }
+    let Value::Object(mut sub) = sub else {
+        return None;
+    };
+    for key in ["$defs", "definitions"] {
+        if let Some(defs) = root.get(key) {
+            sub.entry(key).or_insert_with(|| defs.clone());
+        }
+    }
+    let validator = jsonschema::options()
+        .with_draft(draft_of(root))
+        .build(&Value::Object(sub))
+        .ok()?;
+    let error = validator.iter_errors(default).next()?;
+    Some((error.instance_path().as_str().to_owned(), error.to_string()))
+}
+
 /// The strings of a JSON array member (a schema's `required`, say); empty when
 /// it is absent or not an array.
 pub fn strings(v: Option<&Value>) -> Vec<&str> {

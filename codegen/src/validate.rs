@@ -596,20 +596,9 @@ fn compile(schema: &Schema, diags: &mut Diagnostics) -> Option<jsonschema::Valid
     }
 }
 
-/// Whether a schema holds a `$ref` (anywhere in it) whose target `matches`.
-fn any_ref(v: &Value, matches: &impl Fn(&str) -> bool) -> bool {
-    match v {
-        Value::Object(m) => m
-            .iter()
-            .any(|(k, v)| (k == "$ref" && v.as_str().is_some_and(matches)) || any_ref(v, matches)),
-        Value::Array(a) => a.iter().any(|v| any_ref(v, matches)),
-        _ => false,
-    }
-}
-
 /// Whether a schema still holds a `$ref` that is not a pointer into itself.
 fn has_foreign_ref(v: &Value) -> bool {
-    any_ref(v, &|r| r != "#" && !r.starts_with("#/"))
+    crate::schema::any_ref(v, &|r| r != "#" && !r.starts_with("#/"))
 }
 
 /// Compiles the tool's schemas with the JSON Schema validator, then checks
@@ -652,38 +641,18 @@ fn check_with_validator(tool: &Tool, diags: &mut Diagnostics) {
 /// its own definitions (`"$ref": "#"`, a pointer into its properties) is left
 /// to those rules, since it cannot be checked apart from its root.
 fn check_defaults(schema: &Schema, diags: &mut Diagnostics) {
-    let mut found: Vec<(String, serde_json::Map<String, Value>)> = Vec::new();
+    let mut found = Vec::new();
     walk(&schema.value, "", &mut |ptr, obj| {
-        if obj.contains_key("default") {
-            found.push((ptr.to_owned(), obj.clone()));
+        if let Some(violation) = crate::schema::default_violation(&schema.value, obj) {
+            found.push((ptr.to_owned(), violation));
         }
     });
-    for (ptr, mut sub) in found {
-        let Some(default) = sub.remove("default") else {
-            continue;
-        };
-        if refers_outside_definitions(&Value::Object(sub.clone())) {
-            continue;
-        }
-        for key in ["$defs", "definitions"] {
-            if let Some(defs) = schema.value.get(key) {
-                sub.entry(key).or_insert_with(|| defs.clone());
-            }
-        }
-        let Ok(validator) = jsonschema::options()
-            .with_draft(crate::schema::draft_of(&schema.value))
-            .build(&Value::Object(sub))
-        else {
-            continue;
-        };
-        let Some(error) = validator.iter_errors(&default).next() else {
-            continue;
-        };
+    for (ptr, (at, error)) in found {
         let loc = schema.locate(&pointer_join(&ptr, "default"));
         if diags.iter().any(|d| d.loc == loc) {
             continue;
         }
-        let place = match error.instance_path().as_str() {
+        let place = match at.as_str() {
             "" => String::new(),
             p => format!(" at `{p}`"),
         };
@@ -697,13 +666,6 @@ fn check_defaults(schema: &Schema, diags: &mut Diagnostics) {
             .help("change the default to a value the schema accepts, or remove it"),
         );
     }
-}
-
-/// Whether a schema has a `$ref` that is not into `#/$defs/` or `#/definitions/`.
-fn refers_outside_definitions(v: &Value) -> bool {
-    any_ref(v, &|r| {
-        !r.starts_with("#/$defs/") && !r.starts_with("#/definitions/")
-    })
 }
 
 fn report_instance(

@@ -42,8 +42,14 @@ pub(crate) const TOP_KEYS: &[&str] = &[
 ];
 
 /// Rules EditorMCP's own schema makes errors: "`required: true` parameters
-/// must not have `default` values".
-const FORMAT_ERRORS: &[&crate::diag::Rule] = &[&crate::diag::rule::REQUIRED_WITH_DEFAULT];
+/// must not have `default` values", and its validation rule 3, "Type
+/// Consistency" (a default is of its parameter's type and schema).
+pub(crate) const FORMAT_ERRORS: &[&crate::diag::Rule] = &[
+    &crate::diag::rule::REQUIRED_WITH_DEFAULT,
+    &crate::diag::rule::DEFAULT_TYPE,
+    &crate::diag::rule::DEFAULT_NOT_IN_ENUM,
+    &crate::diag::rule::DEFAULT_INVALID,
+];
 
 /// The keys of an EditorMCP property schema besides the shared constraints
 /// ([`crate::schema::VALUE_CONSTRAINTS`]).

@@ -52,10 +52,15 @@ pub fn default_tool_set(format: Format) -> ToolSet {
         set.categories = Vec::new();
         // Plain JSON Schema: an array without `items` holds any values.
         set.arrays_need_items = format != Format::Mcp;
-        // Only EditorMCP's schema refuses a required parameter with a default.
-        if format != Format::EditorMcp {
-            set.format_errors = &[];
-        }
+        // Only EditorMCP's schema refuses a required parameter with a
+        // default; RAVE's reader drops a default of the wrong type (TG0604),
+        // so one that still does not fit its schema is an error there too.
+        // Plain JSON Schema (MCP) allows both: `default` is an annotation.
+        set.format_errors = match format {
+            Format::EditorMcp => editormcp::FORMAT_ERRORS,
+            Format::Rave => &editormcp::FORMAT_ERRORS[1..],
+            Format::Mcp => &[],
+        };
         // RAVE's implementation examples are R code.
         set.implementation_language = (format == Format::Rave).then(|| "r".to_owned());
         // Neither format states a time limit; only EditorMCP's protocol does.

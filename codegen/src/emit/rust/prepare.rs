@@ -27,6 +27,7 @@ pub fn for_typify(schema: &Value, name: Option<&str>, replaced: &[&str]) -> Valu
     ) {
         ref_siblings_ignored(&mut v);
     }
+    refused_defaults_dropped(&mut v);
     normalize(&mut v);
     distinct_definition_names(&mut v);
     nullable_types_apart(&mut v, name, replaced);
@@ -50,6 +51,39 @@ fn ref_siblings_ignored(v: &mut Value) {
         return;
     }
     for_each_child_mut(m, &mut ref_siblings_ignored);
+}
+
+/// A `default` its own schema refuses (a warning in MCP tools, TG0304,
+/// TG0306, TG0314; an error elsewhere) is an annotation validators ignore:
+/// the types ignore it too, so that a parameter left out stays left out
+/// rather than becoming a value no type can hold.
+fn refused_defaults_dropped(v: &mut Value) {
+    use crate::schema::{types_of, value_has_type};
+    let mut refused = Vec::new();
+    crate::schema::walk(v, "", &mut |ptr, obj| {
+        let Some(default) = obj.get("default") else {
+            return;
+        };
+        let types = types_of(obj);
+        let typed = types.is_empty() || types.iter().any(|t| value_has_type(default, t));
+        let listed =
+            (obj.get("enum").and_then(Value::as_array)).is_none_or(|e| e.contains(default));
+        // The validator only where more than a type and a list could refuse it.
+        let plain = obj.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "type" | "enum" | "default" | "description" | "title" | "examples"
+            )
+        });
+        if !typed || !listed || (!plain && crate::schema::default_violation(v, obj).is_some()) {
+            refused.push(ptr.to_owned());
+        }
+    });
+    for ptr in refused {
+        if let Some(Value::Object(m)) = v.pointer_mut(&ptr) {
+            m.remove("default");
+        }
+    }
 }
 
 /// Makes a schema something typify types without extra crates or panics.

@@ -42,6 +42,32 @@ namespace Mcp
             /// </summary>
             [JsonProperty("short", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
             public bool Short { get; set; } = false;
+
+            /// <summary>
+            /// At most this many entries (pydantic 1 writes <c>Optional[int] = None</c> so).
+            /// </summary>
+            [JsonProperty("max_count", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public long? MaxCount { get; set; }
+
+            /// <summary>
+            /// <c>format</c>.
+            /// </summary>
+            [JsonProperty("format", NullValueHandling = global::Newtonsoft.Json.NullValueHandling.Ignore)]
+            public Format? Format { get; set; }
+        }
+
+        /// <summary>
+        /// Values of <c>format</c>.
+        /// </summary>
+        [JsonConverter(typeof(StringEnumConverter))]
+        public enum Format
+        {
+            /// <summary><c>short</c></summary>
+            [EnumMember(Value = "short")]
+            Short,
+            /// <summary><c>long</c></summary>
+            [EnumMember(Value = "long")]
+            Long,
         }
 
         /// <summary>

@@ -13,7 +13,7 @@ namespace Mcp
     public static class RealworldTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "84a60a1a8890bf95";
+        public const string CatalogHash = "34d18db6920b1e8c";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;
@@ -116,6 +116,8 @@ namespace Mcp
                     new ParamSpec(name: "repo_path", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "branch", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "short", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "max_count", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "format", type: "string", required: false, nullable: false, enumJson: new string[] { "\"short\"", "\"long\"" }, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "open_target",

@@ -10,6 +10,65 @@ pub mod input {
         pub branch: ::std::string::String,
         #[serde(default)]
         pub short: bool,
+        /// At most this many entries (pydantic 1 writes `Optional[int] = None` so).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub max_count: ::std::option::Option<i64>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub format: ::std::option::Option<InputFormat>,
+    }
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Copy,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    pub enum InputFormat {
+        #[serde(rename = "short")]
+        Short,
+        #[serde(rename = "long")]
+        Long,
+    }
+    impl ::std::fmt::Display for InputFormat {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            match *self {
+                Self::Short => f.write_str("short"),
+                Self::Long => f.write_str("long"),
+            }
+        }
+    }
+    impl ::std::str::FromStr for InputFormat {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            match value {
+                "short" => Ok(Self::Short),
+                "long" => Ok(Self::Long),
+                _ => Err("invalid value".into()),
+            }
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InputFormat {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InputFormat {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
     }
     /// Error types.
     pub mod error {
@@ -35,6 +94,19 @@ pub const INPUT_SCHEMA: &str = r#"{
     "short": {
       "type": "boolean",
       "default": false
+    },
+    "max_count": {
+      "type": "integer",
+      "default": null,
+      "description": "At most this many entries (pydantic 1 writes `Optional[int] = None` so)."
+    },
+    "format": {
+      "type": "string",
+      "enum": [
+        "short",
+        "long"
+      ],
+      "default": "porcelain"
     }
   },
   "required": [
@@ -56,6 +128,11 @@ pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
             o.get("branch").is_some_and(|v| v.is_string())
+                && o
+                    .get("format")
+                    .is_none_or(|v| {
+                        v.is_string() && matches!(v.as_str(), Some("short" | "long"))
+                    }) && o.get("max_count").is_none_or(|v| check::is_integer(v))
                 && o.get("repo_path").is_some_and(|v| v.is_string())
                 && o.get("short").is_none_or(|v| v.is_boolean())
         })

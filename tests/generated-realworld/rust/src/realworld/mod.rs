@@ -104,7 +104,7 @@ pub trait RealworldTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "84a60a1a8890bf95";
+pub const CATALOG_HASH: &str = "34d18db6920b1e8c";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -748,6 +748,19 @@ pub static TOOLS: &[ToolInfo] = &[
       "short": {
         "type": "boolean",
         "default": false
+      },
+      "max_count": {
+        "type": "integer",
+        "default": null,
+        "description": "At most this many entries (pydantic 1 writes `Optional[int] = None` so)."
+      },
+      "format": {
+        "type": "string",
+        "enum": [
+          "short",
+          "long"
+        ],
+        "default": "porcelain"
       }
     },
     "required": [
