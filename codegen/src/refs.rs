@@ -16,7 +16,7 @@
 //! for an `$id` URL), a ref to a file outside the spec roots, a cycle of refs
 //! that cannot be typed (`A` is only a ref to `B`, which is only a ref to `A`),
 //! and keywords emitters cannot honour (`prefixItems`, `unevaluatedProperties`,
-//! dynamic refs, draft-07 tuple `items`).
+//! dynamic refs).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -30,15 +30,15 @@ use crate::source::{Loc, SourceDb};
 use crate::syntax::{self, pointer_join};
 
 /// Keywords that no emitter can honour; a schema using them is refused.
+/// Tuples (`prefixItems`, and draft 7's `items` list with `additionalItems`)
+/// are typed as Rust tuples.
 pub const UNSUPPORTED_KEYWORDS: &[&str] = &[
-    "prefixItems",
     "unevaluatedProperties",
     "unevaluatedItems",
     "$dynamicRef",
     "$dynamicAnchor",
     "$recursiveRef",
     "$recursiveAnchor",
-    "additionalItems",
 ];
 
 /// Keywords that only annotate; they may stand beside a `$ref` in draft 7.
@@ -465,13 +465,8 @@ impl Bundler<'_> {
                 for (k, v) in m {
                     let s = pointer_join(src_ptr, k);
                     let i = pointer_join(ir_ptr, k);
-                    if UNSUPPORTED_KEYWORDS.contains(&k.as_str()) || (k == "items" && v.is_array())
-                    {
-                        let what = if k == "items" {
-                            "tuple `items` (an array of schemas)".to_owned()
-                        } else {
-                            format!("`{k}`")
-                        };
+                    if UNSUPPORTED_KEYWORDS.contains(&k.as_str()) {
+                        let what = format!("`{k}`");
                         self.diags.push(
                             Diagnostic::at(&rule::UNSUPPORTED_KEYWORD, self.loc_in(doc, &s), format!("{what} cannot be honoured by toolgen's emitters"))
                                 .label("unsupported keyword")

@@ -77,7 +77,7 @@ macro_rules! examples_impl {
 examples_impl! {
     add_note => "add_note", close_task => "close_task", count_words => "count_words",
     create_task => "create_task", delete_note => "delete_note", draw_shape => "draw_shape",
-    git_status => "git_status", open_target => "open_target", read_resource => "read_resource",
+    git_status => "git_status", move_note => "move_note", open_target => "open_target", read_resource => "read_resource",
     search_files => "search_files", search_notes => "search_notes", set_value => "set_value",
     update_issue => "update_issue",
 }

@@ -28,6 +28,12 @@ pub fn for_typify(schema: &Value, name: Option<&str>, replaced: &[&str]) -> Valu
         ref_siblings_ignored(&mut v);
     }
     refused_defaults_dropped(&mut v);
+    if matches!(
+        crate::schema::draft_of(&v),
+        jsonschema::Draft::Draft201909 | jsonschema::Draft::Draft202012
+    ) {
+        prefix_items_as_tuples(&mut v);
+    }
     normalize(&mut v);
     distinct_definition_names(&mut v);
     nullable_types_apart(&mut v, name, replaced);
@@ -51,6 +57,21 @@ fn ref_siblings_ignored(v: &mut Value) {
         return;
     }
     for_each_child_mut(m, &mut ref_siblings_ignored);
+}
+
+/// A tuple, `prefixItems` (2020-12), spelled as typify's schemars 0.8 reads
+/// it, draft 7's way: `items` a list, the rest `additionalItems`. typify
+/// types `[A, B]` with no more items as the tuple `(A, B)`.
+fn prefix_items_as_tuples(v: &mut Value) {
+    let Value::Object(m) = v else {
+        return;
+    };
+    if let Some(prefix @ Value::Array(_)) = m.remove("prefixItems") {
+        let rest = m.remove("items").unwrap_or(Value::Bool(true));
+        m.insert("items".into(), prefix);
+        m.insert("additionalItems".into(), rest);
+    }
+    for_each_child_mut(m, &mut prefix_items_as_tuples);
 }
 
 /// A `default` its own schema refuses (a warning in MCP tools, TG0304,

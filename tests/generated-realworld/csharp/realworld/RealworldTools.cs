@@ -13,7 +13,7 @@ namespace Mcp
     public static class RealworldTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "34d18db6920b1e8c";
+        public const string CatalogHash = "eb0553c3aa0e1e3b";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;
@@ -118,6 +118,20 @@ namespace Mcp
                     new ParamSpec(name: "short", type: "boolean", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "max_count", type: "integer", required: false, nullable: false, enumJson: null, minimum: null, maximum: null),
                     new ParamSpec(name: "format", type: "string", required: false, nullable: false, enumJson: new string[] { "\"short\"", "\"long\"" }, minimum: null, maximum: null),
+                }),
+            new ToolSpec(
+                id: "move_note",
+                name: "Move Note",
+                category: "uncategorized",
+                tier: "core",
+                safetyLevel: "safe-write",
+                timeoutSeconds: null,
+                additionalParameters: true,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "id", type: "integer", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "position", type: "array", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                    new ParamSpec(name: "corners", type: null, required: false, nullable: true, enumJson: null, minimum: null, maximum: null),
                 }),
             new ToolSpec(
                 id: "open_target",

@@ -12,6 +12,7 @@ pub mod create_task;
 pub mod delete_note;
 pub mod draw_shape;
 pub mod git_status;
+pub mod move_note;
 pub mod open_target;
 pub mod read_resource;
 pub mod search_files;
@@ -64,6 +65,12 @@ pub trait RealworldTools: Send + Sync {
         call: &mut Call,
         input: git_status::Input,
     ) -> Result<git_status::Output, ToolError>;
+    /// `move_note` (safe-write, core): Move a note on the board.
+    fn move_note(
+        &self,
+        call: &mut Call,
+        input: move_note::Input,
+    ) -> Result<move_note::Output, ToolError>;
     /// `open_target` (destructive, core):
     fn open_target(
         &self,
@@ -104,7 +111,7 @@ pub trait RealworldTools: Send + Sync {
 /// The tool set's tiers, lowest first: what `Server::new` takes, with the tier a server runs at.
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`): the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "34d18db6920b1e8c";
+pub const CATALOG_HASH: &str = "eb0553c3aa0e1e3b";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity project's path.
 pub const BRIDGE_PORT: Option<u16> = None;
 /// Every tool's descriptor, sorted by id.
@@ -794,6 +801,97 @@ pub static TOOLS: &[ToolInfo] = &[
         serial: false,
         input_valid: git_status::INPUT_VALID,
         output_valid: git_status::OUTPUT_VALID,
+    },
+    ToolInfo {
+        id: "move_note",
+        name: "Move Note",
+        description: "Move a note on the board.",
+        category: "uncategorized",
+        safety_level: "safe-write",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: move_note::INPUT_SCHEMA,
+        output_schema: move_note::OUTPUT_SCHEMA,
+        entry: r#"{
+  "name": "move_note",
+  "description": "Move a note on the board.",
+  "inputSchema": {
+    "properties": {
+      "id": {
+        "title": "Id",
+        "type": "integer"
+      },
+      "position": {
+        "maxItems": 2,
+        "minItems": 2,
+        "prefixItems": [
+          {
+            "type": "number"
+          },
+          {
+            "type": "number"
+          }
+        ],
+        "title": "Position",
+        "type": "array"
+      },
+      "corners": {
+        "anyOf": [
+          {
+            "maxItems": 4,
+            "minItems": 4,
+            "prefixItems": [
+              {
+                "type": "integer"
+              },
+              {
+                "type": "integer"
+              },
+              {
+                "type": "integer"
+              },
+              {
+                "type": "integer"
+              }
+            ],
+            "type": "array"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "default": null,
+        "title": "Corners"
+      }
+    },
+    "required": [
+      "id",
+      "position"
+    ],
+    "type": "object",
+    "title": "move_noteArguments"
+  },
+  "outputSchema": {
+    "type": "object",
+    "additionalProperties": {
+      "type": "number"
+    },
+    "title": "move_noteDictOutput"
+  },
+  "annotations": {
+    "destructiveHint": false
+  },
+  "_meta": {
+    "toolgen": {
+      "safetyLevel": "safe-write"
+    }
+  }
+}"#,
+        serial: false,
+        input_valid: move_note::INPUT_VALID,
+        output_valid: move_note::OUTPUT_VALID,
     },
     ToolInfo {
         id: "open_target",
@@ -1620,6 +1718,14 @@ fn call_git_status<T: RealworldTools + ?Sized>(
         |call, input| tools.git_status(call, input),
     )
 }
+/// Calls `move_note`: its arguments into its `Input`, its `Output` straight to JSON text.
+fn call_move_note<T: RealworldTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call("move_note", call, arguments, |call, input| tools.move_note(call, input))
+}
 /// Calls `open_target`: its arguments into its `Input`, its `Output` straight to JSON text.
 fn call_open_target<T: RealworldTools + ?Sized>(
     tools: &T,
@@ -1708,6 +1814,7 @@ pub fn dispatch<T: RealworldTools + ?Sized>(
         "delete_note" => call_delete_note(tools, Call::new(), arguments),
         "draw_shape" => call_draw_shape(tools, Call::new(), arguments),
         "git_status" => call_git_status(tools, Call::new(), arguments),
+        "move_note" => call_move_note(tools, Call::new(), arguments),
         "open_target" => call_open_target(tools, Call::new(), arguments),
         "read_resource" => call_read_resource(tools, Call::new(), arguments),
         "search_files" => call_search_files(tools, Call::new(), arguments),
@@ -1733,12 +1840,13 @@ pub fn register<T: RealworldTools + 'static>(
             (&TOOLS[4], call_delete_note),
             (&TOOLS[5], call_draw_shape),
             (&TOOLS[6], call_git_status),
-            (&TOOLS[7], call_open_target),
-            (&TOOLS[8], call_read_resource),
-            (&TOOLS[9], call_search_files),
-            (&TOOLS[10], call_search_notes),
-            (&TOOLS[11], call_set_value),
-            (&TOOLS[12], call_update_issue),
+            (&TOOLS[7], call_move_note),
+            (&TOOLS[8], call_open_target),
+            (&TOOLS[9], call_read_resource),
+            (&TOOLS[10], call_search_files),
+            (&TOOLS[11], call_search_notes),
+            (&TOOLS[12], call_set_value),
+            (&TOOLS[13], call_update_issue),
         ],
     )
 }
@@ -1748,17 +1856,17 @@ macro_rules! for_each_realworld_tool {
     ($m:ident) => {
         $m ! { add_note => "add_note", close_task => "close_task", count_words =>
         "count_words", create_task => "create_task", delete_note => "delete_note",
-        draw_shape => "draw_shape", git_status => "git_status", open_target =>
-        "open_target", read_resource => "read_resource", search_files => "search_files",
-        search_notes => "search_notes", set_value => "set_value", update_issue =>
-        "update_issue" }
+        draw_shape => "draw_shape", git_status => "git_status", move_note => "move_note",
+        open_target => "open_target", read_resource => "read_resource", search_files =>
+        "search_files", search_notes => "search_notes", set_value => "set_value",
+        update_issue => "update_issue" }
     };
     ($m:ident, $($args:tt)*) => {
         $m ! { $($args)*, add_note => "add_note", close_task => "close_task", count_words
         => "count_words", create_task => "create_task", delete_note => "delete_note",
-        draw_shape => "draw_shape", git_status => "git_status", open_target =>
-        "open_target", read_resource => "read_resource", search_files => "search_files",
-        search_notes => "search_notes", set_value => "set_value", update_issue =>
-        "update_issue" }
+        draw_shape => "draw_shape", git_status => "git_status", move_note => "move_note",
+        open_target => "open_target", read_resource => "read_resource", search_files =>
+        "search_files", search_notes => "search_notes", set_value => "set_value",
+        update_issue => "update_issue" }
     };
 }
