@@ -1290,10 +1290,10 @@ fn cached_validation_still_reports_every_problem() {
         toolgen(&args.iter().map(String::as_str).collect::<Vec<_>>())
     };
     assert_eq!(run().status.code(), Some(0));
-    // A default of the wrong type in one tool: reported on every run.
+    // An enum value of the wrong type in one tool: reported on every run.
     let path = specs.join("tool_0002.json");
     let good = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-    let bad = good.replace("\"minimum\": 0,", "\"minimum\": 0, \"default\": \"deep\",");
+    let bad = good.replace("\"minimum\": 0,", "\"minimum\": 0, \"enum\": [\"deep\"],");
     assert_ne!(good, bad);
     write(&path, &bad);
     for _ in 0..2 {
