@@ -69,7 +69,7 @@ fn build(root: &Value, schema: &Value, depth: usize) -> Option<Value> {
             .find(|t| *t != "null")
             .unwrap_or("null"),
         _ if s.contains_key("properties") => "object",
-        _ if s.contains_key("items") => "array",
+        _ if s.contains_key("items") || s.contains_key("prefixItems") => "array",
         _ => return Some(json!({})),
     };
     Some(match ty {
@@ -80,9 +80,22 @@ fn build(root: &Value, schema: &Value, depth: usize) -> Option<Value> {
         "string" => string(s),
         "array" => {
             let n = s.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let items = s.get("items").unwrap_or(&Value::Bool(true));
-            let one = build(root, items, depth + 1)?;
-            Value::Array(vec![one; n])
+            // A tuple: each of its first items (`prefixItems`, or draft 7's
+            // list of `items`), then the rest up to `minItems`.
+            let (prefix, rest) = match (s.get("prefixItems"), s.get("items")) {
+                (Some(Value::Array(p)), rest) => (p.as_slice(), rest),
+                (None, Some(Value::Array(p))) => (p.as_slice(), s.get("additionalItems")),
+                (_, rest) => (&[][..], rest),
+            };
+            let mut out = prefix
+                .iter()
+                .map(|p| build(root, p, depth + 1))
+                .collect::<Option<Vec<_>>>()?;
+            if out.len() < n {
+                let one = build(root, rest.unwrap_or(&Value::Bool(true)), depth + 1)?;
+                out.resize(n, one);
+            }
+            Value::Array(out)
         }
         "object" => object(root, s, depth)?,
         _ => return None,
@@ -194,5 +207,16 @@ mod tests {
             sample(&json!({"type": "string", "pattern": "^[0-9]+$"})),
             None
         );
+    }
+
+    #[test]
+    fn tuples_get_each_of_their_items() {
+        let pair = json!({"type": "array", "prefixItems": [{"type": "number"}, {"type": "string"}],
+            "minItems": 2, "maxItems": 2});
+        assert_eq!(sample(&pair), Some(json!([1, "text"])));
+        let draft07 = json!({"$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "array", "items": [{"type": "boolean"}], "additionalItems": {"type": "integer"},
+            "minItems": 3});
+        assert_eq!(sample(&draft07), Some(json!([false, 1, 1])));
     }
 }
