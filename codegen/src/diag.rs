@@ -200,8 +200,8 @@ rules! {
     // --- MCP / ToolVault JSON and $ref bundling -------------------------------------------
     UNSUPPORTED_KEYWORD = ("TG0701", "unsupported-keyword", Error, "a schema uses a keyword toolgen's emitters cannot honour",
         "`unevaluatedProperties`, `unevaluatedItems` and dynamic and recursive refs have no faithful mapping to generated Rust and C# types. Rather than produce silently wrong types, toolgen refuses them. Tuples (`prefixItems`, or draft 7's list of `items` with `additionalItems`) are typed as Rust tuples.");
-    REF_SIBLING = ("TG0702", "ref-sibling", Warning, "a keyword beside `$ref` in a draft-07 schema is dropped",
-        "In draft 7, keywords next to `$ref` are ignored; in 2020-12 (what toolgen emits) they apply. To keep the schema's meaning, constraints beside a draft-07 `$ref` are dropped (annotations such as `description` are kept).");
+    REF_SIBLING = ("TG0702", "ref-sibling", Warning, "a keyword beside `$ref` in a draft-07 schema is ignored",
+        "In draft 7, keywords next to `$ref` are ignored by validators; in 2019-09 and 2020-12 they apply. The schema is kept as written and validated as draft 7 (the constraint has no effect, and the generated types ignore it too), which is rarely what its author meant: move the constraint into the referenced schema, or combine the two with `allOf`.");
     REF_CYCLE = ("TG0703", "ref-cycle", Error, "references loop without ever giving a shape",
         "A schema that is only a `$ref` to another that is only a `$ref` back has no type. Recursion through `properties` or `items` (a tree) is fine.");
 
