@@ -1,10 +1,10 @@
 //! The JSON catalog: what MCP clients read.
 //!
 //! For every tool set, under `catalog/<set>/`:
-//! - `tools.json`: a `tools/list` result (`{"tools": [...]}`) with, per tool,
-//!   `name`, `title`, `description`, `inputSchema`, `outputSchema`, the standard
-//!   `annotations` derived from the safety level, and toolgen's own metadata
-//!   under `_meta.toolgen` (category, tier, safety level, time limit, notes);
+//! - `tools.json`: a `tools/list` result (`{"tools": [...]}`) with each tool
+//!   as its spec wrote it ([`ToolEntry`]): every member in the order written,
+//!   nothing added but toolgen's own metadata under `_meta.toolgen` (category,
+//!   tier, safety level, time limit, notes, where a spec or manifest says so);
 //! - `schemas/<id>.input.json` and `schemas/<id>.output.json`: each tool's
 //!   input and output schema as its `tools.json` entry holds it, with its
 //!   `$schema` (if any) and its keys in the order written. An output schema
