@@ -245,6 +245,9 @@ pub struct ToolEntry<'a> {
     output: Option<Value>,
     /// `_meta`: the spec's members, with toolgen's own put in.
     meta: Option<LocatedValue>,
+    /// Schemas the generated table holds as constants already are written as
+    /// `null`, which the runtime fills in from them ([`ToolEntry::slots`]).
+    slots: bool,
 }
 
 impl<'a> ToolEntry<'a> {
@@ -263,7 +266,18 @@ impl<'a> ToolEntry<'a> {
             tool,
             output: published_output(&tool.output.value),
             meta: meta.filter(|m| m.value.as_object().is_some_and(|o| !o.is_empty())),
+            slots: false,
         }
+    }
+
+    /// The entry as the generated table holds it, beside the tool's
+    /// `INPUT_SCHEMA` and `OUTPUT_SCHEMA`: `inputSchema` written as `null`,
+    /// and `outputSchema` too where it is published as the tool declares it
+    /// (not wrapped, nothing added); the runtime puts the constants in their
+    /// places, so that each schema is in the generated code once.
+    pub fn slots(mut self) -> ToolEntry<'a> {
+        self.slots = true;
+        self
     }
 }
 
@@ -315,8 +329,12 @@ impl Serialize for ToolEntry<'_> {
         for (_, key, field) in fields {
             match field {
                 Field::Text(v) => map.serialize_entry(key, v)?,
+                Field::Schema(_) if self.slots => map.serialize_entry(key, &())?,
                 Field::Schema(schema) => {
                     map.serialize_entry(key, &schema.ordered(&schema.value))?
+                }
+                Field::Output(o) if self.slots && *o == *t.output.value => {
+                    map.serialize_entry(key, &())?
                 }
                 Field::Output(o) => {
                     let ranks = WrappedRanks(&t.output, structured::wraps(&t.output.value));

@@ -17,8 +17,18 @@ use super::wire::escaped;
 /// space inside strings is part of them and stays): one line, members in the
 /// order written.
 pub(crate) fn minified(text: &str) -> String {
+    filled(text, &[])
+}
+
+/// [`minified`], with each top-level member named in `slots` whose value is
+/// `null` given the value beside its name there instead (JSON text, itself
+/// minified): a generated table's `tools/list` entry, whose schemas are the
+/// table's constants.
+pub(crate) fn filled(text: &str, slots: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(text.len());
-    let (mut in_string, mut escaped) = (false, false);
+    let (mut in_string, mut escaped, mut depth) = (false, false, 0usize);
+    // Where the current top-level member's name starts in `out`.
+    let mut member = None;
     for c in text.chars() {
         if in_string {
             out.push(c);
@@ -28,12 +38,44 @@ pub(crate) fn minified(text: &str) -> String {
                 '"' => in_string = false,
                 _ => {}
             }
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            in_string = c == '"';
-            out.push(c);
+            continue;
         }
+        if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        }
+        match c {
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        // A top-level member ends: at a `,` between members, or the last `}`.
+        if (depth == 1 && c == ',') || (depth == 0 && c == '}') {
+            fill(&mut out, member.take(), slots);
+        }
+        in_string = c == '"';
+        if in_string
+            && depth == 1
+            && member.is_none()
+            && matches!(out.chars().last(), Some('{' | ','))
+        {
+            member = Some(out.len());
+        }
+        out.push(c);
     }
     out
+}
+
+/// The top-level member written from `start` on in `out` given its slot's
+/// value, when it is one of `slots` and `null`.
+fn fill(out: &mut String, start: Option<usize>, slots: &[(&str, &str)]) {
+    let Some(start) = start else { return };
+    for (name, value) in slots {
+        if out.get(start..) == Some(format!("\"{name}\":null").as_str()) {
+            out.truncate(out.len() - "null".len());
+            out.push_str(&minified(value));
+            return;
+        }
+    }
 }
 
 /// `value` as compact JSON text, exactly as `serde_json::to_string` writes it.
@@ -645,6 +687,24 @@ mod tests {
             unit: (),
             none: None,
         }
+    }
+
+    #[test]
+    fn slots_are_filled_at_the_top_level_only() {
+        let entry = "{\"name\": \"a\", \"inputSchema\": null, \"x\": {\"inputSchema\": null},\n \"outputSchema\": null}";
+        let slots = [
+            ("inputSchema", "{\"type\": \"object\"}"),
+            ("outputSchema", "{}"),
+        ];
+        assert_eq!(
+            filled(entry, &slots),
+            r#"{"name":"a","inputSchema":{"type":"object"},"x":{"inputSchema":null},"outputSchema":{}}"#
+        );
+        // A slot with a value of its own keeps it.
+        assert_eq!(
+            filled(r#"{"outputSchema": {"a": 1}}"#, &slots),
+            r#"{"outputSchema":{"a":1}}"#
+        );
     }
 
     #[test]

@@ -27,8 +27,10 @@ pub struct ToolInfo {
     pub input_schema: &'static str,
     /// The tool's bundled output JSON Schema, when it declares one.
     pub output_schema: Option<&'static str>,
-    /// Its whole `tools/list` entry, one line of JSON in the spec's order
-    /// (see [`ToolDescriptor::entry`]).
+    /// Its whole `tools/list` entry, JSON in the spec's order (see
+    /// [`ToolDescriptor::entry`]), where `"inputSchema": null` stands for
+    /// `input_schema`, and `"outputSchema": null` for `output_schema` (a
+    /// schema written once in the generated code).
     pub entry: &'static str,
     /// Its calls run one at a time, in order (its tool set's manifest says
     /// `execution: serial`; see [`Server::serial_tool`]).
@@ -77,8 +79,17 @@ impl ToolInfo {
             timeout: self.timeout_seconds.map(Duration::from_secs_f64),
             requires_approval: self.requires_approval,
             notes: self.notes.map(str::to_owned),
-            entry: Some(self.entry.to_owned()),
+            entry: Some(super::compact::filled(self.entry, &self.schema_slots())),
         }
+    }
+}
+
+impl ToolInfo {
+    /// The schemas that fill its entry's `null` slots (see `entry`).
+    fn schema_slots(&self) -> Vec<(&'static str, &'static str)> {
+        let mut slots = vec![("inputSchema", self.input_schema)];
+        slots.extend(self.output_schema.map(|o| ("outputSchema", o)));
+        slots
     }
 }
 

@@ -759,7 +759,7 @@ fn table_entry(set: &ToolSet, tool: &Tool, module: &str) -> TokenStream {
         }
         None => quote!(None),
     };
-    let listed = json_literal(&super::super::catalog::ToolEntry::new(set, tool));
+    let listed = json_literal(&super::super::catalog::ToolEntry::new(set, tool).slots());
     let approval = tool.requires_approval;
     let serial = set.execution == crate::ir::Execution::Serial;
     let notes = match &tool.notes {

@@ -86,7 +86,7 @@ fn method(tool: &Tool, m: &str) -> Option<String> {
 /// The table's entry, at the table's indent.
 fn entry(set: &ToolSet, tool: &Tool, m: &str) -> Option<String> {
     let lit = |s: &str| Literal::string(s).to_string();
-    let listed = raw_json(&super::super::catalog::ToolEntry::new(set, tool))?;
+    let listed = raw_json(&super::super::catalog::ToolEntry::new(set, tool).slots())?;
     let timeout = match set.timeout_of(tool) {
         Some(t) => format!("Some({})", Literal::f64_unsuffixed(t)),
         None => "None".to_owned(),

@@ -156,7 +156,7 @@ pub static TOOLS: &[ToolInfo] = &[
         ),
         input_schema: asset_dependencies_graph::INPUT_SCHEMA,
         output_schema: asset_dependencies_graph::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "asset.dependencies.graph",
   "title": "Asset Dependency Graph",
   "annotations": {
@@ -165,92 +165,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns the dependency graph for an asset: what it depends on and what depends on it. Useful for understanding asset relationships and impact analysis.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "required": [
-      "assetPath"
-    ],
-    "type": "object",
-    "properties": {
-      "assetPath": {
-        "type": "string",
-        "description": "Path to the asset."
-      },
-      "depth": {
-        "type": "integer",
-        "description": "Maximum depth to traverse.",
-        "minimum": 1,
-        "maximum": 10,
-        "default": 2
-      },
-      "direction": {
-        "type": "string",
-        "description": "Which edges to follow.",
-        "enum": [
-          "dependencies",
-          "dependents",
-          "both"
-        ],
-        "default": "both"
-      }
-    }
-  },
-  "outputSchema": {
-    "$defs": {
-      "AssetEdge": {
-        "required": [
-          "depth",
-          "path",
-          "type"
-        ],
-        "type": "object",
-        "description": "An asset reached from the root asset.",
-        "properties": {
-          "path": {
-            "type": "string",
-            "description": "Asset path."
-          },
-          "type": {
-            "type": "string",
-            "description": "Asset type name."
-          },
-          "depth": {
-            "type": "integer",
-            "description": "Distance from the root asset (1 = direct).",
-            "minimum": 1
-          }
-        }
-      }
-    },
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "assetPath",
-      "dependencies",
-      "dependents"
-    ],
-    "type": "object",
-    "properties": {
-      "assetPath": {
-        "type": "string",
-        "description": "Path of the asset at the root of the graph."
-      },
-      "dependencies": {
-        "type": "array",
-        "description": "Assets the root depends on, sorted by depth, then path; empty when `direction` is `dependents`.",
-        "items": {
-          "$ref": "#/$defs/AssetEdge"
-        }
-      },
-      "dependents": {
-        "type": "array",
-        "description": "Assets that depend on the root, sorted by depth, then path; empty when `direction` is `dependencies`.",
-        "items": {
-          "$ref": "#/$defs/AssetEdge"
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "asset",
@@ -260,7 +176,7 @@ pub static TOOLS: &[ToolInfo] = &[
       "timeoutSeconds": 30
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: asset_dependencies_graph::INPUT_VALID,
         output_valid: asset_dependencies_graph::OUTPUT_VALID,
@@ -288,67 +204,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns detailed information about a specific asset including type, dependencies, and import settings. Demonstrates asset graph awareness without mutation.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "required": [
-      "assetPath"
-    ],
-    "type": "object",
-    "properties": {
-      "assetPath": {
-        "type": "string",
-        "description": "Path to the asset (e.g. `Assets/Textures/Logo.png`)."
-      },
-      "includeDependencies": {
-        "type": "boolean",
-        "description": "Also list the assets this asset depends on.",
-        "default": false
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "guid",
-      "importSettings",
-      "path",
-      "sizeBytes",
-      "type"
-    ],
-    "type": "object",
-    "properties": {
-      "path": {
-        "type": "string",
-        "description": "Asset path."
-      },
-      "guid": {
-        "type": "string",
-        "description": "Asset GUID (32 hexadecimal digits)."
-      },
-      "type": {
-        "type": "string",
-        "description": "Main asset type name."
-      },
-      "sizeBytes": {
-        "type": "integer",
-        "description": "Size of the asset file in bytes.",
-        "minimum": 0
-      },
-      "dependencies": {
-        "type": "array",
-        "description": "Paths of direct dependencies, sorted; present only when `includeDependencies` is true.",
-        "items": {
-          "type": "string"
-        }
-      },
-      "importSettings": {
-        "type": "object",
-        "description": "The importer's settings as a JSON object; its keys depend on the importer type.",
-        "additionalProperties": true
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "asset",
@@ -386,81 +243,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Lists all AudioMixer assets in the project with their groups and snapshots. Concrete, familiar example of domain-specific tooling without mutation.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "type": "object",
-    "properties": {}
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "mixers"
-    ],
-    "type": "object",
-    "properties": {
-      "mixers": {
-        "type": "array",
-        "description": "Mixers sorted by path.",
-        "items": {
-          "required": [
-            "groups",
-            "name",
-            "path",
-            "snapshots"
-          ],
-          "type": "object",
-          "properties": {
-            "path": {
-              "type": "string",
-              "description": "Asset path of the mixer."
-            },
-            "name": {
-              "type": "string",
-              "description": "Mixer name."
-            },
-            "groups": {
-              "type": "array",
-              "description": "Mixer groups sorted by path.",
-              "items": {
-                "required": [
-                  "name",
-                  "path"
-                ],
-                "type": "object",
-                "properties": {
-                  "name": {
-                    "type": "string",
-                    "description": "Group name."
-                  },
-                  "path": {
-                    "type": "string",
-                    "description": "Group path inside the mixer, e.g. `Master/Music`."
-                  }
-                }
-              }
-            },
-            "snapshots": {
-              "type": "array",
-              "description": "Snapshots sorted by name.",
-              "items": {
-                "required": [
-                  "name"
-                ],
-                "type": "object",
-                "properties": {
-                  "name": {
-                    "type": "string",
-                    "description": "Snapshot name."
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "audio",
@@ -498,70 +282,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns the parameter values for a specific AudioMixer snapshot. Shows structured, numeric tooling without mutation.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "required": [
-      "mixerPath",
-      "snapshotName"
-    ],
-    "type": "object",
-    "properties": {
-      "mixerPath": {
-        "type": "string",
-        "description": "Path to the AudioMixer asset."
-      },
-      "snapshotName": {
-        "type": "string",
-        "description": "Name of the snapshot to read."
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "mixerPath",
-      "parameters",
-      "snapshotName"
-    ],
-    "type": "object",
-    "properties": {
-      "mixerPath": {
-        "type": "string",
-        "description": "Path of the mixer."
-      },
-      "snapshotName": {
-        "type": "string",
-        "description": "Name of the snapshot."
-      },
-      "parameters": {
-        "type": "array",
-        "description": "Parameters sorted by group, then name.",
-        "items": {
-          "required": [
-            "group",
-            "name",
-            "value"
-          ],
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "description": "Parameter name (exposed name when exposed)."
-            },
-            "value": {
-              "type": "number",
-              "description": "Parameter value in the snapshot (e.g. volume in dB)."
-            },
-            "group": {
-              "type": "string",
-              "description": "Path of the mixer group the parameter belongs to."
-            }
-          }
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "audio",
@@ -599,92 +321,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns all components attached to a GameObject in the active scene, including component types and property counts. Complements go.find for \"what components are on this?\" queries.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "required": [
-      "hierarchyPath"
-    ],
-    "type": "object",
-    "properties": {
-      "hierarchyPath": {
-        "type": "string",
-        "description": "Hierarchy path of the GameObject (e.g. `Root/Enemies/Goblin`)."
-      },
-      "includeProperties": {
-        "type": "boolean",
-        "description": "Also list each component's serialized field names and types.",
-        "default": false
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "activeScene",
-      "components",
-      "hierarchyPath"
-    ],
-    "type": "object",
-    "properties": {
-      "hierarchyPath": {
-        "type": "string",
-        "description": "Hierarchy path of the inspected GameObject."
-      },
-      "components": {
-        "type": "array",
-        "description": "Components in inspector order.",
-        "items": {
-          "required": [
-            "instanceId",
-            "propertyCount",
-            "type"
-          ],
-          "type": "object",
-          "properties": {
-            "type": {
-              "type": "string",
-              "description": "Full component type name."
-            },
-            "instanceId": {
-              "type": "integer",
-              "description": "Unity instance id of the component."
-            },
-            "propertyCount": {
-              "type": "integer",
-              "description": "Number of serialized properties.",
-              "minimum": 0
-            },
-            "properties": {
-              "type": "array",
-              "description": "Serialized fields; present only when `includeProperties` is true.",
-              "items": {
-                "required": [
-                  "name",
-                  "type"
-                ],
-                "type": "object",
-                "properties": {
-                  "name": {
-                    "type": "string",
-                    "description": "Serialized property name."
-                  },
-                  "type": {
-                    "type": "string",
-                    "description": "Serialized property type."
-                  }
-                }
-              }
-            }
-          }
-        }
-      },
-      "activeScene": {
-        "type": "string",
-        "description": "Path of the active scene."
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "gameobject",
@@ -720,79 +358,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns information about currently selected objects and assets in the Unity Editor. Bridges human and AI workflows by providing current editor context.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "type": "object",
-    "properties": {}
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "activeGameObject",
-      "activeScene",
-      "selectedObjects"
-    ],
-    "type": "object",
-    "properties": {
-      "selectedObjects": {
-        "type": "array",
-        "description": "Selected objects in selection order.",
-        "items": {
-          "required": [
-            "instanceId",
-            "name",
-            "path",
-            "type"
-          ],
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "description": "Object name."
-            },
-            "path": {
-              "type": "string",
-              "description": "Hierarchy path for scene objects, asset path for assets."
-            },
-            "type": {
-              "type": "string",
-              "description": "Object type name."
-            },
-            "instanceId": {
-              "type": "integer",
-              "description": "Unity instance id."
-            }
-          }
-        }
-      },
-      "activeScene": {
-        "type": "string",
-        "description": "Path of the active scene (empty string when no scene is open)."
-      },
-      "activeGameObject": {
-        "required": [
-          "name",
-          "path"
-        ],
-        "type": [
-          "object",
-          "null"
-        ],
-        "description": "The active GameObject, or `null` when none is selected.",
-        "properties": {
-          "name": {
-            "type": "string",
-            "description": "GameObject name."
-          },
-          "path": {
-            "type": "string",
-            "description": "Hierarchy path."
-          }
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "editor",
@@ -830,95 +397,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Finds GameObjects in the active scene matching hierarchy path pattern, component type, tag, layer or name. Works on the currently active scene without requiring a scene path.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "type": "object",
-    "properties": {
-      "hierarchyPath": {
-        "type": "string",
-        "description": "Hierarchy path pattern: `*` matches one level, `**` any number of levels (e.g. `Root/Enemies/*`, `Root/**/Enemy`)."
-      },
-      "componentType": {
-        "type": "string",
-        "description": "Only objects with a component of this type (e.g. `UnityEngine.BoxCollider`)."
-      },
-      "tag": {
-        "type": "string",
-        "description": "Only objects with this tag (e.g. `Enemy`)."
-      },
-      "layer": {
-        "type": "integer",
-        "description": "Only objects on this layer index (0-31).",
-        "minimum": 0,
-        "maximum": 31
-      },
-      "namePattern": {
-        "type": "string",
-        "description": "Only objects whose name matches this pattern (`*` and `?` wildcards)."
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "activeScene",
-      "matches"
-    ],
-    "type": "object",
-    "properties": {
-      "matches": {
-        "type": "array",
-        "description": "Matching objects sorted by hierarchy path.",
-        "items": {
-          "required": [
-            "components",
-            "hierarchyPath",
-            "instanceId",
-            "layer",
-            "name",
-            "tag"
-          ],
-          "type": "object",
-          "properties": {
-            "instanceId": {
-              "type": "integer",
-              "description": "Unity instance id."
-            },
-            "name": {
-              "type": "string",
-              "description": "GameObject name."
-            },
-            "hierarchyPath": {
-              "type": "string",
-              "description": "Hierarchy path from the scene root."
-            },
-            "components": {
-              "type": "array",
-              "description": "Full component type names.",
-              "items": {
-                "type": "string"
-              }
-            },
-            "tag": {
-              "type": "string",
-              "description": "Tag of the object."
-            },
-            "layer": {
-              "type": "integer",
-              "description": "Layer index.",
-              "minimum": 0,
-              "maximum": 31
-            }
-          }
-        }
-      },
-      "activeScene": {
-        "type": "string",
-        "description": "Path of the active scene that was searched."
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "gameobject",
@@ -956,55 +436,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": false
   },
   "description": "Changes the parent of a GameObject in the active scene. Enables basic hierarchy management for single-object operations.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "required": [
-      "childPath"
-    ],
-    "type": "object",
-    "properties": {
-      "childPath": {
-        "type": "string",
-        "description": "Hierarchy path of the GameObject to reparent (e.g. `Root/Enemies/Goblin`)."
-      },
-      "parentPath": {
-        "type": "string",
-        "description": "Hierarchy path of the new parent (e.g. `Root/Enemies/Container`); omit or pass an empty string to move the object to the scene root."
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "childPath",
-      "newHierarchyPath",
-      "newParentPath",
-      "success"
-    ],
-    "type": "object",
-    "properties": {
-      "success": {
-        "type": "boolean",
-        "description": "Always `true` in a result; failures are reported as errors."
-      },
-      "childPath": {
-        "type": "string",
-        "description": "Hierarchy path of the child before the move."
-      },
-      "newParentPath": {
-        "type": [
-          "string",
-          "null"
-        ],
-        "description": "Hierarchy path of the new parent, or `null` when the object moved to the scene root."
-      },
-      "newHierarchyPath": {
-        "type": "string",
-        "description": "Hierarchy path of the child after the move."
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "gameobject",
@@ -1042,55 +475,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns server and environment information to verify the MCP bridge is operational and provide context for tool execution.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "type": "object",
-    "properties": {}
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "enabledToolCategories",
-      "platform",
-      "serverVersion",
-      "tier",
-      "unityVersion"
-    ],
-    "type": "object",
-    "properties": {
-      "serverVersion": {
-        "type": "string",
-        "description": "Version of the EditorMCP bridge (semantic version)."
-      },
-      "unityVersion": {
-        "type": "string",
-        "description": "Version of the Unity Editor the bridge runs in."
-      },
-      "platform": {
-        "type": "string",
-        "description": "Operating system of the Editor, e.g. `WindowsEditor`, `OSXEditor` or `LinuxEditor`."
-      },
-      "enabledToolCategories": {
-        "type": "array",
-        "description": "Tool categories enabled on this server, sorted alphabetically.",
-        "items": {
-          "type": "string"
-        }
-      },
-      "tier": {
-        "type": "string",
-        "description": "Tier the server runs at; tools above it are refused.",
-        "enum": [
-          "core",
-          "tier1",
-          "tier2",
-          "tier3",
-          "tier4"
-        ]
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "mcp.platform",
@@ -1117,7 +503,7 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: Some("Returns the tool's schema only; the tool is not executed."),
         input_schema: mcp_tool_describe::INPUT_SCHEMA,
         output_schema: mcp_tool_describe::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "mcp.tool.describe",
   "title": "Describe Tool",
   "annotations": {
@@ -1126,172 +512,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns the complete schema for a specific tool, including input parameters, output structure, and safety information. Critical for LLM grounding and human inspection.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "required": [
-      "toolId"
-    ],
-    "type": "object",
-    "properties": {
-      "toolId": {
-        "type": "string",
-        "description": "The id of the tool to describe (e.g. `scene.hierarchy.dump`)."
-      }
-    }
-  },
-  "outputSchema": {
-    "$defs": {
-      "ParameterDescription": {
-        "required": [
-          "description",
-          "required",
-          "type"
-        ],
-        "type": "object",
-        "description": "One parameter of a tool.",
-        "properties": {
-          "type": {
-            "type": "string",
-            "description": "Parameter type.",
-            "enum": [
-              "string",
-              "integer",
-              "number",
-              "boolean",
-              "array",
-              "object",
-              "any"
-            ]
-          },
-          "required": {
-            "type": "boolean",
-            "description": "Whether callers must pass the parameter."
-          },
-          "description": {
-            "type": "string",
-            "description": "What the parameter means."
-          },
-          "default": {
-            "description": "Value used when the parameter is omitted."
-          },
-          "enum": {
-            "type": "array",
-            "description": "The allowed values, when the set is fixed.",
-            "items": {}
-          },
-          "minimum": {
-            "type": "number",
-            "description": "Smallest allowed value."
-          },
-          "maximum": {
-            "type": "number",
-            "description": "Largest allowed value."
-          }
-        }
-      },
-      "OutputFieldDescription": {
-        "required": [
-          "description",
-          "type"
-        ],
-        "type": "object",
-        "description": "One output field of a tool.",
-        "properties": {
-          "type": {
-            "type": "string",
-            "description": "Field type.",
-            "enum": [
-              "string",
-              "integer",
-              "number",
-              "boolean",
-              "array",
-              "object",
-              "any"
-            ]
-          },
-          "description": {
-            "type": "string",
-            "description": "What the field holds."
-          },
-          "items": {
-            "type": "object",
-            "description": "Schema of the array's items, for arrays.",
-            "additionalProperties": true
-          }
-        }
-      }
-    },
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "category",
-      "description",
-      "id",
-      "inputs",
-      "name",
-      "outputs",
-      "safetyLevel",
-      "tier"
-    ],
-    "type": "object",
-    "properties": {
-      "id": {
-        "type": "string",
-        "description": "Canonical tool id."
-      },
-      "name": {
-        "type": "string",
-        "description": "Display name."
-      },
-      "description": {
-        "type": "string",
-        "description": "What the tool does."
-      },
-      "category": {
-        "type": "string",
-        "description": "Tool category."
-      },
-      "safetyLevel": {
-        "type": "string",
-        "description": "What the tool may modify.",
-        "enum": [
-          "read-only",
-          "safe-write",
-          "destructive"
-        ]
-      },
-      "tier": {
-        "type": "string",
-        "description": "Lowest tier that provides the tool.",
-        "enum": [
-          "core",
-          "tier1",
-          "tier2",
-          "tier3",
-          "tier4"
-        ]
-      },
-      "inputs": {
-        "type": "object",
-        "description": "The tool's parameters, keyed by parameter name.",
-        "additionalProperties": {
-          "$ref": "#/$defs/ParameterDescription"
-        }
-      },
-      "outputs": {
-        "type": "object",
-        "description": "The tool's output fields, keyed by field name.",
-        "additionalProperties": {
-          "$ref": "#/$defs/OutputFieldDescription"
-        }
-      },
-      "notes": {
-        "type": "string",
-        "description": "Limitations and caveats, when the tool has any."
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "mcp.platform",
@@ -1301,7 +523,7 @@ pub static TOOLS: &[ToolInfo] = &[
       "timeoutSeconds": 30
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: mcp_tool_describe::INPUT_VALID,
         output_valid: mcp_tool_describe::OUTPUT_VALID,
@@ -1329,90 +551,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Lists all available tools with their metadata, categories, and tier availability. Required for MCP client discovery.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "type": "object",
-    "properties": {
-      "category": {
-        "type": "string",
-        "description": "Only list tools of this category (e.g. `scene`)."
-      },
-      "tier": {
-        "type": "string",
-        "description": "Only list tools available at this tier.",
-        "enum": [
-          "core",
-          "tier1",
-          "tier2",
-          "tier3",
-          "tier4"
-        ]
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "tools"
-    ],
-    "type": "object",
-    "properties": {
-      "tools": {
-        "type": "array",
-        "description": "Matching tools, sorted by id.",
-        "items": {
-          "required": [
-            "category",
-            "description",
-            "id",
-            "name",
-            "safetyLevel",
-            "tier"
-          ],
-          "type": "object",
-          "properties": {
-            "id": {
-              "type": "string",
-              "description": "Canonical tool id."
-            },
-            "name": {
-              "type": "string",
-              "description": "Display name."
-            },
-            "description": {
-              "type": "string",
-              "description": "What the tool does."
-            },
-            "category": {
-              "type": "string",
-              "description": "Tool category."
-            },
-            "safetyLevel": {
-              "type": "string",
-              "description": "What the tool may modify.",
-              "enum": [
-                "read-only",
-                "safe-write",
-                "destructive"
-              ]
-            },
-            "tier": {
-              "type": "string",
-              "description": "Lowest tier that provides the tool.",
-              "enum": [
-                "core",
-                "tier1",
-                "tier2",
-                "tier3",
-                "tier4"
-              ]
-            }
-          }
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "mcp.platform",
@@ -1450,80 +590,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns a summary of project assets including counts by type, large assets, and unreferenced asset detection. Provides project health insights without mutation.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "type": "object",
-    "properties": {
-      "assetType": {
-        "type": "string",
-        "description": "Only count assets of this type (e.g. `Texture2D`, `AudioClip`)."
-      },
-      "minSizeBytes": {
-        "type": "integer",
-        "description": "Only list assets at least this large as large assets.",
-        "minimum": 0,
-        "default": 1048576
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "byType",
-      "largeAssets",
-      "totalAssets",
-      "unreferencedCount"
-    ],
-    "type": "object",
-    "properties": {
-      "totalAssets": {
-        "type": "integer",
-        "description": "Number of assets counted.",
-        "minimum": 0
-      },
-      "byType": {
-        "type": "object",
-        "description": "Asset count per asset type name, keys sorted alphabetically.",
-        "additionalProperties": {
-          "type": "integer",
-          "minimum": 0
-        }
-      },
-      "largeAssets": {
-        "type": "array",
-        "description": "Assets of at least `minSizeBytes`, largest first, then by path.",
-        "items": {
-          "required": [
-            "path",
-            "sizeBytes",
-            "type"
-          ],
-          "type": "object",
-          "properties": {
-            "path": {
-              "type": "string",
-              "description": "Asset path."
-            },
-            "type": {
-              "type": "string",
-              "description": "Asset type name."
-            },
-            "sizeBytes": {
-              "type": "integer",
-              "description": "Size of the asset file in bytes.",
-              "minimum": 0
-            }
-          }
-        }
-      },
-      "unreferencedCount": {
-        "type": "integer",
-        "description": "Number of assets that no scene, prefab or other asset references.",
-        "minimum": 0
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "project",
@@ -1559,48 +627,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns high-level project information including Unity version, render pipeline, build targets, and project configuration. Provides foundational context for all other operations.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "type": "object",
-    "properties": {}
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "buildTargets",
-      "projectName",
-      "projectPath",
-      "renderPipeline",
-      "unityVersion"
-    ],
-    "type": "object",
-    "properties": {
-      "projectName": {
-        "type": "string",
-        "description": "Name of the project (its folder name)."
-      },
-      "unityVersion": {
-        "type": "string",
-        "description": "Unity Editor version the project is open in."
-      },
-      "renderPipeline": {
-        "type": "string",
-        "description": "Active render pipeline: `Built-in`, `URP`, `HDRP`, or the pipeline asset's type name for custom pipelines."
-      },
-      "buildTargets": {
-        "type": "array",
-        "description": "Build targets with installed support, sorted alphabetically.",
-        "items": {
-          "type": "string"
-        }
-      },
-      "projectPath": {
-        "type": "string",
-        "description": "Absolute path of the project folder."
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "project",
@@ -1638,87 +666,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Detects missing script references and broken asset references in the project. High-value diagnostic tool with zero write risk.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "type": "object",
-    "properties": {
-      "scope": {
-        "type": "string",
-        "description": "Which assets to scan.",
-        "enum": [
-          "all",
-          "scenes",
-          "prefabs",
-          "assets"
-        ],
-        "default": "all"
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "brokenReferences",
-      "missingScripts"
-    ],
-    "type": "object",
-    "properties": {
-      "missingScripts": {
-        "type": "array",
-        "description": "Components whose MonoScript is missing, sorted by path, then component index.",
-        "items": {
-          "required": [
-            "componentIndex",
-            "guid",
-            "path"
-          ],
-          "type": "object",
-          "properties": {
-            "path": {
-              "type": "string",
-              "description": "Asset path of the scene or prefab."
-            },
-            "componentIndex": {
-              "type": "integer",
-              "description": "Index of the component whose script is missing.",
-              "minimum": 0
-            },
-            "guid": {
-              "type": "string",
-              "description": "GUID of the missing script asset, or an empty string when Unity no longer records it."
-            }
-          }
-        }
-      },
-      "brokenReferences": {
-        "type": "array",
-        "description": "Object references that point to missing assets, sorted by path, then property path.",
-        "items": {
-          "required": [
-            "path",
-            "referenceGuid",
-            "referencePath"
-          ],
-          "type": "object",
-          "properties": {
-            "path": {
-              "type": "string",
-              "description": "Asset path of the asset that holds the reference."
-            },
-            "referencePath": {
-              "type": "string",
-              "description": "Property path of the broken reference inside the asset."
-            },
-            "referenceGuid": {
-              "type": "string",
-              "description": "GUID the reference points to, which no asset has."
-            }
-          }
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "project",
@@ -1756,58 +705,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Lists all scenes in the project with their paths and build settings status. Provides foundational context for scene-based operations.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "type": "object",
-    "properties": {
-      "includeInBuild": {
-        "type": "boolean",
-        "description": "Only scenes that are (`true`) or are not (`false`) enabled in the build settings; omit for all scenes."
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "scenes"
-    ],
-    "type": "object",
-    "properties": {
-      "scenes": {
-        "type": "array",
-        "description": "Scenes sorted by path.",
-        "items": {
-          "required": [
-            "buildIndex",
-            "enabledInBuild",
-            "name",
-            "path"
-          ],
-          "type": "object",
-          "properties": {
-            "path": {
-              "type": "string",
-              "description": "Asset path of the scene."
-            },
-            "name": {
-              "type": "string",
-              "description": "Scene name (file name without extension)."
-            },
-            "enabledInBuild": {
-              "type": "boolean",
-              "description": "Whether the scene is enabled in the build settings."
-            },
-            "buildIndex": {
-              "type": "integer",
-              "description": "Index in the build settings, or -1 when the scene is not in the build.",
-              "minimum": -1
-            }
-          }
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "project",
@@ -1843,86 +742,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns all components attached to a specific GameObject, including serialized field names. Enables safe inspection before any potential edits.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "required": [
-      "gameObjectPath",
-      "scenePath"
-    ],
-    "type": "object",
-    "properties": {
-      "scenePath": {
-        "type": "string",
-        "description": "Path to the scene file."
-      },
-      "gameObjectPath": {
-        "type": "string",
-        "description": "Hierarchy path to the GameObject (e.g. `Canvas/Panel/Button`)."
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "components",
-      "gameObjectPath"
-    ],
-    "type": "object",
-    "properties": {
-      "gameObjectPath": {
-        "type": "string",
-        "description": "Hierarchy path of the inspected GameObject."
-      },
-      "components": {
-        "type": "array",
-        "description": "Components in inspector order.",
-        "items": {
-          "required": [
-            "instanceId",
-            "serializedFields",
-            "type"
-          ],
-          "type": "object",
-          "properties": {
-            "type": {
-              "type": "string",
-              "description": "Component type name."
-            },
-            "instanceId": {
-              "type": "integer",
-              "description": "Unity instance id of the component."
-            },
-            "serializedFields": {
-              "type": "array",
-              "description": "Serialized fields in inspector order.",
-              "items": {
-                "required": [
-                  "name",
-                  "type",
-                  "value"
-                ],
-                "type": "object",
-                "properties": {
-                  "name": {
-                    "type": "string",
-                    "description": "Serialized property name."
-                  },
-                  "type": {
-                    "type": "string",
-                    "description": "Serialized property type."
-                  },
-                  "value": {
-                    "description": "Current value, as JSON (numbers, strings, booleans, arrays, objects or null)."
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "scene",
@@ -1951,7 +772,7 @@ pub static TOOLS: &[ToolInfo] = &[
         ),
         input_schema: scene_hierarchy_dump::INPUT_SCHEMA,
         output_schema: scene_hierarchy_dump::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "scene.hierarchy.dump",
   "title": "Dump Scene Hierarchy",
   "annotations": {
@@ -1960,82 +781,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Returns the complete GameObject hierarchy for a scene, including components per node and object paths. Cornerstone tool for editor reasoning and structural analysis.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "required": [
-      "scenePath"
-    ],
-    "type": "object",
-    "properties": {
-      "scenePath": {
-        "type": "string",
-        "description": "Path to the scene file (e.g. `Assets/Scenes/Main.unity`)."
-      }
-    }
-  },
-  "outputSchema": {
-    "$defs": {
-      "GameObjectNode": {
-        "required": [
-          "children",
-          "components",
-          "instanceId",
-          "name",
-          "path"
-        ],
-        "type": "object",
-        "description": "A GameObject and its descendants.",
-        "properties": {
-          "name": {
-            "type": "string",
-            "description": "GameObject name."
-          },
-          "path": {
-            "type": "string",
-            "description": "Hierarchy path from the scene root, `/`-separated."
-          },
-          "instanceId": {
-            "type": "integer",
-            "description": "Unity instance id (stable while the scene is open)."
-          },
-          "components": {
-            "type": "array",
-            "description": "Component type names, in inspector order.",
-            "items": {
-              "type": "string"
-            }
-          },
-          "children": {
-            "type": "array",
-            "description": "Child GameObjects, in sibling order.",
-            "items": {
-              "$ref": "#/$defs/GameObjectNode"
-            }
-          }
-        }
-      }
-    },
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "rootObjects",
-      "scenePath"
-    ],
-    "type": "object",
-    "properties": {
-      "scenePath": {
-        "type": "string",
-        "description": "Path to the scene that was dumped."
-      },
-      "rootObjects": {
-        "type": "array",
-        "description": "Root GameObjects of the scene, in sibling order.",
-        "items": {
-          "$ref": "#/$defs/GameObjectNode"
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "scene",
@@ -2045,7 +792,7 @@ pub static TOOLS: &[ToolInfo] = &[
       "timeoutSeconds": 30
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: scene_hierarchy_dump::INPUT_VALID,
         output_valid: scene_hierarchy_dump::OUTPUT_VALID,
@@ -2073,93 +820,8 @@ pub static TOOLS: &[ToolInfo] = &[
     "readOnlyHint": true
   },
   "description": "Finds GameObjects in a scene matching specified criteria (component type, name pattern, tag, layer). Composable and extremely useful for targeted inspection.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "additionalProperties": false,
-    "required": [
-      "scenePath"
-    ],
-    "type": "object",
-    "properties": {
-      "scenePath": {
-        "type": "string",
-        "description": "Path to the scene file."
-      },
-      "componentType": {
-        "type": "string",
-        "description": "Only objects with a component of this type name."
-      },
-      "namePattern": {
-        "type": "string",
-        "description": "Only objects whose name matches this pattern; `*` matches any run of characters, `?` one character."
-      },
-      "tag": {
-        "type": "string",
-        "description": "Only objects with this tag."
-      },
-      "layer": {
-        "type": "integer",
-        "description": "Only objects on this layer index (0-31).",
-        "minimum": 0,
-        "maximum": 31
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "required": [
-      "matches"
-    ],
-    "type": "object",
-    "properties": {
-      "matches": {
-        "type": "array",
-        "description": "Matching objects sorted by path. Filters combine with AND.",
-        "items": {
-          "required": [
-            "components",
-            "instanceId",
-            "layer",
-            "name",
-            "path",
-            "tag"
-          ],
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "description": "GameObject name."
-            },
-            "path": {
-              "type": "string",
-              "description": "Hierarchy path from the scene root."
-            },
-            "instanceId": {
-              "type": "integer",
-              "description": "Unity instance id."
-            },
-            "components": {
-              "type": "array",
-              "description": "Component type names.",
-              "items": {
-                "type": "string"
-              }
-            },
-            "tag": {
-              "type": "string",
-              "description": "Tag of the object (`Untagged` when none)."
-            },
-            "layer": {
-              "type": "integer",
-              "description": "Layer index.",
-              "minimum": 0,
-              "maximum": 31
-            }
-          }
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "category": "scene",

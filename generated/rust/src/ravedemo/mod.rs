@@ -73,22 +73,8 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "ravedemo-mcp_tool_config_get",
   "description": "Return the session's current settings.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {}
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "settings": {
-        "type": "object",
-        "description": "Every setting with its value.",
-        "additionalProperties": true
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -121,37 +107,8 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "ravedemo-mcp_tool_config_set_cache",
   "description": "Change the size of the session's result cache.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "max_size_mb": {
-        "type": "number",
-        "description": "Largest cache size in megabytes.",
-        "default": 512,
-        "minimum": 1
-      },
-      "clear_existing": {
-        "type": "boolean",
-        "description": "Empty the cache first.",
-        "default": false
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "max_size_mb": {
-        "type": "number",
-        "description": "The cache size now in force."
-      },
-      "cleared": {
-        "type": "boolean",
-        "description": "Whether the cache was emptied."
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -185,45 +142,11 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "ravedemo-mcp_tool_pipeline_run",
   "description": "Run the loaded pipeline's targets. This may take hours and overwrites cached results, so ask the user first.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "targets": {
-        "type": "array",
-        "description": "Targets to run, with their upstream dependencies; all targets when empty.",
-        "items": {
-          "type": "string"
-        },
-        "examples": [
-          "settings",
-          "power"
-        ]
-      },
-      "parallel": {
-        "type": "boolean",
-        "description": "Run independent targets in parallel.",
-        "default": false
-      }
-    }
-  },
+  "inputSchema": null,
   "annotations": {
     "destructiveHint": true
   },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "success": {
-        "type": "boolean",
-        "description": "Whether every target completed."
-      },
-      "message": {
-        "type": "string",
-        "description": "Human-readable status."
-      }
-    }
-  },
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -258,53 +181,8 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "ravedemo-mcp_tool_pipeline_status",
   "description": "Report the progress of the loaded pipeline's targets.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "detail": {
-        "type": "string",
-        "description": "How much to report.",
-        "enum": [
-          "summary",
-          "details",
-          "full"
-        ],
-        "default": "summary"
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "done": {
-        "type": "integer",
-        "description": "Targets that are up to date."
-      },
-      "total": {
-        "type": "integer",
-        "description": "Number of targets."
-      },
-      "targets": {
-        "type": "array",
-        "description": "Per-target status; only with detail `details` or `full`.",
-        "items": {
-          "type": "object",
-          "properties": {
-            "name": {
-              "type": "string",
-              "description": "Target name."
-            },
-            "status": {
-              "type": "string",
-              "description": "One of `outdated`, `running`, `done`, `errored`."
-            }
-          }
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -337,54 +215,8 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "ravedemo-mcp_tool_subject_list",
   "description": "List the subjects available in a RAVE project, with their electrode counts.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "project": {
-        "type": "string",
-        "description": "Project name to list; all projects when omitted.",
-        "examples": [
-          "demo",
-          "pilot"
-        ]
-      },
-      "limit": {
-        "type": "integer",
-        "description": "Maximum number of subjects to return.",
-        "default": 50,
-        "minimum": 1,
-        "maximum": 500
-      }
-    }
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "subjects": {
-        "type": "array",
-        "description": "Subjects sorted by project, then subject code.",
-        "items": {
-          "type": "object",
-          "properties": {
-            "subject_id": {
-              "type": "string",
-              "description": "Subject id in `project/subject` form."
-            },
-            "n_electrodes": {
-              "type": "integer",
-              "description": "Number of electrodes."
-            }
-          }
-        }
-      },
-      "count": {
-        "type": "integer",
-        "description": "Number of subjects returned."
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -417,49 +249,8 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "ravedemo-mcp_tool_subject_load",
   "description": "Load a subject's metadata and epochs into the session so that pipelines can use them.",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "subject_id": {
-        "type": "string",
-        "description": "Subject id in `project/subject` form.",
-        "examples": [
-          "demo/DemoSubject"
-        ]
-      },
-      "epochs": {
-        "type": "array",
-        "description": "Epoch names to load; all epochs when empty.",
-        "items": {
-          "type": "string"
-        },
-        "examples": [
-          "auditory_onset"
-        ]
-      }
-    },
-    "required": [
-      "subject_id"
-    ]
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "subject_id": {
-        "type": "string",
-        "description": "The loaded subject."
-      },
-      "epochs": {
-        "type": "array",
-        "description": "Epochs that were loaded.",
-        "items": {
-          "type": "string"
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "annotations": {

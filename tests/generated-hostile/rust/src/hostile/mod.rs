@@ -79,73 +79,21 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: collide_names::INPUT_SCHEMA,
         output_schema: collide_names::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "collide-names",
   "description": "A tool id that becomes the same module name as collide.names, and shares a definition with it.",
   "annotations": {
     "readOnlyHint": true
   },
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "shared": {
-        "$ref": "#/$defs/Shared"
-      }
-    },
-    "required": [
-      "shared"
-    ],
-    "$defs": {
-      "Shared": {
-        "type": "object",
-        "properties": {
-          "id": {
-            "type": "integer"
-          },
-          "Id": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "id"
-        ]
-      }
-    }
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "echo": {
-        "$ref": "#/$defs/Shared"
-      }
-    },
-    "required": [
-      "echo"
-    ],
-    "$defs": {
-      "Shared": {
-        "type": "object",
-        "properties": {
-          "id": {
-            "type": "integer"
-          },
-          "Id": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "id"
-        ]
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "safetyLevel": "read-only",
       "timeoutSeconds": 30
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: collide_names::INPUT_VALID,
         output_valid: collide_names::OUTPUT_VALID,
@@ -162,163 +110,21 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: collide_names_2::INPUT_SCHEMA,
         output_schema: collide_names_2::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "collide.names",
   "description": "Properties and definitions whose Rust names collide.",
   "annotations": {
     "readOnlyHint": true
   },
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "a-b": {
-        "type": "string",
-        "default": "dash",
-        "description": "Snake-cases to a_b."
-      },
-      "a_b": {
-        "type": "string",
-        "default": "underscore",
-        "description": "Is a_b."
-      },
-      "A_B": {
-        "type": "boolean",
-        "description": "Snake-cases to a_b too."
-      },
-      "a_b_2": {
-        "type": "integer",
-        "description": "Named like the first renamed field."
-      },
-      "type": {
-        "type": "string",
-        "description": "A keyword."
-      },
-      "self": {
-        "type": "string",
-        "description": "A keyword that cannot be raw."
-      },
-      "Self": {
-        "type": "string",
-        "description": "`self_` in Rust, like `self`: the later in key order is numbered `self_2`, not `self__2`."
-      },
-      "1st": {
-        "type": "string",
-        "description": "Starts with a digit."
-      },
-      "x.y": {
-        "type": "string",
-        "description": "Has a dot."
-      },
-      "mode": {
-        "type": "string",
-        "enum": [
-          "a",
-          "A",
-          "b"
-        ],
-        "description": "Values that collide as variants."
-      },
-      "spot": {
-        "$ref": "#/$defs/Spot"
-      },
-      "spotLower": {
-        "$ref": "#/$defs/spot"
-      },
-      "shared": {
-        "$ref": "#/$defs/Shared"
-      }
-    },
-    "required": [
-      "a_b_2"
-    ],
-    "additionalProperties": false,
-    "$defs": {
-      "Spot": {
-        "type": "object",
-        "properties": {
-          "x": {
-            "type": "number"
-          }
-        },
-        "required": [
-          "x"
-        ]
-      },
-      "spot": {
-        "type": "object",
-        "properties": {
-          "label": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "label"
-        ]
-      },
-      "Shared": {
-        "type": "object",
-        "properties": {
-          "id": {
-            "type": "integer"
-          },
-          "Id": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "id"
-        ]
-      }
-    }
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "a-b": {
-        "type": "string"
-      },
-      "a_b": {
-        "type": "string"
-      },
-      "A_B": {
-        "type": "boolean"
-      },
-      "a_b_2": {
-        "type": "integer"
-      },
-      "shared": {
-        "$ref": "#/$defs/Shared"
-      }
-    },
-    "required": [
-      "a-b",
-      "a_b",
-      "a_b_2"
-    ],
-    "$defs": {
-      "Shared": {
-        "type": "object",
-        "properties": {
-          "id": {
-            "type": "integer"
-          },
-          "Id": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "id"
-        ]
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "safetyLevel": "read-only",
       "timeoutSeconds": 30
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: collide_names_2::INPUT_VALID,
         output_valid: collide_names_2::OUTPUT_VALID,
@@ -335,102 +141,21 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: defs::INPUT_SCHEMA,
         output_schema: defs::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "defs",
   "description": "A tool named like the shared-definitions module, with definitions named like the root types, and a definition that is null or an object (typify would name both after it).",
   "annotations": {
     "readOnlyHint": true
   },
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "shared": {
-        "$ref": "#/$defs/Shared"
-      },
-      "input": {
-        "$ref": "#/$defs/Input"
-      },
-      "Self": {
-        "type": "string"
-      },
-      "super": {
-        "type": "integer"
-      },
-      "crate": {
-        "type": "boolean"
-      }
-    },
-    "required": [
-      "shared"
-    ],
-    "$defs": {
-      "Shared": {
-        "type": "object",
-        "properties": {
-          "id": {
-            "type": "integer"
-          },
-          "Id": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "id"
-        ]
-      },
-      "Input": {
-        "type": "object",
-        "properties": {
-          "value": {
-            "type": "string"
-          }
-        }
-      }
-    }
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "output": {
-        "$ref": "#/$defs/Output"
-      },
-      "maybe": {
-        "$ref": "#/$defs/maybe"
-      }
-    },
-    "$defs": {
-      "Output": {
-        "type": "string",
-        "enum": [
-          "ok",
-          "Ok",
-          "OK!"
-        ]
-      },
-      "maybe": {
-        "anyOf": [
-          {
-            "type": "object",
-            "properties": {
-              "note": {
-                "type": "string"
-              }
-            }
-          },
-          {
-            "type": "null"
-          }
-        ]
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "safetyLevel": "read-only",
       "timeoutSeconds": 30
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: defs::INPUT_VALID,
         output_valid: defs::OUTPUT_VALID,
@@ -447,111 +172,21 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: inline_names::INPUT_SCHEMA,
         output_schema: inline_names::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "inline.names",
   "description": "Inline objects that typify would name alike: `x-y` and `x_y` (both `InputXY`), and `thing` (`InputThing`, the name of a definition).",
   "annotations": {
     "readOnlyHint": true
   },
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "x-y": {
-        "type": "object",
-        "properties": {
-          "a": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "a"
-        ]
-      },
-      "x_y": {
-        "type": "object",
-        "properties": {
-          "b": {
-            "type": "integer"
-          }
-        },
-        "required": [
-          "b"
-        ]
-      },
-      "thing": {
-        "type": "object",
-        "properties": {
-          "c": {
-            "type": "boolean"
-          }
-        },
-        "required": [
-          "c"
-        ]
-      },
-      "count": {
-        "$ref": "#/$defs/InputThing"
-      }
-    },
-    "$defs": {
-      "InputThing": {
-        "type": "integer"
-      }
-    }
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "x-y": {
-        "type": "object",
-        "properties": {
-          "a": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "a"
-        ]
-      },
-      "x_y": {
-        "type": "object",
-        "properties": {
-          "b": {
-            "type": "integer"
-          }
-        },
-        "required": [
-          "b"
-        ]
-      },
-      "thing": {
-        "type": "object",
-        "properties": {
-          "c": {
-            "type": "boolean"
-          }
-        },
-        "required": [
-          "c"
-        ]
-      },
-      "count": {
-        "$ref": "#/$defs/InputThing"
-      }
-    },
-    "$defs": {
-      "InputThing": {
-        "type": "integer"
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "safetyLevel": "read-only",
       "timeoutSeconds": 30
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: inline_names::INPUT_VALID,
         output_valid: inline_names::OUTPUT_VALID,
@@ -574,135 +209,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "annotations": {
     "readOnlyHint": true
   },
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "if": {
-        "type": "string",
-        "description": "A property named like a keyword."
-      },
-      "not": {
-        "type": "integer",
-        "description": "Another."
-      },
-      "opts": {
-        "type": "object",
-        "properties": {
-          "format": {
-            "type": "string"
-          },
-          "pattern": {
-            "type": "string"
-          }
-        },
-        "default": {
-          "format": "csv",
-          "pattern": "*.txt"
-        }
-      },
-      "labels": {
-        "type": "object",
-        "patternProperties": {
-          "^x-": {
-            "type": "string"
-          }
-        },
-        "additionalProperties": false
-      },
-      "either": {
-        "enum": [
-          "a",
-          1,
-          true,
-          null
-        ]
-      },
-      "cond": {
-        "if": {
-          "type": "string"
-        },
-        "then": {
-          "minLength": 1
-        },
-        "else": {
-          "type": "integer"
-        }
-      },
-      "notText": {
-        "not": {
-          "type": "string"
-        }
-      },
-      "loose": {
-        "minLength": 1,
-        "description": "No type declared: minLength constrains strings only, and 7 passes too."
-      },
-      "Output": {
-        "type": "object",
-        "description": "An input object named like the output's class (C# nests both in one class).",
-        "properties": {
-          "x": {
-            "type": "integer"
-          }
-        }
-      }
-    }
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "if": {
-        "type": "string"
-      },
-      "not": {
-        "type": "integer"
-      },
-      "opts": {
-        "type": "object",
-        "properties": {
-          "format": {
-            "type": "string"
-          },
-          "pattern": {
-            "type": "string"
-          }
-        }
-      },
-      "labels": {
-        "type": "object",
-        "patternProperties": {
-          "^x-": {
-            "type": "string"
-          }
-        },
-        "additionalProperties": false
-      },
-      "either": {
-        "enum": [
-          "a",
-          1,
-          true,
-          null
-        ]
-      },
-      "cond": {
-        "if": {
-          "type": "string"
-        },
-        "then": {
-          "minLength": 1
-        },
-        "else": {
-          "type": "integer"
-        }
-      },
-      "notText": {
-        "not": {
-          "type": "string"
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "safetyLevel": "read-only",
@@ -726,74 +234,20 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: odd_refs::INPUT_SCHEMA,
         output_schema: odd_refs::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "odd.refs",
   "description": "Schemas typify cannot take as written: a reference into a property (`#/properties/a/properties/n`), definitions typify names alike (`---` and `x`, both `X`), and `contains` without `items`.",
   "annotations": {
     "readOnlyHint": true
   },
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "a": {
-        "type": "object",
-        "properties": {
-          "n": {
-            "type": "integer"
-          }
-        }
-      },
-      "b": {
-        "$ref": "#/$defs/n"
-      },
-      "dash": {
-        "$ref": "#/$defs/---"
-      },
-      "x": {
-        "$ref": "#/$defs/x"
-      },
-      "tags": {
-        "type": "array",
-        "contains": {
-          "const": "t"
-        }
-      }
-    },
-    "$defs": {
-      "n": {
-        "type": "integer"
-      },
-      "---": {
-        "type": "object",
-        "properties": {
-          "z": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "z"
-        ]
-      },
-      "x": {
-        "type": "object",
-        "properties": {
-          "y": {
-            "type": "integer"
-          }
-        },
-        "required": [
-          "y"
-        ]
-      }
-    }
-  },
+  "inputSchema": null,
   "_meta": {
     "toolgen": {
       "safetyLevel": "read-only",
       "timeoutSeconds": 30
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: odd_refs::INPUT_VALID,
         output_valid: odd_refs::OUTPUT_VALID,
@@ -816,10 +270,7 @@ pub static TOOLS: &[ToolInfo] = &[
   "annotations": {
     "readOnlyHint": true
   },
-  "inputSchema": {
-    "type": "object",
-    "properties": {}
-  },
+  "inputSchema": null,
   "_meta": {
     "toolgen": {
       "safetyLevel": "read-only",

@@ -56,46 +56,11 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "toystats-mcp_tool_code_run",
   "description": "Run R code in the session and return what it printed.\n\nReturns:\n- printed (string): What the code printed.\n- error (string): The error, when the code failed.\n\nExample:\ntoystats:::mcp_tool_code_run(code = \"1 + 1\")\n#\n#> $printed\n#> [1] \"[1] 2\"",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "code": {
-        "type": "string",
-        "description": "The R code."
-      },
-      "timeout": {
-        "type": "number",
-        "description": "Stop after this many seconds; `Inf` waits as long as it takes.",
-        "x-r-default": ".inf"
-      },
-      "echo": {
-        "type": "boolean",
-        "description": "Whether to include the code in the output.",
-        "default": false
-      }
-    },
-    "required": [
-      "code"
-    ]
-  },
+  "inputSchema": null,
   "annotations": {
     "destructiveHint": true
   },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "printed": {
-        "type": "string",
-        "description": "What the code printed."
-      },
-      "error": {
-        "type": "string",
-        "description": "The error, when the code failed."
-      }
-    }
-  },
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -131,57 +96,8 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "toystats-mcp_tool_data_describe",
   "description": "Describe the columns of a data file.\n\nReturns:\n- columns (array): The column names, in file order.\n- values (array): The statistic of each column.\n\nExample:\ntoystats:::mcp_tool_data_describe(data_path = \"cars.csv\")\n#\n#> $columns\n#> [1] \"speed\" \"dist\"",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "data_path": {
-        "type": "string",
-        "description": "The data file, CSV."
-      },
-      "stat": {
-        "type": "string",
-        "description": "The statistic to compute.",
-        "enum": [
-          "mean",
-          "median"
-        ],
-        "default": "mean"
-      },
-      "digits": {
-        "type": "integer",
-        "description": "Round to this many digits. Example values: `2`, `4`.",
-        "default": 3,
-        "examples": [
-          2,
-          4
-        ]
-      }
-    },
-    "required": [
-      "data_path"
-    ]
-  },
-  "outputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "columns": {
-        "type": "array",
-        "description": "The column names, in file order.",
-        "items": {
-          "type": "string"
-        }
-      },
-      "values": {
-        "type": "array",
-        "description": "The statistic of each column.",
-        "items": {
-          "type": "number"
-        }
-      }
-    }
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "_meta": {
     "toolgen": {
       "annotations": {
@@ -214,53 +130,7 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "toystats-mcp_tool_model_fit",
   "description": "Fit a generalized linear model. The fit runs until it converges, which can take minutes on large data. Families:\n- `\"gaussian\"`: identity link\n- `\"binomial\"`: logit link\n- `\"poisson\"`: log link\nSee `stats::glm` for the model and [the manual](https://example.org/toystats).\n\nReturns:\nA summary of the fitted model, as R prints it.\n\nExample:\ntoystats:::mcp_tool_model_fit(formula = \"y ~ x\", data_path = \"cars.csv\")\n#\n#> [1] \"Coefficients: (Intercept) -17.58, x 3.93; deviance 11354\"",
-  "inputSchema": {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-      "formula": {
-        "type": "string",
-        "description": "The model, in R's formula syntax.",
-        "examples": [
-          "y ~ x",
-          "y ~ x + z"
-        ]
-      },
-      "data_path": {
-        "type": "string",
-        "description": "The data file, CSV."
-      },
-      "family": {
-        "type": "string",
-        "description": "The error distribution.",
-        "enum": [
-          "gaussian",
-          "binomial",
-          "poisson"
-        ],
-        "default": "gaussian"
-      },
-      "weights": {
-        "type": "number",
-        "description": "A weight for every row; `NA` weighs all rows alike.",
-        "x-r-default": ".na.real"
-      },
-      "max_iter": {
-        "type": "integer",
-        "description": "At most this many iterations.",
-        "default": 100
-      },
-      "tolerance": {
-        "type": "number",
-        "description": "When to stop.",
-        "default": 1e-8
-      }
-    },
-    "required": [
-      "formula",
-      "data_path"
-    ]
-  },
+  "inputSchema": null,
   "outputSchema": {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "properties": {

@@ -128,193 +128,11 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: add_note::INPUT_SCHEMA,
         output_schema: add_note::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "add_note",
   "description": "Add a note made of text and link parts.",
-  "inputSchema": {
-    "properties": {
-      "title": {
-        "description": "The note's title.",
-        "minLength": 1,
-        "title": "Title",
-        "type": "string"
-      },
-      "parts": {
-        "items": {
-          "anyOf": [
-            {
-              "$ref": "#/$defs/TextPart"
-            },
-            {
-              "$ref": "#/$defs/LinkPart"
-            }
-          ]
-        },
-        "title": "Parts",
-        "type": "array"
-      },
-      "tags": {
-        "anyOf": [
-          {
-            "items": {
-              "type": "string"
-            },
-            "type": "array"
-          },
-          {
-            "type": "null"
-          }
-        ],
-        "default": null,
-        "title": "Tags"
-      }
-    },
-    "required": [
-      "title",
-      "parts"
-    ],
-    "type": "object",
-    "$defs": {
-      "LinkPart": {
-        "properties": {
-          "type": {
-            "const": "link",
-            "title": "Type",
-            "type": "string"
-          },
-          "uri": {
-            "description": "Where the link points.",
-            "title": "Uri",
-            "type": "string"
-          },
-          "title": {
-            "anyOf": [
-              {
-                "type": "string"
-              },
-              {
-                "type": "null"
-              }
-            ],
-            "default": null,
-            "title": "Title"
-          }
-        },
-        "required": [
-          "type",
-          "uri"
-        ],
-        "title": "LinkPart",
-        "type": "object"
-      },
-      "TextPart": {
-        "properties": {
-          "type": {
-            "const": "text",
-            "title": "Type",
-            "type": "string"
-          },
-          "text": {
-            "title": "Text",
-            "type": "string"
-          }
-        },
-        "required": [
-          "type",
-          "text"
-        ],
-        "title": "TextPart",
-        "type": "object"
-      }
-    },
-    "title": "add_noteArguments"
-  },
-  "outputSchema": {
-    "properties": {
-      "id": {
-        "title": "Id",
-        "type": "integer"
-      },
-      "title": {
-        "title": "Title",
-        "type": "string"
-      },
-      "parts": {
-        "items": {
-          "anyOf": [
-            {
-              "$ref": "#/$defs/TextPart"
-            },
-            {
-              "$ref": "#/$defs/LinkPart"
-            }
-          ]
-        },
-        "title": "Parts",
-        "type": "array"
-      }
-    },
-    "required": [
-      "id",
-      "title",
-      "parts"
-    ],
-    "type": "object",
-    "$defs": {
-      "LinkPart": {
-        "properties": {
-          "type": {
-            "const": "link",
-            "title": "Type",
-            "type": "string"
-          },
-          "uri": {
-            "description": "Where the link points.",
-            "title": "Uri",
-            "type": "string"
-          },
-          "title": {
-            "anyOf": [
-              {
-                "type": "string"
-              },
-              {
-                "type": "null"
-              }
-            ],
-            "default": null,
-            "title": "Title"
-          }
-        },
-        "required": [
-          "type",
-          "uri"
-        ],
-        "title": "LinkPart",
-        "type": "object"
-      },
-      "TextPart": {
-        "properties": {
-          "type": {
-            "const": "text",
-            "title": "Type",
-            "type": "string"
-          },
-          "text": {
-            "title": "Text",
-            "type": "string"
-          }
-        },
-        "required": [
-          "type",
-          "text"
-        ],
-        "title": "TextPart",
-        "type": "object"
-      }
-    },
-    "title": "Note"
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "annotations": {
     "destructiveHint": false,
     "idempotentHint": true
@@ -324,7 +142,7 @@ pub static TOOLS: &[ToolInfo] = &[
       "safetyLevel": "safe-write"
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: add_note::INPUT_VALID,
         output_valid: add_note::OUTPUT_VALID,
@@ -344,55 +162,7 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "close_task",
   "description": "Close a task, with a resolution.",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "id": {
-        "type": "integer",
-        "exclusiveMinimum": 0
-      },
-      "resolution": {
-        "anyOf": [
-          {
-            "type": "object",
-            "properties": {
-              "kind": {
-                "type": "string",
-                "const": "done"
-              }
-            },
-            "required": [
-              "kind"
-            ],
-            "additionalProperties": false
-          },
-          {
-            "type": "object",
-            "properties": {
-              "kind": {
-                "type": "string",
-                "const": "duplicate"
-              },
-              "of": {
-                "type": "integer"
-              }
-            },
-            "required": [
-              "kind",
-              "of"
-            ],
-            "additionalProperties": false
-          }
-        ]
-      }
-    },
-    "required": [
-      "id",
-      "resolution"
-    ],
-    "additionalProperties": false,
-    "$schema": "http://json-schema.org/draft-07/schema#"
-  },
+  "inputSchema": null,
   "execution": {
     "taskSupport": "forbidden"
   }
@@ -416,23 +186,7 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "count_words",
   "description": "Count the words of a text, at most up to a limit.",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "text": {
-        "type": "string",
-        "description": "The text."
-      },
-      "limit": {
-        "type": "integer",
-        "minimum": 1,
-        "description": "Stop counting here."
-      }
-    },
-    "required": [
-      "text"
-    ]
-  },
+  "inputSchema": null,
   "outputSchema": {
     "properties": {
       "result": {
@@ -470,81 +224,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "create_task",
   "title": "Create Task",
   "description": "Create a task in a project.",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "project": {
-        "type": "string",
-        "description": "The project's key."
-      },
-      "title": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 200
-      },
-      "priority": {
-        "type": "string",
-        "enum": [
-          "low",
-          "normal",
-          "urgent"
-        ],
-        "default": "normal"
-      },
-      "due": {
-        "type": "string",
-        "format": "date-time",
-        "description": "When it is due."
-      },
-      "labels": {
-        "type": "array",
-        "items": {
-          "type": "string"
-        },
-        "maxItems": 10
-      },
-      "estimate": {
-        "anyOf": [
-          {
-            "type": "number",
-            "exclusiveMinimum": 0
-          },
-          {
-            "type": "null"
-          }
-        ]
-      }
-    },
-    "required": [
-      "project",
-      "title"
-    ],
-    "additionalProperties": false,
-    "$schema": "http://json-schema.org/draft-07/schema#"
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "id": {
-        "type": "integer"
-      },
-      "state": {
-        "type": "string",
-        "const": "open"
-      },
-      "url": {
-        "type": "string",
-        "format": "uri"
-      }
-    },
-    "required": [
-      "id",
-      "state",
-      "url"
-    ],
-    "additionalProperties": false,
-    "$schema": "http://json-schema.org/draft-07/schema#"
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "annotations": {
     "destructiveHint": false,
     "openWorldHint": true
@@ -577,32 +258,8 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "delete_note",
   "description": "Delete a note.",
-  "inputSchema": {
-    "properties": {
-      "id": {
-        "title": "Id",
-        "type": "integer"
-      }
-    },
-    "required": [
-      "id"
-    ],
-    "type": "object",
-    "title": "delete_noteArguments"
-  },
-  "outputSchema": {
-    "properties": {
-      "result": {
-        "title": "Result",
-        "type": "boolean"
-      }
-    },
-    "required": [
-      "result"
-    ],
-    "type": "object",
-    "title": "delete_noteOutput"
-  }
+  "inputSchema": null,
+  "outputSchema": null
 }"#,
         serial: false,
         input_valid: delete_note::INPUT_VALID,
@@ -620,89 +277,12 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: draw_shape::INPUT_SCHEMA,
         output_schema: draw_shape::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "draw_shape",
   "title": "Draw Shape",
   "description": "Draw a circle or a rectangle on the canvas and return its area.",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "shape": {
-        "description": "The shape, by its `kind`.",
-        "oneOf": [
-          {
-            "type": "object",
-            "title": "Circle",
-            "properties": {
-              "kind": {
-                "const": "circle"
-              },
-              "radius": {
-                "type": "number",
-                "exclusiveMinimum": 0,
-                "description": "In pixels."
-              }
-            },
-            "required": [
-              "kind",
-              "radius"
-            ],
-            "additionalProperties": false
-          },
-          {
-            "type": "object",
-            "title": "Rectangle",
-            "properties": {
-              "kind": {
-                "const": "rectangle"
-              },
-              "width": {
-                "type": "number",
-                "exclusiveMinimum": 0
-              },
-              "height": {
-                "type": "number",
-                "exclusiveMinimum": 0
-              }
-            },
-            "required": [
-              "kind",
-              "width",
-              "height"
-            ],
-            "additionalProperties": false
-          }
-        ]
-      },
-      "color": {
-        "type": "string",
-        "pattern": "^#[0-9a-f]{6}$",
-        "default": "#000000",
-        "description": "Fill color."
-      }
-    },
-    "required": [
-      "shape"
-    ],
-    "additionalProperties": false
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "id": {
-        "type": "integer",
-        "description": "The shape's id on the canvas."
-      },
-      "area": {
-        "type": "number",
-        "description": "In square pixels."
-      }
-    },
-    "required": [
-      "id",
-      "area"
-    ]
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "annotations": {
     "destructiveHint": false
   },
@@ -715,7 +295,7 @@ pub static TOOLS: &[ToolInfo] = &[
       "safetyLevel": "safe-write"
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: draw_shape::INPUT_VALID,
         output_valid: draw_shape::OUTPUT_VALID,
@@ -740,42 +320,7 @@ pub static TOOLS: &[ToolInfo] = &[
   },
   "name": "git_status",
   "description": "Show the working tree status of a repository.",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "repo_path": {
-        "type": "string",
-        "description": "Path to the Git repository."
-      },
-      "branch": {
-        "type": "string",
-        "default": "main",
-        "description": "The branch to compare with."
-      },
-      "short": {
-        "type": "boolean",
-        "default": false
-      },
-      "max_count": {
-        "type": "integer",
-        "default": null,
-        "description": "At most this many entries (pydantic 1 writes `Optional[int] = None` so)."
-      },
-      "format": {
-        "type": "string",
-        "enum": [
-          "short",
-          "long"
-        ],
-        "default": "porcelain"
-      }
-    },
-    "required": [
-      "repo_path",
-      "branch"
-    ],
-    "title": "statusArguments"
-  },
+  "inputSchema": null,
   "icons": [
     {
       "src": "https://example.com/git.svg",
@@ -817,69 +362,8 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "move_note",
   "description": "Move a note on the board.",
-  "inputSchema": {
-    "properties": {
-      "id": {
-        "title": "Id",
-        "type": "integer"
-      },
-      "position": {
-        "maxItems": 2,
-        "minItems": 2,
-        "prefixItems": [
-          {
-            "type": "number"
-          },
-          {
-            "type": "number"
-          }
-        ],
-        "title": "Position",
-        "type": "array"
-      },
-      "corners": {
-        "anyOf": [
-          {
-            "maxItems": 4,
-            "minItems": 4,
-            "prefixItems": [
-              {
-                "type": "integer"
-              },
-              {
-                "type": "integer"
-              },
-              {
-                "type": "integer"
-              },
-              {
-                "type": "integer"
-              }
-            ],
-            "type": "array"
-          },
-          {
-            "type": "null"
-          }
-        ],
-        "default": null,
-        "title": "Corners"
-      }
-    },
-    "required": [
-      "id",
-      "position"
-    ],
-    "type": "object",
-    "title": "move_noteArguments"
-  },
-  "outputSchema": {
-    "type": "object",
-    "additionalProperties": {
-      "type": "number"
-    },
-    "title": "move_noteDictOutput"
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "annotations": {
     "destructiveHint": false
   },
@@ -907,43 +391,7 @@ pub static TOOLS: &[ToolInfo] = &[
         output_schema: open_target::OUTPUT_SCHEMA,
         entry: r#"{
   "name": "open_target",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "target": {
-        "anyOf": [
-          {
-            "type": "object",
-            "properties": {
-              "path": {
-                "type": "string"
-              },
-              "line": {
-                "type": "integer"
-              }
-            },
-            "required": [
-              "path"
-            ]
-          },
-          {
-            "type": "object",
-            "properties": {
-              "url": {
-                "type": "string"
-              }
-            },
-            "required": [
-              "url"
-            ]
-          }
-        ]
-      }
-    },
-    "required": [
-      "target"
-    ]
-  }
+  "inputSchema": null
 }"#,
         serial: false,
         input_valid: open_target::INPUT_VALID,
@@ -964,80 +412,8 @@ pub static TOOLS: &[ToolInfo] = &[
         entry: r#"{
   "name": "read_resource",
   "description": "Read a resource and return its contents as text or as a reference.",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "uri": {
-        "type": "string",
-        "description": "The resource's URI."
-      }
-    },
-    "required": [
-      "uri"
-    ],
-    "additionalProperties": false,
-    "$schema": "http://json-schema.org/draft-07/schema#"
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "contents": {
-        "type": "array",
-        "items": {
-          "anyOf": [
-            {
-              "type": "object",
-              "properties": {
-                "type": {
-                  "type": "string",
-                  "const": "text"
-                },
-                "text": {
-                  "type": "string"
-                }
-              },
-              "required": [
-                "type",
-                "text"
-              ],
-              "additionalProperties": false
-            },
-            {
-              "type": "object",
-              "properties": {
-                "type": {
-                  "type": "string",
-                  "const": "resource"
-                },
-                "uri": {
-                  "type": "string"
-                },
-                "mimeType": {
-                  "type": "string"
-                }
-              },
-              "required": [
-                "type",
-                "uri"
-              ],
-              "additionalProperties": false
-            }
-          ]
-        }
-      },
-      "cursor": {
-        "type": [
-          "string",
-          "null"
-        ]
-      }
-    },
-    "required": [
-      "contents"
-    ],
-    "additionalProperties": false,
-    "$schema": "http://json-schema.org/draft-07/schema#"
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "annotations": {
     "readOnlyHint": true
   },
@@ -1067,137 +443,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "search_files",
   "title": "Search Files",
   "description": "Search files for text. The query is a plain string or a pattern with options; the paths one path or a list of them.",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "query": {
-        "description": "What to look for.",
-        "oneOf": [
-          {
-            "type": "string",
-            "minLength": 1
-          },
-          {
-            "type": "object",
-            "properties": {
-              "pattern": {
-                "type": "string",
-                "description": "A regular expression."
-              },
-              "case_sensitive": {
-                "type": "boolean",
-                "default": false,
-                "description": "Whether case matters."
-              }
-            },
-            "required": [
-              "pattern"
-            ],
-            "additionalProperties": false
-          }
-        ]
-      },
-      "paths": {
-        "description": "Where to look: one path or several.",
-        "anyOf": [
-          {
-            "type": "string"
-          },
-          {
-            "type": "array",
-            "items": {
-              "type": "string"
-            },
-            "minItems": 1
-          }
-        ]
-      },
-      "max_results": {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": 1000,
-        "default": 50,
-        "description": "At most this many matches."
-      }
-    },
-    "required": [
-      "query"
-    ]
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "matches": {
-        "type": "array",
-        "description": "What was found, in file order.",
-        "items": {
-          "type": "object",
-          "properties": {
-            "path": {
-              "type": "string",
-              "description": "The file."
-            },
-            "line": {
-              "type": "integer",
-              "minimum": 1,
-              "description": "The line, from 1."
-            },
-            "kind": {
-              "type": "string",
-              "enum": [
-                "text",
-                "binary"
-              ],
-              "description": "How the file was read."
-            },
-            "context": {
-              "type": "object",
-              "description": "The lines around the match.",
-              "properties": {
-                "before": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                },
-                "after": {
-                  "type": "array",
-                  "items": {
-                    "type": "string"
-                  }
-                },
-                "severity": {
-                  "type": "string",
-                  "enum": [
-                    "info",
-                    "warning"
-                  ],
-                  "description": "How sure the match is."
-                }
-              },
-              "required": [
-                "before",
-                "after"
-              ]
-            }
-          },
-          "required": [
-            "path",
-            "line",
-            "kind"
-          ]
-        }
-      },
-      "truncated": {
-        "type": "boolean",
-        "description": "Whether there were more matches."
-      }
-    },
-    "required": [
-      "matches",
-      "truncated"
-    ]
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
@@ -1225,155 +472,11 @@ pub static TOOLS: &[ToolInfo] = &[
         notes: None,
         input_schema: search_notes::INPUT_SCHEMA,
         output_schema: search_notes::OUTPUT_SCHEMA,
-        entry: r##"{
+        entry: r#"{
   "name": "search_notes",
   "description": "Search the notes by text.",
-  "inputSchema": {
-    "properties": {
-      "query": {
-        "title": "Query",
-        "type": "string"
-      },
-      "limit": {
-        "default": 10,
-        "title": "Limit",
-        "type": "integer"
-      },
-      "cursor": {
-        "anyOf": [
-          {
-            "type": "string"
-          },
-          {
-            "type": "null"
-          }
-        ],
-        "default": null,
-        "title": "Cursor"
-      },
-      "priority": {
-        "$ref": "#/$defs/Priority",
-        "default": "low"
-      }
-    },
-    "required": [
-      "query"
-    ],
-    "type": "object",
-    "$defs": {
-      "Priority": {
-        "enum": [
-          "low",
-          "high"
-        ],
-        "title": "Priority",
-        "type": "string"
-      }
-    },
-    "title": "search_notesArguments"
-  },
-  "outputSchema": {
-    "properties": {
-      "result": {
-        "items": {
-          "$ref": "#/$defs/Note"
-        },
-        "title": "Result",
-        "type": "array"
-      }
-    },
-    "required": [
-      "result"
-    ],
-    "type": "object",
-    "$defs": {
-      "LinkPart": {
-        "properties": {
-          "type": {
-            "const": "link",
-            "title": "Type",
-            "type": "string"
-          },
-          "uri": {
-            "description": "Where the link points.",
-            "title": "Uri",
-            "type": "string"
-          },
-          "title": {
-            "anyOf": [
-              {
-                "type": "string"
-              },
-              {
-                "type": "null"
-              }
-            ],
-            "default": null,
-            "title": "Title"
-          }
-        },
-        "required": [
-          "type",
-          "uri"
-        ],
-        "title": "LinkPart",
-        "type": "object"
-      },
-      "Note": {
-        "properties": {
-          "id": {
-            "title": "Id",
-            "type": "integer"
-          },
-          "title": {
-            "title": "Title",
-            "type": "string"
-          },
-          "parts": {
-            "items": {
-              "anyOf": [
-                {
-                  "$ref": "#/$defs/TextPart"
-                },
-                {
-                  "$ref": "#/$defs/LinkPart"
-                }
-              ]
-            },
-            "title": "Parts",
-            "type": "array"
-          }
-        },
-        "required": [
-          "id",
-          "title",
-          "parts"
-        ],
-        "title": "Note",
-        "type": "object"
-      },
-      "TextPart": {
-        "properties": {
-          "type": {
-            "const": "text",
-            "title": "Type",
-            "type": "string"
-          },
-          "text": {
-            "title": "Text",
-            "type": "string"
-          }
-        },
-        "required": [
-          "type",
-          "text"
-        ],
-        "title": "TextPart",
-        "type": "object"
-      }
-    },
-    "title": "search_notesOutput"
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "annotations": {
     "readOnlyHint": true,
     "openWorldHint": false
@@ -1383,7 +486,7 @@ pub static TOOLS: &[ToolInfo] = &[
       "safetyLevel": "read-only"
     }
   }
-}"##,
+}"#,
         serial: false,
         input_valid: search_notes::INPUT_VALID,
         output_valid: search_notes::OUTPUT_VALID,
@@ -1404,54 +507,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "set_value",
   "title": "Set Value",
   "description": "Store a string, number or boolean under a key and return what was there before.",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "key": {
-        "type": "string",
-        "minLength": 1,
-        "description": "The key."
-      },
-      "value": {
-        "type": [
-          "string",
-          "number",
-          "boolean"
-        ],
-        "description": "What to store."
-      },
-      "ttl_seconds": {
-        "type": [
-          "integer",
-          "null"
-        ],
-        "minimum": 1,
-        "description": "How long to keep it; `null` keeps it forever."
-      }
-    },
-    "required": [
-      "key",
-      "value"
-    ],
-    "additionalProperties": false
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "previous": {
-        "type": [
-          "string",
-          "number",
-          "boolean",
-          "null"
-        ],
-        "description": "The value before, `null` when there was none."
-      }
-    },
-    "required": [
-      "previous"
-    ]
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "annotations": {
     "readOnlyHint": false,
     "destructiveHint": true,
@@ -1487,117 +544,8 @@ pub static TOOLS: &[ToolInfo] = &[
   "name": "update_issue",
   "title": "Update Issue",
   "description": "Update an existing issue in a repository. Only the fields given change; pass `null` to clear `body`, `milestone` or `labels`.",
-  "inputSchema": {
-    "type": "object",
-    "properties": {
-      "owner": {
-        "type": "string",
-        "description": "Repository owner."
-      },
-      "repo": {
-        "type": "string",
-        "description": "Repository name."
-      },
-      "issue_number": {
-        "type": "integer",
-        "minimum": 1,
-        "description": "The issue to update."
-      },
-      "title": {
-        "type": "string",
-        "description": "New title."
-      },
-      "body": {
-        "type": [
-          "string",
-          "null"
-        ],
-        "description": "New description; `null` clears it."
-      },
-      "milestone": {
-        "anyOf": [
-          {
-            "type": "integer",
-            "minimum": 1
-          },
-          {
-            "type": "null"
-          }
-        ],
-        "description": "Milestone number; `null` removes the milestone."
-      },
-      "labels": {
-        "type": [
-          "array",
-          "null"
-        ],
-        "items": {
-          "type": "string"
-        },
-        "description": "Labels to set; `null` removes them all."
-      },
-      "state": {
-        "type": "string",
-        "enum": [
-          "open",
-          "closed"
-        ],
-        "description": "New state."
-      },
-      "state_reason": {
-        "type": [
-          "string",
-          "null"
-        ],
-        "enum": [
-          "completed",
-          "not_planned",
-          "reopened",
-          null
-        ],
-        "description": "Why the state changed; `null` when it did not."
-      }
-    },
-    "required": [
-      "owner",
-      "repo",
-      "issue_number",
-      "state_reason"
-    ],
-    "additionalProperties": false
-  },
-  "outputSchema": {
-    "type": "object",
-    "properties": {
-      "number": {
-        "type": "integer",
-        "description": "The issue's number."
-      },
-      "url": {
-        "type": "string",
-        "description": "Where the issue is."
-      },
-      "body": {
-        "type": [
-          "string",
-          "null"
-        ],
-        "description": "Its description now."
-      },
-      "closed_at": {
-        "type": [
-          "string",
-          "null"
-        ],
-        "description": "When it was closed; `null` while it is open."
-      }
-    },
-    "required": [
-      "number",
-      "url",
-      "closed_at"
-    ]
-  },
+  "inputSchema": null,
+  "outputSchema": null,
   "annotations": {
     "title": "Update issue",
     "readOnlyHint": false,
