@@ -448,3 +448,31 @@ fn untagged_union_variants_are_named_after_what_tells_them_apart() {
         InputTarget::Path { line: Some(2), .. }
     ));
 }
+
+/// The validators compiled for the realworld tools, draft-07 ones (as zod
+/// writes them) among them, answer as the `jsonschema` crate does in the
+/// dialect each schema declares.
+#[test]
+fn compiled_validators_agree_in_each_schema_s_dialect() {
+    let mut rng = toolgen_tests::synth::Rng(0x0d1a_1ec7);
+    let mut draft07 = 0;
+    for info in realworld::TOOLS {
+        let sides = [
+            (Some(info.input_schema), info.input_valid),
+            (info.output_schema, info.output_valid),
+        ];
+        for (text, compiled) in sides {
+            let (Some(text), Some(compiled)) = (text, compiled) else {
+                continue;
+            };
+            let schema: Value = serde_json::from_str(text).unwrap_or_default();
+            draft07 += usize::from(text.contains("draft-07"));
+            let reference = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{e}"));
+            for v in toolgen_tests::instances::candidates(&mut rng, &schema, &[], 500) {
+                let mine = compiled(&toolgen_runtime::json::Json::from(&v));
+                assert_eq!(mine, reference.is_valid(&v), "{}: {v}", info.id);
+            }
+        }
+    }
+    assert!(draft07 >= 2, "{draft07} draft-07 schemas compiled");
+}

@@ -166,6 +166,52 @@ pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<Vec<syn::Item
     compile_with(schema, prefix, what, &External::new())
 }
 
+/// Whether a draft-6 or draft-7 schema means what it would in 2020-12, so
+/// that its compiled validator (2020-12's semantics) answers as the draft's
+/// does: no keyword beside a `$ref` but annotations (ignored in draft 7), no
+/// list of `items` or `additionalItems`, no `dependencies`, no `format` (which
+/// the `jsonschema` crate asserts in draft 7 and only notes in 2020-12), and
+/// no keyword of 2019-09 or later (not one in draft 7).
+fn means_the_same_in_2020_12(schema: &Value) -> bool {
+    const ANNOTATIONS: &[&str] = &[
+        "$ref",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "$comment",
+    ];
+    const DIFFERENT: &[&str] = &[
+        "additionalItems",
+        "dependencies",
+        "format",
+        "prefixItems",
+        "dependentRequired",
+        "dependentSchemas",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "minContains",
+        "maxContains",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$recursiveRef",
+        "$recursiveAnchor",
+    ];
+    let mut same = true;
+    crate::schema::walk(schema, "", &mut |ptr, o| {
+        let beside_ref =
+            o.contains_key("$ref") && o.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()));
+        // A subschema's own `$id` would move the base of the refs below it.
+        let moves_base = !ptr.is_empty() && o.contains_key("$id");
+        same &= !beside_ref
+            && !moves_base
+            && !o.get("items").is_some_and(Value::is_array)
+            && !o.keys().any(|k| DIFFERENT.contains(&k.as_str()));
+    });
+    same
+}
+
 /// [`compile`], calling the validators of `external` for the `$ref`s that
 /// name them.
 pub fn compile_with(
@@ -176,9 +222,14 @@ pub fn compile_with(
 ) -> Result<Vec<syn::Item>, Unsupported> {
     if let Some(s) = schema.get("$schema").and_then(Value::as_str) {
         let draft = s.trim_end_matches('#');
-        if draft != "https://json-schema.org/draft/2020-12/schema" {
+        let same = draft == "https://json-schema.org/draft/2020-12/schema"
+            || (matches!(
+                crate::schema::draft_of(schema),
+                jsonschema::Draft::Draft7 | jsonschema::Draft::Draft6
+            ) && means_the_same_in_2020_12(schema));
+        if !same {
             return Err(Unsupported(format!(
-                "`$schema: {s}` (only draft 2020-12 is compiled)"
+                "`$schema: {s}` (draft 2020-12 is compiled, and draft-6 and draft-7 schemas that mean the same in it)"
             )));
         }
     }
@@ -1047,10 +1098,21 @@ mod tests {
             json!({"unevaluatedProperties": false}),
             json!({"$ref": "other.json#/x"}),
             json!({"properties": {"a": {"pattern": "(?=a)b"}}}),
-            json!({"$schema": "http://json-schema.org/draft-07/schema#"}),
+            json!({"$schema": "http://json-schema.org/draft-04/schema#"}),
+            // Draft 7 where it means something else than 2020-12 would.
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "format": "email"}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{}]}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#",
+                "properties": {"a": {"$ref": "#/definitions/A", "maxLength": 1}},
+                "definitions": {"A": {"type": "string"}}}),
             json!({"$ref": "#/$defs/missing"}),
         ] {
             assert!(text(schema.clone()).is_err(), "{schema}");
         }
+        // What draft 7 and 2020-12 read alike is compiled.
+        let zod = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"a": {"$ref": "#/definitions/A", "description": "An a."}},
+            "definitions": {"A": {"type": "string", "const": "x"}}, "additionalProperties": false});
+        assert!(text(zod).is_ok());
     }
 }
