@@ -271,10 +271,10 @@ impl<'a> ToolEntry<'a> {
     }
 
     /// The entry as the generated table holds it, beside the tool's
-    /// `INPUT_SCHEMA` and `OUTPUT_SCHEMA`: `inputSchema` written as `null`,
-    /// and `outputSchema` too where it is published as the tool declares it
-    /// (not wrapped, nothing added); the runtime puts the constants in their
-    /// places, so that each schema is in the generated code once.
+    /// `INPUT_SCHEMA` and `OUTPUT_SCHEMA` ([`TableOutput`]): `inputSchema`
+    /// written as `null`, and `outputSchema` too unless it is wrapped; the
+    /// runtime puts the constants in their places, so that each schema is in
+    /// the generated code once.
     pub fn slots(mut self) -> ToolEntry<'a> {
         self.slots = true;
         self
@@ -333,7 +333,7 @@ impl Serialize for ToolEntry<'_> {
                 Field::Schema(schema) => {
                     map.serialize_entry(key, &schema.ordered(&schema.value))?
                 }
-                Field::Output(o) if self.slots && *o == *t.output.value => {
+                Field::Output(_) if self.slots && !structured::wraps(&t.output.value) => {
                     map.serialize_entry(key, &())?
                 }
                 Field::Output(o) => {
@@ -374,6 +374,38 @@ impl Serialize for Hints<'_> {
 /// (for a server that builds its descriptors from the specs at run time).
 pub fn entry_json(set: &ToolSet, tool: &Tool) -> String {
     serde_json::to_string(&ToolEntry::new(set, tool)).unwrap_or_default()
+}
+
+/// A tool's output schema as the generated `OUTPUT_SCHEMA` holds it: as
+/// `tools/list` publishes it where that is an object's schema (MCP's
+/// `"type": "object"` beside a `$ref` root: the same values are valid, as the
+/// reference is to an object's schema), else as declared (one that is not
+/// an object's, which the runtime wraps as the `result` of one).
+pub struct TableOutput<'a> {
+    tool: &'a Tool,
+    value: Value,
+}
+
+impl<'a> TableOutput<'a> {
+    /// `None` when the tool declares no output schema.
+    pub fn of(tool: &'a Tool) -> Option<TableOutput<'a>> {
+        let schema = &tool.output.value;
+        let value = match published_output(schema)? {
+            _ if structured::wraps(schema) => Value::clone(schema),
+            published => published,
+        };
+        Some(TableOutput { tool, value })
+    }
+}
+
+impl Serialize for TableOutput<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::schema::Ordered {
+            value: &self.value,
+            ranks: &self.tool.output,
+        }
+        .serialize(s)
+    }
 }
 
 /// The ranks of a wrapped output schema: the spec's schema sits at

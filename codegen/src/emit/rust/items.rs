@@ -157,11 +157,12 @@ fn tool_parts(
 /// validators the tool has (`valid`: input, output).
 fn constants(tool: &Tool, valid: &[bool; 2]) -> Vec<TokenStream> {
     let input = json_literal(&tool.input.ordered(&tool.input.value));
-    let output = if tool.output.value.is_null() {
-        quote!(None)
-    } else {
-        let o = json_literal(&tool.output.ordered(&tool.output.value));
-        quote!(Some(#o))
+    let output = match super::super::catalog::TableOutput::of(tool) {
+        None => quote!(None),
+        Some(o) => {
+            let o = json_literal(&o);
+            quote!(Some(#o))
+        }
     };
     let (input_doc, output_doc) = (doc(INPUT_SCHEMA_DOC), doc(OUTPUT_SCHEMA_DOC));
     let mut entries: Vec<TokenStream> = vec![quote! {
@@ -191,7 +192,7 @@ fn constants(tool: &Tool, valid: &[bool; 2]) -> Vec<TokenStream> {
 pub(super) const INPUT_SCHEMA_DOC: &str =
     "The input schema, for the tool's `ToolInfo` (`tools/list` and validation).";
 pub(super) const OUTPUT_SCHEMA_DOC: &str =
-    "The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.";
+    "The output schema as `tools/list` gives an object's, for `ToolInfo`; `None`: none declared.";
 
 pub(super) fn valid_doc(prefix: &str) -> String {
     format!(

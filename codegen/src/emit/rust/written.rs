@@ -173,16 +173,16 @@ pub(super) fn constants(tool: &Tool, valid: &[bool; 2]) -> Option<String> {
     out.push_str(&format!("pub const INPUT_SCHEMA: &str = {input};\n"));
     doc_lines(&mut out, "", items::OUTPUT_SCHEMA_DOC)?;
     let head = "pub const OUTPUT_SCHEMA: Option<&str> = ";
-    if tool.output.value.is_null() {
-        out.push_str(&format!("{head}None;\n"));
-    } else {
-        let output = raw_json(&tool.output.ordered(&tool.output.value))?;
+    if let Some(output) = super::super::catalog::TableOutput::of(tool) {
+        let output = raw_json(&output)?;
         // prettyplease counts a literal's whole length, line ends and all.
         if head.len() + "Some(".len() + output.len() + ");".len() <= MARGIN {
             out.push_str(&format!("{head}Some({output});\n"));
         } else {
             out.push_str(&format!("{head}Some(\n    {output},\n);\n"));
         }
+    } else {
+        out.push_str(&format!("{head}None;\n"));
     }
     for (prefix, valid) in ["input", "output"].into_iter().zip(valid) {
         doc_lines(&mut out, "", &items::valid_doc(prefix))?;

@@ -94,7 +94,7 @@ pub const INPUT_SCHEMA: &str = r#"{
     }
   }
 }"#;
-/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+/// The output schema as `tools/list` gives an object's, for `ToolInfo`; `None`: none declared.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r#"{
   "$schema": "https://json-schema.org/draft/2020-12/schema",

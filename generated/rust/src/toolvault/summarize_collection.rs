@@ -617,7 +617,7 @@ pub const INPUT_SCHEMA: &str = r##"{
     "collection"
   ]
 }"##;
-/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+/// The output schema as `tools/list` gives an object's, for `ToolInfo`; `None`: none declared.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r##"{
   "$defs": {
@@ -1459,6 +1459,7 @@ pub const OUTPUT_SCHEMA: Option<&str> = Some(
       }
     }
   },
+  "type": "object",
   "$ref": "#/$defs/Output"
 }"##,
 );

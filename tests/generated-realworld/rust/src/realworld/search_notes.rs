@@ -164,7 +164,7 @@ pub const INPUT_SCHEMA: &str = r##"{
   },
   "title": "search_notesArguments"
 }"##;
-/// The output schema, for the tool's `ToolInfo`; `None`: the spec declares none.
+/// The output schema as `tools/list` gives an object's, for `ToolInfo`; `None`: none declared.
 pub const OUTPUT_SCHEMA: Option<&str> = Some(
     r##"{
   "properties": {
