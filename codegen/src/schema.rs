@@ -144,6 +144,22 @@ pub fn any_ref(v: &Value, matches: &impl Fn(&str) -> bool) -> bool {
     }
 }
 
+/// What tells the branches of a union of objects apart when no tag does:
+/// for each branch, given as the names it declares and those it requires (in
+/// the order to prefer), the first it requires that no other branch
+/// declares. `None` unless every branch, of two or more, has one.
+pub fn distinguishing<'a>(branches: &[(Vec<&'a str>, Vec<&'a str>)]) -> Option<Vec<&'a str>> {
+    if branches.len() < 2 {
+        return None;
+    }
+    let elsewhere = |i: usize, name: &str| {
+        (branches.iter().enumerate()).any(|(j, (declared, _))| j != i && declared.contains(&name))
+    };
+    (branches.iter().enumerate())
+        .map(|(i, (_, required))| required.iter().copied().find(|r| !elsewhere(i, r)))
+        .collect()
+}
+
 /// What is wrong with the `default` of `sub`, a subschema of `root`, by the
 /// validator of root's dialect: where in the default, and what (the first
 /// violation). `None` when the default is valid or absent, and when `sub`
@@ -151,24 +167,25 @@ pub fn any_ref(v: &Value, matches: &impl Fn(&str) -> bool) -> bool {
 /// definitions, which then are the only thing copied beside it).
 pub fn default_violation(root: &Value, sub: &Map<String, Value>) -> Option<(String, String)> {
     let default = sub.get("default")?;
-    let mut sub = sub.clone();
-    sub.remove("default");
     let outside = |r: &str| !r.starts_with("#/$defs/") && !r.starts_with("#/definitions/");
-    let sub = Value::Object(sub);
-    if any_ref(&sub, &outside) {
+    let mut alone = sub.clone();
+    alone.remove("default");
+    let refers_outside = alone
+        .get("$ref")
+        .and_then(Value::as_str)
+        .is_some_and(outside)
+        || alone.values().any(|v| any_ref(v, &outside));
+    if refers_outside {
         return None;
     }
-    let Value::Object(mut sub) = sub else {
-        return None;
-    };
     for key in ["$defs", "definitions"] {
         if let Some(defs) = root.get(key) {
-            sub.entry(key).or_insert_with(|| defs.clone());
+            alone.entry(key).or_insert_with(|| defs.clone());
         }
     }
     let validator = jsonschema::options()
         .with_draft(draft_of(root))
-        .build(&Value::Object(sub))
+        .build(&Value::Object(alone))
         .ok()?;
     let error = validator.iter_errors(default).next()?;
     Some((error.instance_path().as_str().to_owned(), error.to_string()))

@@ -714,28 +714,22 @@ fn tag_of(branches: &[&Node]) -> Option<(String, Vec<String>)> {
 /// What tells the branches of a union of objects apart when no tag does:
 /// for each, the first property it requires that no other branch declares.
 fn keys_of(branches: &[&Node]) -> Option<Vec<String>> {
-    if branches.len() < 2 {
-        return None;
-    }
-    let declared_elsewhere = |i: usize, wire: &str| {
-        branches
-            .iter()
-            .enumerate()
-            .any(|(j, b)| j != i && b.properties().iter().any(|p| p.wire == wire))
-    };
-    branches
+    let shapes: Option<Vec<(Vec<&str>, Vec<&str>)>> = branches
         .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if !matches!(b.kind, Kind::Object(_)) {
-                return None;
-            }
-            b.properties()
-                .iter()
-                .find(|p| p.required && !declared_elsewhere(i, &p.wire))
-                .map(|p| p.wire.clone())
+        .map(|b| {
+            let props = b.properties();
+            matches!(b.kind, Kind::Object(_)).then(|| {
+                let wires = |required: bool| {
+                    (props.iter().filter(|p| !required || p.required))
+                        .map(|p| p.wire.as_str())
+                        .collect()
+                };
+                (wires(false), wires(true))
+            })
         })
-        .collect()
+        .collect();
+    let keys = crate::schema::distinguishing(&shapes?)?;
+    Some(keys.into_iter().map(str::to_owned).collect())
 }
 
 /// A branch's member name, after its JSON type (an object's title first).

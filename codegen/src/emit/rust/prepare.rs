@@ -21,19 +21,16 @@ use crate::schema::{for_each_child_mut, pointer_join, strings};
 /// Definitions whose types are `replaced` (shared ones) are left alone.
 pub fn for_typify(schema: &Value, name: Option<&str>, replaced: &[&str]) -> Value {
     let mut v = schema.clone();
-    if !matches!(
+    let modern = matches!(
         crate::schema::draft_of(&v),
         jsonschema::Draft::Draft201909 | jsonschema::Draft::Draft202012
-    ) {
+    );
+    if modern {
+        prefix_items_as_tuples(&mut v);
+    } else {
         ref_siblings_ignored(&mut v);
     }
     refused_defaults_dropped(&mut v);
-    if matches!(
-        crate::schema::draft_of(&v),
-        jsonschema::Draft::Draft201909 | jsonschema::Draft::Draft202012
-    ) {
-        prefix_items_as_tuples(&mut v);
-    }
     normalize(&mut v);
     distinct_definition_names(&mut v);
     nullable_types_apart(&mut v, name, replaced);
@@ -168,31 +165,25 @@ fn union_branches_named(m: &mut Map<String, Value>) {
         let Some(Value::Array(branches)) = m.get_mut(key) else {
             continue;
         };
-        let declared = |b: &Value| -> Vec<String> {
-            b.get("properties")
-                .and_then(Value::as_object)
-                .map(|p| p.keys().cloned().collect())
-                .unwrap_or_default()
-        };
-        let all: Vec<Vec<String>> = branches.iter().map(declared).collect();
-        let names: Option<Vec<String>> = branches
+        let shapes: Option<Vec<(Vec<&str>, Vec<&str>)>> = branches
             .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                if b.get("$ref").is_some() || !b.get("properties").is_some_and(Value::is_object) {
-                    return None;
-                }
-                strings(b.get("required"))
-                    .into_iter()
-                    .find(|r| {
-                        (all.iter().enumerate()).all(|(j, d)| j == i || !d.iter().any(|p| p == r))
-                    })
-                    .map(ident::pascal)
+            .map(|b| {
+                let props = b.get("properties").and_then(Value::as_object)?;
+                (b.get("$ref").is_none()).then(|| {
+                    (
+                        props.keys().map(String::as_str).collect(),
+                        strings(b.get("required")),
+                    )
+                })
             })
             .collect();
+        let names: Option<Vec<String>> = shapes
+            .as_deref()
+            .and_then(crate::schema::distinguishing)
+            .map(|keys| keys.into_iter().map(ident::pascal).collect());
         let distinct =
             |n: &Vec<String>| n.iter().collect::<std::collections::BTreeSet<_>>().len() == n.len();
-        let Some(names) = names.filter(|n| n.len() > 1 && distinct(n)) else {
+        let Some(names) = names.filter(distinct) else {
             continue;
         };
         for (branch, name) in branches.iter_mut().zip(names) {
