@@ -52,52 +52,242 @@ fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
 
-/// Top-level module -> the top-level modules it names as `crate::x`.
-fn arrows() -> BTreeMap<String, BTreeSet<String>> {
-    let src = root().join("codegen/src");
-    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in files_below(&src, "rs") {
-        let rel = file.strip_prefix(&src).unwrap_or(&file);
-        let first = rel
-            .components()
-            .next()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let module = first.trim_end_matches(".rs").to_owned();
-        if module == "lib" || module == "main" {
+/// A file's code as the arrows are read from it: before its test module,
+/// without comments (doc links are not arrows).
+fn code_of(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    text.split("#[cfg(test)]")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The module path of a source file below `src` (`server/wire.rs` ->
+/// `server::wire`, `server/mod.rs` -> `server`); the crate root is "".
+fn module_of(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap_or(file);
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if let Some(last) = parts.pop() {
+        let stem = last.trim_end_matches(".rs").to_owned();
+        if !matches!(stem.as_str(), "mod" | "lib" | "main") {
+            parts.push(stem);
+        }
+    }
+    parts.join("::")
+}
+
+fn parent_of(module: &str) -> &str {
+    module.rsplit_once("::").map_or("", |(p, _)| p)
+}
+
+fn join(base: &str, name: &str) -> String {
+    if base.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{base}::{name}")
+    }
+}
+
+/// The paths `code` names after `prefix` (`crate::`, `super::`, ...), each
+/// as its segments: `a::b::C` and every path of a `{a, b::c}` list.
+fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
+    paths_after_at(code, prefix)
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect()
+}
+
+/// [`paths_after`], each with the byte offset where it is named.
+fn paths_after_at(code: &str, prefix: &str) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices(prefix) {
+        // `a::super::` and `xsuper::` are not where a path starts.
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
             continue;
         }
-        let text = std::fs::read_to_string(&file).unwrap_or_default();
-        // Tests may reach anywhere; comments (doc links) are not arrows.
-        let code: String = text
-            .split("#[cfg(test)]")
-            .next()
-            .unwrap_or("")
-            .lines()
-            .map(|l| l.split("//").next().unwrap_or(""))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let code = code.as_str();
-        let targets = out.entry(module.clone()).or_default();
-        for piece in code.split("crate::").skip(1) {
-            let name: String = piece
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() && name != module && layer_of(&name).is_some() {
-                targets.insert(name);
+        let rest = &code[at + prefix.len()..];
+        let segments = |s: &str| -> Vec<String> {
+            let mut segs = Vec::new();
+            for seg in s.split("::") {
+                let name: String = seg
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if name.is_empty() {
+                    break;
+                }
+                let whole = seg.trim_start().len() == name.len();
+                segs.push(name);
+                if !whole {
+                    break;
+                }
+            }
+            segs
+        };
+        // `super::super::x` is read by the caller's repeated prefix.
+        if let Some(list) = rest.strip_prefix('{') {
+            let list = list.split('}').next().unwrap_or("");
+            for item in list.split(',') {
+                let segs = segments(item);
+                if !segs.is_empty() {
+                    out.push((at, segs));
+                }
+            }
+        } else {
+            let mut segs = segments(rest);
+            // A path into a list: `a::{b, c}`.
+            let after = rest
+                .trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':');
+            if after.starts_with('{') && !segs.is_empty() {
+                let list = after[1..].split('}').next().unwrap_or("");
+                for item in list.split(',') {
+                    let mut full = segs.clone();
+                    full.extend(segments(item));
+                    out.push((at, full));
+                }
+                continue;
+            }
+            if !segs.is_empty() {
+                out.push((at, std::mem::take(&mut segs)));
             }
         }
-        // `use crate::{a, b}` lists.
-        for piece in code.split("use crate::{").skip(1) {
-            let list = piece.split('}').next().unwrap_or("");
-            for name in list
-                .split(',')
-                .map(|n| n.trim().split("::").next().unwrap_or("").trim().to_owned())
-            {
-                if !name.is_empty() && name != module && layer_of(&name).is_some() {
-                    targets.insert(name);
+    }
+    out
+}
+
+/// The byte ranges of the inline modules (`mod x { .. }`) of `code`.
+fn inline_modules(code: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut open: Vec<(usize, i64)> = Vec::new();
+    let mut depth = 0i64;
+    let mut at = 0;
+    for line in code.split_inclusive('\n') {
+        let bare = strip_strings(line);
+        let t = bare.trim_start();
+        let t = t
+            .strip_prefix("pub(crate) ")
+            .or(t.strip_prefix("pub "))
+            .unwrap_or(t);
+        if t.starts_with("mod ") && t.trim_end().ends_with('{') {
+            open.push((at, depth));
+        }
+        depth += bare.matches('{').count() as i64 - bare.matches('}').count() as i64;
+        at += line.len();
+        while open.last().is_some_and(|(_, d)| depth <= *d) {
+            if let Some((start, _)) = open.pop() {
+                out.push(start..at);
+            }
+        }
+    }
+    out
+}
+
+/// The longest module of `modules` that `segs` (below `base`) names, if any.
+fn resolve(modules: &BTreeSet<String>, base: &str, segs: &[String]) -> Option<String> {
+    let mut found = None;
+    let mut path = base.to_owned();
+    for s in segs {
+        path = join(&path, s);
+        if modules.contains(&path) {
+            found = Some(path.clone());
+        } else {
+            break;
+        }
+    }
+    found
+}
+
+/// Every module of the crate at `src` -> the modules it uses: a path through
+/// `crate::`, `super::` (a parent's own items count as the parent), `self::`,
+/// or a child module named in a `use` or a path. Declaring a child is not an
+/// arrow; a parent that re-exports a child's items uses it, so a child uses
+/// its siblings by their own paths (`super::wire::Answer`), not the parent's.
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files = files_below(src, "rs");
+    let modules: BTreeSet<String> = files.iter().map(|f| module_of(src, f)).collect();
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let module = module_of(src, file);
+        let code = code_of(file);
+        let targets = out.entry(module.clone()).or_default();
+        let mut add = |target: Option<String>| {
+            if let Some(t) = target.filter(|t| *t != module) {
+                targets.insert(t);
+            }
+        };
+        for segs in paths_after(&code, "crate::") {
+            add(resolve(&modules, "", &segs).or_else(|| Some(String::new())));
+        }
+        let inline = inline_modules(&code);
+        for depth in 1..4 {
+            let prefix = "super::".repeat(depth);
+            for (at, segs) in paths_after_at(&code, &prefix) {
+                if segs.first().is_some_and(|s| s == "super") {
+                    continue;
                 }
+                // Inside an inline `mod x { .. }`, the first `super` is the file's module.
+                let within = inline.iter().filter(|r| r.contains(&at)).count();
+                let mut base = module.as_str();
+                for _ in within..depth {
+                    base = parent_of(base);
+                }
+                add(resolve(&modules, base, &segs).or_else(|| Some(base.to_owned())));
+            }
+        }
+        for segs in paths_after(&code, "self::") {
+            add(resolve(&modules, &module, &segs));
+        }
+        for segs in paths_after(&code, "use ") {
+            if segs
+                .first()
+                .is_some_and(|s| s != "crate" && s != "super" && s != "self")
+            {
+                add(resolve(&modules, &module, &segs));
+            }
+        }
+        // Child modules named by path in the parent's code (`wire::escaped(..)`).
+        for child in modules
+            .iter()
+            .filter(|m| parent_of(m) == module && !m.is_empty())
+        {
+            let name = child.rsplit("::").next().unwrap_or("");
+            let named = code.match_indices(&format!("{name}::")).any(|(at, _)| {
+                !code[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+            });
+            if named {
+                targets.insert(child.clone());
+            }
+        }
+    }
+    out
+}
+
+/// Top-level module -> the top-level modules it uses, from [`module_graph`].
+fn arrows() -> BTreeMap<String, BTreeSet<String>> {
+    let graph = module_graph(&root().join("codegen/src"));
+    let top = |m: &str| m.split("::").next().unwrap_or("").to_owned();
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, targets) in graph {
+        let from = top(&from);
+        if from.is_empty() {
+            continue;
+        }
+        let set = out.entry(from.clone()).or_default();
+        for t in targets {
+            let t = top(&t);
+            if t != from && layer_of(&t).is_some() {
+                set.insert(t);
             }
         }
     }
@@ -149,9 +339,8 @@ fn every_arrow_points_down_and_none_is_forbidden() {
     assert!(problems.is_empty(), "{problems:#?}");
 }
 
-#[test]
-fn there_is_no_import_cycle() {
-    let graph = arrows();
+/// A cycle of `graph`, if it has one.
+fn cycle_in(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     fn visit(
         n: &str,
         graph: &BTreeMap<String, BTreeSet<String>>,
@@ -175,10 +364,102 @@ fn there_is_no_import_cycle() {
         None
     }
     let mut done = BTreeSet::new();
-    for n in graph.keys() {
-        let cycle = visit(n, &graph, &mut Vec::new(), &mut done);
-        assert!(cycle.is_none(), "import cycle: {cycle:?}");
+    graph
+        .keys()
+        .find_map(|n| visit(n, graph, &mut Vec::new(), &mut done))
+}
+
+/// The strongly connected parts of `graph` with more than one module: every
+/// import cycle, each reported once.
+fn knots(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let reaches = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_owned()];
+        while let Some(n) = todo.pop() {
+            for t in graph.get(&n).into_iter().flatten() {
+                if seen.insert(t.clone()) {
+                    todo.push(t.clone());
+                }
+            }
+        }
+        seen
+    };
+    let all: BTreeMap<&String, BTreeSet<String>> = graph.keys().map(|k| (k, reaches(k))).collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for (n, r) in &all {
+        if !r.contains(*n) || out.iter().any(|k| k.contains(n)) {
+            continue;
+        }
+        let knot: Vec<String> = r
+            .iter()
+            .filter(|m| all.get(m).is_some_and(|back| back.contains(*n)))
+            .cloned()
+            .collect();
+        out.push(knot);
     }
+    out
+}
+
+/// The source folders of every crate of the workspace.
+const CRATES: &[&str] = &[
+    "codegen/src",
+    "runtime/src",
+    "runtime/editormcp-server/src",
+    "runtime/rave-server/src",
+    "xtask/src",
+    "tests/src",
+];
+
+#[test]
+fn there_is_no_import_cycle_in_any_crate() {
+    let mut problems = Vec::new();
+    for dir in CRATES {
+        let graph = module_graph(&root().join(dir));
+        assert!(!graph.is_empty(), "no modules found in {dir}");
+        for knot in knots(&graph) {
+            problems.push(format!(
+                "{dir}: modules that import each other: {}",
+                knot.join(", ")
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+    assert!(
+        cycle_in(&arrows()).is_none(),
+        "a cycle among codegen's top-level modules"
+    );
+}
+
+#[test]
+fn the_scanner_sees_arrows() {
+    let dir = std::env::temp_dir().join(format!("tg-arch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("server")).unwrap_or_default();
+    let write = |p: &str, t: &str| std::fs::write(dir.join(p), t).unwrap_or_default();
+    write("lib.rs", "mod server;\nmod leaf;\n");
+    write("leaf.rs", "pub fn f() {}\n");
+    write(
+        "server/mod.rs",
+        "mod wire;\nmod pool;\npub struct Server;\nfn g() { wire::w(); }\n",
+    );
+    write("server/wire.rs", "use super::Server;\nuse crate::leaf;\n");
+    write(
+        "server/pool.rs",
+        "use super::{wire::w, Server};\n// use crate::nothing;\n",
+    );
+    let graph = module_graph(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let of = |m: &str| graph.get(m).cloned().unwrap_or_default();
+    assert_eq!(
+        of("server::wire"),
+        BTreeSet::from(["server".to_owned(), "leaf".to_owned()])
+    );
+    assert_eq!(
+        of("server::pool"),
+        BTreeSet::from(["server".to_owned(), "server::wire".to_owned()])
+    );
+    assert_eq!(of("server"), BTreeSet::from(["server::wire".to_owned()]));
+    assert!(cycle_in(&graph).is_some());
 }
 
 /// The functions of `text` longer than `limit` lines: (name, first line, length).
@@ -302,6 +583,16 @@ fn architecture_md_matches_the_layers() {
                 "ARCHITECTURE.md layer {} does not list {m}",
                 i + 1
             );
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn dump_graph() {
+    for dir in CRATES {
+        for (m, t) in module_graph(&root().join(dir)) {
+            println!("{dir} {m} -> {t:?}");
         }
     }
 }

@@ -6,6 +6,8 @@ use std::process::Command;
 
 use toolgen_tests::synth;
 
+use crate::measure::{check_cost, rust_lines, work_dir};
+
 #[derive(Default)]
 struct Sample {
     wall_ms: u64,
@@ -16,7 +18,7 @@ struct Sample {
 }
 
 fn run_stats(bin: &Path, args: &[&str]) -> Result<Sample, String> {
-    let out = crate::output(
+    let out = crate::tools::output(
         &format!("toolgen {}", args.join(" ")),
         Command::new(bin).arg("--stats").args(args),
     )?;
@@ -83,7 +85,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
         }
     }
     eprintln!("==> building toolgen (release)");
-    let status = crate::cargo()
+    let status = crate::tools::cargo()
         .args(["build", "--release", "--quiet", "-p", "toolgen"])
         .current_dir(root)
         .status()
@@ -167,15 +169,6 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
-/// Where the benchmarks write: `target/bench`, or `$TOOLGEN_BENCH_DIR` (a
-/// tmpfs such as `/dev/shm/bench` takes the disk out of the numbers).
-pub fn work_dir(root: &Path) -> PathBuf {
-    std::env::var_os("TOOLGEN_BENCH_DIR")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/bench"))
-}
-
 /// Edits the description of one spec (a different one each run); returns
 /// the file and its contents before, to put back.
 fn touch_one_spec(specs: &Path, run: usize) -> Result<(PathBuf, Vec<u8>), String> {
@@ -249,52 +242,4 @@ fn check_generated_crates(root: &Path, bin: &Path, sizes: &[usize]) -> Result<()
         println!("| {n} | {lines} | {secs} | {mib:.0} |");
     }
     Ok(())
-}
-
-/// Lines of Rust below `dir`.
-/// `cargo check` of the crate at `krate`: its dependencies first (not
-/// timed), then the crate alone after a touch, whole (`CARGO_INCREMENTAL=0`:
-/// what a clean build or CI pays, not a re-check that reuses the last one's
-/// results); wall seconds and peak MiB.
-pub fn check_cost(krate: &Path, target: &Path) -> Result<(String, f64), String> {
-    let warm = crate::cargo()
-        .args(["check", "--quiet"])
-        .current_dir(krate)
-        .env("CARGO_TARGET_DIR", target)
-        .status()
-        .map_err(|e| e.to_string())?;
-    if !warm.success() {
-        return Err(format!("{} does not check", krate.display()));
-    }
-    let lib = krate.join("src/lib.rs");
-    let text = std::fs::read_to_string(&lib).map_err(|e| e.to_string())?;
-    std::fs::write(&lib, format!("{text}\n")).map_err(|e| e.to_string())?;
-    let timed = Command::new("/usr/bin/time")
-        .args(["-f", "%e %M"])
-        .arg(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-        .args(["check", "--quiet"])
-        .current_dir(krate)
-        .env("CARGO_TARGET_DIR", target)
-        .env("CARGO_INCREMENTAL", "0")
-        .output()
-        .map_err(|e| format!("/usr/bin/time: {e}"))?;
-    let stderr = String::from_utf8_lossy(&timed.stderr);
-    let last = stderr.lines().last().unwrap_or("");
-    let mut parts = last.split_whitespace();
-    let secs = parts.next().unwrap_or("?").to_owned();
-    let kib: f64 = parts.next().and_then(|k| k.parse().ok()).unwrap_or(0.0);
-    Ok((secs, kib / 1024.0))
-}
-
-pub fn rust_lines(dir: &Path) -> usize {
-    let mut n = 0;
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = entry.path();
-        if p.is_dir() {
-            n += rust_lines(&p);
-        } else if p.extension().and_then(|e| e.to_str()) == Some("rs") {
-            n += std::fs::read_to_string(&p).map_or(0, |t| t.lines().count());
-        }
-    }
-    n
 }

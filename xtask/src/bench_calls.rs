@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::{apt_install, cargo, step};
+use crate::tools::{apt_install, cargo, step};
 
 const SAMPLES: u64 = 10;
 const SAMPLE_SIZE: u64 = 1000;
@@ -55,7 +55,7 @@ pub fn run(root: &Path) -> Result<(), String> {
 
 /// The compiled typed_call benchmark, from cargo's JSON messages.
 fn bench_executable() -> Result<String, String> {
-    let output = crate::output(
+    let output = crate::tools::output(
         "cargo bench --no-run",
         cargo()
             .args(["bench", "-p", "toolgen-tests", "--bench", "typed_call"])

@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 
-use crate::{cargo, step};
+use crate::tools::{cargo, step};
 
 const QUICKTYPE: &str = "quicktype@26";
 const TYPIFY_VERSION: &str = "0.8.0";
@@ -147,10 +147,10 @@ pub fn run(
 ) -> Result<(), String> {
     let qt = quicktype(root)?;
     let ty = typify(root)?;
-    let work = crate::bench::work_dir(root).join(format!("peers-{n}"));
+    let work = crate::measure::work_dir(root).join(format!("peers-{n}"));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let specs = crate::bench::work_dir(root).join(format!("specs-{n}"));
+    let specs = crate::measure::work_dir(root).join(format!("specs-{n}"));
     toolgen_tests::synth::write(&specs, n).map_err(|e| format!("writing synthetic specs: {e}"))?;
     let specs_s = specs.to_string_lossy().into_owned();
     // The catalog gives each tool's bundled schemas.
@@ -297,7 +297,7 @@ fn compile_costs(
             round + 1
         );
         for ((_, dir), costs) in crates.iter().zip(&mut costs) {
-            let (secs, mib) = crate::bench::check_cost(dir, &target)?;
+            let (secs, mib) = crate::measure::check_cost(dir, &target)?;
             costs.push((secs.parse().unwrap_or(f64::NAN), mib));
         }
     }
@@ -306,7 +306,7 @@ fn compile_costs(
     );
     println!("|---|---:|---:|---:|---:|---:|");
     for ((label, dir), costs) in crates.iter().zip(&costs) {
-        let lines = crate::bench::rust_lines(&dir.join("src"));
+        let lines = crate::measure::rust_lines(&dir.join("src"));
         let secs: Vec<f64> = costs.iter().map(|c| c.0).collect();
         let mib: Vec<f64> = costs.iter().map(|c| c.1).collect();
         let (s, m) = (spread(&secs), spread(&mib));

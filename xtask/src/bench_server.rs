@@ -392,7 +392,9 @@ fn http_rows(bin: &str, python: &Path, root: &Path) -> std::result::Result<(), S
 }
 
 pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
-    let bin = crate::build_server(true)?.to_string_lossy().into_owned();
+    let bin = crate::tools::build_server(true)?
+        .to_string_lossy()
+        .into_owned();
     let rust = vec![bin.clone()];
     let rust_inline = vec![bin, "--execution".to_owned(), "inline".to_owned()];
     let py = vec![
@@ -438,7 +440,9 @@ pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
             );
         }
     }
-    let bin = crate::build_server(true)?.to_string_lossy().into_owned();
+    let bin = crate::tools::build_server(true)?
+        .to_string_lossy()
+        .into_owned();
     http_rows(&bin, python, root)
 }
 
@@ -446,10 +450,10 @@ pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
 /// (`rave-server`, release) for a trivial R function, with one and with two
 /// workers, sequential and pipelined over stdio.
 pub fn run_r(root: &Path) -> std::result::Result<(), String> {
-    let lib = crate::r_toolchain()?;
-    let mut build = crate::cargo();
+    let lib = crate::tools::r_toolchain()?;
+    let mut build = crate::tools::cargo();
     build.args(["build", "--quiet", "--release", "-p", "rave-server"]);
-    crate::step("cargo build (release) -p rave-server", &mut build)?;
+    crate::tools::step("cargo build (release) -p rave-server", &mut build)?;
     let bin = root
         .join("target/release/rave-server")
         .to_string_lossy()

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use toolgen_tests::{files_below, which};
 
-use crate::{root, step};
+use crate::tools::{root, step};
 
 const MDBOOK_VERSION: &str = "0.5.4";
 
@@ -143,7 +143,7 @@ fn chromium() -> Result<PathBuf, String> {
     {
         return Ok(p);
     }
-    crate::apt_install(&["chromium"])?;
+    crate::tools::apt_install(&["chromium"])?;
     Ok(PathBuf::from("chromium"))
 }
 
@@ -186,7 +186,7 @@ fn browser_check(site: &Path) -> Result<(), String> {
     let _ = std::fs::remove_file(&shot);
     eprintln!("==> chromium --headless --screenshot (target/docs-site-screenshot.png)");
     // Chromium logs D-Bus complaints on a headless machine: shown only on failure.
-    crate::output(
+    crate::tools::output(
         "chromium --screenshot",
         Command::new(&chromium)
             .args(common)

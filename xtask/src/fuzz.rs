@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::step;
+use crate::tools::step;
 
 /// The fuzz targets (`fuzz/fuzz_targets/`).
 pub const TARGETS: &[&str] = &["wire", "http", "validators", "json"];
@@ -33,7 +33,7 @@ fn cargo_fuzz(root: &Path) -> Result<PathBuf, String> {
     }
     step(
         &format!("cargo install cargo-fuzz {CARGO_FUZZ_VERSION} (into target/tools)"),
-        crate::cargo()
+        crate::tools::cargo()
             .args([
                 "install",
                 "--locked",

@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 use toolgen::Generator;
 use toolgen_tests::synth::Rng;
 
-use crate::{cargo, mono_toolchain};
+use crate::tools::{cargo, mono_toolchain};
 
 const NAMES: &[&str] = &[
     "a-b",
@@ -268,7 +268,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             .env("CARGO_TARGET_DIR", &target)
             .output()
             .map_err(|e| format!("cargo check: {e}"))?;
-        let rust = crate::printed(&check);
+        let rust = crate::tools::printed(&check);
         let warned = String::from_utf8_lossy(&check.stderr).contains("warning");
         let rust_ok = check.status.success() && !warned;
         let mcs = std::process::Command::new("mcs")
@@ -286,7 +286,7 @@ pub fn run(root: &Path, args: &[&str]) -> Result<(), String> {
             .output()
             .map_err(|e| format!("mcs: {e}"))?;
         // mcs prints its errors on stderr and its summary on stdout.
-        let csharp = crate::printed(&mcs);
+        let csharp = crate::tools::printed(&mcs);
         if rust_ok && mcs.status.success() {
             compiled += 1;
             continue;

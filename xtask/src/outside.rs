@@ -98,7 +98,7 @@ fn section(readme: &str) -> Result<Section, String> {
 
 /// Runs `cmd` in `dir`; its output is shown when it fails.
 fn run(what: &str, cmd: &mut Command, dir: &Path) -> Result<std::process::Output, String> {
-    crate::output(
+    crate::tools::output(
         &format!("{what} in {}", dir.display()),
         cmd.current_dir(dir),
     )

@@ -19,7 +19,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::cargo;
+use crate::tools::cargo;
 
 /// Where the suite's draft 2020-12 tests are, downloaded when missing.
 fn suite(root: &Path) -> Result<PathBuf, String> {
@@ -28,10 +28,10 @@ fn suite(root: &Path) -> Result<PathBuf, String> {
     if tests.join("type.json").is_file() {
         return Ok(tests);
     }
-    let python = crate::python_venv()?;
+    let python = crate::tools::python_venv()?;
     let pip = python.with_file_name("pip");
     let sdist = base.join("sdist");
-    crate::step(
+    crate::tools::step(
         "pip download --no-binary :all: --no-deps jsonschema (the JSON-Schema-Test-Suite inside it)",
         Command::new(pip)
             .args([
@@ -53,7 +53,7 @@ fn suite(root: &Path) -> Result<PathBuf, String> {
         .ok_or("pip downloaded no source archive of jsonschema")?;
     let unpacked = base.join("unpacked");
     std::fs::create_dir_all(&unpacked).map_err(|e| e.to_string())?;
-    crate::step(
+    crate::tools::step(
         "tar: json/tests/draft2020-12 out of the archive",
         Command::new("tar")
             .arg("-xzf")

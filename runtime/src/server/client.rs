@@ -17,8 +17,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::control::{Outbox, Outgoing, lock};
+use super::sync::lock;
 use super::wire::write_json;
+use super::wire::{Outbox, Outgoing};
 
 /// What became of an elicitation.
 #[derive(Clone, Debug, PartialEq)]

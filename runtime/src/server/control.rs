@@ -14,40 +14,10 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 
 use serde_json::{Value, json};
 
-use super::ToolOutput;
-use super::wire::write_json;
+use super::output::ToolOutput;
+use super::sync::lock;
+use super::wire::{Outbox, Outgoing, write_json};
 use crate::error::ToolError;
-
-/// A message a server sends on a connection, complete JSON text without a
-/// line end.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outgoing {
-    /// A notification (`notifications/progress`, `.../list_changed`).
-    Notification(Vec<u8>),
-    /// The response to a request.
-    Response(Vec<u8>),
-}
-
-impl Outgoing {
-    pub fn bytes(&self) -> &[u8] {
-        match self {
-            Outgoing::Notification(b) | Outgoing::Response(b) => b,
-        }
-    }
-}
-
-/// Where a request's response and notifications go: the stdio writer, or
-/// one HTTP response stream. Sending never blocks for long and never fails
-/// loudly: a peer that went away loses its messages.
-pub trait Outbox: Send + Sync {
-    fn send(&self, message: Outgoing);
-}
-
-impl Outbox for std::sync::mpsc::Sender<Outgoing> {
-    fn send(&self, message: Outgoing) {
-        let _ = std::sync::mpsc::Sender::send(self, message);
-    }
-}
 
 /// One value handed from whoever finishes a call to the thread waiting
 /// for it: a mutex and a condition variable, kept in the call's control
@@ -97,7 +67,7 @@ impl<T> Slot<T> {
     fn wait(&self, forsaken: impl Fn() -> bool) -> Option<T> {
         // A call on a worker usually ends within microseconds: spin briefly
         // before parking, as idle workers do (a wake-up costs tens of them).
-        super::pool::spin_until(|| self.filled.load(Ordering::Acquire));
+        super::sync::spin_until(|| self.filled.load(Ordering::Acquire));
         let mut held = self.value.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if let Some(v) = held.value.take() {
@@ -270,10 +240,6 @@ impl CallControl {
         );
         out.send(Outgoing::Notification(text));
     }
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The calls of one connection that have not been answered, by request id

@@ -5,9 +5,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc::wire_call;
-use super::wire::{Answer, Dialect};
-use super::{Server, plain_error, string_param};
+use super::core::Server;
+use super::execution::{Answer, wire_call};
+use super::wire::{Dialect, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
 /// Answers an envelope method; `None` when `method` is not one.

@@ -8,30 +8,15 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::control::{CallControl, Completion, Outbox, Outgoing, id_key};
+use super::control::{CallControl, Completion, id_key};
+use super::core::{Execution, Lanes, Server, Session};
+use super::entry::{Checked, Entry, WireArguments};
+use super::output::{self, ToolOutput};
 use super::pool::{Job, Lane, outcome, timeout_error};
 use super::tool::Call;
-use super::typed::Arguments;
-use super::wire::{self, Dialect};
-use super::{Entry, Lanes, Server, Session, ToolOutput, plain_error, unknown_tool};
+use super::typed::unknown_tool;
+use super::wire::{self, Dialect, Outbox, Outgoing, plain_error, write_json};
 use crate::error::{ErrorCode, ToolError};
-use crate::json::Parsed;
-
-/// Where handlers run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Execution {
-    /// On the server's pool of worker threads ([`Server::pool_size`]): calls
-    /// run concurrently and are answered as they finish; a handler that
-    /// hangs past its time limit is answered -32003 and abandoned, and the
-    /// pool goes on without it.
-    #[default]
-    Worker,
-    /// On the thread that read the request: fastest, one call at a time;
-    /// panics are still caught (-32603), but a time limit is only detected
-    /// when the handler returns (its result is then discarded and -32003
-    /// returned). For handlers known to be quick and never to hang.
-    Inline,
-}
 
 /// What became of a request given to [`Server::submit`].
 #[derive(Debug, PartialEq, Eq)]
@@ -65,45 +50,6 @@ struct Waited {
     wait_when_full: bool,
     /// The call is answered as MCP (see [`Call`]'s `text_item`).
     text_item: bool,
-}
-
-/// A call's arguments as read off the wire.
-pub(crate) enum WireArguments<'a> {
-    /// Parsed into a `Value` (the general path).
-    Value(Value),
-    /// The request's text of them (an object), and what it reads as (the fast path).
-    Text(&'a str, Parsed<'a>),
-}
-
-/// A checked call's arguments, for its handler: a map, or (a typed tool's,
-/// read off the wire) the request's text of them (`T`: borrowed for a call
-/// run at once, owned for one on the pool).
-pub(crate) enum Checked<T> {
-    Map(Map<String, Value>),
-    Text(T),
-}
-
-impl<T: AsRef<str>> Checked<T> {
-    /// Runs `entry`'s handler on these arguments.
-    pub(crate) fn run(self, entry: &Entry, call: Call) -> Result<ToolOutput, ToolError> {
-        match (self, &entry.typed) {
-            (Checked::Map(m), _) => (entry.handler)(call, m),
-            (Checked::Text(t), Some(typed)) => typed(call, Arguments::Text(t.as_ref())),
-            // `Server::check` gives text to typed tools only; read it, should that change.
-            (Checked::Text(t), None) => {
-                (entry.handler)(call, serde_json::from_str(t.as_ref()).unwrap_or_default())
-            }
-        }
-    }
-}
-
-impl Checked<&str> {
-    fn into_owned(self) -> Checked<String> {
-        match self {
-            Checked::Map(m) => Checked::Map(m),
-            Checked::Text(t) => Checked::Text(t.to_owned()),
-        }
-    }
 }
 
 impl Server {
@@ -289,7 +235,7 @@ impl Server {
         // completion dropped unrun).
         let unsent = session.calls.expect_response();
         let completion: Completion = Box::new(move |result| {
-            let text = wire::call_answer(dialect, &id, &tool, wraps, stamp.as_deref(), result);
+            let text = output::call_answer(dialect, &id, &tool, wraps, stamp.as_deref(), result);
             // Out of the table first: the client may reuse the id once it has the answer.
             calls.remove(&completion_key);
             out.send(Outgoing::Response(text));
@@ -324,7 +270,7 @@ impl Server {
         result: Result<ToolOutput, ToolError>,
     ) -> Vec<u8> {
         let stamp = self.stamp_for(dialect);
-        wire::call_answer(dialect, id, tool, wraps, stamp.as_deref(), result)
+        output::call_answer(dialect, id, tool, wraps, stamp.as_deref(), result)
     }
 
     /// What a 2026-07-28 result carries in `_meta`: the server's identity.
@@ -333,7 +279,7 @@ impl Server {
             self.modern_stamp
                 .get_or_init(|| {
                     let mut text = Vec::new();
-                    wire::write_json(&mut text, &super::modern::server_info(self));
+                    write_json(&mut text, &super::modern::server_info(self));
                     Arc::from(text)
                 })
                 .clone()
@@ -366,5 +312,73 @@ pub(super) fn line_of(submitted: Submitted) -> Option<Vec<u8>> {
             );
             None
         }
+    }
+}
+
+/// What a method answers: a value, or a result already written as JSON text
+/// (a tool call's, which copies the output's text as it is).
+pub(super) enum Answer {
+    Value(Value),
+    /// A `tools/list` page: each tool's entry as one line of JSON (a
+    /// generated tool's members in the order its spec wrote them), then the
+    /// page's other members (an object).
+    Page {
+        tools: Vec<String>,
+        rest: Value,
+    },
+    /// A tool call to start (answered when it finishes).
+    Call(super::execution::WireCall<'static>),
+}
+
+impl From<Value> for Answer {
+    fn from(v: Value) -> Answer {
+        Answer::Value(v)
+    }
+}
+
+impl Answer {
+    /// Writes the answer as a result's JSON.
+    pub(super) fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Answer::Value(v) => write_json(out, v),
+            Answer::Page { tools, rest } => {
+                out.extend_from_slice(b"{\"tools\":[");
+                for (i, t) in tools.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(t.as_bytes());
+                }
+                out.push(b']');
+                for (k, v) in rest.as_object().into_iter().flatten() {
+                    out.push(b',');
+                    write_json(out, k);
+                    out.push(b':');
+                    write_json(out, v);
+                }
+                out.push(b'}');
+            }
+            Answer::Call(_) => out.extend_from_slice(b"null"),
+        }
+    }
+}
+
+/// A `tools/call`'s parts, for [`Answer::Call`] (the id is filled in by the caller).
+pub(super) fn wire_call(
+    dialect: Dialect,
+    tool: &str,
+    params: &mut Map<String, Value>,
+) -> WireCall<'static> {
+    let progress = params
+        .get("_meta")
+        .and_then(|m| m.get("progressToken"))
+        .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+        .cloned();
+    WireCall {
+        id: Value::Null,
+        tool: tool.to_owned().into(),
+        arguments: WireArguments::Value(params.remove("arguments").unwrap_or(Value::Null)),
+        dialect,
+        progress,
     }
 }

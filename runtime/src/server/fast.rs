@@ -6,10 +6,10 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::Server;
-use super::execution::{WireArguments, WireCall};
-use super::jsonrpc::valid_id;
-use super::wire::Dialect;
+use super::core::Server;
+use super::entry::WireArguments;
+use super::execution::WireCall;
+use super::wire::{Dialect, valid_id};
 use crate::json::{Json, Parsed, Reader};
 
 /// The parts of a request the fast path reads; any other member is skipped.

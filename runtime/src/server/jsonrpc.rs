@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::control::Outbox;
-use super::execution::{Submitted, WireArguments, WireCall};
+use super::core::{Server, Session};
+use super::execution::{Answer, Submitted, WireCall};
 use super::modern::{self, Refusal};
-use super::wire::{Answer, Dialect, stamp_result, write_response};
-use super::{Server, Session, plain_error};
+use super::wire::{
+    Dialect, Outbox, error_response, plain_error, stamp_result, valid_id, write_response,
+};
 use crate::error::{ErrorCode, ToolError};
 
 /// What the general path made of a request.
@@ -237,40 +238,6 @@ impl Server {
     }
 }
 
-/// A `tools/call`'s parts, for [`Answer::Call`] (the id is filled in by the caller).
-pub(super) fn wire_call(
-    dialect: Dialect,
-    tool: &str,
-    params: &mut Map<String, Value>,
-) -> WireCall<'static> {
-    let progress = params
-        .get("_meta")
-        .and_then(|m| m.get("progressToken"))
-        .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
-        .cloned();
-    WireCall {
-        id: Value::Null,
-        tool: tool.to_owned().into(),
-        arguments: WireArguments::Value(params.remove("arguments").unwrap_or(Value::Null)),
-        dialect,
-        progress,
-    }
-}
-
 fn refusal_response(id: Value, r: &Refusal) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": r.to_json()})
-}
-
-pub(super) fn error_response(id: Value, e: &ToolError) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": e})
-}
-
-/// A string, or an integer that round-trips exactly: a float id (or one too
-/// large for 64 bits, which parses as a float) would come back changed.
-pub(super) fn valid_id(id: &Value) -> bool {
-    match id {
-        Value::String(_) => true,
-        Value::Number(n) => n.is_i64() || n.is_u64(),
-        _ => false,
-    }
 }

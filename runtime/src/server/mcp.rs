@@ -7,10 +7,11 @@ use serde_json::{Map, Value, json};
 
 use std::ops::Bound;
 
-use super::jsonrpc::wire_call;
+use super::core::{Server, Session};
+use super::execution::{Answer, wire_call};
 use super::structured::published_output;
-use super::wire::{Answer, Dialect};
-use super::{MCP_PROTOCOL_VERSIONS, Server, Session, ToolDescriptor, plain_error, string_param};
+use super::tool::ToolDescriptor;
+use super::wire::{Dialect, MCP_PROTOCOL_VERSIONS, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
 
 /// A descriptor in MCP `tools/list` form: its [`ToolDescriptor::entry`] (a
@@ -51,12 +52,6 @@ pub fn mcp_tool(d: &ToolDescriptor) -> Value {
     }
     t.insert("_meta".into(), json!({ "toolgen": meta }));
     Value::Object(t)
-}
-
-/// An MCP tool error: a result (not a JSON-RPC error), so that the model sees it
-/// and can correct itself; the envelope's error object rides in `_meta`.
-pub(super) fn mcp_error_result(e: &ToolError) -> Value {
-    json!({"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}})
 }
 
 /// Answers an MCP method; `None` when `method` (with these params) is not one.

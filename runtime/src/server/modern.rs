@@ -11,15 +11,14 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{MCP_MODERN_VERSIONS, MCP_PROTOCOL_VERSIONS, Server};
+use super::core::Server;
+
+use super::wire::{MCP_MODERN_VERSIONS, MCP_PROTOCOL_VERSIONS};
 
 /// Request `_meta` key: the protocol version of this request.
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 /// Request `_meta` key: the client's capabilities for this request.
 pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
-/// Result `_meta` key: the server's name and version.
-pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
-
 /// -32022: the request's protocol version is not one this server speaks.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// -32020: an HTTP header disagrees with the request body.

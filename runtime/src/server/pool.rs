@@ -17,10 +17,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
-use super::control::{CallControl, lock, phase};
-use super::execution::Checked;
+use super::control::{CallControl, phase};
+use super::entry::{Checked, Entry};
+use super::output::ToolOutput;
+use super::sync::{lock, spin_until};
 use super::tool::Call;
-use super::{Entry, ToolOutput, plain_error};
+use super::wire::plain_error;
 use crate::error::{ErrorCode, ToolError};
 
 /// One handler to run.
@@ -310,25 +312,6 @@ impl Lane {
     }
 }
 
-/// How long an idle worker spins before it parks.
-const SPIN: Duration = Duration::from_micros(50);
-
-/// Spins until `ready` or [`SPIN`] has passed (the clock read every 32 polls:
-/// reading it costs more than a poll). True if `ready`.
-pub(crate) fn spin_until(mut ready: impl FnMut() -> bool) -> bool {
-    let start = Instant::now();
-    for polls in 1u32.. {
-        if ready() {
-            return true;
-        }
-        if polls % 32 == 0 && start.elapsed() >= SPIN {
-            return false;
-        }
-        std::hint::spin_loop();
-    }
-    false
-}
-
 /// Idle threads leave after this long, so an idle server holds no threads.
 const IDLE_EXIT: Duration = Duration::from_secs(30);
 
@@ -488,7 +471,7 @@ mod tests {
     }
 
     fn entry(id: &str) -> Arc<Entry> {
-        let descriptor = super::super::ToolDescriptor {
+        let descriptor = super::super::tool::ToolDescriptor {
             id: id.to_owned(),
             name: id.to_owned(),
             description: String::new(),
@@ -502,8 +485,9 @@ mod tests {
             notes: None,
             entry: None,
         };
-        let handler: super::super::Handler = Arc::new(|_, _| Err(ToolError::execution("unused")));
-        let made = super::super::Server::make_entry(descriptor, handler);
+        let handler: super::super::tool::Handler =
+            Arc::new(|_, _| Err(ToolError::execution("unused")));
+        let made = super::super::core::Server::make_entry(descriptor, handler);
         Arc::new(made.unwrap_or_else(|e| panic!("{e}")))
     }
 

@@ -8,10 +8,9 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
 use serde_json::Value;
 
-use super::control::{Outbox, Outgoing};
+use super::core::{Execution, Server, Session};
 use super::execution::Submitted;
-use super::jsonrpc::error_response;
-use super::{Server, Session, plain_error};
+use super::wire::{Outbox, Outgoing, error_response, plain_error};
 use crate::error::ErrorCode;
 
 /// What the writer thread is sent.
@@ -47,7 +46,7 @@ impl Server {
         session.wait_when_full = true;
         // Calls on the pool may ask the client while this thread reads its
         // answers; inline calls would block the reading, so they cannot.
-        let client = (self.execution != super::Execution::Inline)
+        let client = (self.execution != Execution::Inline)
             .then(|| super::client::ClientRequests::new(reply.clone()));
         session.client = client.clone();
         std::thread::scope(|scope| {
@@ -117,7 +116,7 @@ fn write_lines<W: Write>(rx: &Receiver<Line>, output: W) -> std::io::Result<()> 
                 output.flush()?;
                 // A response usually follows soon: spin before parking.
                 let mut waiting = None;
-                super::pool::spin_until(|| match rx.try_recv() {
+                super::sync::spin_until(|| match rx.try_recv() {
                     Ok(line) => {
                         waiting = Some(line);
                         true

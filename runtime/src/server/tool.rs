@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::control::CallControl;
+use super::output::ToolOutput;
 use crate::error::ToolError;
 
 /// What clients learn about a tool.
@@ -32,84 +33,6 @@ pub struct ToolDescriptor {
     /// catalog lists it, title, annotations, `_meta` and all, which `tools/list`
     /// sends as it is); `None`: made from the fields above.
     pub entry: Option<String>,
-}
-
-/// A successful call: the output and informational diagnostics.
-///
-/// The output is held as the compact JSON text it goes out as (object keys in
-/// sorted order, or a typed output's order), so that a response copies it
-/// instead of serializing it again.
-#[derive(Clone, Debug)]
-pub struct ToolOutput {
-    pub(super) output: String,
-    /// `output` escaped as the contents of a JSON string, when it was written
-    /// beside it (a typed output of an MCP call, see
-    /// [`super::compact::to_string_and_text`]): MCP's `text` item, copied.
-    pub(super) text: Option<String>,
-    /// Partial results, best-effort limits, performance notes.
-    pub diagnostics: Vec<String>,
-}
-
-/// Outputs are equal when their text and diagnostics are (the escaped copy
-/// follows from the text).
-impl PartialEq for ToolOutput {
-    fn eq(&self, other: &ToolOutput) -> bool {
-        self.output == other.output && self.diagnostics == other.diagnostics
-    }
-}
-
-impl ToolOutput {
-    pub fn new(output: Value) -> ToolOutput {
-        ToolOutput {
-            output: raw_json(&output),
-            text: None,
-            diagnostics: Vec::new(),
-        }
-    }
-
-    /// An output written straight from a typed value, without a `Value` in
-    /// between: object keys in the order the type writes them (a generated
-    /// type: the order of its schema's properties).
-    pub fn from_typed<T: serde::Serialize + ?Sized>(
-        output: &T,
-    ) -> Result<ToolOutput, serde_json::Error> {
-        Ok(ToolOutput {
-            output: super::compact::to_string(output)?,
-            text: None,
-            diagnostics: Vec::new(),
-        })
-    }
-
-    /// As [`ToolOutput::from_typed`], with the output's escaped copy for
-    /// MCP's `text` item written in the same pass.
-    fn from_typed_with_text<T: serde::Serialize + ?Sized>(
-        output: &T,
-    ) -> Result<ToolOutput, serde_json::Error> {
-        let (output, text) = super::compact::to_string_and_text(output)?;
-        Ok(ToolOutput {
-            output,
-            text,
-            diagnostics: Vec::new(),
-        })
-    }
-
-    /// The output as a JSON value.
-    pub fn output(&self) -> Value {
-        // The text was written by serde_json, so it parses; `Null` cannot happen.
-        serde_json::from_str(&self.output).unwrap_or(Value::Null)
-    }
-
-    /// The output as compact JSON text (object keys sorted for an output made
-    /// from a `Value`, in the type's order for a typed one).
-    pub fn output_json(&self) -> &str {
-        &self.output
-    }
-}
-
-/// `value` as compact JSON text. A `Value` always serializes (its keys are
-/// strings and its numbers finite), so the `null` fallback is never taken.
-fn raw_json(value: &Value) -> String {
-    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
 }
 
 /// What a tool method gets besides its input: a place for the
@@ -194,7 +117,7 @@ impl Call {
 
     /// Asks the user, through the client, to fill in a form of `schema` (an
     /// object of scalar properties, MCP's `requestedSchema`) with `message`,
-    /// waiting at most `limit` (see [`super::Elicited`]). Where the client
+    /// waiting at most `limit` (see [`super::client::Elicited`]). Where the client
     /// cannot be asked (it did not declare `elicitation`, the transport is
     /// HTTP, the server runs calls inline, a call outside a server), the
     /// answer is `Unsupported` at once.
@@ -203,10 +126,10 @@ impl Call {
         message: &str,
         schema: Value,
         limit: std::time::Duration,
-    ) -> super::Elicited {
+    ) -> super::client::Elicited {
         match self.control.as_ref().and_then(|c| c.client.get()) {
             Some(client) => client.elicit(message, schema, limit),
-            None => super::Elicited::Unsupported,
+            None => super::client::Elicited::Unsupported,
         }
     }
 

@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{Call, Server, ToolDescriptor, ToolOutput, plain_error};
+use super::output::ToolOutput;
+use super::tool::{Call, ToolDescriptor};
+use super::wire::plain_error;
 use crate::error::{ErrorCode, ToolError};
 use crate::json::Json;
 
@@ -117,24 +119,6 @@ pub type TypedCall<T> = fn(&T, Call, Arguments<'_>) -> Result<ToolOutput, ToolEr
 
 /// One tool of a generated table: its descriptor and its typed call.
 pub type TypedEntry<T> = (&'static ToolInfo, TypedCall<T>);
-
-/// Adds every tool of a generated table to `server`, each served by its call
-/// on `tools`. What the generated `register` functions do.
-pub fn register_tools<T: Send + Sync + 'static>(
-    mut server: Server,
-    tools: Arc<T>,
-    entries: &[TypedEntry<T>],
-) -> Result<Server, String> {
-    for &(info, call) in entries {
-        let t = tools.clone();
-        server = server.typed_tool(info.descriptor(), Arc::new(move |c, a| call(&t, c, a)))?;
-        if info.serial {
-            server.serial_tool(info.id);
-        }
-        server.compiled_validator(info.id, info.input_valid);
-    }
-    Ok(server)
-}
 
 /// One typed tool call, as the generated `call_<tool>` functions make it:
 /// `arguments` deserialized into the tool's input type (-32002 if they do not

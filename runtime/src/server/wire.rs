@@ -5,11 +5,9 @@
 //! path hands its calls here too (an [`Answer::Call`]), so both paths answer
 //! alike byte for byte.
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
-use super::ToolOutput;
-use super::mcp::mcp_error_result;
-use crate::error::ToolError;
+use crate::error::{ErrorCode, ToolError};
 use crate::json::{HIGH, ONES};
 
 /// Which dialect a call came in, which decides how it is answered.
@@ -33,52 +31,6 @@ impl Dialect {
     }
 }
 
-/// How an output goes out as MCP structured content, given whether its
-/// tool's output schema is wrapped.
-pub(crate) fn structured(wraps: bool, o: &ToolOutput) -> Structured {
-    if wraps {
-        Structured::Wrapped
-    } else if o.output_json().starts_with('{') {
-        Structured::AsIs
-    } else {
-        Structured::Omitted
-    }
-}
-
-/// The whole response to a `tools/call` (no line end). `stamp`: the
-/// server-info JSON a 2026-07-28 result carries.
-pub(crate) fn call_answer(
-    dialect: Dialect,
-    id: &Value,
-    tool: &str,
-    wraps: bool,
-    stamp: Option<&[u8]>,
-    result: Result<ToolOutput, ToolError>,
-) -> Vec<u8> {
-    // Room for the output twice (MCP writes it as text too) and the rest of
-    // the response, its line end included: no growing on the way.
-    let room = result.as_ref().map_or(0, |o| 2 * o.output_json().len()) + 256;
-    let mut out = Vec::with_capacity(room);
-    match (dialect, result) {
-        (Dialect::Envelope, Ok(o)) => {
-            write_response(&mut out, id, |out| write_envelope_result(out, tool, &o));
-        }
-        (Dialect::Envelope, Err(e)) => return error_bytes(id, &e),
-        (_, Ok(o)) => {
-            let s = structured(wraps, &o);
-            write_response(&mut out, id, |out| write_mcp_result(out, &o, s, stamp));
-        }
-        (_, Err(e)) => {
-            let mut v = mcp_error_result(&e);
-            if let Some(stamp) = stamp {
-                stamp_result(&mut v, stamp);
-            }
-            write_response(&mut out, id, |out| write_json(out, &v));
-        }
-    }
-    out
-}
-
 /// Adds what a 2026-07-28 result carries: `resultType` and the server's
 /// identity in `_meta` (`stamp`, JSON text).
 pub(crate) fn stamp_result(result: &mut Value, stamp: &[u8]) {
@@ -89,14 +41,14 @@ pub(crate) fn stamp_result(result: &mut Value, stamp: &[u8]) {
             .entry("_meta")
             .or_insert_with(|| Value::Object(serde_json::Map::new()));
         if let Value::Object(meta) = meta {
-            meta.insert(super::modern::SERVER_INFO_KEY.to_owned(), info);
+            meta.insert(SERVER_INFO_KEY.to_owned(), info);
         }
     }
 }
 
 /// A JSON-RPC error response (no line end).
 pub(crate) fn error_bytes(id: &Value, e: &ToolError) -> Vec<u8> {
-    serde_json::to_vec(&super::jsonrpc::error_response(id.clone(), e)).unwrap_or_default()
+    serde_json::to_vec(&error_response(id.clone(), e)).unwrap_or_default()
 }
 
 /// `{"id":…,"jsonrpc":"2.0","result":…}`, the result written by `result`.
@@ -106,131 +58,6 @@ pub(super) fn write_response(out: &mut Vec<u8>, id: &Value, result: impl FnOnce(
     out.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":");
     result(out);
     out.push(b'}');
-}
-
-/// The EditorMCP success result: `{"diagnostics":[…],"output":…,"tool":…}`,
-/// `diagnostics` only when there are some.
-pub(super) fn write_envelope_result(out: &mut Vec<u8>, tool: &str, o: &ToolOutput) {
-    out.reserve(o.output.len() + tool.len() + 64);
-    out.push(b'{');
-    if !o.diagnostics.is_empty() {
-        out.extend_from_slice(b"\"diagnostics\":");
-        write_json(out, &o.diagnostics);
-        out.push(b',');
-    }
-    out.extend_from_slice(b"\"output\":");
-    out.extend_from_slice(o.output_json().as_bytes());
-    out.extend_from_slice(b",\"tool\":");
-    write_json(out, tool);
-    out.push(b'}');
-}
-
-/// How an output goes out as MCP structured content, which must be an object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Structured {
-    /// The output is an object: as it is.
-    AsIs,
-    /// The tool's output schema is not an object's: `{"result": output}`.
-    Wrapped,
-    /// No output schema, and the output is not an object: none.
-    Omitted,
-}
-
-/// The MCP success result: the output as text (its JSON) and as structured
-/// content, and each diagnostic as one more text item:
-/// `{"content":[{"text":…,"type":"text"},…],"isError":false,"structuredContent":…}`.
-pub(super) fn write_mcp_result(
-    out: &mut Vec<u8>,
-    o: &ToolOutput,
-    structured: Structured,
-    stamp: Option<&[u8]>,
-) {
-    // The text item is the output escaped: at most twice as long, and close to it.
-    out.reserve(2 * o.output.len() + 128);
-    out.push(b'{');
-    if let Some(stamp) = stamp {
-        out.extend_from_slice(b"\"_meta\":{\"");
-        out.extend_from_slice(super::modern::SERVER_INFO_KEY.as_bytes());
-        out.extend_from_slice(b"\":");
-        out.extend_from_slice(stamp);
-        out.extend_from_slice(b"},");
-    }
-    out.extend_from_slice(b"\"content\":[{\"text\":\"");
-    match &o.text {
-        Some(text) => out.extend_from_slice(text.as_bytes()),
-        None => write_escaped(out, o.output_json()),
-    }
-    out.extend_from_slice(b"\",\"type\":\"text\"}");
-    for d in &o.diagnostics {
-        out.extend_from_slice(b",{\"text\":");
-        write_json(out, d);
-        out.extend_from_slice(b",\"type\":\"text\"}");
-    }
-    out.extend_from_slice(b"],\"isError\":false");
-    if stamp.is_some() {
-        out.extend_from_slice(b",\"resultType\":\"complete\"");
-    }
-    match structured {
-        Structured::AsIs => {
-            out.extend_from_slice(b",\"structuredContent\":");
-            out.extend_from_slice(o.output_json().as_bytes());
-        }
-        Structured::Wrapped => {
-            out.extend_from_slice(b",\"structuredContent\":{\"result\":");
-            out.extend_from_slice(o.output_json().as_bytes());
-            out.push(b'}');
-        }
-        Structured::Omitted => {}
-    }
-    out.push(b'}');
-}
-
-/// What a method answers: a value, or a result already written as JSON text
-/// (a tool call's, which copies the output's text as it is).
-pub(super) enum Answer {
-    Value(Value),
-    /// A `tools/list` page: each tool's entry as one line of JSON (a
-    /// generated tool's members in the order its spec wrote them), then the
-    /// page's other members (an object).
-    Page {
-        tools: Vec<String>,
-        rest: Value,
-    },
-    /// A tool call to start (answered when it finishes).
-    Call(super::execution::WireCall<'static>),
-}
-
-impl From<Value> for Answer {
-    fn from(v: Value) -> Answer {
-        Answer::Value(v)
-    }
-}
-
-impl Answer {
-    /// Writes the answer as a result's JSON.
-    pub(super) fn write(&self, out: &mut Vec<u8>) {
-        match self {
-            Answer::Value(v) => write_json(out, v),
-            Answer::Page { tools, rest } => {
-                out.extend_from_slice(b"{\"tools\":[");
-                for (i, t) in tools.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(t.as_bytes());
-                }
-                out.push(b']');
-                for (k, v) in rest.as_object().into_iter().flatten() {
-                    out.push(b',');
-                    write_json(out, k);
-                    out.push(b':');
-                    write_json(out, v);
-                }
-                out.push(b'}');
-            }
-            Answer::Call(_) => out.extend_from_slice(b"null"),
-        }
-    }
 }
 
 /// `value` as JSON. Writing strings, ids and `Value`s into memory cannot fail.
@@ -344,4 +171,83 @@ fn serde_escaped(text: &str) -> String {
         .get(1..quoted.len().saturating_sub(1))
         .unwrap_or_default()
         .to_owned()
+}
+
+/// MCP protocol versions this server speaks with an `initialize` handshake,
+/// newest first.
+pub const MCP_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// MCP protocol versions this server speaks without a handshake, each
+/// request carrying its version in `_meta` (2026-07-28, a release candidate).
+pub const MCP_MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+
+/// Result `_meta` key: the server's name and version.
+pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+
+/// A message a server sends on a connection, complete JSON text without a
+/// line end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outgoing {
+    /// A notification (`notifications/progress`, `.../list_changed`).
+    Notification(Vec<u8>),
+    /// The response to a request.
+    Response(Vec<u8>),
+}
+
+impl Outgoing {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Outgoing::Notification(b) | Outgoing::Response(b) => b,
+        }
+    }
+}
+
+/// Where a request's response and notifications go: the stdio writer, or
+/// one HTTP response stream. Sending never blocks for long and never fails
+/// loudly: a peer that went away loses its messages.
+pub trait Outbox: Send + Sync {
+    fn send(&self, message: Outgoing);
+}
+
+impl Outbox for std::sync::mpsc::Sender<Outgoing> {
+    fn send(&self, message: Outgoing) {
+        let _ = std::sync::mpsc::Sender::send(self, message);
+    }
+}
+
+pub(crate) fn plain_error(code: ErrorCode, message: impl Into<String>) -> ToolError {
+    ToolError::new(code, message)
+}
+
+/// Parameter `key` of a request, a string, or an invalid-params error.
+pub(crate) fn string_param<'p>(
+    params: &'p Map<String, Value>,
+    key: &str,
+) -> Result<&'p str, ToolError> {
+    params.get(key).and_then(Value::as_str).ok_or_else(|| {
+        plain_error(
+            ErrorCode::InvalidParams,
+            format!("Invalid params: `{key}` (a string) is required"),
+        )
+    })
+}
+
+pub(super) fn error_response(id: Value, e: &ToolError) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+/// A string, or an integer that round-trips exactly: a float id (or one too
+/// large for 64 bits, which parses as a float) would come back changed.
+pub(super) fn valid_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(n) => n.is_i64() || n.is_u64(),
+        _ => false,
+    }
+}
+
+/// An MCP tool error: a result (not a JSON-RPC error), so that the model sees it
+/// and can correct itself; the envelope's error object rides in `_meta`.
+pub(super) fn mcp_error_result(e: &ToolError) -> Value {
+    json!({"content": [{"type": "text", "text": e.message}], "isError": true, "_meta": {"error": e}})
 }

@@ -18,8 +18,7 @@ use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde_json::json;
 
-use super::body::{Body, full};
-use super::header_str;
+use super::body::{Body, full, header_str};
 
 /// Who is calling, as authentication established it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,12 +10,13 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 use http_body_util::combinators::BoxBody;
 use hyper::body::Frame;
-use hyper::header::{self, HeaderValue};
+use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::server::control::{InFlight, Outgoing};
+use super::super::control::InFlight;
+use super::super::wire::Outgoing;
 
 pub(super) type Body = BoxBody<Bytes, Infallible>;
 
@@ -143,4 +144,9 @@ pub(super) fn stream_response(rx: UnboundedReceiver<Outgoing>) -> Response<Body>
         standalone: true,
         done: false,
     })
+}
+
+/// Header `name` as text, when it is present and visible ASCII.
+pub(super) fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
 }

@@ -46,10 +46,14 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 
 pub use self::auth::{Auth, AuthError, Caller, ProtectedResource, TokenValidator};
-use self::body::{Body, cancel_guard, full, sse_body};
-use super::control::{InFlight, Outbox, Outgoing, lock};
+use self::body::{Body, cancel_guard, full, header_str, sse_body};
+use super::control::InFlight;
+use super::core::{Server, Session};
+use super::execution::Submitted;
 use super::modern::{HEADER_MISMATCH, PROTOCOL_VERSION_KEY};
-use super::{MCP_MODERN_VERSIONS, MCP_PROTOCOL_VERSIONS, Server, Session, Submitted};
+use super::sync::lock;
+use super::wire::{MCP_MODERN_VERSIONS, MCP_PROTOCOL_VERSIONS};
+use super::wire::{Outbox, Outgoing};
 
 /// Sessions kept at most; the one idle longest makes room for a new one.
 const MAX_SESSIONS: usize = 10_000;
@@ -296,10 +300,6 @@ fn status_only(status: StatusCode) -> Response<Body> {
     let mut r = Response::new(full(Vec::new()));
     *r.status_mut() = status;
     r
-}
-
-fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
