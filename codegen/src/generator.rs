@@ -415,7 +415,7 @@ impl Generator {
         } else {
             None
         };
-        let catalogs = emit::catalog::Catalogs::default();
+        let catalogs = emit::context::Catalogs::default();
         let cx = emit::EmitContext {
             options: &self.emit,
             templates: templates.as_ref(),

@@ -16,7 +16,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::{Emitter, GeneratedFiles};
+use super::context::{Catalogs, Emitter, Made};
+use crate::files::GeneratedFiles;
 use crate::ir::{LocatedValue, Project, Tool, ToolSet, plain_values};
 
 pub struct Catalog;
@@ -26,7 +27,12 @@ impl Emitter for Catalog {
         "catalog"
     }
 
-    fn emit(&self, cx: &super::EmitContext<'_>, project: &Project, out: &mut super::Output<'_>) {
+    fn emit(
+        &self,
+        cx: &super::context::EmitContext<'_>,
+        project: &Project,
+        out: &mut super::context::Output<'_>,
+    ) {
         let out = &mut *out.files;
         let mut index = Vec::new();
         for set in &project.tool_sets {
@@ -62,26 +68,14 @@ impl Emitter for Catalog {
     }
 }
 
-/// Each tool set's `tools.json`, made once per run for all the emitters that
-/// need it or its hash (the catalog, the Rust table, the C# registry), by
-/// set. The text (megabytes for thousands of tools) is kept only until the
-/// catalog takes it, and not at all when the run does not write the catalog.
-#[derive(Debug, Default)]
-pub struct Catalogs {
-    made: std::sync::Mutex<std::collections::HashMap<String, Made>>,
-}
-
-/// One set's `tools.json`: its hash, and its text until the catalog takes it.
-#[derive(Debug)]
-struct Made {
-    hash: String,
-    text: Option<Vec<u8>>,
-}
-
 impl Catalogs {
     /// The `tools.json` of `set` and its hash, for the catalog's file: made
     /// now unless another emitter made it first (and kept it for this).
-    pub fn take_tools_json(&self, cx: &super::EmitContext<'_>, set: &ToolSet) -> (Vec<u8>, String) {
+    pub fn take_tools_json(
+        &self,
+        cx: &super::context::EmitContext<'_>,
+        set: &ToolSet,
+    ) -> (Vec<u8>, String) {
         let mut made = self.lock();
         if let Some(m) = made.get_mut(&set.name) {
             if let Some(text) = m.text.take() {
@@ -107,7 +101,7 @@ impl Catalogs {
     /// (`CATALOG_HASH`) and C# (`CatalogHash`) carry it, and the Unity
     /// bridge's two sides compare theirs on connect: generated code of two
     /// different versions of the specs never talk.
-    pub fn hash(&self, cx: &super::EmitContext<'_>, set: &ToolSet) -> String {
+    pub fn hash(&self, cx: &super::context::EmitContext<'_>, set: &ToolSet) -> String {
         let mut made = self.lock();
         if let Some(m) = made.get(&set.name) {
             return m.hash.clone();
@@ -136,10 +130,10 @@ impl Catalogs {
 /// serialized on its own (on every core, or taken from the cache) straight
 /// from the IR (no intermediate `Value` copy of every schema) and indented
 /// to its depth: the same text as serializing the whole list at once.
-fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
-    use super::Part;
+fn tools_json(cx: &super::context::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
+    use super::context::Part;
     // Each entry: its key and length when the cache holds it (read straight
-    // into its place in the file, `super::assemble`), else its text.
+    // into its place in the file, `super::context::assemble`), else its text.
     let entries = crate::par::map_with(
         set.tools.len(),
         || (),
@@ -151,20 +145,20 @@ fn tools_json(cx: &super::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
         },
     );
     let cache = cx.cache.map(|(c, _)| c);
-    super::assemble(cache, &framed(entries)).unwrap_or_else(|| {
+    super::context::assemble(cache, &framed(entries)).unwrap_or_else(|| {
         // A kept entry could not be read after all: every entry's text.
         let texts = crate::par::map_with(
             set.tools.len(),
             || (),
             |_, i| Part::Text(entry_text(cx, set, i).into_bytes().into()),
         );
-        super::assemble(None, &framed(texts)).unwrap_or_default()
+        super::context::assemble(None, &framed(texts)).unwrap_or_default()
     })
 }
 
 /// `{"tools": [..]}` around `entries`, as serializing the list gives it.
-fn framed(entries: Vec<super::Part<'static>>) -> Vec<super::Part<'static>> {
-    use super::Part;
+fn framed(entries: Vec<super::context::Part<'static>>) -> Vec<super::context::Part<'static>> {
+    use super::context::Part;
     let mut parts = Vec::with_capacity(2 * entries.len() + 2);
     parts.push(Part::Text(b"{\n  \"tools\": [".as_slice().into()));
     let empty = entries.is_empty();
@@ -184,7 +178,7 @@ const ENTRY: &str = "catalog entry, indented";
 /// The `index`th tool's entry of `tools.json`, pretty-printed and indented
 /// as it stands in the file (each line by four), so that the file is the
 /// entries put together, cached or not, with nothing to split.
-fn entry_text(cx: &super::EmitContext<'_>, set: &ToolSet, index: usize) -> String {
+fn entry_text(cx: &super::context::EmitContext<'_>, set: &ToolSet, index: usize) -> String {
     cx.piece_text(set, index, ENTRY, || entry_made(set, index))
 }
 
@@ -205,7 +199,7 @@ fn entry_made(set: &ToolSet, index: usize) -> String {
 
 /// A tool's stand-alone schema file of one side (`input` or `output`).
 fn add_schema_file(
-    cx: &super::EmitContext<'_>,
+    cx: &super::context::EmitContext<'_>,
     out: &mut GeneratedFiles,
     (set, index): (&ToolSet, usize),
     side: &str,

@@ -818,7 +818,7 @@ const STAND_IN: &str = "@@toolgen registry entry@@";
 /// not lay the entries out one after another), and so is a registry whose
 /// text does not hold the stand-in's entry exactly once.
 fn registry_text(
-    cx: &super::EmitContext<'_>,
+    cx: &super::context::EmitContext<'_>,
     templates: &crate::templates::Templates,
     set: &ToolSet,
     mut ctx: RegistryContext<'_>,
@@ -839,21 +839,22 @@ fn registry_text(
             // The kept entries read into their place in the file (about a
             // megabyte for 1,000 tools), the others rendered.
             let mut parts = Vec::with_capacity(set.tools.len() + 2);
-            parts.push(super::Part::Text(head.as_bytes().into()));
+            parts.push(super::context::Part::Text(head.as_bytes().into()));
             for (i, tool) in set.tools.iter().enumerate() {
                 // The entry follows from the tool and the set's settings (its
                 // time limit): what the piece key covers, with the templates.
                 let piece = cx.cached_piece(set, i, |h| {
                     h.str("csharp registry entry").digest(templates.digest());
                 });
-                parts.push(super::Part::of(piece, || {
+                parts.push(super::context::Part::of(piece, || {
                     let spec = spec(tool, set.timeout_of(tool));
                     templates.render(REGISTRY_ENTRY, EntryContext { t: &spec })
                 })?);
             }
-            parts.push(super::Part::Text(tail.as_bytes().into()));
+            parts.push(super::context::Part::Text(tail.as_bytes().into()));
             // A piece damaged since it was looked up: rendered whole below.
-            let text = super::assemble(Some(cache), &parts).and_then(|t| String::from_utf8(t).ok());
+            let text = super::context::assemble(Some(cache), &parts)
+                .and_then(|t| String::from_utf8(t).ok());
             if let Some(text) = text {
                 return Ok(text);
             }
@@ -1130,17 +1131,17 @@ fn class_names(set: &ToolSet) -> (Vec<String>, String) {
     (names, registry)
 }
 
-impl super::TemplateEmitter for CSharp {
+impl super::context::TemplateEmitter for CSharp {
     fn name(&self) -> &'static str {
         "csharp"
     }
 
     fn emit_rendered(
         &self,
-        cx: &super::EmitContext<'_>,
+        cx: &super::context::EmitContext<'_>,
         templates: &crate::templates::RunTemplates,
         project: &Project,
-        out: &mut super::Output<'_>,
+        out: &mut super::context::Output<'_>,
     ) {
         if cx.options.csharp_bridge == super::csharp_bridge::CsharpBridge::Bundled {
             super::csharp_bridge::add_bundled(out.files);

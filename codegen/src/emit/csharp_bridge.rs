@@ -4,7 +4,7 @@
 //! the pair installs into a Unity project as it is. A test checks that the
 //! list below holds every file of `runtime/csharp/`.
 
-use super::GeneratedFiles;
+use crate::files::GeneratedFiles;
 
 /// The package's files, by path inside it.
 pub const FILES: &[(&str, &str)] = &[

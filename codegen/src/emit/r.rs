@@ -100,17 +100,17 @@ fn entry(tool: &Tool) -> Option<Value> {
     }))
 }
 
-impl super::TemplateEmitter for RWorker {
+impl super::context::TemplateEmitter for RWorker {
     fn name(&self) -> &'static str {
         "r"
     }
 
     fn emit_rendered(
         &self,
-        _cx: &super::EmitContext<'_>,
+        _cx: &super::context::EmitContext<'_>,
         templates: &crate::templates::RunTemplates,
         project: &Project,
-        out: &mut super::Output<'_>,
+        out: &mut super::context::Output<'_>,
     ) {
         for set in &project.tool_sets {
             let tools: Map<String, Value> = set

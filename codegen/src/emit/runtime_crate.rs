@@ -15,7 +15,7 @@
 //! `^0.1.0`): a runtime of another version is refused by Cargo before anything
 //! compiles, with both versions in its message, never a type error.
 
-use super::GeneratedFiles;
+use crate::files::GeneratedFiles;
 use crate::ir::RuntimeSource;
 
 /// The runtime's version: toolgen and its runtime are released together.

@@ -425,17 +425,17 @@ fn set_context(set: &ToolSet) -> SetContext<'_> {
     }
 }
 
-impl super::TemplateEmitter for Docs {
+impl super::context::TemplateEmitter for Docs {
     fn name(&self) -> &'static str {
         "docs"
     }
 
     fn emit_rendered(
         &self,
-        cx: &super::EmitContext<'_>,
+        cx: &super::context::EmitContext<'_>,
         templates: &crate::templates::RunTemplates,
         project: &Project,
-        out: &mut super::Output<'_>,
+        out: &mut super::context::Output<'_>,
     ) {
         let shared = templates.shared();
         let mut sets = Vec::new();
@@ -456,7 +456,7 @@ impl super::TemplateEmitter for Docs {
             let set_ctx = set_context(set);
             let page = SetPage { set: &set_ctx };
             out.render_by_context(
-                super::ContextJson::of(cx.cache.map(|(c, _)| c), &page).as_ref(),
+                super::context::ContextJson::of(cx.cache.map(|(c, _)| c), &page).as_ref(),
                 templates.for_set(set),
                 "docs/set.md.jinja",
                 format!("docs/src/{}/index.md", set.name),
@@ -477,7 +477,7 @@ impl super::TemplateEmitter for Docs {
             by_tier: counts(all.clone().map(|t| t.tier.value.as_str())),
             by_safety: counts(all.map(safety_word)),
         };
-        let by = super::ContextJson::of(cx.cache.map(|(c, _)| c), &ctx);
+        let by = super::context::ContextJson::of(cx.cache.map(|(c, _)| c), &ctx);
         for (name, path) in [
             ("docs/index.md.jinja", "docs/src/index.md"),
             ("docs/SUMMARY.md.jinja", "docs/src/SUMMARY.md"),

@@ -12,6 +12,16 @@ use proc_macro2::{Literal, Span, TokenStream};
 use syn::punctuated::Punctuated;
 use syn::{BinOp, Expr, Ident, Pat, Path, Stmt};
 
+/// A file of `items` (with inner `attrs`) as prettyplease formats it.
+pub(super) fn unparse(attrs: Vec<syn::Attribute>, items: Vec<syn::Item>) -> String {
+    prettyplease::unparse(&syn::File {
+        shebang: None,
+        frontmatter: None,
+        attrs,
+        items,
+    })
+}
+
 /// An identifier (keywords such as `super` too; `r#name` a raw one).
 pub fn ident(name: &str) -> Ident {
     match name.strip_prefix("r#") {

@@ -6,6 +6,9 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use super::comments::{
+    INPUT_SCHEMA_DOC, OUTPUT_SCHEMA_DOC, call_doc, doc_values, method_doc, valid_doc,
+};
 use super::names::approximate_type_name;
 use super::post;
 use super::shared::SharedModule;
@@ -13,12 +16,6 @@ use super::type_space::{Impls, typify};
 use crate::diag::{Diagnostic, rule};
 use crate::ident;
 use crate::ir::{RustSerde, Tool, ToolSet};
-
-/// The doc attributes' values for `text`, one per line: a space after the
-/// `///`, and no `*/` (which would end a block comment).
-pub(super) fn doc_values(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.lines().map(|l| format!(" {}", l.replace("*/", "* /")))
-}
 
 /// `/// text` lines as outer doc attributes (one per line of `text`).
 pub fn doc(text: &str) -> TokenStream {
@@ -80,12 +77,12 @@ pub fn tool_module_text(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<String> {
     let parts = tool_parts(tool, (shared, serde), regenerate, diags)?;
-    let mut text = super::unparse(parts.attrs, parts.head);
+    let mut text = super::ast::unparse(parts.attrs, parts.head);
     match super::written::constants(tool, &parts.valid) {
         Some(c) => text.push_str(&c),
         None => text.push_str(&constants_formatted(tool, &parts.valid)),
     }
-    text.push_str(&super::unparse(Vec::new(), parts.validators));
+    text.push_str(&super::ast::unparse(Vec::new(), parts.validators));
     Some(text)
 }
 
@@ -188,41 +185,13 @@ fn constants(tool: &Tool, valid: &[bool; 2]) -> Vec<TokenStream> {
     entries
 }
 
-/// The docs of a tool module's constants (shared with [`super::written`]).
-pub(super) const INPUT_SCHEMA_DOC: &str =
-    "The input schema, for the tool's `ToolInfo` (`tools/list` and validation).";
-pub(super) const OUTPUT_SCHEMA_DOC: &str =
-    "The output schema as `tools/list` gives an object's, for `ToolInfo`; `None`: none declared.";
-
-pub(super) fn valid_doc(prefix: &str) -> String {
-    format!(
-        "The {prefix} schema's compiled validator, for the tool's `ToolInfo`; `None`: the `jsonschema` crate checks it."
-    )
-}
-
-/// A tool's doc in the set's trait (shared with [`super::written`]).
-pub(super) fn method_doc(tool: &Tool) -> String {
-    format!(
-        "`{}` ({}, {}): {}",
-        tool.id.value, tool.safety.value, tool.tier.value, tool.description.value
-    )
-}
-
-/// The doc of a tool's typed call function (shared with [`super::written`]).
-pub(super) fn call_doc(tool: &Tool) -> String {
-    format!(
-        "Calls `{}`: its arguments into its `Input`, its `Output` straight to JSON text.",
-        tool.id.value
-    )
-}
-
 /// The constants formatted from their tokens: what a tool file holds when
 /// [`super::written::constants`] gives `None`, and that one's reference in
 /// its test.
 pub(super) fn constants_formatted(tool: &Tool, valid: &[bool; 2]) -> String {
     let tokens = constants(tool, valid);
     let file: syn::File = syn::parse_quote!(#(#tokens)*);
-    super::unparse(Vec::new(), file.items)
+    super::ast::unparse(Vec::new(), file.items)
 }
 
 /// The compiled validator of one side of a tool (`input` or `output`), if
@@ -439,6 +408,7 @@ impl Fragments {
     /// formatted from tokens otherwise.
     pub fn new(set: &ToolSet, tool: &Tool, module: &str) -> Option<Fragments> {
         super::written::fragments(set, tool, module, &trait_name(set).to_string())
+            .map(|[a, b, c, d]| Fragments::of([&a, &b, &c, &d]))
             .or_else(|| Self::formatted(set, tool, module))
     }
 
@@ -554,11 +524,11 @@ fn between(text: &str) -> String {
 pub fn set_module_text(
     inputs: &SetInputs<'_>,
     fragments: Vec<Fragments>,
-    cache: Option<&dyn super::super::RenderCache>,
+    cache: Option<&dyn super::super::context::RenderCache>,
 ) -> String {
     spliced(inputs, fragments, cache).unwrap_or_else(|| {
         let m = set_module(inputs);
-        super::unparse(m.attrs, m.items)
+        super::ast::unparse(m.attrs, m.items)
     })
 }
 
@@ -568,7 +538,7 @@ pub fn set_module_text(
 fn spliced(
     inputs: &SetInputs<'_>,
     fragments: Vec<Fragments>,
-    cache: Option<&dyn super::super::RenderCache>,
+    cache: Option<&dyn super::super::context::RenderCache>,
 ) -> Option<String> {
     let set = inputs.set;
     if set.tools.is_empty() || fragments.len() != set.tools.len() {
@@ -618,7 +588,7 @@ fn spliced(
 fn set_module_head(
     inputs: &SetInputs<'_>,
     mods: &[syn::Ident],
-    cache: Option<&dyn super::super::RenderCache>,
+    cache: Option<&dyn super::super::context::RenderCache>,
 ) -> String {
     let set = inputs.set;
     let key = cache.map(|c| {
@@ -631,11 +601,15 @@ fn set_module_head(
             .finish();
         (c, key)
     });
-    let head: Result<String, std::convert::Infallible> = super::super::cached_text(key, || {
-        let decls = set_decls(mods, inputs.shared);
-        let decls: syn::File = syn::parse_quote!(#decls);
-        Ok(super::unparse(set_doc(set, inputs.regenerate), decls.items))
-    });
+    let head: Result<String, std::convert::Infallible> =
+        super::super::context::cached_text(key, || {
+            let decls = set_decls(mods, inputs.shared);
+            let decls: syn::File = syn::parse_quote!(#decls);
+            Ok(super::ast::unparse(
+                set_doc(set, inputs.regenerate),
+                decls.items,
+            ))
+        });
     head.unwrap_or_else(|never| match never {})
 }
 
@@ -645,7 +619,7 @@ fn set_module_tail(
     inputs: &SetInputs<'_>,
     name: &syn::Ident,
     mods: &[syn::Ident],
-    cache: Option<&dyn super::super::RenderCache>,
+    cache: Option<&dyn super::super::context::RenderCache>,
 ) -> String {
     let set = inputs.set;
     let key = cache.map(|c| {
@@ -658,9 +632,10 @@ fn set_module_tail(
             .finish();
         (c, key)
     });
-    let tail: Result<String, std::convert::Infallible> = super::super::cached_text(key, || {
-        Ok(format(register_fn(name, mods)) + &format(for_each_macro(set, mods)))
-    });
+    let tail: Result<String, std::convert::Infallible> =
+        super::super::context::cached_text(key, || {
+            Ok(format(register_fn(name, mods)) + &format(for_each_macro(set, mods)))
+        });
     tail.unwrap_or_else(|never| match never {})
 }
 
@@ -943,7 +918,7 @@ mod tests {
                 catalog_hash: "0123",
             };
             let whole = set_module(&inputs);
-            let whole = super::super::unparse(whole.attrs, whole.items);
+            let whole = super::super::ast::unparse(whole.attrs, whole.items);
             let text = set_module_text(&inputs, fragments.clone().unwrap_or_default(), None);
             assert_eq!(text, whole);
             let from_cache: Vec<Fragments> = set

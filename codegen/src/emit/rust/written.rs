@@ -10,7 +10,7 @@
 
 use proc_macro2::Literal;
 
-use super::items::{self, Fragments};
+use super::comments;
 use crate::ir::{Tool, ToolSet};
 
 /// The width prettyplease fills (`MARGIN` there), in bytes as it counts.
@@ -23,18 +23,18 @@ pub(super) fn fragments(
     tool: &Tool,
     module: &str,
     trait_name: &str,
-) -> Option<Fragments> {
+) -> Option<[String; 4]> {
     // A name this long could break a line these rules keep whole.
     if module.len() > 40 || trait_name.len() > 40 {
         return None;
     }
     let id = Literal::string(&tool.id.value).to_string();
-    Some(Fragments::of([
-        &method(tool, module)?,
-        &entry(set, tool, module)?,
-        &call(tool, module, trait_name, &id)?,
-        &arm(module, &id)?,
-    ]))
+    Some([
+        method(tool, module)?,
+        entry(set, tool, module)?,
+        call(tool, module, trait_name, &id)?,
+        arm(module, &id)?,
+    ])
 }
 
 /// `text` as `///` lines at `indent`, as `items::doc` makes its attributes
@@ -44,7 +44,7 @@ fn doc_lines(out: &mut String, indent: &str, text: &str) -> Option<()> {
     if text.contains('\r') {
         return None;
     }
-    for line in items::doc_values(text) {
+    for line in comments::doc_values(text) {
         out.push_str(indent);
         out.push_str("///");
         out.push_str(line.trim_end_matches(' '));
@@ -63,7 +63,7 @@ fn push_line(out: &mut String, line: &str) -> bool {
 /// The trait's method, at the trait's indent.
 fn method(tool: &Tool, m: &str) -> Option<String> {
     let mut out = String::new();
-    doc_lines(&mut out, "    ", &items::method_doc(tool))?;
+    doc_lines(&mut out, "    ", &comments::method_doc(tool))?;
     let one = format!(
         "    fn {m}(&self, call: &mut Call, input: {m}::Input) -> Result<{m}::Output, ToolError>;"
     );
@@ -169,9 +169,9 @@ pub(super) fn raw_string(text: &str) -> Option<String> {
 pub(super) fn constants(tool: &Tool, valid: &[bool; 2]) -> Option<String> {
     let input = raw_json(&tool.input.ordered(&tool.input.value))?;
     let mut out = String::new();
-    doc_lines(&mut out, "", items::INPUT_SCHEMA_DOC)?;
+    doc_lines(&mut out, "", comments::INPUT_SCHEMA_DOC)?;
     out.push_str(&format!("pub const INPUT_SCHEMA: &str = {input};\n"));
-    doc_lines(&mut out, "", items::OUTPUT_SCHEMA_DOC)?;
+    doc_lines(&mut out, "", comments::OUTPUT_SCHEMA_DOC)?;
     let head = "pub const OUTPUT_SCHEMA: Option<&str> = ";
     if let Some(output) = super::super::catalog::TableOutput::of(tool) {
         let output = raw_json(&output)?;
@@ -185,7 +185,7 @@ pub(super) fn constants(tool: &Tool, valid: &[bool; 2]) -> Option<String> {
         out.push_str(&format!("{head}None;\n"));
     }
     for (prefix, valid) in ["input", "output"].into_iter().zip(valid) {
-        doc_lines(&mut out, "", &items::valid_doc(prefix))?;
+        doc_lines(&mut out, "", &comments::valid_doc(prefix))?;
         let head = format!(
             "pub const {}_VALID: Option<::toolgen_runtime::server::Validity> = ",
             prefix.to_uppercase()
@@ -203,7 +203,7 @@ pub(super) fn constants(tool: &Tool, valid: &[bool; 2]) -> Option<String> {
 /// The typed call function, at the top level.
 fn call(tool: &Tool, m: &str, trait_name: &str, id: &str) -> Option<String> {
     let mut out = String::new();
-    doc_lines(&mut out, "", &items::call_doc(tool))?;
+    doc_lines(&mut out, "", &comments::call_doc(tool))?;
     let name = call_name(m);
     // The signature never fits on one line (its fixed parts alone do not).
     let first = format!("fn {name}<T: {trait_name} + ?Sized>(");
@@ -288,8 +288,9 @@ mod tests {
         let (mut compared, mut written) = (0, 0);
         let mut check = |set: &ToolSet, tool: &Tool, module: &str, expect_written: bool| {
             let trait_name = super::super::items::trait_name_of(set);
-            let direct = fragments(set, tool, module, &trait_name);
-            let formatted = Fragments::formatted(set, tool, module);
+            let direct = fragments(set, tool, module, &trait_name)
+                .map(|[a, b, c, d]| super::super::items::Fragments::of([&a, &b, &c, &d]));
+            let formatted = super::super::items::Fragments::formatted(set, tool, module);
             compared += 1;
             if let Some(d) = &direct {
                 written += 1;
