@@ -615,95 +615,64 @@ pub struct HumanRenderer<'a> {
 }
 
 impl HumanRenderer<'_> {
-    fn paint(&self, code: &str, s: &str) -> String {
-        if self.color {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_owned()
-        }
-    }
-
+    /// The diagnostic as rustc shows one (annotate-snippets): the message, each
+    /// location's line with its span marked (the primary one `^`, related
+    /// ones `-`), and the help.
     pub fn render(&self, d: &Diagnostic) -> String {
-        let mut out = String::new();
-        let sev_color = match d.severity {
-            Severity::Error => "1;31",
-            Severity::Warning => "1;33",
-            Severity::Note => "1;36",
+        use annotate_snippets::{Level, Renderer, Snippet};
+        let level = match d.severity {
+            Severity::Error => Level::Error,
+            Severity::Warning => Level::Warning,
+            Severity::Note => Level::Note,
         };
-        let head = format!("{}[{}]", d.severity.as_str(), d.rule.code);
-        let _ = writeln!(
-            out,
-            "{}{} {}",
-            self.paint(sev_color, &head),
-            self.paint("1", ":"),
-            self.paint("1", &d.message)
-        );
-        let mut gutter = 1;
-        let mut all = Vec::new();
+        // annotate-snippets marks an `Error` span `^` and a `Warning` one `-`,
+        // both without a prefix to their label: the primary and related places.
+        let mut places: Vec<(Loc, &str, Level)> = Vec::new();
         if let Some(loc) = d.loc {
-            all.push((loc, d.label.clone().unwrap_or_default(), true));
+            places.push((loc, d.label.as_deref().unwrap_or_default(), Level::Error));
         }
         for s in &d.secondary {
-            all.push((s.loc, s.message.clone(), false));
+            places.push((s.loc, s.message.as_str(), Level::Warning));
         }
-        for (loc, _, _) in &all {
-            gutter = gutter.max(self.db.line_col(*loc).line.to_string().len());
-        }
-        let pad = " ".repeat(gutter);
-        if all.is_empty() {
-            if let Some(p) = &d.path {
-                let _ = writeln!(out, "{pad}{} {p}", self.paint("1;34", "-->"));
-            }
-        }
-        for (i, (loc, label, primary)) in all.iter().enumerate() {
+        let mut message = level.title(&d.message).id(d.rule.code);
+        for (loc, label, level) in places {
             let file = self.db.get(loc.file);
-            let lc = file.line_col(loc.span.start);
-            let arrow = if i == 0 { "-->" } else { ":::" };
-            let _ = writeln!(
-                out,
-                "{pad}{} {}:{}:{}",
-                self.paint("1;34", arrow),
-                file.display,
-                lc.line,
-                lc.column
-            );
-            let text = file.line_text(lc.line);
-            let bar = self.paint("1;34", "|");
-            let _ = writeln!(out, "{pad} {bar}");
-            let _ = writeln!(
-                out,
-                "{} {bar} {}",
-                self.paint("1;34", &format!("{:>gutter$}", lc.line)),
-                text.replace('\t', " ")
-            );
-            let end = file.line_col(loc.span.end);
-            let width = if end.line == lc.line && end.column > lc.column {
-                end.column - lc.column
-            } else {
-                text.chars().count().saturating_sub(lc.column - 1).max(1)
+            // Only the lines of the span: the renderer need not scan the file.
+            let (line, from, text) = file.lines_of(loc.span.start as usize, loc.span.end as usize);
+            let start = (loc.span.start as usize)
+                .saturating_sub(from)
+                .min(text.len());
+            let end = (loc.span.end as usize)
+                .saturating_sub(from)
+                .clamp(start, text.len());
+            // A span at the very end of a file whose last line ends is shown
+            // at the end of that line, as rustc shows one.
+            let (line, text, start, end) = match from.checked_sub(1) {
+                Some(last) if text.is_empty() => {
+                    let (line, _, prev) = file.lines_of(last, last);
+                    (line, prev, prev.len(), prev.len())
+                }
+                _ => (line, text, start, end),
             };
-            let marker = if *primary { "^" } else { "-" };
-            let caret = format!(
-                "{}{}",
-                " ".repeat(lc.column - 1),
-                marker.repeat(width.min(200))
+            message = message.snippet(
+                Snippet::source(text)
+                    .line_start(line)
+                    .origin(&file.display)
+                    .annotation(level.span(start..end).label(label)),
             );
-            let caret_col = if *primary { sev_color } else { "1;34" };
-            let label = if label.is_empty() {
-                String::new()
-            } else {
-                format!(" {label}")
-            };
-            let _ = writeln!(
-                out,
-                "{pad} {bar} {}",
-                self.paint(caret_col, &format!("{caret}{label}"))
-            );
+        }
+        if let (true, Some(p)) = (d.loc.is_none() && d.secondary.is_empty(), &d.path) {
+            message = message.footer(Level::Note.title(p));
         }
         if let Some(help) = &d.help {
-            let _ = writeln!(out, "{pad} {} {help}", self.paint("1", "= help:"));
+            message = message.footer(Level::Help.title(help));
         }
-        out
+        let renderer = if self.color {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        format!("{}\n", renderer.render(message))
     }
 }
 

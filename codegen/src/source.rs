@@ -130,6 +130,22 @@ impl SourceFile {
         }
     }
 
+    /// The whole lines holding bytes `start..end` (clamped to the text): the
+    /// first one's number and offset, and their text without the last line
+    /// terminator.
+    pub fn lines_of(&self, start: usize, end: usize) -> (usize, usize, &str) {
+        let text = self.text();
+        let (start, end) = (start.min(text.len()), end.min(text.len()));
+        let starts = self.line_starts();
+        let first = starts.partition_point(|&s| s <= start).saturating_sub(1);
+        let from = starts.get(first).copied().unwrap_or(0);
+        let to = text
+            .get(end.max(start)..)
+            .and_then(|rest| rest.find('\n'))
+            .map_or(text.len(), |i| end.max(start) + i);
+        (first + 1, from, text.get(from..to).unwrap_or(""))
+    }
+
     /// The text of a 1-based line, without its line terminator.
     pub fn line_text(&self, line: usize) -> &str {
         let line_starts = self.line_starts();

@@ -2,20 +2,9 @@
 //!
 //! A leaf: it imports nothing of the crate.
 
-/// Edit distance, for "did you mean" suggestions.
+/// Edit distance ignoring ASCII case, for "did you mean" suggestions.
 pub fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(!ca.eq_ignore_ascii_case(cb));
-            cur[j + 1] = (prev[j + 1] + 1).min(cur[j] + 1).min(prev[j] + cost);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    strsim::levenshtein(&a.to_ascii_lowercase(), &b.to_ascii_lowercase())
 }
 
 /// The closest candidate to `word`, if it is close enough to be a likely typo.
