@@ -109,10 +109,6 @@ impl Cache {
         }
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.root
-    }
-
     fn packs_dir(&self) -> PathBuf {
         self.root.join("pieces")
     }

@@ -18,6 +18,7 @@ const RUST_KEYWORDS: &[&str] = &[
 ];
 
 /// C# keywords (reserved; contextual keywords are valid identifiers).
+#[cfg(test)]
 const CSHARP_KEYWORDS: &[&str] = &[
     "abstract",
     "as",
@@ -173,6 +174,7 @@ pub fn pascal(name: &str) -> String {
     rust_safe(words(name).iter().map(|w| capitalize(w)).collect(), "Value")
 }
 
+#[cfg(test)]
 /// A C# local or parameter name: `camelCase`, keywords prefixed with `@`.
 pub fn csharp_camel(name: &str) -> String {
     let p = pascal(name);
@@ -187,6 +189,7 @@ pub fn csharp_camel(name: &str) -> String {
     s
 }
 
+#[cfg(test)]
 /// Whether `s` is a valid Rust identifier that is not a keyword (raw identifiers excluded).
 pub fn is_rust_ident(s: &str) -> bool {
     let mut c = s.chars();
@@ -197,6 +200,7 @@ pub fn is_rust_ident(s: &str) -> bool {
         && !RUST_KEYWORDS.contains(&s)
 }
 
+#[cfg(test)]
 /// Whether `s` is a valid C# identifier (a leading `@` escapes a keyword).
 pub fn is_csharp_ident(s: &str) -> bool {
     let bare = s.strip_prefix('@').unwrap_or(s);

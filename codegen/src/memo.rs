@@ -127,6 +127,7 @@ pub fn keep(
 const MAGIC: &[u8] = b"toolgen tool 4\n";
 
 /// A format and tool as bytes; `file` is the one its locations name.
+#[cfg(test)]
 pub fn encode(file: FileId, format: Format, tool: &Tool) -> Vec<u8> {
     encode_with(file, format, tool, tool.digest_as_read())
 }
@@ -145,6 +146,7 @@ fn encode_with(file: FileId, format: Format, tool: &Tool, digest: Digest) -> Vec
 /// What [`encode`] wrote, its locations moved to `file` (and its digest
 /// given only when they did not move); `None` for anything else, and for a
 /// tool with a location in a file other than its own.
+#[cfg(test)]
 pub fn decode(bytes: &[u8], file: FileId) -> Option<Recalled> {
     decode_shared(std::sync::Arc::new(bytes.to_vec()), file)
 }

@@ -238,6 +238,7 @@ impl PartialEq for Recorded {
 impl Eq for Recorded {}
 
 impl Recorded {
+    #[cfg(test)]
     /// Entries in any order (sorted here); `None` when a path is there twice.
     pub fn of(entries: impl IntoIterator<Item = (String, FileStamp, Digest)>) -> Option<Recorded> {
         let mut entries: Vec<_> = entries.into_iter().collect();
@@ -346,10 +347,6 @@ impl Recorded {
         self.at.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.at.is_empty()
-    }
-
     /// The index, stamp and digest of the entry of `rel`.
     pub fn get(&self, rel: &str) -> Option<(usize, FileStamp, Digest)> {
         let rel = rel.as_bytes();
@@ -382,6 +379,7 @@ impl Recorded {
     }
 
     /// Every entry, in path order.
+    #[cfg(test)]
     pub fn entries(&self) -> impl Iterator<Item = (&str, FileStamp, Digest)> {
         (0..self.len()).filter_map(|i| self.entry(i))
     }

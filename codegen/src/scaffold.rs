@@ -23,7 +23,6 @@ pub const SCHEMA_DIR: &str = ".toolgen";
 pub struct Initialized {
     pub manifest: PathBuf,
     pub spec: PathBuf,
-    pub schemas: Vec<PathBuf>,
 }
 
 /// A tool-set name from a directory name: lowercase letters, digits and `_`.
@@ -138,14 +137,13 @@ pub fn init(
     if let Some(s) = specs {
         checked_relative(s)?;
     }
-    let schemas = write_schemas(&dir.join(SCHEMA_DIR))?;
+    write_schemas(&dir.join(SCHEMA_DIR))?;
     let manifest_path = dir.join("toolset.yaml");
     create(&manifest_path, &manifest_text(&name, format, specs))?;
     let spec = new_spec_in(&manifest_path, &example_id(format, &name), true)?;
     Ok(Initialized {
         manifest: manifest_path,
         spec,
-        schemas,
     })
 }
 

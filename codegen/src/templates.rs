@@ -111,6 +111,7 @@ impl std::fmt::Debug for Templates {
 }
 
 impl Templates {
+    #[cfg(test)]
     /// The built-in templates, with any file of the same name in `dir` taking
     /// precedence. Fails on an unreadable or syntactically broken override.
     pub fn new(dir: Option<&Path>) -> Result<Templates, TemplateError> {

@@ -6,8 +6,8 @@ pub mod synth;
 use std::path::{Path, PathBuf};
 
 use toolgen::Generator;
+use toolgen::Prune;
 use toolgen::load::Loaded;
-use toolgen::output::Prune;
 
 /// The trees `cargo xtask gen` writes and `--check` checks: specs, output
 /// directory, and the runtime's path as the generated Cargo.toml sees it.
@@ -45,7 +45,7 @@ pub fn tree_generator(root: &Path, (specs, out, runtime): (&str, &str, &str)) ->
         .out_dir(root.join(out))
         .prune(Prune::All)
         .rust_runtime_path(runtime)
-        .csharp_bridge(toolgen::emit::csharp_bridge::CsharpBridge::External)
+        .csharp_bridge(toolgen::CsharpBridge::External)
         .regenerate_command("cargo xtask gen")
 }
 

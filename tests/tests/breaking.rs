@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
+use toolgen::Against;
 use toolgen::Generator;
-use toolgen::against::Against;
 use toolgen::diag::Severity;
 use toolgen_tests::fixtures;
 
@@ -168,7 +168,7 @@ fn csharp_names_are_listed_by_wire_position() {
         .tool_sets
         .first()
         .unwrap_or_else(|| panic!("no tool set"));
-    let names = toolgen::emit::csharp::public_names(set);
+    let names = toolgen::testing::csharp_public_names(set);
     let scan = names.get("scan").unwrap_or_else(|| panic!("{names:?}"));
     let get = |what: &str, at: &str| {
         scan.get(&(what.to_owned(), at.to_owned()))

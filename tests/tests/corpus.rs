@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use toolgen::Generator;
 use toolgen::diag::Severity;
-use toolgen::emit::rave::to_rave_yaml;
 use toolgen::ir::Tool;
 use toolgen::load::{LoadOptions, load};
+use toolgen::testing::to_rave_yaml;
 use toolgen_tests::{fixtures, root, shared};
 
 /// The project's own RAVE files, written in the style of `mcptool_build()`.
@@ -271,7 +271,7 @@ fn clean_as_converted(v: &mut Value) {
         }
     }
     if let Some(Value::String(d)) = m.get_mut("description") {
-        *d = toolgen::formats::rave::clean_rd(d);
+        *d = toolgen::testing::clean_rd(d);
     }
     for key in ["parameters", "returns"] {
         if let Some(schema) = m.get_mut(key) {
@@ -283,7 +283,7 @@ fn clean_as_converted(v: &mut Value) {
 fn clean_schema(v: &mut Value) {
     let Value::Object(m) = v else { return };
     if let Some(Value::String(d)) = m.get_mut("description") {
-        *d = toolgen::formats::rave::clean_rd(d);
+        *d = toolgen::testing::clean_rd(d);
     }
     if let Some(Value::Object(props)) = m.get_mut("properties") {
         props.retain(|k, _| !k.starts_with('.'));

@@ -225,7 +225,7 @@ fn sample_calls_are_valid_and_every_property_is_shown() {
                     property_names(s, s, &mut Vec::new(), &mut names);
                 }
                 for name in names {
-                    let shown = format!("<code>{}", toolgen::emit::docs::markdown::md_cell(&name));
+                    let shown = format!("<code>{}", toolgen::testing::md_cell(&name));
                     assert!(
                         page.contains(&shown),
                         "{path:?} does not show property `{name}`"

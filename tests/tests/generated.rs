@@ -77,7 +77,7 @@ fn output_does_not_depend_on_input_order() {
 /// Cargo.toml declares them (read through `cargo metadata`).
 #[test]
 fn the_bundled_runtime_is_the_workspace_runtime() {
-    use toolgen::emit::runtime_crate::{DEPENDENCIES, FILES};
+    use toolgen::testing::{RUNTIME_DEPENDENCIES as DEPENDENCIES, RUNTIME_FILES as FILES};
     let runtime = root().join("runtime");
     let mut on_disk: Vec<String> = toolgen_tests::files_below(&runtime.join("src"), "rs")
         .iter()
@@ -167,7 +167,7 @@ fn the_bundled_runtime_is_the_workspace_runtime() {
         })
         .collect();
     features.sort();
-    let bundled: Vec<(String, Vec<String>)> = toolgen::emit::runtime_crate::FEATURES
+    let bundled: Vec<(String, Vec<String>)> = toolgen::testing::RUNTIME_FEATURES
         .iter()
         .map(|(n, d)| ((*n).to_owned(), d.iter().map(|s| (*s).to_owned()).collect()))
         .collect();
@@ -177,7 +177,7 @@ fn the_bundled_runtime_is_the_workspace_runtime() {
 /// The C# bridge package toolgen bundles is `runtime/csharp/`, file for file.
 #[test]
 fn the_bundled_csharp_bridge_is_the_workspace_package() {
-    use toolgen::emit::csharp_bridge::FILES;
+    use toolgen::testing::CSHARP_BRIDGE_FILES as FILES;
     let dir = root().join("runtime/csharp");
     let mut on_disk: Vec<String> = ["cs", "asmdef", "json", "md"]
         .iter()

@@ -1,9 +1,9 @@
 //! RAVE reading behaviour that the rule fixtures do not show on their own.
 
 use toolgen::Generator;
-use toolgen::ident;
 use toolgen::ir::SafetyLevel;
 use toolgen::load::{LoadOptions, group_filters, load};
+use toolgen::testing::ident;
 
 fn write_set(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
     let dir = toolgen_tests::fresh_dir(&format!("rave-{name}"));

@@ -340,7 +340,7 @@ fn every_tool_is_listed_as_written() {
         let wrapped = info
             .output_schema
             .and_then(|o| serde_json::from_str::<Value>(o).ok())
-            .is_some_and(|o| toolgen::emit::catalog::wraps_output(&o));
+            .is_some_and(|o| toolgen::testing::wraps_output(&o));
         let skip: &[&str] = if wrapped { &["outputSchema"] } else { &[] };
         assert_eq!(
             in_order_but(entry, skip),

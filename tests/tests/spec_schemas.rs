@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use toolgen::source::SourceDb;
-use toolgen::spec_schemas;
+use toolgen::testing::spec_schemas;
 use toolgen_tests::{files_below, fixtures, root};
 
 /// The published schema of `file` (docs/schemas/), compiled.
@@ -38,7 +38,7 @@ fn document(path: &Path) -> Option<(Value, &'static str)> {
     if path.file_name().is_some_and(|n| n == "toolset.yaml") {
         return Some((root.to_json(), spec_schemas::MANIFEST));
     }
-    let format = toolgen::formats::detect(&root, yaml)?;
+    let format = toolgen::testing::detect(&root, yaml)?;
     Some((root.to_json(), spec_schemas::for_format(format)))
 }
 

@@ -6,8 +6,8 @@ use toolgen::Generator;
 use toolgen::diag::Severity;
 use toolgen::ir::SafetyLevel;
 use toolgen::load::{LoadOptions, load};
-use toolgen::refs::SchemaStore;
 use toolgen::source::SourceDb;
+use toolgen::testing::SchemaStore;
 use toolgen_runtime::toolvault::arguments_to_object;
 use toolgen_tests::{files_below, fixtures, fresh_dir, root, shared};
 
@@ -506,7 +506,7 @@ fn shared_definitions_are_generated_once_per_tool_set() {
 
 /// The first tool set's name and every file rendered from the specs in
 /// `dir`, which must load without errors.
-fn render_clean(dir: &std::path::Path) -> (String, toolgen::files::GeneratedFiles) {
+fn render_clean(dir: &std::path::Path) -> (String, toolgen::GeneratedFiles) {
     let loaded = load(&[dir.to_path_buf()], &LoadOptions::default());
     assert_eq!(
         loaded.diagnostics.count(Severity::Error),

@@ -36,8 +36,7 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 
 use toolgen::GenerateError;
-use toolgen::emit::GeneratedFiles;
-use toolgen::output;
+use toolgen::GeneratedFiles;
 use toolgen_tests::{TREES, tree_generator};
 
 fn main() -> ExitCode {
@@ -76,10 +75,10 @@ fn extra_files() -> GeneratedFiles {
     let mut files = GeneratedFiles::new();
     files.add("rules.md", toolgen::diag::rules_markdown());
     // The JSON Schemas of the spec formats and of toolset.yaml, for editors.
-    for (name, schema) in toolgen::spec_schemas::all() {
+    for (name, schema) in toolgen::testing::spec_schemas::all() {
         files.add(
             format!("schemas/{name}"),
-            toolgen::spec_schemas::to_text(&schema),
+            toolgen::testing::spec_schemas::to_text(&schema),
         );
     }
     files
@@ -138,7 +137,7 @@ fn generate(check: bool) -> Result<(), String> {
     for (rel, contents) in extra_files().iter() {
         let path = docs.join(rel);
         if std::fs::read(&path).ok().as_deref() != Some(contents) {
-            output::write_atomic(&path, contents).map_err(|e| e.to_string())?;
+            toolgen::write_atomic(&path, contents).map_err(|e| e.to_string())?;
             eprintln!("wrote docs/{rel}");
         }
     }

@@ -126,8 +126,7 @@ pub fn run(root: &Path) -> Result<(), String> {
             }
             let n = cases.len();
             let prefix = format!("s{n}");
-            let Ok(body) =
-                toolgen::emit::rust::validate::compile_text(schema, &prefix, "the suite's schema")
+            let Ok(body) = toolgen::testing::compile_text(schema, &prefix, "the suite's schema")
             else {
                 continue;
             };

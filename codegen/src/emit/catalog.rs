@@ -23,10 +23,6 @@ use crate::ir::{LocatedValue, Project, Tool, ToolSet, plain_values};
 pub struct Catalog;
 
 impl Emitter for Catalog {
-    fn name(&self) -> &'static str {
-        "catalog"
-    }
-
     fn emit(
         &self,
         cx: &super::context::EmitContext<'_>,

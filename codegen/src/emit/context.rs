@@ -185,8 +185,6 @@ pub use crate::digest::PieceCache as RenderCache;
 
 /// One output kind (the JSON catalog, Rust types, C# stubs, docs, ...).
 pub trait Emitter {
-    /// A short name, used in messages and benchmarks.
-    fn name(&self) -> &'static str;
     /// Whether it renders templates (then the run loads them first).
     fn renders_templates(&self) -> bool {
         false
@@ -199,7 +197,6 @@ pub trait Emitter {
 /// An emitter that renders templates: it gets the run's templates, and
 /// renders with [`Output::render`]. Every such emitter is an [`Emitter`].
 pub trait TemplateEmitter {
-    fn name(&self) -> &'static str;
     fn emit_rendered(
         &self,
         cx: &EmitContext<'_>,
@@ -324,10 +321,6 @@ impl<'a> ContextJson<'a> {
 }
 
 impl<T: TemplateEmitter> Emitter for T {
-    fn name(&self) -> &'static str {
-        TemplateEmitter::name(self)
-    }
-
     fn renders_templates(&self) -> bool {
         true
     }

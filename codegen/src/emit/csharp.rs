@@ -1132,10 +1132,6 @@ fn class_names(set: &ToolSet) -> (Vec<String>, String) {
 }
 
 impl super::context::TemplateEmitter for CSharp {
-    fn name(&self) -> &'static str {
-        "csharp"
-    }
-
     fn emit_rendered(
         &self,
         cx: &super::context::EmitContext<'_>,

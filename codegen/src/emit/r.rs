@@ -101,10 +101,6 @@ fn entry(tool: &Tool) -> Option<Value> {
 }
 
 impl super::context::TemplateEmitter for RWorker {
-    fn name(&self) -> &'static str {
-        "r"
-    }
-
     fn emit_rendered(
         &self,
         _cx: &super::context::EmitContext<'_>,

@@ -198,6 +198,7 @@ impl Model {
 /// limited nesting already; this keeps every walk finite).
 const MAX_DEPTH: usize = 64;
 
+#[cfg(test)]
 /// Lowers one schema with no order but names (for tests and derived schemas).
 pub fn lower(schema: &Value, depth: usize) -> Node {
     Cx {

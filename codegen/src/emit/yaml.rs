@@ -134,6 +134,7 @@ impl<'de> serde::Deserialize<'de> for Tree {
     }
 }
 
+#[cfg(test)]
 /// Writes `value` (normally an object) as a YAML document.
 pub fn to_yaml(value: &Value) -> String {
     let mut out = String::new();

@@ -257,7 +257,7 @@ fn descriptor(set: &ToolSet, tool: &toolgen::ir::Tool) -> ToolDescriptor {
         timeout: set.timeout_of(tool).map(Duration::from_secs_f64),
         requires_approval: tool.requires_approval,
         notes: tool.notes.as_ref().map(|n| n.value.clone()),
-        entry: Some(toolgen::emit::catalog::entry_json(set, tool)),
+        entry: Some(toolgen::catalog_entry(set, tool)),
     }
 }
 

@@ -426,10 +426,6 @@ fn set_context(set: &ToolSet) -> SetContext<'_> {
 }
 
 impl super::context::TemplateEmitter for Docs {
-    fn name(&self) -> &'static str {
-        "docs"
-    }
-
     fn emit_rendered(
         &self,
         cx: &super::context::EmitContext<'_>,

@@ -282,10 +282,6 @@ fn runtime_source(
 }
 
 impl Emitter for RustCrate {
-    fn name(&self) -> &'static str {
-        "rust"
-    }
-
     fn emit(&self, cx: &EmitContext<'_>, project: &Project, out: &mut super::context::Output<'_>) {
         let super::context::Output { files: out, diags } = out;
         let options = cx.options;

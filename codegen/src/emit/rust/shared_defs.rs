@@ -22,6 +22,7 @@ pub struct SharedDefs {
 }
 
 impl SharedDefs {
+    #[cfg(test)]
     /// Finds the definitions `schemas` share. Only names `eligible` accepts are
     /// shared (an emitter may not be able to name every definition); a
     /// definition that reaches an ineligible one is not shared either.
