@@ -347,7 +347,10 @@ fn every_module_has_a_layer() {
         .filter(|l| l.trim_end().ends_with(';'))
         .filter_map(|l| {
             let l = l.trim();
-            let l = l.strip_prefix("pub(crate) ").or(l.strip_prefix("pub ")).unwrap_or(l);
+            let l = l
+                .strip_prefix("pub(crate) ")
+                .or(l.strip_prefix("pub "))
+                .unwrap_or(l);
             l.strip_prefix("mod ")
         })
         .map(|l| l.trim_end_matches(';'))
