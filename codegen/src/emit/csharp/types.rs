@@ -1,40 +1,17 @@
-//! C# bridge stubs for the Unity Editor, as a UPM package under `csharp/`.
-//!
-//! Per tool a file `csharp/<set>/<Tool>.cs`: a static class named after the
-//! tool holding its `Input`/`Output` DTOs (Newtonsoft `[JsonProperty]`,
-//! nested classes, `List<T>`, `Dictionary<string, T>`, `JToken` for any-typed
-//! values, nullable value types for optional numbers and booleans, string
-//! enums with `[EnumMember]`), and an abstract `Handler` with one typed
-//! `Execute` method, marked with `[Tool(...)]`. Per tool set a registry
-//! (`<Set>Tools`: the parameter specs the dispatcher validates against and
-//! `CreateDispatcher`), `package.json` and an Editor-only `.asmdef`. The
-//! package depends on the bridge runtime, `com.toolgen.bridge` (attribute,
-//! exceptions, dispatcher, loopback TCP bridge; [`super::csharp_bridge`]),
-//! written beside it as `csharp-bridge/` unless it is installed already.
-//!
-//! The C# is the subset that both Unity 2022.3 (C# 9, Newtonsoft.Json 13) and
-//! Mono's `mcs` (C# 7.2, Newtonsoft.Json 6) compile. Every spec string is
-//! escaped here, before it reaches a template: string literals as `\uXXXX`
-//! outside printable ASCII, doc comments as XML with every line terminator C#
-//! knows (including U+0085, U+2028, U+2029) turned into a new `///` line.
+//! C# types from JSON Schemas: the mapper from a schema to a C# type (classes,
+//! enums, keyed unions, lists, dictionaries), and the literals and doc
+//! comments the generated files hold.
 
-use std::collections::{BTreeMap, BTreeSet};
-
+use super::super::shape::{Kind, Model, Node, Property, Scalar};
+use crate::ident;
+use crate::schema::pointer_join;
 use serde::Serialize;
 use serde_json::Value;
-
-use super::shape::{Kind, Model, Node, Property, Scalar};
-use crate::ident;
-use crate::ir::{Project, Tool, ToolSet};
-use crate::schema::{pointer_join, strings};
-
-/// The C# emitter: it renders the run's templates (built-ins and overrides).
-#[derive(Debug, Default)]
-pub struct CSharp;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Names the generated code uses unqualified inside a tool's class, so no
 /// nested type may take them.
-const RESERVED_TYPES: &[&str] = &[
+pub(super) const RESERVED_TYPES: &[&str] = &[
     "Id",
     "Handler",
     "Tool",
@@ -60,7 +37,7 @@ const RESERVED_TYPES: &[&str] = &[
 ];
 
 /// Members every C# class inherits: a property with one of these names would hide it.
-const RESERVED_MEMBERS: &[&str] = &[
+pub(super) const RESERVED_MEMBERS: &[&str] = &[
     "Equals",
     "GetHashCode",
     "GetType",
@@ -73,7 +50,7 @@ const RESERVED_MEMBERS: &[&str] = &[
 /// C# member names (enum members, properties) for wire names: PascalCase,
 /// distinct, and never a name every class inherits or the type's own
 /// (`owner`), which get `Value` appended.
-fn member_names(wires: &[&str], owner: Option<&str>) -> Vec<String> {
+pub(super) fn member_names(wires: &[&str], owner: Option<&str>) -> Vec<String> {
     ident::unique(wires, |w| {
         let p = ident::pascal(w);
         if Some(p.as_str()) == owner || RESERVED_MEMBERS.contains(&p.as_str()) {
@@ -147,11 +124,11 @@ pub fn doc_lines(text: &str) -> Vec<String> {
 }
 
 /// Paired backticks on one (already escaped) line become `<c>...</c>`.
-fn code_spans(line: &str) -> String {
-    super::markup::render_line(line, str::to_owned, str::to_owned, ("<c>", "</c>"))
+pub(super) fn code_spans(line: &str) -> String {
+    super::super::markup::render_line(line, str::to_owned, str::to_owned, ("<c>", "</c>"))
 }
 
-fn double_literal(x: f64) -> String {
+pub(super) fn double_literal(x: f64) -> String {
     let s = format!("{x:?}");
     if s.contains(['.', 'e', 'E']) {
         s
@@ -161,72 +138,72 @@ fn double_literal(x: f64) -> String {
 }
 
 #[derive(Serialize)]
-struct CsProp {
-    wire: String,
-    name: String,
+pub(super) struct CsProp {
+    pub(super) wire: String,
+    pub(super) name: String,
     #[serde(rename = "type")]
-    ty: String,
-    required: bool,
+    pub(super) ty: String,
+    pub(super) required: bool,
     /// `Required.Always` (required), `Required.AllowNull` (required and
     /// nullable: it must be there, `null` or not); `None` when optional.
-    required_mode: Option<&'static str>,
+    pub(super) required_mode: Option<&'static str>,
     /// For an optional property that allows `null`: the backing field of a
     /// property whose `<Name>Specified` flag tells absent from `null`.
-    specified: Option<String>,
-    init: Option<String>,
+    pub(super) specified: Option<String>,
+    pub(super) init: Option<String>,
     /// A `const` string: a read-only property that always holds it, so that
     /// no value the schema forbids can be set (written out, never read in).
-    fixed: Option<String>,
-    doc: Vec<String>,
+    pub(super) fixed: Option<String>,
+    pub(super) doc: Vec<String>,
 }
 
 /// One branch of a union: the property holding it, its C# type, and what
 /// tells it apart (the JSON token types, the tag's value, or a property only
 /// it has).
 #[derive(Serialize)]
-struct CsBranch {
-    name: String,
+pub(super) struct CsBranch {
+    pub(super) name: String,
     #[serde(rename = "type")]
-    ty: String,
-    tokens: Vec<&'static str>,
-    tag: Option<String>,
-    key: Option<String>,
-    doc: String,
+    pub(super) ty: String,
+    pub(super) tokens: Vec<&'static str>,
+    pub(super) tag: Option<String>,
+    pub(super) key: Option<String>,
+    pub(super) doc: String,
 }
 
 #[derive(Serialize)]
-struct CsMember {
-    wire: String,
-    name: String,
-    doc: String,
+pub(super) struct CsMember {
+    pub(super) wire: String,
+    pub(super) name: String,
+    pub(super) doc: String,
 }
 
 #[derive(Serialize)]
-struct CsType {
+pub(super) struct CsType {
     /// `class`, `enum` or `union`.
-    kind: &'static str,
-    name: String,
-    doc: Vec<String>,
-    props: Vec<CsProp>,
-    members: Vec<CsMember>,
+    pub(super) kind: &'static str,
+    pub(super) name: String,
+    pub(super) doc: Vec<String>,
+    pub(super) props: Vec<CsProp>,
+    pub(super) members: Vec<CsMember>,
     /// A union's branches, the wire name of the property that tags them,
     /// and the message (a C# string literal) for JSON that is none of them.
-    branches: Vec<CsBranch>,
-    tag: Option<String>,
-    mismatch: String,
+    pub(super) branches: Vec<CsBranch>,
+    pub(super) tag: Option<String>,
+    pub(super) mismatch: String,
 }
 
 /// A mapped type: its C# text, whether it is a value type, and the enum it
 /// names (for default values).
 #[derive(Clone)]
-struct Mapped {
-    text: String,
-    value_type: bool,
-    enum_members: Option<Vec<(String, String)>>,
+pub(super) struct Mapped {
+    pub(super) text: String,
+    pub(super) value_type: bool,
+    pub(super) enum_members: Option<Vec<(String, String)>>,
 }
 
 impl Mapped {
-    fn plain(text: &str, value_type: bool) -> Mapped {
+    pub(super) fn plain(text: &str, value_type: bool) -> Mapped {
         Mapped {
             text: text.to_owned(),
             value_type,
@@ -236,25 +213,25 @@ impl Mapped {
 }
 
 /// Maps one tool's schemas, lowered ([`Model`]), to C# types.
-struct Mapper<'a> {
+pub(super) struct Mapper<'a> {
     /// The schema being mapped (its definitions).
-    model: Option<&'a Model>,
-    types: Vec<CsType>,
-    taken: BTreeSet<String>,
+    pub(super) model: Option<&'a Model>,
+    pub(super) types: Vec<CsType>,
+    pub(super) taken: BTreeSet<String>,
     /// Definition name -> its mapped type (inserted before mapping, for recursion).
-    def_types: BTreeMap<String, Mapped>,
+    pub(super) def_types: BTreeMap<String, Mapped>,
     /// The C# type of `#` (the root being mapped), when it is a class.
-    root: Option<String>,
-    depth: usize,
+    pub(super) root: Option<String>,
+    pub(super) depth: usize,
     /// Where on the wire the node being mapped is (`input/properties/a`).
-    at: String,
+    pub(super) at: String,
     /// The public names given so far: (what, wire position) -> name, for
     /// `toolgen breaking` ([`public_names`]).
-    names: BTreeMap<(&'static str, String), String>,
+    pub(super) names: BTreeMap<(&'static str, String), String>,
 }
 
 impl<'a> Mapper<'a> {
-    fn new(tool_class: &str) -> Mapper<'a> {
+    pub(super) fn new(tool_class: &str) -> Mapper<'a> {
         let mut taken: BTreeSet<String> = RESERVED_TYPES.iter().map(|s| (*s).to_owned()).collect();
         taken.insert(tool_class.to_owned());
         Mapper {
@@ -269,14 +246,20 @@ impl<'a> Mapper<'a> {
         }
     }
 
-    fn name_at(&mut self, what: &'static str, at: String, name: &str) {
+    pub(super) fn name_at(&mut self, what: &'static str, at: String, name: &str) {
         self.names
             .entry((what, at))
             .or_insert_with(|| name.to_owned());
     }
 
     /// Maps `node` at the wire position `at` + `step`.
-    fn map_at(&mut self, step: &str, node: &Node, hint: &str, named: Option<String>) -> Mapped {
+    pub(super) fn map_at(
+        &mut self,
+        step: &str,
+        node: &Node,
+        hint: &str,
+        named: Option<String>,
+    ) -> Mapped {
         let len = self.at.len();
         self.at.push_str(step);
         let m = self.map(node, hint, named);
@@ -285,7 +268,7 @@ impl<'a> Mapper<'a> {
     }
 
     /// A fresh type name based on `hint`.
-    fn claim(&mut self, hint: &str) -> String {
+    pub(super) fn claim(&mut self, hint: &str) -> String {
         let base = ident::pascal(hint);
         let mut name = base.clone();
         let mut n = 2;
@@ -297,11 +280,11 @@ impl<'a> Mapper<'a> {
         name
     }
 
-    fn any() -> Mapped {
+    pub(super) fn any() -> Mapped {
         Mapped::plain("JToken", false)
     }
 
-    fn scalar(s: Scalar) -> Mapped {
+    pub(super) fn scalar(s: Scalar) -> Mapped {
         match s {
             Scalar::String => Mapped::plain("string", false),
             Scalar::Integer => Mapped::plain("long", true),
@@ -311,7 +294,7 @@ impl<'a> Mapper<'a> {
     }
 
     /// The C# type of `node`; named types are called after `hint`.
-    fn map(&mut self, node: &Node, hint: &str, named: Option<String>) -> Mapped {
+    pub(super) fn map(&mut self, node: &Node, hint: &str, named: Option<String>) -> Mapped {
         if self.depth > 64 {
             return Mapper::any();
         }
@@ -321,7 +304,7 @@ impl<'a> Mapper<'a> {
         m
     }
 
-    fn map_kind(&mut self, node: &Node, hint: &str, named: Option<String>) -> Mapped {
+    pub(super) fn map_kind(&mut self, node: &Node, hint: &str, named: Option<String>) -> Mapped {
         match &node.kind {
             Kind::Root => self
                 .root
@@ -362,7 +345,7 @@ impl<'a> Mapper<'a> {
         }
     }
 
-    fn reference(&mut self, name: &str) -> Mapped {
+    pub(super) fn reference(&mut self, name: &str) -> Mapped {
         if let Some(m) = self.def_types.get(name) {
             return m.clone();
         }
@@ -391,7 +374,7 @@ impl<'a> Mapper<'a> {
         m
     }
 
-    fn enumeration(
+    pub(super) fn enumeration(
         &mut self,
         values: &[Value],
         ty: Option<Scalar>,
@@ -452,7 +435,7 @@ impl<'a> Mapper<'a> {
     /// "rectangle", ...}`), else by a required property each branch has and
     /// no other declares (`{"path": ..} | {"url": ..}`). `None` (any value)
     /// when nothing tells them apart.
-    fn union(
+    pub(super) fn union(
         &mut self,
         branches: &[Node],
         hint: &str,
@@ -558,7 +541,7 @@ impl<'a> Mapper<'a> {
         Some(Mapped::plain(&name, false))
     }
 
-    fn class(&mut self, props: &[Property], description: Option<&str>, name: &str) {
+    pub(super) fn class(&mut self, props: &[Property], description: Option<&str>, name: &str) {
         // Reserve the slot first so that nested types come after their parent.
         let index = self.types.len();
         self.types.push(CsType {
@@ -632,7 +615,7 @@ impl<'a> Mapper<'a> {
 }
 
 /// `Body` -> `body`: the name of a property's backing field (after `_`).
-fn lower_first(name: &str) -> String {
+pub(super) fn lower_first(name: &str) -> String {
     let mut c = name.chars();
     c.next()
         .map(|f| f.to_lowercase().collect::<String>() + c.as_str())
@@ -644,7 +627,7 @@ fn lower_first(name: &str) -> String {
 /// With an `integer` and a `number` branch, integers go to the first and
 /// other numbers to the second; an `integer` branch alone also takes whole
 /// numbers written as floats (`2.0`).
-fn token_classes(branches: &[&Node]) -> Option<Vec<Vec<&'static str>>> {
+pub(super) fn token_classes(branches: &[&Node]) -> Option<Vec<Vec<&'static str>>> {
     let has_integer = branches
         .iter()
         .any(|b| matches!(b.kind, Kind::Scalar(Scalar::Integer)));
@@ -680,7 +663,7 @@ fn token_classes(branches: &[&Node]) -> Option<Vec<Vec<&'static str>>> {
 /// The tag of a union of objects: a property every branch has, whose
 /// `const` (or one-value `enum`) string differs in every branch; its wire
 /// name and each branch's value.
-fn tag_of(branches: &[&Node]) -> Option<(String, Vec<String>)> {
+pub(super) fn tag_of(branches: &[&Node]) -> Option<(String, Vec<String>)> {
     let first = branches.first()?;
     let candidates = first.properties().iter().map(|p| p.wire.clone());
     for wire in candidates {
@@ -713,7 +696,7 @@ fn tag_of(branches: &[&Node]) -> Option<(String, Vec<String>)> {
 
 /// What tells the branches of a union of objects apart when no tag does:
 /// for each, the first property it requires that no other branch declares.
-fn keys_of(branches: &[&Node]) -> Option<Vec<String>> {
+pub(super) fn keys_of(branches: &[&Node]) -> Option<Vec<String>> {
     let shapes: Option<Vec<(Vec<&str>, Vec<&str>)>> = branches
         .iter()
         .map(|b| {
@@ -733,7 +716,7 @@ fn keys_of(branches: &[&Node]) -> Option<Vec<String>> {
 }
 
 /// A branch's member name, after its JSON type (an object's title first).
-fn branch_label(branch: &Node) -> String {
+pub(super) fn branch_label(branch: &Node) -> String {
     match &branch.kind {
         Kind::Scalar(s) => ident::pascal(s.as_str()),
         Kind::Enum { .. } | Kind::Const { .. } => "String".to_owned(),
@@ -745,7 +728,7 @@ fn branch_label(branch: &Node) -> String {
 }
 
 /// `a string`, `an object`, ... for docs.
-fn kind_words(branch: &Node) -> &'static str {
+pub(super) fn kind_words(branch: &Node) -> &'static str {
     match &branch.kind {
         Kind::Scalar(Scalar::String) | Kind::Enum { .. } | Kind::Const { .. } => "a string",
         Kind::Scalar(Scalar::Boolean) => "a boolean",
@@ -757,7 +740,7 @@ fn kind_words(branch: &Node) -> &'static str {
 }
 
 /// The C# initializer for a default value, when there is a faithful one.
-fn default_init(m: &Mapped, d: &Value) -> Option<String> {
+pub(super) fn default_init(m: &Mapped, d: &Value) -> Option<String> {
     if let Some(members) = &m.enum_members {
         let wire = d.as_str()?;
         let (_, name) = members.iter().find(|(w, _)| w == wire)?;
@@ -772,463 +755,5 @@ fn default_init(m: &Mapped, d: &Value) -> Option<String> {
             Some(format!("new {t}()"))
         }
         _ => None,
-    }
-}
-
-#[derive(Serialize)]
-struct CsToolFile {
-    id_text: String,
-    #[serde(flatten)]
-    identity: CsIdentity,
-    class: String,
-    handler: &'static str,
-    input_type: String,
-    output_type: String,
-    doc: Vec<String>,
-    types: Vec<CsType>,
-}
-
-#[derive(Serialize)]
-struct CsParam {
-    wire: String,
-    #[serde(rename = "type")]
-    ty: String,
-    required: bool,
-    nullable: bool,
-    #[serde(rename = "enum")]
-    enumeration: String,
-    minimum: String,
-    maximum: String,
-}
-
-const REGISTRY: &str = "csharp/registry.cs.jinja";
-/// One tool's entry of the registry, which the registry includes per tool.
-const REGISTRY_ENTRY: &str = "csharp/registry_entry.cs.jinja";
-
-/// What the stand-in tool says in each of its fields: nothing a spec's
-/// escaped literal can be.
-const STAND_IN: &str = "@@toolgen registry entry@@";
-
-/// A tool set's registry. With the cache and the built-in templates, each
-/// tool's entry is rendered on its own (the entry template, which the
-/// registry includes per tool) and kept by the tool's piece key, and the
-/// registry is rendered around one stand-in tool, whose entry the tools'
-/// entries then replace: an edit of one tool renders one entry, and no other
-/// tool's schema is read. An overridden template is rendered whole (it might
-/// not lay the entries out one after another), and so is a registry whose
-/// text does not hold the stand-in's entry exactly once.
-fn registry_text(
-    cx: &super::context::EmitContext<'_>,
-    templates: &crate::templates::Templates,
-    set: &ToolSet,
-    mut ctx: RegistryContext<'_>,
-) -> Result<String, crate::templates::TemplateError> {
-    let builtin = !templates
-        .overridden()
-        .iter()
-        .any(|(n, _)| n == REGISTRY || n == REGISTRY_ENTRY);
-    if let Some((cache, _)) = cx.cache.filter(|_| builtin) {
-        let stand_in = CsSpec::stand_in();
-        let mark = templates.render(REGISTRY_ENTRY, EntryContext { t: &stand_in })?;
-        ctx.set.tools = vec![stand_in];
-        let framed = templates.render(REGISTRY, &ctx)?;
-        if let Some((head, tail)) = framed
-            .split_once(&mark)
-            .filter(|(_, tail)| !mark.is_empty() && !tail.contains(&mark))
-        {
-            // The kept entries read into their place in the file (about a
-            // megabyte for 1,000 tools), the others rendered.
-            let mut parts = Vec::with_capacity(set.tools.len() + 2);
-            parts.push(super::context::Part::Text(head.as_bytes().into()));
-            for (i, tool) in set.tools.iter().enumerate() {
-                // The entry follows from the tool and the set's settings (its
-                // time limit): what the piece key covers, with the templates.
-                let piece = cx.cached_piece(set, i, |h| {
-                    h.str("csharp registry entry").digest(templates.digest());
-                });
-                parts.push(super::context::Part::of(piece, || {
-                    let spec = spec(tool, set.timeout_of(tool));
-                    templates.render(REGISTRY_ENTRY, EntryContext { t: &spec })
-                })?);
-            }
-            parts.push(super::context::Part::Text(tail.as_bytes().into()));
-            // A piece damaged since it was looked up: rendered whole below.
-            let text = super::context::assemble(Some(cache), &parts)
-                .and_then(|t| String::from_utf8(t).ok());
-            if let Some(text) = text {
-                return Ok(text);
-            }
-        }
-    }
-    ctx.set.tools = set
-        .tools
-        .iter()
-        .map(|tool| spec(tool, set.timeout_of(tool)))
-        .collect();
-    templates.render(REGISTRY, &ctx)
-}
-
-/// The entry template's context, rendered alone: the tool, as the
-/// registry's loop names it.
-#[derive(Serialize)]
-struct EntryContext<'a> {
-    t: &'a CsSpec,
-}
-
-/// The registry template's context. A struct, not a `serde_json::Value`:
-/// a thousand tools' specs were built into a `Value` only for the template
-/// engine to convert them again (a quarter of the registry's time).
-#[derive(Serialize)]
-struct RegistryContext<'a> {
-    namespace: &'a str,
-    set: RegistrySet<'a>,
-}
-
-#[derive(Serialize)]
-struct RegistrySet<'a> {
-    name_text: &'a str,
-    class: &'a str,
-    doc: Vec<String>,
-    tools: Vec<CsSpec>,
-    catalog_hash: String,
-    bridge_port: u16,
-}
-
-#[derive(Serialize)]
-struct CsSpec {
-    #[serde(flatten)]
-    identity: CsIdentity,
-    additional: bool,
-    params: Vec<CsParam>,
-}
-
-/// What the `[Tool]` attribute and the registry's `ToolSpec` say of a tool,
-/// as C# literals.
-#[derive(Serialize)]
-struct CsIdentity {
-    id: String,
-    name: String,
-    category: String,
-    tier: String,
-    safety: String,
-    /// `None` when no time limit is stated.
-    timeout: Option<String>,
-}
-
-impl CsSpec {
-    /// A tool that says [`STAND_IN`] wherever it says anything.
-    fn stand_in() -> CsSpec {
-        let mark = || STAND_IN.to_owned();
-        CsSpec {
-            identity: CsIdentity {
-                id: mark(),
-                name: mark(),
-                category: mark(),
-                tier: mark(),
-                safety: mark(),
-                timeout: Some(mark()),
-            },
-            additional: false,
-            params: Vec::new(),
-        }
-    }
-}
-
-impl CsIdentity {
-    fn of(tool: &Tool, timeout: Option<f64>) -> CsIdentity {
-        CsIdentity {
-            id: string_literal(&tool.id.value),
-            name: string_literal(&tool.name.value),
-            category: string_literal(&tool.category.value),
-            tier: string_literal(&tool.tier.value),
-            safety: string_literal(tool.safety.value.as_str()),
-            timeout: timeout.map(double_literal),
-        }
-    }
-}
-
-/// The type of a root schema (`Input`/`Output`): named after `root`.
-fn root_type<'a>(mapper: &mut Mapper<'a>, model: &'a Model, schema: &Value, root: &str) -> String {
-    mapper.model = Some(model);
-    mapper.def_types.clear();
-    mapper.at = root.to_ascii_lowercase();
-    let Some(node) = &model.root else {
-        return "JToken".to_owned();
-    };
-    let is_class = matches!(node.kind, Kind::Object(_));
-    if is_class || schema.get("type").and_then(Value::as_str) == Some("object") {
-        mapper.taken.insert(root.to_owned());
-        mapper.root = Some(root.to_owned());
-        if !is_class {
-            // An object without properties still gets its class, so the handler signature reads well.
-            mapper.class(&[], node.description.as_deref(), root);
-            return root.to_owned();
-        }
-        let m = mapper.map(node, root, Some(root.to_owned()));
-        mapper.root = None;
-        return m.text;
-    }
-    let m = mapper.map(node, root, None);
-    if m.value_type {
-        format!("{}?", m.text)
-    } else {
-        m.text
-    }
-}
-
-/// The public C# names of a tool set's tools, by wire position: per tool id,
-/// (what, position) -> name, where a position is `input` or `output` and a
-/// JSON pointer into that schema (`input/properties/mode/enum/fast`), and the
-/// tool's class is at `""`. Only what the emitter names from the spec is
-/// listed; `toolgen breaking` compares two versions' lists.
-pub fn public_names(set: &ToolSet) -> BTreeMap<String, BTreeMap<(String, String), String>> {
-    let (classes, _) = class_names(set);
-    let mut out = BTreeMap::new();
-    for (tool, class) in set.tools.iter().zip(&classes) {
-        let mut names: BTreeMap<(String, String), String> = map_tool(tool, class)
-            .names
-            .into_iter()
-            .map(|((what, at), name)| ((what.to_owned(), at), name))
-            .collect();
-        names.insert(("class".to_owned(), String::new()), class.clone());
-        out.insert(tool.id.value.clone(), names);
-    }
-    out
-}
-
-/// A tool's input and output mapped to C#.
-struct MappedTool {
-    input_type: String,
-    output_type: String,
-    /// Every type made, parents before what they hold.
-    types: Vec<CsType>,
-    names: BTreeMap<(&'static str, String), String>,
-}
-
-fn map_tool(tool: &Tool, class: &str) -> MappedTool {
-    // Each root maps with its own `$defs`.
-    let mut mapper = Mapper::new(class);
-    // Both root names are taken before either side is mapped: an input property
-    // named `Output` must not take the name of the output's class.
-    for root in ["Input", "Output"] {
-        mapper.taken.insert(root.to_owned());
-    }
-    let (input, output) = (Model::new(&tool.input), Model::new(&tool.output));
-    let input_type = root_type(&mut mapper, &input, &tool.input.value, "Input");
-    let output_type = root_type(&mut mapper, &output, &tool.output.value, "Output");
-    MappedTool {
-        input_type,
-        output_type,
-        types: mapper.types,
-        names: mapper.names,
-    }
-}
-
-fn tool_file(tool: &Tool, class: &str, timeout: Option<f64>) -> CsToolFile {
-    let MappedTool {
-        input_type,
-        output_type,
-        types,
-        ..
-    } = map_tool(tool, class);
-    let mut doc = vec![code_spans(&format!(
-        "`{}` ({}, {}, {}): {}.",
-        doc_lines(&tool.id.value).join(" "),
-        tool.category.value,
-        tool.safety.value.as_str(),
-        tool.tier.value,
-        doc_lines(&tool.name.value).join(" ")
-    ))];
-    doc.extend(doc_lines(&tool.description.value));
-    if let Some(n) = &tool.notes {
-        doc.push(String::new());
-        doc.extend(doc_lines(&format!("Notes: {}", n.value)));
-    }
-    CsToolFile {
-        id_text: doc_lines(&tool.id.value).join(" ").replace('`', "'"),
-        identity: CsIdentity::of(tool, timeout),
-        class: class.to_owned(),
-        handler: "Handler",
-        input_type,
-        output_type,
-        doc,
-        types,
-    }
-}
-
-/// What the dispatcher checks of one tool's top-level parameters.
-fn spec(tool: &Tool, timeout: Option<f64>) -> CsSpec {
-    let input = &tool.input.value;
-    let required = strings(input.get("required"));
-    let mut params = Vec::new();
-    let props = input.get("properties").and_then(Value::as_object);
-    let rank = |p: &str| crate::schema::Ranks::rank(&tool.input, p);
-    let ordered = props.map(|p| crate::schema::property_order(p, "/properties", &rank));
-    for wire in ordered.into_iter().flatten() {
-        let schema = &input["properties"][wire.as_str()];
-        let s = crate::schema::follow(input, schema);
-        let (ty, nullable) = match s.get("type") {
-            Some(Value::String(t)) => (Some(t.clone()), t == "null"),
-            Some(Value::Array(ts)) => {
-                let non_null: Vec<&str> = ts
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .filter(|t| *t != "null")
-                    .collect();
-                let ty = (non_null.len() == 1).then(|| non_null[0].to_owned());
-                (ty, ts.iter().any(|t| t == "null"))
-            }
-            _ => (None, true),
-        };
-        let ty = ty.filter(|t| {
-            ["string", "integer", "number", "boolean", "array", "object"].contains(&t.as_str())
-        });
-        let enumeration = match s.get("enum") {
-            Some(Value::Array(values)) => format!(
-                "new string[] {{ {} }}",
-                values
-                    .iter()
-                    .map(|v| string_literal(&v.to_string()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            _ => "null".to_owned(),
-        };
-        let bound = |k: &str| {
-            s.get(k)
-                .and_then(Value::as_f64)
-                .map_or("null".to_owned(), double_literal)
-        };
-        params.push(CsParam {
-            wire: string_literal(wire),
-            ty: ty.map_or("null".to_owned(), |t| string_literal(&t)),
-            required: required.contains(&wire.as_str()),
-            nullable,
-            enumeration,
-            minimum: bound("minimum"),
-            maximum: bound("maximum"),
-        });
-    }
-    CsSpec {
-        identity: CsIdentity::of(tool, timeout),
-        additional: input.get("additionalProperties") != Some(&Value::Bool(false)),
-        params,
-    }
-}
-
-/// Class names for a tool set's tools and its registry, collision-free.
-fn class_names(set: &ToolSet) -> (Vec<String>, String) {
-    let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
-    let registry = format!("{}Tools", ident::pascal(&set.name));
-    let names = ident::unique(&ids, |id| {
-        let p = ident::pascal(id);
-        if p == registry || RESERVED_TYPES.contains(&p.as_str()) {
-            format!("{p}Tool")
-        } else {
-            p
-        }
-    });
-    (names, registry)
-}
-
-impl super::context::TemplateEmitter for CSharp {
-    fn emit_rendered(
-        &self,
-        cx: &super::context::EmitContext<'_>,
-        templates: &crate::templates::RunTemplates,
-        project: &Project,
-        out: &mut super::context::Output<'_>,
-    ) {
-        if cx.options.csharp_bridge == super::csharp_bridge::CsharpBridge::Bundled {
-            super::csharp_bridge::add_bundled(out.files);
-        }
-        let shared = templates.shared();
-        let package = serde_json::json!({"package": {
-            "name": "com.toolgen.generated",
-            "display_name": "Toolgen generated MCP tool bridge",
-            "version": env!("CARGO_PKG_VERSION"),
-            "assembly": "Toolgen.Generated.Editor",
-            "bridge": {
-                "name": super::csharp_bridge::PACKAGE,
-                "version": env!("CARGO_PKG_VERSION"),
-                "assembly": super::csharp_bridge::ASSEMBLY,
-            },
-        }});
-        out.render(
-            shared,
-            "csharp/package.json.jinja",
-            "csharp/package.json".into(),
-            &package,
-        );
-        out.render(
-            shared,
-            "csharp/asmdef.jinja",
-            "csharp/Toolgen.Generated.Editor.asmdef".into(),
-            &package,
-        );
-        for set in &project.tool_sets {
-            let t = templates.for_set(set);
-            let (classes, registry) = class_names(set);
-            for (i, (tool, class)) in set.tools.iter().zip(&classes).enumerate() {
-                let timeout = set.timeout_of(tool);
-                // The file is made from the tool, its class name and the set's settings.
-                let piece = cx.cached_piece(set, i, |h| {
-                    h.str("csharp tool file").str(class);
-                });
-                out.render_piece(
-                    piece,
-                    t,
-                    "csharp/tool.cs.jinja",
-                    format!("csharp/{}/{class}.cs", set.name),
-                    || serde_json::json!({"namespace": set.namespace, "tool": tool_file(tool, class, timeout)}),
-                );
-            }
-            let mut doc = vec![format!(
-                "The tool set `{}`{}: its tool specs and a dispatcher factory.",
-                set.name,
-                set.title
-                    .as_deref()
-                    .map(|t| format!(" ({})", doc_lines(t).join(" ")))
-                    .unwrap_or_default()
-            )];
-            if let Some(d) = &set.description {
-                doc.extend(doc_lines(d));
-            }
-            let ctx = RegistryContext {
-                namespace: &set.namespace,
-                set: RegistrySet {
-                    name_text: &set.name,
-                    class: &registry,
-                    doc,
-                    tools: Vec::new(),
-                    catalog_hash: cx.catalog_hash(set),
-                    bridge_port: set.bridge_port.unwrap_or(0),
-                },
-            };
-            let path = format!("csharp/{}/{registry}.cs", set.name);
-            match registry_text(cx, t, set, ctx) {
-                Ok(text) => out.files.add(path, text),
-                Err(e) => out.diags.push(e.diagnostic()),
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn literals_and_docs_cannot_break_out() {
-        assert_eq!(string_literal("a\"b\\c"), "\"a\\\"b\\\\c\"");
-        assert_eq!(string_literal("é\n\u{2028}"), "\"\\u00E9\\u000A\\u2028\"");
-        assert_eq!(string_literal("😀"), "\"\\uD83D\\uDE00\"");
-        assert_eq!(
-            doc_lines("a </summary> & b\u{2028}public class X {}\u{85}c\rd"),
-            vec!["a &lt;/summary&gt; &amp; b", "public class X {}", "c", "d"]
-        );
-        assert_eq!(doc_lines(""), vec![""]);
-        assert_eq!(double_literal(30.0), "30.0");
-        assert_eq!(double_literal(1e300), "1e300");
     }
 }
