@@ -19,9 +19,11 @@
 //!     .generate();
 //! ```
 
+mod build;
+mod compare;
+
 use std::collections::BTreeMap;
 use std::fmt;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -680,141 +682,6 @@ impl Generator {
         })
     }
 
-    /// Converts the specs into another input format, one file per tool
-    /// (`OUT/<tool set>/<id>.yaml`); only RAVE YAML is written so far.
-    /// Nothing is written when the specs have errors.
-    pub fn convert(&self, to: Format) -> Result<Generated, GenerateError> {
-        if to != Format::Rave {
-            return Err(GenerateError::Unsupported(format!(
-                "converting to `{to}` is not supported yet; use `--to rave`"
-            )));
-        }
-        let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
-        let mut timings = Timings::default();
-        let started = Instant::now();
-        let loaded = self.load();
-        timings.load = started.elapsed();
-        if !self.accepts(&loaded) {
-            return Err(GenerateError::Invalid(Box::new(loaded)));
-        }
-        let stream =
-            Arc::new(output::Streamed::open(out, Known::default()).map_err(GenerateError::Output)?);
-        let mut files = GeneratedFiles::passing_to(stream.clone());
-        for set in &loaded.project.tool_sets {
-            for tool in &set.tools {
-                files.add(
-                    format!("{}/{}.yaml", set.name, tool.id.value),
-                    emit::rave::to_rave_yaml(tool),
-                );
-            }
-        }
-        write_out(loaded, files, &stream, Prune::Owned, timings)
-    }
-
-    /// Compares the specs with an earlier version of them (`toolgen
-    /// breaking`): the findings are the diagnostics of the returned
-    /// [`Loaded`] (the current specs, with the earlier version's files added
-    /// to its `SourceDb` under names such as `HEAD~1:specs/a.json`), at the
-    /// levels the command line and the manifests' `lints` give them. The
-    /// current specs must be free of errors.
-    ///
-    /// With `generated_code`, Rust and C# names that change while the wire
-    /// stays the same are reported in every tool set (otherwise only where a manifest
-    /// turns the `generated` category on).
-    pub fn breaking(
-        &self,
-        against: &crate::against::Against,
-        generated_code: bool,
-    ) -> Result<Loaded, GenerateError> {
-        let new = self.load();
-        if new.diagnostics.has_errors() {
-            return Err(GenerateError::Invalid(Box::new(new)));
-        }
-        let earlier =
-            crate::against::earlier(against, &self.inputs, self.options.manifest.as_deref())
-                .map_err(GenerateError::Unsupported)?;
-        let mut old_options = self.load_options();
-        old_options.manifest = earlier.manifest.clone();
-        old_options.progress = Progress::default();
-        let old = if earlier.inputs.is_empty() && earlier.manifest.is_none() {
-            Loaded::default()
-        } else {
-            load::load(&earlier.inputs, &old_options)
-        };
-        let Loaded {
-            mut db, project, ..
-        } = new;
-        let offset = u32::try_from(db.len()).unwrap_or(u32::MAX);
-        for (_, f) in old.db.files() {
-            db.add_as(&f.path, earlier.display(&f.path), f.text().to_owned());
-        }
-        let old_loc = |l: crate::source::Loc| crate::source::Loc {
-            file: crate::source::FileId(l.file.0.saturating_add(offset)),
-            span: l.span,
-        };
-        let mut findings = crate::diag::Diagnostics::new();
-        for d in crate::breaking::compare(&old.project, &project, &old_loc) {
-            findings.push(d);
-        }
-        let wants_names = generated_code
-            || project
-                .tool_sets
-                .iter()
-                .any(|s| s.breaking.checks_generated());
-        if wants_names {
-            use crate::breaking::Lang;
-            for d in crate::breaking::compare_rust_serde(
-                &old.project,
-                &project,
-                &old_loc,
-                generated_code,
-            ) {
-                findings.push(d);
-            }
-            let rust = |p: &Project| {
-                let mut g = Generator::new().rust();
-                g.emit.regenerate = self.emit.regenerate.clone();
-                let (files, _) = g.render_checked(p);
-                emit::rust::api::public_names(p, &files)
-            };
-            let csharp = |p: &Project| {
-                let mut names = crate::breaking::Names::new();
-                for set in &p.tool_sets {
-                    for (id, n) in emit::csharp::public_names(set) {
-                        names.insert((set.name.clone(), id), n);
-                    }
-                }
-                names
-            };
-            for lang in [Lang::Rust, Lang::CSharp] {
-                let names = |p: &Project| match lang {
-                    Lang::Rust => rust(p),
-                    Lang::CSharp => csharp(p),
-                };
-                let (was, now) = (names(&old.project), names(&project));
-                for d in crate::breaking::compare_names(
-                    lang,
-                    (&old.project, &was),
-                    (&project, &now),
-                    &old_loc,
-                    generated_code,
-                ) {
-                    findings.push(d);
-                }
-            }
-        }
-        let mut report = Loaded {
-            db,
-            project,
-            diagnostics: findings,
-            spec_files: 0,
-            texts: std::collections::HashMap::new(),
-        };
-        load::apply_lints(&mut report, &self.options.lints);
-        report.diagnostics.sort(&report.db);
-        Ok(report)
-    }
-
     /// Like [`Generator::generate`], but only compares with the output directory.
     pub fn check(&self) -> Result<(Loaded, CheckReport), GenerateError> {
         let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
@@ -822,98 +689,6 @@ impl Generator {
             self.render_valid(self.load(), &mut Timings::default(), None, None)?;
         let report = output::check(out, &files, self.prune).map_err(GenerateError::Output)?;
         Ok((loaded, report))
-    }
-
-    /// Generates from a `build.rs`, the way Cargo expects a build script to:
-    ///
-    /// - into `OUT_DIR` (unless [`Generator::out_dir`] says otherwise), with
-    ///   the Rust as one file, `tools.rs`, which the package includes with
-    ///   `toolgen_runtime::include_tools!()`; only the outputs asked for
-    ///   (the Rust alone when none was);
-    /// - `cargo::rerun-if-changed` for every input and every file read
-    ///   (specs, manifests, `$ref`'d schema documents, template directories);
-    /// - warnings as `cargo::warning=` lines; errors as located, rustc-style
-    ///   diagnostics on stderr and `cargo::error=` lines, and an `Err` whose
-    ///   message says so (no panic, no backtrace);
-    /// - the package's `toolgen-runtime` (a normal dependency: its version
-    ///   reaches the build script as `DEP_TOOLGEN_RUNTIME_VERSION`) must be
-    ///   one the generated code can use, or nothing is generated and the
-    ///   error names both versions.
-    pub fn compile(&self) -> Result<(), BuildError> {
-        let stdout = std::io::stdout();
-        let mut cargo = stdout.lock();
-        let mut g = self.clone();
-        g.emit.rust_layout = RustLayout::Module;
-        if g.emit.outputs.is_empty() {
-            g.emit.outputs.push(OutputKind::Rust);
-        }
-        if g.emit.regenerate == emit::EmitOptions::default().regenerate {
-            g.emit.regenerate = "cargo build (this package's build.rs)".to_owned();
-        }
-        let out = match g
-            .out_dir
-            .clone()
-            .or_else(|| std::env::var_os("OUT_DIR").map(PathBuf::from))
-        {
-            Some(dir) => dir,
-            None => {
-                return Err(BuildError::Setup(
-                    "OUT_DIR is not set: `compile` is for build scripts, which Cargo runs with it; elsewhere, use `out_dir(..).generate()`".to_owned(),
-                ));
-            }
-        };
-        for input in &g.inputs {
-            let _ = writeln!(cargo, "cargo::rerun-if-changed={}", input.display());
-        }
-        if let Some(m) = &g.options.manifest {
-            let _ = writeln!(cargo, "cargo::rerun-if-changed={}", m.display());
-        }
-        if g.emit.outputs.contains(&OutputKind::Rust) {
-            runtime_matches(std::env::var("DEP_TOOLGEN_RUNTIME_VERSION").ok().as_deref())
-                .map_err(BuildError::Runtime)?;
-        }
-        let loaded = g.load();
-        for (_, file) in loaded.db.files() {
-            let _ = writeln!(cargo, "cargo::rerun-if-changed={}", file.path.display());
-        }
-        for set in &loaded.project.tool_sets {
-            if let Some(t) = &set.templates {
-                let _ = writeln!(cargo, "cargo::rerun-if-changed={}", t.value.display());
-            }
-        }
-        if let Some(t) = &g.emit.templates {
-            let _ = writeln!(cargo, "cargo::rerun-if-changed={}", t.display());
-        }
-        let loaded = match g.render_valid(loaded, &mut Timings::default(), None, None) {
-            Ok((loaded, files)) => {
-                report_for_cargo(&loaded, &mut cargo);
-                output::write(&out, &files, g.prune).map_err(|e| {
-                    BuildError::Setup(format!("cannot write {}: {e}", out.display()))
-                })?;
-                return Ok(());
-            }
-            Err(GenerateError::Invalid(loaded)) => loaded,
-            Err(other) => return Err(BuildError::Setup(other.to_string())),
-        };
-        report_for_cargo(&loaded, &mut cargo);
-        let render = HumanRenderer {
-            db: &loaded.db,
-            color: false,
-        };
-        let mut stderr = std::io::stderr().lock();
-        for d in loaded.diagnostics.iter() {
-            let _ = writeln!(stderr, "{}", render.render(d));
-        }
-        let warnings = loaded.diagnostics.count(Severity::Warning);
-        let errors = loaded.diagnostics.count(Severity::Error);
-        if errors == 0 {
-            // Only `deny_warnings` fails a run without errors.
-            let _ = writeln!(
-                cargo,
-                "cargo::error=toolgen: warnings are denied (deny_warnings); nothing was generated"
-            );
-        }
-        Err(BuildError::Invalid { errors, warnings })
     }
 }
 
@@ -941,43 +716,9 @@ fn write_out(
     })
 }
 
-/// Checks the version of the package's `toolgen-runtime` against this toolgen's.
-fn runtime_matches(found: Option<&str>) -> Result<(), String> {
-    let ours = emit::runtime_crate::VERSION;
-    match found {
-        None => Err(format!(
-            "the generated code needs `toolgen-runtime` as a dependency of this package (in [dependencies], not [build-dependencies]); add `toolgen-runtime = \"{ours}\"` (or a `path`/`git` source of version {ours})"
-        )),
-        Some(v) => match emit::runtime_crate::compatible(ours, v) {
-            Some(true) => Ok(()),
-            _ => Err(format!(
-                "this package depends on toolgen-runtime {v}, but toolgen {ours} (the build-dependency) generates code for toolgen-runtime ^{ours}; use the same version of both: `toolgen = \"{ours}\"` and `toolgen-runtime = \"{ours}\"`, or toolgen {v} for this runtime"
-            )),
-        },
-    }
-}
-
-/// Every diagnostic as one `cargo::warning=` or `cargo::error=` line, with its place.
-fn report_for_cargo(loaded: &Loaded, cargo: &mut impl std::io::Write) {
-    for d in loaded.diagnostics.iter() {
-        let place = d
-            .loc
-            .map(|l| format!(" ({})", loaded.db.describe(l)))
-            .or_else(|| d.path.as_ref().map(|p| format!(" ({p})")))
-            .unwrap_or_default();
-        let message = d.message.replace(['\n', '\r'], " ");
-        let line = format!("{}: {message}{place}", d.rule.code);
-        let directive = match d.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Note => continue,
-        };
-        let _ = writeln!(cargo, "cargo::{directive}={line}");
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::build::runtime_matches;
     use super::*;
 
     #[test]
