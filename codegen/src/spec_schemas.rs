@@ -814,7 +814,7 @@ mod tests {
         let property = keys(&editormcp_tool()["definitions"]["EditorMcpProperty"]);
         assert_eq!(
             property,
-            sorted(&crate::formats::editormcp::property_keys())
+            sorted(&crate::formats::editormcp::translate::property_keys())
         );
     }
 
