@@ -94,8 +94,8 @@ impl Generator {
                 .iter()
                 .any(|s| s.breaking.checks_generated());
         if wants_names {
-            use crate::breaking::Lang;
-            for d in crate::breaking::compare_rust_serde(
+            use crate::breaking::names::Lang;
+            for d in crate::breaking::names::compare_rust_serde(
                 &old.project,
                 &project,
                 &old_loc,
@@ -110,7 +110,7 @@ impl Generator {
                 emit::rust::api::public_names(p, &files)
             };
             let csharp = |p: &Project| {
-                let mut names = crate::breaking::Names::new();
+                let mut names = crate::breaking::names::Names::new();
                 for set in &p.tool_sets {
                     for (id, n) in emit::csharp::public_names(set) {
                         names.insert((set.name.clone(), id), n);
@@ -124,7 +124,7 @@ impl Generator {
                     Lang::CSharp => csharp(p),
                 };
                 let (was, now) = (names(&old.project), names(&project));
-                for d in crate::breaking::compare_names(
+                for d in crate::breaking::names::compare_names(
                     lang,
                     (&old.project, &was),
                     (&project, &now),
