@@ -634,6 +634,21 @@ fn no_function_is_longer_than_120_lines() {
     assert!(long_functions("fn g() { let c = '{'; }\n", 120).is_empty());
 }
 
+#[test]
+fn no_file_is_longer_than_800_lines_before_its_tests() {
+    let mut problems = Vec::new();
+    for dir in ["codegen/src", "runtime/src"] {
+        for file in files_below(&root().join(dir), "rs") {
+            let n = code_of(&file).lines().count();
+            if n > 800 {
+                let shown = file.strip_prefix(root()).unwrap_or(Path::new(""));
+                problems.push(format!("{}: {n} lines before its tests", shown.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
 /// ARCHITECTURE.md describes every module and the same layers, in lines a
 /// reader can take in (no prose packed into table cells).
 #[test]

@@ -33,20 +33,22 @@
 mod auth;
 mod body;
 
+mod request;
+use self::request::*;
+
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
 pub use self::auth::{Auth, AuthError, Caller, ProtectedResource, TokenValidator};
-use self::body::{Body, cancel_guard, full, header_str, sse_body};
+use self::body::{Body, cancel_guard, header_str, sse_body};
 use super::control::InFlight;
 use super::core::{Server, Session};
 use super::execution::Submitted;
@@ -280,28 +282,6 @@ async fn serve_connection(
     }
 }
 
-/// A JSON-RPC error as an HTTP response with `status`.
-fn rpc_error(status: StatusCode, code: i64, message: &str) -> Response<Body> {
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    json_response(status, body.to_string().into_bytes())
-}
-
-fn json_response(status: StatusCode, body: Vec<u8>) -> Response<Body> {
-    let mut r = Response::new(full(body));
-    *r.status_mut() = status;
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    r
-}
-
-fn status_only(status: StatusCode) -> Response<Body> {
-    let mut r = Response::new(full(Vec::new()));
-    *r.status_mut() = status;
-    r
-}
-
 async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
     let path = req.uri().path().to_owned();
     if auth::is_metadata_path(&path, &state.options.path) {
@@ -344,79 +324,6 @@ async fn handle(state: &Arc<State>, req: Request<Incoming>) -> Response<Body> {
             r
         }
     }
-}
-
-/// `http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*` (and
-/// https), or one of `allowed`.
-fn origin_allowed(origin: &str, allowed: &[String]) -> bool {
-    if allowed.iter().any(|a| a == origin || a == "*") {
-        return true;
-    }
-    let rest = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"));
-    let Some(rest) = rest else { return false };
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        v6.split(']').next().map(|h| format!("[{h}]"))
-    } else {
-        rest.split(':').next().map(str::to_owned)
-    };
-    matches!(host.as_deref(), Some("localhost" | "127.0.0.1" | "[::1]"))
-}
-
-/// What a POSTed message is, read without building it whole.
-#[derive(serde::Deserialize)]
-struct Peek {
-    id: Option<Value>,
-    method: Option<String>,
-    params: Option<PeekParams>,
-}
-
-#[derive(serde::Deserialize)]
-struct PeekParams {
-    name: Option<Value>,
-    #[serde(rename = "_meta")]
-    meta: Option<serde_json::Map<String, Value>>,
-}
-
-/// Bytes of an oversized body read and thrown away before answering 413,
-/// so that a client that sends its whole body before reading sees the
-/// answer; beyond this, the connection is closed instead.
-const DISCARD_BUDGET: u64 = 16 * 1024 * 1024;
-
-async fn read_body(req: Request<Incoming>, limit: usize) -> Result<Vec<u8>, Response<Body>> {
-    let too_large = || {
-        rpc_error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            -32600,
-            &format!("Invalid Request: the body is larger than the limit of {limit} bytes"),
-        )
-    };
-    let declared = header_str(req.headers(), "content-length").and_then(|l| l.parse::<u64>().ok());
-    if declared.is_some_and(|l| l > limit as u64 + DISCARD_BUDGET) {
-        return Err(too_large());
-    }
-    let mut body = req.into_body();
-    let mut out = Vec::new();
-    let mut seen: u64 = 0;
-    while let Some(frame) = body.frame().await {
-        let Ok(frame) = frame else {
-            return Err(status_only(StatusCode::BAD_REQUEST));
-        };
-        if let Ok(data) = frame.into_data() {
-            seen += data.len() as u64;
-            if seen > limit as u64 + DISCARD_BUDGET {
-                return Err(too_large());
-            }
-            if seen <= limit as u64 {
-                out.extend_from_slice(&data);
-            }
-        }
-    }
-    if seen > limit as u64 {
-        return Err(too_large());
-    }
-    Ok(out)
 }
 
 async fn post(
