@@ -110,9 +110,18 @@ impl SourceFile {
         })
     }
 
-    /// The 1-based line and column of a byte offset (clamped to the text).
+    /// The 1-based line and column of a byte offset (clamped to the text). The
+    /// very end of a text whose last line ends is shown at the end of that line,
+    /// as rustc shows it: there is no line after it to point into.
     pub fn line_col(&self, offset: u32) -> LineCol {
-        let offset = (offset as usize).min(self.text().len());
+        let text = self.text();
+        let mut offset = (offset as usize).min(text.len());
+        if offset == text.len() && text.ends_with('\n') {
+            offset -= 1;
+            if text[..offset].ends_with('\r') {
+                offset -= 1;
+            }
+        }
         let line_starts = self.line_starts();
         let line_idx = match line_starts.binary_search(&offset) {
             Ok(i) => i,

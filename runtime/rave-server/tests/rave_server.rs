@@ -339,7 +339,7 @@ fn bad_specs_and_a_missing_rscript_are_clear_errors() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("pkg-mcp_tool_x.yaml:4:1"),
+        err.contains("pkg-mcp_tool_x.yaml:3:18"),
         "a located error: {err}"
     );
     // No R at that path: the call says what to install.
