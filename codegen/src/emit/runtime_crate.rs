@@ -59,6 +59,14 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/server/control.rs"),
     ),
     (
+        "src/server/core.rs",
+        include_str!("../../../runtime/src/server/core.rs"),
+    ),
+    (
+        "src/server/entry.rs",
+        include_str!("../../../runtime/src/server/entry.rs"),
+    ),
+    (
         "src/server/envelope.rs",
         include_str!("../../../runtime/src/server/envelope.rs"),
     ),
@@ -83,6 +91,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/server/http/mod.rs"),
     ),
     (
+        "src/server/http/request.rs",
+        include_str!("../../../runtime/src/server/http/request.rs"),
+    ),
+    (
         "src/server/jsonrpc.rs",
         include_str!("../../../runtime/src/server/jsonrpc.rs"),
     ),
@@ -99,6 +111,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/server/modern.rs"),
     ),
     (
+        "src/server/output.rs",
+        include_str!("../../../runtime/src/server/output.rs"),
+    ),
+    (
         "src/server/pool.rs",
         include_str!("../../../runtime/src/server/pool.rs"),
     ),
@@ -109,6 +125,10 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "src/server/structured.rs",
         include_str!("../../../runtime/src/server/structured.rs"),
+    ),
+    (
+        "src/server/sync.rs",
+        include_str!("../../../runtime/src/server/sync.rs"),
     ),
     (
         "src/server/tool.rs",
