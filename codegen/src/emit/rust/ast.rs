@@ -14,12 +14,12 @@ use syn::{BinOp, Expr, Ident, Pat, Path, Stmt};
 
 /// A file of `items` (with inner `attrs`) as prettyplease formats it.
 pub(super) fn unparse(attrs: Vec<syn::Attribute>, items: Vec<syn::Item>) -> String {
-    prettyplease::unparse(&syn::File {
+    super::comments::wrap_long_doc_lines(&prettyplease::unparse(&syn::File {
         shebang: None,
         frontmatter: None,
         attrs,
         items,
-    })
+    }))
 }
 
 /// An identifier (keywords such as `super` too; `r#name` a raw one).

@@ -62,6 +62,9 @@ struct Compiler<'a> {
     statics: Vec<(String, syn::Item)>,
     patterns: BTreeMap<String, String>,
     constants: usize,
+    /// Subschemas compiled into functions of their own, with their checks,
+    /// not yet written.
+    compiled: Vec<(String, Check)>,
 }
 
 /// Definitions compiled elsewhere, by the JSON pointer a `$ref` names them
@@ -153,11 +156,20 @@ pub fn compile_with(
         statics: Vec::new(),
         patterns: BTreeMap::new(),
         constants: 0,
+        compiled: Vec::new(),
     };
-    let mut functions = Vec::new();
+    let mut checks = Vec::new();
     while !c.pending.is_empty() {
         let (at, s) = c.pending.remove(0);
         let check = c.schema(s, &at)?;
+        checks.push((at, check));
+        // Its subschemas' functions after it, in the order of their pointers.
+        let mut subs = std::mem::take(&mut c.compiled);
+        subs.sort_by(|a, b| a.0.cmp(&b.0));
+        checks.extend(subs);
+    }
+    let mut functions = Vec::new();
+    for (at, check) in checks {
         let name = ast::ident(&c.functions[&at]);
         let mut stmts = Vec::new();
         if matches!(check, Check::True | Check::False) {
@@ -176,9 +188,10 @@ pub fn compile_with(
         } else {
             format!(" `#{at}` of {what}.")
         };
-        function.attrs = vec![ast::doc(&doc)];
+        function.attrs = wrapped(&doc).iter().map(|l| ast::doc(l)).collect();
         functions.push(function);
     }
+    let functions = reachable(functions);
     // A check dropped after it was built (an `allOf` with a `false` branch)
     // leaves its statics unused: write only the used ones.
     let mut used = vec![false; c.statics.len()];
@@ -200,6 +213,104 @@ pub fn compile_with(
         .map(syn::Item::Fn)
         .chain(statics)
         .collect())
+}
+
+/// `text` (a doc line with its leading space) in lines that fit a doc comment
+/// under 100 characters.
+fn wrapped(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(l) if l.len() + 1 + word.len() <= 88 => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(format!(" {word}")),
+        }
+    }
+    lines
+}
+
+/// `functions` without those no other one calls (a subschema's function
+/// whose check was dropped, an `allOf` with a `false` branch): the first, the
+/// entry point, and what it reaches.
+fn reachable(functions: Vec<syn::ItemFn>) -> Vec<syn::ItemFn> {
+    let names: Vec<String> = functions.iter().map(|f| f.sig.ident.to_string()).collect();
+    let mut reached = vec![false; functions.len()];
+    let mut todo = vec![0];
+    while let Some(i) = todo.pop() {
+        if reached.get(i).copied().unwrap_or(true) {
+            continue;
+        }
+        reached[i] = true;
+        ast::each_name_in(&functions[i].block.stmts, &mut |name| {
+            if let Some(j) = names.iter().position(|n| name == n) {
+                todo.push(j);
+            }
+        });
+    }
+    functions
+        .into_iter()
+        .zip(reached)
+        .filter_map(|(f, r)| r.then_some(f))
+        .collect()
+}
+
+/// Whether a schema holds subschemas (then its check gets a function of its
+/// own, so that no function nests another's closures).
+fn nests(s: &Value) -> bool {
+    const HOLDING: &[&str] = &[
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "items",
+        "prefixItems",
+        "contains",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "dependentSchemas",
+        "propertyNames",
+    ];
+    s.as_object().is_some_and(|o| {
+        HOLDING
+            .iter()
+            .any(|k| o.get(*k).is_some_and(|v| v != &Value::Bool(true)))
+    })
+}
+
+/// A readable name for the function of the subschema at `at`: the property
+/// names on the way, `item` for `items`, `value` for `additionalProperties`.
+fn name_of(at: &str) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut segments = at
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"));
+    while let Some(s) = segments.next() {
+        match s.as_str() {
+            "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions" => {
+                if let Some(name) = segments.next() {
+                    words.push(
+                        crate::ident::rust_snake(&name)
+                            .trim_start_matches("r#")
+                            .to_owned(),
+                    );
+                }
+            }
+            "items" => words.push("item".to_owned()),
+            "additionalProperties" => words.push("value".to_owned()),
+            n if n.bytes().all(|b| b.is_ascii_digit()) => words.push(n.to_owned()),
+            other => words.push(
+                crate::ident::rust_snake(other)
+                    .trim_start_matches("r#")
+                    .to_owned(),
+            ),
+        }
+    }
+    words.join("_")
 }
 
 thread_local! {
@@ -334,10 +445,36 @@ impl<'a> Compiler<'a> {
             .root
             .pointer(&decoded)
             .ok_or_else(|| Unsupported(format!("`$ref: {r}` at `#{at}` points at nothing")))?;
-        let name = format!("{}_ref_{}", self.prefix, self.functions.len());
+        let name = self.fresh(format!("{}_ref_{}", self.prefix, self.functions.len()));
         let path = ast::path(&[&name]);
         self.functions.insert(decoded.clone(), name);
         self.pending.push((decoded, target));
+        Ok(Check::Call(path))
+    }
+
+    /// `base`, or `base_2`, `base_3`, ... if a function has that name already.
+    fn fresh(&self, base: String) -> String {
+        let mut name = base.clone();
+        let mut n = 1;
+        while self.functions.values().any(|f| *f == name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        name
+    }
+
+    /// A subschema's check: a call of a function of its own when it holds
+    /// further subschemas (every function one level deep, like the types),
+    /// else the check itself.
+    fn sub(&mut self, s: &'a Value, at: &str) -> Result<Check, Unsupported> {
+        let check = self.schema(s, at)?;
+        if matches!(check, Check::True | Check::False | Check::Call(_)) || !nests(s) {
+            return Ok(check);
+        }
+        let name = self.fresh(format!("{}_{}", self.prefix, name_of(at)));
+        let path = ast::path(&[&name]);
+        self.functions.insert(at.to_owned(), name);
+        self.compiled.push((at.to_owned(), check));
         Ok(Check::Call(path))
     }
 
@@ -448,7 +585,7 @@ impl<'a> Compiler<'a> {
             };
             prefix = items.len();
             for (i, item) in items.iter().enumerate() {
-                let sub = self.schema(item, &format!("{at}/prefixItems/{i}"))?;
+                let sub = self.sub(item, &format!("{at}/prefixItems/{i}"))?;
                 if !matches!(sub, Check::True) {
                     let got = method(var("a"), "get", [ast::lit(Literal::usize_unsuffixed(i))]);
                     checks.push(Check::Expr(method(got, "is_none_or", [sub.closure()])));
@@ -456,7 +593,7 @@ impl<'a> Compiler<'a> {
             }
         }
         if let Some(items) = o.get("items") {
-            let sub = self.schema(items, &format!("{at}/items"))?;
+            let sub = self.sub(items, &format!("{at}/items"))?;
             let n = || ast::lit(Literal::usize_unsuffixed(prefix));
             let iter = || method(var("a"), "iter", []);
             match (sub, prefix) {
@@ -474,7 +611,7 @@ impl<'a> Compiler<'a> {
             }
         }
         if let Some(contains) = o.get("contains") {
-            let sub = self.schema(contains, &format!("{at}/contains"))?;
+            let sub = self.sub(contains, &format!("{at}/contains"))?;
             let min = count(o, "minContains", at)?.unwrap_or(1);
             let max = count(o, "maxContains", at)?;
             // How many items pass, as a `u64`.
@@ -540,7 +677,7 @@ impl<'a> Compiler<'a> {
             };
             for (name, sub) in properties {
                 known.push(name);
-                let sub = self.schema(sub, &format!("{at}/properties/{}", escape(name)))?;
+                let sub = self.sub(sub, &format!("{at}/properties/{}", escape(name)))?;
                 let needed = required.contains(&name.as_str());
                 let got = || method(var("o"), "get", [ast::string(name)]);
                 match sub {
@@ -566,8 +703,7 @@ impl<'a> Compiler<'a> {
             };
             for (pattern, sub) in properties {
                 let name = self.pattern(&Value::String(pattern.clone()), at)?;
-                let sub =
-                    self.schema(sub, &format!("{at}/patternProperties/{}", escape(pattern)))?;
+                let sub = self.sub(sub, &format!("{at}/patternProperties/{}", escape(pattern)))?;
                 match sub {
                     Check::True => {}
                     Check::False => {
@@ -583,7 +719,7 @@ impl<'a> Compiler<'a> {
             }
         }
         if let Some(additional) = o.get("additionalProperties") {
-            let sub = self.schema(additional, &format!("{at}/additionalProperties"))?;
+            let sub = self.sub(additional, &format!("{at}/additionalProperties"))?;
             // Whether the key `k` is declared: `matches!(k, ..) || P.is_match(k) ..`.
             let declared = |extra: Option<Expr>| {
                 let mut declared: Vec<Expr> = Vec::new();
@@ -626,7 +762,7 @@ impl<'a> Compiler<'a> {
         checks: &mut Vec<Check>,
     ) -> Result<(), Unsupported> {
         if let Some(names) = o.get("propertyNames") {
-            let sub = self.schema(names, &format!("{at}/propertyNames"))?;
+            let sub = self.sub(names, &format!("{at}/propertyNames"))?;
             if matches!(sub, Check::False) {
                 checks.push(Check::Expr(method(var("o"), "is_empty", [])));
             } else if !matches!(sub, Check::True) {
@@ -660,7 +796,7 @@ impl<'a> Compiler<'a> {
                 )));
             };
             for (name, sub) in d {
-                let sub = self.schema(sub, &format!("{at}/dependentSchemas/{}", escape(name)))?;
+                let sub = self.sub(sub, &format!("{at}/dependentSchemas/{}", escape(name)))?;
                 match sub {
                     Check::True => {}
                     Check::False => checks.push(Check::Expr(not(has_key(name)))),
@@ -685,7 +821,7 @@ impl<'a> Compiler<'a> {
             }
             let mut subs = Vec::new();
             for (i, s) in list.iter().enumerate() {
-                subs.push(self.schema(s, &format!("{at}/{keyword}/{i}"))?);
+                subs.push(self.sub(s, &format!("{at}/{keyword}/{i}"))?);
             }
             checks.push(match keyword {
                 "allOf" => all(subs),
@@ -694,20 +830,20 @@ impl<'a> Compiler<'a> {
             });
         }
         if let Some(not_schema) = o.get("not") {
-            checks.push(match self.schema(not_schema, &format!("{at}/not"))? {
+            checks.push(match self.sub(not_schema, &format!("{at}/not"))? {
                 Check::True => Check::False,
                 Check::False => Check::True,
                 sub => Check::Expr(not(sub.operand())),
             });
         }
         if let Some(condition) = o.get("if") {
-            let c = self.schema(condition, &format!("{at}/if"))?;
+            let c = self.sub(condition, &format!("{at}/if"))?;
             let then = match o.get("then") {
-                Some(s) => self.schema(s, &format!("{at}/then"))?,
+                Some(s) => self.sub(s, &format!("{at}/then"))?,
                 None => Check::True,
             };
             let otherwise = match o.get("else") {
-                Some(s) => self.schema(s, &format!("{at}/else"))?,
+                Some(s) => self.sub(s, &format!("{at}/else"))?,
                 None => Check::True,
             };
             checks.push(match c {
@@ -792,7 +928,7 @@ mod tests {
                 assert_eq!(f.block.stmts.len(), 1, "{t}");
             }
         }
-        assert!(t.contains("(if v.is_string() {"), "{t}");
+        assert!(t.contains("if v.is_string() {"), "{t}");
     }
 
     #[test]
