@@ -231,41 +231,20 @@ impl FileStamp {
 }
 
 /// The stamps of files below one directory: [`FileStamp::read`] of
-/// `root/rel`, each file looked at from its directory, opened once (on
-/// Linux; elsewhere by its whole path). A stat of a whole path walks every
-/// component of it; a run looks at thousands of generated files in a few
-/// directories, and walking the same components again and again was a
-/// tenth of the time of a run that changed one spec among 1,000.
+/// `root/rel`, or of the file it names when [`following`](Stamps::following).
 #[derive(Debug)]
 pub struct Stamps {
     root: PathBuf,
     /// Whether a symbolic link is followed ([`FileStamp::of_path`]) or is
     /// no file ([`FileStamp::read`]).
     follow: bool,
-    /// Directories (relative, `""` the root) opened so far, in the first
-    /// free slots; `None` for one that could not be opened (its files are
-    /// looked at by path, as are those of directories past the last slot).
-    /// Slots are set once and then only read, so the threads that look at
-    /// files side by side do not contend for a lock.
-    #[cfg(target_os = "linux")]
-    dirs: Box<[std::sync::OnceLock<OpenedDir>]>,
 }
-
-/// A directory of [`Stamps`], opened.
-#[cfg(target_os = "linux")]
-type OpenedDir = (Box<str>, Option<rustix::fd::OwnedFd>);
-
-/// How many directories a [`Stamps`] keeps open.
-#[cfg(target_os = "linux")]
-const OPEN_DIRS: usize = 64;
 
 impl Stamps {
     pub fn new(root: &Path) -> Stamps {
         Stamps {
             root: root.to_path_buf(),
             follow: false,
-            #[cfg(target_os = "linux")]
-            dirs: (0..OPEN_DIRS).map(|_| Default::default()).collect(),
         }
     }
 
@@ -282,97 +261,14 @@ impl Stamps {
         &self.root
     }
 
-    /// The stamp of `root/rel` itself, as [`FileStamp::read`] gives it,
-    /// or of the file it names when [`following`](Stamps::following), as
-    /// [`FileStamp::of_path`] does (a path that is not UTF-8 is looked at
-    /// whole).
+    /// The stamp of `root/rel`.
     pub fn read(&self, rel: impl AsRef<Path>) -> Option<FileStamp> {
-        let rel = rel.as_ref();
-        #[cfg(target_os = "linux")]
-        if let Some(stamp) = rel.to_str().and_then(|rel| self.read_in_dir(rel)) {
-            return stamp;
-        }
         let path = self.root.join(rel);
         match self.follow {
             true => FileStamp::of_path(&path),
             false => FileStamp::read(&path),
         }
     }
-
-    /// [`Stamps::read`] from `rel`'s directory, opened once; `None` when
-    /// that cannot tell (the caller looks at the whole path).
-    #[cfg(target_os = "linux")]
-    fn read_in_dir(&self, rel: &str) -> Option<Option<FileStamp>> {
-        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-        // (`/name`: its directory is the root of the file system, not "".)
-        if matches!(name, "" | "." | "..") || (dir.is_empty() && rel.starts_with('/')) {
-            return None;
-        }
-        let read = |(_, file): &OpenedDir| stamp_at(file.as_ref()?, name, self.follow);
-        for slot in &self.dirs {
-            if let Some(opened) = slot.get() {
-                if *opened.0 == *dir {
-                    return read(opened);
-                }
-                continue;
-            }
-            // A free slot: this directory's, unless another thread took it
-            // meanwhile (for this directory or another).
-            // Opened as a directory only (never waiting, as opening a FIFO
-            // would), for lookups in it (`O_PATH`: nothing is read).
-            use rustix::fs::{Mode, OFlags};
-            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            let file = rustix::fs::open(self.root.join(dir), flags, Mode::empty()).ok();
-            let _ = slot.set((dir.into(), file));
-            if let Some(opened) = slot.get().filter(|(d, _)| **d == *dir) {
-                return read(opened);
-            }
-        }
-        None
-    }
-}
-
-/// `statx` of `name` in the directory `dir` (of what it links to when
-/// `follow`): `Some(None)` when there is no such file (or it is not a
-/// file), `None` when the call failed otherwise.
-#[cfg(target_os = "linux")]
-fn stamp_at(dir: &rustix::fd::OwnedFd, name: &str, follow: bool) -> Option<Option<FileStamp>> {
-    use rustix::fs::{AtFlags, StatxFlags};
-    let wanted = StatxFlags::TYPE
-        | StatxFlags::MODE
-        | StatxFlags::INO
-        | StatxFlags::SIZE
-        | StatxFlags::MTIME;
-    let flags = match follow {
-        true => AtFlags::empty(),
-        false => AtFlags::SYMLINK_NOFOLLOW,
-    };
-    let found = rustix::fs::statx(dir, name, flags, wanted);
-    let stat = match found {
-        Ok(stat) => stat,
-        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Some(None),
-        Err(_) => return None,
-    };
-    if StatxFlags::from_bits_retain(stat.stx_mask) & wanted != wanted {
-        return None;
-    }
-    const KIND: u16 = 0o170000;
-    const FILE: u16 = 0o100000;
-    if stat.stx_mode & KIND != FILE {
-        return Some(None);
-    }
-    // As `FileStamp::of` makes it of `Metadata::modified`: -1 before the epoch.
-    let time = stat.stx_mtime;
-    let modified = if time.tv_sec >= 0 {
-        i128::from(time.tv_sec) * 1_000_000_000 + i128::from(time.tv_nsec)
-    } else {
-        -1
-    };
-    Some(Some(FileStamp {
-        len: stat.stx_size,
-        modified,
-        inode: stat.stx_ino,
-    }))
 }
 
 /// All files read in one run.
