@@ -25,17 +25,6 @@ pub fn put_len(out: &mut Vec<u8>, n: usize) {
     put_u32(out, u32::try_from(n).unwrap_or(u32::MAX));
 }
 
-/// A number in as few bytes as it needs: seven bits a byte, the high bit
-/// set on every byte but the last (LEB128). Most numbers of a kept tool's
-/// locations take one to three bytes instead of four.
-pub fn put_var(out: &mut Vec<u8>, mut n: u32) {
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
 pub fn put_str(out: &mut Vec<u8>, s: &str) {
     put_len(out, s.len());
     out.extend_from_slice(s.as_bytes());
@@ -90,24 +79,6 @@ impl<'a> Reader<'a> {
         Some(u128::from_le_bytes(self.bytes(16)?.try_into().ok()?))
     }
 
-    /// What [`put_var`] wrote; `None` for a number past `u32::MAX` or one
-    /// written in more bytes than it needs (never what `put_var` writes).
-    pub fn var(&mut self) -> Option<u32> {
-        let mut n: u32 = 0;
-        for i in 0..5 {
-            let b = self.byte()?;
-            let bits = u32::from(b & 0x7f);
-            if i == 4 && bits > 0x0f {
-                return None;
-            }
-            n |= bits << (7 * i);
-            if b & 0x80 == 0 {
-                return (i == 0 || b != 0).then_some(n);
-            }
-        }
-        None
-    }
-
     /// A count of things that each take at least one byte (so that a
     /// corrupt count cannot ask for more memory than there are bytes).
     pub fn count(&mut self) -> Option<usize> {
@@ -119,48 +90,11 @@ impl<'a> Reader<'a> {
         let n = self.count()?;
         std::str::from_utf8(self.bytes(n)?).ok()
     }
-
-    /// A string's bytes, taken as [`Reader::str`] takes it (`None` unless
-    /// UTF-8), for a reader that only checks them: ASCII, as nearly all are,
-    /// is looked at word by word, without the full validation a `&str` needs.
-    pub fn str_bytes(&mut self) -> Option<&'a [u8]> {
-        let n = self.count()?;
-        let bytes = self.bytes(n)?;
-        (bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()).then_some(bytes)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_number_in_as_few_bytes_as_it_needs() {
-        for (n, len) in [
-            (0, 1),
-            (127, 1),
-            (128, 2),
-            (16_383, 2),
-            (16_384, 3),
-            (u32::MAX, 5),
-        ] {
-            let mut out = Vec::new();
-            put_var(&mut out, n);
-            assert_eq!(out.len(), len, "{n}");
-            let mut r = Reader::new(&out);
-            assert_eq!(r.var(), Some(n));
-            assert!(r.is_done());
-            assert_eq!(Reader::new(&out[..len - 1]).var(), None, "cut short");
-        }
-        // Overlong, past `u32::MAX`, or never ending: refused.
-        for bad in [
-            &[0x80, 0x00][..],
-            &[0xff, 0xff, 0xff, 0xff, 0x1f],
-            &[0x80; 6],
-        ] {
-            assert_eq!(Reader::new(bad).var(), None, "{bad:?}");
-        }
-    }
 
     #[test]
     fn what_is_put_is_taken_back_and_nothing_more() {
@@ -183,21 +117,6 @@ mod tests {
             let mut r = Reader::new(&out[..cut]);
             let whole = (|| Some((r.u32()?, r.u64()?, r.u128()?, r.str()?, r.byte()?)))();
             assert!(whole.is_none(), "{cut}");
-        }
-        // A string's bytes taken only to check them: as `str` takes them.
-        for text in [
-            &b"plain"[..],
-            "h\u{e9}llo".as_bytes(),
-            b"\xff",
-            b"a\xc3",
-            b"",
-        ] {
-            let mut form = Vec::new();
-            put_len(&mut form, text.len());
-            form.extend_from_slice(text);
-            let (mut a, mut b) = (Reader::new(&form), Reader::new(&form));
-            assert_eq!(a.str().map(str::as_bytes), b.str_bytes(), "{text:?}");
-            assert_eq!(a.rest(), b.rest());
         }
         // A count larger than the bytes left is refused before anything is made.
         let mut big = Vec::new();

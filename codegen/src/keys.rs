@@ -14,7 +14,6 @@ use std::collections::HashMap;
 
 use crate::digest::{Digest, Hasher};
 use crate::ir::{Project, Tool, ToolSet};
-use crate::source::Loc;
 
 /// The digests of a project's tool sets, by name.
 #[derive(Debug, Default)]
@@ -42,29 +41,12 @@ pub fn tool_key(as_read: Digest, tool: &Tool) -> Digest {
 impl Keys {
     /// The keys of `project`'s parts; `known`: digests as read of tools
     /// that brought theirs along (the memo's), by the tool's location.
-    pub fn of(project: &Project, known: &HashMap<Loc, Digest>) -> Keys {
+    pub fn of(project: &Project) -> Keys {
         let tools: Vec<&Tool> = project.tools().collect();
         let mut digests = crate::par::map_with(
             tools.len(),
             || (),
-            |_, i| {
-                let tool = tools[i];
-                let as_read = match known.get(&tool.loc) {
-                    Some(d) => {
-                        debug_assert_eq!(
-                            *d,
-                            tool.digest_as_read(),
-                            "tool `{}`: the digest kept with it is not its own (did a \
-                             tool set's assembly change a field other than \
-                             `model_description` and `r_function`?)",
-                            tool.id.value
-                        );
-                        *d
-                    }
-                    None => tool.digest_as_read(),
-                };
-                tool_key(as_read, tool)
-            },
+            |_, i| tool_key(tools[i].digest_as_read(), tools[i]),
         )
         .into_iter();
         let sets = project
@@ -231,32 +213,5 @@ mod tests {
             assert_ne!(key(&t), key(&base), "{what}");
         }
         assert!(base.timeout_seconds.is_some() && !base.examples.is_empty());
-    }
-
-    /// Keys made with the digests the memo brings along are the keys made
-    /// without them.
-    #[test]
-    fn digests_brought_along_give_the_same_keys() {
-        let project = Project {
-            tool_sets: vec![crate::load::json_tool_set(
-                "keys-brought",
-                &[
-                    serde_json::json!({"name": "a", "description": "A.", "inputSchema": {"type": "object"}}),
-                    serde_json::json!({"name": "b", "description": "B.", "inputSchema": {"type": "object"}}),
-                ],
-            )],
-        };
-        let known: HashMap<Loc, Digest> = project
-            .tools()
-            .map(|t| (t.loc, t.digest_as_read()))
-            .collect();
-        assert_eq!(known.len(), 2);
-        let set = &project.tool_sets[0];
-        let plain = Keys::of(&project, &HashMap::new());
-        let brought = Keys::of(&project, &known);
-        assert_eq!(
-            plain.set(set).map(|k| k.tools.clone()),
-            brought.set(set).map(|k| k.tools.clone())
-        );
     }
 }

@@ -37,7 +37,6 @@ pub mod ir;
 pub(crate) mod keys;
 pub mod load;
 pub(crate) mod manifest;
-pub(crate) mod memo;
 pub(crate) mod output;
 pub(crate) mod par;
 pub(crate) mod progress;

@@ -56,18 +56,12 @@ pub struct LineCol {
 }
 
 /// One file of a run: its path as the user gave it, and its text.
-///
-/// The text is read by the time the file is added, except for a spec an
-/// earlier run read that its stamp shows unchanged ([`SourceDb::add_unread`]):
-/// its tool comes from the cache, and its text is read only if something asks
-/// for it (a message that shows it). Read then, it is whatever the file holds
-/// (empty if it cannot be read or is not UTF-8): positions are clamped to it.
 #[derive(Debug)]
 pub struct SourceFile {
     /// The path used in diagnostics (relative to the working directory where possible).
     pub display: String,
     pub path: PathBuf,
-    text: std::sync::OnceLock<String>,
+    text: String,
     /// The file's stamp when its text was read (a spec file's), so that a
     /// later run can tell it unchanged without reading it.
     pub stamp: Option<FileStamp>,
@@ -77,29 +71,18 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    fn new(path: PathBuf, display: String, text: Option<String>) -> SourceFile {
+    fn new(path: PathBuf, display: String, text: String) -> SourceFile {
         SourceFile {
             display,
             path,
-            text: text.map(std::sync::OnceLock::from).unwrap_or_default(),
+            text,
             stamp: None,
             line_starts: std::sync::OnceLock::new(),
         }
     }
 
-    /// The file's text (read now if it was added unread).
     pub fn text(&self) -> &str {
-        self.text.get_or_init(|| {
-            std::fs::read(&self.path)
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-                .unwrap_or_default()
-        })
-    }
-
-    /// Whether the text was read (an unread file's is read when asked for).
-    pub fn is_read(&self) -> bool {
-        self.text.get().is_some()
+        &self.text
     }
 
     fn line_starts(&self) -> &[usize] {
@@ -300,22 +283,10 @@ impl SourceDb {
         id
     }
 
-    /// Adds a file not read: one an earlier run read, unchanged since by its
-    /// `stamp` (see [`SourceFile`]).
-    pub fn add_unread(&mut self, path: &Path, stamp: FileStamp) -> FileId {
-        let cwd = self.cwd.get_or_init(|| std::env::current_dir().ok());
-        let display = display_path_from(cwd.as_deref(), path);
-        let id = self.push(SourceFile::new(path.to_path_buf(), display, None));
-        if let Some(f) = self.files.last_mut() {
-            f.stamp = Some(stamp);
-        }
-        id
-    }
-
     /// Adds a file shown as `display` in messages (a file of an earlier
     /// revision, `HEAD~1:specs/a.json`, say).
     pub fn add_as(&mut self, path: &Path, display: String, text: String) -> FileId {
-        self.push(SourceFile::new(path.to_path_buf(), display, Some(text)))
+        self.push(SourceFile::new(path.to_path_buf(), display, text))
     }
 
     fn push(&mut self, file: SourceFile) -> FileId {

@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     ],
     &["diag", "files"],
     &["syntax", "ir"],
-    &["refs", "keys", "memo"],
+    &["refs", "keys"],
     // Readers of the formats; the editor schemas describe them.
     &["formats"],
     &["manifest", "validate", "spec_schemas", "breaking"],

@@ -491,7 +491,7 @@ impl RunStamp {
                 if flags > 3 {
                     return None;
                 }
-                let text = crate::memo::TextFacts {
+                let text = crate::load::TextFacts {
                     digest,
                     may_ref: flags & 1 != 0,
                     blank: flags & 2 != 0,
@@ -832,7 +832,7 @@ mod tests {
 
     fn read_before(digest: Digest, stamp: Option<FileStamp>) -> crate::load::ReadBefore {
         crate::load::ReadBefore {
-            text: crate::memo::TextFacts {
+            text: crate::load::TextFacts {
                 digest,
                 may_ref: false,
                 blank: false,

@@ -571,10 +571,7 @@ impl Generator {
                 });
             }
         }
-        // Specs the last run read that are unchanged by their stamps (as
-        // `holds` found them) are not read again.
-        let before = previous.as_ref().map(|s| &s.inputs);
-        let (loaded, keys) = discovered.load_cached(Some(&cache), before);
+        let (loaded, keys) = discovered.load_cached(Some(&cache));
         timings.load = started.elapsed();
         // What the run reads, taken before rendering: a file changed from
         // here on makes the stamp stale, never wrongly fresh.
@@ -644,7 +641,7 @@ impl Generator {
             .files()
             .map(|(id, f)| {
                 let text = (loaded.texts.get(&id).copied())
-                    .unwrap_or_else(|| crate::memo::TextFacts::of(f.text()));
+                    .unwrap_or_else(|| crate::load::TextFacts::of(f.text()));
                 (
                     f.path.clone().into_os_string(),
                     load::ReadBefore {

@@ -8,7 +8,7 @@
 //! can point at the exact offending value.
 
 mod values;
-pub use self::values::{JsonValue, KeptBytes, KeptLocs, KeptValue, Locs};
+pub use self::values::{JsonValue, Locs};
 
 use std::collections::BTreeMap;
 use std::fmt;

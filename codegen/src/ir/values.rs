@@ -1,6 +1,5 @@
 //! The IR's JSON values and their locations: a schema or example as a `Value`
-//! (`JsonValue`) and the source location of each of its nodes (`Locs`), either
-//! built as read or kept by the generation cache and decoded when first used.
+//! (`JsonValue`) and the source location of each of its nodes (`Locs`).
 
 use crate::source::Loc;
 use serde_json::Value;
@@ -13,14 +12,9 @@ use std::fmt;
 /// what the IR holds besides the values themselves: the pointers sit in one
 /// text and the entries in one sorted slice (about a third of a `BTreeMap`
 /// of `String`s). Readers build a `BTreeMap` and convert it at the end.
-/// Taken back from the generation cache ([`Locs::kept`]) they stay as its
-/// bytes until first asked for, like a kept [`JsonValue`]: a kept tool's
-/// locations matter only when something about it is reported or rendered.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Locs {
-    /// The pointers and locations, when they are not held as kept bytes.
     pub(super) built: LocsData,
-    pub(super) kept: Option<(KeptLocs, std::sync::OnceLock<LocsData>)>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -32,66 +26,9 @@ pub(super) struct LocsData {
     pub(super) entries: Box<[(u32, Loc)]>,
 }
 
-/// Bytes of a kept tool: a part of the body the cache gave, shared by every
-/// part of the tool kept this way (no copy of each). The body is shared as
-/// the buffer it was read into (an `Arc<[u8]>` would copy it: 3% of a run
-/// that changed one spec among 1,000).
-#[derive(Clone)]
-pub struct KeptBytes {
-    pub(super) whole: std::sync::Arc<Vec<u8>>,
-    pub(super) range: std::ops::Range<usize>,
-}
-
-impl KeptBytes {
-    /// `range` of `whole`; `None` when it does not lie within.
-    pub fn new(whole: std::sync::Arc<Vec<u8>>, range: std::ops::Range<usize>) -> Option<KeptBytes> {
-        whole.get(range.clone())?;
-        Some(KeptBytes { whole, range })
-    }
-}
-
-impl std::ops::Deref for KeptBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        self.whole.get(self.range.clone()).unwrap_or_default()
-    }
-}
-
-/// Locations as the generation cache keeps them (like [`KeptValue`]): the
-/// bytes, checked when taken to decode with every location in `files.0`,
-/// and the function that decodes them with those locations moved to
-/// `files.1`, the spec's file in this run.
-#[derive(Clone)]
-pub struct KeptLocs {
-    pub bytes: KeptBytes,
-    pub decode: fn(&[u8], (crate::source::FileId, crate::source::FileId)) -> Option<Locs>,
-    pub files: (crate::source::FileId, crate::source::FileId),
-}
-
 impl Locs {
-    /// Locations held as the cache's bytes until first asked for.
-    pub fn kept(kept: KeptLocs) -> Locs {
-        Locs {
-            built: LocsData::default(),
-            kept: Some((kept, std::sync::OnceLock::new())),
-        }
-    }
-
-    /// The cache's bytes, while they name the locations as they are (taken
-    /// back into the file they were kept from, and not changed since).
-    pub fn kept_bytes(&self) -> Option<&[u8]> {
-        let (k, _) = self.kept.as_ref()?;
-        (k.files.0 == k.files.1).then_some(&*k.bytes)
-    }
-
     pub(super) fn data(&self) -> &LocsData {
-        match &self.kept {
-            // Checked when taken: empty is never what kept bytes decode to by failing.
-            Some((k, built)) => built.get_or_init(|| {
-                (k.decode)(&k.bytes, k.files).map_or_else(LocsData::default, |l| l.built)
-            }),
-            None => &self.built,
-        }
+        &self.built
     }
 
     pub(super) fn pointer(&self, i: usize) -> &str {
@@ -134,11 +71,6 @@ impl Locs {
 
     /// Every location, to move them all (a test shifting spans).
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Loc> {
-        if let Some((k, built)) = self.kept.take() {
-            self.built = built.into_inner().unwrap_or_else(|| {
-                (k.decode)(&k.bytes, k.files).map_or_else(LocsData::default, |l| l.built)
-            });
-        }
         self.built.entries.iter_mut().map(|(_, l)| l)
     }
 
@@ -154,56 +86,11 @@ impl Locs {
     pub fn to_map(&self) -> BTreeMap<String, Loc> {
         self.iter().map(|(p, l)| (p.to_owned(), *l)).collect()
     }
-
-    /// The pointers' text and the entries, as kept between runs ([`crate::memo`]).
-    pub fn parts(&self) -> (&str, &[(u32, Loc)]) {
-        let data = self.data();
-        (&data.text, &data.entries)
-    }
-
-    /// Whether `entries` could be [`Locs::parts`]' with `text`: every pointer
-    /// ends after the one before, within the text, on a character boundary.
-    pub fn parts_fit(text: &str, ends: impl IntoIterator<Item = u32>) -> bool {
-        let mut start = 0;
-        for end in ends {
-            let end = end as usize;
-            if end < start || !text.is_char_boundary(end) {
-                return false;
-            }
-            start = end;
-        }
-        true
-    }
-
-    /// What [`Locs::parts`] gave; `None` unless they fit ([`Locs::parts_fit`]).
-    pub fn from_parts(text: &str, entries: Vec<(u32, Loc)>) -> Option<Locs> {
-        if !Locs::parts_fit(text, entries.iter().map(|(end, _)| *end)) {
-            return None;
-        }
-        Some(Locs::from(LocsData {
-            text: text.into(),
-            entries: entries.into_boxed_slice(),
-        }))
-    }
 }
 
 impl From<LocsData> for Locs {
     fn from(built: LocsData) -> Locs {
-        Locs { built, kept: None }
-    }
-}
-
-impl PartialEq for Locs {
-    fn eq(&self, other: &Locs) -> bool {
-        self.data() == other.data()
-    }
-}
-
-impl Eq for Locs {}
-
-impl std::hash::Hash for Locs {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.data().hash(h);
+        Locs { built }
     }
 }
 
@@ -243,84 +130,28 @@ impl FromIterator<(String, Loc)> for Locs {
     }
 }
 
-/// A JSON value of a tool: a schema, an example. Made by a reader it is a
-/// plain [`Value`]; taken back from the generation cache ([`JsonValue::kept`])
-/// it stays in the cache's bytes until something reads it (most of a run's
-/// kept tools are never looked into: their outputs come from the cache
-/// too), then is decoded once. It reads as the `Value` it is ([`Deref`](std::ops::Deref));
-/// changing it ([`DerefMut`](std::ops::DerefMut)) decodes it for good.
-/// Equality, hashing and `Debug` are the value's, however it is held.
+/// A JSON value of a tool: a schema, an example. It reads as the `Value` it
+/// is ([`Deref`](std::ops::Deref)); equality, hashing and `Debug` are the value's.
 #[derive(Clone, Default)]
 pub struct JsonValue {
-    /// The value, when it is not held as kept bytes.
     pub(super) value: Value,
-    pub(super) kept: Option<(KeptValue, std::sync::OnceLock<Value>)>,
-}
-
-/// A value's bytes as the generation cache keeps them, the function that
-/// decodes them (the cache's own; the bytes were checked to decode when
-/// they were taken), and what can be told without decoding them.
-#[derive(Clone)]
-pub struct KeptValue {
-    pub bytes: KeptBytes,
-    pub decode: fn(&[u8]) -> Option<Value>,
-    /// Whether the value is `null` (a tool without an output schema).
-    pub is_null: bool,
-    /// Where in `bytes` the value's `$defs` member lies (its value's
-    /// bytes, which `decode` takes alone), when it is an object with one.
-    pub defs: Option<std::ops::Range<usize>>,
 }
 
 impl JsonValue {
-    /// A value held as the cache's bytes until it is first read.
-    pub fn kept(kept: KeptValue) -> JsonValue {
-        JsonValue {
-            value: Value::Null,
-            kept: Some((kept, std::sync::OnceLock::new())),
-        }
-    }
-
-    /// The cache's bytes, while the value has not been changed since it was
-    /// taken back (then they are what encoding it would give).
-    pub fn kept_bytes(&self) -> Option<&[u8]> {
-        self.kept.as_ref().map(|(k, _)| &*k.bytes)
-    }
-
-    /// Whether it is `null`, told without decoding a kept value.
-    pub fn is_null(&self) -> bool {
-        match &self.kept {
-            Some((k, _)) => k.is_null,
-            None => self.value.is_null(),
-        }
-    }
-
-    /// Whether it is an object with a `$defs` member, told without decoding
-    /// a kept value.
+    /// Whether it is an object with a `$defs` member.
     pub fn has_defs(&self) -> bool {
-        match &self.kept {
-            Some((k, _)) => k.defs.is_some(),
-            None => self.value.get("$defs").is_some(),
-        }
+        self.value.get("$defs").is_some()
     }
 
-    /// Its `$defs` member: of a kept value not read yet, that member alone
-    /// is decoded (a tool set's shared definitions are looked for in every
-    /// schema, most of which are otherwise never read).
-    pub fn defs(&self) -> Option<std::borrow::Cow<'_, Value>> {
-        use std::borrow::Cow;
-        if let Some((k, decoded)) = &self.kept {
-            if decoded.get().is_none() {
-                let bytes = k.bytes.get(k.defs.clone()?)?;
-                return (k.decode)(bytes).map(Cow::Owned);
-            }
-        }
-        self.get("$defs").map(Cow::Borrowed)
+    /// Its `$defs` member.
+    pub fn defs(&self) -> Option<&Value> {
+        self.value.get("$defs")
     }
 }
 
 impl From<Value> for JsonValue {
     fn from(value: Value) -> JsonValue {
-        JsonValue { value, kept: None }
+        JsonValue { value }
     }
 }
 
@@ -333,22 +164,12 @@ impl From<JsonValue> for Value {
 impl std::ops::Deref for JsonValue {
     type Target = Value;
     fn deref(&self) -> &Value {
-        match &self.kept {
-            // The bytes were checked when they were taken: `null` is never
-            // what a kept value decodes to by failing.
-            Some((k, decoded)) => decoded.get_or_init(|| (k.decode)(&k.bytes).unwrap_or_default()),
-            None => &self.value,
-        }
+        &self.value
     }
 }
 
 impl std::ops::DerefMut for JsonValue {
     fn deref_mut(&mut self) -> &mut Value {
-        if let Some((k, decoded)) = self.kept.take() {
-            self.value = decoded
-                .into_inner()
-                .unwrap_or_else(|| (k.decode)(&k.bytes).unwrap_or_default());
-        }
         &mut self.value
     }
 }

@@ -5,7 +5,6 @@
 use super::options::LoadOptions;
 use crate::diag::{Diagnostic, rule};
 use crate::manifest::{self, MANIFEST_NAMES};
-use crate::memo;
 use crate::source::{FileId, Loc, SourceDb, Span, display_path};
 use crate::syntax::{self, Node, yaml};
 use std::collections::HashMap;
@@ -18,7 +17,7 @@ use std::path::{Path, PathBuf};
 /// [`crate::source::SourceFile`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadBefore {
-    pub text: memo::TextFacts,
+    pub text: TextFacts,
     pub stamp: Option<crate::source::FileStamp>,
 }
 
@@ -230,47 +229,26 @@ pub(super) enum FileRead {
 /// A spec file as a worker thread leaves it.
 pub(super) enum SpecFile {
     /// Not read: an earlier run read it, and its stamp (given) still holds.
-    Vouched(crate::source::FileStamp, memo::TextFacts),
     /// Read (or refused, see [`FileRead`]), with its text's facts when read.
-    Read(FileRead, Option<memo::TextFacts>),
+    Read(FileRead, Option<TextFacts>),
 }
 
 /// A spec file as a worker thread reads it: not at all when `before`
 /// vouches for it ([`vouched`]), else read, with its text's facts.
 /// [`read_spec_file`] of every spec, on every core.
-pub(super) fn read_spec_files(
-    owners: &[Owned],
-    before: Option<&ReadBeforeMap>,
-    max_file_size: u64,
-) -> Vec<SpecFile> {
+pub(super) fn read_spec_files(owners: &[Owned], max_file_size: u64) -> Vec<SpecFile> {
     crate::par::map(owners.len(), |i| {
-        read_spec_file(&owners[i].0, before, max_file_size)
+        read_spec_file(&owners[i].0, max_file_size)
     })
 }
 
-pub(super) fn read_spec_file(
-    path: &Path,
-    before: Option<&ReadBeforeMap>,
-    max_file_size: u64,
-) -> SpecFile {
-    if let Some(vouched) = vouched(path, before) {
-        return vouched;
-    }
+pub(super) fn read_spec_file(path: &Path, max_file_size: u64) -> SpecFile {
     let file = read_file(path, max_file_size);
     let facts = match &file {
-        FileRead::Text(text, _) => Some(memo::TextFacts::of(text)),
+        FileRead::Text(text, _) => Some(TextFacts::of(text)),
         _ => None,
     };
     SpecFile::Read(file, facts)
-}
-
-/// A spec file `before` vouches for: recorded with a stamp that it still
-/// had when [`check_stamps`] looked (not looked at again), and not blank (a
-/// blank file is read, to be reported).
-pub(super) fn vouched(path: &Path, before: Option<&ReadBeforeMap>) -> Option<SpecFile> {
-    let read = before?.get(path.as_os_str())?;
-    let stamp = read.stamp.filter(|_| !read.text.blank)?;
-    Some(SpecFile::Vouched(stamp, read.text))
 }
 
 /// Whether a file's stamp may vouch for it later: it was last changed
@@ -434,7 +412,7 @@ pub(super) fn add_source(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(FileId, bool)> {
     let (text, stamp) = take_text(db, path, read, options, diags)?;
-    let blank = memo::is_blank(&text);
+    let blank = is_blank(&text);
     let id = db.add_stamped(path, text, stamp);
     if blank {
         diags.push(
@@ -527,3 +505,32 @@ impl Manifests {
 
 /// A spec file and the manifest that governs it (`None`: a loose file).
 pub(super) type Owned = (PathBuf, Option<PathBuf>);
+
+/// What the memo needs of a spec's text, worked out once as it is read:
+/// a run stamp records it, so that a later run that finds the spec
+/// unchanged by its stamp need not read it to find its kept tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextFacts {
+    /// The digest of the text's bytes.
+    pub digest: crate::digest::Digest,
+    /// It may `$ref` another document (it says `$ref`, or has an escape
+    /// that could spell it).
+    pub may_ref: bool,
+    /// Nothing but white space (and a byte-order mark).
+    pub blank: bool,
+}
+
+impl TextFacts {
+    pub fn of(text: &str) -> TextFacts {
+        TextFacts {
+            digest: crate::digest::Digest::of(text.as_bytes()),
+            may_ref: text.contains("$ref") || text.contains("\\u"),
+            blank: is_blank(text),
+        }
+    }
+}
+
+/// Whether a text is nothing but white space (and a byte-order mark).
+pub fn is_blank(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}').trim().is_empty()
+}

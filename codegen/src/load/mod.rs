@@ -10,7 +10,7 @@ mod specs;
 use self::specs::*;
 
 use self::files::*;
-pub use self::files::{ReadBefore, ReadBeforeMap, check_stamps};
+pub use self::files::{ReadBefore, ReadBeforeMap, TextFacts, check_stamps};
 pub use self::options::{DEFAULT_MAX_FILE_SIZE, LoadOptions, group_filters};
 
 use std::collections::{BTreeMap, HashMap};
@@ -22,7 +22,6 @@ use crate::formats::{self, fields::Cx};
 use crate::ir::{Project, ToolSet};
 use crate::keys::Keys;
 use crate::manifest::{self};
-use crate::memo;
 use crate::refs;
 use crate::source::{FileId, Loc, SourceDb, Span, display_path};
 use crate::validate;
@@ -36,9 +35,9 @@ pub struct Loaded {
     /// Number of spec files (not manifests) that were found.
     pub spec_files: usize,
     /// What the memo needs of each spec file's text (see
-    /// [`memo::TextFacts`]), read or vouched for ([`ReadBefore`]): a run
+    /// [`TextFacts`]), read or vouched for ([`ReadBefore`]): a run
     /// stamp records it.
-    pub texts: HashMap<FileId, memo::TextFacts>,
+    pub texts: HashMap<FileId, TextFacts>,
 }
 
 /// Loads and validates the spec files at `paths` (files or directories).
@@ -54,7 +53,7 @@ pub fn load_cached(
     options: &LoadOptions,
     cache: Option<&dyn PieceCache>,
 ) -> (Loaded, Option<Keys>) {
-    Discovered::new(paths, options).load_cached(cache, None)
+    Discovered::new(paths, options).load_cached(cache)
 }
 
 /// The first phases of a load (discovery, each spec's manifest) done once:
@@ -107,16 +106,9 @@ impl<'o> Discovered<'o> {
         }
     }
 
-    /// [`load_cached`] on from here. A spec `before` lists with a stamp (so
-    /// `before` must have been through [`check_stamps`]: the stamp still
-    /// held) and text that was not blank is not read: its tool comes from
-    /// the cache by the facts recorded (read after all when the cache has
-    /// no tool for them).
-    pub fn load_cached(
-        self,
-        cache: Option<&dyn PieceCache>,
-        before: Option<&ReadBeforeMap>,
-    ) -> (Loaded, Option<Keys>) {
+    /// [`load_cached`] on from here: every spec read and parsed; with a
+    /// cache, the tools' keys made and clean validation verdicts kept.
+    pub fn load_cached(self, cache: Option<&dyn PieceCache>) -> (Loaded, Option<Keys>) {
         let Discovered {
             mut loader,
             found,
@@ -125,7 +117,7 @@ impl<'o> Discovered<'o> {
         let options = loader.options;
         let store = loader.schema_store(&found);
         let mut sets = loader.tool_sets(&found, &owners);
-        let known = loader.read_specs(owners, &store, &mut sets, cache.map(|c| (c, before)));
+        loader.read_specs(owners, &store, &mut sets);
         loader.loaded.project = loader.assemble(sets);
         let Loader {
             mut loaded, diags, ..
@@ -133,7 +125,7 @@ impl<'o> Discovered<'o> {
         for d in diags {
             loaded.diagnostics.push(d);
         }
-        let keys = cache.map(|_| Keys::of(&loaded.project, &known));
+        let keys = cache.map(|_| Keys::of(&loaded.project));
         validate::validate(
             &loaded.project,
             cache.zip(keys.as_ref()),
@@ -343,14 +335,11 @@ impl<'o> Loader<'o> {
         owners: Vec<Owned>,
         store: &refs::SchemaStore,
         sets: &mut BTreeMap<SetKey, SetEntry>,
-        cached: Option<(&dyn PieceCache, Option<&ReadBeforeMap>)>,
-    ) -> HashMap<crate::source::Loc, crate::digest::Digest> {
+    ) {
         let options = self.options;
         let total = owners.len();
-        let cache = cached.map(|(c, _)| c);
-        // Read on every core (unless vouched for), added to the source
-        // database in order.
-        let files = read_spec_files(&owners, cached.and_then(|(_, b)| b), options.max_file_size);
+        // Read on every core, added to the source database in order.
+        let files = read_spec_files(&owners, options.max_file_size);
         let mut read: Vec<ReadSpec> = Vec::new();
         for (done, ((spec, owner), file)) in owners.into_iter().zip(files).enumerate() {
             if done % 64 == 0 {
@@ -373,7 +362,6 @@ impl<'o> Loader<'o> {
                     manifest_format,
                     file,
                     is_yaml,
-                    facts,
                 });
             }
         }
@@ -382,48 +370,17 @@ impl<'o> Loader<'o> {
         let db = &self.loaded.db;
         let tools = crate::par::map(read.len(), |i| {
             let r = &read[i];
-            // A clean spec read by an earlier run, byte for byte the same:
-            // its tool as that run read it.
-            let memo = cache.and_then(|c| {
-                let key = memo::key(
-                    &r.spec,
-                    r.facts,
-                    r.manifest_format,
-                    options.format,
-                    r.is_yaml,
-                );
-                Some((c, key?))
-            });
-            if let Some((format, tool, digest)) =
-                memo.and_then(|(c, key)| memo::recall(c, key, r.file))
-            {
-                return (Vec::new(), Some(format), Some(tool), Vec::new(), digest);
-            }
             let mut parse_diags = Vec::new();
-            // Read only now (vouched for): kept only if still the text recorded.
-            let unread = !db.get(r.file).is_read();
             let root = parse_source(db, r.file, &r.spec, r.is_yaml, &mut parse_diags);
-            let memo = memo.filter(|_| {
-                !unread
-                    || crate::digest::Digest::of(db.get(r.file).text().as_bytes()) == r.facts.digest
-            });
             let (format, tool, diags) = match root {
                 Some(root) => read_parsed(&ParsedSpec { read: r, root }, options, store),
                 None => (None, None, Vec::new()),
             };
-            let mut digest = None;
-            if let (Some((c, key)), Some(format), Some(tool)) = (memo, format, &tool) {
-                if parse_diags.is_empty() && diags.is_empty() {
-                    digest = Some(memo::keep(c, key, r.file, format, tool));
-                }
-            }
-            (parse_diags, format, tool, diags, digest)
+            (parse_diags, format, tool, diags)
         });
         let keys = set_keys(&read, &tools, options);
         let sizes = set_sizes(&keys, &tools);
-        // The digests as read of kept tools (brought along, or just kept), by location.
-        let mut known = HashMap::new();
-        for (key, (parse_diags, format, tool, diags, digest)) in keys.into_iter().zip(tools) {
+        for (key, (parse_diags, format, tool, diags)) in keys.into_iter().zip(tools) {
             self.diags.extend(parse_diags);
             if filtered_out(options, tool.as_ref()) {
                 // Filtered out by --groups: neither the tool nor what was said about it.
@@ -436,34 +393,26 @@ impl<'o> Loader<'o> {
             let entry = sets
                 .entry(key.clone())
                 .or_insert_with(|| (loose_tool_set(&key, format), false, 0));
-            if let Some((tool, digest)) = tool.as_ref().zip(digest) {
-                known.insert(tool.loc, digest);
-            }
             if entry.0.tools.is_empty() {
                 entry.0.tools.reserve(sizes.get(&key).copied().unwrap_or(0));
             }
             entry.0.tools.extend(tool);
         }
         options.progress.report("reading specs", total, total);
-        known
     }
 
     /// A spec file read (or vouched for) by [`read_spec_file`], added to the
     /// source database with its text's facts; `None` when it could not be
     /// read or is blank (reported).
-    fn add_spec(&mut self, spec: &Path, file: SpecFile) -> Option<(FileId, memo::TextFacts)> {
+    fn add_spec(&mut self, spec: &Path, file: SpecFile) -> Option<(FileId, TextFacts)> {
         let db = &mut self.loaded.db;
-        match file {
-            SpecFile::Vouched(stamp, facts) => Some((db.add_unread(spec, stamp), facts)),
-            SpecFile::Read(file, facts) => {
-                match add_source(db, spec, file, self.options, &mut self.diags) {
-                    Some((file, false)) => Some((
-                        file,
-                        facts.unwrap_or_else(|| memo::TextFacts::of(db.get(file).text())),
-                    )),
-                    _ => None,
-                }
-            }
+        let SpecFile::Read(file, facts) = file;
+        match add_source(db, spec, file, self.options, &mut self.diags) {
+            Some((file, false)) => Some((
+                file,
+                facts.unwrap_or_else(|| TextFacts::of(db.get(file).text())),
+            )),
+            _ => None,
         }
     }
 
@@ -687,95 +636,6 @@ mod tests {
         let made = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, "{}"));
         assert!(made.is_ok(), "{made:?}");
         assert!(matches!(read_file(&file, 100), FileRead::Text(t, None) if t == "{}"));
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// A spec the last run read, whose stamp still holds, is not read: its
-    /// tool comes from the cache by the facts recorded, the same tool. One
-    /// whose stamp no longer holds, or that the cache has no tool for, is
-    /// read (the latter when its tool is asked for).
-    #[test]
-    fn a_spec_vouched_for_by_the_last_run_is_not_read() {
-        let dir = std::env::temp_dir().join(format!("toolgen-unread-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let spec = dir.join("a.json");
-        let text =
-            r#"{"name": "a_tool", "description": "A tool.", "inputSchema": {"type": "object"}}"#;
-        // Changed long enough ago for its stamp to vouch for it.
-        let made = std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(&spec, text))
-            .and_then(|()| std::fs::File::options().write(true).open(&spec))
-            .and_then(|f| {
-                f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
-            });
-        assert!(made.is_ok(), "{made:?}");
-        let cache = crate::digest::MemoryCache::default();
-        let options = LoadOptions::default();
-        let roots = [dir.clone()];
-        let load = |before: Option<&ReadBeforeMap>, cache: &crate::digest::MemoryCache| {
-            Discovered::new(&roots, &options).load_cached(Some(cache), before)
-        };
-        let (first, _) = load(None, &cache);
-        assert!(first.diagnostics.is_empty(), "{:?}", first.diagnostics);
-        let (id, file) = first.db.files().next().unwrap_or_else(|| panic!("no file"));
-        assert!(file.is_read());
-        let facts = first.texts.get(&id).copied();
-        assert_eq!(facts, Some(memo::TextFacts::of(text)));
-        let recorded = |stamp| -> ReadBeforeMap {
-            let text = facts.unwrap_or_else(|| memo::TextFacts::of(""));
-            [(spec.clone().into_os_string(), ReadBefore { text, stamp })]
-                .into_iter()
-                .collect()
-        };
-        assert!(file.stamp.is_some(), "settled, so stamped");
-        let mut before = recorded(file.stamp);
-        check_stamps(&mut before);
-        assert_eq!(before, recorded(file.stamp), "its stamp holds");
-        let (second, _) = load(Some(&before), &cache);
-        let unread = second.db.files().next().map(|(_, f)| f.is_read());
-        assert_eq!(unread, Some(false), "vouched for: not read");
-        assert_eq!(second.project, first.project, "the same tool");
-        assert_eq!(second.texts, first.texts, "its facts carried over");
-        // Its text is still there for whoever asks.
-        assert_eq!(second.db.files().next().map(|(_, f)| f.text()), Some(text));
-        // A stamp that no longer holds: forgotten by the check, so read.
-        let mut stale = recorded(file.stamp.map(|s| crate::source::FileStamp {
-            len: s.len + 1,
-            ..s
-        }));
-        check_stamps(&mut stale);
-        assert_eq!(stale.get(spec.as_os_str()).map(|r| r.stamp), Some(None));
-        let (third, _) = load(Some(&stale), &cache);
-        assert_eq!(
-            third.db.files().next().map(|(_, f)| f.is_read()),
-            Some(true)
-        );
-        // Vouched for, but the cache has lost its tool: read after all.
-        let (fourth, _) = load(Some(&before), &crate::digest::MemoryCache::default());
-        assert_eq!(fourth.project, first.project);
-        assert_eq!(
-            fourth.db.files().next().map(|(_, f)| f.is_read()),
-            Some(true)
-        );
-        // Vouched for by its stamp, yet holding another text than the one
-        // recorded (changed between the check and the read): its tool is
-        // read from what it holds and not kept under the recorded key.
-        let other = memo::TextFacts::of("{}");
-        let lying: ReadBeforeMap = [(
-            spec.clone().into_os_string(),
-            ReadBefore {
-                text: other,
-                stamp: file.stamp,
-            },
-        )]
-        .into_iter()
-        .collect();
-        let empty = crate::digest::MemoryCache::default();
-        let (fifth, _) = load(Some(&lying), &empty);
-        assert_eq!(fifth.project, first.project);
-        let key = memo::key(&spec, other, None, None, false);
-        let kept = key.map(|k| empty.pieces.lock().is_ok_and(|p| p.contains_key(&k)));
-        assert_eq!(kept, Some(false), "not kept under the recorded key");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -6,7 +6,6 @@ use crate::diag::{Diagnostic, rule};
 use crate::formats::{self, editormcp, fields::Cx, mcp, rave};
 use crate::ir::{Format, ToolSet};
 use crate::manifest::{self};
-use crate::memo;
 use crate::refs;
 use crate::source::{FileId, Loc, Span, display_path};
 use crate::syntax::Node;
@@ -40,7 +39,7 @@ pub(super) fn set_keys(
     options: &LoadOptions,
 ) -> Vec<Option<SetKey>> {
     (read.iter().zip(tools))
-        .map(|(r, (_, format, tool, _, _))| {
+        .map(|(r, (_, format, tool, _))| {
             let format = (*format).filter(|_| !filtered_out(options, tool.as_ref()))?;
             set_key(r, format, tool.as_ref())
         })
@@ -52,7 +51,7 @@ pub(super) fn set_keys(
 /// grown as they come copies them and asks for fresh memory again and again.
 pub(super) fn set_sizes(keys: &[Option<SetKey>], tools: &[SpecRead]) -> BTreeMap<SetKey, usize> {
     let mut sizes: BTreeMap<SetKey, usize> = BTreeMap::new();
-    for (key, (_, _, tool, _, _)) in keys.iter().zip(tools) {
+    for (key, (_, _, tool, _)) in keys.iter().zip(tools) {
         if let (Some(key), Some(_)) = (key, tool) {
             match sizes.get_mut(key) {
                 Some(n) => *n += 1,
@@ -72,7 +71,6 @@ pub(super) type SpecRead = (
     Option<Format>,
     Option<crate::ir::Tool>,
     Vec<Diagnostic>,
-    Option<crate::digest::Digest>,
 );
 
 /// Whether `--groups` leaves `tool` out.
@@ -108,7 +106,6 @@ pub(super) struct ReadSpec {
     pub(super) manifest_format: Option<Format>,
     pub(super) file: FileId,
     pub(super) is_yaml: bool,
-    pub(super) facts: memo::TextFacts,
 }
 
 /// A spec read and parsed.
