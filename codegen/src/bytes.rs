@@ -1,5 +1,5 @@
-//! Compact binary forms of the generation cache's own (a kept tool, a run
-//! stamp): little-endian numbers and length-prefixed strings written into a
+//! Compact binary forms of the generation cache's own (a run stamp, its
+//! record of output files): little-endian numbers and length-prefixed strings written into a
 //! `Vec<u8>`, and a [`Reader`] that takes them back.
 //!
 //! A leaf: it imports nothing of the crate. Invariant: a reader never takes

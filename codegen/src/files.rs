@@ -152,7 +152,7 @@ impl GeneratedFiles {
     }
 
     /// Adds a JSON file, pretty-printed with a final newline (a `Value` has
-    /// sorted keys; [`crate::schema::Ordered`] keeps properties in spec order).
+    /// sorted keys; `schema::Ordered` keeps properties in spec order).
     pub fn add_json(&mut self, path: impl Into<String>, value: &impl serde::Serialize) {
         let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
         text.push('\n');
@@ -187,7 +187,7 @@ impl GeneratedFiles {
         self.files.get(path).map(Vec::as_slice)
     }
 
-    /// The digest of a held file's contents ([`Digest::of`]), as the sink
+    /// The digest of a held file's contents (xxh3-128), as the sink
     /// gave it or worked out now.
     pub fn digest(&self, path: &str) -> Option<Digest> {
         let contents = self.files.get(path)?;

@@ -5,10 +5,7 @@
 //! emitters, instead of each emitter hashing every tool again.
 //!
 //! A tool's key is its digest as its reader made it ([`Tool::digest_as_read`])
-//! with what the set's assembly filled in hashed beside it ([`tool_key`]), so
-//! that a tool the memo kept brings its digest with it and is not hashed
-//! again. Invariant: a digest brought along is the one the tool hashes to
-//! (checked in builds with debug assertions, where every test runs).
+//! with what the set's assembly filled in hashed beside it ([`tool_key`]).
 
 use std::collections::HashMap;
 
@@ -39,8 +36,7 @@ pub fn tool_key(as_read: Digest, tool: &Tool) -> Digest {
 }
 
 impl Keys {
-    /// The keys of `project`'s parts; `known`: digests as read of tools
-    /// that brought theirs along (the memo's), by the tool's location.
+    /// The keys of `project`'s parts, every tool hashed on every core.
     pub fn of(project: &Project) -> Keys {
         let tools: Vec<&Tool> = project.tools().collect();
         let mut digests = crate::par::map_with(

@@ -22,10 +22,10 @@
 //!   file known to hold it is not read at all.
 //! - **run stamps** (`runs/`): per output directory and configuration, what
 //!   the last clean run (no diagnostics at all) read and wrote: the input
-//!   files with what the memo needs of their text (its digest among it) and
-//!   a spec file's stamp when it was read, unless it had changed just
-//!   before: one that still has it is not read to be compared, nor by the
-//!   next run's load (see [`crate::load::ReadBefore`]); the
+//!   files with the facts of their text (its digest among them) and a spec
+//!   file's stamp when it was read, unless it had changed just before: one
+//!   that still has it is not read to be compared (see
+//!   [`crate::load::ReadBefore`]); the
 //!   template directories, and
 //!   each output file's size, time, inode and digest, in a binary form of
 //!   their own (`runs/<config>.run`). A run whose inputs and output all still
@@ -281,10 +281,9 @@ pub struct RunStamp {
     /// The configuration's digest (it covers the output directory).
     pub config: Digest,
     /// The files the run found ([`crate::load::inputs`]), and every other
-    /// file it read: path -> what the memo needs of its text (its digest
-    /// among them), and the file's stamp when it was read (spec files): a
-    /// file that still has it is not read to be compared (as for outputs),
-    /// nor by the next run's load.
+    /// file it read: path -> the facts of its text (its digest among them),
+    /// and the file's stamp when it was read (spec files): a file that still
+    /// has it is not read to be compared (as for outputs).
     pub inputs: crate::load::ReadBeforeMap,
     /// The list [`crate::load::inputs`] gave, which must not change.
     pub found: Vec<PathBuf>,

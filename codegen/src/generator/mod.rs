@@ -318,7 +318,7 @@ impl Generator {
         self
     }
 
-    /// Keeps what runs render in `dir` (see [`crate::cache`]): a tool whose
+    /// Keeps what runs render in `dir` (the generation cache): a tool whose
     /// spec did not change is not rendered again, and a run whose inputs and
     /// output did not change is skipped. `None` (the default for the
     /// library): no cache. The CLI uses [`crate::cache::default_dir`].
@@ -538,8 +538,7 @@ impl Generator {
             let previous = scope.spawn(|| {
                 let stamp = cache.stamp(config);
                 // The packs' indexes (half a megabyte for 1,000 tools), read
-                // before the first kept tool is asked for: taken back on the
-                // load's threads, they waited for them. When the stamp holds
+                // while the specs are found and loaded. When the stamp holds
                 // they are not needed: a millisecond of this core, waited
                 // for only when finding the specs took less.
                 cache.read_indexes();

@@ -506,8 +506,7 @@ pub struct Implied {
 
 /// Every field: the tool as its reader made it ([`Tool::hash_as_read`]),
 /// then what its tool set's assembly fills in. toolgen's own keys of cached
-/// work hash the two parts apart (`keys::tool_key`), so that a kept tool's
-/// first part comes from the memo.
+/// work hash the two parts apart (`keys::tool_key`).
 impl std::hash::Hash for Tool {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         self.hash_as_read(h);
@@ -518,7 +517,7 @@ impl std::hash::Hash for Tool {
 impl Tool {
     /// Every field but the two a tool set's assembly fills in from the set
     /// and its manifest (`model_description`, `r_function`): the tool as its
-    /// reader made it, which the memo keeps the digest of ([`Tool::digest_as_read`]).
+    /// reader made it ([`Tool::digest_as_read`]).
     /// Destructured without `..`, so a field added to `Tool` does not compile
     /// until it is placed here (a time limit by its bits: `f64` has no `Hash`).
     pub fn hash_as_read<H: std::hash::Hasher>(&self, h: &mut H) {

@@ -10,11 +10,9 @@ use crate::syntax::{self, Node, yaml};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// A file an earlier run read, as its run stamp recorded it: what the memo
-/// needs of its text, and the file's stamp then. A spec whose stamp still
-/// holds is not read again ([`Discovered::load_cached`]): the memo finds its
-/// tool by these facts (its text is read only if asked for, see
-/// [`crate::source::SourceFile`]).
+/// A file an earlier run read, as its run stamp recorded it: the facts of
+/// its text, and the file's stamp then (a stamp that still holds vouches
+/// for the text without reading it, when the stamp is checked).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadBefore {
     pub text: TextFacts,
@@ -30,8 +28,7 @@ pub type ReadBeforeMap = crate::digest::FastMap<std::ffi::OsString, ReadBefore>;
 /// Checks every recorded stamp against its file as it is now (each file
 /// looked at once, on every core; following symbolic links, as opening it
 /// does) and forgets those that no longer hold: afterwards a file with a
-/// stamp is one that still had it, which [`Discovered::load_cached`] takes
-/// unread.
+/// stamp is one that still had it.
 pub fn check_stamps(before: &mut ReadBeforeMap) {
     let recorded: Vec<(&Path, Option<crate::source::FileStamp>)> = before
         .iter()
@@ -506,9 +503,9 @@ impl Manifests {
 /// A spec file and the manifest that governs it (`None`: a loose file).
 pub(super) type Owned = (PathBuf, Option<PathBuf>);
 
-/// What the memo needs of a spec's text, worked out once as it is read:
-/// a run stamp records it, so that a later run that finds the spec
-/// unchanged by its stamp need not read it to find its kept tool.
+/// What a run stamp records of a spec's text, worked out once as it is read:
+/// its digest (so that a changed text is seen whatever its size and time),
+/// whether it may `$ref` another document, whether it is blank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextFacts {
     /// The digest of the text's bytes.

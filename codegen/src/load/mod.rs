@@ -34,9 +34,7 @@ pub struct Loaded {
     pub diagnostics: Diagnostics,
     /// Number of spec files (not manifests) that were found.
     pub spec_files: usize,
-    /// What the memo needs of each spec file's text (see
-    /// [`TextFacts`]), read or vouched for ([`ReadBefore`]): a run
-    /// stamp records it.
+    /// The facts of each spec file's text ([`TextFacts`]), for the run stamp.
     pub texts: HashMap<FileId, TextFacts>,
 }
 
@@ -46,7 +44,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Loaded {
 }
 
 /// [`load`], skipping the checks of tools that `cache` knows to be clean;
-/// with a cache, also the project's [`Keys`] (which the emitters' cached
+/// with a cache, also the project's keys (which the emitters' cached
 /// pieces use too).
 pub fn load_cached(
     paths: &[PathBuf],

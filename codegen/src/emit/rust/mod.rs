@@ -224,7 +224,7 @@ fn tool_files(
 /// module when the tool has definitions (what it refers to instead of its
 /// own follows from them and the module: [`SharedModule::digest`]), the
 /// set's `rustSerde`, and the regenerate command of its header. Nothing of
-/// the schemas is read: a kept tool's stay undecoded. (A tool's parts of the
+/// the schemas is read. (A tool's parts of the
 /// set module are keyed by [`super::context::EmitContext::cached_piece`]: the tool,
 /// the set's settings, the module's name.)
 fn tool_key(

@@ -77,7 +77,7 @@ pub type External = BTreeMap<String, syn::Path>;
 
 /// Compiles `schema` into items: `pub fn {prefix}_is_valid(v: &check::Json) -> bool`
 /// and the private functions and statics it uses. `what` names the schema in
-/// the doc comment. The items call `check::...`: put [`prelude`] once beside
+/// the doc comment. The items call `check::...`: put `prelude` once beside
 /// them (or all the validators of one module).
 pub fn compile(schema: &Value, prefix: &str, what: &str) -> Result<Vec<syn::Item>, Unsupported> {
     compile_with(schema, prefix, what, &External::new())
@@ -232,7 +232,7 @@ pub fn prelude() -> syn::Item {
 }
 
 /// [`compile`]d into the text of a module's body, formatted, its
-/// [`prelude`] first: for a harness that writes validators out alone.
+/// `prelude` first: for a harness that writes validators out alone.
 pub fn compile_text(schema: &Value, prefix: &str, what: &str) -> Result<String, Unsupported> {
     let mut items = vec![prelude()];
     items.extend(compile(schema, prefix, what)?);
