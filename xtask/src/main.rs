@@ -198,6 +198,13 @@ fn test() -> Result<(), String> {
             "warnings",
         ]),
     )?;
+    // The library's API docs: a broken or private link fails the run.
+    step(
+        "cargo doc -p toolgen -p toolgen-runtime",
+        cargo()
+            .args(["doc", "--no-deps", "-p", "toolgen", "-p", "toolgen-runtime"])
+            .env("RUSTDOCFLAGS", "-D warnings"),
+    )?;
     mono_toolchain()?;
     let r_lib = r_toolchain()?;
     // The R bridge's tests fail, instead of skipping, without R.

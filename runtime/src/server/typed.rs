@@ -35,7 +35,7 @@ pub struct ToolInfo {
     /// schema written once in the generated code).
     pub entry: &'static str,
     /// Its calls run one at a time, in order (its tool set's manifest says
-    /// `execution: serial`; see [`Server::serial_tool`]).
+    /// `execution: serial`; see [`Server::serial_tool`](crate::server::Server::serial_tool)).
     pub serial: bool,
     /// Its input schema compiled to code by toolgen, when every keyword in
     /// it is one toolgen compiles (else the `jsonschema` crate checks calls).
@@ -51,7 +51,7 @@ pub type Validity = fn(&Json<'_>) -> bool;
 /// A call's arguments as a typed call gets them.
 #[derive(Clone, Debug)]
 pub enum Arguments<'a> {
-    /// Parsed (the general path, [`Server::call`], a generated `dispatch`).
+    /// Parsed (the general path, [`Server::call`](crate::server::Server::call), a generated `dispatch`).
     Value(Value),
     /// The JSON text of the request's `arguments`: an object, checked
     /// against the tool's input schema, that reads as a typed value the same
@@ -60,7 +60,7 @@ pub enum Arguments<'a> {
 }
 
 /// A tool served by a typed call: its arguments as text where the request
-/// allows, else as a `Value` (see [`Server::typed_tool`]).
+/// allows, else as a `Value` (see [`Server::typed_tool`](crate::server::Server::typed_tool)).
 pub type TypedHandler =
     Arc<dyn Fn(Call, Arguments<'_>) -> Result<ToolOutput, ToolError> + Send + Sync>;
 
