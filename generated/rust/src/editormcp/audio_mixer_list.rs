@@ -138,13 +138,15 @@ pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
-/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object().is_some_and(|o| o.is_empty())
 }
-/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object().is_some_and(|o| o.get("mixers").is_some_and(output_mixers))
 }
@@ -166,7 +168,8 @@ fn output_mixers_item(v: &check::Json<'_>) -> bool {
 fn output_mixers_item_groups(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(output_mixers_item_groups_item))
 }
-/// `#/properties/mixers/items/properties/groups/items` of the tool's output JSON Schema.
+/// `#/properties/mixers/items/properties/groups/items` of the tool's output JSON
+/// Schema.
 fn output_mixers_item_groups_item(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -174,7 +177,8 @@ fn output_mixers_item_groups_item(v: &check::Json<'_>) -> bool {
                 && o.get("path").is_some_and(|v| v.is_string())
         })
 }
-/// `#/properties/mixers/items/properties/snapshots` of the tool's output JSON Schema.
+/// `#/properties/mixers/items/properties/snapshots` of the tool's output JSON
+/// Schema.
 fn output_mixers_item_snapshots(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(output_mixers_item_snapshots_item))
 }

@@ -164,8 +164,9 @@ pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
-/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -174,8 +175,9 @@ pub fn input_is_valid(v: &check::Json<'_>) -> bool {
                 && o.keys().all(|k| matches!(k, "hierarchyPath" | "includeProperties"))
         })
 }
-/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -204,12 +206,13 @@ fn output_components_item(v: &check::Json<'_>) -> bool {
                     }) && o.get("type").is_some_and(|v| v.is_string())
         })
 }
-/// `#/properties/components/items/properties/properties` of the tool's output JSON Schema.
+/// `#/properties/components/items/properties/properties` of the tool's output JSON
+/// Schema.
 fn output_components_item_properties(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(output_components_item_properties_item))
 }
-/// `#/properties/components/items/properties/properties/items` of the tool's output JSON
-/// Schema.
+/// `#/properties/components/items/properties/properties/items` of the tool's output
+/// JSON Schema.
 fn output_components_item_properties_item(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {

@@ -175,8 +175,9 @@ pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
-/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -204,8 +205,9 @@ pub fn input_is_valid(v: &check::Json<'_>) -> bool {
                     })
         })
 }
-/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -238,7 +240,8 @@ fn output_matches_item(v: &check::Json<'_>) -> bool {
                 && o.get("tag").is_some_and(|v| v.is_string())
         })
 }
-/// `#/properties/matches/items/properties/components` of the tool's output JSON Schema.
+/// `#/properties/matches/items/properties/components` of the tool's output JSON
+/// Schema.
 fn output_matches_item_components(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(|v| v.is_string()))
 }

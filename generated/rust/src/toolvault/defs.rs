@@ -948,8 +948,9 @@ impl ::std::convert::TryFrom<::std::string::String> for TrackType {
 pub mod error {
     pub use ::toolgen_runtime::ConversionError;
 }
-/// Whether `v` is valid against the shared definition `Annotation`: the schema compiled to
-/// Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the shared definition `Annotation`: the schema
+/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which
+/// reports the violations).
 pub fn annotation_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -1016,8 +1017,8 @@ fn annotation_geometry_one_of_1_coordinates(v: &check::Json<'_>) -> bool {
                 && a.iter().all(annotation_geometry_one_of_1_coordinates_item)
         })
 }
-/// `#/properties/geometry/oneOf/1/properties/coordinates/items` of the shared definition
-/// `Annotation`.
+/// `#/properties/geometry/oneOf/1/properties/coordinates/items` of the shared
+/// definition `Annotation`.
 fn annotation_geometry_one_of_1_coordinates_item(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
@@ -1044,8 +1045,8 @@ fn annotation_geometry_one_of_2_coordinates(v: &check::Json<'_>) -> bool {
             !a.is_empty() && a.iter().all(annotation_geometry_one_of_2_coordinates_item)
         })
 }
-/// `#/properties/geometry/oneOf/2/properties/coordinates/items` of the shared definition
-/// `Annotation`.
+/// `#/properties/geometry/oneOf/2/properties/coordinates/items` of the shared
+/// definition `Annotation`.
 fn annotation_geometry_one_of_2_coordinates_item(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
@@ -1079,8 +1080,8 @@ fn annotation_geometry_one_of_3_coordinates(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| a.iter().all(annotation_geometry_one_of_3_coordinates_item))
 }
-/// `#/properties/geometry/oneOf/3/properties/coordinates/items` of the shared definition
-/// `Annotation`.
+/// `#/properties/geometry/oneOf/3/properties/coordinates/items` of the shared
+/// definition `Annotation`.
 fn annotation_geometry_one_of_3_coordinates_item(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
@@ -1107,8 +1108,8 @@ fn annotation_geometry_one_of_4_coordinates(v: &check::Json<'_>) -> bool {
             !a.is_empty() && a.iter().all(annotation_geometry_one_of_4_coordinates_item)
         })
 }
-/// `#/properties/geometry/oneOf/4/properties/coordinates/items` of the shared definition
-/// `Annotation`.
+/// `#/properties/geometry/oneOf/4/properties/coordinates/items` of the shared
+/// definition `Annotation`.
 fn annotation_geometry_one_of_4_coordinates_item(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
@@ -1142,8 +1143,8 @@ fn annotation_geometry_one_of_5_coordinates(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| a.iter().all(annotation_geometry_one_of_5_coordinates_item))
 }
-/// `#/properties/geometry/oneOf/5/properties/coordinates/items` of the shared definition
-/// `Annotation`.
+/// `#/properties/geometry/oneOf/5/properties/coordinates/items` of the shared
+/// definition `Annotation`.
 fn annotation_geometry_one_of_5_coordinates_item(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
@@ -1160,8 +1161,8 @@ fn annotation_geometry_one_of_5_coordinates_item_item(v: &check::Json<'_>) -> bo
                 && a.iter().all(annotation_geometry_one_of_5_coordinates_item_item_item)
         })
 }
-/// `#/properties/geometry/oneOf/5/properties/coordinates/items/items/items` of the shared
-/// definition `Annotation`.
+/// `#/properties/geometry/oneOf/5/properties/coordinates/items/items/items` of the
+/// shared definition `Annotation`.
 fn annotation_geometry_one_of_5_coordinates_item_item_item(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
@@ -1198,15 +1199,15 @@ fn annotation_properties(v: &check::Json<'_>) -> bool {
 /// The pattern `^#[0-9a-fA-F]{6}$`.
 static ANNOTATION_PATTERN_0: check::Pattern = check::Pattern::new("^#[0-9a-fA-F]{6}$");
 /// Whether `v` is valid against the shared definition `DebriefFeature`: the schema
-/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
-/// violations).
+/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which
+/// reports the violations).
 pub fn debrief_feature_is_valid(v: &check::Json<'_>) -> bool {
     usize::from(track_is_valid(v)) + usize::from(point_is_valid(v))
         + usize::from(annotation_is_valid(v)) == 1
 }
-/// Whether `v` is valid against the shared definition `FeatureCollection`: the schema
-/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
-/// violations).
+/// Whether `v` is valid against the shared definition `FeatureCollection`: the
+/// schema compiled to Rust by toolgen (same answers as the `jsonschema` crate,
+/// which reports the violations).
 pub fn feature_collection_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -1245,8 +1246,9 @@ fn feature_collection_properties(v: &check::Json<'_>) -> bool {
                 && o.get("version").is_none_or(|v| v.is_string())
         })
 }
-/// Whether `v` is valid against the shared definition `Output`: the schema compiled to
-/// Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the shared definition `Output`: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.is_object()
         && usize::from(output_one_of_0(v)) + usize::from(output_one_of_1(v))
@@ -1337,11 +1339,13 @@ fn output_one_of_5_payload(v: &check::Json<'_>) -> bool {
                 && o.keys().all(|k| matches!(k, "axes" | "shape" | "values"))
         })
 }
-/// `#/oneOf/5/properties/payload/properties/axes` of the shared definition `Output`.
+/// `#/oneOf/5/properties/payload/properties/axes` of the shared definition
+/// `Output`.
 fn output_one_of_5_payload_axes(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(output_one_of_5_payload_axes_item))
 }
-/// `#/oneOf/5/properties/payload/properties/axes/items` of the shared definition `Output`.
+/// `#/oneOf/5/properties/payload/properties/axes/items` of the shared definition
+/// `Output`.
 fn output_one_of_5_payload_axes_item(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -1350,7 +1354,8 @@ fn output_one_of_5_payload_axes_item(v: &check::Json<'_>) -> bool {
                 && o.keys().all(|k| matches!(k, "name" | "values"))
         })
 }
-/// `#/oneOf/5/properties/payload/properties/shape` of the shared definition `Output`.
+/// `#/oneOf/5/properties/payload/properties/shape` of the shared definition
+/// `Output`.
 fn output_one_of_5_payload_shape(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
@@ -1365,7 +1370,8 @@ fn output_one_of_5_payload_shape(v: &check::Json<'_>) -> bool {
                     })
         })
 }
-/// `#/oneOf/5/properties/payload/properties/values` of the shared definition `Output`.
+/// `#/oneOf/5/properties/payload/properties/values` of the shared definition
+/// `Output`.
 fn output_one_of_5_payload_values(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(output_one_of_5_payload_values_item))
 }
@@ -1419,8 +1425,9 @@ fn output_one_of_8(v: &check::Json<'_>) -> bool {
 fn output_one_of_8_payload(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(output_is_valid))
 }
-/// Whether `v` is valid against the shared definition `Point`: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the shared definition `Point`: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn point_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -1471,9 +1478,9 @@ fn point_properties(v: &check::Json<'_>) -> bool {
                 && o.get("timeStart").is_none_or(|v| v.is_string())
         })
 }
-/// Whether `v` is valid against the shared definition `PointFeature`: the schema compiled
-/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
-/// violations).
+/// Whether `v` is valid against the shared definition `PointFeature`: the schema
+/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which
+/// reports the violations).
 pub fn point_feature_is_valid(v: &check::Json<'_>) -> bool {
     debrief_feature_is_valid(v) && point_feature_all_of_1(v)
 }
@@ -1501,8 +1508,9 @@ fn point_feature_all_of_1_properties(v: &check::Json<'_>) -> bool {
                 .is_none_or(|v| matches!(v.as_str(), Some("reference-point")))
         })
 }
-/// Whether `v` is valid against the shared definition `Track`: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the shared definition `Track`: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn track_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -1544,8 +1552,8 @@ fn track_geometry_one_of_0_coordinates(v: &check::Json<'_>) -> bool {
             a.len() as u64 >= 2 && a.iter().all(track_geometry_one_of_0_coordinates_item)
         })
 }
-/// `#/properties/geometry/oneOf/0/properties/coordinates/items` of the shared definition
-/// `Track`.
+/// `#/properties/geometry/oneOf/0/properties/coordinates/items` of the shared
+/// definition `Track`.
 fn track_geometry_one_of_0_coordinates_item(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
@@ -1572,8 +1580,8 @@ fn track_geometry_one_of_1_coordinates(v: &check::Json<'_>) -> bool {
             !a.is_empty() && a.iter().all(track_geometry_one_of_1_coordinates_item)
         })
 }
-/// `#/properties/geometry/oneOf/1/properties/coordinates/items` of the shared definition
-/// `Track`.
+/// `#/properties/geometry/oneOf/1/properties/coordinates/items` of the shared
+/// definition `Track`.
 fn track_geometry_one_of_1_coordinates_item(v: &check::Json<'_>) -> bool {
     v.as_array()
         .is_some_and(|a| {
@@ -1601,13 +1609,14 @@ fn track_properties(v: &check::Json<'_>) -> bool {
                 && o.get("timestamps").is_none_or(track_properties_timestamps)
         })
 }
-/// `#/properties/properties/properties/timestamps` of the shared definition `Track`.
+/// `#/properties/properties/properties/timestamps` of the shared definition
+/// `Track`.
 fn track_properties_timestamps(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(|v| v.is_string()))
 }
-/// Whether `v` is valid against the shared definition `TrackFeature`: the schema compiled
-/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
-/// violations).
+/// Whether `v` is valid against the shared definition `TrackFeature`: the schema
+/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which
+/// reports the violations).
 pub fn track_feature_is_valid(v: &check::Json<'_>) -> bool {
     debrief_feature_is_valid(v) && track_feature_all_of_1(v)
 }
@@ -1637,9 +1646,9 @@ fn track_feature_all_of_1_properties(v: &check::Json<'_>) -> bool {
             o.get("dataType").is_none_or(|v| matches!(v.as_str(), Some("track")))
         })
 }
-/// Whether `v` is valid against the shared definition `nestedArray`: the schema compiled
-/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
-/// violations).
+/// Whether `v` is valid against the shared definition `nestedArray`: the schema
+/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which
+/// reports the violations).
 pub fn nested_array_is_valid(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(nested_array_item))
 }

@@ -4,22 +4,6 @@
 use super::super::ast::{self};
 use serde_json::Value;
 
-/// `text` (a doc line with its leading space) in lines that fit a doc comment
-/// under 100 characters.
-pub(super) fn wrapped(text: &str) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
-        match lines.last_mut() {
-            Some(l) if l.len() + 1 + word.len() <= 88 => {
-                l.push(' ');
-                l.push_str(word);
-            }
-            _ => lines.push(format!(" {word}")),
-        }
-    }
-    lines
-}
-
 /// `functions` without those no other one calls (a subschema's function
 /// whose check was dropped, an `allOf` with a `false` branch): the first, the
 /// entry point, and what it reaches.

@@ -22,7 +22,7 @@
 
 mod check;
 mod functions;
-use self::functions::{name_of, nests, reachable, wrapped};
+use self::functions::{name_of, nests, reachable};
 
 pub use self::check::Unsupported;
 use self::check::*;
@@ -191,7 +191,9 @@ pub fn compile_with(
         } else {
             format!(" `#{at}` of {what}.")
         };
-        function.attrs = wrapped(&doc).iter().map(|l| ast::doc(l)).collect();
+        function.attrs = super::comments::doc_values(doc.trim_start())
+            .map(|l| ast::doc(&l))
+            .collect();
         functions.push(function);
     }
     let functions = reachable(functions);

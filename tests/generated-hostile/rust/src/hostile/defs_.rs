@@ -54,13 +54,15 @@ pub struct Shared {
 pub mod error {
     pub use ::toolgen_runtime::ConversionError;
 }
-/// Whether `v` is valid against the shared definition `InputThing`: the schema compiled to
-/// Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the shared definition `InputThing`: the schema
+/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which
+/// reports the violations).
 pub fn input_thing_is_valid(v: &check::Json<'_>) -> bool {
     check::is_integer(v)
 }
-/// Whether `v` is valid against the shared definition `Shared`: the schema compiled to
-/// Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the shared definition `Shared`: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn shared_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {

@@ -172,8 +172,9 @@ pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
-/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -195,8 +196,9 @@ fn input_x_y(v: &check::Json<'_>) -> bool {
 fn input_x_y_2(v: &check::Json<'_>) -> bool {
     v.as_object().is_some_and(|o| o.get("b").is_some_and(|v| check::is_integer(v)))
 }
-/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {

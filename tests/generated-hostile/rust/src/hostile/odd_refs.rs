@@ -146,8 +146,9 @@ pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 /// The output schema's compiled validator, for the tool's `ToolInfo`; `None`: the
 /// `jsonschema` crate checks it.
 pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = None;
-/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {

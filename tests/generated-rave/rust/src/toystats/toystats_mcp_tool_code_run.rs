@@ -89,8 +89,9 @@ pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
-/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -99,8 +100,9 @@ pub fn input_is_valid(v: &check::Json<'_>) -> bool {
                 && o.get("timeout").is_none_or(|v| v.is_number())
         })
 }
-/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {

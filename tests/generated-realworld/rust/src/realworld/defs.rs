@@ -120,8 +120,9 @@ impl ::std::convert::TryFrom<::std::string::String> for TextPartType {
 pub mod error {
     pub use ::toolgen_runtime::ConversionError;
 }
-/// Whether `v` is valid against the shared definition `LinkPart`: the schema compiled to
-/// Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the shared definition `LinkPart`: the schema
+/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which
+/// reports the violations).
 pub fn link_part_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -136,8 +137,9 @@ pub fn link_part_is_valid(v: &check::Json<'_>) -> bool {
 fn link_part_title(v: &check::Json<'_>) -> bool {
     v.is_string() || v.is_null()
 }
-/// Whether `v` is valid against the shared definition `TextPart`: the schema compiled to
-/// Rust by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the shared definition `TextPart`: the schema
+/// compiled to Rust by toolgen (same answers as the `jsonschema` crate, which
+/// reports the violations).
 pub fn text_part_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {

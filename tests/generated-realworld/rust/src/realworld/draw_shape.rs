@@ -147,8 +147,9 @@ pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
-/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -194,8 +195,9 @@ fn input_shape_one_of_1(v: &check::Json<'_>) -> bool {
 }
 /// The pattern `^#[0-9a-f]{6}$`.
 static INPUT_PATTERN_0: check::Pattern = check::Pattern::new("^#[0-9a-f]{6}$");
-/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {

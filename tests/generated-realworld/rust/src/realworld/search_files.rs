@@ -407,8 +407,9 @@ pub const INPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
 pub const OUTPUT_VALID: Option<::toolgen_runtime::server::Validity> = Some(
     output_is_valid,
 );
-/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's input JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn input_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -448,8 +449,9 @@ fn input_query_one_of_1(v: &check::Json<'_>) -> bool {
                 && o.keys().all(|k| matches!(k, "case_sensitive" | "pattern"))
         })
 }
-/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled to Rust
-/// by toolgen (same answers as the `jsonschema` crate, which reports the violations).
+/// Whether `v` is valid against the tool's output JSON Schema: the schema compiled
+/// to Rust by toolgen (same answers as the `jsonschema` crate, which reports the
+/// violations).
 pub fn output_is_valid(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -481,7 +483,8 @@ fn output_matches_item(v: &check::Json<'_>) -> bool {
                     }) && o.get("path").is_some_and(|v| v.is_string())
         })
 }
-/// `#/properties/matches/items/properties/context` of the tool's output JSON Schema.
+/// `#/properties/matches/items/properties/context` of the tool's output JSON
+/// Schema.
 fn output_matches_item_context(v: &check::Json<'_>) -> bool {
     v.as_object()
         .is_some_and(|o| {
@@ -494,13 +497,13 @@ fn output_matches_item_context(v: &check::Json<'_>) -> bool {
                     })
         })
 }
-/// `#/properties/matches/items/properties/context/properties/after` of the tool's output
-/// JSON Schema.
+/// `#/properties/matches/items/properties/context/properties/after` of the tool's
+/// output JSON Schema.
 fn output_matches_item_context_after(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(|v| v.is_string()))
 }
-/// `#/properties/matches/items/properties/context/properties/before` of the tool's output
-/// JSON Schema.
+/// `#/properties/matches/items/properties/context/properties/before` of the tool's
+/// output JSON Schema.
 fn output_matches_item_context_before(v: &check::Json<'_>) -> bool {
     v.as_array().is_some_and(|a| a.iter().all(|v| v.is_string()))
 }
