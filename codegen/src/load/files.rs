@@ -223,12 +223,9 @@ pub(super) enum FileRead {
     NotUtf8(String, u8),
 }
 
-/// A spec file as a worker thread leaves it.
-pub(super) enum SpecFile {
-    /// Not read: an earlier run read it, and its stamp (given) still holds.
-    /// Read (or refused, see [`FileRead`]), with its text's facts when read.
-    Read(FileRead, Option<TextFacts>),
-}
+/// A spec file as a worker thread leaves it: read (or refused, see
+/// [`FileRead`]), with its text's facts when read.
+pub(super) type SpecFile = (FileRead, Option<TextFacts>);
 
 /// A spec file as a worker thread reads it: not at all when `before`
 /// vouches for it ([`vouched`]), else read, with its text's facts.
@@ -245,7 +242,7 @@ pub(super) fn read_spec_file(path: &Path, max_file_size: u64) -> SpecFile {
         FileRead::Text(text, _) => Some(TextFacts::of(text)),
         _ => None,
     };
-    SpecFile::Read(file, facts)
+    (file, facts)
 }
 
 /// Whether a file's stamp may vouch for it later: it was last changed

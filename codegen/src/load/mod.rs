@@ -404,7 +404,7 @@ impl<'o> Loader<'o> {
     /// read or is blank (reported).
     fn add_spec(&mut self, spec: &Path, file: SpecFile) -> Option<(FileId, TextFacts)> {
         let db = &mut self.loaded.db;
-        let SpecFile::Read(file, facts) = file;
+        let (file, facts) = file;
         match add_source(db, spec, file, self.options, &mut self.diags) {
             Some((file, false)) => Some((
                 file,
