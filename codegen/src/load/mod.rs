@@ -399,7 +399,7 @@ impl<'o> Loader<'o> {
         options.progress.report("reading specs", total, total);
     }
 
-    /// A spec file read (or vouched for) by [`read_spec_file`], added to the
+    /// A spec file read by [`read_spec_file`], added to the
     /// source database with its text's facts; `None` when it could not be
     /// read or is blank (reported).
     fn add_spec(&mut self, spec: &Path, file: SpecFile) -> Option<(FileId, TextFacts)> {
