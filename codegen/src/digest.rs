@@ -18,7 +18,9 @@ pub type FastMap<K, V> = std::collections::HashMap<K, V, FastHash>;
 pub type FastSet<K> = std::collections::HashSet<K, FastHash>;
 
 /// A 128-bit digest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Digest(pub u128);
 
 impl Digest {

@@ -23,7 +23,6 @@
 
 pub(crate) mod against;
 pub(crate) mod breaking;
-pub(crate) mod bytes;
 pub(crate) mod cache;
 #[cfg(feature = "cli")]
 pub mod cli;

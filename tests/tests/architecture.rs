@@ -14,7 +14,7 @@ use toolgen_tests::{files_below, root};
 const LAYERS: &[&[&str]] = &[
     // Leaves: no crate imports.
     &[
-        "source", "text", "progress", "ident", "schema", "digest", "par", "bytes",
+        "source", "text", "progress", "ident", "schema", "digest", "par",
     ],
     &["diag", "files"],
     &["syntax", "ir"],

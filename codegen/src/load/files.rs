@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// A file an earlier run read, as its run stamp recorded it: the facts of
 /// its text, and the file's stamp then (a stamp that still holds vouches
 /// for the text without reading it, when the stamp is checked).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadBefore {
     pub text: TextFacts,
     pub stamp: Option<crate::source::FileStamp>,
@@ -503,7 +503,7 @@ pub(super) type Owned = (PathBuf, Option<PathBuf>);
 /// What a run stamp records of a spec's text, worked out once as it is read:
 /// its digest (so that a changed text is seen whatever its size and time),
 /// whether it may `$ref` another document, whether it is blank.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TextFacts {
     /// The digest of the text's bytes.
     pub digest: crate::digest::Digest,
