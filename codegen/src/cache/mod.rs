@@ -35,7 +35,10 @@
 //! be written only makes runs slower.
 
 mod pack;
-use self::pack::*;
+use self::pack::{
+    MAX_BYTES, MAX_PACKS, PackWriter, Packs, Place, read_packs, remove_stale_temporaries,
+    write_quietly,
+};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -479,6 +482,7 @@ fn tree(dir: &Path, file: impl Fn(&mut Hasher, &Path)) -> Digest {
 
 #[cfg(test)]
 mod tests {
+    use super::pack::{PACK_MAGIC, TRAILER_LEN};
     use super::*;
 
     #[test]

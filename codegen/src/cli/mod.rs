@@ -13,7 +13,10 @@ use std::time::Instant;
 use clap::Parser;
 
 use self::args::{Cli, ColorChoice, Command};
-use self::commands::*;
+use self::commands::{
+    breaking, convert, explain, gen_check, gen_generator, gen_write, init, new_spec, schemas,
+    validate, watch,
+};
 use self::report::{Reporter, peak_rss_kib};
 use crate::diag;
 use crate::generator::Generator;

@@ -7,9 +7,15 @@ mod files;
 mod options;
 
 mod specs;
-use self::specs::*;
+use self::specs::{
+    ParsedSpec, ReadSpec, SetKey, duplicate_tool_set, filtered_out, loose_tool_set, no_spec_files,
+    read_parsed, set_keys, set_sizes, templates_dir,
+};
 
-use self::files::*;
+use self::files::{
+    FindOwner, Manifests, Owned, SpecFile, Walk, add_source, io_error, is_yaml_path, parse_source,
+    read_spec_files, read_text,
+};
 pub use self::files::{ReadBefore, ReadBeforeMap, TextFacts, check_stamps};
 pub use self::options::{DEFAULT_MAX_FILE_SIZE, LoadOptions, group_filters};
 
@@ -608,7 +614,7 @@ pub(crate) fn json_tool_set(tag: &str, specs: &[serde_json::Value]) -> crate::ir
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::files::{FileRead, read_file, settled};
 
     /// A stamp vouches for a file only once the file has been left alone for
     /// a while: one changed just now (or with no time) is read again.

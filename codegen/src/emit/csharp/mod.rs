@@ -19,7 +19,9 @@
 //! knows (including U+0085, U+2028, U+2029) turned into a new `///` line.
 
 mod types;
-use self::types::*;
+use self::types::{
+    CsType, Mapper, RESERVED_TYPES, code_spans, doc_lines, double_literal, string_literal,
+};
 
 use std::collections::BTreeMap;
 

@@ -34,7 +34,7 @@ mod auth;
 mod body;
 
 mod request;
-use self::request::*;
+use self::request::{Peek, json_response, origin_allowed, read_body, rpc_error, status_only};
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

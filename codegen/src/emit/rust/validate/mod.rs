@@ -25,7 +25,10 @@ mod functions;
 use self::functions::{name_of, nests, reachable};
 
 pub use self::check::Unsupported;
-use self::check::*;
+use self::check::{
+    Check, all, any, check_fn, count, entries, escape, ge, has_key, is_match, key_value, keys, le,
+    length_at_least, length_compared, numbers, one_of, percent_decode, strings_of, types,
+};
 
 use std::collections::BTreeMap;
 
