@@ -6,6 +6,9 @@
 //!
 //! A tool's key is its digest as its reader made it ([`Tool::digest_as_read`])
 //! with what the set's assembly filled in hashed beside it ([`tool_key`]).
+//!
+//! [`PieceCache`] is the store the keys are for, as validation and the
+//! emitters see it; `cache` implements it on disk.
 
 use std::collections::HashMap;
 
@@ -140,6 +143,72 @@ fn settings(set: &ToolSet) -> Digest {
         ))
         .debug(&(breaking, bridge_port, r))
         .finish()
+}
+
+/// Pieces of work kept between runs, by key: the digest of everything the
+/// piece is made from. A phase asks before doing the work, and hands what
+/// it made (without problems) to `put`; what the cache gives back must be
+/// what doing the work would give, so a key must cover every input of the
+/// piece. Implemented on disk by `cache`; emitters keep rendered files in
+/// it, validation the verdicts of tools found clean.
+pub trait PieceCache: Sync {
+    fn get(&self, key: Digest) -> Option<Vec<u8>>;
+    fn put(&self, key: Digest, value: &[u8]);
+    /// The digest ([`Digest::of`]) of the body `get` would give for `key`,
+    /// without reading the body where the cache can tell it otherwise: a
+    /// file known to hold that body already need not be read at all.
+    fn body_digest(&self, key: Digest) -> Option<Digest> {
+        self.get(key).map(|body| Digest::of(&body))
+    }
+    /// The length of the body `get` would give for `key`, without reading
+    /// it where the cache can tell (so that a caller can make room for it).
+    fn body_len(&self, key: Digest) -> Option<usize> {
+        self.get(key).map(|body| body.len())
+    }
+    /// Reads the body of `key` into `out`, which must be of its length
+    /// ([`PieceCache::body_len`]): into the place it is wanted in, not into
+    /// memory of its own first. `false` (and `out` in any state) when the
+    /// cache cannot give it.
+    fn get_into(&self, key: Digest, out: &mut [u8]) -> bool {
+        match self.get(key) {
+            Some(body) if body.len() == out.len() => {
+                out.copy_from_slice(&body);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Pieces in memory, for tests: how many were given back, and what was kept.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct MemoryCache {
+    pub pieces: std::sync::Mutex<std::collections::HashMap<Digest, Vec<u8>>>,
+    pub hits: std::sync::atomic::AtomicUsize,
+    pub puts: std::sync::atomic::AtomicUsize,
+    /// Every piece kept, in order.
+    pub kept: std::sync::Mutex<Vec<Vec<u8>>>,
+}
+
+#[cfg(test)]
+impl PieceCache for MemoryCache {
+    fn get(&self, key: Digest) -> Option<Vec<u8>> {
+        let hit = self.pieces.lock().ok()?.get(&key).cloned();
+        if hit.is_some() {
+            self.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        hit
+    }
+    fn put(&self, key: Digest, value: &[u8]) {
+        self.puts.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut k) = self.kept.lock() {
+            k.push(value.to_vec());
+        }
+        if let Ok(mut p) = self.pieces.lock() {
+            p.insert(key, value.to_vec());
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //!
 //! - **pieces** (`pieces/*.pack`): what emitters rendered and what validation
 //!   found clean, by key (the digest of everything the piece is made from,
-//!   see [`crate::digest::PieceCache`]) mixed with toolgen's build identity. A
+//!   see [`crate::keys::PieceCache`]) mixed with toolgen's build identity. A
 //!   run streams what it made into one pack as it comes (a hidden temporary
 //!   file, renamed when the run ends): the bodies one after another, then an
 //!   index (each piece's key, place, length and the digest of its body, as
@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use crate::digest::{self, Digest, Hasher};
-use crate::emit::RenderCache;
+use crate::keys::PieceCache;
 use crate::output::{FileStamp, JOURNAL, Known, Recorded};
 
 /// A cache directory.
@@ -236,7 +236,7 @@ impl Cache {
     }
 }
 
-impl RenderCache for Cache {
+impl PieceCache for Cache {
     fn get(&self, key: Digest) -> Option<Vec<u8>> {
         self.look_up(key, Packs::get)
     }

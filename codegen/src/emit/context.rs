@@ -5,6 +5,7 @@
 use super::csharp_bridge;
 use crate::files::GeneratedFiles;
 use crate::ir::{OutputKind, Project, RuntimeSource, ToolSet};
+use crate::keys::PieceCache;
 use crate::templates::RunTemplates;
 
 /// What every emitter gets besides the project: the run's settings, and its
@@ -16,7 +17,7 @@ pub struct EmitContext<'a> {
     pub templates: Option<&'a RunTemplates>,
     /// Pieces rendered by earlier runs, with the digests of the project's
     /// tools and sets their keys are made from (`None`: render everything).
-    pub cache: Option<(&'a dyn RenderCache, &'a crate::keys::Keys)>,
+    pub cache: Option<(&'a dyn PieceCache, &'a crate::keys::Keys)>,
     /// Each tool set's `tools.json`, made once for every emitter.
     pub catalogs: &'a Catalogs,
 }
@@ -36,7 +37,7 @@ impl EmitContext<'_> {
         set: &ToolSet,
         index: usize,
         extra: impl FnOnce(&mut crate::digest::Hasher),
-    ) -> Option<(&dyn RenderCache, crate::digest::Digest)> {
+    ) -> Option<(&dyn PieceCache, crate::digest::Digest)> {
         let (cache, keys) = self.cache?;
         Some((cache, keys.piece(set, index, extra)?))
     }
@@ -75,7 +76,7 @@ impl EmitContext<'_> {
         set: &ToolSet,
         index: usize,
         what: &str,
-    ) -> Option<(&dyn RenderCache, crate::digest::Digest)> {
+    ) -> Option<(&dyn PieceCache, crate::digest::Digest)> {
         self.cached_piece(set, index, |h| {
             h.str(what);
         })
@@ -93,7 +94,7 @@ impl Part<'_> {
     /// The piece `key` of `cache` when the cache can tell its length, else
     /// the text `make` gives (kept in the cache when made).
     pub fn of<E>(
-        piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+        piece: Option<(&dyn PieceCache, crate::digest::Digest)>,
         make: impl FnOnce() -> Result<String, E>,
     ) -> Result<Part<'static>, E> {
         let kept = piece.and_then(|(c, key)| Some(Part::Kept(key, c.body_len(key)?)));
@@ -115,7 +116,7 @@ impl Part<'_> {
 /// their place on every core (no buffer of each, no copy of them all: the
 /// files that list every tool are megabytes); `None` when one cannot be
 /// read after all (damaged since it was looked up, or no cache).
-pub fn assemble(cache: Option<&dyn RenderCache>, parts: &[Part<'_>]) -> Option<Vec<u8>> {
+pub fn assemble(cache: Option<&dyn PieceCache>, parts: &[Part<'_>]) -> Option<Vec<u8>> {
     let mut text = Vec::with_capacity(parts.iter().map(Part::len).sum());
     let mut holes = Vec::new();
     for part in parts {
@@ -145,7 +146,7 @@ pub fn assemble(cache: Option<&dyn RenderCache>, parts: &[Part<'_>]) -> Option<V
 
 /// [`cached_text`] of a text that is always made.
 fn cached_or_made(
-    piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+    piece: Option<(&dyn PieceCache, crate::digest::Digest)>,
     make: impl FnOnce() -> String,
 ) -> String {
     let made: Result<String, std::convert::Infallible> = cached_text(piece, || Ok(make()));
@@ -158,7 +159,7 @@ fn cached_or_made(
 /// when the contents are still to be added.
 pub fn add_held(
     files: &mut GeneratedFiles,
-    piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+    piece: Option<(&dyn PieceCache, crate::digest::Digest)>,
     path: &str,
 ) -> bool {
     piece.is_some_and(|(cache, key)| files.add_if_held(path, || cache.body_digest(key)))
@@ -167,7 +168,7 @@ pub fn add_held(
 /// The text `piece` (a cache and a key) holds, else what `make` gives, kept
 /// in the cache when it is made without error.
 pub(crate) fn cached_text<E>(
-    piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+    piece: Option<(&dyn PieceCache, crate::digest::Digest)>,
     make: impl FnOnce() -> Result<String, E>,
 ) -> Result<String, E> {
     if let Some(text) = piece.and_then(|(c, k)| String::from_utf8(c.get(k)?).ok()) {
@@ -179,9 +180,6 @@ pub(crate) fn cached_text<E>(
     }
     Ok(text)
 }
-
-/// Rendered pieces kept between runs, by key (see [`crate::digest::PieceCache`]).
-pub use crate::digest::PieceCache as RenderCache;
 
 /// One output kind (the JSON catalog, Rust types, C# stubs, docs, ...).
 pub trait Emitter {
@@ -232,7 +230,7 @@ impl Output<'_> {
     /// cache does not hold the piece.
     pub fn render_piece<C: serde::Serialize>(
         &mut self,
-        piece: Option<(&dyn RenderCache, crate::digest::Digest)>,
+        piece: Option<(&dyn PieceCache, crate::digest::Digest)>,
         templates: &crate::templates::Templates,
         name: &str,
         path: String,
@@ -256,7 +254,7 @@ impl Output<'_> {
     /// `context()` and keeps it.
     fn render_kept<C: serde::Serialize>(
         &mut self,
-        key: Option<(&dyn RenderCache, crate::digest::Digest)>,
+        key: Option<(&dyn PieceCache, crate::digest::Digest)>,
         templates: &crate::templates::Templates,
         name: &str,
         path: String,
@@ -303,7 +301,7 @@ impl Output<'_> {
 /// [`Output::render_by_context`]: made once for all of them (the docs'
 /// site context lists every tool, and four files are rendered from it).
 pub struct ContextJson<'a> {
-    cache: &'a dyn RenderCache,
+    cache: &'a dyn PieceCache,
     json: Vec<u8>,
 }
 
@@ -311,7 +309,7 @@ impl<'a> ContextJson<'a> {
     /// `None` without a cache (nothing is kept) or a context that does not
     /// serialize (it is rendered every time).
     pub fn of(
-        cache: Option<&'a dyn RenderCache>,
+        cache: Option<&'a dyn PieceCache>,
         context: &impl serde::Serialize,
     ) -> Option<ContextJson<'a>> {
         let cache = cache?;

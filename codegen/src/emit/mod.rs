@@ -18,7 +18,7 @@ pub mod shape;
 pub mod yaml;
 
 pub(crate) use self::context::one_line;
-pub use self::context::{EmitContext, EmitOptions, Emitter, Output, RenderCache, RustLayout};
+pub use self::context::{EmitContext, EmitOptions, Emitter, Output, RustLayout};
 pub use crate::files::GeneratedFiles;
 use crate::ir::{OutputKind, Project};
 

@@ -390,7 +390,7 @@ impl Generator {
     fn render_cached(
         &self,
         project: &Project,
-        cache: Option<(&dyn emit::RenderCache, &crate::keys::Keys)>,
+        cache: Option<(&dyn crate::keys::PieceCache, &crate::keys::Keys)>,
         sink: Option<Arc<dyn FileSink>>,
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
         let mut files = match sink {
@@ -472,7 +472,7 @@ impl Generator {
         known: Known,
         timings: &mut Timings,
         loaded: Loaded,
-        cache: Option<(&dyn emit::RenderCache, &crate::keys::Keys)>,
+        cache: Option<(&dyn crate::keys::PieceCache, &crate::keys::Keys)>,
     ) -> Result<(Generated, Arc<output::Streamed>), GenerateError> {
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
@@ -490,7 +490,7 @@ impl Generator {
         &self,
         loaded: Loaded,
         timings: &mut Timings,
-        cache: Option<(&dyn emit::RenderCache, &crate::keys::Keys)>,
+        cache: Option<(&dyn crate::keys::PieceCache, &crate::keys::Keys)>,
         sink: Option<Arc<dyn FileSink>>,
     ) -> Result<(Loaded, GeneratedFiles), GenerateError> {
         if !self.accepts(&loaded) {
@@ -575,7 +575,9 @@ impl Generator {
         // What the run reads, taken before rendering: a file changed from
         // here on makes the stamp stale, never wrongly fresh.
         let mut stamp = self.stamp_of(&cache, config, &loaded, found);
-        let cached = keys.as_ref().map(|k| (&cache as &dyn emit::RenderCache, k));
+        let cached = keys
+            .as_ref()
+            .map(|k| (&cache as &dyn crate::keys::PieceCache, k));
         let known = previous.map(RunStamp::into_known).unwrap_or_default();
         let done = self.render_into(out, known, &mut timings, loaded, cached);
         cache.flush();

@@ -23,10 +23,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Diagnostics, LintLevel, Rule, Severity, configurable_rule, rule};
-use crate::digest::PieceCache;
 use crate::formats::{self, fields::Cx};
 use crate::ir::{Project, ToolSet};
 use crate::keys::Keys;
+use crate::keys::PieceCache;
 use crate::manifest::{self};
 use crate::refs;
 use crate::source::{FileId, Loc, SourceDb, Span, display_path};
