@@ -33,7 +33,6 @@ pub(crate) mod files;
 pub(crate) mod formats;
 pub(crate) mod ident;
 pub mod ir;
-pub(crate) mod keys;
 pub mod load;
 pub(crate) mod manifest;
 pub(crate) mod output;

@@ -9,10 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use crate::cache::keys::Keys;
+use crate::cache::keys::PieceCache;
 use crate::diag::{Diagnostic, Diagnostics, rule};
 use crate::ir::{LocatedValue, Project, Schema, Tool, ToolSet};
-use crate::keys::Keys;
-use crate::keys::PieceCache;
 use crate::schema::pointer_join;
 use crate::schema::{types_of, value_has_type, walk};
 use crate::text::{did_you_mean, list};

@@ -127,9 +127,9 @@ impl Catalogs {
 /// from the IR (no intermediate `Value` copy of every schema) and indented
 /// to its depth: the same text as serializing the whole list at once.
 fn tools_json(cx: &super::context::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
-    use super::context::Part;
+    use crate::cache::pieces::Part;
     // Each entry: its key and length when the cache holds it (read straight
-    // into its place in the file, `super::context::assemble`), else its text.
+    // into its place in the file, `crate::cache::pieces::assemble`), else its text.
     let entries = crate::par::map_with(
         set.tools.len(),
         || (),
@@ -141,20 +141,22 @@ fn tools_json(cx: &super::context::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
         },
     );
     let cache = cx.cache.map(|(c, _)| c);
-    super::context::assemble(cache, &framed(entries)).unwrap_or_else(|| {
+    crate::cache::pieces::assemble(cache, &framed(entries)).unwrap_or_else(|| {
         // A kept entry could not be read after all: every entry's text.
         let texts = crate::par::map_with(
             set.tools.len(),
             || (),
             |_, i| Part::Text(entry_text(cx, set, i).into_bytes().into()),
         );
-        super::context::assemble(None, &framed(texts)).unwrap_or_default()
+        crate::cache::pieces::assemble(None, &framed(texts)).unwrap_or_default()
     })
 }
 
 /// `{"tools": [..]}` around `entries`, as serializing the list gives it.
-fn framed(entries: Vec<super::context::Part<'static>>) -> Vec<super::context::Part<'static>> {
-    use super::context::Part;
+fn framed(
+    entries: Vec<crate::cache::pieces::Part<'static>>,
+) -> Vec<crate::cache::pieces::Part<'static>> {
+    use crate::cache::pieces::Part;
     let mut parts = Vec::with_capacity(2 * entries.len() + 2);
     parts.push(Part::Text(b"{\n  \"tools\": [".as_slice().into()));
     let empty = entries.is_empty();

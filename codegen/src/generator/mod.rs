@@ -390,7 +390,10 @@ impl Generator {
     fn render_cached(
         &self,
         project: &Project,
-        cache: Option<(&dyn crate::keys::PieceCache, &crate::keys::Keys)>,
+        cache: Option<(
+            &dyn crate::cache::keys::PieceCache,
+            &crate::cache::keys::Keys,
+        )>,
         sink: Option<Arc<dyn FileSink>>,
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
         let mut files = match sink {
@@ -472,7 +475,10 @@ impl Generator {
         known: Known,
         timings: &mut Timings,
         loaded: Loaded,
-        cache: Option<(&dyn crate::keys::PieceCache, &crate::keys::Keys)>,
+        cache: Option<(
+            &dyn crate::cache::keys::PieceCache,
+            &crate::cache::keys::Keys,
+        )>,
     ) -> Result<(Generated, Arc<output::Streamed>), GenerateError> {
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
@@ -490,7 +496,10 @@ impl Generator {
         &self,
         loaded: Loaded,
         timings: &mut Timings,
-        cache: Option<(&dyn crate::keys::PieceCache, &crate::keys::Keys)>,
+        cache: Option<(
+            &dyn crate::cache::keys::PieceCache,
+            &crate::cache::keys::Keys,
+        )>,
         sink: Option<Arc<dyn FileSink>>,
     ) -> Result<(Loaded, GeneratedFiles), GenerateError> {
         if !self.accepts(&loaded) {
@@ -552,7 +561,8 @@ impl Generator {
         });
         let found = discovered.inputs().files;
         if let Some(stamp) = &mut previous {
-            if stamp.holds(out, &found) {
+            // A journal left by a stopped run is finished, never skipped.
+            if stamp.holds(out, &found) && !out.join(output::JOURNAL).exists() {
                 timings.load = started.elapsed();
                 return Ok(Generated {
                     loaded: None,
@@ -577,7 +587,7 @@ impl Generator {
         let mut stamp = self.stamp_of(&cache, config, &loaded, found);
         let cached = keys
             .as_ref()
-            .map(|k| (&cache as &dyn crate::keys::PieceCache, k));
+            .map(|k| (&cache as &dyn crate::cache::keys::PieceCache, k));
         let known = previous.map(RunStamp::into_known).unwrap_or_default();
         let done = self.render_into(out, known, &mut timings, loaded, cached);
         cache.flush();
@@ -637,7 +647,7 @@ impl Generator {
         // A spec's facts were worked out as it was read (or carried over from
         // the last run's stamp, unread); other files (manifests, schema
         // documents) were read.
-        let inputs: load::ReadBeforeMap = loaded
+        let inputs: crate::cache::ReadBeforeMap = loaded
             .db
             .files()
             .map(|(id, f)| {
@@ -645,8 +655,8 @@ impl Generator {
                     .unwrap_or_else(|| crate::load::TextFacts::of(f.text()));
                 (
                     f.path.clone().into_os_string(),
-                    load::ReadBefore {
-                        text,
+                    crate::cache::ReadBefore {
+                        digest: text.digest,
                         stamp: f.stamp,
                     },
                 )

@@ -10,43 +10,6 @@ use crate::syntax::{self, Node, yaml};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// A file an earlier run read, as its run stamp recorded it: the facts of
-/// its text, and the file's stamp then (a stamp that still holds vouches
-/// for the text without reading it, when the stamp is checked).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ReadBefore {
-    pub text: TextFacts,
-    pub stamp: Option<crate::source::FileStamp>,
-}
-
-/// Files an earlier run read, by path.
-///
-/// Keyed by the paths' bytes: `Path` compares and orders component by
-/// component, which a thousand lookups per run showed in profiles.
-pub type ReadBeforeMap = crate::digest::FastMap<std::ffi::OsString, ReadBefore>;
-
-/// Checks every recorded stamp against its file as it is now (each file
-/// looked at once, on every core; following symbolic links, as opening it
-/// does) and forgets those that no longer hold: afterwards a file with a
-/// stamp is one that still had it.
-pub fn check_stamps(before: &mut ReadBeforeMap) {
-    let recorded: Vec<(&Path, Option<crate::source::FileStamp>)> = before
-        .iter()
-        .map(|(path, read)| (Path::new(path), read.stamp))
-        .collect();
-    // Specs lie by the hundred in a few directories: each is opened once.
-    let stamps = crate::source::Stamps::following();
-    let held = crate::par::map(recorded.len(), |i| {
-        let (path, stamp) = recorded[i];
-        stamp.is_none_or(|s| stamps.read(path) == Some(s))
-    });
-    for (read, held) in before.values_mut().zip(held) {
-        if !held {
-            read.stamp = None;
-        }
-    }
-}
-
 pub(super) fn is_yaml_path(p: &Path) -> bool {
     matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
 }

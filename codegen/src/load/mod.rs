@@ -12,21 +12,21 @@ use self::specs::{
     read_parsed, set_keys, set_sizes, templates_dir,
 };
 
+pub use self::files::TextFacts;
 use self::files::{
     FindOwner, Manifests, Owned, SpecFile, Walk, add_source, io_error, is_yaml_path, parse_source,
     read_spec_files, read_text,
 };
-pub use self::files::{ReadBefore, ReadBeforeMap, TextFacts, check_stamps};
 pub use self::options::{DEFAULT_MAX_FILE_SIZE, LoadOptions, group_filters};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use crate::cache::keys::Keys;
+use crate::cache::keys::PieceCache;
 use crate::diag::{Diagnostic, Diagnostics, LintLevel, Rule, Severity, configurable_rule, rule};
 use crate::formats::{self, fields::Cx};
 use crate::ir::{Project, ToolSet};
-use crate::keys::Keys;
-use crate::keys::PieceCache;
 use crate::manifest::{self};
 use crate::refs;
 use crate::source::{FileId, Loc, SourceDb, Span, display_path};

@@ -15,11 +15,10 @@
 //! files of an existing tree, never every output at once.
 
 mod error;
-mod recorded;
 
 pub use self::error::OutputError;
 use self::error::{checked_join, err};
-pub use self::recorded::{Known, Recorded};
+pub use crate::cache::record::{Known, Recorded};
 
 use std::collections::{BTreeSet, HashSet};
 use std::io;
@@ -240,9 +239,7 @@ fn write_listed(
     // else read and compared) lists nothing stale: the last run's list is
     // not split into thousands of paths to look each up.
     let same_list = prune == Prune::Owned
-        && known
-            .unchanged(stamps, FILE_LIST, list, Digest::of(list))
-            .is_some();
+        && unchanged(known, stamps, FILE_LIST, list, Digest::of(list)).is_some();
     let stale = if same_list {
         Vec::new()
     } else {
@@ -264,7 +261,7 @@ fn write_listed(
         |_, i| {
             let (rel, contents) = all[i];
             let digest = files.digest(rel).unwrap_or_else(|| Digest::of(contents));
-            known.unchanged(stamps, rel, contents, digest).is_some()
+            unchanged(known, stamps, rel, contents, digest).is_some()
         },
     );
     let mut changed: Vec<(&str, &[u8])> = Vec::new();
@@ -580,7 +577,7 @@ impl FileSink for Streamed {
                 }
                 Some(None)
             }
-            None => self.known.unchanged(&self.stamps, rel, &contents, digest),
+            None => unchanged(&self.known, &self.stamps, rel, &contents, digest),
         };
         let Some(stamp) = taken else {
             return Some(Held {
@@ -659,6 +656,27 @@ fn remove_empty_parents(root: &Path, file: &Path) {
         }
         dir = d.parent();
     }
+}
+
+/// Whether `dir/rel` holds `contents` (of digest `digest`): `Some` when
+/// it does, with the stamp that vouched for it without reading it
+/// (`Some(None)`: read and compared). A file as recorded is not read
+/// either way: its contents are of the recorded digest, the same as
+/// `digest` or not (a set-wide file that changed, megabytes for a large
+/// tool set, was read only to find it different).
+pub(super) fn unchanged(
+    known: &Known,
+    dir: &Stamps,
+    rel: &str,
+    contents: &[u8],
+    digest: Digest,
+) -> Option<Option<FileStamp>> {
+    if let Some((_, stamp, known)) = known.vouched(dir, rel) {
+        return (known == digest).then_some(Some(stamp));
+    }
+    let same = checked_join(dir.root(), rel)
+        .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents));
+    same.then_some(None)
 }
 
 #[cfg(test)]
@@ -893,65 +911,6 @@ mod tests {
         Ok(())
     }
 
-    /// The record of output files: sorted whatever the order given, found
-    /// by path; an entry copied from another is the same; paths out of order
-    /// (or twice) are refused.
-    #[test]
-    fn a_record_of_output_files_is_sorted_and_reads_back() {
-        let stamp = |n: u64| FileStamp {
-            len: n,
-            modified: n as i128 * 7,
-            inode: n + 1,
-        };
-        let entry = |p: &str, n: u64| (p.to_owned(), stamp(n), Digest(u128::from(n) << 64));
-        let paths = [
-            "rust/src/b.rs",
-            "catalog/tools.json",
-            "é/x",
-            ".toolgen-files",
-            "rust/src/a.rs",
-        ];
-        let recorded = Recorded::of(paths.iter().zip(1..).map(|(p, n)| entry(p, n)));
-        let recorded = recorded.unwrap_or_default();
-        assert_eq!(recorded.len(), paths.len());
-        let mut sorted = paths.to_vec();
-        sorted.sort_unstable();
-        let listed: Vec<&str> = recorded.entries().map(|(p, _, _)| p).collect();
-        assert_eq!(listed, sorted);
-        for (p, n) in paths.iter().zip(1..) {
-            let (i, s, d) = recorded.get(p).unwrap_or((usize::MAX, stamp(0), Digest(0)));
-            assert_eq!((s, d), (stamp(n), Digest(u128::from(n) << 64)), "{p}");
-            assert_eq!(recorded.entry(i).map(|(q, _, _)| q), Some(*p));
-        }
-        for absent in ["", "rust", "rust/src/c.rs", "zz"] {
-            assert_eq!(recorded.get(absent), None, "{absent}");
-        }
-        assert_eq!(Recorded::of([entry("a", 1), entry("a", 2)]), None, "twice");
-        let many = Recorded::of((0..3000).map(|n| entry(&format!("dir/{n}.rs"), n)));
-        let many = many.unwrap_or_default();
-        for n in 0..3000 {
-            let found = many.get(&format!("dir/{n}.rs")).map(|(_, s, _)| s);
-            assert_eq!(found, Some(stamp(n)));
-            assert_eq!(many.get(&format!("dir/{n}.r")), None);
-        }
-        // Copied entry by entry: the same; out of order: refused.
-        let mut copy = Recorded::default();
-        for i in 0..recorded.len() {
-            assert!(copy.push_from(&recorded, i));
-        }
-        assert_eq!(copy, recorded);
-        assert!(copy.is_sorted());
-        assert!(!copy.push("a", stamp(1), Digest(1)), "before the last");
-        assert!(!copy.push_from(&recorded, 0), "before the last");
-        assert!(!copy.push_from(&recorded, recorded.len()), "no such entry");
-        let unsorted: Recorded = serde_json::from_value(serde_json::json!({"entries": [
-            {"path": "b", "stamp": {"len": 1, "modified": 1, "inode": 1}, "digest": 1},
-            {"path": "a", "stamp": {"len": 1, "modified": 1, "inode": 1}, "digest": 1},
-        ]}))
-        .unwrap_or_else(|e| panic!("{e}"));
-        assert!(!unsorted.is_sorted());
-    }
-
     /// Files the caller vouches for (same stamp, same digest) are not read.
     #[test]
     fn known_files_are_not_read() -> Result<(), OutputError> {
@@ -967,7 +926,8 @@ mod tests {
         };
         let known = recorded(Digest::of(b"1\n"));
         let unchanged = |known: &Known, contents: &[u8]| {
-            known.unchanged(
+            super::unchanged(
+                known,
                 &Stamps::new(&dir),
                 "one.json",
                 contents,

@@ -101,21 +101,21 @@ fn registry_text(
             // The kept entries read into their place in the file (about a
             // megabyte for 1,000 tools), the others rendered.
             let mut parts = Vec::with_capacity(set.tools.len() + 2);
-            parts.push(super::context::Part::Text(head.as_bytes().into()));
+            parts.push(crate::cache::pieces::Part::Text(head.as_bytes().into()));
             for (i, tool) in set.tools.iter().enumerate() {
                 // The entry follows from the tool and the set's settings (its
                 // time limit): what the piece key covers, with the templates.
                 let piece = cx.cached_piece(set, i, |h| {
                     h.str("csharp registry entry").digest(templates.digest());
                 });
-                parts.push(super::context::Part::of(piece, || {
+                parts.push(crate::cache::pieces::Part::of(piece, || {
                     let spec = spec(tool, set.timeout_of(tool));
                     templates.render(REGISTRY_ENTRY, EntryContext { t: &spec })
                 })?);
             }
-            parts.push(super::context::Part::Text(tail.as_bytes().into()));
+            parts.push(crate::cache::pieces::Part::Text(tail.as_bytes().into()));
             // A piece damaged since it was looked up: rendered whole below.
-            let text = super::context::assemble(Some(cache), &parts)
+            let text = crate::cache::pieces::assemble(Some(cache), &parts)
                 .and_then(|t| String::from_utf8(t).ok());
             if let Some(text) = text {
                 return Ok(text);

@@ -524,7 +524,7 @@ fn between(text: &str) -> String {
 pub fn set_module_text(
     inputs: &SetInputs<'_>,
     fragments: Vec<Fragments>,
-    cache: Option<&dyn crate::keys::PieceCache>,
+    cache: Option<&dyn crate::cache::keys::PieceCache>,
 ) -> String {
     spliced(inputs, fragments, cache).unwrap_or_else(|| {
         let m = set_module(inputs);
@@ -538,7 +538,7 @@ pub fn set_module_text(
 fn spliced(
     inputs: &SetInputs<'_>,
     fragments: Vec<Fragments>,
-    cache: Option<&dyn crate::keys::PieceCache>,
+    cache: Option<&dyn crate::cache::keys::PieceCache>,
 ) -> Option<String> {
     let set = inputs.set;
     if set.tools.is_empty() || fragments.len() != set.tools.len() {
@@ -588,7 +588,7 @@ fn spliced(
 fn set_module_head(
     inputs: &SetInputs<'_>,
     mods: &[syn::Ident],
-    cache: Option<&dyn crate::keys::PieceCache>,
+    cache: Option<&dyn crate::cache::keys::PieceCache>,
 ) -> String {
     let set = inputs.set;
     let key = cache.map(|c| {
@@ -602,7 +602,7 @@ fn set_module_head(
         (c, key)
     });
     let head: Result<String, std::convert::Infallible> =
-        super::super::context::cached_text(key, || {
+        crate::cache::pieces::cached_text(key, || {
             let decls = set_decls(mods, inputs.shared);
             let decls: syn::File = syn::parse_quote!(#decls);
             Ok(super::ast::unparse(
@@ -619,7 +619,7 @@ fn set_module_tail(
     inputs: &SetInputs<'_>,
     name: &syn::Ident,
     mods: &[syn::Ident],
-    cache: Option<&dyn crate::keys::PieceCache>,
+    cache: Option<&dyn crate::cache::keys::PieceCache>,
 ) -> String {
     let set = inputs.set;
     let key = cache.map(|c| {
@@ -633,7 +633,7 @@ fn set_module_tail(
         (c, key)
     });
     let tail: Result<String, std::convert::Infallible> =
-        super::super::context::cached_text(key, || {
+        crate::cache::pieces::cached_text(key, || {
             Ok(format(register_fn(name, mods)) + &format(for_each_macro(set, mods)))
         });
     tail.unwrap_or_else(|never| match never {})
@@ -948,7 +948,7 @@ mod tests {
                 assert_eq!(parts, Some(["a", "bc", "", "d"].map(str::to_owned)));
                 // With a cache: the same text when the head and the tail
                 // are made and kept, and when they are taken back.
-                let cache = crate::keys::MemoryCache::default();
+                let cache = crate::cache::keys::MemoryCache::default();
                 for _ in 0..2 {
                     let fragments = fragments.clone().unwrap_or_default();
                     assert_eq!(set_module_text(&inputs, fragments, Some(&cache)), whole);

@@ -177,7 +177,7 @@ fn tool_files(
         // Unread when the sink holds it already.
         let mut file = out.sibling();
         let piece = cache.zip(key.map(|k| k.0));
-        if !super::context::add_held(&mut file, piece, &path(&modules[i])) {
+        if !crate::cache::pieces::add_held(&mut file, piece, &path(&modules[i])) {
             let text = String::from_utf8(cached(key.map(|k| k.0))?).ok()?;
             file = handed_on(i, text);
         }

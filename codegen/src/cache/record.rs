@@ -2,7 +2,6 @@
 //! stamp and digest (`Recorded`), and what of it still holds (`Known`), so that
 //! a file known to hold its contents is neither read nor written again.
 
-use super::error::checked_join;
 use crate::digest::Digest;
 use crate::source::{FileStamp, Stamps};
 
@@ -110,9 +109,9 @@ impl Recorded {
 /// recorded again as they were.
 #[derive(Debug, Default)]
 pub struct Known {
-    pub(super) recorded: Recorded,
+    recorded: Recorded,
     /// Per entry: whether the stream took the file as held.
-    pub(super) held: Vec<std::sync::atomic::AtomicBool>,
+    pub(crate) held: Vec<std::sync::atomic::AtomicBool>,
 }
 
 impl Known {
@@ -143,29 +142,72 @@ impl Known {
 
     /// The index, stamp and digest of `dir/rel` as recorded, when the file
     /// still has that stamp (so it still holds contents of that digest).
-    pub(super) fn vouched(&self, dir: &Stamps, rel: &str) -> Option<(usize, FileStamp, Digest)> {
+    pub(crate) fn vouched(&self, dir: &Stamps, rel: &str) -> Option<(usize, FileStamp, Digest)> {
         let (i, stamp, known) = self.recorded.get(rel)?;
         (dir.read(rel) == Some(stamp)).then_some((i, stamp, known))
     }
+}
 
-    /// Whether `dir/rel` holds `contents` (of digest `digest`): `Some` when
-    /// it does, with the stamp that vouched for it without reading it
-    /// (`Some(None)`: read and compared). A file as recorded is not read
-    /// either way: its contents are of the recorded digest, the same as
-    /// `digest` or not (a set-wide file that changed, megabytes for a large
-    /// tool set, was read only to find it different).
-    pub(super) fn unchanged(
-        &self,
-        dir: &Stamps,
-        rel: &str,
-        contents: &[u8],
-        digest: Digest,
-    ) -> Option<Option<FileStamp>> {
-        if let Some((_, stamp, known)) = self.vouched(dir, rel) {
-            return (known == digest).then_some(Some(stamp));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The record of output files: sorted whatever the order given, found
+    /// by path; an entry copied from another is the same; paths out of order
+    /// (or twice) are refused.
+    #[test]
+    fn a_record_of_output_files_is_sorted_and_reads_back() {
+        let stamp = |n: u64| FileStamp {
+            len: n,
+            modified: n as i128 * 7,
+            inode: n + 1,
+        };
+        let entry = |p: &str, n: u64| (p.to_owned(), stamp(n), Digest(u128::from(n) << 64));
+        let paths = [
+            "rust/src/b.rs",
+            "catalog/tools.json",
+            "é/x",
+            ".toolgen-files",
+            "rust/src/a.rs",
+        ];
+        let recorded = Recorded::of(paths.iter().zip(1..).map(|(p, n)| entry(p, n)));
+        let recorded = recorded.unwrap_or_default();
+        assert_eq!(recorded.len(), paths.len());
+        let mut sorted = paths.to_vec();
+        sorted.sort_unstable();
+        let listed: Vec<&str> = recorded.entries().map(|(p, _, _)| p).collect();
+        assert_eq!(listed, sorted);
+        for (p, n) in paths.iter().zip(1..) {
+            let (i, s, d) = recorded.get(p).unwrap_or((usize::MAX, stamp(0), Digest(0)));
+            assert_eq!((s, d), (stamp(n), Digest(u128::from(n) << 64)), "{p}");
+            assert_eq!(recorded.entry(i).map(|(q, _, _)| q), Some(*p));
         }
-        let same = checked_join(dir.root(), rel)
-            .is_ok_and(|path| std::fs::read(path).is_ok_and(|old| old == contents));
-        same.then_some(None)
+        for absent in ["", "rust", "rust/src/c.rs", "zz"] {
+            assert_eq!(recorded.get(absent), None, "{absent}");
+        }
+        assert_eq!(Recorded::of([entry("a", 1), entry("a", 2)]), None, "twice");
+        let many = Recorded::of((0..3000).map(|n| entry(&format!("dir/{n}.rs"), n)));
+        let many = many.unwrap_or_default();
+        for n in 0..3000 {
+            let found = many.get(&format!("dir/{n}.rs")).map(|(_, s, _)| s);
+            assert_eq!(found, Some(stamp(n)));
+            assert_eq!(many.get(&format!("dir/{n}.r")), None);
+        }
+        // Copied entry by entry: the same; out of order: refused.
+        let mut copy = Recorded::default();
+        for i in 0..recorded.len() {
+            assert!(copy.push_from(&recorded, i));
+        }
+        assert_eq!(copy, recorded);
+        assert!(copy.is_sorted());
+        assert!(!copy.push("a", stamp(1), Digest(1)), "before the last");
+        assert!(!copy.push_from(&recorded, 0), "before the last");
+        assert!(!copy.push_from(&recorded, recorded.len()), "no such entry");
+        let unsorted: Recorded = serde_json::from_value(serde_json::json!({"entries": [
+            {"path": "b", "stamp": {"len": 1, "modified": 1, "inode": 1}, "digest": 1},
+            {"path": "a", "stamp": {"len": 1, "modified": 1, "inode": 1}, "digest": 1},
+        ]}))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!unsorted.is_sorted());
     }
 }
