@@ -1,8 +1,7 @@
 //! A prepared schema as the schemars tree typify takes, read field by field.
 //! `serde_json::from_value` gives the same tree, but schemars' six flattened
 //! groups of keywords make serde buffer every key of every subschema and try
-//! each group on them in turn: that was a tenth of typify's time. This reads
-//! each key once. Anything it is not sure to read as serde would (a value of
+//! each group on them in turn. This reads each key once. Anything it is not sure to read as serde would (a value of
 //! an unexpected type, an error to report) gives `None`, and the caller asks
 //! serde, whose answer or error stands. A test holds the two to the same tree.
 

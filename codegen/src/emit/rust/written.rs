@@ -2,8 +2,7 @@
 //! no prettyplease. Each fragment has one fixed shape whose only choices of
 //! layout are whether a signature, a call or a `Some(..)` fits on its line,
 //! so the text is what prettyplease gives for it, made with a few `push_str`s
-//! (formatting the four fragments of each tool was a tenth of a cold run's
-//! work). Where a line would come near the margin in a way these rules do
+//! (see docs/decisions.md for what formatting them costs). Where a line would come near the margin in a way these rules do
 //! not cover (very long names), [`fragments`] gives `None` and the caller
 //! formats the tokens as before. A test holds the two to the same text over
 //! every length around each rule's threshold.
