@@ -27,7 +27,6 @@ mod post;
 mod prepare;
 mod shared;
 pub mod shared_defs;
-mod to_schemars;
 mod type_space;
 pub mod validate;
 mod written;

@@ -51,14 +51,8 @@ pub fn typify(
     let prepared = prepare::for_typify(schema, name, &replaced);
     // typify reports some failures by panicking; they become errors below.
     let result = quietly(|| -> Result<Typified, String> {
-        // Read field by field where that is sure to give serde's tree.
-        let root = match super::to_schemars::root(&prepared) {
-            Some(root) => {
-                drop(prepared); // not held through typify's work
-                root
-            }
-            None => serde_json::from_value(prepared).map_err(|e| e.to_string())?,
-        };
+        let root: schemars08::schema::RootSchema =
+            serde_json::from_value(prepared).map_err(|e| e.to_string())?;
         let mut settings = SETTINGS.with(Clone::clone);
         for r in replace {
             settings.with_replacement(&r.type_name, &r.path, r.impls.iter().copied());
