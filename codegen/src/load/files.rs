@@ -1,6 +1,6 @@
 //! Finding spec files and manifests below the inputs, and reading them:
-//! each file read once, within its size limit, as text; a spec the last
-//! run read and whose stamp still holds is not read again.
+//! each file read once, within its size limit, as text, with its stamp then
+//! (which the run stamp records, so that the next run may skip unread).
 
 use super::options::LoadOptions;
 use crate::diag::{Diagnostic, rule};
