@@ -140,7 +140,6 @@ impl Generator {
             project,
             diagnostics: findings,
             spec_files: 0,
-            texts: std::collections::HashMap::new(),
         };
         load::apply_lints(&mut report, &self.options.lints);
         report.diagnostics.sort(&report.db);

@@ -644,19 +644,15 @@ impl Generator {
         if !loaded.diagnostics.is_empty() {
             return None;
         }
-        // A spec's facts were worked out as it was read (or carried over from
-        // the last run's stamp, unread); other files (manifests, schema
-        // documents) were read.
+        // Every file the run read: specs, manifests, schema documents.
         let inputs: crate::cache::ReadBeforeMap = loaded
             .db
             .files()
-            .map(|(id, f)| {
-                let text = (loaded.texts.get(&id).copied())
-                    .unwrap_or_else(|| crate::load::TextFacts::of(f.text()));
+            .map(|(_, f)| {
                 (
                     f.path.clone().into_os_string(),
                     crate::cache::ReadBefore {
-                        digest: text.digest,
+                        digest: Digest::of(f.text().as_bytes()),
                         stamp: f.stamp,
                     },
                 )

@@ -186,26 +186,9 @@ pub(super) enum FileRead {
     NotUtf8(String, u8),
 }
 
-/// A spec file as a worker thread leaves it: read (or refused, see
-/// [`FileRead`]), with its text's facts when read.
-pub(super) type SpecFile = (FileRead, Option<TextFacts>);
-
-/// A spec file as a worker thread reads it: not at all when `before`
-/// vouches for it ([`vouched`]), else read, with its text's facts.
-/// [`read_spec_file`] of every spec, on every core.
-pub(super) fn read_spec_files(owners: &[Owned], max_file_size: u64) -> Vec<SpecFile> {
-    crate::par::map(owners.len(), |i| {
-        read_spec_file(&owners[i].0, max_file_size)
-    })
-}
-
-pub(super) fn read_spec_file(path: &Path, max_file_size: u64) -> SpecFile {
-    let file = read_file(path, max_file_size);
-    let facts = match &file {
-        FileRead::Text(text, _) => Some(TextFacts::of(text)),
-        _ => None,
-    };
-    (file, facts)
+/// [`read_file`] of every spec, on every core.
+pub(super) fn read_spec_files(owners: &[Owned], max_file_size: u64) -> Vec<FileRead> {
+    crate::par::map(owners.len(), |i| read_file(&owners[i].0, max_file_size))
 }
 
 /// Whether a file's stamp may vouch for it later: it was last changed
@@ -462,30 +445,6 @@ impl Manifests {
 
 /// A spec file and the manifest that governs it (`None`: a loose file).
 pub(super) type Owned = (PathBuf, Option<PathBuf>);
-
-/// What a run stamp records of a spec's text, worked out once as it is read:
-/// its digest (so that a changed text is seen whatever its size and time),
-/// whether it may `$ref` another document, whether it is blank.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TextFacts {
-    /// The digest of the text's bytes.
-    pub digest: crate::digest::Digest,
-    /// It may `$ref` another document (it says `$ref`, or has an escape
-    /// that could spell it).
-    pub may_ref: bool,
-    /// Nothing but white space (and a byte-order mark).
-    pub blank: bool,
-}
-
-impl TextFacts {
-    pub fn of(text: &str) -> TextFacts {
-        TextFacts {
-            digest: crate::digest::Digest::of(text.as_bytes()),
-            may_ref: text.contains("$ref") || text.contains("\\u"),
-            blank: is_blank(text),
-        }
-    }
-}
 
 /// Whether a text is nothing but white space (and a byte-order mark).
 pub fn is_blank(text: &str) -> bool {

@@ -12,9 +12,8 @@ use self::specs::{
     read_parsed, set_keys, set_sizes, templates_dir,
 };
 
-pub use self::files::TextFacts;
 use self::files::{
-    FindOwner, Manifests, Owned, SpecFile, Walk, add_source, io_error, is_yaml_path, parse_source,
+    FileRead, FindOwner, Manifests, Owned, Walk, add_source, io_error, is_yaml_path, parse_source,
     read_spec_files, read_text,
 };
 pub use self::options::{DEFAULT_MAX_FILE_SIZE, LoadOptions, group_filters};
@@ -40,8 +39,6 @@ pub struct Loaded {
     pub diagnostics: Diagnostics,
     /// Number of spec files (not manifests) that were found.
     pub spec_files: usize,
-    /// The facts of each spec file's text ([`TextFacts`]), for the run stamp.
-    pub texts: HashMap<FileId, TextFacts>,
 }
 
 /// Loads and validates the spec files at `paths` (files or directories).
@@ -358,8 +355,7 @@ impl<'o> Loader<'o> {
             });
             let is_yaml = is_yaml_path(&spec);
             let added = self.add_spec(&spec, file);
-            if let Some((file, facts)) = added {
-                self.loaded.texts.insert(file, facts);
+            if let Some(file) = added {
                 read.push(ReadSpec {
                     spec,
                     owner,
@@ -405,17 +401,17 @@ impl<'o> Loader<'o> {
         options.progress.report("reading specs", total, total);
     }
 
-    /// A spec file read by [`read_spec_file`], added to the
-    /// source database with its text's facts; `None` when it could not be
-    /// read or is blank (reported).
-    fn add_spec(&mut self, spec: &Path, file: SpecFile) -> Option<(FileId, TextFacts)> {
-        let db = &mut self.loaded.db;
-        let (file, facts) = file;
-        match add_source(db, spec, file, self.options, &mut self.diags) {
-            Some((file, false)) => Some((
-                file,
-                facts.unwrap_or_else(|| TextFacts::of(db.get(file).text())),
-            )),
+    /// A spec file as [`read_spec_files`] read it, added to the source
+    /// database; `None` when it could not be read or is blank (reported).
+    fn add_spec(&mut self, spec: &Path, file: FileRead) -> Option<FileId> {
+        match add_source(
+            &mut self.loaded.db,
+            spec,
+            file,
+            self.options,
+            &mut self.diags,
+        ) {
+            Some((file, false)) => Some(file),
             _ => None,
         }
     }
