@@ -184,9 +184,9 @@ impl Cache {
     /// lookup) have it, the piece marked used (a merge keeps it) when found.
     fn look_up<T>(&self, key: Digest, take: impl FnOnce(&Packs, Place) -> Option<T>) -> Option<T> {
         let packs = self.pieces.get_or_init(|| self.read_packs());
-        let (pack, at) = packs.locate(self.full_key(key))?;
-        let found = take(packs, packs.place(pack, at)?)?;
-        packs.mark_used(pack, at);
+        let (place, used) = packs.locate(self.full_key(key))?;
+        let found = take(packs, place)?;
+        used.store(true, std::sync::atomic::Ordering::Relaxed);
         Some(found)
     }
 

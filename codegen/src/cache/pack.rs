@@ -5,6 +5,7 @@
 
 use crate::digest::{self, Digest, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// More packs than this are merged into one, so a run reads few files.
 pub(super) const MAX_PACKS: usize = 8;
@@ -118,7 +119,7 @@ pub(super) fn read_packs(paths: &[PathBuf]) -> Packs {
         .collect();
     // The largest first: after a merge it holds nearly every piece, and a
     // key is looked for in the packs in turn.
-    packs.sort_by_key(|p| std::cmp::Reverse(p.entries.len()));
+    packs.sort_by_key(|p| std::cmp::Reverse(p.pieces.len()));
     Packs { packs }
 }
 
@@ -129,16 +130,13 @@ pub(super) struct Packs {
     pub(super) packs: Vec<PackIndex>,
 }
 
-/// One pack's file and index.
+/// One pack's file and index: each piece's place by key, and whether this
+/// run took it (what a merge keeps; marked without a lock by the threads
+/// that look pieces up).
 #[derive(Debug)]
 pub(super) struct PackIndex {
     file: std::fs::File,
-    entries: Vec<(Digest, Place)>,
-    /// Entry numbers by key.
-    by_key: digest::FastMap<Digest, usize>,
-    /// Per entry: whether this run took the piece (what a merge keeps);
-    /// marked without a lock by the threads that look pieces up.
-    used: Vec<std::sync::atomic::AtomicBool>,
+    pieces: digest::FastMap<Digest, (Place, AtomicBool)>,
 }
 
 impl Packs {
@@ -160,46 +158,31 @@ impl Packs {
         read_into(&pack.file, place.offset, out) && Digest::of(out) == place.digest
     }
 
-    /// The first pack that holds `key`, and its entry there.
-    pub(super) fn locate(&self, key: Digest) -> Option<(usize, usize)> {
-        (self.packs.iter().enumerate()).find_map(|(n, pack)| Some((n, *pack.by_key.get(&key)?)))
-    }
-
-    /// The place of entry `at` of pack `pack`.
-    pub(super) fn place(&self, pack: usize, at: usize) -> Option<Place> {
-        let (_, place) = self.packs.get(pack)?.entries.get(at)?;
-        Some(Place { pack, ..*place })
+    /// Where the first pack that holds `key` has it, and its mark of use.
+    pub(super) fn locate(&self, key: Digest) -> Option<(Place, &AtomicBool)> {
+        (self.packs.iter().enumerate()).find_map(|(n, pack)| {
+            let (place, used) = pack.pieces.get(&key)?;
+            Some((Place { pack: n, ..*place }, used))
+        })
     }
 
     /// The piece of `key`, if a pack holds it (for a merge: nothing marked).
     pub(super) fn get_key(&self, key: Digest) -> Option<Vec<u8>> {
-        let (pack, at) = self.locate(key)?;
-        self.get(self.place(pack, at)?)
-    }
-
-    pub(super) fn mark_used(&self, pack: usize, at: usize) {
-        if let Some(used) = self.packs.get(pack).and_then(|p| p.used.get(at)) {
-            used.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
+        self.get(self.locate(key)?.0)
     }
 
     /// The keys of the pieces this run took.
     pub(super) fn used(&self) -> digest::FastSet<Digest> {
-        let taken =
-            |u: &std::sync::atomic::AtomicBool| u.load(std::sync::atomic::Ordering::Relaxed);
-        (self.packs.iter())
-            .flat_map(|p| p.entries.iter().zip(&p.used))
-            .filter(|(_, used)| taken(used))
-            .map(|((key, _), _)| *key)
+        (self.packs.iter().flat_map(|p| &p.pieces))
+            .filter(|(_, (_, used))| used.load(Ordering::Relaxed))
+            .map(|(key, _)| *key)
             .collect()
     }
 
-    /// Every entry of every pack (a key held by two packs comes twice).
+    /// Every piece of every pack (a key held by two packs comes twice).
     pub(super) fn entries(&self) -> impl Iterator<Item = (Digest, Place)> + '_ {
         (self.packs.iter().enumerate()).flat_map(|(n, pack)| {
-            pack.entries
-                .iter()
-                .map(move |(k, p)| (*k, Place { pack: n, ..*p }))
+            (pack.pieces.iter()).map(move |(k, (p, _))| (*k, Place { pack: n, ..*p }))
         })
     }
 }
@@ -229,18 +212,10 @@ fn read_index(file: std::fs::File) -> Option<PackIndex> {
     if !entries.iter().all(|(_, p)| inside(p)) {
         return None;
     }
-    let by_key = entries
-        .iter()
-        .enumerate()
-        .map(|(i, (k, _))| (*k, i))
+    let pieces = (entries.into_iter())
+        .map(|(key, place)| (key, (place, AtomicBool::new(false))))
         .collect();
-    let used = entries.iter().map(|_| Default::default()).collect();
-    Some(PackIndex {
-        file,
-        entries,
-        by_key,
-        used,
-    })
+    Some(PackIndex { file, pieces })
 }
 
 /// `len` bytes of `file` from `offset`, or `None` if it is shorter.
