@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::cache::keys::{Keys, PieceCache};
 use crate::cache::{Cache, RunStamp};
 use crate::diag::{HumanRenderer, LintLevel, Severity};
 use crate::digest::Digest;
@@ -390,10 +391,7 @@ impl Generator {
     fn render_cached(
         &self,
         project: &Project,
-        cache: Option<(
-            &dyn crate::cache::keys::PieceCache,
-            &crate::cache::keys::Keys,
-        )>,
+        cache: Option<(&dyn PieceCache, &Keys)>,
         sink: Option<Arc<dyn FileSink>>,
     ) -> (GeneratedFiles, Vec<crate::diag::Diagnostic>) {
         let mut files = match sink {
@@ -475,10 +473,7 @@ impl Generator {
         known: Known,
         timings: &mut Timings,
         loaded: Loaded,
-        cache: Option<(
-            &dyn crate::cache::keys::PieceCache,
-            &crate::cache::keys::Keys,
-        )>,
+        cache: Option<(&dyn PieceCache, &Keys)>,
     ) -> Result<(Generated, Arc<output::Streamed>), GenerateError> {
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
@@ -496,10 +491,7 @@ impl Generator {
         &self,
         loaded: Loaded,
         timings: &mut Timings,
-        cache: Option<(
-            &dyn crate::cache::keys::PieceCache,
-            &crate::cache::keys::Keys,
-        )>,
+        cache: Option<(&dyn PieceCache, &Keys)>,
         sink: Option<Arc<dyn FileSink>>,
     ) -> Result<(Loaded, GeneratedFiles), GenerateError> {
         if !self.accepts(&loaded) {
@@ -585,9 +577,7 @@ impl Generator {
         // What the run reads, taken before rendering: a file changed from
         // here on makes the stamp stale, never wrongly fresh.
         let mut stamp = self.stamp_of(&cache, config, &loaded, found);
-        let cached = keys
-            .as_ref()
-            .map(|k| (&cache as &dyn crate::cache::keys::PieceCache, k));
+        let cached = keys.as_ref().map(|k| (&cache as &dyn PieceCache, k));
         let known = previous.map(RunStamp::into_known).unwrap_or_default();
         let done = self.render_into(out, known, &mut timings, loaded, cached);
         cache.flush();
