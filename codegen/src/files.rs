@@ -249,6 +249,30 @@ impl GeneratedFiles {
     }
 }
 
+/// Writes `contents` to `path` through a hidden temporary file beside it,
+/// renamed into place (a reader sees the old file or the new, never part of
+/// one), creating the parent directories; the temporary file is removed if
+/// the write fails.
+pub fn write_atomic(path: &std::path::Path, contents: &[u8]) -> std::io::Result<()> {
+    let parent = path.parent().unwrap_or(std::path::Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // Unique per thread: two threads of one run may write the same path.
+    let tmp = parent.join(format!(
+        ".{name}.{}-{:?}.tmp",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let result = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,7 +32,6 @@ pub use self::stamp::{ReadBefore, ReadBeforeMap, RunStamp, tree_digest, tree_sta
 mod pack;
 use self::pack::{
     MAX_BYTES, MAX_PACKS, PackWriter, Packs, Place, read_packs, remove_stale_temporaries,
-    write_quietly,
 };
 
 use std::path::{Path, PathBuf};
@@ -212,7 +211,8 @@ impl Cache {
     pub fn keep_stamp(&self, stamp: &RunStamp) {
         match stamp.to_bytes() {
             Some(bytes) => {
-                write_quietly(&self.stamp_path(stamp.config), &bytes);
+                // A stamp that cannot be written only makes the next run slower.
+                let _ = crate::files::write_atomic(&self.stamp_path(stamp.config), &bytes);
             }
             None => self.drop_stamp(stamp.config),
         }

@@ -266,27 +266,3 @@ pub(super) fn remove_stale_temporaries(dir: &Path) {
         }
     }
 }
-
-/// Temporary file and rename; a failure leaves the cache as it was.
-pub(super) fn write_quietly(path: &Path, bytes: &[u8]) -> bool {
-    let Some(parent) = path.parent() else {
-        return false;
-    };
-    if std::fs::create_dir_all(parent).is_err() {
-        return false;
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = parent.join(format!(
-        ".{name}.{}-{:?}.tmp",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let done = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
-    if done.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    done.is_ok()
-}

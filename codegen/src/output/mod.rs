@@ -627,25 +627,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Writes `contents` to a temporary file next to `path`, then renames it into
 /// place, creating the parent directories first.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), OutputError> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| err(parent, e))?;
-    write_file(path, contents)
-}
-
-/// Temp file + rename, into an existing directory.
-fn write_file(path: &Path, contents: &[u8]) -> Result<(), OutputError> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = std::fs::write(&tmp, contents).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(err(path, e));
-    }
-    Ok(())
+    crate::files::write_atomic(path, contents).map_err(|e| err(path, e))
 }
 
 fn remove_empty_parents(root: &Path, file: &Path) {
