@@ -19,13 +19,6 @@ pub trait FileSink: Send + Sync {
     /// Takes the file at `path`; gives its contents back when they are to
     /// be held (and written later) after all, `None` when it took them.
     fn put(&self, path: &str, contents: Vec<u8>) -> Option<Held>;
-    /// Takes the file at `path` without its contents when the sink can tell
-    /// that it already holds contents of `digest` ([`Digest::of`]); `false`
-    /// when it cannot (the contents are then given to `put`).
-    fn holds(&self, path: &str, digest: Digest) -> bool {
-        let _ = (path, digest);
-        false
-    }
 }
 
 /// A file's contents a [`FileSink`] gave back, with their digest when it
@@ -132,23 +125,6 @@ impl GeneratedFiles {
                 self.passed.insert(path);
             }
         }
-    }
-
-    /// Adds the file at `path` without its contents when the sink already
-    /// holds contents of the digest `digest` gives (asked only when there is
-    /// a sink); `false` when it does not, and the contents are to be
-    /// [`add`](GeneratedFiles::add)ed.
-    pub fn add_if_held(&mut self, path: &str, digest: impl FnOnce() -> Option<Digest>) -> bool {
-        let Some(sink) = &self.sink.0 else {
-            return false;
-        };
-        if !digest().is_some_and(|d| sink.holds(path, d)) {
-            return false;
-        }
-        self.files.remove(path);
-        self.digests.0.remove(path);
-        self.passed.insert(path.to_owned());
-        true
     }
 
     /// Adds a JSON file, pretty-printed with a final newline (a `Value` has

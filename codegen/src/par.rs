@@ -31,27 +31,6 @@ pub fn map_with<S, T: Send>(
 /// more than the cores, so that one thread's wait overlaps another's.
 pub const IO_THREADS: usize = 8;
 
-/// `f` of every item of `items`, which it may change, in order: the items
-/// split into one run of neighbours per thread (for work of about the same
-/// size per item, such as filling parts of one buffer).
-pub fn map_mut<T: Send, R: Send>(items: &mut [T], f: impl Fn(&mut T) -> R + Sync) -> Vec<R> {
-    let threads = threads().clamp(1, items.len().max(1));
-    if threads == 1 {
-        return items.iter_mut().map(f).collect();
-    }
-    let per = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let runs: Vec<_> = items
-            .chunks_mut(per)
-            .map(|run| scope.spawn(move || run.iter_mut().map(f).collect::<Vec<R>>()))
-            .collect();
-        runs.into_iter()
-            .flat_map(|r| r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    })
-}
-
 /// [`map_with`] on up to `threads` threads.
 pub fn map_on<S, T: Send>(
     threads: usize,
@@ -120,13 +99,5 @@ mod tests {
         assert_eq!(squares.len(), 1000);
         assert!(squares.iter().enumerate().all(|(i, s)| *s == i * i));
         assert!(super::map(0, |i| i).is_empty());
-        let mut items: Vec<usize> = (0..1000).collect();
-        let doubled = super::map_mut(&mut items, |i| {
-            *i *= 2;
-            *i + 1
-        });
-        assert!(items.iter().enumerate().all(|(i, d)| *d == 2 * i));
-        assert!(doubled.iter().enumerate().all(|(i, d)| *d == 2 * i + 1));
-        assert!(super::map_mut(&mut [] as &mut [usize], |i| *i).is_empty());
     }
 }

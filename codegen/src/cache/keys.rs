@@ -154,30 +154,6 @@ fn settings(set: &ToolSet) -> Digest {
 pub trait PieceCache: Sync {
     fn get(&self, key: Digest) -> Option<Vec<u8>>;
     fn put(&self, key: Digest, value: &[u8]);
-    /// The digest ([`Digest::of`]) of the body `get` would give for `key`,
-    /// without reading the body where the cache can tell it otherwise: a
-    /// file known to hold that body already need not be read at all.
-    fn body_digest(&self, key: Digest) -> Option<Digest> {
-        self.get(key).map(|body| Digest::of(&body))
-    }
-    /// The length of the body `get` would give for `key`, without reading
-    /// it where the cache can tell (so that a caller can make room for it).
-    fn body_len(&self, key: Digest) -> Option<usize> {
-        self.get(key).map(|body| body.len())
-    }
-    /// Reads the body of `key` into `out`, which must be of its length
-    /// ([`PieceCache::body_len`]): into the place it is wanted in, not into
-    /// memory of its own first. `false` (and `out` in any state) when the
-    /// cache cannot give it.
-    fn get_into(&self, key: Digest, out: &mut [u8]) -> bool {
-        match self.get(key) {
-            Some(body) if body.len() == out.len() => {
-                out.copy_from_slice(&body);
-                true
-            }
-            _ => false,
-        }
-    }
 }
 
 /// Pieces in memory, for tests: how many were given back, and what was kept.

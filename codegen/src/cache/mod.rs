@@ -4,9 +4,8 @@
 //! - [`keys`]: what a piece of work is keyed by (a tool's digest, its set's
 //!   settings) and [`keys::PieceCache`], the store as validation and the
 //!   emitters see it.
-//! - [`pieces`]: files put together from pieces the store holds, read into
-//!   place; a file whose piece the output already holds is not read at all.
-//! - [`record`]: the output files as a run left them (`Recorded`, `Known`),
+//! - [`memo`] here: a piece of work's text, kept under its key.
+//! - [`record`]: the output files as a run left them (`Recorded`),
 //!   so a file known to hold its contents is neither read nor written.
 //! - `stamp`: the run stamp (`runs/<config>.run`, postcard): what the last
 //!   clean run (no diagnostics at all) read and wrote, per output directory
@@ -25,20 +24,33 @@
 //! renamed into place; a cache that cannot be written only makes runs slower.
 
 pub(crate) mod keys;
-pub(crate) mod pieces;
 pub(crate) mod record;
 mod stamp;
 pub use self::stamp::{ReadBefore, ReadBeforeMap, RunStamp, tree_digest, tree_stamp};
 mod pack;
-use self::pack::{
-    MAX_BYTES, MAX_PACKS, PackWriter, Packs, Place, read_packs, remove_stale_temporaries,
-};
+use self::pack::{MAX_BYTES, MAX_PACKS, PackWriter, Packs, read_packs, remove_stale_temporaries};
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
 use self::keys::PieceCache;
 use crate::digest::{self, Digest};
+
+/// The text `kept` (a store and a key) holds, else what `make` gives, kept
+/// under that key when it is made without error.
+pub(crate) fn memo<E>(
+    kept: Option<(&dyn PieceCache, Digest)>,
+    make: impl FnOnce() -> Result<String, E>,
+) -> Result<String, E> {
+    if let Some(text) = kept.and_then(|(c, k)| String::from_utf8(c.get(k)?).ok()) {
+        return Ok(text);
+    }
+    let text = make()?;
+    if let Some((cache, key)) = kept {
+        cache.put(key, text.as_bytes());
+    }
+    Ok(text)
+}
 
 /// A cache directory.
 pub struct Cache {
@@ -179,16 +191,6 @@ impl Cache {
         }
     }
 
-    /// What `take` finds of piece `key` where the packs (read at the first
-    /// lookup) have it, the piece marked used (a merge keeps it) when found.
-    fn look_up<T>(&self, key: Digest, take: impl FnOnce(&Packs, Place) -> Option<T>) -> Option<T> {
-        let packs = self.pieces.get_or_init(|| self.read_packs());
-        let (place, used) = packs.locate(self.full_key(key))?;
-        let found = take(packs, place)?;
-        used.store(true, std::sync::atomic::Ordering::Relaxed);
-        Some(found)
-    }
-
     fn full_key(&self, key: Digest) -> Digest {
         Digest::pair(self.identity, key)
     }
@@ -230,23 +232,14 @@ impl Cache {
 }
 
 impl PieceCache for Cache {
+    /// The body of piece `key` where the packs (read at the first lookup)
+    /// have it undamaged, the piece marked used (a merge keeps it).
     fn get(&self, key: Digest) -> Option<Vec<u8>> {
-        self.look_up(key, Packs::get)
-    }
-
-    /// The digest the pack's index gives for the body (the index is checked
-    /// whole when it is read); the body itself is not read.
-    fn body_digest(&self, key: Digest) -> Option<Digest> {
-        self.look_up(key, |_, place| Some(place.digest))
-    }
-
-    fn body_len(&self, key: Digest) -> Option<usize> {
-        self.look_up(key, |_, place| Some(place.len))
-    }
-
-    fn get_into(&self, key: Digest, out: &mut [u8]) -> bool {
-        self.look_up(key, |packs, place| packs.get_into(place, out).then_some(()))
-            .is_some()
+        let packs = self.pieces.get_or_init(|| self.read_packs());
+        let (place, used) = packs.locate(self.full_key(key))?;
+        let body = packs.get(place)?;
+        used.store(true, std::sync::atomic::Ordering::Relaxed);
+        Some(body)
     }
 
     fn put(&self, key: Digest, value: &[u8]) {
@@ -316,10 +309,6 @@ mod tests {
         for run in 0..runs {
             let body = format!("piece of run {run}");
             assert_eq!(after.get(key(run)).as_deref(), Some(body.as_bytes()));
-            assert_eq!(
-                after.body_digest(key(run)),
-                Some(Digest::of(body.as_bytes()))
-            );
         }
         assert_eq!(
             after.get(Digest::of(&[7])).map(|b| b.len()),
@@ -353,8 +342,8 @@ mod tests {
         c.flush();
         let c = Cache::open(&dir);
         assert_eq!(c.get(Digest::of(&[3])).as_deref(), Some(&[3u8; 3][..]));
-        assert_eq!(c.body_digest(Digest::of(&[7])), Some(Digest::of(&[7; 3])));
-        assert_eq!(c.body_len(Digest::of(&[100])), Some(12));
+        assert_eq!(c.get(Digest::of(&[7])).as_deref(), Some(&[7u8; 3][..]));
+        assert_eq!(c.get(Digest::of(&[100])).map(|b| b.len()), Some(12));
         assert_eq!(c.get(Digest::of(&[200])), None);
         let used = c.pieces.get().map(Packs::used).unwrap_or_default();
         let expected: digest::FastSet<Digest> = [3u8, 7, 100]
@@ -375,13 +364,9 @@ mod tests {
         cache.put(key, b"rendered");
         cache.put(Digest::of(b"other"), b"also rendered");
         cache.flush();
-        // A later run finds it, also read into a place of its length.
+        // A later run finds it.
         let later = Cache::open(&dir);
         assert_eq!(later.get(key).as_deref(), Some(&b"rendered"[..]));
-        assert_eq!(later.body_len(key), Some(8));
-        let mut place = [0; 8];
-        assert!(later.get_into(key, &mut place) && place == *b"rendered");
-        assert!(!later.get_into(key, &mut [0; 7]), "not of its length");
         // Another build of toolgen shares nothing.
         let newer = Cache::with_identity(&dir, Digest::of(b"another build"));
         assert_eq!(newer.get(key), None);
@@ -394,9 +379,6 @@ mod tests {
         let reread = Cache::open(&dir);
         let found = [key, Digest::of(b"other")].map(|k| reread.get(k).is_some());
         assert_eq!(found.iter().filter(|f| **f).count(), 1, "{found:?}");
-        let read_into = [(key, 8), (Digest::of(b"other"), 13)]
-            .map(|(k, len)| reread.get_into(k, &mut vec![0; len]));
-        assert_eq!(read_into, found, "read into place or not, the same pieces");
         // A damaged index, trailer or magic, or a truncated pack: nothing.
         for at in [
             good.len() - TRAILER_LEN - 3,

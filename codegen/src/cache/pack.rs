@@ -142,20 +142,10 @@ pub(super) struct PackIndex {
 impl Packs {
     /// The body of the piece at `place`, if it is undamaged.
     pub(super) fn get(&self, place: Place) -> Option<Vec<u8>> {
+        let pack = self.packs.get(place.pack)?;
         let mut body = vec![0; place.len];
-        self.get_into(place, &mut body).then_some(body)
-    }
-
-    /// [`Packs::get`] into `out`, which must be of the body's length.
-    pub(super) fn get_into(&self, place: Place, out: &mut [u8]) -> bool {
-        let Some(pack) = self
-            .packs
-            .get(place.pack)
-            .filter(|_| place.len == out.len())
-        else {
-            return false;
-        };
-        read_into(&pack.file, place.offset, out) && Digest::of(out) == place.digest
+        (read_into(&pack.file, place.offset, &mut body) && Digest::of(&body) == place.digest)
+            .then_some(body)
     }
 
     /// Where the first pack that holds `key` has it, and its mark of use.

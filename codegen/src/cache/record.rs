@@ -59,19 +59,15 @@ impl Recorded {
         true
     }
 
-    /// Adds `other`'s `i`th entry, as [`Recorded::push`] would.
-    pub fn push_from(&mut self, other: &Recorded, i: usize) -> bool {
-        match other.entries.get(i) {
-            Some(e) if self.follows(&e.path) => {
-                self.entries.push(e.clone());
-                true
-            }
-            _ => false,
-        }
-    }
-
     fn follows(&self, rel: &str) -> bool {
         self.entries.last().is_none_or(|last| *last.path < *rel)
+    }
+
+    /// The index, stamp and digest of `dir/rel` as recorded, when the file
+    /// still has that stamp (so it still holds contents of that digest).
+    pub(crate) fn vouched(&self, dir: &Stamps, rel: &str) -> Option<(usize, FileStamp, Digest)> {
+        let (i, stamp, known) = self.get(rel)?;
+        (dir.read(rel) == Some(stamp)).then_some((i, stamp, known))
     }
 
     pub fn len(&self) -> usize {
@@ -95,56 +91,6 @@ impl Recorded {
     #[cfg(test)]
     pub fn entries(&self) -> impl Iterator<Item = (&str, FileStamp, Digest)> {
         (0..self.len()).filter_map(|i| self.entry(i))
-    }
-
-    /// The path of the `i`th entry (`""` past the end).
-    fn path(&self, i: usize) -> &str {
-        self.entries.get(i).map_or("", |e| &e.path)
-    }
-}
-
-/// Files of the output directory as an earlier run left them (see
-/// [`Recorded`]). A file whose stamp and digest still match is known to be
-/// unchanged without being read; the files a run found so (`held`) are
-/// recorded again as they were.
-#[derive(Debug, Default)]
-pub struct Known {
-    recorded: Recorded,
-    /// Per entry: whether the stream took the file as held.
-    pub(crate) held: Vec<std::sync::atomic::AtomicBool>,
-}
-
-impl Known {
-    pub fn new(recorded: Recorded) -> Known {
-        let held = (0..recorded.len()).map(|_| Default::default()).collect();
-        Known { recorded, held }
-    }
-
-    /// The record it was made of.
-    pub fn recorded(&self) -> &Recorded {
-        &self.recorded
-    }
-
-    /// The index of `rel`'s entry when the stream took the file as held.
-    /// Asked in path order, from `*from` on (where the last answer left it,
-    /// `0` at first): the record is walked once, not searched per path.
-    pub fn held_from(&self, rel: &str, from: &mut usize) -> Option<usize> {
-        let r = &self.recorded;
-        while *from < r.len() && r.path(*from) < rel {
-            *from += 1;
-        }
-        let i = *from;
-        let held = (i < r.len() && r.path(i) == rel)
-            .then(|| self.held.get(i))
-            .flatten()?;
-        held.load(std::sync::atomic::Ordering::Relaxed).then_some(i)
-    }
-
-    /// The index, stamp and digest of `dir/rel` as recorded, when the file
-    /// still has that stamp (so it still holds contents of that digest).
-    pub(crate) fn vouched(&self, dir: &Stamps, rel: &str) -> Option<(usize, FileStamp, Digest)> {
-        let (i, stamp, known) = self.recorded.get(rel)?;
-        (dir.read(rel) == Some(stamp)).then_some((i, stamp, known))
     }
 }
 
@@ -193,16 +139,10 @@ mod tests {
             assert_eq!(found, Some(stamp(n)));
             assert_eq!(many.get(&format!("dir/{n}.r")), None);
         }
-        // Copied entry by entry: the same; out of order: refused.
-        let mut copy = Recorded::default();
-        for i in 0..recorded.len() {
-            assert!(copy.push_from(&recorded, i));
-        }
-        assert_eq!(copy, recorded);
+        // Out of order: refused.
+        let mut copy = recorded.clone();
         assert!(copy.is_sorted());
         assert!(!copy.push("a", stamp(1), Digest(1)), "before the last");
-        assert!(!copy.push_from(&recorded, 0), "before the last");
-        assert!(!copy.push_from(&recorded, recorded.len()), "no such entry");
         let unsorted: Recorded = serde_json::from_value(serde_json::json!({"entries": [
             {"path": "b", "stamp": {"len": 1, "modified": 1, "inode": 1}, "digest": 1},
             {"path": "a", "stamp": {"len": 1, "modified": 1, "inode": 1}, "digest": 1},

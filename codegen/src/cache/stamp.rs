@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::record::{Known, Recorded};
+use super::record::Recorded;
 use crate::digest::{self, Digest, Hasher};
 use crate::source::FileStamp;
 
@@ -116,8 +116,8 @@ impl RunStamp {
 
     /// The output files as this run left them, for `output::write_known`
     /// (their paths moved, not copied: the stamp is done with once a run starts).
-    pub fn into_known(self) -> Known {
-        Known::new(self.outputs)
+    pub fn into_outputs(self) -> Recorded {
+        self.outputs
     }
 
     /// Records the output directory `out` as it is after a run generated
@@ -125,14 +125,13 @@ impl RunStamp {
     /// stamps. A file held in `files` by its contents' digest; one the stream
     /// took by the digest it took it with (`taken`, the file list's too) and
     /// the stamp that vouched for it or, when none did, the file's stamp read
-    /// here; one it took as held as the last run recorded it (`known`).
+    /// here.
     /// `false` when a file is not there (or has no digest).
     pub fn record_outputs(
         &mut self,
         out: &Path,
         files: &crate::files::GeneratedFiles,
         taken: &digest::FastMap<String, (Digest, Option<FileStamp>)>,
-        known: &Known,
     ) -> bool {
         // In path order, as the record keeps them (both sets list theirs so;
         // the file list goes in its place).
@@ -148,27 +147,18 @@ impl RunStamp {
         // Files come directory by directory: one whose directory is the last
         // one's has nothing to add.
         let mut last_dir: Option<String> = None;
-        let mut cursor = 0;
         for rel in paths {
             // What the run made of the file last wins: held contents, then
-            // what the stream took, then what it took as held.
+            // what the stream took.
             let (digest, stamp) = match files.digest(rel) {
                 Some(digest) => (Some(digest), None),
                 None => taken.get(rel).map_or((None, None), |(d, s)| (Some(*d), *s)),
             };
-            let held = known
-                .held_from(rel, &mut cursor)
-                .filter(|_| digest.is_none());
-            let added = if let Some(i) = held {
-                outputs.push_from(known.recorded(), i)
-            } else {
-                let stamp = stamp.or_else(|| FileStamp::read(&out.join(rel)));
-                let (Some(stamp), Some(digest)) = (stamp, digest) else {
-                    return false;
-                };
-                outputs.push(rel, stamp, digest)
+            let stamp = stamp.or_else(|| FileStamp::read(&out.join(rel)));
+            let (Some(stamp), Some(digest)) = (stamp, digest) else {
+                return false;
             };
-            if !added {
+            if !outputs.push(rel, stamp, digest) {
                 return false;
             }
             let dir = parent(rel);

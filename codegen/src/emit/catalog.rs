@@ -123,61 +123,32 @@ impl Catalogs {
 }
 
 /// A tool set's `tools.json`: `{"tools": [..]}` pretty-printed, each entry
-/// serialized on its own (on every core, or taken from the cache) straight
-/// from the IR (no intermediate `Value` copy of every schema) and indented
-/// to its depth: the same text as serializing the whole list at once.
+/// serialized on its own (on every core, or kept from an earlier run)
+/// straight from the IR (no intermediate `Value` copy of every schema) and
+/// indented to its depth: the same text as serializing the whole list at once.
 fn tools_json(cx: &super::context::EmitContext<'_>, set: &ToolSet) -> Vec<u8> {
-    use crate::cache::pieces::Part;
-    // Each entry: its key and length when the cache holds it (read straight
-    // into its place in the file, `crate::cache::pieces::assemble`), else its text.
-    let entries = crate::par::map_with(
-        set.tools.len(),
-        || (),
-        |_, i| {
-            let part = Part::of(cx.text_piece(set, i, ENTRY), || {
-                Ok::<_, std::convert::Infallible>(entry_made(set, i))
-            });
-            part.unwrap_or_else(|never| match never {})
-        },
-    );
-    let cache = cx.cache.map(|(c, _)| c);
-    crate::cache::pieces::assemble(cache, &framed(entries)).unwrap_or_else(|| {
-        // A kept entry could not be read after all: every entry's text.
-        let texts = crate::par::map_with(
-            set.tools.len(),
-            || (),
-            |_, i| Part::Text(entry_text(cx, set, i).into_bytes().into()),
-        );
-        crate::cache::pieces::assemble(None, &framed(texts)).unwrap_or_default()
-    })
-}
-
-/// `{"tools": [..]}` around `entries`, as serializing the list gives it.
-fn framed(
-    entries: Vec<crate::cache::pieces::Part<'static>>,
-) -> Vec<crate::cache::pieces::Part<'static>> {
-    use crate::cache::pieces::Part;
-    let mut parts = Vec::with_capacity(2 * entries.len() + 2);
-    parts.push(Part::Text(b"{\n  \"tools\": [".as_slice().into()));
-    let empty = entries.is_empty();
-    for (i, entry) in entries.into_iter().enumerate() {
-        let separator: &[u8] = if i == 0 { b"\n" } else { b",\n" };
-        parts.push(Part::Text(separator.into()));
-        parts.push(entry);
+    let entries = crate::par::map(set.tools.len(), |i| entry_text(cx, set, i));
+    let mut text = Vec::with_capacity(entries.iter().map(|e| e.len() + 2).sum::<usize>() + 32);
+    text.extend_from_slice(b"{\n  \"tools\": [");
+    for (i, entry) in entries.iter().enumerate() {
+        text.extend_from_slice(if i == 0 { b"\n" } else { b",\n" });
+        text.extend_from_slice(entry.as_bytes());
     }
-    let end: &[u8] = if empty { b"]\n}\n" } else { b"\n  ]\n}\n" };
-    parts.push(Part::Text(end.into()));
-    parts
+    text.extend_from_slice(if entries.is_empty() {
+        b"]\n}\n"
+    } else {
+        b"\n  ]\n}\n"
+    });
+    text
 }
-
-/// What a tool's entry is kept under (with the tool and the set's settings).
-const ENTRY: &str = "catalog entry, indented";
 
 /// The `index`th tool's entry of `tools.json`, pretty-printed and indented
 /// as it stands in the file (each line by four), so that the file is the
-/// entries put together, cached or not, with nothing to split.
+/// entries put together, kept or not, with nothing to split.
 fn entry_text(cx: &super::context::EmitContext<'_>, set: &ToolSet, index: usize) -> String {
-    cx.piece_text(set, index, ENTRY, || entry_made(set, index))
+    cx.tool_text((set, index), "catalog entry, indented", || {
+        entry_made(set, index)
+    })
 }
 
 /// The `index`th tool's entry as [`entry_text`] gives it, made.
@@ -205,7 +176,7 @@ fn add_schema_file(
 ) {
     let tool = &set.tools[index];
     let what = format!("catalog {side} schema file");
-    cx.add_piece_file(out, (set, index), &what, path, || {
+    let text = cx.tool_text((set, index), &what, || {
         let schema = if side == "input" {
             &tool.input
         } else {
@@ -215,7 +186,8 @@ fn add_schema_file(
             .unwrap_or_else(|_| "null".to_owned());
         text.push('\n');
         text
-    })
+    });
+    out.add(path, text);
 }
 
 fn hash_of(tools_json: &[u8]) -> String {

@@ -1,10 +1,9 @@
 //! What every emitter shares: the run's settings ([`EmitOptions`]), the
 //! context an emitter gets ([`EmitContext`]), where its work goes
-//! ([`Output`]), the [`Emitter`] traits, and the pieces kept between runs.
+//! ([`Output`]), the [`Emitter`] traits, and the memory of what earlier runs made.
 
 use super::csharp_bridge;
 use crate::cache::keys::PieceCache;
-use crate::cache::pieces::{add_held, cached_or_made, cached_text};
 use crate::files::GeneratedFiles;
 use crate::ir::{OutputKind, Project, RuntimeSource, ToolSet};
 use crate::templates::RunTemplates;
@@ -16,9 +15,9 @@ pub struct EmitContext<'a> {
     pub options: &'a EmitOptions,
     /// Loaded when an emitter of the run renders templates (`None` otherwise).
     pub templates: Option<&'a RunTemplates>,
-    /// Pieces rendered by earlier runs, with the digests of the project's
-    /// tools and sets their keys are made from (`None`: render everything).
-    pub cache: Option<(&'a dyn PieceCache, &'a crate::cache::keys::Keys)>,
+    /// What earlier runs made, with the digests of the project's parts that
+    /// key it (`None`: make everything); reached through [`EmitContext::memo`].
+    pub(crate) memory: Option<(&'a dyn PieceCache, &'a crate::cache::keys::Keys)>,
     /// Each tool set's `tools.json`, made once for every emitter.
     pub catalogs: &'a Catalogs,
 }
@@ -30,57 +29,49 @@ impl EmitContext<'_> {
         self.catalogs.hash(self, set)
     }
 
-    /// The cache with the key of a piece made from the `index`th tool of
-    /// `set` (its digest, the set's settings, and what `extra` mixes in),
-    /// when the run has a cache.
-    pub fn cached_piece(
+    /// What `make` gives, made once for what it is made from and kept
+    /// between runs. `key` feeds the hasher everything `make` reads beyond
+    /// `tool` (which piece it is, a template's digest, a module's name);
+    /// with `tool`, the key covers that tool of its set and the set's
+    /// settings. An error is not kept. Without memory (`--no-cache`, a
+    /// project whose parts have no keys) this is `make()`: an emitter's
+    /// output never depends on what was kept.
+    pub fn memo<E>(
         &self,
-        set: &ToolSet,
-        index: usize,
-        extra: impl FnOnce(&mut crate::digest::Hasher),
-    ) -> Option<(&dyn PieceCache, crate::digest::Digest)> {
-        let (cache, keys) = self.cache?;
-        Some((cache, keys.piece(set, index, extra)?))
+        tool: Option<(&ToolSet, usize)>,
+        key: impl FnOnce(&mut crate::digest::Hasher),
+        make: impl FnOnce() -> Result<String, E>,
+    ) -> Result<String, E> {
+        let kept = self.memory.and_then(|(cache, keys)| {
+            let key = match tool {
+                Some((set, index)) => keys.piece(set, index, key)?,
+                None => {
+                    let mut h = crate::digest::Hasher::new();
+                    key(&mut h);
+                    h.finish()
+                }
+            };
+            Some((cache, key))
+        });
+        crate::cache::memo(kept, make)
     }
 
-    /// The text `what` of the `index`th tool of `set`, from the cache, else
-    /// made by `make` (from that tool and the set's settings only) and kept.
-    pub fn piece_text(
+    /// [`EmitContext::memo`] of the text `what` that `make` makes from the
+    /// `index`th tool of `set` and the set's settings alone.
+    pub fn tool_text(
         &self,
-        set: &ToolSet,
-        index: usize,
+        (set, index): (&ToolSet, usize),
         what: &str,
         make: impl FnOnce() -> String,
     ) -> String {
-        cached_or_made(self.text_piece(set, index, what), make)
-    }
-
-    /// Adds the file at `path` whose contents are [`EmitContext::piece_text`]
-    /// `what`: unread when the sink of `files` holds them already.
-    pub fn add_piece_file(
-        &self,
-        files: &mut GeneratedFiles,
-        (set, index): (&ToolSet, usize),
-        what: &str,
-        path: String,
-        make: impl FnOnce() -> String,
-    ) {
-        let piece = self.text_piece(set, index, what);
-        if !add_held(files, piece, &path) {
-            files.add(path, cached_or_made(piece, make));
-        }
-    }
-
-    /// The cache with the key of the text `what` of the `index`th tool of `set`.
-    pub(crate) fn text_piece(
-        &self,
-        set: &ToolSet,
-        index: usize,
-        what: &str,
-    ) -> Option<(&dyn PieceCache, crate::digest::Digest)> {
-        self.cached_piece(set, index, |h| {
-            h.str(what);
-        })
+        let made = self.memo(
+            Some((set, index)),
+            |h| {
+                h.str(what);
+            },
+            || Ok::<_, std::convert::Infallible>(make()),
+        );
+        made.unwrap_or_else(|never| match never {})
     }
 }
 
@@ -126,98 +117,34 @@ impl Output<'_> {
         templates.render_file(name, context, path, self.files, self.diags);
     }
 
-    /// [`Output::render`] of a piece the cache may hold: `piece` is the cache
-    /// with the key of everything the context is made from (see
-    /// [`EmitContext::cached_piece`]); the templates' digest, the template's
-    /// name and the path are mixed in here. `context` is made only when the
-    /// cache does not hold the piece.
-    pub fn render_piece<C: serde::Serialize>(
+    /// [`Output::render`] of a file kept between runs ([`EmitContext::memo`]):
+    /// `tool` and `key` say what `context` is made from; the templates'
+    /// digest, the template's name and the path are mixed in here.
+    /// `context` is made only when the file is not kept.
+    #[allow(clippy::too_many_arguments)]
+    pub fn render_memo<C: serde::Serialize>(
         &mut self,
-        piece: Option<(&dyn PieceCache, crate::digest::Digest)>,
+        cx: &EmitContext<'_>,
+        (tool, key): (
+            Option<(&ToolSet, usize)>,
+            impl FnOnce(&mut crate::digest::Hasher),
+        ),
         templates: &crate::templates::Templates,
         name: &str,
         path: String,
         context: impl FnOnce() -> C,
     ) {
-        let key = piece.map(|(cache, key)| {
-            let key = crate::digest::Hasher::new()
-                .str("template piece")
+        let key = |h: &mut crate::digest::Hasher| {
+            h.str("rendered")
                 .digest(templates.digest())
                 .str(name)
-                .str(&path)
-                .digest(key)
-                .finish();
-            (cache, key)
-        });
-        self.render_kept(key, templates, name, path, context);
-    }
-
-    /// Adds the file at `path` that the cache keeps under `key` (unread when
-    /// the sink holds it already), else renders template `name` with
-    /// `context()` and keeps it.
-    fn render_kept<C: serde::Serialize>(
-        &mut self,
-        key: Option<(&dyn PieceCache, crate::digest::Digest)>,
-        templates: &crate::templates::Templates,
-        name: &str,
-        path: String,
-        context: impl FnOnce() -> C,
-    ) {
-        if add_held(self.files, key, &path) {
-            return;
-        }
-        match cached_text(key, || templates.render(name, context())) {
+                .str(&path);
+            key(h);
+        };
+        match cx.memo(tool, key, || templates.render(name, context())) {
             Ok(text) => self.files.add(path, text),
             Err(e) => self.diags.push(e.diagnostic()),
         }
-    }
-
-    /// [`Output::render`] of a file made from many tools (a tool set's page,
-    /// the site's summary) whose context says only part of each, so that it
-    /// is often the same when a tool changed: kept in `cache` by the digest
-    /// of the context's JSON form (with the templates' digest, the
-    /// template's name and the path), and not rendered again while that is
-    /// the same. `by` is [`ContextJson::of`] `context`.
-    pub fn render_by_context(
-        &mut self,
-        by: Option<&ContextJson<'_>>,
-        templates: &crate::templates::Templates,
-        name: &str,
-        path: String,
-        context: &impl serde::Serialize,
-    ) {
-        let key = by.map(|by| {
-            let key = crate::digest::Hasher::new()
-                .str("template file by context")
-                .digest(templates.digest())
-                .str(name)
-                .str(&path)
-                .bytes(&by.json)
-                .finish();
-            (by.cache, key)
-        });
-        self.render_kept(key, templates, name, path, || context);
-    }
-}
-
-/// A context's JSON form, which keys the files rendered from it by
-/// [`Output::render_by_context`]: made once for all of them (the docs'
-/// site context lists every tool, and four files are rendered from it).
-pub struct ContextJson<'a> {
-    cache: &'a dyn PieceCache,
-    json: Vec<u8>,
-}
-
-impl<'a> ContextJson<'a> {
-    /// `None` without a cache (nothing is kept) or a context that does not
-    /// serialize (it is rendered every time).
-    pub fn of(
-        cache: Option<&'a dyn PieceCache>,
-        context: &impl serde::Serialize,
-    ) -> Option<ContextJson<'a>> {
-        let cache = cache?;
-        let json = serde_json::to_vec(context).ok()?;
-        Some(ContextJson { cache, json })
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::emit::{self, GeneratedFiles};
 use crate::ir::{Format, Project};
 use crate::load::{self, Loaded};
-use crate::output::{self, Known, Prune};
+use crate::output::{self, Prune, Recorded};
 use crate::progress::Progress;
 use std::sync::Arc;
 use std::time::Instant;
@@ -29,8 +29,9 @@ impl Generator {
         if !self.accepts(&loaded) {
             return Err(GenerateError::Invalid(Box::new(loaded)));
         }
-        let stream =
-            Arc::new(output::Streamed::open(out, Known::default()).map_err(GenerateError::Output)?);
+        let stream = Arc::new(
+            output::Streamed::open(out, Recorded::default()).map_err(GenerateError::Output)?,
+        );
         let mut files = GeneratedFiles::passing_to(stream.clone());
         for set in &loaded.project.tool_sets {
             for tool in &set.tools {

@@ -36,7 +36,7 @@ use crate::emit::{self, GeneratedFiles, RustLayout};
 use crate::files::FileSink;
 use crate::ir::{Format, OutputKind, Project, RuntimeSource};
 use crate::load::{self, LoadOptions, Loaded};
-use crate::output::{self, CheckReport, Known, OutputError, Prune, WriteReport};
+use crate::output::{self, CheckReport, OutputError, Prune, Recorded, WriteReport};
 use crate::progress::Progress;
 use crate::templates::RunTemplates;
 
@@ -422,7 +422,7 @@ impl Generator {
         let cx = emit::EmitContext {
             options: &self.emit,
             templates: templates.as_ref(),
-            cache,
+            memory: cache,
             catalogs: &catalogs,
         };
         let total = emitters.len();
@@ -470,7 +470,7 @@ impl Generator {
     fn render_into(
         &self,
         out: &Path,
-        known: Known,
+        known: Recorded,
         timings: &mut Timings,
         loaded: Loaded,
         cache: Option<(&dyn PieceCache, &Keys)>,
@@ -521,7 +521,7 @@ impl Generator {
             let loaded = self.load();
             timings.load = started.elapsed();
             return self
-                .render_into(out, Known::default(), &mut timings, loaded, None)
+                .render_into(out, Recorded::default(), &mut timings, loaded, None)
                 .map(|(done, _)| done);
         };
         let out = self.out_dir.as_deref().ok_or(GenerateError::NoOutDir)?;
@@ -578,7 +578,7 @@ impl Generator {
         // here on makes the stamp stale, never wrongly fresh.
         let mut stamp = self.stamp_of(&cache, config, &loaded, found);
         let cached = keys.as_ref().map(|k| (&cache as &dyn PieceCache, k));
-        let known = previous.map(RunStamp::into_known).unwrap_or_default();
+        let known = previous.map(RunStamp::into_outputs).unwrap_or_default();
         let done = self.render_into(out, known, &mut timings, loaded, cached);
         cache.flush();
         let (done, stream) = match done {
@@ -589,9 +589,7 @@ impl Generator {
             }
         };
         let recorded = match (&mut stamp, &done.files) {
-            (Some(s), Some(files)) => {
-                s.record_outputs(out, files, &stream.take_digests(), stream.known())
-            }
+            (Some(s), Some(files)) => s.record_outputs(out, files, &stream.take_digests()),
             _ => false,
         };
         match stamp {

@@ -579,10 +579,13 @@ pub fn apply_lints(loaded: &mut Loaded, cli: &[(String, LintLevel)]) {
 }
 
 /// For unit tests: `specs` (MCP tool JSON, each written as `tool_<i>.json`)
-/// loaded from a fresh temporary directory (`tag` names it), which is removed.
+/// loaded from a fresh temporary directory (`tag` names it, with a count:
+/// tests running side by side may load from one helper), which is removed.
 #[cfg(test)]
 pub(crate) fn load_json_specs(tag: &str, specs: &[serde_json::Value]) -> Loaded {
-    let dir = std::env::temp_dir().join(format!("toolgen-{tag}-{}", std::process::id()));
+    static LOADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("toolgen-{tag}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     for (i, spec) in specs.iter().enumerate() {

@@ -18,7 +18,7 @@ mod error;
 
 pub use self::error::OutputError;
 use self::error::{checked_join, err};
-pub use crate::cache::record::{Known, Recorded};
+pub use crate::cache::record::Recorded;
 
 use std::collections::{BTreeSet, HashSet};
 use std::io;
@@ -163,7 +163,7 @@ pub fn check(dir: &Path, files: &GeneratedFiles, prune: Prune) -> Result<CheckRe
 /// removes stale files that toolgen wrote before. Old or new: see
 /// [`write_known`].
 pub fn write(dir: &Path, files: &GeneratedFiles, prune: Prune) -> Result<WriteReport, OutputError> {
-    write_known(dir, files, prune, &Known::default())
+    write_known(dir, files, prune, &Recorded::default())
 }
 
 pub use crate::source::{FileStamp, Stamps};
@@ -205,7 +205,7 @@ pub fn write_known(
     dir: &Path,
     files: &GeneratedFiles,
     prune: Prune,
-    known: &Known,
+    known: &Recorded,
 ) -> Result<WriteReport, OutputError> {
     write_listed(&Stamps::new(dir), files, &file_list(files), prune, known)
 }
@@ -216,7 +216,7 @@ fn write_listed(
     files: &GeneratedFiles,
     list: &[u8],
     prune: Prune,
-    known: &Known,
+    known: &Recorded,
 ) -> Result<WriteReport, OutputError> {
     let dir = stamps.root();
     let mut report = WriteReport::default();
@@ -231,7 +231,7 @@ fn write_listed(
         // Staged whole beside its place (plain writes: nothing there can be
         // seen half written) and renamed into place at once; a run stopped
         // midway leaves only the staging directory, which the next removes.
-        return Streamed::open(dir, Known::default())?.finish(files, prune);
+        return Streamed::open(dir, Recorded::default())?.finish(files, prune);
     }
     recover(dir)?;
     report.unchanged = files.passed().count();
@@ -459,10 +459,9 @@ pub struct Streamed {
     stamps: Stamps,
     /// The staging directory of a fresh directory, and the directories made in it.
     fresh: Option<(PathBuf, Mutex<HashSet<PathBuf>>)>,
-    known: Known,
-    /// The digest of every file the stream took but those it took as held
-    /// (`known` marks them), and the stamp that vouched for one it found
-    /// unchanged after all.
+    known: Recorded,
+    /// The digest of every file the stream took, and the stamp that vouched
+    /// for one it found unchanged.
     digests: Mutex<crate::digest::FastMap<String, (Digest, Option<FileStamp>)>>,
     /// The first error met while staging.
     error: Mutex<Option<OutputError>>,
@@ -473,7 +472,7 @@ impl Streamed {
     /// Starts writing into `dir`: an existing `dir` is first brought back to
     /// old or new ([`recover`]), so that files are compared with a whole tree;
     /// `known` vouches for files of the last run without reading them.
-    pub fn open(dir: &Path, known: Known) -> Result<Streamed, OutputError> {
+    pub fn open(dir: &Path, known: Recorded) -> Result<Streamed, OutputError> {
         let fresh = if dir.exists() {
             recover(dir)?;
             None
@@ -493,16 +492,10 @@ impl Streamed {
     }
 
     /// The digest of every file the stream took (the file list's too, once
-    /// finished) but those it took as held ([`Streamed::known`]), and the
-    /// stamp that vouched for one it found unchanged, moved out of it.
+    /// finished), and the stamp that vouched for one it found unchanged,
+    /// moved out of it.
     pub fn take_digests(&self) -> crate::digest::FastMap<String, (Digest, Option<FileStamp>)> {
         std::mem::take(&mut *lock(&self.digests))
-    }
-
-    /// The last run's files, marked where the stream took them as held
-    /// ([`Known::held_from`]): recorded again as they were.
-    pub fn known(&self) -> &Known {
-        &self.known
     }
 
     /// Writes what is left (the held files and the file list), then makes the
@@ -588,24 +581,6 @@ impl FileSink for Streamed {
         lock(&self.digests).insert(rel.to_owned(), (digest, stamp));
         None
     }
-
-    /// Into an existing directory, a file whose stamp vouches for contents
-    /// of `digest` is taken unread (a fresh directory holds nothing yet).
-    fn holds(&self, rel: &str, digest: Digest) -> bool {
-        if self.fresh.is_some() {
-            return false;
-        }
-        match self.known.vouched(&self.stamps, rel) {
-            Some((i, _, known)) if known == digest => {
-                // Recorded again as it was (no path copied, no lock).
-                if let Some(held) = self.known.held.get(i) {
-                    held.store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-                true
-            }
-            _ => false,
-        }
-    }
 }
 
 impl Drop for Streamed {
@@ -647,7 +622,7 @@ fn remove_empty_parents(root: &Path, file: &Path) {
 /// `digest` or not (a set-wide file that changed, megabytes for a large
 /// tool set, was read only to find it different).
 pub(super) fn unchanged(
-    known: &Known,
+    known: &Recorded,
     dir: &Stamps,
     rel: &str,
     contents: &[u8],
@@ -744,7 +719,7 @@ mod tests {
             files.add("two.json", "2\n");
         };
         {
-            let stream = std::sync::Arc::new(Streamed::open(&dir, Known::default())?);
+            let stream = std::sync::Arc::new(Streamed::open(&dir, Recorded::default())?);
             let mut files = GeneratedFiles::passing_to(stream.clone());
             add(&mut files);
             assert_eq!((files.iter().count(), files.len()), (0, 2), "nothing held");
@@ -754,7 +729,7 @@ mod tests {
             !staging.exists() && !dir.exists(),
             "an unfinished stream is undone"
         );
-        let stream = std::sync::Arc::new(Streamed::open(&dir, Known::default())?);
+        let stream = std::sync::Arc::new(Streamed::open(&dir, Recorded::default())?);
         let mut files = GeneratedFiles::passing_to(stream.clone());
         add(&mut files);
         let r = stream.finish(&files, Prune::Owned)?;
@@ -769,7 +744,7 @@ mod tests {
         // One path from two threads with different contents (which emitters
         // never do): an error, and nothing shown.
         std::fs::remove_dir_all(&dir).map_err(|e| err(&dir, e))?;
-        let stream = std::sync::Arc::new(Streamed::open(&dir, Known::default())?);
+        let stream = std::sync::Arc::new(Streamed::open(&dir, Recorded::default())?);
         let mut one = GeneratedFiles::passing_to(stream.clone());
         let mut other = one.sibling();
         one.add("same.json", "1\n");
@@ -801,7 +776,7 @@ mod tests {
         std::fs::write(dir.join(".same.json.toolgen-new"), "0\n").map_err(|e| err(&dir, e))?;
         let journal = format!("{JOURNAL_HEADER}\nwrite same.json\n{COMMIT}\n");
         std::fs::write(dir.join(JOURNAL), journal).map_err(|e| err(&dir, e))?;
-        let stream = std::sync::Arc::new(Streamed::open(&dir, Known::default())?);
+        let stream = std::sync::Arc::new(Streamed::open(&dir, Recorded::default())?);
         assert!(!dir.join(JOURNAL).exists());
         let mut files = GeneratedFiles::passing_to(stream.clone());
         files.add("same.json", "0\n");
@@ -904,10 +879,10 @@ mod tests {
         let stamp = FileStamp::read(&path);
         let recorded = |digest: Digest| {
             let entry = stamp.map(|s| ("one.json".to_owned(), s, digest));
-            Known::new(Recorded::of(entry).unwrap_or_default())
+            Recorded::of(entry).unwrap_or_default()
         };
         let known = recorded(Digest::of(b"1\n"));
-        let unchanged = |known: &Known, contents: &[u8]| {
+        let unchanged = |known: &Recorded, contents: &[u8]| {
             super::unchanged(
                 known,
                 &Stamps::new(&dir),
@@ -935,11 +910,11 @@ mod tests {
         Ok(())
     }
 
-    /// A streamed file whose stamp vouches for the digest it is to have is
-    /// taken without its contents (and counts as unchanged); one whose
-    /// stamp no longer holds, or with another digest, is not.
+    /// A streamed file whose stamp vouches for the digest of its contents is
+    /// unchanged, not read from disk; one whose stamp no longer holds is
+    /// written.
     #[test]
-    fn vouched_files_are_taken_without_their_contents() -> Result<(), OutputError> {
+    fn vouched_files_are_unchanged_unread() -> Result<(), OutputError> {
         let dir = tmpdir("held");
         let mut files = GeneratedFiles::new();
         files.add("a.json", "1\n");
@@ -953,30 +928,19 @@ mod tests {
                     Some((name.to_owned(), stamp, Digest::of(contents.as_bytes())))
                 }),
         );
-        let known = Known::new(recorded.unwrap_or_default());
+        let known = recorded.unwrap_or_default();
         let b = dir.join("b.json");
         std::fs::write(&b, "touched\n").map_err(|e| err(&b, e))?;
         let sink = std::sync::Arc::new(Streamed::open(&dir, known)?);
         let mut out = GeneratedFiles::passing_to(sink.clone());
-        assert!(!out.add_if_held("a.json", || Some(Digest::of(b"other\n"))));
-        assert!(out.add_if_held("a.json", || Some(Digest::of(b"1\n"))));
-        assert!(
-            !out.add_if_held("b.json", || Some(Digest::of(b"2\n"))),
-            "touched"
-        );
+        out.add("a.json", "1\n");
         out.add("b.json", "2\n");
+        // Vouched for by its stamp: taken unchanged; the touched one is held
+        // for the journal.
         assert_eq!(out.passed().collect::<Vec<_>>(), ["a.json"]);
-        // Taken as held: marked in the record, not among the digests.
-        let mut from = 0;
-        assert_eq!(sink.known().held_from("a.json", &mut from), Some(0));
-        assert_eq!(sink.known().held_from("b.json", &mut from), None);
-        assert!(!lock(&sink.digests).contains_key("a.json"));
         let report = sink.finish(&out, Prune::Owned)?;
         assert_eq!(report.written, vec!["b.json".to_owned()]);
         assert_eq!(std::fs::read(&b).ok().as_deref(), Some(&b"2\n"[..]));
-        // Without a sink nothing is held: the digest is not even asked for.
-        let mut plain = GeneratedFiles::new();
-        assert!(!plain.add_if_held("a.json", || unreachable!()));
         let _ = std::fs::remove_dir_all(&dir);
         Ok(())
     }

@@ -71,9 +71,9 @@ const REGISTRY_ENTRY: &str = "csharp/registry_entry.cs.jinja";
 /// escaped literal can be.
 const STAND_IN: &str = "@@toolgen registry entry@@";
 
-/// A tool set's registry. With the cache and the built-in templates, each
-/// tool's entry is rendered on its own (the entry template, which the
-/// registry includes per tool) and kept by the tool's piece key, and the
+/// A tool set's registry. With memory of earlier runs and the built-in
+/// templates, each tool's entry is rendered on its own (the entry template,
+/// which the registry includes per tool) and kept by the tool's key, and the
 /// registry is rendered around one stand-in tool, whose entry the tools'
 /// entries then replace: an edit of one tool renders one entry, and no other
 /// tool's schema is read. An overridden template is rendered whole (it might
@@ -89,7 +89,7 @@ fn registry_text(
         .overridden()
         .iter()
         .any(|(n, _)| n == REGISTRY || n == REGISTRY_ENTRY);
-    if let Some((cache, _)) = cx.cache.filter(|_| builtin) {
+    if cx.memory.is_some() && builtin {
         let stand_in = CsSpec::stand_in();
         let mark = templates.render(REGISTRY_ENTRY, EntryContext { t: &stand_in })?;
         ctx.set.tools = vec![stand_in];
@@ -98,28 +98,20 @@ fn registry_text(
             .split_once(&mark)
             .filter(|(_, tail)| !mark.is_empty() && !tail.contains(&mark))
         {
-            // The kept entries read into their place in the file (about a
-            // megabyte for 1,000 tools), the others rendered.
-            let mut parts = Vec::with_capacity(set.tools.len() + 2);
-            parts.push(crate::cache::pieces::Part::Text(head.as_bytes().into()));
+            let mut text = head.to_owned();
             for (i, tool) in set.tools.iter().enumerate() {
                 // The entry follows from the tool and the set's settings (its
-                // time limit): what the piece key covers, with the templates.
-                let piece = cx.cached_piece(set, i, |h| {
+                // time limit): what the key covers, with the templates.
+                let key = |h: &mut crate::digest::Hasher| {
                     h.str("csharp registry entry").digest(templates.digest());
-                });
-                parts.push(crate::cache::pieces::Part::of(piece, || {
+                };
+                text.push_str(&cx.memo(Some((set, i)), key, || {
                     let spec = spec(tool, set.timeout_of(tool));
                     templates.render(REGISTRY_ENTRY, EntryContext { t: &spec })
                 })?);
             }
-            parts.push(crate::cache::pieces::Part::Text(tail.as_bytes().into()));
-            // A piece damaged since it was looked up: rendered whole below.
-            let text = crate::cache::pieces::assemble(Some(cache), &parts)
-                .and_then(|t| String::from_utf8(t).ok());
-            if let Some(text) = text {
-                return Ok(text);
-            }
+            text.push_str(tail);
+            return Ok(text);
         }
     }
     ctx.set.tools = set
@@ -434,11 +426,12 @@ impl super::context::TemplateEmitter for CSharp {
             for (i, (tool, class)) in set.tools.iter().zip(&classes).enumerate() {
                 let timeout = set.timeout_of(tool);
                 // The file is made from the tool, its class name and the set's settings.
-                let piece = cx.cached_piece(set, i, |h| {
+                let key = |h: &mut crate::digest::Hasher| {
                     h.str("csharp tool file").str(class);
-                });
-                out.render_piece(
-                    piece,
+                };
+                out.render_memo(
+                    cx,
+                    (Some((set, i)), key),
                     t,
                     "csharp/tool.cs.jinja",
                     format!("csharp/{}/{class}.cs", set.name),

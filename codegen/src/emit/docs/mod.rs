@@ -438,11 +438,11 @@ impl super::context::TemplateEmitter for Docs {
         for set in &project.tool_sets {
             for (i, tool) in set.tools.iter().enumerate() {
                 // A page is made from its tool and the set's settings.
-                let piece = cx.cached_piece(set, i, |h| {
-                    h.str("docs tool page");
-                });
-                out.render_piece(
-                    piece,
+                out.render_memo(
+                    cx,
+                    (Some((set, i)), |h: &mut crate::digest::Hasher| {
+                        h.str("docs tool page");
+                    }),
                     templates.for_set(set),
                     "docs/tool.md.jinja",
                     format!("docs/src/{}/{}", set.name, page_name(tool)),
@@ -451,12 +451,18 @@ impl super::context::TemplateEmitter for Docs {
             }
             let set_ctx = set_context(set);
             let page = SetPage { set: &set_ctx };
-            out.render_by_context(
-                super::context::ContextJson::of(cx.cache.map(|(c, _)| c), &page).as_ref(),
+            // Made from part of each tool only: often the same when a tool
+            // changed, so kept by the digest of its context.
+            let by = context_digest(&page);
+            out.render_memo(
+                cx,
+                (None, |h: &mut crate::digest::Hasher| {
+                    h.debug(&by);
+                }),
                 templates.for_set(set),
                 "docs/set.md.jinja",
                 format!("docs/src/{}/index.md", set.name),
-                &page,
+                || &page,
             );
             sets.push(set_ctx);
         }
@@ -473,14 +479,25 @@ impl super::context::TemplateEmitter for Docs {
             by_tier: counts(all.clone().map(|t| t.tier.value.as_str())),
             by_safety: counts(all.map(safety_word)),
         };
-        let by = super::context::ContextJson::of(cx.cache.map(|(c, _)| c), &ctx);
+        let by = context_digest(&ctx);
         for (name, path) in [
             ("docs/index.md.jinja", "docs/src/index.md"),
             ("docs/SUMMARY.md.jinja", "docs/src/SUMMARY.md"),
             ("docs/book.toml.jinja", "docs/book.toml"),
             ("docs/toolgen.css.jinja", "docs/theme/toolgen.css"),
         ] {
-            out.render_by_context(by.as_ref(), shared, name, path.into(), &ctx);
+            let key = |h: &mut crate::digest::Hasher| {
+                h.debug(&by);
+            };
+            out.render_memo(cx, (None, key), shared, name, path.into(), || &ctx);
         }
     }
+}
+
+/// The digest of a context's JSON form, which keys the files rendered from
+/// it; `None` when it does not serialize (nor, then, renders).
+fn context_digest(context: &impl Serialize) -> Option<crate::digest::Digest> {
+    serde_json::to_vec(context)
+        .ok()
+        .map(|json| crate::digest::Digest::of(&json))
 }

@@ -14,6 +14,7 @@ use super::post;
 use super::shared::SharedModule;
 use super::type_space::{Impls, typify};
 use crate::diag::{Diagnostic, rule};
+use crate::emit::context::EmitContext;
 use crate::ident;
 use crate::ir::{RustSerde, Tool, ToolSet};
 
@@ -372,7 +373,7 @@ fn set_decls(mods: &[syn::Ident], shared: Option<&SharedModule>) -> TokenStream 
 }
 
 /// One tool's parts of its set's module, formatted on their own (on the
-/// thread that builds the tool's file, and kept in the run's cache with it):
+/// thread that builds the tool's file, and kept between runs with it):
 /// its method of the trait, its entry of the table and its typed call
 /// function. [`set_module_text`] puts them between the set's own lines;
 /// prettyplease lays each out alone the same as inside the whole file, so
@@ -381,8 +382,8 @@ fn set_decls(mods: &[syn::Ident], shared: Option<&SharedModule>) -> TokenStream 
 /// large set: formatting them as one tree took more memory than anything
 /// else at the end of a run).
 ///
-/// Held as one text, the cache's form itself when taken from it (a header of
-/// the parts' lengths, then the parts): a part is a range of it, so taking
+/// Held as one text, the form kept between runs itself (a header of the
+/// parts' lengths, then the parts): a part is a range of it, so taking
 /// 1,000 tools' fragments back copies nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fragments {
@@ -439,8 +440,8 @@ impl Fragments {
         })
     }
 
-    /// The method, the entry, the typed call and the arm, in the cache's
-    /// form ([`Fragments::to_bytes`]).
+    /// The method, the entry, the typed call and the arm, in the form kept
+    /// between runs ([`Fragments::into_text`]).
     pub fn of(parts: [&str; 4]) -> Fragments {
         let header = parts.map(|p| p.len().to_string()).join(" ") + "\n";
         let mut text =
@@ -454,15 +455,14 @@ impl Fragments {
         Fragments { text, bounds }
     }
 
-    /// The parts in one text (for the cache): each part's length, then the
-    /// parts.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.text.clone().into_bytes()
+    /// The parts in one text (as kept between runs): each part's length,
+    /// then the parts.
+    pub fn into_text(self) -> String {
+        self.text
     }
 
-    /// What [`Fragments::to_bytes`] wrote; `None` for anything else.
-    pub fn from_bytes(bytes: Vec<u8>) -> Option<Fragments> {
-        let text = String::from_utf8(bytes).ok()?;
+    /// What [`Fragments::into_text`] gave; `None` for anything else.
+    pub fn from_text(text: String) -> Option<Fragments> {
         let (lengths, _) = text.split_once('\n')?;
         let mut bounds = [lengths.len() + 1; 5];
         let mut lengths = lengths.split(' ');
@@ -517,16 +517,17 @@ fn between(text: &str) -> String {
 /// [`Fragments`] (in tool order) and the set's own lines, formatted on
 /// their own: the same text as formatting [`set_module`], for a fraction of
 /// the work, and none of it again for a tool whose fragments were cached.
-/// Each fragment is dropped once it is in the text. With a cache, the
-/// set's `register` and `for_each` macro (a line or more per tool,
-/// formatted whole) are kept by what they are made from: the set's name and
-/// its tools' modules and ids, which a change to a tool's spec rarely touches.
+/// Each fragment is dropped once it is in the text. The set's head and its
+/// `register` and `for_each` macro (a line or more per tool, formatted
+/// whole) are kept between runs by what they are made from: the set's name
+/// and its tools' modules and ids, which a change to a tool's spec rarely
+/// touches.
 pub fn set_module_text(
     inputs: &SetInputs<'_>,
     fragments: Vec<Fragments>,
-    cache: Option<&dyn crate::cache::keys::PieceCache>,
+    cx: &EmitContext<'_>,
 ) -> String {
-    spliced(inputs, fragments, cache).unwrap_or_else(|| {
+    spliced(inputs, fragments, cx).unwrap_or_else(|| {
         let m = set_module(inputs);
         super::ast::unparse(m.attrs, m.items)
     })
@@ -538,7 +539,7 @@ pub fn set_module_text(
 fn spliced(
     inputs: &SetInputs<'_>,
     fragments: Vec<Fragments>,
-    cache: Option<&dyn crate::cache::keys::PieceCache>,
+    cx: &EmitContext<'_>,
 ) -> Option<String> {
     let set = inputs.set;
     if set.tools.is_empty() || fragments.len() != set.tools.len() {
@@ -554,11 +555,11 @@ fn spliced(
     let head = table_head(set, inputs.catalog_hash);
     let table_opened = format(quote!(#head pub static TOOLS: &[ToolInfo] = &[];));
     let table_open = table_opened.strip_suffix("pub static TOOLS: &[ToolInfo] = &[];\n")?;
-    let mut out = set_module_head(inputs, &mods, cache);
+    let mut out = set_module_head(inputs, &mods, cx);
     // `dispatch` with its last arm only, the tools' arms put before it.
     let opened = format(dispatch_fn(&[], &name, &[]));
     let at = opened.find(&format!("\n{MATCH_LINE}"))? + 1 + MATCH_LINE.len();
-    let tail = set_module_tail(inputs, &name, &mods, cache);
+    let tail = set_module_tail(inputs, &name, &mods, cx);
     // Sized once: the module of thousands of tools is megabytes, and a
     // string that doubles as it grows holds up to twice that.
     let parts: usize = fragments.iter().map(Fragments::len).sum();
@@ -582,60 +583,45 @@ fn spliced(
     Some(out)
 }
 
-/// The set module's head (its doc, imports and module declarations), from
-/// the cache when it has it: else a line per tool is built, parsed and laid
-/// out again on every run.
-fn set_module_head(
-    inputs: &SetInputs<'_>,
-    mods: &[syn::Ident],
-    cache: Option<&dyn crate::cache::keys::PieceCache>,
-) -> String {
+/// The set module's head (its doc, imports and module declarations): a line
+/// per tool, built, parsed and laid out.
+fn set_module_head(inputs: &SetInputs<'_>, mods: &[syn::Ident], cx: &EmitContext<'_>) -> String {
     let set = inputs.set;
-    let key = cache.map(|c| {
-        let key = crate::digest::Hasher::new()
-            .str("rust set module head")
+    let key = |h: &mut crate::digest::Hasher| {
+        h.str("rust set module head")
             .str(&set.name)
             .str(inputs.regenerate)
             .hash(&inputs.modules)
-            .hash(&inputs.shared.map(|s| &s.module))
-            .finish();
-        (c, key)
+            .hash(&inputs.shared.map(|s| &s.module));
+    };
+    let head = cx.memo(None, key, || {
+        let decls = set_decls(mods, inputs.shared);
+        let decls: syn::File = syn::parse_quote!(#decls);
+        let head = super::ast::unparse(set_doc(set, inputs.regenerate), decls.items);
+        Ok::<_, std::convert::Infallible>(head)
     });
-    let head: Result<String, std::convert::Infallible> =
-        crate::cache::pieces::cached_text(key, || {
-            let decls = set_decls(mods, inputs.shared);
-            let decls: syn::File = syn::parse_quote!(#decls);
-            Ok(super::ast::unparse(
-                set_doc(set, inputs.regenerate),
-                decls.items,
-            ))
-        });
     head.unwrap_or_else(|never| match never {})
 }
 
-/// The set module's end (`register`, the `for_each_tool` macro), from the
-/// cache when it has it.
+/// The set module's end (`register`, the `for_each_tool` macro).
 fn set_module_tail(
     inputs: &SetInputs<'_>,
     name: &syn::Ident,
     mods: &[syn::Ident],
-    cache: Option<&dyn crate::cache::keys::PieceCache>,
+    cx: &EmitContext<'_>,
 ) -> String {
     let set = inputs.set;
-    let key = cache.map(|c| {
+    let key = |h: &mut crate::digest::Hasher| {
         let ids: Vec<&str> = set.tools.iter().map(|t| t.id.value.as_str()).collect();
-        let key = crate::digest::Hasher::new()
-            .str("rust set module tail")
+        h.str("rust set module tail")
             .str(&set.name)
             .hash(&inputs.modules)
-            .hash(&ids)
-            .finish();
-        (c, key)
+            .hash(&ids);
+    };
+    let tail = cx.memo(None, key, || {
+        let tail = format(register_fn(name, mods)) + &format(for_each_macro(set, mods));
+        Ok::<_, std::convert::Infallible>(tail)
     });
-    let tail: Result<String, std::convert::Infallible> =
-        crate::cache::pieces::cached_text(key, || {
-            Ok(format(register_fn(name, mods)) + &format(for_each_macro(set, mods)))
-        });
     tail.unwrap_or_else(|never| match never {})
 }
 
@@ -919,39 +905,48 @@ mod tests {
             };
             let whole = set_module(&inputs);
             let whole = super::super::ast::unparse(whole.attrs, whole.items);
-            let text = set_module_text(&inputs, fragments.clone().unwrap_or_default(), None);
+            let (options, catalogs) = (Default::default(), Default::default());
+            let mut cx = EmitContext {
+                options: &options,
+                templates: None,
+                memory: None,
+                catalogs: &catalogs,
+            };
+            let text = set_module_text(&inputs, fragments.clone().unwrap_or_default(), &cx);
             assert_eq!(text, whole);
             let from_cache: Vec<Fragments> = set
                 .tools
                 .iter()
                 .zip(&modules)
                 .filter_map(|(t, m)| Fragments::new(&set, t, m))
-                .filter_map(|f| Fragments::from_bytes(f.to_bytes()))
+                .filter_map(|f| Fragments::from_text(f.into_text()))
                 .collect();
             if spliced {
                 assert_eq!(from_cache, fragments_again(&set, &modules));
-                let odd: [&[u8]; 7] = [
-                    b"",
-                    b"1 1 1\nabc",
-                    b"1 1 1 1\nabcde",
-                    b"1 1 1 1\nabc",
-                    b"1 1 1 1 0\nabcd",
-                    b"1 1 1 x\nabcd",
-                    "1 1 1 1\n\u{e9}cd".as_bytes(),
+                let odd = [
+                    "",
+                    "1 1 1\nabc",
+                    "1 1 1 1\nabcde",
+                    "1 1 1 1\nabc",
+                    "1 1 1 1 0\nabcd",
+                    "1 1 1 x\nabcd",
+                    "1 1 1 1\n\u{e9}cd",
                 ];
-                for bytes in odd {
-                    assert_eq!(Fragments::from_bytes(bytes.to_vec()), None, "{bytes:?}");
+                for text in odd {
+                    assert_eq!(Fragments::from_text(text.to_owned()), None, "{text:?}");
                 }
                 let all = [Section::Method, Section::Entry, Section::Call, Section::Arm];
-                let parts = Fragments::from_bytes(b"1 2 0 1\nabcd".to_vec())
+                let parts = Fragments::from_text("1 2 0 1\nabcd".to_owned())
                     .map(|f| all.map(|p| f.part(p).to_owned()));
                 assert_eq!(parts, Some(["a", "bc", "", "d"].map(str::to_owned)));
                 // With a cache: the same text when the head and the tail
                 // are made and kept, and when they are taken back.
                 let cache = crate::cache::keys::MemoryCache::default();
+                let keys = crate::cache::keys::Keys::default();
+                cx.memory = Some((&cache, &keys));
                 for _ in 0..2 {
                     let fragments = fragments.clone().unwrap_or_default();
-                    assert_eq!(set_module_text(&inputs, fragments, Some(&cache)), whole);
+                    assert_eq!(set_module_text(&inputs, fragments, &cx), whole);
                 }
                 let counted = |n: &std::sync::atomic::AtomicUsize| {
                     n.load(std::sync::atomic::Ordering::Relaxed)

@@ -38,7 +38,7 @@ use self::items::FileItems;
 use self::shared::SharedModule;
 use super::context::{EmitContext, EmitOptions, Emitter, RustLayout};
 use crate::diag::{Diagnostic, rule};
-use crate::digest::{Digest, Hasher};
+use crate::digest::Hasher;
 use crate::files::GeneratedFiles;
 use crate::ident;
 use crate::ir::{Project, RuntimeSource, Spanned, ToolSet};
@@ -130,13 +130,12 @@ struct ToolFile {
     diags: Vec<Diagnostic>,
 }
 
-/// The tools' files of a set for the crate layout. A file the run's cache
-/// holds (keyed by [`tool_key`]) is taken from it; the others are built on
-/// every core ([`crate::par`]), all with the one shared module, and kept in
-/// the cache.
+/// The tools' files of a set for the crate layout, built on every core
+/// ([`crate::par`]) with the one shared module, each kept between runs
+/// ([`EmitContext::memo`]) when built without a problem.
 /// Each file is added (at `path(module)`) to a sibling of `out` as soon as
 /// it is made, so that a sink takes it then; the files come back in tool
-/// order, so the output does not depend on timing or on the cache.
+/// order, so the output does not depend on timing or on what was kept.
 fn tool_files(
     set: &ToolSet,
     modules: &[String],
@@ -146,103 +145,48 @@ fn tool_files(
     regenerate: &str,
     tick: &(dyn Fn() + Sync),
 ) -> Vec<ToolFile> {
-    let n = set.tools.len();
-    let keys: Vec<Option<(Digest, Digest)>> = (0..n)
-        .map(|i| {
-            let tool = cx.cache?.1.tool(set, i)?;
-            let (_, fragments) = cx.cached_piece(set, i, |h| {
-                h.str("rust set module fragments").str(&modules[i]);
-            })?;
-            let shared = shared.map(|s| (s, &set.tools[i]));
-            Some((
-                tool_key(tool, shared, set.rust_serde(), regenerate),
-                fragments,
-            ))
-        })
-        .collect();
-    let cache = cx.cache.map(|(c, _)| c);
-    let cached = |key: Option<Digest>| cache.zip(key).and_then(|(c, k)| c.get(k));
-    let handed_on = |i: usize, text: String| {
-        let mut file = out.sibling();
-        file.add(path(&modules[i]), text);
-        file
-    };
-    // Taken from the cache on every core too: one file's check (a `statx`
-    // of the file, the fragments read and decoded) is small, but there is
-    // one per tool, and this emitter has the most of them.
-    let mut files: Vec<Option<ToolFile>> = crate::par::map(n, |i| {
-        let key = &keys[i];
-        let fragments = Some(items::Fragments::from_bytes(cached(key.map(|k| k.1))?)?);
-        // Unread when the sink holds it already.
-        let mut file = out.sibling();
-        let piece = cache.zip(key.map(|k| k.0));
-        if !crate::cache::pieces::add_held(&mut file, piece, &path(&modules[i])) {
-            let text = String::from_utf8(cached(key.map(|k| k.0))?).ok()?;
-            file = handed_on(i, text);
-        }
-        tick();
-        Some(ToolFile {
-            file,
-            fragments,
-            diags: Vec::new(),
-        })
-    });
-    let missing: Vec<usize> = (0..n).filter(|&i| files[i].is_none()).collect();
-    let build = |shared: Option<&SharedModule>, i: usize| {
-        let mut diags = Vec::new();
+    let serde = set.rust_serde();
+    crate::par::map(set.tools.len(), |i| {
         let tool = &set.tools[i];
-        let text =
-            items::tool_module_text(tool, (shared, set.rust_serde()), regenerate, &mut diags);
-        let fragments = items::Fragments::new(set, tool, &modules[i]);
-        tick();
-        // Kept in the cache here, before the text is handed on: only a
-        // file built without a problem.
-        if let (Some(cache), Some((key, fragments_key)), Some(text), true) =
-            (cache, keys[i], &text, diags.is_empty())
-        {
-            cache.put(key, text.as_bytes());
-            if let Some(f) = &fragments {
-                cache.put(fragments_key, &f.to_bytes());
+        // What the file is made from beyond the tool and the set's settings:
+        // the regenerate command of its header, and the shared module when
+        // the tool has definitions (what it refers to instead of its own
+        // follows from them and the module).
+        let replaced = shared
+            .filter(|_| tool.input.value.has_defs() || tool.output.value.has_defs())
+            .map(|s| s.digest);
+        let key = |h: &mut Hasher| {
+            h.str("rust tool file").str(regenerate).debug(&replaced);
+        };
+        let (text, diags) = match cx.memo(Some((set, i)), key, || {
+            let mut diags = Vec::new();
+            match items::tool_module_text(tool, (shared, serde), regenerate, &mut diags) {
+                Some(text) if diags.is_empty() => Ok(text),
+                text => Err((text, diags)),
             }
+        }) {
+            Ok(text) => (Some(text), Vec::new()),
+            Err(made) => made,
+        };
+        let key = |h: &mut Hasher| {
+            h.str("rust set module fragments").str(&modules[i]);
+        };
+        let fragments = cx.memo(Some((set, i)), key, || {
+            items::Fragments::new(set, tool, &modules[i])
+                .map(items::Fragments::into_text)
+                .ok_or(())
+        });
+        tick();
+        let mut file = out.sibling();
+        if let Some(text) = text {
+            file.add(path(&modules[i]), text);
         }
         ToolFile {
-            file: text.map(|t| handed_on(i, t)).unwrap_or_default(),
-            fragments,
+            file,
+            fragments: fragments.ok().and_then(items::Fragments::from_text),
             diags,
         }
-    };
-    let built = crate::par::map_with(missing.len(), || (), |_, m| build(shared, missing[m]));
-    for (&i, file) in missing.iter().zip(built) {
-        files[i] = Some(file);
-    }
-    files.into_iter().flatten().collect()
-}
-
-/// What a tool's file is rendered from: the tool as read (its `digest`, of
-/// every field, its locations too, which order its members), the shared
-/// module when the tool has definitions (what it refers to instead of its
-/// own follows from them and the module: [`SharedModule::digest`]), the
-/// set's `rustSerde`, and the regenerate command of its header. Nothing of
-/// the schemas is read. (A tool's parts of the
-/// set module are keyed by [`super::context::EmitContext::cached_piece`]: the tool,
-/// the set's settings, the module's name.)
-fn tool_key(
-    digest: Digest,
-    shared: Option<(&SharedModule, &crate::ir::Tool)>,
-    serde: crate::ir::RustSerde,
-    regenerate: &str,
-) -> Digest {
-    // A schema without definitions has nothing to replace.
-    let replaced = shared
-        .filter(|(_, tool)| tool.input.value.has_defs() || tool.output.value.has_defs())
-        .map(|(s, _)| s.digest);
-    Hasher::new()
-        .str("rust tool file")
-        .str(regenerate)
-        .digest(digest)
-        .str(serde.as_str())
-        .debug(&replaced)
-        .finish()
+    })
 }
 
 /// The runtime source the generated crate uses: the command line's, else
@@ -337,8 +281,7 @@ impl Emitter for RustCrate {
                     if let Some(p) = parts {
                         let hash = cx.catalog_hash(set);
                         let inputs = p.inputs(set, &regenerate, &hash);
-                        let cache = cx.cache.map(|(c, _)| c);
-                        let text = items::set_module_text(&inputs, fragments, cache);
+                        let text = items::set_module_text(&inputs, fragments, cx);
                         out.add(format!("rust/src/{dir}/mod.rs"), text);
                         texts.push(dir.clone());
                     }
