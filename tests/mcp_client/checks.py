@@ -15,3 +15,18 @@ def check(condition, what):
 
 def passed():
     return PASSED
+
+
+def check_texture_content(content, mode):
+    """A texture's `asset.info` (the demo server): its output's text copy, then its
+    preview as an image and its `.meta` as an embedded text resource."""
+    import base64
+
+    kinds = [c.type for c in content]
+    check(kinds == ["text", "image", "resource"], f"{mode}content blocks after the output: {kinds}")
+    image = content[1]
+    check(image.mime_type == "image/png", f"{mode}an image/png block")
+    check(base64.b64decode(image.data).startswith(b"\x89PNG\r\n\x1a\n"), f"{mode}the image is a PNG")
+    meta = content[2].resource
+    check(str(meta.uri) == "unity://Assets/Textures/Logo.png.meta", f"{mode}the resource's URI: {meta.uri}")
+    check(meta.mime_type == "text/yaml" and meta.text.startswith("guid: "), f"{mode}the resource's text")

@@ -11,7 +11,7 @@ import sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from checks import check, passed
+from checks import check, check_texture_content, passed
 
 
 async def main(server):
@@ -41,6 +41,10 @@ async def main(server):
             roots = result.structured_content["rootObjects"]
             check([r["name"] for r in roots] == ["Main Camera", "Root", "Canvas"], "root objects in sibling order")
             check(json.loads(result.content[0].text) == result.structured_content, "text content mirrors structuredContent")
+
+            texture = await session.call_tool("asset.info", {"assetPath": "Assets/Textures/Logo.png"})
+            check(texture.structured_content["type"] == "Texture2D", "asset.info answers")
+            check_texture_content(texture.content, "")
 
             moved = await session.call_tool("go.setParent", {"childPath": "Root/Enemies/Goblin", "parentPath": "Root/Enemies/Container"})
             check(moved.structured_content["newHierarchyPath"] == "Root/Enemies/Container/Goblin", "go.setParent reparents")

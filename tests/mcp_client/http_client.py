@@ -18,7 +18,7 @@ import urllib.request
 import httpx2
 from mcp import Client
 
-from checks import check, passed
+from checks import check, check_texture_content, passed
 
 CATALOG = pathlib.Path(__file__).resolve().parents[2] / "generated/catalog/editormcp/tools.json"
 TOKEN = "a-long-random-test-token-0123456789"
@@ -86,6 +86,8 @@ async def sdk_checks(url, mode):
         check(result.is_error is False, f"[{mode}] a call succeeds")
         roots = [r["name"] for r in result.structured_content["rootObjects"]]
         check(roots == ["Main Camera", "Root", "Canvas"], f"[{mode}] its structured content")
+        texture = await client.call_tool("asset.info", {"assetPath": "Assets/Textures/Logo.png"})
+        check_texture_content(texture.content, f"[{mode}] ")
         bad = await client.call_tool("scene.hierarchy.dump", {})
         check(bad.is_error is True and "scenePath" in bad.content[0].text, f"[{mode}] invalid arguments are a tool error naming the parameter")
         # Calls sent together are all answered.

@@ -56,7 +56,7 @@ const SUB_LAYERS: &[(&str, &str, &[&[&str]])] = &[(
     "server",
     &[
         // The wire writer and the waiting primitives: leaves.
-        &["wire", "sync", "structured"],
+        &["wire", "sync", "structured", "content"],
         &["compact", "client"],
         &["output"],
         // A call in flight, then what a tool is, then the tool as held.

@@ -55,6 +55,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/server/compact.rs"),
     ),
     (
+        "src/server/content.rs",
+        include_str!("../../../runtime/src/server/content.rs"),
+    ),
+    (
         "src/server/control.rs",
         include_str!("../../../runtime/src/server/control.rs"),
     ),
@@ -151,6 +155,10 @@ pub const FILES: &[(&str, &str)] = &[
 /// The runtime's `[dependencies]`, as its own Cargo.toml (with the
 /// workspace's versions and features) declares them.
 pub const DEPENDENCIES: &[(&str, &str)] = &[
+    (
+        "base64",
+        "{ version = \"0.22\", default-features = false, features = [\"alloc\"] }",
+    ),
     ("bytes", "{ version = \"1\", optional = true }"),
     ("http-body-util", "{ version = \"0.1\", optional = true }"),
     (

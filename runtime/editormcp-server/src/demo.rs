@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use serde_json::{Map, Value, json};
-use toolgen_runtime::ToolError;
+use toolgen_runtime::{Content, ToolError};
 
 pub struct Demo {
     project: Mutex<Value>,
@@ -19,20 +19,31 @@ fn s<'a>(a: &'a Args, k: &str) -> Option<&'a str> {
     a.get(k).and_then(Value::as_str)
 }
 
-/// A demo tool's answer: its output and informational diagnostics. (Not a
-/// `ToolOutput`, which holds JSON text: the server turns the output into the
-/// typed `Output` next, straight from the value.)
+/// A demo tool's answer: its output, informational diagnostics and content
+/// blocks. (Not a `ToolOutput`, which holds JSON text: the server turns the
+/// output into the typed `Output` next, straight from the value.)
 pub struct Answer {
     pub output: Value,
     pub diagnostics: Vec<String>,
+    pub content: Vec<Content>,
 }
 
 fn out(output: Value) -> Result<Answer, ToolError> {
     Ok(Answer {
         output,
         diagnostics: Vec::new(),
+        content: Vec::new(),
     })
 }
+
+/// The preview the demo shows of every texture: a PNG of one grey pixel.
+const PREVIEW_PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x7e, 0x9b,
+    0x55, 0x00, 0x00, 0x00, 0x0a, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x68, 0x00, 0x00, 0x00,
+    0x82, 0x00, 0x81, 0xda, 0x45, 0x08, 0x3b, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
+];
 
 fn unity(message: &str) -> ToolError {
     ToolError::unity(message)
@@ -312,7 +323,17 @@ impl Demo {
                     deps.sort_by(|x, y| x.as_str().cmp(&y.as_str()));
                     v["dependencies"] = json!(deps);
                 }
-                out(v)
+                // A texture's answer carries its preview and its import settings
+                // as the `.meta` text Unity keeps beside it.
+                let mut answer = out(v)?;
+                if x["type"] == "Texture2D" {
+                    let meta = format!("guid: {}\nimportSettings: {}\n", x["guid"], x["importSettings"]);
+                    answer.content = vec![
+                        Content::image(PREVIEW_PNG, "image/png"),
+                        Content::resource_text(format!("unity://{path}.meta"), Some("text/yaml"), meta),
+                    ];
+                }
+                Ok(answer)
             }),
             "asset.dependencies.graph" => self.with(|p| {
                 let root = s(a, "assetPath").unwrap_or("");

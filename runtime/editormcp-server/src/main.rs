@@ -71,6 +71,9 @@ impl DemoTools {
         for d in result.diagnostics {
             call.diagnostic(d);
         }
+        for c in result.content {
+            call.add_content(c);
+        }
         serde_json::from_value(result.output).map_err(|e| {
             ToolError::execution(format!(
                 "{id}: the demo's output does not fit the Output type: {e}"

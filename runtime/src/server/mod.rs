@@ -30,6 +30,7 @@
 
 mod client;
 mod compact;
+mod content;
 mod control;
 mod core;
 mod entry;
@@ -51,6 +52,7 @@ mod typed;
 mod wire;
 
 pub use self::client::Elicited;
+pub use self::content::{Content, EmbeddedResource, ResourceLink};
 pub use self::control::InFlight;
 pub use self::core::{
     DEFAULT_MAX_REQUEST_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_QUEUE_LIMIT, DEFAULT_TIMEOUT, Execution,
@@ -226,6 +228,69 @@ mod tests {
                 );
                 assert_eq!(answer["result"]["structuredContent"], json!(output));
             }
+        }
+    }
+
+    /// Content blocks a handler adds go out after the output's text copy and
+    /// before the diagnostics (MCP), or as the envelope's `content`; a result
+    /// of content alone (its output `null`) has the blocks only, no text copy
+    /// and no structured content. Typed and untyped handlers alike, inline
+    /// and on a worker.
+    #[test]
+    fn content_blocks_go_out_beside_the_output() {
+        let image = Content::image(b"\x89PNG", "image/png");
+        let link = Content::link("file:///plot.png", "plot.png");
+        let (i, l) = (image.clone(), link.clone());
+        let with: Handler = Arc::new(move |mut call, _| {
+            call.add_content(i.clone());
+            call.diagnostic("partial");
+            Ok(call.finish(json!({"n": 1})).with_content([l.clone()]))
+        });
+        let i = image.clone();
+        let alone: TypedHandler = Arc::new(move |call, arguments| {
+            typed_call("t.alone", call, arguments, |call, _: Map<String, Value>| {
+                call.add_content(i.clone());
+                Ok(())
+            })
+        });
+        for execution in [Execution::Inline, Execution::Worker] {
+            let s = empty()
+                .execution(execution)
+                .tool(d("t.with"), with.clone())
+                .and_then(|s| s.typed_tool(d("t.alone"), alone.clone()))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let answer = |params: &str| -> Value {
+                let request = format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#
+                );
+                let bytes = s.handle(&mut Session::default(), request.as_bytes());
+                serde_json::from_slice(&bytes.unwrap_or_default()).unwrap_or_default()
+            };
+            let to = |c: &Content| serde_json::to_value(c).unwrap_or_default();
+            let mcp = answer(r#"{"name":"t.with","arguments":{}}"#);
+            assert_eq!(
+                mcp["result"]["content"],
+                json!([
+                    {"type": "text", "text": "{\"n\":1}"},
+                    to(&image),
+                    to(&link),
+                    {"type": "text", "text": "partial"},
+                ]),
+                "{execution:?}"
+            );
+            assert_eq!(mcp["result"]["structuredContent"], json!({"n": 1}));
+            let envelope = answer(r#"{"tool":"t.with","arguments":{}}"#);
+            assert_eq!(
+                envelope["result"],
+                json!({"tool": "t.with", "output": {"n": 1}, "content": [to(&image), to(&link)],
+                    "diagnostics": ["partial"]})
+            );
+            let alone = answer(r#"{"name":"t.alone","arguments":{}}"#);
+            assert_eq!(
+                alone["result"],
+                json!({"content": [to(&image)], "isError": false}),
+                "{execution:?}"
+            );
         }
     }
 

@@ -1,12 +1,13 @@
-//! A tool's output (compact JSON text and diagnostics), and the two
-//! `tools/call` success results written from it by hand: the output is
-//! already JSON text, so the envelope copies it, MCP copies it as
+//! A tool's output (compact JSON text, content blocks and diagnostics), and
+//! the two `tools/call` success results written from it by hand: the output
+//! is already JSON text, so the envelope copies it, MCP copies it as
 //! `structuredContent` and, unless a typed output brought its escaped copy
 //! along, escapes it once as the `text` item. Both paths answer alike byte
 //! for byte.
 
 use serde_json::Value;
 
+use super::content::Content;
 use super::wire::{
     Dialect, SERVER_INFO_KEY, error_bytes, mcp_error_result, stamp_result, write_escaped,
     write_json, write_response,
@@ -25,15 +26,19 @@ pub struct ToolOutput {
     /// beside it (a typed output of an MCP call, see
     /// [`super::compact::to_string_and_text`]): MCP's `text` item, copied.
     pub(super) text: Option<String>,
+    /// Content blocks beside the output (an image, a resource, ...), in order.
+    pub content: Vec<Content>,
     /// Partial results, best-effort limits, performance notes.
     pub diagnostics: Vec<String>,
 }
 
-/// Outputs are equal when their text and diagnostics are (the escaped copy
-/// follows from the text).
+/// Outputs are equal when their text, content and diagnostics are (the
+/// escaped copy follows from the text).
 impl PartialEq for ToolOutput {
     fn eq(&self, other: &ToolOutput) -> bool {
-        self.output == other.output && self.diagnostics == other.diagnostics
+        self.output == other.output
+            && self.content == other.content
+            && self.diagnostics == other.diagnostics
     }
 }
 
@@ -42,8 +47,22 @@ impl ToolOutput {
         ToolOutput {
             output: raw_json(&output),
             text: None,
+            content: Vec::new(),
             diagnostics: Vec::new(),
         }
+    }
+
+    /// The output with content blocks after it. A tool whose result is its
+    /// content alone answers `null` as its output: MCP then gets the blocks
+    /// only (no text copy of `null`, no structured content).
+    pub fn with_content(mut self, content: impl IntoIterator<Item = Content>) -> ToolOutput {
+        self.content.extend(content);
+        self
+    }
+
+    /// Whether the result is its content alone (see [`ToolOutput::with_content`]).
+    fn content_only(&self) -> bool {
+        self.output == "null" && !self.content.is_empty()
     }
 
     /// An output written straight from a typed value, without a `Value` in
@@ -55,6 +74,7 @@ impl ToolOutput {
         Ok(ToolOutput {
             output: super::compact::to_string(output)?,
             text: None,
+            content: Vec::new(),
             diagnostics: Vec::new(),
         })
     }
@@ -68,6 +88,7 @@ impl ToolOutput {
         Ok(ToolOutput {
             output,
             text,
+            content: Vec::new(),
             diagnostics: Vec::new(),
         })
     }
@@ -94,7 +115,9 @@ fn raw_json(value: &Value) -> String {
 /// How an output goes out as MCP structured content, given whether its
 /// tool's output schema is wrapped.
 pub(crate) fn structured(wraps: bool, o: &ToolOutput) -> Structured {
-    if wraps {
+    if o.content_only() {
+        Structured::Omitted
+    } else if wraps {
         Structured::Wrapped
     } else if o.output_json().starts_with('{') {
         Structured::AsIs
@@ -137,11 +160,17 @@ pub(crate) fn call_answer(
     out
 }
 
-/// The EditorMCP success result: `{"diagnostics":[…],"output":…,"tool":…}`,
+/// The EditorMCP success result:
+/// `{"content":[…],"diagnostics":[…],"output":…,"tool":…}`, `content` and
 /// `diagnostics` only when there are some.
 pub(super) fn write_envelope_result(out: &mut Vec<u8>, tool: &str, o: &ToolOutput) {
     out.reserve(o.output.len() + tool.len() + 64);
     out.push(b'{');
+    if !o.content.is_empty() {
+        out.extend_from_slice(b"\"content\":");
+        write_json(out, &o.content);
+        out.push(b',');
+    }
     if !o.diagnostics.is_empty() {
         out.extend_from_slice(b"\"diagnostics\":");
         write_json(out, &o.diagnostics);
@@ -166,8 +195,9 @@ pub(crate) enum Structured {
 }
 
 /// The MCP success result: the output as text (its JSON) and as structured
-/// content, and each diagnostic as one more text item:
-/// `{"content":[{"text":…,"type":"text"},…],"isError":false,"structuredContent":…}`.
+/// content, the tool's content blocks, and each diagnostic as one more text
+/// item: `{"content":[{"text":…,"type":"text"},…],"isError":false,"structuredContent":…}`.
+/// A result of content alone has its blocks only.
 pub(super) fn write_mcp_result(
     out: &mut Vec<u8>,
     o: &ToolOutput,
@@ -184,14 +214,29 @@ pub(super) fn write_mcp_result(
         out.extend_from_slice(stamp);
         out.extend_from_slice(b"},");
     }
-    out.extend_from_slice(b"\"content\":[{\"text\":\"");
-    match &o.text {
-        Some(text) => out.extend_from_slice(text.as_bytes()),
-        None => write_escaped(out, o.output_json()),
+    out.extend_from_slice(b"\"content\":[");
+    let mut first = true;
+    let mut next = |out: &mut Vec<u8>| {
+        if !std::mem::take(&mut first) {
+            out.push(b',');
+        }
+    };
+    if !o.content_only() {
+        next(out);
+        out.extend_from_slice(b"{\"text\":\"");
+        match &o.text {
+            Some(text) => out.extend_from_slice(text.as_bytes()),
+            None => write_escaped(out, o.output_json()),
+        }
+        out.extend_from_slice(b"\",\"type\":\"text\"}");
     }
-    out.extend_from_slice(b"\",\"type\":\"text\"}");
+    for c in &o.content {
+        next(out);
+        write_json(out, c);
+    }
     for d in &o.diagnostics {
-        out.extend_from_slice(b",{\"text\":");
+        next(out);
+        out.extend_from_slice(b"{\"text\":");
         write_json(out, d);
         out.extend_from_slice(b",\"type\":\"text\"}");
     }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use super::content::Content;
 use super::control::CallControl;
 use super::output::ToolOutput;
 use crate::error::ToolError;
@@ -43,6 +44,7 @@ pub struct ToolDescriptor {
 #[derive(Clone, Default)]
 pub struct Call {
     diagnostics: Vec<String>,
+    content: Vec<Content>,
     control: Option<Arc<CallControl>>,
     /// The call came in as MCP, whose answer holds the output twice (see
     /// [`ToolOutput::text`]): a typed output is written both ways at once.
@@ -68,6 +70,7 @@ impl Call {
     pub(crate) fn controlled(control: Arc<CallControl>) -> Call {
         Call {
             diagnostics: Vec::new(),
+            content: Vec::new(),
             text_item: control.text_item,
             control: Some(control),
         }
@@ -88,6 +91,14 @@ impl Call {
 
     pub fn diagnostics(&self) -> &[String] {
         &self.diagnostics
+    }
+
+    /// Adds a content block to the call's result, after its output (a
+    /// capture as [`Content::image`], a file as [`Content::resource_blob`],
+    /// ...). MCP clients get the blocks in `content`; EditorMCP's envelope in
+    /// its `content` member.
+    pub fn add_content(&mut self, block: Content) {
+        self.content.push(block);
     }
 
     /// True once the client cancelled the call (`notifications/cancelled`) or
@@ -154,6 +165,7 @@ impl Call {
 
     fn finish_with(self, mut output: ToolOutput) -> ToolOutput {
         output.diagnostics = self.diagnostics;
+        output.content.splice(0..0, self.content);
         output
     }
 }
