@@ -585,7 +585,13 @@ fn parse_response(raw: &[u8], id: u64, address: &str) -> Result<ToolOutput, Tool
                 .collect()
         })
         .unwrap_or_default();
-    let mut output = ToolOutput::new(result.get("output").cloned().unwrap_or(Value::Null));
+    let content = match result.get("content") {
+        None => Vec::new(),
+        Some(c) => serde_json::from_value(c.clone())
+            .map_err(|e| bad(format!("content blocks toolgen cannot read ({e}): {c}")))?,
+    };
+    let mut output =
+        ToolOutput::new(result.get("output").cloned().unwrap_or(Value::Null)).with_content(content);
     output.diagnostics = diagnostics;
     Ok(output)
 }
@@ -657,6 +663,23 @@ mod tests {
                 o
             })
         );
+        // Content blocks the editor's handler returned come through as they are.
+        let captured = parse_response(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"tool":"t","output":null,"content":[{"type":"image","data":"iVBORw==","mimeType":"image/png"}]}}"#,
+            1,
+            "x",
+        );
+        let image = crate::server::Content::image(b"\x89PNG", "image/png");
+        assert_eq!(
+            captured.ok(),
+            Some(ToolOutput::new(Value::Null).with_content([image]))
+        );
+        let odd = parse_response(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"tool":"t","output":null,"content":[{"type":"picture"}]}}"#,
+            1,
+            "x",
+        );
+        assert!(odd.is_err_and(|e| e.message.contains("content blocks")));
         let err = parse_response(
             br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32004,"message":"m","data":{"errorType":"unity","details":{}}}}"#,
             1,

@@ -83,6 +83,12 @@ namespace Toolgen.Tests
             {
                 Thread.Sleep(3000);
             }
+            if (input.AssetPath == "Assets/Capture.png")
+            {
+                // The example's answer, with the asset's preview as an image after it.
+                context.AddImage(new byte[] { 0x89, 0x50, 0x4E, 0x47 }, "image/png");
+                input.AssetPath = "Assets/Textures/Logo.png";
+            }
             if (input.AssetPath == "Assets/Denied.bin")
             {
                 JObject details = new JObject();

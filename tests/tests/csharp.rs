@@ -1034,6 +1034,23 @@ fn end_to_end(unity: bool) {
         "tools never called through the bridge: {uncalled:?}"
     );
 
+    // Content blocks a C# handler adds come back after the output, both ways.
+    let capture = json!({"assetPath": "Assets/Capture.png", "includeDependencies": true});
+    let image = json!({"type": "image", "data": "iVBORw==", "mimeType": "image/png"});
+    let r = request(
+        &server,
+        &mut envelope,
+        json!({"jsonrpc": "2.0", "id": 98, "method": "tools/call", "params": {"tool": "asset.info", "arguments": capture}}),
+    );
+    assert_eq!(r["result"]["content"], json!([image]), "{r}");
+    let r = request(
+        &server,
+        &mut mcp,
+        json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "asset.info", "arguments": capture}}),
+    );
+    assert_eq!(r["result"]["content"][1], image, "{r}");
+    assert_eq!(r["result"]["isError"], false, "{r}");
+
     // Errors through the forwarding path keep their codes.
     let r = request(
         &server,

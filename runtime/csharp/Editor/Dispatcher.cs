@@ -10,15 +10,25 @@ using Newtonsoft.Json.Linq;
 
 namespace Toolgen.Bridge
 {
-    /// <summary>The result of a successful call: the output and informational diagnostics.</summary>
+    /// <summary>The result of a successful call: the output, informational diagnostics and content blocks.</summary>
     public sealed class ToolResult
     {
-        /// <summary>Creates the result.</summary>
+        /// <summary>Creates the result, without content blocks.</summary>
         public ToolResult(JToken output, IList<string> diagnostics)
+            : this(output, diagnostics, new List<JObject>())
+        {
+        }
+
+        /// <summary>Creates the result.</summary>
+        public ToolResult(JToken output, IList<string> diagnostics, IList<JObject> content)
         {
             Output = output;
             Diagnostics = diagnostics;
+            Content = content;
         }
+
+        /// <summary>Content blocks that go out after the output (see <see cref="ToolContext"/>).</summary>
+        public IList<JObject> Content { get; private set; }
 
         /// <summary>The tool's output.</summary>
         public JToken Output { get; private set; }
@@ -137,7 +147,7 @@ namespace Toolgen.Bridge
             try
             {
                 JToken output = handler.Invoke(args, context, serializer);
-                return new ToolResult(output, context.Diagnostics);
+                return new ToolResult(output, context.Diagnostics, context.Content);
             }
             catch (ToolException)
             {
@@ -392,6 +402,10 @@ namespace Toolgen.Bridge
                 if (result.Diagnostics.Count > 0)
                 {
                     r["diagnostics"] = new JArray(result.Diagnostics);
+                }
+                if (result.Content.Count > 0)
+                {
+                    r["content"] = new JArray(result.Content);
                 }
                 return Success(id, r);
             }

@@ -119,10 +119,15 @@ namespace Toolgen.Bridge
         }
     }
 
-    /// <summary>What a handler gets besides its input: a place for informational diagnostics.</summary>
+    /// <summary>
+    /// What a handler gets besides its input: a place for informational diagnostics, and for
+    /// content blocks that go out after the output (MCP's image, audio, resource and
+    /// resource_link blocks; bytes are sent base64).
+    /// </summary>
     public sealed class ToolContext
     {
         private readonly List<string> diagnostics = new List<string>();
+        private readonly List<JObject> content = new List<JObject>();
 
         /// <summary>Adds a diagnostic (partial results, best-effort limits) to the response.</summary>
         public void AddDiagnostic(string message)
@@ -134,6 +139,94 @@ namespace Toolgen.Bridge
         public IList<string> Diagnostics
         {
             get { return diagnostics.AsReadOnly(); }
+        }
+
+        /// <summary>Adds a text block.</summary>
+        public void AddText(string text)
+        {
+            JObject block = Block("text");
+            block["text"] = text;
+            content.Add(block);
+        }
+
+        /// <summary>Adds an image: its bytes (a PNG of a capture, say) and their MIME type.</summary>
+        public void AddImage(byte[] bytes, string mimeType)
+        {
+            content.Add(Media("image", bytes, mimeType));
+        }
+
+        /// <summary>Adds a sound: its bytes and their MIME type (<c>audio/wav</c>).</summary>
+        public void AddAudio(byte[] bytes, string mimeType)
+        {
+            content.Add(Media("audio", bytes, mimeType));
+        }
+
+        /// <summary>Adds a resource embedded as text; <paramref name="mimeType"/> may be null.</summary>
+        public void AddResourceText(string uri, string mimeType, string text)
+        {
+            JObject resource = Resource(uri, mimeType);
+            resource["text"] = text;
+            content.Add(Embedded(resource));
+        }
+
+        /// <summary>Adds a resource embedded as bytes; <paramref name="mimeType"/> may be null.</summary>
+        public void AddResourceBlob(string uri, string mimeType, byte[] bytes)
+        {
+            JObject resource = Resource(uri, mimeType);
+            resource["blob"] = Convert.ToBase64String(bytes);
+            content.Add(Embedded(resource));
+        }
+
+        /// <summary>Adds a link to a resource; <paramref name="mimeType"/> may be null.</summary>
+        public void AddResourceLink(string uri, string name, string mimeType)
+        {
+            JObject block = Block("resource_link");
+            block["uri"] = uri;
+            block["name"] = name;
+            if (mimeType != null)
+            {
+                block["mimeType"] = mimeType;
+            }
+            content.Add(block);
+        }
+
+        /// <summary>The content blocks added so far.</summary>
+        public IList<JObject> Content
+        {
+            get { return content.AsReadOnly(); }
+        }
+
+        private static JObject Block(string type)
+        {
+            JObject block = new JObject();
+            block["type"] = type;
+            return block;
+        }
+
+        private static JObject Media(string type, byte[] bytes, string mimeType)
+        {
+            JObject block = Block(type);
+            block["data"] = Convert.ToBase64String(bytes);
+            block["mimeType"] = mimeType;
+            return block;
+        }
+
+        private static JObject Resource(string uri, string mimeType)
+        {
+            JObject resource = new JObject();
+            resource["uri"] = uri;
+            if (mimeType != null)
+            {
+                resource["mimeType"] = mimeType;
+            }
+            return resource;
+        }
+
+        private static JObject Embedded(JObject resource)
+        {
+            JObject block = Block("resource");
+            block["resource"] = resource;
+            return block;
         }
     }
 
