@@ -402,7 +402,7 @@ impl RBridge {
         }
         let outcome = self.wait(&mut held, id, tool, deadline, timeout);
         match outcome {
-            Ok(result) => result.map(|r| output_of(&r, call)),
+            Ok(result) => result.and_then(|r| output_of(&r, call)),
             Err(e) => Err(e),
         }
         .map_err(|e| e.for_tool(tool))
@@ -589,9 +589,20 @@ fn answer(m: &Value) -> Result<Value, ToolError> {
     })
 }
 
-/// The output of a worker's result; its diagnostics go to the call.
-fn output_of(result: &Value, call: &mut Call) -> ToolOutput {
-    let mut output = ToolOutput::new(result.get("output").cloned().unwrap_or(Value::Null));
+/// The output of a worker's result, with its content blocks; its
+/// diagnostics go to the call.
+fn output_of(result: &Value, call: &mut Call) -> Result<ToolOutput, ToolError> {
+    let content = match result.get("content") {
+        None => Vec::new(),
+        Some(c) => serde_json::from_value(c.clone()).map_err(|e| {
+            ToolError::new(
+                ErrorCode::InternalError,
+                format!("the R worker sent content blocks toolgen cannot read ({e}): {c}"),
+            )
+        })?,
+    };
+    let mut output =
+        ToolOutput::new(result.get("output").cloned().unwrap_or(Value::Null)).with_content(content);
     output.diagnostics = call.diagnostics().to_vec();
     output.diagnostics.extend(
         result
@@ -602,7 +613,7 @@ fn output_of(result: &Value, call: &mut Call) -> ToolOutput {
             .filter_map(Value::as_str)
             .map(str::to_owned),
     );
-    output
+    Ok(output)
 }
 
 /// How long the user may take to approve a call.

@@ -16,7 +16,12 @@
 #   worker that lives between calls. The answer is `{"output", "diagnostics"}`:
 #   the value as JSON, shaped by the output schema; R warnings, messages and
 #   printed output become diagnostics. An R error is a JSON-RPC error (-32000)
-#   with the condition's message, class and call;
+#   with the condition's message, class and call. A function that returns
+#   content blocks too (a plot, a file) returns
+#   `structure(list(output = value, content = list(block, ...)), class = "toolgen_result")`,
+#   each block a list as MCP writes it (`type = "image"`, `mimeType`, ...) with
+#   `bytes` (a raw vector) or `file` (a path) where MCP wants base64 (an image's
+#   or a sound's `data`, a resource's `blob`); the answer then has `content`;
 # - an interrupt (SIGINT, sent by the bridge when a call runs past its time
 #   limit or is cancelled) ends the call with an error and the worker goes on;
 # - end of input ends the worker.
@@ -48,11 +53,26 @@ local({
   send <- function(message) write_line(json(message))
   # A successful answer, its envelope written by hand: jsonlite's cost grows
   # with every level of nesting, and the envelope is always the same.
-  send_result <- function(id, output, diagnostics) {
+  send_result <- function(id, output, diagnostics, content) {
     id_text <- if (is.numeric(id)) format(id, scientific = FALSE) else json(id)
     diag_text <- if (length(diagnostics) == 0) "[]" else json(I(diagnostics))
+    content_text <- if (length(content) == 0) "" else paste0(',"content":', json(content))
     write_line(paste0('{"jsonrpc":"2.0","id":', id_text, ',"result":{"output":',
-                      json(output), ',"diagnostics":', diag_text, '}}'))
+                      json(output), ',"diagnostics":', diag_text, content_text, '}}'))
+  }
+  # Content blocks as MCP writes them: `bytes` or a `file`'s bytes, base64,
+  # as an image's or a sound's `data` or a resource's `blob`.
+  content_blocks <- function(blocks) {
+    lapply(blocks, function(b) {
+      bytes <- if (!is.null(b$file)) readBin(b$file, "raw", file.info(b$file)$size) else b$bytes
+      b$file <- NULL
+      b$bytes <- NULL
+      if (!is.null(bytes)) {
+        encoded <- gsub("[\r\n]", "", jsonlite::base64_enc(bytes))
+        if (identical(b$type, "resource")) b$resource$blob <- encoded else b$data <- encoded
+      }
+      b
+    })
   }
   rpc_error <- function(id, code, message, type, details = NULL) {
     if (is.null(details) || length(details) == 0) details <- structure(list(), names = character(0))
@@ -230,11 +250,19 @@ local({
       if (length(diagnostics) > 0) details$diagnostics <- I(diagnostics)
       return(rpc_error(id, -32000L, sprintf("%s failed: %s", fname, conditionMessage(failure)), "execution", details))
     }
+    content <- NULL
+    if (inherits(value, "toolgen_result")) {
+      content <- tryCatch(content_blocks(value$content), error = function(e) e)
+      if (inherits(content, "error")) {
+        return(rpc_error(id, -32000L, sprintf("%s returned content toolgen cannot send: %s", fname, conditionMessage(content)), "execution"))
+      }
+      value <- value$output
+    }
     output <- tryCatch(to_json(value, entry$output), error = function(e) e)
     if (inherits(output, "error")) {
       return(rpc_error(id, -32000L, sprintf("%s returned a value toolgen cannot turn into JSON: %s", fname, conditionMessage(output)), "execution"))
     }
-    list(id = id, output = output, diagnostics = diagnostics)
+    list(id = id, output = output, diagnostics = diagnostics, content = content)
   }
 
   handle <- function(request) {
@@ -245,7 +273,7 @@ local({
       "worker/ping" = list(jsonrpc = "2.0", id = id, result = list(pid = Sys.getpid())),
       rpc_error(id, -32601L, sprintf("the R worker has no method `%s`", request$method), "not_found"))
     if (is.null(response$jsonrpc)) {
-      send_result(response$id, response$output, response$diagnostics)
+      send_result(response$id, response$output, response$diagnostics, response$content)
     } else {
       send(response)
     }

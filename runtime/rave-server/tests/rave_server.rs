@@ -241,6 +241,34 @@ fn r_errors_warnings_and_missing_functions_are_reported() {
         error_message(&p).contains("the R package `notinstalledpkg` is not installed"),
         "{p}"
     );
+    // A plot drawn into a PNG device and a file, as content beside the value;
+    // over MCP after the value's text copy.
+    let plot = s.call("ravedebug-mcp_tool_debug_plot", json!({}));
+    assert_eq!(plot["result"]["output"], json!({"points": 10}), "{plot}");
+    let content = &plot["result"]["content"];
+    assert_eq!(content[0]["type"], "image", "{plot}");
+    assert_eq!(content[0]["mimeType"], "image/png");
+    let png = content[0]["data"].as_str().unwrap_or_default();
+    assert!(png.starts_with("iVBORw0KGgo"), "a PNG, base64: {png}");
+    let description =
+        std::fs::read(repo().join("runtime/rave-server/ravedemo/DESCRIPTION")).unwrap_or_default();
+    let blob = content[1]["resource"]["blob"].as_str().unwrap_or_default();
+    assert!(
+        blob.len() >= description.len() * 4 / 3,
+        "the installed DESCRIPTION, base64: {plot}"
+    );
+    assert_eq!(content[1]["resource"]["uri"], "ravedemo://DESCRIPTION");
+    s.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}),
+    );
+    let mcp = s.request(
+        "tools/call",
+        json!({"name": "ravedebug-mcp_tool_debug_plot", "arguments": {}}),
+    );
+    assert_eq!(mcp["result"]["content"][1]["type"], "image", "{mcp}");
+    assert_eq!(mcp["result"]["content"][2]["type"], "resource", "{mcp}");
+    assert_eq!(mcp["result"]["structuredContent"], json!({"points": 10}));
     let wrong = s.call("ravedebug-mcp_tool_debug_wrong_output", json!({}));
     assert!(
         error_message(&wrong).contains("does not match the tool's output schema: at `/count`"),

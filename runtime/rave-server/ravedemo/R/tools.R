@@ -107,6 +107,22 @@ mcp_tool_debug_quit <- function(.state_env = NULL) {
   quit(save = "no", status = 7)
 }
 
+mcp_tool_debug_plot <- function(.state_env = NULL) {
+  png_file <- tempfile(fileext = ".png")
+  grDevices::png(png_file, width = 200, height = 150)
+  graphics::plot(1:10)
+  grDevices::dev.off()
+  bytes <- readBin(png_file, "raw", file.info(png_file)$size)
+  unlink(png_file)
+  structure(list(
+    output = list(points = 10L),
+    content = list(
+      list(type = "image", bytes = bytes, mimeType = "image/png"),
+      list(type = "resource", file = system.file("DESCRIPTION", package = "ravedemo"),
+           resource = list(uri = "ravedemo://DESCRIPTION", mimeType = "text/plain")))
+  ), class = "toolgen_result")
+}
+
 mcp_tool_debug_wrong_output <- function(.state_env = NULL) {
   list(count = "not a number")
 }
