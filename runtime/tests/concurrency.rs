@@ -1,5 +1,5 @@
 //! The server as a concurrent MCP server: calls answered as they finish,
-//! serial tool sets, cancellation, progress, a bounded queue, time limits on
+//! serial tool sets, cancellation, progress, log messages, a bounded queue, time limits on
 //! the pool, `tools/list` pages and change notifications, and MCP
 //! 2026-07-28 requests. No timing is asserted: handlers wait on channels
 //! that the test releases, and a generous receive limit turns a deadlock
@@ -11,8 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use toolgen_runtime::server::{Outbox, Outgoing, Submitted};
-use toolgen_runtime::{Call, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolOutput};
+use toolgen_runtime::server::{LogLevel, Outbox, Outgoing, Submitted};
+use toolgen_runtime::{
+    Call, Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolOutput,
+};
 
 /// Long enough never to be reached when things work.
 const PATIENCE: Duration = Duration::from_secs(20);
@@ -340,6 +342,72 @@ fn progress_notifications_arrive_in_order_before_the_result() {
     // Without a token, nothing but the result.
     r.send(call(4, "work"));
     assert_eq!(r.next()["id"], 4);
+    r.close();
+}
+
+/// Log messages reach an MCP client before the result, at the levels it
+/// asked for (`logging/setLevel`; all of them until it does); an envelope
+/// call gets none; a level MCP does not know is refused.
+#[test]
+fn log_messages_arrive_at_the_level_the_client_set() {
+    for execution in [Execution::Worker, Execution::Inline] {
+        log_messages_arrive(execution);
+    }
+}
+
+fn log_messages_arrive(execution: Execution) {
+    let server = Server::new(info(), &["core"], "core")
+        .execution(execution)
+        .tool(
+            descriptor("chatty", None),
+            handler(|call, _| {
+                call.log(LogLevel::Debug, "starting");
+                call.log(LogLevel::Warning, json!({"slow": true}));
+                ToolOutput::new(json!({"done": true}))
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    r.send(initialize());
+    let init = r.next();
+    assert_eq!(
+        init["result"]["capabilities"]["logging"],
+        json!({}),
+        "{init}"
+    );
+    let message = |level: &str, data: Value| {
+        json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": level, "data": data}})
+    };
+    r.send(call(1, "chatty"));
+    assert_eq!(r.next(), message("debug", json!("starting")));
+    assert_eq!(r.next(), message("warning", json!({"slow": true})));
+    assert_eq!(r.next()["id"], 1);
+    let set = |id: u64, level: &str| json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": {"level": level}});
+    r.send(set(2, "info"));
+    assert_eq!(r.next()["result"], json!({}));
+    r.send(call(3, "chatty"));
+    assert_eq!(r.next(), message("warning", json!({"slow": true})));
+    assert_eq!(r.next()["id"], 3);
+    r.send(set(4, "loud"));
+    assert_eq!(r.next()["error"]["code"], -32602);
+    r.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"tool": "chatty", "arguments": {}}}));
+    assert_eq!(r.next()["id"], 5, "the envelope has no log messages");
+    // A 2026-07-28 request hears logs only when its `_meta` asks, at its level.
+    let modern = |id: u64, level: Option<&str>| {
+        let mut meta = modern_meta();
+        if let Some(l) = level {
+            meta["io.modelcontextprotocol/logLevel"] = json!(l);
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "chatty", "arguments": {}, "_meta": meta}})
+    };
+    r.send(modern(6, None));
+    assert_eq!(r.next()["id"], 6, "no opt-in, no messages");
+    r.send(modern(7, Some("debug")));
+    assert_eq!(r.next(), message("debug", json!("starting")));
+    assert_eq!(r.next(), message("warning", json!({"slow": true})));
+    assert_eq!(r.next()["id"], 7);
     r.close();
 }
 

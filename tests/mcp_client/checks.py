@@ -30,3 +30,9 @@ def check_texture_content(content, mode):
     meta = content[2].resource
     check(str(meta.uri) == "unity://Assets/Textures/Logo.png.meta", f"{mode}the resource's URI: {meta.uri}")
     check(meta.mime_type == "text/yaml" and meta.text.startswith("guid: "), f"{mode}the resource's text")
+
+
+def check_texture_log(logs, mode):
+    """The log message the demo's `asset.info` of a texture sends before its result."""
+    check(len(logs) == 1, f"{mode}one log message: {logs}")
+    check(logs[0].level == "info" and "Logo.png" in str(logs[0].data), f"{mode}the log message: {logs[0]}")

@@ -11,13 +11,18 @@ import sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from checks import check, check_texture_content, passed
+from checks import check, check_texture_content, check_texture_log, passed
 
 
 async def main(server):
     params = StdioServerParameters(command=server, args=[])
+    logs = []
+
+    async def on_log(params):
+        logs.append(params)
+
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, logging_callback=on_log) as session:
             init = await session.initialize()
             check(init.protocol_version in ("2025-11-25", "2025-06-18"), f"protocol version negotiated: {init.protocol_version}")
             check(init.server_info.name == "editormcp-server", "server name")
@@ -45,6 +50,7 @@ async def main(server):
             texture = await session.call_tool("asset.info", {"assetPath": "Assets/Textures/Logo.png"})
             check(texture.structured_content["type"] == "Texture2D", "asset.info answers")
             check_texture_content(texture.content, "")
+            check_texture_log(logs, "")
 
             moved = await session.call_tool("go.setParent", {"childPath": "Root/Enemies/Goblin", "parentPath": "Root/Enemies/Container"})
             check(moved.structured_content["newHierarchyPath"] == "Root/Enemies/Container/Goblin", "go.setParent reparents")

@@ -18,7 +18,7 @@ import urllib.request
 import httpx2
 from mcp import Client
 
-from checks import check, check_texture_content, passed
+from checks import check, check_texture_content, check_texture_log, passed
 
 CATALOG = pathlib.Path(__file__).resolve().parents[2] / "generated/catalog/editormcp/tools.json"
 TOKEN = "a-long-random-test-token-0123456789"
@@ -76,7 +76,12 @@ async def all_tools(client, pages):
 
 async def sdk_checks(url, mode):
     expected = sorted(t["name"] for t in json.loads(CATALOG.read_text())["tools"])
-    async with Client(url, mode=mode) as client:
+    logs = []
+
+    async def on_log(params):
+        logs.append(params)
+
+    async with Client(url, mode=mode, logging_callback=on_log, log_level="info") as client:
         check(client.server_info.name == "editormcp-server", f"[{mode}] server name")
         pages = []
         names = await all_tools(client, pages)
@@ -88,6 +93,7 @@ async def sdk_checks(url, mode):
         check(roots == ["Main Camera", "Root", "Canvas"], f"[{mode}] its structured content")
         texture = await client.call_tool("asset.info", {"assetPath": "Assets/Textures/Logo.png"})
         check_texture_content(texture.content, f"[{mode}] ")
+        check_texture_log(logs, f"[{mode}] ")
         bad = await client.call_tool("scene.hierarchy.dump", {})
         check(bad.is_error is True and "scenePath" in bad.content[0].text, f"[{mode}] invalid arguments are a tool error naming the parameter")
         # Calls sent together are all answered.

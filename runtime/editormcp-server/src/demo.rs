@@ -19,13 +19,15 @@ fn s<'a>(a: &'a Args, k: &str) -> Option<&'a str> {
     a.get(k).and_then(Value::as_str)
 }
 
-/// A demo tool's answer: its output, informational diagnostics and content
-/// blocks. (Not a `ToolOutput`, which holds JSON text: the server turns the
-/// output into the typed `Output` next, straight from the value.)
+/// A demo tool's answer: its output, informational diagnostics, content
+/// blocks and log messages (level info). (Not a `ToolOutput`, which holds
+/// JSON text: the server turns the output into the typed `Output` next,
+/// straight from the value.)
 pub struct Answer {
     pub output: Value,
     pub diagnostics: Vec<String>,
     pub content: Vec<Content>,
+    pub logs: Vec<String>,
 }
 
 fn out(output: Value) -> Result<Answer, ToolError> {
@@ -33,6 +35,7 @@ fn out(output: Value) -> Result<Answer, ToolError> {
         output,
         diagnostics: Vec::new(),
         content: Vec::new(),
+        logs: Vec::new(),
     })
 }
 
@@ -328,6 +331,7 @@ impl Demo {
                 let mut answer = out(v)?;
                 if x["type"] == "Texture2D" {
                     let meta = format!("guid: {}\nimportSettings: {}\n", x["guid"], x["importSettings"]);
+                    answer.logs = vec![format!("rendered the preview of {path}")];
                     answer.content = vec![
                         Content::image(PREVIEW_PNG, "image/png"),
                         Content::resource_text(format!("unity://{path}.meta"), Some("text/yaml"), meta),

@@ -46,7 +46,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use toolgen_generated::editormcp::{self, EditormcpTools, TOOLS};
-use toolgen_runtime::{Call, Execution, Server, ServerInfo, ToolDescriptor, ToolError};
+use toolgen_runtime::{Call, Execution, LogLevel, Server, ServerInfo, ToolDescriptor, ToolError};
 
 const DEMO_PROJECT: &str = include_str!("../fixtures/demo-project.json");
 const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
@@ -73,6 +73,9 @@ impl DemoTools {
         }
         for c in result.content {
             call.add_content(c);
+        }
+        for message in result.logs {
+            call.log(LogLevel::Info, message);
         }
         serde_json::from_value(result.output).map_err(|e| {
             ToolError::execution(format!(

@@ -1,7 +1,7 @@
 //! The life of one call in flight: who answers it (exactly once: its
 //! handler, its time limit, or nobody once it is cancelled), its progress
-//! notifications, and the per-connection table that `notifications/cancelled`
-//! looks calls up in.
+//! and log notifications, and the per-connection table that
+//! `notifications/cancelled` looks calls up in.
 //!
 //! Invariant: a call's completion runs at most once. Whoever takes it first
 //! (the worker with the handler's result, the watchdog with a timeout, a
@@ -109,6 +109,56 @@ pub(crate) mod phase {
     pub const ABANDONED: u8 = 3;
 }
 
+/// How severe a log message is: MCP's (syslog's) levels, least severe
+/// first. A client sets the least it wants to hear (`logging/setLevel`).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Notice,
+    Warning,
+    Error,
+    Critical,
+    Alert,
+    Emergency,
+}
+
+/// A connection's least log level, as its client set it (`Debug` until it
+/// does): shared with every call it starts.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LogThreshold(Arc<AtomicU8>);
+
+impl LogThreshold {
+    /// A threshold of its own, at `level` (a 2026-07-28 request's).
+    pub(crate) fn at(level: LogLevel) -> LogThreshold {
+        let t = LogThreshold::default();
+        t.set(level);
+        t
+    }
+
+    pub(crate) fn set(&self, level: LogLevel) {
+        self.0.store(level as u8, Ordering::Relaxed);
+    }
+
+    pub(crate) fn admits(&self, level: LogLevel) -> bool {
+        level as u8 >= self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// The `notifications/message` of a log message.
+pub(crate) fn log_message(level: LogLevel, data: Value) -> Outgoing {
+    let mut text = Vec::with_capacity(128);
+    write_json(
+        &mut text,
+        &json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": level, "data": data}}),
+    );
+    Outgoing::Notification(text)
+}
+
 /// The shared state of one call.
 pub(crate) struct CallControl {
     cancelled: AtomicBool,
@@ -120,6 +170,9 @@ pub(crate) struct CallControl {
     on_cancel: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
     /// Where the handler's requests to the client go, when it can be asked.
     pub(crate) client: std::sync::OnceLock<Arc<super::client::ClientRequests>>,
+    /// Where its log messages go, and the least level the client wants:
+    /// set for an MCP call with somewhere to send them.
+    pub(crate) log: std::sync::OnceLock<(LogThreshold, Arc<dyn Outbox>)>,
     /// The call is answered as MCP (see [`super::Call`]'s `text_item`).
     pub(crate) text_item: bool,
 }
@@ -155,6 +208,7 @@ impl CallControl {
             progress,
             on_cancel: Mutex::new(Vec::new()),
             client: std::sync::OnceLock::new(),
+            log: std::sync::OnceLock::new(),
             text_item,
         })
     }
@@ -214,6 +268,20 @@ impl CallControl {
         } else {
             lock(&self.on_cancel).push(f);
         }
+    }
+
+    /// Sends `notifications/message` while the call is unanswered, when the
+    /// client wants messages of `level`.
+    pub(crate) fn log(&self, level: LogLevel, data: Value) {
+        let Some((_, out)) = self.log.get().filter(|(t, _)| t.admits(level)) else {
+            return;
+        };
+        // Held while sending, so that no message follows the response.
+        let pending = lock(&self.completion);
+        if pending.is_none() {
+            return;
+        }
+        out.send(log_message(level, data));
     }
 
     /// Sends `notifications/progress` while the call is unanswered.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::client::ClientRequests;
 use super::compact;
-use super::control::InFlight;
+use super::control::{InFlight, LogThreshold};
 use super::entry::{Checked, Entry, WireArguments, draft_of, invalid, type_name};
 use super::pool::Lane;
 use super::structured;
@@ -100,6 +100,8 @@ pub struct Session {
     /// Requests to the client (elicitation), where the transport carries
     /// them and reads the responses while calls run.
     pub(crate) client: Option<Arc<ClientRequests>>,
+    /// The least level of log messages the client wants (`logging/setLevel`).
+    pub(crate) log_level: LogThreshold,
 }
 
 impl std::fmt::Debug for Session {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::control::{CallControl, Completion, id_key};
+use super::control::{CallControl, Completion, LogLevel, LogThreshold, id_key};
 use super::core::{Execution, Lanes, Server, Session};
 use super::entry::{Checked, Entry, WireArguments};
 use super::output::{self, ToolOutput};
@@ -38,6 +38,9 @@ pub(crate) struct WireCall<'a> {
     pub(crate) dialect: Dialect,
     /// `params._meta.progressToken`, when the client asked for progress.
     pub(crate) progress: Option<Value>,
+    /// A 2026-07-28 request's least log level (`_meta`, [`wire::LOG_LEVEL_KEY`]):
+    /// such a request gets log messages only when it asks.
+    pub(crate) log_level: Option<LogLevel>,
 }
 
 /// How a call its caller waits for runs: where its progress goes, who
@@ -46,6 +49,8 @@ pub(crate) struct WireCall<'a> {
 #[derive(Default)]
 struct Waited {
     progress: Option<(Value, Arc<dyn Outbox>)>,
+    /// Where its log messages go (an MCP call with somewhere to send them).
+    log: Option<(LogThreshold, Arc<dyn Outbox>)>,
     client: Option<Arc<super::client::ClientRequests>>,
     wait_when_full: bool,
     /// The call is answered as MCP (see [`Call`]'s `text_item`).
@@ -77,18 +82,23 @@ impl Server {
     ) -> Result<ToolOutput, ToolError> {
         let Waited {
             progress,
+            log,
             client,
             wait_when_full,
             text_item,
         } = waited;
         if self.execution == Execution::Inline && progress.is_none() {
             // Nothing can cancel an inline call (it is not in flight on any
-            // connection) or hear its progress: no control to make.
-            return self.run_inline(entry, args, Call::answered_as(text_item));
+            // connection) or hear its progress: no control to make. Its log
+            // messages go out on this thread, before its response.
+            return self.run_inline(entry, args, Call::answered_as(text_item, log));
         }
         let control = CallControl::waited(progress, text_item);
         if let Some(client) = client {
             let _ = control.client.set(client);
+        }
+        if let Some(log) = log {
+            let _ = control.log.set(log);
         }
         self.launch(entry, args, control.clone(), wait_when_full);
         let tool = &entry.descriptor.id;
@@ -192,6 +202,7 @@ impl Server {
             arguments,
             dialect,
             progress,
+            log_level,
         } = call;
         let Some(entry) = self.entry(&tool) else {
             if dialect == Dialect::Envelope {
@@ -211,12 +222,21 @@ impl Server {
         };
         let wraps = entry.wraps_output;
         let progress = progress.zip(reply).map(|(token, out)| (token, out.clone()));
+        // The connection's level, or a modern request's own; the envelope
+        // has no log messages.
+        let threshold = match dialect {
+            Dialect::Mcp => Some(session.log_level.clone()),
+            Dialect::Modern => log_level.map(LogThreshold::at),
+            Dialect::Envelope => None,
+        };
+        let log = threshold.zip(reply).map(|(t, out)| (t, out.clone()));
         let reply = match reply {
             Some(reply) if self.execution == Execution::Worker => reply,
             _ => {
                 // Nothing runs in the background: no call of this session is in flight.
                 let waited = Waited {
                     progress,
+                    log,
                     client: session.client.clone(),
                     wait_when_full: session.wait_when_full,
                     text_item: dialect.has_text_item(),
@@ -244,6 +264,9 @@ impl Server {
         let control = CallControl::new(completion, progress, dialect.has_text_item());
         if let Some(client) = &session.client {
             let _ = control.client.set(client.clone());
+        }
+        if let Some(log) = log {
+            let _ = control.log.set(log);
         }
         // Checked as the call is registered (one lock, not two): a call whose
         // id is still running gets an error, its completion dropped unrun.
@@ -374,11 +397,17 @@ pub(super) fn wire_call(
         .and_then(|m| m.get("progressToken"))
         .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
         .cloned();
+    let log_level = params
+        .get("_meta")
+        .and_then(|m| m.get(wire::LOG_LEVEL_KEY))
+        .and_then(|l| serde_json::from_value(l.clone()).ok())
+        .filter(|_| dialect == Dialect::Modern);
     WireCall {
         id: Value::Null,
         tool: tool.to_owned().into(),
         arguments: WireArguments::Value(params.remove("arguments").unwrap_or(Value::Null)),
         dialect,
         progress,
+        log_level,
     }
 }

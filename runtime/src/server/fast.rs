@@ -180,6 +180,7 @@ impl Server {
             arguments: WireArguments::Text(text, parsed),
             dialect,
             progress: req.progress,
+            log_level: None,
         })
     }
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use std::ops::Bound;
 
+use super::control::LogLevel;
 use super::core::{Server, Session};
 use super::execution::{Answer, wire_call};
 use super::structured::published_output;
@@ -76,6 +77,7 @@ pub(super) fn answer(
         "initialize" => Ok(initialize(server, session, params).into()),
         "server/discover" => Ok(super::modern::discover(server).into()),
         "ping" => Ok(json!({}).into()),
+        "logging/setLevel" => set_level(session, params).map(Answer::from),
         "tools/list" if modern || session.mcp_version.is_some() => {
             list(server, params).map(|(tools, mut rest)| {
                 if modern {
@@ -157,6 +159,22 @@ fn decode_cursor(c: &str) -> Option<String> {
         .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
         .collect();
     String::from_utf8(bytes?).ok()
+}
+
+/// `logging/setLevel`: the least level of the log messages the connection's
+/// calls send from now on.
+fn set_level(session: &Session, params: &Map<String, Value>) -> Result<Value, ToolError> {
+    let level = params
+        .get("level")
+        .and_then(|l| serde_json::from_value::<LogLevel>(l.clone()).ok())
+        .ok_or_else(|| {
+            plain_error(
+                ErrorCode::InvalidParams,
+                "Invalid params: `level` must be one of debug, info, notice, warning, error, critical, alert, emergency",
+            )
+        })?;
+    session.log_level.set(level);
+    Ok(json!({}))
 }
 
 /// Negotiates the protocol version: the client's when this server speaks it,

@@ -53,7 +53,7 @@ mod wire;
 
 pub use self::client::Elicited;
 pub use self::content::{Content, EmbeddedResource, ResourceLink};
-pub use self::control::InFlight;
+pub use self::control::{InFlight, LogLevel};
 pub use self::core::{
     DEFAULT_MAX_REQUEST_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_QUEUE_LIMIT, DEFAULT_TIMEOUT, Execution,
     Server, Session, register_tools,

@@ -100,9 +100,9 @@ pub(crate) fn capabilities(modern: bool) -> Value {
     if modern {
         // Change notifications need a stream the modern wire opens per
         // subscription (`subscriptions/listen`), which this server does not offer.
-        json!({"tools": {}})
+        json!({"logging": {}, "tools": {}})
     } else {
-        json!({"tools": {"listChanged": true}})
+        json!({"logging": {}, "tools": {"listChanged": true}})
     }
 }
 

@@ -7,8 +7,9 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use super::content::Content;
-use super::control::CallControl;
+use super::control::{CallControl, LogLevel, LogThreshold, log_message};
 use super::output::ToolOutput;
+use super::wire::Outbox;
 use crate::error::ToolError;
 
 /// What clients learn about a tool.
@@ -49,6 +50,9 @@ pub struct Call {
     /// The call came in as MCP, whose answer holds the output twice (see
     /// [`ToolOutput::text`]): a typed output is written both ways at once.
     text_item: bool,
+    /// Where the log messages of a call that nothing controls go (an inline
+    /// call: its response follows them on the same thread).
+    log: Option<(LogThreshold, Arc<dyn Outbox>)>,
 }
 
 impl std::fmt::Debug for Call {
@@ -73,13 +77,18 @@ impl Call {
             content: Vec::new(),
             text_item: control.text_item,
             control: Some(control),
+            log: None,
         }
     }
 
     /// A call that nothing controls, answered as MCP (`text_item`) or not.
-    pub(crate) fn answered_as(text_item: bool) -> Call {
+    pub(crate) fn answered_as(
+        text_item: bool,
+        log: Option<(LogThreshold, Arc<dyn Outbox>)>,
+    ) -> Call {
         Call {
             text_item,
+            log,
             ..Call::default()
         }
     }
@@ -123,6 +132,22 @@ impl Call {
     pub fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
         if let Some(c) = &self.control {
             c.progress(done, total, message);
+        }
+    }
+
+    /// Sends a log message of `level` to the client (`notifications/message`,
+    /// its `data` what `message` serializes to: a text, or any JSON), when
+    /// the call came in as MCP and the client wants messages of that level
+    /// (`logging/setLevel`; all of them until it says), before the call's
+    /// result; otherwise, and after the result, nothing is sent.
+    pub fn log(&self, level: LogLevel, message: impl serde::Serialize) {
+        let data = || serde_json::to_value(message).unwrap_or(Value::Null);
+        match (&self.control, &self.log) {
+            (Some(c), _) => c.log(level, data()),
+            (None, Some((threshold, out))) if threshold.admits(level) => {
+                out.send(log_message(level, data()));
+            }
+            _ => {}
         }
     }
 

@@ -181,6 +181,10 @@ pub const MCP_PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-0
 /// request carrying its version in `_meta` (2026-07-28, a release candidate).
 pub const MCP_MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 
+/// Request `_meta` key of 2026-07-28: the least level of log messages the
+/// request wants (none without it).
+pub const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+
 /// Result `_meta` key: the server's name and version.
 pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
