@@ -224,12 +224,14 @@ impl Server {
         let progress = progress.zip(reply).map(|(token, out)| (token, out.clone()));
         // The connection's level, or a modern request's own; the envelope
         // has no log messages.
-        let threshold = match dialect {
-            Dialect::Mcp => Some(session.log_level.clone()),
-            Dialect::Modern => log_level.map(LogThreshold::at),
-            Dialect::Envelope => None,
-        };
-        let log = threshold.zip(reply).map(|(t, out)| (t, out.clone()));
+        let log = reply.and_then(|out| {
+            let threshold = match dialect {
+                Dialect::Mcp => session.log_level.clone(),
+                Dialect::Modern => LogThreshold::at(log_level?),
+                Dialect::Envelope => return None,
+            };
+            Some((threshold, out.clone()))
+        });
         let reply = match reply {
             Some(reply) if self.execution == Execution::Worker => reply,
             _ => {

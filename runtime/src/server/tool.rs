@@ -190,7 +190,9 @@ impl Call {
 
     fn finish_with(self, mut output: ToolOutput) -> ToolOutput {
         output.diagnostics = self.diagnostics;
-        output.content.splice(0..0, self.content);
+        if !self.content.is_empty() {
+            output.content.splice(0..0, self.content);
+        }
         output
     }
 }
