@@ -94,6 +94,10 @@ async def sdk_checks(url, mode):
         texture = await client.call_tool("asset.info", {"assetPath": "Assets/Textures/Logo.png"})
         check_texture_content(texture.content, f"[{mode}] ")
         check_texture_log(logs, f"[{mode}] ")
+        read = await client.read_resource("unity://project/info")
+        check(json.loads(read.contents[0].text)["unityVersion"], f"[{mode}] a resource read")
+        prompt = await client.get_prompt("inspect-scene", {"scenePath": "Assets/Scenes/Main.unity"})
+        check("Main.unity" in prompt.messages[0].content.text, f"[{mode}] a prompt filled in")
         bad = await client.call_tool("scene.hierarchy.dump", {})
         check(bad.is_error is True and "scenePath" in bad.content[0].text, f"[{mode}] invalid arguments are a tool error naming the parameter")
         # Calls sent together are all answered.

@@ -123,6 +123,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../runtime/src/server/pool.rs"),
     ),
     (
+        "src/server/resource.rs",
+        include_str!("../../../runtime/src/server/resource.rs"),
+    ),
+    (
         "src/server/stdio.rs",
         include_str!("../../../runtime/src/server/stdio.rs"),
     ),

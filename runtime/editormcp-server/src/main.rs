@@ -406,8 +406,51 @@ fn build(o: &Options, project: Value) -> Result<Server, String> {
             TOOLS,
             Arc::new(unity_bridge(o, address)?),
         ),
-        None => editormcp::register(server, Arc::new(DemoTools(demo))),
+        None => editormcp::register(
+            offer_demo(server, &project_json(&demo))?,
+            Arc::new(DemoTools(demo)),
+        ),
     }
+}
+
+/// The demo's project, as a resource.
+fn project_json(demo: &demo::Demo) -> String {
+    serde_json::to_string_pretty(
+        &demo
+            .call("project.info", &Map::new())
+            .map(|a| a.output)
+            .unwrap_or_default(),
+    )
+    .unwrap_or_default()
+}
+
+/// What the demo offers beside its tools: the project's summary as a
+/// resource, and a prompt that asks the model to inspect a scene.
+fn offer_demo(server: Server, project: &str) -> Result<Server, String> {
+    use toolgen_runtime::server::{EmbeddedResource, Prompt, PromptMessage, Resource};
+    let mut summary = Resource::new("unity://project/info", "project-info");
+    summary.title = Some("The demo project".to_owned());
+    summary.mime_type = Some("application/json".to_owned());
+    let text = project.to_owned();
+    let mut inspect = Prompt::new("inspect-scene").argument(
+        "scenePath",
+        "The scene to inspect, such as Assets/Scenes/Main.unity",
+        true,
+    );
+    inspect.description = Some("Asks for a review of a scene's hierarchy".to_owned());
+    server
+        .resource(
+            summary,
+            Arc::new(move |uri| Ok(vec![EmbeddedResource::text(uri, Some("application/json"), text.clone())])),
+        )?
+        .prompt(
+            inspect,
+            Arc::new(|args| {
+                let scene = &args["scenePath"];
+                let ask = format!("Dump the hierarchy of {scene} with scene.hierarchy.dump and point out objects without components.");
+                Ok(vec![PromptMessage::user(toolgen_runtime::Content::text(ask))])
+            }),
+        )
 }
 
 #[cfg(feature = "http")]

@@ -64,6 +64,32 @@ pub struct ResourceLink {
     pub size: Option<u64>,
 }
 
+impl EmbeddedResource {
+    /// A resource's contents as text.
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: Option<&str>,
+        text: impl Into<String>,
+    ) -> EmbeddedResource {
+        EmbeddedResource {
+            uri: uri.into(),
+            mime_type: mime_type.map(str::to_owned),
+            text: Some(text.into()),
+            blob: None,
+        }
+    }
+
+    /// A resource's contents as bytes (base64 on the wire).
+    pub fn blob(uri: impl Into<String>, mime_type: Option<&str>, bytes: &[u8]) -> EmbeddedResource {
+        EmbeddedResource {
+            uri: uri.into(),
+            mime_type: mime_type.map(str::to_owned),
+            text: None,
+            blob: Some(base64(bytes)),
+        }
+    }
+}
+
 impl Content {
     /// A text block.
     pub fn text(text: impl Into<String>) -> Content {
@@ -93,24 +119,14 @@ impl Content {
         text: impl Into<String>,
     ) -> Content {
         Content::Resource {
-            resource: EmbeddedResource {
-                uri: uri.into(),
-                mime_type: mime_type.map(str::to_owned),
-                text: Some(text.into()),
-                blob: None,
-            },
+            resource: EmbeddedResource::text(uri, mime_type, text),
         }
     }
 
     /// A resource embedded as bytes (base64 on the wire).
     pub fn resource_blob(uri: impl Into<String>, mime_type: Option<&str>, bytes: &[u8]) -> Content {
         Content::Resource {
-            resource: EmbeddedResource {
-                uri: uri.into(),
-                mime_type: mime_type.map(str::to_owned),
-                text: None,
-                blob: Some(base64(bytes)),
-            },
+            resource: EmbeddedResource::blob(uri, mime_type, bytes),
         }
     }
 

@@ -14,6 +14,7 @@ use super::compact;
 use super::control::{InFlight, LogThreshold};
 use super::entry::{Checked, Entry, WireArguments, draft_of, invalid, type_name};
 use super::pool::Lane;
+use super::resource::{Offered, Prompt, PromptHandler, Resource, ResourceReader};
 use super::structured;
 use super::sync::lock;
 use super::tool::{Handler, ServerInfo, ToolDescriptor};
@@ -80,6 +81,8 @@ pub struct Server {
     pub(super) modern_stamp: OnceLock<Arc<[u8]>>,
     /// Connections told when tools are added or removed.
     pub(super) listeners: Mutex<Vec<Weak<dyn Outbox>>>,
+    /// Resources and prompts, beside the tools.
+    pub(super) offered: RwLock<Offered>,
 }
 
 /// Per-connection state.
@@ -153,6 +156,7 @@ impl Server {
             lanes: OnceLock::new(),
             modern_stamp: OnceLock::new(),
             listeners: Mutex::new(Vec::new()),
+            offered: RwLock::default(),
         }
     }
 
@@ -192,6 +196,31 @@ impl Server {
     pub fn instructions(mut self, text: impl Into<String>) -> Server {
         self.instructions = Some(text.into());
         self
+    }
+
+    /// Offers `resource` (`resources/list`), its contents made by `read`
+    /// when a client reads it (`resources/read`). A URI already offered is an
+    /// error.
+    pub fn resource(self, resource: Resource, read: ResourceReader) -> Result<Server, String> {
+        self.offered_mut().add_resource(resource, read)?;
+        Ok(self)
+    }
+
+    /// Offers `prompt` (`prompts/list`), filled in by `fill` when a client
+    /// asks for it (`prompts/get`, its required arguments checked first). A
+    /// name already offered is an error.
+    pub fn prompt(self, prompt: Prompt, fill: PromptHandler) -> Result<Server, String> {
+        self.offered_mut().add_prompt(prompt, fill)?;
+        Ok(self)
+    }
+
+    fn offered_mut(&self) -> std::sync::RwLockWriteGuard<'_, Offered> {
+        self.offered.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The resources and prompts offered.
+    pub(super) fn offered(&self) -> std::sync::RwLockReadGuard<'_, Offered> {
+        self.offered.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The time limit of tools whose specs state none (by default there is

@@ -1,7 +1,8 @@
-//! The MCP dialect: `initialize`, `ping`, `tools/list` in MCP form (once the
-//! connection has sent `initialize`), `tools/call` with `params.name`
-//! (answered with `content`, `structuredContent` and `isError`: tool errors
-//! are results, so that the model sees them and can correct itself).
+//! The MCP dialect: `initialize`, `ping`, `logging/setLevel`, `tools/list` in
+//! MCP form (once the connection has sent `initialize`), `tools/call` with
+//! `params.name` (answered with `content`, `structuredContent` and `isError`:
+//! tool errors are results, so that the model sees them and can correct
+//! itself), and the resources and prompts offered beside the tools.
 
 use serde_json::{Map, Value, json};
 
@@ -78,6 +79,11 @@ pub(super) fn answer(
         "server/discover" => Ok(super::modern::discover(server).into()),
         "ping" => Ok(json!({}).into()),
         "logging/setLevel" => set_level(session, params).map(Answer::from),
+        "resources/list" => Ok(server.offered().list_resources().into()),
+        "resources/templates/list" => Ok(json!({"resourceTemplates": []}).into()),
+        "resources/read" => server.offered().read(params).map(Answer::from),
+        "prompts/list" => Ok(server.offered().list_prompts().into()),
+        "prompts/get" => server.offered().get_prompt(params).map(Answer::from),
         "tools/list" if modern || session.mcp_version.is_some() => {
             list(server, params).map(|(tools, mut rest)| {
                 if modern {
@@ -198,7 +204,7 @@ fn initialize(server: &Server, session: &mut Session, params: &Map<String, Value
     }
     let mut r = json!({
         "protocolVersion": version,
-        "capabilities": super::modern::capabilities(false),
+        "capabilities": super::modern::capabilities(server, false),
         "serverInfo": {"name": server.info.name, "version": server.info.version},
     });
     if let Some(i) = &server.instructions {

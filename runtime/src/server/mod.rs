@@ -44,6 +44,7 @@ mod mcp;
 mod modern;
 mod output;
 mod pool;
+mod resource;
 mod stdio;
 mod structured;
 mod sync;
@@ -62,6 +63,9 @@ pub(crate) use self::entry::draft_of;
 pub use self::execution::Submitted;
 pub use self::mcp::mcp_tool;
 pub use self::output::ToolOutput;
+pub use self::resource::{
+    Prompt, PromptArgument, PromptHandler, PromptMessage, Resource, ResourceReader, Role,
+};
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor};
 pub use self::typed::{
     Arguments, ToolInfo, TypedCall, TypedEntry, TypedHandler, Validity, invalid_arguments,
@@ -291,6 +295,108 @@ mod tests {
                 json!({"content": [to(&image)], "isError": false}),
                 "{execution:?}"
             );
+        }
+    }
+
+    /// A server offering two resources (a text, a blob) and a prompt.
+    fn offering() -> Server {
+        let readme: ResourceReader = Arc::new(|uri| {
+            Ok(vec![EmbeddedResource::text(
+                uri,
+                Some("text/markdown"),
+                "# Hi",
+            )])
+        });
+        let logo: ResourceReader = Arc::new(|uri| {
+            Ok(vec![EmbeddedResource::blob(
+                uri,
+                Some("image/png"),
+                b"\x89PNG",
+            )])
+        });
+        let review: PromptHandler = Arc::new(|args| {
+            let focus = args.get("focus").map_or("anything", String::as_str);
+            let text = format!("Review {} for {focus}.", args["path"]);
+            Ok(vec![PromptMessage::user(Content::text(text))])
+        });
+        let mut r = Resource::new("file:///README.md", "README.md");
+        r.mime_type = Some("text/markdown".into());
+        let mut p = Prompt::new("review")
+            .argument("path", "What to review", true)
+            .argument("focus", "", false);
+        p.description = Some("Reviews a file".into());
+        empty()
+            .resource(Resource::new("file:///logo.png", "logo.png"), logo)
+            .and_then(|s| s.resource(r, readme))
+            .and_then(|s| s.prompt(p, review))
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Resources and prompts beside the tools: listed in order, read and
+    /// filled in, with MCP's errors for an unknown URI and a missing
+    /// argument; the capabilities name them only when there are some.
+    #[test]
+    fn resources_and_prompts_are_offered_beside_the_tools() {
+        let caps = |s: &Server| {
+            let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
+            let bytes = s.handle(&mut Session::default(), init.as_bytes());
+            let v: Value = serde_json::from_slice(&bytes.unwrap_or_default()).unwrap_or_default();
+            v["result"]["capabilities"].clone()
+        };
+        assert_eq!(caps(&empty()).get("resources"), None);
+        let s = offering();
+        assert_eq!(caps(&s)["resources"], json!({}));
+        assert_eq!(caps(&s)["prompts"], json!({}));
+        let twice = offering().resource(
+            Resource::new("file:///logo.png", "again"),
+            Arc::new(|_| Ok(Vec::new())),
+        );
+        assert!(twice.is_err_and(|e| e.contains("already registered")));
+        let ask = |method: &str, params: Value| -> Value {
+            let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+            let bytes = s.handle(&mut Session::default(), request.to_string().as_bytes());
+            serde_json::from_slice(&bytes.unwrap_or_default()).unwrap_or_default()
+        };
+        assert_eq!(
+            ask("resources/list", json!({}))["result"],
+            json!({"resources": [
+                {"uri": "file:///README.md", "name": "README.md", "mimeType": "text/markdown"},
+                {"uri": "file:///logo.png", "name": "logo.png"},
+            ]})
+        );
+        assert_eq!(
+            ask("resources/read", json!({"uri": "file:///logo.png"}))["result"],
+            json!({"contents": [{"uri": "file:///logo.png", "mimeType": "image/png", "blob": "iVBORw=="}]})
+        );
+        let unknown = ask("resources/read", json!({"uri": "file:///nope"}));
+        assert_eq!(unknown["error"]["code"], -32002, "{unknown}");
+        assert_eq!(
+            ask("resources/templates/list", json!({}))["result"],
+            json!({"resourceTemplates": []})
+        );
+        assert_eq!(
+            ask("prompts/list", json!({}))["result"],
+            json!({"prompts": [{"name": "review", "description": "Reviews a file", "arguments": [
+                {"name": "path", "description": "What to review", "required": true},
+                {"name": "focus", "required": false},
+            ]}]})
+        );
+        assert_eq!(
+            ask(
+                "prompts/get",
+                json!({"name": "review", "arguments": {"path": "a.rs"}})
+            )["result"],
+            json!({"description": "Reviews a file", "messages": [
+                {"role": "user", "content": {"type": "text", "text": "Review a.rs for anything."}}
+            ]})
+        );
+        for bad in [
+            json!({"name": "review"}),
+            json!({"name": "nope"}),
+            json!({"name": "review", "arguments": {"path": 1}}),
+        ] {
+            let e = ask("prompts/get", bad.clone());
+            assert_eq!(e["error"]["code"], -32602, "{bad}: {e}");
         }
     }
 

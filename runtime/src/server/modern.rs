@@ -96,14 +96,16 @@ pub(crate) fn server_info(server: &Server) -> Value {
 }
 
 /// What the server can do, for `server/discover` and `initialize`.
-pub(crate) fn capabilities(modern: bool) -> Value {
-    if modern {
+pub(crate) fn capabilities(server: &Server, modern: bool) -> Value {
+    let mut c = if modern {
         // Change notifications need a stream the modern wire opens per
         // subscription (`subscriptions/listen`), which this server does not offer.
         json!({"logging": {}, "tools": {}})
     } else {
         json!({"logging": {}, "tools": {"listChanged": true}})
-    }
+    };
+    server.offered().capabilities(&mut c);
+    c
 }
 
 /// The caching directives a 2026-07-28 list or discover result carries:
@@ -121,7 +123,7 @@ pub(crate) fn cache_hints(result: &mut Value) {
 pub(crate) fn discover(server: &Server) -> Value {
     let mut r = json!({
         "supportedVersions": MCP_MODERN_VERSIONS,
-        "capabilities": capabilities(true),
+        "capabilities": capabilities(server, true),
     });
     cache_hints(&mut r);
     if let Some(i) = &server.instructions {
