@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolgen_runtime::check::{self, Json};
+use toolgen_runtime::server::{EmbeddedResource, Prompt, PromptMessage, Resource};
 use toolgen_runtime::{
-    Call, Execution, Handler, Server, ServerInfo, ToolDescriptor, ToolError, ToolOutput,
-    TypedHandler, typed_call,
+    Call, Content, Execution, Handler, LogLevel, Server, ServerInfo, ToolDescriptor, ToolError,
+    ToolOutput, TypedHandler, typed_call,
 };
 
 fn descriptor(id: &str, input: Value, output: Option<Value>) -> ToolDescriptor {
@@ -73,8 +74,10 @@ pub fn server() -> Server {
         .page_size(2);
     s.tool(
         descriptor("echo", object.clone(), Some(json!({"type": "object"}))),
-        handler(|call, a| {
+        handler(|mut call, a| {
             call.progress(1.0, Some(2.0), Some("half"));
+            call.log(LogLevel::Notice, &a);
+            call.add_content(Content::image(b"\x89PNG", "image/png"));
             Ok(call.finish(Value::Object(a)))
         }),
     )
@@ -112,6 +115,21 @@ pub fn server() -> Server {
         )
     })
     .and_then(typed)
+    .and_then(|s| {
+        s.resource(
+            Resource::new("file:///a.txt", "a.txt"),
+            Arc::new(|uri| Ok(vec![EmbeddedResource::text(uri, None, "a")])),
+        )
+    })
+    .and_then(|s| {
+        s.prompt(
+            Prompt::new("ask").argument("what", "", true),
+            Arc::new(|args| {
+                let text = args.get("what").cloned().unwrap_or_default();
+                Ok(vec![PromptMessage::user(Content::text(text))])
+            }),
+        )
+    })
     .unwrap_or_else(|e| panic!("the fuzzing server: {e}"))
 }
 
