@@ -1,5 +1,5 @@
 //! The server as a concurrent MCP server: calls answered as they finish,
-//! serial tool sets, cancellation, progress, log messages, a bounded queue, time limits on
+//! serial tool sets, cancellation, progress, log messages, sampling, a bounded queue, time limits on
 //! the pool, `tools/list` pages and change notifications, and MCP
 //! 2026-07-28 requests. No timing is asserted: handlers wait on channels
 //! that the test releases, and a generous receive limit turns a deadlock
@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use toolgen_runtime::server::{LogLevel, Outbox, Outgoing, Submitted};
+use toolgen_runtime::server::{LogLevel, Outbox, Outgoing, Sampled, Sampling, Submitted};
 use toolgen_runtime::{
-    Call, Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolOutput,
+    Call, Content, Execution, Handler, Server, ServerInfo, Session, ToolDescriptor, ToolOutput,
 };
 
 /// Long enough never to be reached when things work.
@@ -408,6 +408,68 @@ fn log_messages_arrive(execution: Execution) {
     assert_eq!(r.next(), message("debug", json!("starting")));
     assert_eq!(r.next(), message("warning", json!({"slow": true})));
     assert_eq!(r.next()["id"], 7);
+    r.close();
+}
+
+/// A tool asks the client's model (`sampling/createMessage`) while it runs,
+/// and answers with what the model said; a client that did not declare
+/// `sampling` is never asked.
+#[test]
+fn a_tool_asks_the_clients_model() {
+    let server = Server::new(info(), &["core"], "core")
+        .tool(
+            descriptor("ask", None),
+            handler(|call, _| {
+                let asked = call.sample(&Sampling::ask("Name a colour.", 10), PATIENCE);
+                ToolOutput::new(match asked {
+                    Sampled::Answered {
+                        content: Content::Text { text },
+                        model,
+                        stop_reason,
+                        ..
+                    } => json!({"said": text, "model": model, "stop": stop_reason}),
+                    other => json!({"not": format!("{other:?}")}),
+                })
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    r.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"sampling": {}}, "clientInfo": {"name": "t", "version": "0"}}}));
+    r.next();
+    r.send(call(1, "ask"));
+    let request = r.next();
+    assert_eq!(request["method"], "sampling/createMessage", "{request}");
+    assert_eq!(
+        request["params"],
+        json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Name a colour."}}], "maxTokens": 10})
+    );
+    r.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+        "role": "assistant", "content": {"type": "text", "text": "Teal."},
+        "model": "test-model", "stopReason": "endTurn"}}));
+    let answer = r.next();
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({"said": "Teal.", "model": "test-model", "stop": "endTurn"}),
+        "{answer}"
+    );
+    r.close();
+    let server = Server::new(info(), &["core"], "core")
+        .tool(
+            descriptor("ask", None),
+            handler(|call, _| {
+                let asked = call.sample(&Sampling::ask("?", 1), PATIENCE);
+                ToolOutput::new(json!({"unsupported": asked == Sampled::Unsupported}))
+            }),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = Running::start(server);
+    r.send(initialize());
+    r.next();
+    r.send(call(2, "ask"));
+    assert_eq!(
+        r.next()["result"]["structuredContent"],
+        json!({"unsupported": true})
+    );
     r.close();
 }
 

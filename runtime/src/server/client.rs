@@ -1,6 +1,7 @@
 //! Requests the server sends to the client (MCP's server-to-client
-//! requests): today `elicitation/create`, which asks the user, through the
-//! client, to confirm or fill in something while a call runs.
+//! requests) while a call runs: `elicitation/create`, which asks the user,
+//! through the client, to confirm or fill in something, and
+//! `sampling/createMessage`, which asks the client's model.
 //!
 //! Only where the transport reads the client's responses while calls run
 //! (stdio, with calls on the pool) and the client declared the capability
@@ -17,6 +18,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::content::{Content, PromptMessage, Role};
 use super::sync::lock;
 use super::wire::write_json;
 use super::wire::{Outbox, Outgoing};
@@ -38,12 +40,55 @@ pub enum Elicited {
     Failed(String),
 }
 
+/// A request to the client's model (`sampling/createMessage`): the
+/// conversation so far, an optional system prompt, and how long the answer
+/// may be.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sampling {
+    pub messages: Vec<PromptMessage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    pub max_tokens: u32,
+}
+
+impl Sampling {
+    /// One question of the user's, answered in at most `max_tokens`.
+    pub fn ask(question: impl Into<String>, max_tokens: u32) -> Sampling {
+        Sampling {
+            messages: vec![PromptMessage::user(Content::text(question))],
+            system_prompt: None,
+            max_tokens,
+        }
+    }
+}
+
+/// What became of a sampling request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sampled {
+    /// The model answered: its message, the model's name, and why it
+    /// stopped (`endTurn`, `maxTokens`, ...), as the client says.
+    Answered {
+        role: Role,
+        content: Content,
+        model: String,
+        stop_reason: Option<String>,
+    },
+    /// This client cannot be asked (no `sampling` capability, or a
+    /// transport that cannot carry the request).
+    Unsupported,
+    /// The request failed: no answer in time, the connection ended, the
+    /// client answered with an error or with something that is not a message.
+    Failed(String),
+}
+
 /// The requests of one connection to its client, waiting for responses.
 pub(crate) struct ClientRequests {
     outbox: Arc<dyn Outbox>,
     pending: Mutex<HashMap<String, Sender<Value>>>,
     next: AtomicU64,
     elicitation: AtomicBool,
+    sampling: AtomicBool,
     closed: AtomicBool,
 }
 
@@ -54,16 +99,21 @@ impl ClientRequests {
             pending: Mutex::new(HashMap::new()),
             next: AtomicU64::new(1),
             elicitation: AtomicBool::new(false),
+            sampling: AtomicBool::new(false),
             closed: AtomicBool::new(false),
         })
     }
 
     /// Records what the client said it can do (`initialize`'s `capabilities`).
     pub(crate) fn set_capabilities(&self, capabilities: Option<&Value>) {
-        let elicitation = capabilities
-            .and_then(|c| c.get("elicitation"))
-            .is_some_and(Value::is_object);
-        self.elicitation.store(elicitation, Ordering::Release);
+        let declared = |name: &str| {
+            capabilities
+                .and_then(|c| c.get(name))
+                .is_some_and(Value::is_object)
+        };
+        self.elicitation
+            .store(declared("elicitation"), Ordering::Release);
+        self.sampling.store(declared("sampling"), Ordering::Release);
     }
 
     /// Routes a response from the client to the request waiting for it;
@@ -116,6 +166,31 @@ impl ClientRequests {
             return Err(format!("the client answered with an error: {e}"));
         }
         Ok(response.get("result").cloned().unwrap_or(Value::Null))
+    }
+
+    /// Asks the client's model.
+    pub(crate) fn sample(&self, request: &Sampling, limit: Duration) -> Sampled {
+        if !self.sampling.load(Ordering::Acquire) {
+            return Sampled::Unsupported;
+        }
+        let params = serde_json::to_value(request).unwrap_or(Value::Null);
+        let r = match self.request("sampling/createMessage", params, limit) {
+            Ok(r) => r,
+            Err(e) => return Sampled::Failed(e),
+        };
+        let message = serde_json::from_value::<PromptMessage>(r.clone());
+        match (message, r.get("model").and_then(Value::as_str)) {
+            (Ok(m), Some(model)) => Sampled::Answered {
+                role: m.role,
+                content: m.content,
+                model: model.to_owned(),
+                stop_reason: r
+                    .get("stopReason")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            },
+            _ => Sampled::Failed(format!("the client's answer is not a model's message: {r}")),
+        }
     }
 
     /// Asks the user, through the client, with a form of `schema`.

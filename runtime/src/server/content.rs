@@ -1,7 +1,8 @@
 //! Content blocks a tool's result carries beside (or instead of) its
 //! structured output, as MCP's `ContentBlock` says them: text, an image or
 //! audio (bytes with a MIME type, base64 on the wire), an embedded resource
-//! (text or bytes) and a link to a resource.
+//! (text or bytes) and a link to a resource; and the messages made of them
+//! (a prompt's, a conversation sent to the client's model).
 //!
 //! A leaf of the server: it imports nothing of it.
 
@@ -62,6 +63,40 @@ pub struct ResourceLink {
     /// The resource's size in bytes, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
+}
+
+/// Who speaks a message (of a prompt, of a sampling request).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One message of a filled-in prompt or of a conversation sent to the
+/// client's model: text, an image, an embedded resource.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    pub role: Role,
+    pub content: Content,
+}
+
+impl PromptMessage {
+    /// A message of the user's.
+    pub fn user(content: Content) -> PromptMessage {
+        PromptMessage {
+            role: Role::User,
+            content,
+        }
+    }
+
+    /// A message of the assistant's.
+    pub fn assistant(content: Content) -> PromptMessage {
+        PromptMessage {
+            role: Role::Assistant,
+            content,
+        }
+    }
 }
 
 impl EmbeddedResource {

@@ -52,8 +52,8 @@ mod tool;
 mod typed;
 mod wire;
 
-pub use self::client::Elicited;
-pub use self::content::{Content, EmbeddedResource, ResourceLink};
+pub use self::client::{Elicited, Sampled, Sampling};
+pub use self::content::{Content, EmbeddedResource, PromptMessage, ResourceLink, Role};
 pub use self::control::{InFlight, LogLevel};
 pub use self::core::{
     DEFAULT_MAX_REQUEST_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_QUEUE_LIMIT, DEFAULT_TIMEOUT, Execution,
@@ -63,9 +63,7 @@ pub(crate) use self::entry::draft_of;
 pub use self::execution::Submitted;
 pub use self::mcp::mcp_tool;
 pub use self::output::ToolOutput;
-pub use self::resource::{
-    Prompt, PromptArgument, PromptHandler, PromptMessage, Resource, ResourceReader, Role,
-};
+pub use self::resource::{Prompt, PromptArgument, PromptHandler, Resource, ResourceReader};
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor};
 pub use self::typed::{
     Arguments, ToolInfo, TypedCall, TypedEntry, TypedHandler, Validity, invalid_arguments,

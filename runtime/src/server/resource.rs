@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::content::{Content, EmbeddedResource};
+use super::content::{EmbeddedResource, PromptMessage};
 use super::wire::plain_error;
 use crate::error::{ErrorCode, ToolError};
 
@@ -91,39 +91,6 @@ pub struct PromptArgument {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     pub required: bool,
-}
-
-/// Who speaks a prompt's message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    User,
-    Assistant,
-}
-
-/// One message of a filled-in prompt: text, an image, an embedded resource.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PromptMessage {
-    pub role: Role,
-    pub content: Content,
-}
-
-impl PromptMessage {
-    /// A message of the user's.
-    pub fn user(content: Content) -> PromptMessage {
-        PromptMessage {
-            role: Role::User,
-            content,
-        }
-    }
-
-    /// A message of the assistant's.
-    pub fn assistant(content: Content) -> PromptMessage {
-        PromptMessage {
-            role: Role::Assistant,
-            content,
-        }
-    }
 }
 
 /// Fills in a prompt: its arguments (the required ones present, every value a

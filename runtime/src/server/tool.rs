@@ -151,6 +151,21 @@ impl Call {
         }
     }
 
+    /// Asks the client's model (`sampling/createMessage`), waiting at most
+    /// `limit`. Where the client cannot be asked (it did not declare
+    /// `sampling`, the transport is HTTP, the server runs calls inline, a
+    /// call outside a server), the answer is `Unsupported` at once.
+    pub fn sample(
+        &self,
+        request: &super::client::Sampling,
+        limit: std::time::Duration,
+    ) -> super::client::Sampled {
+        match self.control.as_ref().and_then(|c| c.client.get()) {
+            Some(client) => client.sample(request, limit),
+            None => super::client::Sampled::Unsupported,
+        }
+    }
+
     /// Asks the user, through the client, to fill in a form of `schema` (an
     /// object of scalar properties, MCP's `requestedSchema`) with `message`,
     /// waiting at most `limit` (see [`super::client::Elicited`]). Where the client
