@@ -3,6 +3,8 @@
 //! Do not edit: change the specs and run `cargo xtask gen`.
 #![allow(dead_code, clippy::all, clippy::pedantic, rustdoc::all)]
 #[rustfmt::skip]
+pub mod conformance;
+#[rustfmt::skip]
 pub mod editormcp;
 #[rustfmt::skip]
 pub mod ravedemo;
