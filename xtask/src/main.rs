@@ -12,6 +12,7 @@
 //! - `docs [--browser]`: build the docs site with mdBook and check it.
 //! - `bench-server`: MCP over stdio, `editormcp-server` against the Python SDK.
 //! - `bench-r`: calls per second through the R bridge (`rave-server`).
+//! - `conformance`: the official MCP conformance suite against `conformance-server`.
 //! - `bench-calls`: instructions per in-process typed `tools/call` (callgrind).
 //! - `outside`: README's "Use toolgen in your project", followed in a directory
 //!   outside the workspace (also a step of `test`).
@@ -22,6 +23,7 @@ mod bench;
 mod bench_calls;
 mod bench_peers;
 mod bench_server;
+mod conformance;
 mod docs;
 mod fuzz;
 mod fuzz_compile;
@@ -54,9 +56,10 @@ fn main() -> ExitCode {
         Some("outside") => python_venv().and_then(|py| outside::run_all(&root(), &py)),
         Some("bench-server") => python_venv().and_then(|py| bench_server::run(&root(), &py)),
         Some("bench-r") => bench_server::run_r(&root()),
+        Some("conformance") => conformance::run(&root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-r         calls/s through the R bridge (rave-server and an R worker)\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  schema-suite    the JSON-Schema-Test-Suite (draft 2020-12) through toolgen's compiled validators\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-r         calls/s through the R bridge (rave-server and an R worker)\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  conformance     the official MCP conformance suite against conformance-server (HTTP)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  schema-suite    the JSON-Schema-Test-Suite (draft 2020-12) through toolgen's compiled validators\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
             );
             Err("unknown command".to_owned())
         }
@@ -216,6 +219,7 @@ fn test() -> Result<(), String> {
     )?;
     mcp_client()?;
     rave_client(&r_lib)?;
+    conformance::run(&root())?;
     step_fn(
         "toolgen outside this repository (README's \"Use toolgen in your project\")",
         || outside::run_all(&root(), &python_venv()?),
