@@ -33,10 +33,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "elicitation-sep1330-enums",
         "server-to-client requests over HTTP",
     ),
-    ("completion-complete", "no completion/complete yet"),
-    ("resources-templates-read", "no resource templates yet"),
-    ("resources-subscribe", "no resource subscriptions yet"),
-    ("resources-unsubscribe", "no resource subscriptions yet"),
 ];
 
 pub fn run(root: &Path) -> Result<(), String> {

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use toolgen_generated::conformance::{self, ConformanceTools};
 use toolgen_runtime::server::http::HttpFlags;
 use toolgen_runtime::server::{
-    Elicited, EmbeddedResource, Prompt, PromptMessage, Resource, Sampled, Sampling,
+    Elicited, EmbeddedResource, Prompt, PromptMessage, Resource, ResourceTemplate, Sampled,
+    Sampling,
 };
 use toolgen_runtime::{Call, Content, LogLevel, Server, ServerInfo, ToolError};
 
@@ -276,7 +277,14 @@ fn offer(server: Server) -> Result<Server, String> {
     simple.description = Some("A simple prompt without arguments".to_owned());
     let mut with_arguments = Prompt::new("test_prompt_with_arguments")
         .argument("arg1", "First test argument", true)
-        .argument("arg2", "Second test argument", true);
+        .argument("arg2", "Second test argument", true)
+        .completions("arg1", &["test1", "test2", "paris", "park", "party"]);
+    let mut watched = Resource::new("test://watched-resource", "watched-resource");
+    watched.description = Some("A resource clients may subscribe to".to_owned());
+    watched.mime_type = Some("text/plain".to_owned());
+    let mut template = ResourceTemplate::new("test://template/{id}/data", "template-data");
+    template.description = Some("Data for the ID in the URI".to_owned());
+    template.mime_type = Some("application/json".to_owned());
     with_arguments.description = Some("A prompt with required arguments".to_owned());
     let mut with_resource = Prompt::new("test_prompt_with_embedded_resource").argument(
         "resourceUri",
@@ -298,6 +306,29 @@ fn offer(server: Server) -> Result<Server, String> {
         .resource(
             static_binary,
             Arc::new(|uri| Ok(vec![EmbeddedResource::blob(uri, Some("image/png"), PNG)])),
+        )?
+        .resource(
+            watched,
+            Arc::new(|uri| {
+                Ok(vec![EmbeddedResource::text(
+                    uri,
+                    Some("text/plain"),
+                    "watched",
+                )])
+            }),
+        )?
+        .resource_template(
+            template,
+            Arc::new(|uri, vars| {
+                let id = &vars["id"];
+                let data =
+                    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                Ok(vec![EmbeddedResource::text(
+                    uri,
+                    Some("application/json"),
+                    data.to_string(),
+                )])
+            }),
         )?
         .prompt(
             simple,

@@ -14,7 +14,9 @@ use super::compact;
 use super::control::{InFlight, LogThreshold};
 use super::entry::{Checked, Entry, WireArguments, draft_of, invalid, type_name};
 use super::pool::Lane;
-use super::resource::{Offered, Prompt, PromptHandler, Resource, ResourceReader};
+use super::resource::{
+    Offered, Prompt, PromptHandler, Resource, ResourceReader, ResourceTemplate, TemplateReader,
+};
 use super::structured;
 use super::sync::lock;
 use super::tool::{Handler, ServerInfo, ToolDescriptor};
@@ -83,6 +85,8 @@ pub struct Server {
     pub(super) listeners: Mutex<Vec<Weak<dyn Outbox>>>,
     /// Resources and prompts, beside the tools.
     pub(super) offered: RwLock<Offered>,
+    /// Connections subscribed to a resource's changes, with its URI.
+    pub(super) subscribers: Mutex<Vec<(Weak<dyn Outbox>, String)>>,
 }
 
 /// Per-connection state.
@@ -157,6 +161,7 @@ impl Server {
             modern_stamp: OnceLock::new(),
             listeners: Mutex::new(Vec::new()),
             offered: RwLock::default(),
+            subscribers: Mutex::new(Vec::new()),
         }
     }
 
@@ -204,6 +209,54 @@ impl Server {
     pub fn resource(self, resource: Resource, read: ResourceReader) -> Result<Server, String> {
         self.offered_mut().add_resource(resource, read)?;
         Ok(self)
+    }
+
+    /// Offers the URIs `template` matches (`resources/templates/list`), their
+    /// contents made by `read` from the URI and its variables. A template
+    /// already offered is an error.
+    pub fn resource_template(
+        self,
+        template: ResourceTemplate,
+        read: TemplateReader,
+    ) -> Result<Server, String> {
+        self.offered_mut().add_template(template, read)?;
+        Ok(self)
+    }
+
+    /// Tells the connections subscribed to `uri` that it changed
+    /// (`notifications/resources/updated`); they read it again if they care.
+    pub fn resource_updated(&self, uri: &str) {
+        let mut text = Vec::with_capacity(96);
+        super::wire::write_json(
+            &mut text,
+            &serde_json::json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                "params": {"uri": uri}}),
+        );
+        let mut subscribers = lock(&self.subscribers);
+        subscribers.retain(|(out, _)| out.strong_count() > 0);
+        for (out, _) in subscribers.iter().filter(|(_, u)| u == uri) {
+            if let Some(out) = out.upgrade() {
+                out.send(Outgoing::Notification(text.clone()));
+            }
+        }
+    }
+
+    /// Subscribes the connection of `session` to `uri` (`resources/subscribe`),
+    /// or (`on` false) ends that subscription. A connection with nowhere to
+    /// send notifications (stateless HTTP) is told nothing.
+    pub(super) fn subscribe(&self, session: &Session, uri: String, on: bool) {
+        let Some(out) = &session.notify else {
+            return;
+        };
+        let out = Arc::downgrade(out);
+        let mut subscribers = lock(&self.subscribers);
+        let this = |(o, u): &(Weak<dyn Outbox>, String)| Weak::ptr_eq(o, &out) && *u == uri;
+        let subscribed = subscribers.iter().any(this);
+        if on && !subscribed {
+            subscribers.push((out, uri));
+        } else if !on {
+            subscribers.retain(|s| !this(s));
+        }
     }
 
     /// Offers `prompt` (`prompts/list`), filled in by `fill` when a client

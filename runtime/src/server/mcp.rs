@@ -80,7 +80,15 @@ pub(super) fn answer(
         "ping" => Ok(json!({}).into()),
         "logging/setLevel" => set_level(session, params).map(Answer::from),
         "resources/list" => Ok(server.offered().list_resources().into()),
-        "resources/templates/list" => Ok(json!({"resourceTemplates": []}).into()),
+        "resources/templates/list" => Ok(server.offered().list_templates().into()),
+        "resources/subscribe" | "resources/unsubscribe" => {
+            let uri = server.offered().subscribed(params);
+            uri.map(|uri| {
+                server.subscribe(session, uri, method == "resources/subscribe");
+                json!({}).into()
+            })
+        }
+        "completion/complete" => server.offered().complete(params).map(Answer::from),
         "resources/read" => server.offered().read(params).map(Answer::from),
         "prompts/list" => Ok(server.offered().list_prompts().into()),
         "prompts/get" => server.offered().get_prompt(params).map(Answer::from),

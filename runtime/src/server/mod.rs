@@ -63,7 +63,10 @@ pub(crate) use self::entry::draft_of;
 pub use self::execution::Submitted;
 pub use self::mcp::mcp_tool;
 pub use self::output::ToolOutput;
-pub use self::resource::{Prompt, PromptArgument, PromptHandler, Resource, ResourceReader};
+pub use self::resource::{
+    Prompt, PromptArgument, PromptHandler, Resource, ResourceReader, ResourceTemplate,
+    TemplateReader,
+};
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor};
 pub use self::typed::{
     Arguments, ToolInfo, TypedCall, TypedEntry, TypedHandler, Validity, invalid_arguments,
@@ -323,11 +326,116 @@ mod tests {
             .argument("path", "What to review", true)
             .argument("focus", "", false);
         p.description = Some("Reviews a file".into());
+        let p = p.completions("path", &["a.rs", "b.rs", "about.md"]);
+        let mut day = ResourceTemplate::new("file:///logs/{day}.txt", "log");
+        day.completions
+            .insert("day".into(), vec!["mon".into(), "tue".into()]);
+        let log: TemplateReader = Arc::new(|uri, vars| {
+            Ok(vec![EmbeddedResource::text(
+                uri,
+                None,
+                format!("the log of {}", vars["day"]),
+            )])
+        });
         empty()
             .resource(Resource::new("file:///logo.png", "logo.png"), logo)
             .and_then(|s| s.resource(r, readme))
+            .and_then(|s| s.resource_template(day, log))
             .and_then(|s| s.prompt(p, review))
             .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Templates are listed and read with their variables; completion
+    /// offers a prompt argument's and a template variable's values by
+    /// prefix; a subscription hears of its resource's changes until it ends.
+    #[test]
+    fn templates_completion_and_subscriptions() {
+        let s = offering();
+        let ask = |method: &str, params: Value| -> Value {
+            let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+            let bytes = s.handle(&mut Session::default(), request.to_string().as_bytes());
+            serde_json::from_slice(&bytes.unwrap_or_default()).unwrap_or_default()
+        };
+        assert_eq!(
+            ask("resources/templates/list", json!({}))["result"],
+            json!({"resourceTemplates": [{"uriTemplate": "file:///logs/{day}.txt", "name": "log"}]})
+        );
+        assert_eq!(
+            ask("resources/read", json!({"uri": "file:///logs/mon.txt"}))["result"]["contents"][0]
+                ["text"],
+            "the log of mon"
+        );
+        let complete = |r: Value, name: &str, value: &str| {
+            ask(
+                "completion/complete",
+                json!({"ref": r, "argument": {"name": name, "value": value}}),
+            )["result"]["completion"]
+                .clone()
+        };
+        assert_eq!(
+            complete(json!({"type": "ref/prompt", "name": "review"}), "path", "a"),
+            json!({"values": ["a.rs", "about.md"], "total": 2, "hasMore": false})
+        );
+        assert_eq!(
+            complete(
+                json!({"type": "ref/resource", "uri": "file:///logs/{day}.txt"}),
+                "day",
+                "t"
+            ),
+            json!({"values": ["tue"], "total": 1, "hasMore": false})
+        );
+        let e = ask(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "x", "value": ""}}),
+        );
+        assert_eq!(e["error"]["code"], -32602, "{e}");
+        // Subscriptions, on a connection that can be told.
+        struct Kept(std::sync::Mutex<Vec<Vec<u8>>>);
+        impl Outbox for Kept {
+            fn send(&self, message: Outgoing) {
+                if let Outgoing::Notification(text) = message {
+                    if let Ok(mut k) = self.0.lock() {
+                        k.push(text);
+                    }
+                }
+            }
+        }
+        let kept = Arc::new(Kept(std::sync::Mutex::new(Vec::new())));
+        let mut session = Session::with_notifications(kept.clone());
+        let mut send = |method: &str, uri: &str| -> Value {
+            let request =
+                json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"uri": uri}});
+            let bytes = s.handle(&mut session, request.to_string().as_bytes());
+            serde_json::from_slice(&bytes.unwrap_or_default()).unwrap_or_default()
+        };
+        assert_eq!(
+            send("resources/subscribe", "file:///logo.png")["result"],
+            json!({})
+        );
+        assert_eq!(
+            send("resources/subscribe", "file:///nope")["error"]["code"],
+            -32002
+        );
+        s.resource_updated("file:///README.md");
+        s.resource_updated("file:///logo.png");
+        let told = |k: &Kept| k.0.lock().map(|k| k.len()).unwrap_or_default();
+        assert_eq!(told(&kept), 1);
+        let first: Value = kept
+            .0
+            .lock()
+            .ok()
+            .and_then(|k| serde_json::from_slice(&k[0]).ok())
+            .unwrap_or_default();
+        assert_eq!(
+            first,
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "file:///logo.png"}})
+        );
+        assert_eq!(
+            send("resources/unsubscribe", "file:///logo.png")["result"],
+            json!({})
+        );
+        s.resource_updated("file:///logo.png");
+        assert_eq!(told(&kept), 1, "no news after unsubscribing");
     }
 
     /// Resources and prompts beside the tools: listed in order, read and
@@ -343,7 +451,8 @@ mod tests {
         };
         assert_eq!(caps(&empty()).get("resources"), None);
         let s = offering();
-        assert_eq!(caps(&s)["resources"], json!({}));
+        assert_eq!(caps(&s)["resources"], json!({"subscribe": true}));
+        assert_eq!(caps(&s)["completions"], json!({}));
         assert_eq!(caps(&s)["prompts"], json!({}));
         let twice = offering().resource(
             Resource::new("file:///logo.png", "again"),
@@ -368,10 +477,6 @@ mod tests {
         );
         let unknown = ask("resources/read", json!({"uri": "file:///nope"}));
         assert_eq!(unknown["error"]["code"], -32002, "{unknown}");
-        assert_eq!(
-            ask("resources/templates/list", json!({}))["result"],
-            json!({"resourceTemplates": []})
-        );
         assert_eq!(
             ask("prompts/list", json!({}))["result"],
             json!({"prompts": [{"name": "review", "description": "Reviews a file", "arguments": [
