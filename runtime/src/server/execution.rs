@@ -51,7 +51,7 @@ struct Waited {
     progress: Option<(Value, Arc<dyn Outbox>)>,
     /// Where its log messages go (an MCP call with somewhere to send them).
     log: Option<(LogThreshold, Arc<dyn Outbox>)>,
-    client: Option<Arc<super::client::ClientRequests>>,
+    client: Option<(Arc<super::client::ClientRequests>, Arc<dyn Outbox>)>,
     wait_when_full: bool,
     /// The call is answered as MCP (see [`Call`]'s `text_item`).
     text_item: bool,
@@ -239,7 +239,7 @@ impl Server {
                 let waited = Waited {
                     progress,
                     log,
-                    client: session.client.clone(),
+                    client: session.client.clone().zip(reply.cloned()),
                     wait_when_full: session.wait_when_full,
                     text_item: dialect.has_text_item(),
                 };
@@ -265,7 +265,7 @@ impl Server {
         });
         let control = CallControl::new(completion, progress, dialect.has_text_item());
         if let Some(client) = &session.client {
-            let _ = control.client.set(client.clone());
+            let _ = control.client.set((client.clone(), reply.clone()));
         }
         if let Some(log) = log {
             let _ = control.log.set(log);

@@ -46,8 +46,7 @@ impl Server {
         session.wait_when_full = true;
         // Calls on the pool may ask the client while this thread reads its
         // answers; inline calls would block the reading, so they cannot.
-        let client = (self.execution != Execution::Inline)
-            .then(|| super::client::ClientRequests::new(reply.clone()));
+        let client = (self.execution != Execution::Inline).then(super::client::ClientRequests::new);
         session.client = client.clone();
         std::thread::scope(|scope| {
             let writer = scope.spawn(move || write_lines(&rx, output));

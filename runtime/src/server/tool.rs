@@ -153,7 +153,7 @@ impl Call {
 
     /// Asks the client's model (`sampling/createMessage`), waiting at most
     /// `limit`. Where the client cannot be asked (it did not declare
-    /// `sampling`, the transport is HTTP, the server runs calls inline, a
+    /// `sampling`, stdio with calls inline, stateless HTTP, a
     /// call outside a server), the answer is `Unsupported` at once.
     pub fn sample(
         &self,
@@ -161,7 +161,7 @@ impl Call {
         limit: std::time::Duration,
     ) -> super::client::Sampled {
         match self.control.as_ref().and_then(|c| c.client.get()) {
-            Some(client) => client.sample(request, limit),
+            Some((client, out)) => client.sample(out.as_ref(), request, limit),
             None => super::client::Sampled::Unsupported,
         }
     }
@@ -169,8 +169,8 @@ impl Call {
     /// Asks the user, through the client, to fill in a form of `schema` (an
     /// object of scalar properties, MCP's `requestedSchema`) with `message`,
     /// waiting at most `limit` (see [`super::client::Elicited`]). Where the client
-    /// cannot be asked (it did not declare `elicitation`, the transport is
-    /// HTTP, the server runs calls inline, a call outside a server), the
+    /// cannot be asked (it did not declare `elicitation`, stdio with calls
+    /// inline, stateless HTTP, a call outside a server), the
     /// answer is `Unsupported` at once.
     pub fn elicit(
         &self,
@@ -179,7 +179,7 @@ impl Call {
         limit: std::time::Duration,
     ) -> super::client::Elicited {
         match self.control.as_ref().and_then(|c| c.client.get()) {
-            Some(client) => client.elicit(message, schema, limit),
+            Some((client, out)) => client.elicit(out.as_ref(), message, schema, limit),
             None => super::client::Elicited::Unsupported,
         }
     }

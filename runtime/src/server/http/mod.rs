@@ -359,7 +359,15 @@ async fn post(
         return refusal;
     }
     let Some(method) = peek.method.as_deref() else {
-        return status_only(StatusCode::ACCEPTED); // a response from the client
+        // A response from the client: to the request of its session's that waits for it.
+        if !state.options.stateless && modern.is_none() {
+            if let Ok(slot) = find_session(state, &headers, caller.as_ref()) {
+                let (tx, _rx) = mpsc::unbounded_channel();
+                let reply: Arc<dyn Outbox> = Arc::new(Channel(tx));
+                state.server.submit(&mut lock(&slot.session), &body, &reply);
+            }
+        }
+        return status_only(StatusCode::ACCEPTED);
     };
     // The id the call's cancel guard names (read once, with the rest of the peek).
     let id = peek.id.clone().unwrap_or(Value::Null);
@@ -549,6 +557,8 @@ fn initialize(state: &Arc<State>, body: &[u8], caller: Option<Caller>) -> Respon
     let notify: Arc<dyn Outbox> = standalone.clone();
     let mut session = Session::with_notifications(notify);
     session.tier = caller.as_ref().and_then(|c| c.tier.clone());
+    // Calls may ask the client (each request on the call's stream).
+    session.client = Some(crate::server::client::ClientRequests::new());
     let (tx, _rx) = mpsc::unbounded_channel();
     let reply: Arc<dyn Outbox> = Arc::new(Channel(tx));
     let Submitted::Answered(out) = state.server.submit(&mut session, body, &reply) else {
