@@ -165,6 +165,16 @@ fn mcp_client() -> Result<(), String> {
         Command::new(&python)
             .arg(root().join("tests/mcp_client/http_client.py"))
             .arg(&server),
+    )?;
+    step(
+        "cargo build -p conformance-server",
+        cargo().args(["build", "--quiet", "-p", "conformance-server"]),
+    )?;
+    step(
+        "MCP Python SDK sampling and elicitation against conformance-server --http",
+        Command::new(&python)
+            .arg(root().join("tests/mcp_client/conformance_client.py"))
+            .arg(root().join("target/debug/conformance-server")),
     )
 }
 
