@@ -39,6 +39,8 @@ pub(crate) mod output;
 pub(crate) mod par;
 pub(crate) mod progress;
 pub(crate) mod refs;
+// `toolgen init` and `toolgen new`: the command line's alone.
+#[cfg(feature = "cli")]
 pub(crate) mod scaffold;
 pub(crate) mod schema;
 pub mod source;
