@@ -31,7 +31,7 @@ pub enum Content {
     Resource {
         resource: EmbeddedResource,
     },
-    ResourceLink(ResourceLink),
+    ResourceLink(Resource),
 }
 
 /// A resource's contents in the result itself: text, or bytes (`blob`,
@@ -48,10 +48,11 @@ pub struct EmbeddedResource {
     pub blob: Option<String>,
 }
 
-/// A link to a resource the client may read (`resources/read`) or show.
+/// A resource: what `resources/list` lists, and (MCP's `resource_link`) a
+/// link to one in a tool's result, for the client to read or show.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ResourceLink {
+pub struct Resource {
     pub uri: String,
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,9 +61,23 @@ pub struct ResourceLink {
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
-    /// The resource's size in bytes, when known.
+    /// Its size in bytes, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
+}
+
+impl Resource {
+    /// The resource at `uri`, named `name`; set the other fields on it.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Resource {
+        Resource {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+        }
+    }
 }
 
 /// Who speaks a message (of a prompt, of a sampling request).
@@ -166,16 +181,9 @@ impl Content {
     }
 
     /// A link to the resource at `uri`, named `name`; the other fields of
-    /// [`ResourceLink`] are set on the returned block's link.
+    /// [`Resource`] are set on the returned block's link.
     pub fn link(uri: impl Into<String>, name: impl Into<String>) -> Content {
-        Content::ResourceLink(ResourceLink {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-        })
+        Content::ResourceLink(Resource::new(uri, name))
     }
 }
 

@@ -11,11 +11,12 @@ use serde_json::{Map, Value};
 
 use super::client::ClientRequests;
 use super::compact;
+use super::content::Resource;
 use super::control::{InFlight, LogThreshold};
 use super::entry::{Checked, Entry, WireArguments, draft_of, invalid, type_name};
 use super::pool::Lane;
 use super::resource::{
-    Offered, Prompt, PromptHandler, Resource, ResourceReader, ResourceTemplate, TemplateReader,
+    Offered, Prompt, PromptHandler, ResourceReader, ResourceTemplate, TemplateReader,
 };
 use super::structured;
 use super::sync::lock;

@@ -53,7 +53,7 @@ mod typed;
 mod wire;
 
 pub use self::client::{Elicited, Sampled, Sampling};
-pub use self::content::{Content, EmbeddedResource, PromptMessage, ResourceLink, Role};
+pub use self::content::{Content, EmbeddedResource, PromptMessage, Resource, Role};
 pub use self::control::{InFlight, LogLevel};
 pub use self::core::{
     DEFAULT_MAX_REQUEST_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_QUEUE_LIMIT, DEFAULT_TIMEOUT, Execution,
@@ -64,8 +64,7 @@ pub use self::execution::Submitted;
 pub use self::mcp::mcp_tool;
 pub use self::output::ToolOutput;
 pub use self::resource::{
-    Prompt, PromptArgument, PromptHandler, Resource, ResourceReader, ResourceTemplate,
-    TemplateReader,
+    Prompt, PromptArgument, PromptHandler, ResourceReader, ResourceTemplate, TemplateReader,
 };
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor};
 pub use self::typed::{

@@ -12,40 +12,9 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::content::{EmbeddedResource, PromptMessage};
-use super::wire::plain_error;
+use super::content::{EmbeddedResource, PromptMessage, Resource};
+use super::wire::{plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
-
-/// A resource the server lists (MCP `Resource`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Resource {
-    pub uri: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Its size in bytes, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-}
-
-impl Resource {
-    /// The resource at `uri`, named `name`; set the other fields on it.
-    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Resource {
-        Resource {
-            uri: uri.into(),
-            name: name.into(),
-            title: None,
-            description: None,
-            mime_type: None,
-            size: None,
-        }
-    }
-}
 
 /// Makes a resource's contents when a client reads it (given its URI): one
 /// or more texts or blobs ([`EmbeddedResource::text`], [`EmbeddedResource::blob`]).
@@ -197,6 +166,13 @@ pub(crate) struct Offered {
     prompts: BTreeMap<String, (Prompt, PromptHandler)>,
 }
 
+/// What reads a URI: a resource's reader, or a template's with the URI's
+/// variables.
+enum Source<'o> {
+    Resource(&'o ResourceReader),
+    Template(&'o TemplateReader, BTreeMap<String, String>),
+}
+
 impl Offered {
     pub(crate) fn add_resource(
         &mut self,
@@ -261,47 +237,46 @@ impl Offered {
 
     /// `resources/read`: the contents of the resource `params.uri` names.
     pub(crate) fn read(&self, params: &Map<String, Value>) -> Result<Value, ToolError> {
-        let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
-            plain_error(
-                ErrorCode::InvalidParams,
-                "Invalid params: `uri` must be a string",
-            )
-        })?;
-        let contents = match self.resources.get(uri) {
-            Some((_, read)) => read(uri)?,
-            None => {
-                let (read, vars) = self.template_of(uri).ok_or_else(|| not_found(uri))?;
-                read(uri, &vars)?
-            }
+        let (uri, source) = self.located(params)?;
+        let contents = match source {
+            Source::Resource(read) => read(uri)?,
+            Source::Template(read, vars) => read(uri, &vars)?,
         };
         Ok(json!({ "contents": contents }))
     }
 
-    /// The reader of the first template that matches `uri`, with its variables.
-    fn template_of(&self, uri: &str) -> Option<(&TemplateReader, BTreeMap<String, String>)> {
-        (self.templates.iter())
-            .find_map(|(t, read)| matched(&t.uri_template, uri).map(|vars| (read, vars)))
+    /// The URI `resources/subscribe` and `resources/unsubscribe` name, when
+    /// the server offers it (a resource, or a URI of a template's).
+    pub(crate) fn subscribed(&self, params: &Map<String, Value>) -> Result<String, ToolError> {
+        self.located(params).map(|(uri, _)| uri.to_owned())
+    }
+
+    /// The URI `params.uri` names and what reads it: a resource by that URI,
+    /// else the first template that matches it (-32002 when none).
+    fn located<'p>(
+        &self,
+        params: &'p Map<String, Value>,
+    ) -> Result<(&'p str, Source<'_>), ToolError> {
+        let uri = string_param(params, "uri")?;
+        if let Some((_, read)) = self.resources.get(uri) {
+            return Ok((uri, Source::Resource(read)));
+        }
+        let template = (self.templates.iter())
+            .find_map(|(t, read)| matched(&t.uri_template, uri).map(|vars| (read, vars)));
+        match template {
+            Some((read, vars)) => Ok((uri, Source::Template(read, vars))),
+            None => Err(plain_error(
+                ErrorCode::InvalidArguments, // MCP's code for an unknown resource: -32002
+                format!("Resource not found: {uri}"),
+            )
+            .detail("uri", uri)),
+        }
     }
 
     /// `resources/templates/list`: every template, in the order registered.
     pub(crate) fn list_templates(&self) -> Value {
         let templates: Vec<&ResourceTemplate> = self.templates.iter().map(|(t, _)| t).collect();
         json!({ "resourceTemplates": templates })
-    }
-
-    /// The URI `resources/subscribe` and `resources/unsubscribe` name, when
-    /// the server offers it (a resource, or a URI of a template's).
-    pub(crate) fn subscribed(&self, params: &Map<String, Value>) -> Result<String, ToolError> {
-        let uri = params.get("uri").and_then(Value::as_str).ok_or_else(|| {
-            plain_error(
-                ErrorCode::InvalidParams,
-                "Invalid params: `uri` must be a string",
-            )
-        })?;
-        if !self.resources.contains_key(uri) && self.template_of(uri).is_none() {
-            return Err(not_found(uri));
-        }
-        Ok(uri.to_owned())
     }
 
     /// `completion/complete`: the values of a prompt's argument or a
@@ -355,10 +330,7 @@ impl Offered {
     pub(crate) fn get_prompt(&self, params: &Map<String, Value>) -> Result<Value, ToolError> {
         let invalid =
             |m: String| plain_error(ErrorCode::InvalidParams, format!("Invalid params: {m}"));
-        let name = params
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| invalid("`name` must be a string".to_owned()))?;
+        let name = string_param(params, "name")?;
         let (prompt, fill) = self
             .prompts
             .get(name)
@@ -393,15 +365,6 @@ impl Offered {
         }
         Ok(r)
     }
-}
-
-/// MCP's error for an unknown resource: -32002.
-fn not_found(uri: &str) -> ToolError {
-    plain_error(
-        ErrorCode::InvalidArguments,
-        format!("Resource not found: {uri}"),
-    )
-    .detail("uri", uri)
 }
 
 #[cfg(test)]
