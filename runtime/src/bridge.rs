@@ -585,11 +585,7 @@ fn parse_response(raw: &[u8], id: u64, address: &str) -> Result<ToolOutput, Tool
                 .collect()
         })
         .unwrap_or_default();
-    let content = match result.get("content") {
-        None => Vec::new(),
-        Some(c) => serde_json::from_value(c.clone())
-            .map_err(|e| bad(format!("content blocks toolgen cannot read ({e}): {c}")))?,
-    };
+    let content = crate::server::content::content_of(result).map_err(bad)?;
     let mut output =
         ToolOutput::new(result.get("output").cloned().unwrap_or(Value::Null)).with_content(content);
     output.diagnostics = diagnostics;

@@ -592,15 +592,8 @@ fn answer(m: &Value) -> Result<Value, ToolError> {
 /// The output of a worker's result, with its content blocks; its
 /// diagnostics go to the call.
 fn output_of(result: &Value, call: &mut Call) -> Result<ToolOutput, ToolError> {
-    let content = match result.get("content") {
-        None => Vec::new(),
-        Some(c) => serde_json::from_value(c.clone()).map_err(|e| {
-            ToolError::new(
-                ErrorCode::InternalError,
-                format!("the R worker sent content blocks toolgen cannot read ({e}): {c}"),
-            )
-        })?,
-    };
+    let content = crate::server::content::content_of(result)
+        .map_err(|e| ToolError::new(ErrorCode::InternalError, format!("the R worker sent {e}")))?;
     let mut output =
         ToolOutput::new(result.get("output").cloned().unwrap_or(Value::Null)).with_content(content);
     output.diagnostics = call.diagnostics().to_vec();

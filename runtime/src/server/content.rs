@@ -187,6 +187,16 @@ impl Content {
     }
 }
 
+/// The content blocks of a result a backend sent (its `content` member,
+/// none when absent); what cannot be read as blocks, said as an error.
+pub(crate) fn content_of(result: &serde_json::Value) -> Result<Vec<Content>, String> {
+    match result.get("content") {
+        None => Ok(Vec::new()),
+        Some(c) => serde_json::from_value(c.clone())
+            .map_err(|e| format!("content blocks toolgen cannot read ({e}): {c}")),
+    }
+}
+
 fn base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }

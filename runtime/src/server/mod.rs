@@ -30,7 +30,7 @@
 
 mod client;
 mod compact;
-mod content;
+pub(crate) mod content;
 mod control;
 mod core;
 mod entry;
