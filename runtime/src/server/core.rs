@@ -82,13 +82,15 @@ pub struct Server {
     /// The server's identity as 2026-07-28 results carry it (JSON text),
     /// written on first use: the server's info never changes.
     pub(super) modern_stamp: OnceLock<Arc<[u8]>>,
-    /// Connections told when tools are added or removed.
-    pub(super) listeners: Mutex<Vec<Weak<dyn Outbox>>>,
+    /// Connections told of changes.
+    pub(super) listeners: Mutex<Vec<Listener>>,
     /// Resources and prompts, beside the tools.
     pub(super) offered: RwLock<Offered>,
-    /// Connections subscribed to a resource's changes, with its URI.
-    pub(super) subscribers: Mutex<Vec<(Weak<dyn Outbox>, String)>>,
 }
+
+/// A connection told of changes: of the tool list (`None`), or of the
+/// resource at a URI it subscribed to.
+type Listener = (Weak<dyn Outbox>, Option<String>);
 
 /// Per-connection state.
 #[derive(Default)]
@@ -162,7 +164,6 @@ impl Server {
             modern_stamp: OnceLock::new(),
             listeners: Mutex::new(Vec::new()),
             offered: RwLock::default(),
-            subscribers: Mutex::new(Vec::new()),
         }
     }
 
@@ -233,13 +234,7 @@ impl Server {
             &serde_json::json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
                 "params": {"uri": uri}}),
         );
-        let mut subscribers = lock(&self.subscribers);
-        subscribers.retain(|(out, _)| out.strong_count() > 0);
-        for (out, _) in subscribers.iter().filter(|(_, u)| u == uri) {
-            if let Some(out) = out.upgrade() {
-                out.send(Outgoing::Notification(text.clone()));
-            }
-        }
+        self.tell(|topic| topic.as_deref() == Some(uri), &text);
     }
 
     /// Subscribes the connection of `session` to `uri` (`resources/subscribe`),
@@ -249,14 +244,14 @@ impl Server {
         let Some(out) = &session.notify else {
             return;
         };
-        let out = Arc::downgrade(out);
-        let mut subscribers = lock(&self.subscribers);
-        let this = |(o, u): &(Weak<dyn Outbox>, String)| Weak::ptr_eq(o, &out) && *u == uri;
-        let subscribed = subscribers.iter().any(this);
+        let (out, uri) = (Arc::downgrade(out), Some(uri));
+        let mut listeners = lock(&self.listeners);
+        let this = |(o, u): &Listener| Weak::ptr_eq(o, &out) && *u == uri;
+        let subscribed = listeners.iter().any(this);
         if on && !subscribed {
-            subscribers.push((out, uri));
+            listeners.push((out, uri));
         } else if !on {
-            subscribers.retain(|s| !this(s));
+            listeners.retain(|s| !this(s));
         }
     }
 
@@ -413,10 +408,17 @@ impl Server {
 
     fn tools_changed(&self) {
         let message = br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
-        let mut listeners = lock(&self.listeners);
-        listeners.retain(|l| match l.upgrade() {
+        self.tell(Option::is_none, message);
+    }
+
+    /// Sends `message` to the listening connections whose topic `wants`,
+    /// forgetting the ones that are gone.
+    fn tell(&self, wants: impl Fn(&Option<String>) -> bool, message: &[u8]) {
+        lock(&self.listeners).retain(|(l, topic)| match l.upgrade() {
             Some(out) => {
-                out.send(Outgoing::Notification(message.to_vec()));
+                if wants(topic) {
+                    out.send(Outgoing::Notification(message.to_vec()));
+                }
                 true
             }
             None => false,
@@ -426,7 +428,7 @@ impl Server {
     /// Tells the session's connection about tool list changes from now on.
     pub(crate) fn listen(&self, session: &Session) {
         if let Some(out) = &session.notify {
-            lock(&self.listeners).push(Arc::downgrade(out));
+            lock(&self.listeners).push((Arc::downgrade(out), None));
         }
     }
 
