@@ -56,22 +56,29 @@ impl EmitContext<'_> {
         crate::cache::memo(kept, make)
     }
 
-    /// [`EmitContext::memo`] of the text `what` that `make` makes from the
-    /// `index`th tool of `set` and the set's settings alone.
+    /// [`EmitContext::memo`] of a text that is always made.
+    pub fn memo_text(
+        &self,
+        tool: Option<(&ToolSet, usize)>,
+        key: impl FnOnce(&mut crate::digest::Hasher),
+        make: impl FnOnce() -> String,
+    ) -> String {
+        let made = self.memo(tool, key, || Ok::<_, std::convert::Infallible>(make()));
+        made.unwrap_or_else(|never| match never {})
+    }
+
+    /// [`EmitContext::memo_text`] of the text `what` that `make` makes from
+    /// the `index`th tool of `set` and the set's settings alone.
     pub fn tool_text(
         &self,
         (set, index): (&ToolSet, usize),
         what: &str,
         make: impl FnOnce() -> String,
     ) -> String {
-        let made = self.memo(
-            Some((set, index)),
-            |h| {
-                h.str(what);
-            },
-            || Ok::<_, std::convert::Infallible>(make()),
-        );
-        made.unwrap_or_else(|never| match never {})
+        let key = |h: &mut crate::digest::Hasher| {
+            h.str(what);
+        };
+        self.memo_text(Some((set, index)), key, make)
     }
 }
 

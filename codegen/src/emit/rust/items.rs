@@ -594,13 +594,11 @@ fn set_module_head(inputs: &SetInputs<'_>, mods: &[syn::Ident], cx: &EmitContext
             .hash(&inputs.modules)
             .hash(&inputs.shared.map(|s| &s.module));
     };
-    let head = cx.memo(None, key, || {
+    cx.memo_text(None, key, || {
         let decls = set_decls(mods, inputs.shared);
         let decls: syn::File = syn::parse_quote!(#decls);
-        let head = super::ast::unparse(set_doc(set, inputs.regenerate), decls.items);
-        Ok::<_, std::convert::Infallible>(head)
-    });
-    head.unwrap_or_else(|never| match never {})
+        super::ast::unparse(set_doc(set, inputs.regenerate), decls.items)
+    })
 }
 
 /// The set module's end (`register`, the `for_each_tool` macro).
@@ -618,11 +616,9 @@ fn set_module_tail(
             .hash(&inputs.modules)
             .hash(&ids);
     };
-    let tail = cx.memo(None, key, || {
-        let tail = format(register_fn(name, mods)) + &format(for_each_macro(set, mods));
-        Ok::<_, std::convert::Infallible>(tail)
-    });
-    tail.unwrap_or_else(|never| match never {})
+    cx.memo_text(None, key, || {
+        format(register_fn(name, mods)) + &format(for_each_macro(set, mods))
+    })
 }
 
 fn tools_trait(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
