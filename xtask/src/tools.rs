@@ -53,6 +53,19 @@ pub fn step(name: &str, cmd: &mut Command) -> Result<(), String> {
     }
 }
 
+/// `npm install`s `packages` into `prefix` (under `target/`), announced as
+/// a step.
+pub fn npm_install(prefix: &Path, packages: &[&str]) -> Result<(), String> {
+    let shown = prefix.strip_prefix(root()).unwrap_or(prefix).display();
+    step(
+        &format!("npm install {} (into {shown})", packages.join(" ")),
+        Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(prefix)
+            .args(packages),
+    )
+}
+
 /// Runs a step that is a function, announced like the others.
 pub fn step_fn(name: &str, f: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
     eprintln!("==> {name}");
