@@ -298,7 +298,16 @@ mod tests {
         }
     }
 
-    /// A server offering two resources (a text, a blob) and a prompt.
+    /// What `s` answers to one request of `method` with `params`, on a
+    /// session of its own.
+    fn asked(s: &Server, method: &str, params: Value) -> Value {
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let bytes = s.handle(&mut Session::default(), request.to_string().as_bytes());
+        serde_json::from_slice(&bytes.unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// A server offering two resources (a text, a blob), a template and a
+    /// prompt.
     fn offering() -> Server {
         let readme: ResourceReader = Arc::new(|uri| {
             Ok(vec![EmbeddedResource::text(
@@ -350,11 +359,7 @@ mod tests {
     #[test]
     fn templates_completion_and_subscriptions() {
         let s = offering();
-        let ask = |method: &str, params: Value| -> Value {
-            let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-            let bytes = s.handle(&mut Session::default(), request.to_string().as_bytes());
-            serde_json::from_slice(&bytes.unwrap_or_default()).unwrap_or_default()
-        };
+        let ask = |method: &str, params: Value| asked(&s, method, params);
         assert_eq!(
             ask("resources/templates/list", json!({}))["result"],
             json!({"resourceTemplates": [{"uriTemplate": "file:///logs/{day}.txt", "name": "log"}]})
@@ -443,10 +448,8 @@ mod tests {
     #[test]
     fn resources_and_prompts_are_offered_beside_the_tools() {
         let caps = |s: &Server| {
-            let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#;
-            let bytes = s.handle(&mut Session::default(), init.as_bytes());
-            let v: Value = serde_json::from_slice(&bytes.unwrap_or_default()).unwrap_or_default();
-            v["result"]["capabilities"].clone()
+            let init = json!({"protocolVersion": "2025-11-25"});
+            asked(s, "initialize", init)["result"]["capabilities"].clone()
         };
         assert_eq!(caps(&empty()).get("resources"), None);
         let s = offering();
@@ -458,11 +461,7 @@ mod tests {
             Arc::new(|_| Ok(Vec::new())),
         );
         assert!(twice.is_err_and(|e| e.contains("already registered")));
-        let ask = |method: &str, params: Value| -> Value {
-            let request = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-            let bytes = s.handle(&mut Session::default(), request.to_string().as_bytes());
-            serde_json::from_slice(&bytes.unwrap_or_default()).unwrap_or_default()
-        };
+        let ask = |method: &str, params: Value| asked(&s, method, params);
         assert_eq!(
             ask("resources/list", json!({}))["result"],
             json!({"resources": [
