@@ -1,6 +1,4 @@
-//! The doc comments of generated items, shared by the two writers of a
-//! tool's fragments: tokens formatted by prettyplease ([`super::items`]) and
-//! text written directly ([`super::written`]).
+//! The doc comments of generated items.
 
 use crate::ir::Tool;
 
@@ -86,7 +84,7 @@ pub(super) fn wrap_long_doc_lines(text: &str) -> String {
     out
 }
 
-/// The docs of a tool module's constants (shared with [`super::written`]).
+/// The docs of a tool module's constants.
 pub(super) const INPUT_SCHEMA_DOC: &str =
     "The input schema, for the tool's `ToolInfo` (`tools/list` and validation).";
 
@@ -99,7 +97,7 @@ pub(super) fn valid_doc(prefix: &str) -> String {
     )
 }
 
-/// A tool's doc in the set's trait (shared with [`super::written`]).
+/// A tool's doc in the set's trait.
 pub(super) fn method_doc(tool: &Tool) -> String {
     format!(
         "`{}` ({}, {}): {}",
@@ -107,7 +105,7 @@ pub(super) fn method_doc(tool: &Tool) -> String {
     )
 }
 
-/// The doc of a tool's typed call function (shared with [`super::written`]).
+/// The doc of a tool's typed call function.
 pub(super) fn call_doc(tool: &Tool) -> String {
     format!(
         "Calls `{}`: its arguments into its `Input`, its `Output` straight to JSON text.",

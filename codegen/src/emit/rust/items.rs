@@ -46,9 +46,10 @@ pub struct FileItems {
     pub items: Vec<syn::Item>,
 }
 
-/// The module of one tool: its `Input` and `Output` types from typify, and
-/// `Output = serde_json::Value` when it declares no output schema. `None`
-/// (with a TG0801 diagnostic) when typify cannot type a schema.
+/// The module of one tool: its `Input` and `Output` types from typify, its
+/// schemas as constants, its validators, and `Output = serde_json::Value`
+/// when it declares no output schema. `None` (with a TG0801 diagnostic) when
+/// typify cannot type a schema.
 pub fn tool_module(
     tool: &Tool,
     (shared, serde): (Option<&SharedModule>, RustSerde),
@@ -67,24 +68,15 @@ pub fn tool_module(
     })
 }
 
-/// The text of [`tool_module`] (the crate layout's tool file), the same as
-/// formatting it whole: its types and its validators formatted, its
-/// constants (the schemas, large raw strings) written straight as text
-/// between them ([`super::written::constants`]).
+/// The text of [`tool_module`] (the crate layout's tool file).
 pub fn tool_module_text(
     tool: &Tool,
-    (shared, serde): (Option<&SharedModule>, RustSerde),
+    settings: (Option<&SharedModule>, RustSerde),
     regenerate: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<String> {
-    let parts = tool_parts(tool, (shared, serde), regenerate, diags)?;
-    let mut text = super::ast::unparse(parts.attrs, parts.head);
-    match super::written::constants(tool, &parts.valid) {
-        Some(c) => text.push_str(&c),
-        None => text.push_str(&constants_formatted(tool, &parts.valid)),
-    }
-    text.push_str(&super::ast::unparse(Vec::new(), parts.validators));
-    Some(text)
+    let m = tool_module(tool, settings, regenerate, diags)?;
+    Some(super::ast::unparse(m.attrs, m.items))
 }
 
 /// A tool module in three parts: what comes before its constants (the
@@ -186,15 +178,6 @@ fn constants(tool: &Tool, valid: &[bool; 2]) -> Vec<TokenStream> {
     entries
 }
 
-/// The constants formatted from their tokens: what a tool file holds when
-/// [`super::written::constants`] gives `None`, and that one's reference in
-/// its test.
-pub(super) fn constants_formatted(tool: &Tool, valid: &[bool; 2]) -> String {
-    let tokens = constants(tool, valid);
-    let file: syn::File = syn::parse_quote!(#(#tokens)*);
-    super::ast::unparse(Vec::new(), file.items)
-}
-
 /// The compiled validator of one side of a tool (`input` or `output`), if
 /// its schema uses only keywords toolgen compiles (else the runtime keeps
 /// the `jsonschema` crate for it).
@@ -293,9 +276,26 @@ fn lit(s: &str) -> Literal {
 /// generated table reads as the catalog shows it, unescaped.
 fn json_literal(v: &impl serde::Serialize) -> Literal {
     let text = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".to_owned());
-    super::written::raw_string(&text)
+    raw_string(&text)
         .and_then(|raw| raw.parse().ok())
         .unwrap_or_else(|| Literal::string(&text))
+}
+
+/// `text` as a raw string literal: enough `#`s that no `"#..#` inside it
+/// ends the literal. `None` for a carriage return, which a raw string
+/// cannot hold (serde_json escapes them).
+fn raw_string(text: &str) -> Option<String> {
+    if text.contains('\r') {
+        return None;
+    }
+    let longest = text
+        .split('"')
+        .skip(1)
+        .map(|after| after.chars().take_while(|c| *c == '#').count())
+        .max()
+        .unwrap_or(0);
+    let hashes = "#".repeat(longest + 1);
+    Some(format!("r{hashes}\"{text}\"{hashes}"))
 }
 
 /// What a tool set's own module is made from: the set, its tools' module
@@ -340,12 +340,6 @@ pub fn set_module(inputs: &SetInputs<'_>) -> FileItems {
 
 fn trait_name(set: &ToolSet) -> syn::Ident {
     format_ident!("{}Tools", ident::pascal(&set.name))
-}
-
-/// The set's trait's name, as text.
-#[cfg(test)]
-pub(super) fn trait_name_of(set: &ToolSet) -> String {
-    trait_name(set).to_string()
 }
 
 fn set_doc(set: &ToolSet, regenerate: &str) -> Vec<syn::Attribute> {
@@ -403,18 +397,10 @@ enum Section {
 }
 
 impl Fragments {
-    /// `None` when the trait's first line would not be one line (a very
-    /// long set name): the set module is then formatted whole. Written
-    /// straight as text where the layout is known ([`super::written`]),
-    /// formatted from tokens otherwise.
+    /// The fragments formatted from their tokens by prettyplease; `None`
+    /// when the trait's first line would not be one line (a very long set
+    /// name): the set module is then formatted whole.
     pub fn new(set: &ToolSet, tool: &Tool, module: &str) -> Option<Fragments> {
-        super::written::fragments(set, tool, module, &trait_name(set).to_string())
-            .map(|[a, b, c, d]| Fragments::of([&a, &b, &c, &d]))
-            .or_else(|| Self::formatted(set, tool, module))
-    }
-
-    /// The fragments formatted from their tokens by prettyplease.
-    pub(super) fn formatted(set: &ToolSet, tool: &Tool, module: &str) -> Option<Fragments> {
         let trait_name = trait_name(set);
         let m = rust_ident(module);
         let method = trait_method(tool, &m);

@@ -29,7 +29,6 @@ mod shared;
 pub mod shared_defs;
 mod type_space;
 pub mod validate;
-mod written;
 
 use std::fmt::Write as _;
 
