@@ -68,9 +68,9 @@ fn create(path: &Path, text: &str) -> Result<(), String> {
 /// Writes (or refreshes) the JSON Schemas into `dir`; returns their paths.
 pub fn write_schemas(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut written = Vec::new();
-    for (name, schema) in spec_schemas::all() {
+    for (name, text) in spec_schemas::all() {
         let path = dir.join(name);
-        crate::output::write_atomic(&path, spec_schemas::to_text(&schema).as_bytes())
+        crate::output::write_atomic(&path, text.as_bytes())
             .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
         written.push(path);
     }

@@ -78,11 +78,8 @@ fn extra_files() -> GeneratedFiles {
     let mut files = GeneratedFiles::new();
     files.add("rules.md", toolgen::diag::rules_markdown());
     // The JSON Schemas of the spec formats and of toolset.yaml, for editors.
-    for (name, schema) in toolgen::testing::spec_schemas::all() {
-        files.add(
-            format!("schemas/{name}"),
-            toolgen::testing::spec_schemas::to_text(&schema),
-        );
+    for (name, text) in toolgen::format_schemas() {
+        files.add(format!("schemas/{name}"), text);
     }
     files
 }

@@ -28,6 +28,7 @@
 
 mod rd;
 mod translate;
+#[cfg(test)]
 pub(crate) use self::translate::TYPES;
 pub use self::translate::yaml11_bool;
 use self::translate::{Translator, clean_text};
