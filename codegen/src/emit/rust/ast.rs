@@ -14,7 +14,7 @@ use syn::{BinOp, Expr, Ident, Pat, Path, Stmt};
 
 /// A file of `items` (with inner `attrs`) as prettyplease formats it.
 pub(super) fn unparse(attrs: Vec<syn::Attribute>, items: Vec<syn::Item>) -> String {
-    super::comments::wrap_long_doc_lines(&prettyplease::unparse(&syn::File {
+    super::comments::wrap_long_lines(&prettyplease::unparse(&syn::File {
         shebang: None,
         frontmatter: None,
         attrs,

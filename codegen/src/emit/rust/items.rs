@@ -487,7 +487,7 @@ const MATCH_LINE: &str = "    match id {\n";
 /// Items as prettyplease lays them out.
 fn format(tokens: TokenStream) -> String {
     let file: syn::File = syn::parse_quote!(#tokens);
-    prettyplease::unparse(&file)
+    super::comments::wrap_long_lines(&prettyplease::unparse(&file))
 }
 
 /// The lines of `text` between its first and its last line: what a

@@ -187,7 +187,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "asset.dependencies.graph",
         name: "Asset Dependency Graph",
-        description: "Returns the dependency graph for an asset: what it depends on and what depends on it. Useful for understanding asset relationships and impact analysis.",
+        description: "Returns the dependency graph for an asset: what it depends on and what \
+            depends on it. Useful for understanding asset relationships and impact analysis.",
         category: "asset",
         safety_level: "read-only",
         tier: "core",
@@ -226,14 +227,17 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "asset.info",
         name: "Asset Info",
-        description: "Returns detailed information about a specific asset including type, dependencies, and import settings. Demonstrates asset graph awareness without mutation.",
+        description: "Returns detailed information about a specific asset including type, \
+            dependencies, and import settings. Demonstrates asset graph awareness without \
+            mutation.",
         category: "asset",
         safety_level: "read-only",
         tier: "core",
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
-            "Reads asset metadata and import settings only; no asset file or import setting is modified.",
+            "Reads asset metadata and import settings only; no asset file or import setting is \
+                modified.",
         ),
         input_schema: asset_info::INPUT_SCHEMA,
         output_schema: asset_info::OUTPUT_SCHEMA,
@@ -265,7 +269,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "audio.mixer.list",
         name: "List Audio Mixers",
-        description: "Lists all AudioMixer assets in the project with their groups and snapshots. Concrete, familiar example of domain-specific tooling without mutation.",
+        description: "Lists all AudioMixer assets in the project with their groups and snapshots. \
+            Concrete, familiar example of domain-specific tooling without mutation.",
         category: "audio",
         safety_level: "read-only",
         tier: "core",
@@ -304,14 +309,17 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "audio.mixer.snapshot.read",
         name: "Read Mixer Snapshot",
-        description: "Returns the parameter values for a specific AudioMixer snapshot. Shows structured, numeric tooling without mutation.",
+        description: "Returns the parameter values for a specific AudioMixer snapshot. Shows \
+            structured, numeric tooling without mutation.",
         category: "audio",
         safety_level: "read-only",
         tier: "core",
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
-            "Best effort: parameter values are read through reflection because Unity has no public API for them; some parameters may be missing, and a diagnostic in the response says so. Nothing is modified.",
+            "Best effort: parameter values are read through reflection because Unity has no public \
+                API for them; some parameters may be missing, and a diagnostic in the response \
+                says so. Nothing is modified.",
         ),
         input_schema: audio_mixer_snapshot_read::INPUT_SCHEMA,
         output_schema: audio_mixer_snapshot_read::OUTPUT_SCHEMA,
@@ -343,14 +351,17 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "component.list",
         name: "List GameObject Components",
-        description: "Returns all components attached to a GameObject in the active scene, including component types and property counts. Complements go.find for \"what components are on this?\" queries.",
+        description: "Returns all components attached to a GameObject in the active scene, \
+            including component types and property counts. Complements go.find for \"what \
+            components are on this?\" queries.",
         category: "gameobject",
         safety_level: "read-only",
         tier: "core",
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
-            "Requires an active scene (`No active scene loaded`) and an existing GameObject (`GameObject not found`). Reads component data only; nothing is modified.",
+            "Requires an active scene (`No active scene loaded`) and an existing GameObject \
+                (`GameObject not found`). Reads component data only; nothing is modified.",
         ),
         input_schema: component_list::INPUT_SCHEMA,
         output_schema: component_list::OUTPUT_SCHEMA,
@@ -382,7 +393,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "editor.selection.info",
         name: "Editor Selection Info",
-        description: "Returns information about currently selected objects and assets in the Unity Editor. Bridges human and AI workflows by providing current editor context.",
+        description: "Returns information about currently selected objects and assets in the Unity \
+            Editor. Bridges human and AI workflows by providing current editor context.",
         category: "editor",
         safety_level: "read-only",
         tier: "core",
@@ -419,14 +431,18 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "go.find",
         name: "Find GameObjects",
-        description: "Finds GameObjects in the active scene matching hierarchy path pattern, component type, tag, layer or name. Works on the currently active scene without requiring a scene path.",
+        description: "Finds GameObjects in the active scene matching hierarchy path pattern, \
+            component type, tag, layer or name. Works on the currently active scene without \
+            requiring a scene path.",
         category: "gameobject",
         safety_level: "read-only",
         tier: "core",
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
-            "Requires an active scene (error `No active scene loaded` otherwise); an invalid pattern gives `Invalid hierarchy path pattern`. All filters are optional and combine with AND. Searches only; nothing is selected, modified or created.",
+            "Requires an active scene (error `No active scene loaded` otherwise); an invalid \
+                pattern gives `Invalid hierarchy path pattern`. All filters are optional and \
+                combine with AND. Searches only; nothing is selected, modified or created.",
         ),
         input_schema: go_find::INPUT_SCHEMA,
         output_schema: go_find::OUTPUT_SCHEMA,
@@ -458,14 +474,18 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "go.setParent",
         name: "Set GameObject Parent",
-        description: "Changes the parent of a GameObject in the active scene. Enables basic hierarchy management for single-object operations.",
+        description: "Changes the parent of a GameObject in the active scene. Enables basic \
+            hierarchy management for single-object operations.",
         category: "gameobject",
         safety_level: "safe-write",
         tier: "core",
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
-            "Single-object write, undoable: uses Undo.RecordObject() and Undo.SetTransformParent(). Errors: `No active scene loaded`, `Child GameObject not found`, `Parent GameObject not found`, `Cannot set parent to descendant` (a parent may not be a descendant of the child). Not a batch operation.",
+            "Single-object write, undoable: uses Undo.RecordObject() and \
+                Undo.SetTransformParent(). Errors: `No active scene loaded`, `Child GameObject not \
+                found`, `Parent GameObject not found`, `Cannot set parent to descendant` (a parent \
+                may not be a descendant of the child). Not a batch operation.",
         ),
         input_schema: go_set_parent::INPUT_SCHEMA,
         output_schema: go_set_parent::OUTPUT_SCHEMA,
@@ -497,14 +517,16 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "mcp.server.info",
         name: "MCP Server Info",
-        description: "Returns server and environment information to verify the MCP bridge is operational and provide context for tool execution.",
+        description: "Returns server and environment information to verify the MCP bridge is \
+            operational and provide context for tool execution.",
         category: "mcp.platform",
         safety_level: "read-only",
         tier: "core",
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
-            "Returns metadata only; no project state is read beyond the Editor's version and platform.",
+            "Returns metadata only; no project state is read beyond the Editor's version and \
+                platform.",
         ),
         input_schema: mcp_server_info::INPUT_SCHEMA,
         output_schema: mcp_server_info::OUTPUT_SCHEMA,
@@ -536,7 +558,9 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "mcp.tool.describe",
         name: "Describe Tool",
-        description: "Returns the complete schema for a specific tool, including input parameters, output structure, and safety information. Critical for LLM grounding and human inspection.",
+        description: "Returns the complete schema for a specific tool, including input parameters, \
+            output structure, and safety information. Critical for LLM grounding and human \
+            inspection.",
         category: "mcp.platform",
         safety_level: "read-only",
         tier: "core",
@@ -573,7 +597,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "mcp.tools.list",
         name: "List Tools",
-        description: "Lists all available tools with their metadata, categories, and tier availability. Required for MCP client discovery.",
+        description: "Lists all available tools with their metadata, categories, and tier \
+            availability. Required for MCP client discovery.",
         category: "mcp.platform",
         safety_level: "read-only",
         tier: "core",
@@ -612,14 +637,18 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "project.assets.summary",
         name: "Project Assets Summary",
-        description: "Returns a summary of project assets including counts by type, large assets, and unreferenced asset detection. Provides project health insights without mutation.",
+        description: "Returns a summary of project assets including counts by type, large assets, \
+            and unreferenced asset detection. Provides project health insights without mutation.",
         category: "project",
         safety_level: "read-only",
         tier: "core",
         timeout_seconds: Some(10.0),
         requires_approval: false,
         notes: Some(
-            "Time guard: counting stops after 10 seconds and the result is partial; a diagnostic in the response says so. Best effort: Timeline assets are counted as 0 when the Timeline package is not installed. Analyzes the asset database only; no asset is modified or deleted.",
+            "Time guard: counting stops after 10 seconds and the result is partial; a diagnostic \
+                in the response says so. Best effort: Timeline assets are counted as 0 when the \
+                Timeline package is not installed. Analyzes the asset database only; no asset is \
+                modified or deleted.",
         ),
         input_schema: project_assets_summary::INPUT_SCHEMA,
         output_schema: project_assets_summary::OUTPUT_SCHEMA,
@@ -651,7 +680,9 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "project.info",
         name: "Project Info",
-        description: "Returns high-level project information including Unity version, render pipeline, build targets, and project configuration. Provides foundational context for all other operations.",
+        description: "Returns high-level project information including Unity version, render \
+            pipeline, build targets, and project configuration. Provides foundational context for \
+            all other operations.",
         category: "project",
         safety_level: "read-only",
         tier: "core",
@@ -688,14 +719,18 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "project.references.missing",
         name: "Find Missing References",
-        description: "Detects missing script references and broken asset references in the project. High-value diagnostic tool with zero write risk.",
+        description: "Detects missing script references and broken asset references in the \
+            project. High-value diagnostic tool with zero write risk.",
         category: "project",
         safety_level: "read-only",
         tier: "core",
         timeout_seconds: Some(15.0),
         requires_approval: false,
         notes: Some(
-            "Time guard: scanning stops after 15 seconds, at most 100 scenes and 200 prefabs per scan; results may then be partial and a diagnostic in the response says so. Best effort: focuses on scenes and prefabs and may not detect every missing reference in other asset types. Never fixes or modifies anything.",
+            "Time guard: scanning stops after 15 seconds, at most 100 scenes and 200 prefabs per \
+                scan; results may then be partial and a diagnostic in the response says so. Best \
+                effort: focuses on scenes and prefabs and may not detect every missing reference \
+                in other asset types. Never fixes or modifies anything.",
         ),
         input_schema: project_references_missing::INPUT_SCHEMA,
         output_schema: project_references_missing::OUTPUT_SCHEMA,
@@ -727,14 +762,16 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "project.scenes.list",
         name: "List Project Scenes",
-        description: "Lists all scenes in the project with their paths and build settings status. Provides foundational context for scene-based operations.",
+        description: "Lists all scenes in the project with their paths and build settings status. \
+            Provides foundational context for scene-based operations.",
         category: "project",
         safety_level: "read-only",
         tier: "core",
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
-            "Reads the scene list from EditorBuildSettings and the AssetDatabase; no scene file is opened or modified.",
+            "Reads the scene list from EditorBuildSettings and the AssetDatabase; no scene file is \
+                opened or modified.",
         ),
         input_schema: project_scenes_list::INPUT_SCHEMA,
         output_schema: project_scenes_list::OUTPUT_SCHEMA,
@@ -766,7 +803,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "scene.components.list",
         name: "List Scene Components",
-        description: "Returns all components attached to a specific GameObject, including serialized field names. Enables safe inspection before any potential edits.",
+        description: "Returns all components attached to a specific GameObject, including \
+            serialized field names. Enables safe inspection before any potential edits.",
         category: "scene",
         safety_level: "read-only",
         tier: "core",
@@ -803,14 +841,17 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "scene.hierarchy.dump",
         name: "Dump Scene Hierarchy",
-        description: "Returns the complete GameObject hierarchy for a scene, including components per node and object paths. Cornerstone tool for editor reasoning and structural analysis.",
+        description: "Returns the complete GameObject hierarchy for a scene, including components \
+            per node and object paths. Cornerstone tool for editor reasoning and structural \
+            analysis.",
         category: "scene",
         safety_level: "read-only",
         tier: "core",
         timeout_seconds: Some(30.0),
         requires_approval: false,
         notes: Some(
-            "Large scenes with thousands of objects may take several seconds to process. Reads the hierarchy only; no GameObject or component is modified.",
+            "Large scenes with thousands of objects may take several seconds to process. Reads the \
+                hierarchy only; no GameObject or component is modified.",
         ),
         input_schema: scene_hierarchy_dump::INPUT_SCHEMA,
         output_schema: scene_hierarchy_dump::OUTPUT_SCHEMA,
@@ -842,7 +883,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "scene.objects.find",
         name: "Find Scene Objects",
-        description: "Finds GameObjects in a scene matching specified criteria (component type, name pattern, tag, layer). Composable and extremely useful for targeted inspection.",
+        description: "Finds GameObjects in a scene matching specified criteria (component type, \
+            name pattern, tag, layer). Composable and extremely useful for targeted inspection.",
         category: "scene",
         safety_level: "read-only",
         tier: "core",

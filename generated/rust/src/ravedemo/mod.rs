@@ -146,7 +146,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "ravedemo-mcp_tool_pipeline_run",
         name: "Pipeline Run",
-        description: "Run the loaded pipeline's targets. This may take hours and overwrites cached results, so ask the user first.",
+        description: "Run the loaded pipeline's targets. This may take hours and overwrites cached \
+            results, so ask the user first.",
         category: "execution",
         safety_level: "destructive",
         tier: "core",
@@ -253,7 +254,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "ravedemo-mcp_tool_subject_load",
         name: "Subject Load",
-        description: "Load a subject's metadata and epochs into the session so that pipelines can use them.",
+        description: "Load a subject's metadata and epochs into the session so that pipelines can \
+            use them.",
         category: "setup",
         safety_level: "safe-write",
         tier: "core",

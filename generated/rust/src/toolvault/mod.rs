@@ -71,7 +71,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "calculate_bearing",
         name: "Calculate Bearing",
-        description: "Calculate the bearing from the last position of a track to a reference point.",
+        description: "Calculate the bearing from the last position of a track to a reference \
+            point.",
         category: "analysis",
         safety_level: "read-only",
         tier: "core",
@@ -139,7 +140,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "points_near_track",
         name: "Points Near Track",
-        description: "Find the reference points within a distance of a track and highlight them on the plot.",
+        description: "Find the reference points within a distance of a track and highlight them on \
+            the plot.",
         category: "editing",
         safety_level: "safe-write",
         tier: "core",
@@ -172,7 +174,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "summarize_collection",
         name: "Summarize Feature Collection",
-        description: "Describe a feature collection in words: how many tracks, points and annotations, and its time span.",
+        description: "Describe a feature collection in words: how many tracks, points and \
+            annotations, and its time span.",
         category: "analysis",
         safety_level: "read-only",
         tier: "core",
@@ -204,7 +207,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "track_speed_profile",
         name: "Track Speed Profile",
-        description: "Compute the speed over ground between consecutive positions of a timed track, as a table.",
+        description: "Compute the speed over ground between consecutive positions of a timed \
+            track, as a table.",
         category: "analysis",
         safety_level: "read-only",
         tier: "core",

@@ -92,7 +92,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "collide-names",
         name: "Collide Names",
-        description: "A tool id that becomes the same module name as collide.names, and shares a definition with it.",
+        description: "A tool id that becomes the same module name as collide.names, and shares a \
+            definition with it.",
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
@@ -154,7 +155,9 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "defs",
         name: "Defs",
-        description: "A tool named like the shared-definitions module, with definitions named like the root types, and a definition that is null or an object (typify would name both after it).",
+        description: "A tool named like the shared-definitions module, with definitions named like \
+            the root types, and a definition that is null or an object (typify would name both \
+            after it).",
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
@@ -185,7 +188,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "inline.names",
         name: "Inline Names",
-        description: "Inline objects that typify would name alike: `x-y` and `x_y` (both `InputXY`), and `thing` (`InputThing`, the name of a definition).",
+        description: "Inline objects that typify would name alike: `x-y` and `x_y` (both \
+            `InputXY`), and `thing` (`InputThing`, the name of a definition).",
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
@@ -216,7 +220,9 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "keywords",
         name: "Keywords",
-        description: "Schema keywords that typify cannot type (not, if/then/else, patternProperties, enums of mixed types), and data that looks like keywords: properties named if and not, an object default with format and pattern keys.",
+        description: "Schema keywords that typify cannot type (not, if/then/else, \
+            patternProperties, enums of mixed types), and data that looks like keywords: \
+            properties named if and not, an object default with format and pattern keys.",
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",
@@ -247,7 +253,9 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "odd.refs",
         name: "Odd Refs",
-        description: "Schemas typify cannot take as written: a reference into a property (`#/properties/a/properties/n`), definitions typify names alike (`---` and `x`, both `X`), and `contains` without `items`.",
+        description: "Schemas typify cannot take as written: a reference into a property \
+            (`#/properties/a/properties/n`), definitions typify names alike (`---` and `x`, both \
+            `X`), and `contains` without `items`.",
         category: "uncategorized",
         safety_level: "read-only",
         tier: "core",

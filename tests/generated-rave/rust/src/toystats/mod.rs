@@ -57,7 +57,10 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "toystats-mcp_tool_code_run",
         name: "Code Run",
-        description: "Run R code in the session and return what it printed.\n\nReturns:\n- printed (string): What the code printed.\n- error (string): The error, when the code failed.\n\nExample:\ntoystats:::mcp_tool_code_run(code = \"1 + 1\")\n#\n#> $printed\n#> [1] \"[1] 2\"",
+        description: "Run R code in the session and return what it printed.\n\nReturns:\n- printed \
+            (string): What the code printed.\n- error (string): The error, when the code \
+            failed.\n\nExample:\ntoystats:::mcp_tool_code_run(code = \"1 + 1\")\n#\n#> \
+            $printed\n#> [1] \"[1] 2\"",
         category: "execution",
         safety_level: "destructive",
         tier: "core",
@@ -97,7 +100,10 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "toystats-mcp_tool_data_describe",
         name: "Data Describe",
-        description: "Describe the columns of a data file.\n\nReturns:\n- columns (array): The column names, in file order.\n- values (array): The statistic of each column.\n\nExample:\ntoystats:::mcp_tool_data_describe(data_path = \"cars.csv\")\n#\n#> $columns\n#> [1] \"speed\" \"dist\"",
+        description: "Describe the columns of a data file.\n\nReturns:\n- columns (array): The \
+            column names, in file order.\n- values (array): The statistic of each \
+            column.\n\nExample:\ntoystats:::mcp_tool_data_describe(data_path = \
+            \"cars.csv\")\n#\n#> $columns\n#> [1] \"speed\" \"dist\"",
         category: "exploration",
         safety_level: "safe-write",
         tier: "core",
@@ -131,7 +137,13 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "toystats-mcp_tool_model_fit",
         name: "Model Fit",
-        description: "Fit a generalized linear model. The fit runs until it converges, which can take minutes on large data. Families:\n- `\"gaussian\"`: identity link\n- `\"binomial\"`: logit link\n- `\"poisson\"`: log link\nSee `stats::glm` for the model and [the manual](https://example.org/toystats).\n\nReturns:\nA summary of the fitted model, as R prints it.\n\nExample:\ntoystats:::mcp_tool_model_fit(formula = \"y ~ x\", data_path = \"cars.csv\")\n#\n#> [1] \"Coefficients: (Intercept) -17.58, x 3.93; deviance 11354\"",
+        description: "Fit a generalized linear model. The fit runs until it converges, which can \
+            take minutes on large data. Families:\n- `\"gaussian\"`: identity link\n- \
+            `\"binomial\"`: logit link\n- `\"poisson\"`: log link\nSee `stats::glm` for the model \
+            and [the manual](https://example.org/toystats).\n\nReturns:\nA summary of the fitted \
+            model, as R prints it.\n\nExample:\ntoystats:::mcp_tool_model_fit(formula = \"y ~ x\", \
+            data_path = \"cars.csv\")\n#\n#> [1] \"Coefficients: (Intercept) -17.58, x 3.93; \
+            deviance 11354\"",
         category: "modeling",
         safety_level: "safe-write",
         tier: "core",

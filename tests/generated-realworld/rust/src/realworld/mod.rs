@@ -447,7 +447,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "search_files",
         name: "Search Files",
-        description: "Search files for text. The query is a plain string or a pattern with options; the paths one path or a list of them.",
+        description: "Search files for text. The query is a plain string or a pattern with \
+            options; the paths one path or a list of them.",
         category: "files",
         safety_level: "read-only",
         tier: "core",
@@ -511,7 +512,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "set_value",
         name: "Set Value",
-        description: "Store a string, number or boolean under a key and return what was there before.",
+        description: "Store a string, number or boolean under a key and return what was there \
+            before.",
         category: "store",
         safety_level: "destructive",
         tier: "core",
@@ -548,7 +550,8 @@ pub static TOOLS: &[ToolInfo] = &[
     ToolInfo {
         id: "update_issue",
         name: "Update Issue",
-        description: "Update an existing issue in a repository. Only the fields given change; pass `null` to clear `body`, `milestone` or `labels`.",
+        description: "Update an existing issue in a repository. Only the fields given change; pass \
+            `null` to clear `body`, `milestone` or `labels`.",
         category: "issues",
         safety_level: "safe-write",
         tier: "core",
