@@ -376,16 +376,9 @@ fn set_decls(mods: &[syn::Ident], shared: Option<&SharedModule>) -> TokenStream 
 /// large set: formatting them as one tree took more memory than anything
 /// else at the end of a run).
 ///
-/// Held as one text, the form kept between runs itself (a header of the
-/// parts' lengths, then the parts): a part is a range of it, so taking
-/// 1,000 tools' fragments back copies nothing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fragments {
-    text: String,
-    /// Where the parts start and end in `text`: part `k` is
-    /// `bounds[k]..bounds[k + 1]`.
-    bounds: [usize; 5],
-}
+/// Kept between runs as JSON (an array of the four texts).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Fragments([String; 4]);
 
 /// The parts of [`Fragments`], in the order the module lists them.
 #[derive(Clone, Copy, Debug)]
@@ -417,59 +410,32 @@ impl Fragments {
         (in_trait.starts_with(&format!("pub trait {trait_name}: Send + Sync {{\n"))
             && in_static.starts_with("pub static TOOLS: &[ToolInfo] = &[\n"))
         .then(|| {
-            Fragments::of([
-                &between(&in_trait),
-                &between(&in_static),
-                &format(typed_call_fn(tool, &m, &trait_name)),
-                &arm,
+            Fragments([
+                between(&in_trait),
+                between(&in_static),
+                format(typed_call_fn(tool, &m, &trait_name)),
+                arm,
             ])
         })
     }
 
-    /// The method, the entry, the typed call and the arm, in the form kept
-    /// between runs ([`Fragments::into_text`]).
-    pub fn of(parts: [&str; 4]) -> Fragments {
-        let header = parts.map(|p| p.len().to_string()).join(" ") + "\n";
-        let mut text =
-            String::with_capacity(header.len() + parts.map(str::len).iter().sum::<usize>());
-        text.push_str(&header);
-        let mut bounds = [text.len(); 5];
-        for (k, p) in parts.iter().enumerate() {
-            text.push_str(p);
-            bounds[k + 1] = text.len();
-        }
-        Fragments { text, bounds }
-    }
-
-    /// The parts in one text (as kept between runs): each part's length,
-    /// then the parts.
+    /// The parts as kept between runs.
     pub fn into_text(self) -> String {
-        self.text
+        serde_json::to_string(&self).unwrap_or_default()
     }
 
     /// What [`Fragments::into_text`] gave; `None` for anything else.
     pub fn from_text(text: String) -> Option<Fragments> {
-        let (lengths, _) = text.split_once('\n')?;
-        let mut bounds = [lengths.len() + 1; 5];
-        let mut lengths = lengths.split(' ');
-        for k in 0..4 {
-            let len: usize = lengths.next()?.parse().ok()?;
-            bounds[k + 1] = bounds[k].checked_add(len)?;
-            text.get(bounds[k]..bounds[k + 1])?;
-        }
-        (lengths.next().is_none() && bounds[4] == text.len()).then_some(Fragments { text, bounds })
+        serde_json::from_str(&text).ok()
     }
 
     fn part(&self, part: Section) -> &str {
-        let k = part as usize;
-        self.text
-            .get(self.bounds[k]..self.bounds[k + 1])
-            .unwrap_or_default()
+        &self.0[part as usize]
     }
 
     /// The parts' length together.
     fn len(&self) -> usize {
-        self.bounds[4] - self.bounds[0]
+        self.0.iter().map(String::len).sum()
     }
 }
 
@@ -905,20 +871,11 @@ mod tests {
                 .collect();
             if spliced {
                 assert_eq!(from_cache, fragments_again(&set, &modules));
-                let odd = [
-                    "",
-                    "1 1 1\nabc",
-                    "1 1 1 1\nabcde",
-                    "1 1 1 1\nabc",
-                    "1 1 1 1 0\nabcd",
-                    "1 1 1 x\nabcd",
-                    "1 1 1 1\n\u{e9}cd",
-                ];
-                for text in odd {
+                for text in ["", "[\"a\",\"b\",\"c\"]", "{}", "[1,2,3,4]"] {
                     assert_eq!(Fragments::from_text(text.to_owned()), None, "{text:?}");
                 }
                 let all = [Section::Method, Section::Entry, Section::Call, Section::Arm];
-                let parts = Fragments::from_text("1 2 0 1\nabcd".to_owned())
+                let parts = Fragments::from_text("[\"a\",\"bc\",\"\",\"d\"]".to_owned())
                     .map(|f| all.map(|p| f.part(p).to_owned()));
                 assert_eq!(parts, Some(["a", "bc", "", "d"].map(str::to_owned)));
                 // With a cache: the same text when the head and the tail
