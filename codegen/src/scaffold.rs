@@ -421,53 +421,53 @@ fn spec_text(set: &ToolSet, id: &str, schema_ref: &str, example: bool) -> String
     })
 }
 
-/// An EditorMCP spec; `@name@` are [`Draft::values`].
+/// An EditorMCP spec, a minijinja template of [`Draft::values`].
 const EDITORMCP_SPEC: &str = r#"{
-  "$schema": @schema@,
-  "id": @id@,
-  "name": @title@,
-  "description": @description@,
-  "category": @category@,
-  "safetyLevel": "@safety@",
-  "tier": @tier@,
+  "$schema": {{ schema }},
+  "id": {{ id }},
+  "name": {{ title }},
+  "description": {{ description }},
+  "category": {{ category }},
+  "safetyLevel": "{{ safety }}",
+  "tier": {{ tier }},
   "inputs": {
-    "@param@": {"type": "string", "required": true, "description": "@param_doc@"}
+    "{{ param }}": {"type": "string", "required": true, "description": "{{ param_doc }}"}
   },
   "outputs": {
-    "@result@": {"type": "string", "description": "@result_doc@"}
+    "{{ result }}": {"type": "string", "description": "{{ result_doc }}"}
   },
   "examples": [
-    @example@
+    {{ example }}
   ]
 }
 "#;
 
 /// An MCP tool.
 const MCP_SPEC: &str = r#"{
-  "$schema": @schema@,
-  "name": @id@,
-  "title": @title@,
-  "description": @description@,
+  "$schema": {{ schema }},
+  "name": {{ id }},
+  "title": {{ title }},
+  "description": {{ description }},
   "inputSchema": {
     "type": "object",
     "properties": {
-      "@param@": {"type": "string", "description": "@param_doc@"}
+      "{{ param }}": {"type": "string", "description": "{{ param_doc }}"}
     },
-    "required": ["@param@"],
+    "required": ["{{ param }}"],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
     "properties": {
-      "@result@": {"type": "string", "description": "@result_doc@"}
+      "{{ result }}": {"type": "string", "description": "{{ result_doc }}"}
     },
-    "required": ["@result@"]
+    "required": ["{{ result }}"]
   },
-  "annotations": {"readOnlyHint": @read_only@, "destructiveHint": @destructive@},
+  "annotations": {"readOnlyHint": {{ read_only }}, "destructiveHint": {{ destructive }}},
   "_meta": {
     "toolgen": {
-      @category_member@"examples": [
-        @example@
+      {{ category_member }}"examples": [
+        {{ example }}
       ]
     }
   }
@@ -475,28 +475,28 @@ const MCP_SPEC: &str = r#"{
 "#;
 
 /// A RAVE tool, as `mcptool_build()` writes one.
-const RAVE_SPEC: &str = r#"# yaml-language-server: $schema=@schema_ref@
-name: @id_raw@
-description: @description_yaml@
+const RAVE_SPEC: &str = r#"# yaml-language-server: $schema={{ schema_ref }}
+name: {{ id_raw }}
+description: {{ description_yaml }}
 parameters:
   type: object
   properties:
-    @param@:
+    {{ param }}:
       type: string
-      description: @param_doc_yaml@
+      description: {{ param_doc_yaml }}
   required:
-  - @param@
-category: @category_yaml@
+  - {{ param }}
+category: {{ category_yaml }}
 returns:
   type: object
   properties:
-    @result@:
+    {{ result }}:
       type: string
-      description: @result_doc_yaml@
+      description: {{ result_doc_yaml }}
 implementation_example: |
-  @package@:::@function@(@param@ = "@input@")
-  #> $@result@
-  #> [1] "@output@"
+  {{ package }}:::{{ function }}({{ param }} = "{{ input }}")
+  #> ${{ result }}
+  #> [1] "{{ output }}"
 "#;
 
 impl Draft<'_> {
@@ -546,32 +546,18 @@ impl Draft<'_> {
         ]
     }
 
-    /// `template` with every `@name@` replaced by its value.
+    /// `template` rendered with the values (each already in the form its
+    /// place takes, so nothing is escaped). A failure is toolgen's bug, and
+    /// its message then fails the check every draft goes through.
     fn fill(&self, template: &str) -> String {
-        let values = self.values();
-        let mut out = String::with_capacity(template.len() + 256);
-        let mut rest = template;
-        while let Some(start) = rest.find('@') {
-            out.push_str(&rest[..start]);
-            let after = &rest[start + 1..];
-            match after.find('@').and_then(|end| {
-                values
-                    .iter()
-                    .find(|(k, _)| *k == &after[..end])
-                    .map(|v| (end, v))
-            }) {
-                Some((end, (_, v))) => {
-                    out.push_str(v);
-                    rest = &after[end + 1..];
-                }
-                None => {
-                    out.push('@');
-                    rest = after;
-                }
-            }
+        let mut env = minijinja::Environment::new();
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+        let values: std::collections::BTreeMap<&str, String> = self.values().into_iter().collect();
+        let context = minijinja::Value::from(values);
+        match env.render_str(template, context) {
+            Ok(text) => text + "\n",
+            Err(e) => format!("toolgen could not fill its spec template: {e}"),
         }
-        out.push_str(rest);
-        out
     }
 }
 
