@@ -42,11 +42,9 @@ impl Keys {
     /// The keys of `project`'s parts, every tool hashed on every core.
     pub fn of(project: &Project) -> Keys {
         let tools: Vec<&Tool> = project.tools().collect();
-        let mut digests = crate::par::map_with(
-            tools.len(),
-            || (),
-            |_, i| tool_key(tools[i].digest_as_read(), tools[i]),
-        )
+        let mut digests = crate::par::map(tools.len(), |i| {
+            tool_key(tools[i].digest_as_read(), tools[i])
+        })
         .into_iter();
         let sets = project
             .tool_sets

@@ -254,16 +254,11 @@ fn write_listed(
     } else {
         crate::par::IO_THREADS
     };
-    let same = crate::par::map_on(
-        threads,
-        all.len(),
-        || (),
-        |_, i| {
-            let (rel, contents) = all[i];
-            let digest = files.digest(rel).unwrap_or_else(|| Digest::of(contents));
-            unchanged(known, stamps, rel, contents, digest).is_some()
-        },
-    );
+    let same = crate::par::map_on(threads, all.len(), |i| {
+        let (rel, contents) = all[i];
+        let digest = files.digest(rel).unwrap_or_else(|| Digest::of(contents));
+        unchanged(known, stamps, rel, contents, digest).is_some()
+    });
     let mut changed: Vec<(&str, &[u8])> = Vec::new();
     for (file, same) in all.into_iter().zip(same) {
         if same {
@@ -317,12 +312,9 @@ fn write_all(
         }
         paths.push(path);
     }
-    crate::par::map_on(
-        crate::par::IO_THREADS,
-        files.len(),
-        || (),
-        |(), i| std::fs::write(&paths[i], files[i].1).map_err(|e| err(&paths[i], e)),
-    )
+    crate::par::map_on(crate::par::IO_THREADS, files.len(), |i| {
+        std::fs::write(&paths[i], files[i].1).map_err(|e| err(&paths[i], e))
+    })
     .into_iter()
     .collect()
 }
