@@ -19,56 +19,20 @@ use crate::files::GeneratedFiles;
 use crate::ir::{Project, ToolSet};
 
 /// Every built-in template: relative name and text.
-pub const BUILTIN: &[(&str, &str)] = &[
-    (
-        "csharp/tool.cs.jinja",
-        include_str!("../../templates/csharp/tool.cs.jinja"),
-    ),
-    (
-        "csharp/registry.cs.jinja",
-        include_str!("../../templates/csharp/registry.cs.jinja"),
-    ),
-    (
-        "csharp/registry_entry.cs.jinja",
-        include_str!("../../templates/csharp/registry_entry.cs.jinja"),
-    ),
-    (
-        "csharp/package.json.jinja",
-        include_str!("../../templates/csharp/package.json.jinja"),
-    ),
-    (
-        "csharp/asmdef.jinja",
-        include_str!("../../templates/csharp/asmdef.jinja"),
-    ),
-    (
-        "r/worker.R.jinja",
-        include_str!("../../templates/r/worker.R.jinja"),
-    ),
-    (
-        "docs/tool.md.jinja",
-        include_str!("../../templates/docs/tool.md.jinja"),
-    ),
-    (
-        "docs/set.md.jinja",
-        include_str!("../../templates/docs/set.md.jinja"),
-    ),
-    (
-        "docs/index.md.jinja",
-        include_str!("../../templates/docs/index.md.jinja"),
-    ),
-    (
-        "docs/SUMMARY.md.jinja",
-        include_str!("../../templates/docs/SUMMARY.md.jinja"),
-    ),
-    (
-        "docs/book.toml.jinja",
-        include_str!("../../templates/docs/book.toml.jinja"),
-    ),
-    (
-        "docs/toolgen.css.jinja",
-        include_str!("../../templates/docs/toolgen.css.jinja"),
-    ),
-];
+pub const BUILTIN: &[(&str, &str)] = crate::text::embedded!("../../templates/";
+    "csharp/tool.cs.jinja",
+    "csharp/registry.cs.jinja",
+    "csharp/registry_entry.cs.jinja",
+    "csharp/package.json.jinja",
+    "csharp/asmdef.jinja",
+    "r/worker.R.jinja",
+    "docs/tool.md.jinja",
+    "docs/set.md.jinja",
+    "docs/index.md.jinja",
+    "docs/SUMMARY.md.jinja",
+    "docs/book.toml.jinja",
+    "docs/toolgen.css.jinja",
+);
 
 /// A template problem: which template, where, what.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -97,3 +97,13 @@ macro_rules! word_enum {
     };
 }
 pub(crate) use word_enum;
+
+/// Files compiled into toolgen, by name: `embedded!("../dir/"; "a", "b/c")`
+/// is `&[("a", include_str!("../dir/a")), ("b/c", include_str!("../dir/b/c"))]`,
+/// the directory relative to the file that uses it, as `include_str!` takes it.
+macro_rules! embedded {
+    ($dir:literal; $($name:literal),+ $(,)?) => {
+        &[$(($name, include_str!(concat!($dir, $name)))),+]
+    };
+}
+pub(crate) use embedded;

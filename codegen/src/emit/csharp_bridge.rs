@@ -7,32 +7,14 @@
 use crate::files::GeneratedFiles;
 
 /// The package's files, by path inside it.
-pub const FILES: &[(&str, &str)] = &[
-    (
-        "Editor/Bridge.cs",
-        include_str!("../../../runtime/csharp/Editor/Bridge.cs"),
-    ),
-    (
-        "Editor/Dispatcher.cs",
-        include_str!("../../../runtime/csharp/Editor/Dispatcher.cs"),
-    ),
-    (
-        "Editor/Toolgen.Bridge.Editor.asmdef",
-        include_str!("../../../runtime/csharp/Editor/Toolgen.Bridge.Editor.asmdef"),
-    ),
-    (
-        "Editor/Tools.cs",
-        include_str!("../../../runtime/csharp/Editor/Tools.cs"),
-    ),
-    (
-        "README.md",
-        include_str!("../../../runtime/csharp/README.md"),
-    ),
-    (
-        "package.json",
-        include_str!("../../../runtime/csharp/package.json"),
-    ),
-];
+pub const FILES: &[(&str, &str)] = crate::text::embedded!("../../../runtime/csharp/";
+    "Editor/Bridge.cs",
+    "Editor/Dispatcher.cs",
+    "Editor/Toolgen.Bridge.Editor.asmdef",
+    "Editor/Tools.cs",
+    "README.md",
+    "package.json",
+);
 
 /// The package's name and version, which the tools package depends on.
 pub const PACKAGE: &str = "com.toolgen.bridge";
