@@ -61,7 +61,7 @@ const SUB_LAYERS: &[(&str, &str, &[&[&str]])] = &[(
         &["output"],
         // A call in flight, then what a tool is, then the tool as held.
         &["control"],
-        &["tool", "resource"],
+        &["tool", "resource", "task"],
         &["typed"],
         &["entry"],
         &["pool"],

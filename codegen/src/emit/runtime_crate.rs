@@ -54,6 +54,7 @@ pub const FILES: &[(&str, &str)] = crate::text::embedded!("../../../runtime/";
     "src/server/stdio.rs",
     "src/server/structured.rs",
     "src/server/sync.rs",
+    "src/server/task.rs",
     "src/server/tool.rs",
     "src/server/typed.rs",
     "src/server/wire.rs",

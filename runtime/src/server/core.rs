@@ -86,6 +86,8 @@ pub struct Server {
     pub(super) listeners: Mutex<Vec<Listener>>,
     /// Resources and prompts, beside the tools.
     pub(super) offered: RwLock<Offered>,
+    /// Calls made tasks (`tools/call` with `params.task`).
+    pub(super) tasks: Arc<super::task::Tasks>,
 }
 
 /// A connection told of changes: of the tool list (`None`), or of the
@@ -164,6 +166,7 @@ impl Server {
             modern_stamp: OnceLock::new(),
             listeners: Mutex::new(Vec::new()),
             offered: RwLock::default(),
+            tasks: Arc::default(),
         }
     }
 
@@ -314,6 +317,7 @@ impl Server {
             .output_schema
             .as_ref()
             .is_some_and(structured::wraps);
+        let task_support = super::task::TaskSupport::of_entry(descriptor.entry.as_deref());
         Ok(Entry {
             descriptor,
             handler,
@@ -322,6 +326,7 @@ impl Server {
             compiled: None,
             wraps_output,
             serial: false,
+            task_support,
         })
     }
 

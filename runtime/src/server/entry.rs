@@ -35,6 +35,8 @@ pub(super) struct Entry {
     pub(super) wraps_output: bool,
     /// Runs on the serial lane: one call at a time, in arrival order.
     pub(super) serial: bool,
+    /// Whether it may be called as a task (its listing's `execution`).
+    pub(super) task_support: super::task::TaskSupport,
 }
 
 /// A call's arguments as read off the wire.

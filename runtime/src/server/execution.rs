@@ -13,6 +13,7 @@ use super::core::{Execution, Lanes, Server, Session};
 use super::entry::{Checked, Entry, WireArguments};
 use super::output::{self, ToolOutput};
 use super::pool::{Job, Lane, outcome, timeout_error};
+use super::task::{TaskRequest, TaskSupport};
 use super::tool::Call;
 use super::typed::unknown_tool;
 use super::wire::{self, Dialect, Outbox, Outgoing, plain_error, write_json};
@@ -41,6 +42,8 @@ pub(crate) struct WireCall<'a> {
     /// A 2026-07-28 request's least log level (`_meta`, [`wire::LOG_LEVEL_KEY`]):
     /// such a request gets log messages only when it asks.
     pub(crate) log_level: Option<LogLevel>,
+    /// `params.task` of an MCP call: run it as a task.
+    pub(crate) task: Option<TaskRequest>,
 }
 
 /// How a call its caller waits for runs: where its progress goes, who
@@ -203,6 +206,7 @@ impl Server {
             dialect,
             progress,
             log_level,
+            task,
         } = call;
         let Some(entry) = self.entry(&tool) else {
             if dialect == Dialect::Envelope {
@@ -214,6 +218,27 @@ impl Server {
                 .for_tool(tool.as_ref());
             return Submitted::Answered(wire::error_bytes(&id, &e));
         };
+        if dialect == Dialect::Mcp {
+            let support = entry.task_support;
+            let refused = match task {
+                Some(_) if support == TaskSupport::Forbidden => Some("cannot be called as a task"),
+                None if support == TaskSupport::Required => {
+                    Some("must be called as a task (`params.task`)")
+                }
+                _ => None,
+            };
+            if let Some(why) = refused {
+                let e = plain_error(
+                    ErrorCode::MethodNotFound,
+                    format!("Method not found: tool {tool} {why}"),
+                )
+                .for_tool(tool.as_ref());
+                return Submitted::Answered(wire::error_bytes(&id, &e));
+            }
+            if let Some(task) = task {
+                return self.start_task(session, &entry, &tool, arguments, task, &id);
+            }
+        }
         let args = match self.check(&entry, &tool, arguments, session.tier.as_deref()) {
             Ok(args) => args,
             Err(e) => {
@@ -285,6 +310,42 @@ impl Server {
         Submitted::Pending
     }
 
+    /// Starts an MCP call as a task and answers with the task: the call runs
+    /// as any other (its arguments checked first: a refusal is the task's
+    /// answer), and its answer is kept for `tasks/result`.
+    fn start_task(
+        &self,
+        session: &Session,
+        entry: &Arc<Entry>,
+        tool: &str,
+        arguments: WireArguments<'_>,
+        task: TaskRequest,
+        id: &Value,
+    ) -> Submitted {
+        let (task_id, created) = self.tasks.create(task.ttl, session.notify.clone());
+        match self.check(entry, tool, arguments, session.tier.as_deref()) {
+            Err(e) => {
+                let answer = self.call_answer(Dialect::Mcp, &Value::Null, tool, false, Err(e));
+                self.tasks.finish(&task_id, &answer);
+            }
+            Ok(args) => {
+                let (tasks, finished) = (self.tasks.clone(), task_id.clone());
+                let (tool, wraps) = (tool.to_owned(), entry.wraps_output);
+                let completion: Completion = Box::new(move |result| {
+                    let answer =
+                        output::call_answer(Dialect::Mcp, &Value::Null, &tool, wraps, None, result);
+                    tasks.finish(&finished, &answer);
+                });
+                let control = CallControl::new(completion, None, true);
+                self.tasks.attach(&task_id, &control);
+                self.launch(entry, args, control, session.wait_when_full);
+            }
+        }
+        let mut out = Vec::with_capacity(256);
+        wire::write_response(&mut out, id, |out| write_json(out, &created));
+        Submitted::Answered(out)
+    }
+
     /// The response to a call in `dialect`.
     pub(crate) fn call_answer(
         &self,
@@ -353,6 +414,8 @@ pub(super) enum Answer {
     },
     /// A tool call to start (answered when it finishes).
     Call(super::execution::WireCall<'static>),
+    /// `tasks/result`, with its params: answered when the task is done.
+    TaskResult(Map<String, Value>),
 }
 
 impl From<Value> for Answer {
@@ -383,7 +446,7 @@ impl Answer {
                 }
                 out.push(b'}');
             }
-            Answer::Call(_) => out.extend_from_slice(b"null"),
+            Answer::Call(_) | Answer::TaskResult(_) => out.extend_from_slice(b"null"),
         }
     }
 }
@@ -411,5 +474,6 @@ pub(super) fn wire_call(
         dialect,
         progress,
         log_level,
+        task: TaskRequest::of(params).filter(|_| dialect == Dialect::Mcp),
     }
 }

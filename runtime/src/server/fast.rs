@@ -109,6 +109,8 @@ impl<'a> Request<'a> {
                     _ => None,
                 }
             }
+            // A call made a task: the general path reads it.
+            "task" => None,
             "_meta" if r.next() == Some(b'n') => r.value().filter(Json::is_null).map(drop),
             "_meta" => r.members(|r, name| match name {
                 "progressToken" => {
@@ -181,6 +183,7 @@ impl Server {
             dialect,
             progress: req.progress,
             log_level: None,
+            task: None,
         })
     }
 }

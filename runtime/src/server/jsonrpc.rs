@@ -20,6 +20,8 @@ enum Routed {
     Now(Vec<u8>),
     /// A tool call to start.
     Call(WireCall<'static>),
+    /// `tasks/result` (request id, params): answered when the task is done.
+    TaskResult(Value, Map<String, Value>),
     /// A notification.
     Nothing,
 }
@@ -52,7 +54,23 @@ impl Server {
         match self.route(session, request) {
             Routed::Now(out) => Submitted::Answered(out),
             Routed::Call(call) => self.start_call(session, call, reply),
+            Routed::TaskResult(id, params) => self.task_result(&id, &params, reply),
             Routed::Nothing => Submitted::Nothing,
+        }
+    }
+
+    /// `tasks/result`: the task's answer now, or once it is done (to
+    /// `reply`; without one, this waits).
+    fn task_result(
+        &self,
+        id: &Value,
+        params: &Map<String, Value>,
+        reply: Option<&Arc<dyn Outbox>>,
+    ) -> Submitted {
+        match self.tasks.result(params, id, reply) {
+            Ok(Some(out)) => Submitted::Answered(out),
+            Ok(None) => Submitted::Pending,
+            Err(e) => Submitted::Answered(super::wire::error_bytes(id, &e)),
         }
     }
 
@@ -63,6 +81,7 @@ impl Server {
             None => Routed::Nothing,
             Some(Err(response)) => Routed::Now(serde_json::to_vec(&response).unwrap_or_default()),
             Some(Ok((id, Answer::Call(call)))) => Routed::Call(WireCall { id, ..call }),
+            Some(Ok((id, Answer::TaskResult(params)))) => Routed::TaskResult(id, params),
             Some(Ok((id, answer))) => {
                 let mut out = Vec::with_capacity(256);
                 write_response(&mut out, &id, |out| answer.write(out));
@@ -80,6 +99,7 @@ impl Server {
             Routed::Now(out) => Submitted::Answered(out),
             Routed::Nothing => Submitted::Nothing,
             Routed::Call(call) => self.start_call(session, call, None),
+            Routed::TaskResult(id, params) => self.task_result(&id, &params, None),
         })
     }
 

@@ -2,7 +2,8 @@
 //! MCP form (once the connection has sent `initialize`), `tools/call` with
 //! `params.name` (answered with `content`, `structuredContent` and `isError`:
 //! tool errors are results, so that the model sees them and can correct
-//! itself), and the resources and prompts offered beside the tools.
+//! itself), the resources and prompts offered beside the tools, and calls
+//! made tasks (`tasks/get`, `tasks/list`, `tasks/cancel`, `tasks/result`).
 
 use serde_json::{Map, Value, json};
 
@@ -92,6 +93,10 @@ pub(super) fn answer(
         "resources/read" => server.offered().read(params).map(Answer::from),
         "prompts/list" => Ok(server.offered().list_prompts().into()),
         "prompts/get" => server.offered().get_prompt(params).map(Answer::from),
+        "tasks/get" => server.tasks.get(params).map(Answer::from),
+        "tasks/list" => Ok(server.tasks.list().into()),
+        "tasks/cancel" => server.tasks.cancel(params).map(Answer::from),
+        "tasks/result" => Ok(Answer::TaskResult(std::mem::take(params))),
         "tools/list" if modern || session.mcp_version.is_some() => {
             list(server, params).map(|(tools, mut rest)| {
                 if modern {

@@ -48,6 +48,7 @@ mod resource;
 mod stdio;
 mod structured;
 mod sync;
+mod task;
 mod tool;
 mod typed;
 mod wire;
@@ -66,6 +67,7 @@ pub use self::output::ToolOutput;
 pub use self::resource::{
     Prompt, PromptArgument, PromptHandler, ResourceReader, ResourceTemplate, TemplateReader,
 };
+pub use self::task::TaskSupport;
 pub use self::tool::{Call, Handler, ServerInfo, ToolDescriptor};
 pub use self::typed::{
     Arguments, ToolInfo, TypedCall, TypedEntry, TypedHandler, Validity, invalid_arguments,
@@ -770,5 +772,161 @@ mod tests {
         assert!(
             fast_answer(unknown).is_some_and(|a| String::from_utf8_lossy(&a).contains("-32602"))
         );
+    }
+
+    /// A tool whose listing allows tasks (`support`), which runs until `gate`
+    /// opens or the call is cancelled (then it says which).
+    fn gated(id: &str, support: &str, gate: &Arc<std::sync::atomic::AtomicBool>) -> Server {
+        let mut t = d(id);
+        t.entry = Some(
+            json!({"name": id, "inputSchema": t.input_schema, "execution": {"taskSupport": support}})
+                .to_string(),
+        );
+        let gate = gate.clone();
+        let run: Handler = Arc::new(move |call, _| {
+            while !gate.load(std::sync::atomic::Ordering::Acquire) && !call.is_cancelled() {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Ok(ToolOutput::new(json!({"cancelled": call.is_cancelled()})))
+        });
+        empty()
+            .execution(Execution::Worker)
+            .tool(t, run)
+            .and_then(|s| {
+                s.tool(
+                    d("a.plain"),
+                    Arc::new(|_, _| Ok(ToolOutput::new(json!({})))),
+                )
+            })
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A call made a task answers at once; the task is polled, listed,
+    /// waited for (the answer going to the waiting request when it comes)
+    /// and cancelled; calls that may not be tasks, or must be, are refused.
+    #[test]
+    fn a_call_runs_as_a_task() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let gate = Arc::new(AtomicBool::new(false));
+        let s = gated("slow", "optional", &gate);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let out: Arc<dyn Outbox> = Arc::new(tx);
+        let mut session = Session::with_notifications(out.clone());
+        let mut send = |id: u64, method: &str, params: Value| -> Option<Value> {
+            let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            match s.submit(&mut session, request.to_string().as_bytes(), &out) {
+                Submitted::Answered(bytes) => serde_json::from_slice(&bytes).ok(),
+                _ => None,
+            }
+        };
+        let call = json!({"name": "slow", "arguments": {}, "task": {"ttl": 60000}});
+        let created = send(1, "tools/call", call.clone()).unwrap_or_default();
+        let task = &created["result"]["task"];
+        assert_eq!(task["status"], "working", "{created}");
+        assert_eq!(task["ttl"], 60000);
+        let task_id = task["taskId"].clone();
+        let of = json!({ "taskId": task_id });
+        let got = send(2, "tasks/get", of.clone()).unwrap_or_default();
+        assert_eq!(got["result"]["status"], "working", "{got}");
+        // Waiting for the result: answered when the call is done.
+        assert_eq!(send(3, "tasks/result", of.clone()), None);
+        let listed = send(4, "tasks/list", json!({})).unwrap_or_default();
+        assert_eq!(listed["result"]["tasks"][0]["taskId"], task_id);
+        gate.store(true, Ordering::Release);
+        let mut result = Value::Null;
+        let mut statuses = Vec::new();
+        while result.is_null() {
+            match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+                Ok(Outgoing::Response(b)) => {
+                    result = serde_json::from_slice(&b).unwrap_or_default()
+                }
+                Ok(Outgoing::Notification(b)) => {
+                    let n: Value = serde_json::from_slice(&b).unwrap_or_default();
+                    statuses.push(n["params"]["status"].clone());
+                }
+                Err(e) => panic!("no result: {e}"),
+            }
+        }
+        assert_eq!(result["id"], 3);
+        assert_eq!(
+            result["result"]["structuredContent"],
+            json!({"cancelled": false})
+        );
+        assert_eq!(
+            result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+            task_id
+        );
+        assert_eq!(statuses, [json!("completed")]);
+        let got = send(5, "tasks/get", of.clone()).unwrap_or_default();
+        assert_eq!(got["result"]["status"], "completed");
+        // Asked again once done: the same answer, at once.
+        let again = send(6, "tasks/result", of.clone()).unwrap_or_default();
+        assert_eq!(
+            again["result"]["structuredContent"],
+            json!({"cancelled": false})
+        );
+        let cancel = send(7, "tasks/cancel", of).unwrap_or_default();
+        assert_eq!(cancel["error"]["code"], -32602, "{cancel}");
+
+        // Cancelled while it runs: the handler sees it, the result is an error.
+        gate.store(false, Ordering::Release);
+        let created = send(8, "tools/call", call).unwrap_or_default();
+        let of = json!({ "taskId": created["result"]["task"]["taskId"] });
+        let cancelled = send(9, "tasks/cancel", of.clone()).unwrap_or_default();
+        assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+        let none = send(10, "tasks/result", of).unwrap_or_default();
+        assert_eq!(none["error"]["code"], -32602, "{none}");
+
+        // Invalid arguments: a failed task whose answer says why.
+        let bad = json!({"name": "slow", "arguments": {"n": 9}, "task": {}});
+        let created = send(11, "tools/call", bad).unwrap_or_default();
+        let of = json!({ "taskId": created["result"]["task"]["taskId"] });
+        let failed = send(12, "tasks/get", of.clone()).unwrap_or_default();
+        assert_eq!(failed["result"]["status"], "failed", "{failed}");
+        let answer = send(13, "tasks/result", of).unwrap_or_default();
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+
+        // Refused: a task of a tool that takes none; an unknown task.
+        let plain = json!({"name": "a.plain", "arguments": {}, "task": {}});
+        let refused = send(14, "tools/call", plain).unwrap_or_default();
+        assert_eq!(refused["error"]["code"], -32601, "{refused}");
+        let unknown = send(15, "tasks/get", json!({"taskId": "nope"})).unwrap_or_default();
+        assert_eq!(unknown["error"]["code"], -32602);
+        let caps =
+            send(16, "initialize", json!({"protocolVersion": "2025-11-25"})).unwrap_or_default();
+        assert_eq!(
+            caps["result"]["capabilities"]["tasks"]["requests"],
+            json!({"tools": {"call": {}}})
+        );
+    }
+
+    /// A tool that must be a task is refused as a plain call, and without
+    /// an outbox `tasks/result` waits for the answer.
+    #[test]
+    fn a_required_task_and_a_waited_result() {
+        let gate = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let s = gated("job", "required", &gate);
+        let plain = asked(&s, "tools/call", json!({"name": "job", "arguments": {}}));
+        assert_eq!(plain["error"]["code"], -32601, "{plain}");
+        let created = asked(&s, "tools/call", json!({"name": "job", "task": {}}));
+        let id = created["result"]["task"]["taskId"].clone();
+        let done = asked(&s, "tasks/result", json!({ "taskId": id }));
+        assert_eq!(
+            done["result"]["structuredContent"],
+            json!({"cancelled": false}),
+            "{done}"
+        );
+        let mut session = Session::default();
+        for r in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        ] {
+            let listing = s.handle(&mut session, r.as_bytes()).unwrap_or_default();
+            let listing = String::from_utf8_lossy(&listing);
+            assert!(
+                r.contains("initialize") || listing.contains("taskSupport"),
+                "{listing}"
+            );
+        }
     }
 }

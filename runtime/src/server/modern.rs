@@ -102,7 +102,9 @@ pub(crate) fn capabilities(server: &Server, modern: bool) -> Value {
         // subscription (`subscriptions/listen`), which this server does not offer.
         json!({"logging": {}, "tools": {}})
     } else {
-        json!({"logging": {}, "tools": {"listChanged": true}})
+        json!({"logging": {}, "tools": {"listChanged": true}, "tasks": {
+            "list": {}, "cancel": {}, "requests": {"tools": {"call": {}}},
+        }})
     };
     server.offered().capabilities(&mut c);
     c
