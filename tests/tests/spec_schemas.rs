@@ -116,6 +116,7 @@ const REJECTED_BY_A_SCHEMA: &[&str] = &[
     "TG0104-unknown-field",
     "TG0105-invalid-value",
     "TG0105-invalid-value-mcp-input-type",
+    "TG0105-invalid-value-rave-task-support",
     // `iconz` is not a field of the MCP tool schema (toolgen warns and keeps it).
     "TG0106-passthrough-field",
     "TG0201-id-format",

@@ -43,6 +43,9 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
     if let Some(d) = &tool.deprecated {
         doc.insert("deprecated".into(), d.value.to_json());
     }
+    if let Some(e) = tool.passthrough.get("execution") {
+        doc.insert("execution".into(), (*e.value).clone());
+    }
     let returns = without_dialect(&tool.output.value);
     for key in [
         "implementation_example",
@@ -71,6 +74,7 @@ pub fn to_rave_yaml(tool: &Tool) -> String {
         "example_response",
         "output_format",
         "deprecated",
+        "execution",
     ];
     // Schemas with their properties in the order the spec wrote them.
     let mut entries: Vec<(String, Tree)> = Vec::new();

@@ -431,3 +431,31 @@ pub(crate) fn read_examples(cx: &mut Cx<'_>, obj: &[Member]) -> Option<Vec<Examp
     // Broken examples have been reported and are left out; the rest are still checked.
     Some(out)
 }
+
+/// How a tool may be called as a task (MCP's `Tool.execution.taskSupport`).
+pub const TASK_SUPPORT: &[&str] = &["forbidden", "optional", "required"];
+
+/// `execution` (MCP's `Tool.execution`, which every format takes): an
+/// object whose `taskSupport` says whether the tool may run as a task. Kept
+/// as written, to be published as it is; `None` (reported) when it is not
+/// one.
+pub(crate) fn read_execution(cx: &mut Cx<'_>, obj: &[Member]) -> Option<(String, LocatedValue)> {
+    let m = obj.iter().find(|m| m.key == "execution")?;
+    let fields = cx.object(&m.value, "`execution`")?;
+    cx.check_keys(fields, &["taskSupport"], false, "`execution`");
+    if let Some(t) = fields.iter().find(|f| f.key == "taskSupport") {
+        let support = cx.string(&t.value, "`execution.taskSupport`", true)?;
+        if !TASK_SUPPORT.contains(&support.value.as_str()) {
+            let what = "`taskSupport` value";
+            cx.unknown_value(
+                &rule::INVALID_VALUE,
+                support.loc,
+                &support.value,
+                what,
+                TASK_SUPPORT,
+            );
+            return None;
+        }
+    }
+    Some((m.key.clone(), cx.located(&m.value)))
+}

@@ -35,7 +35,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "execution",
 ];
 /// Fields of MCP's `Tool` published as the spec wrote them.
-const PUBLISHED: &[&str] = &["icons", "execution"];
+const PUBLISHED: &[&str] = &["icons"];
 const HINTS: &[&str] = &[
     "title",
     "readOnlyHint",
@@ -163,6 +163,7 @@ fn read_passthrough(
     {
         out.insert(m.key.clone(), kept(cx, &m.value));
     }
+    out.extend(super::fields::read_execution(cx, obj));
     if let Some(meta) = obj.iter().find(|m| m.key == "_meta") {
         if cx.object(&meta.value, "`_meta`").is_none() {
             return out;

@@ -14,7 +14,7 @@ namespace RaveDemo
     public static class RavedemoTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "8749bc6597a34c65";
+        public const string CatalogHash = "5ec1e3e8671ee2f8";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;

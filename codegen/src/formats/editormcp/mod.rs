@@ -43,6 +43,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "definitions",
     "timeoutSeconds",
     "deprecated",
+    "execution",
 ];
 
 /// Rules EditorMCP's own schema makes errors: "`required: true` parameters
@@ -240,7 +241,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         requires_approval,
         annotations,
         hints,
-        passthrough: BTreeMap::new(),
+        passthrough: super::fields::read_execution(cx, obj).into_iter().collect(),
         // Every field is required by the format.
         implied: Implied::default(),
         model_description: None,

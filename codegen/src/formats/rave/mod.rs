@@ -58,6 +58,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "deprecated",
     "example_response",
     "output_format",
+    "execution",
 ];
 
 /// The category of a tool whose file has none.
@@ -155,7 +156,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         requires_approval,
         annotations,
         hints,
-        passthrough: BTreeMap::new(),
+        passthrough: super::fields::read_execution(cx, obj).into_iter().collect(),
         implied,
         model_description: None,
         r_function: crate::ir::RFunction::from_tool_name(&name.value),

@@ -67,7 +67,7 @@ pub trait RavedemoTools: Send + Sync {
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`):
 /// the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "8749bc6597a34c65";
+pub const CATALOG_HASH: &str = "5ec1e3e8671ee2f8";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for
 /// `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity
 /// project's path.
@@ -162,6 +162,9 @@ pub static TOOLS: &[ToolInfo] = &[
   "inputSchema": null,
   "annotations": {
     "destructiveHint": true
+  },
+  "execution": {
+    "taskSupport": "optional"
   },
   "outputSchema": null,
   "_meta": {
