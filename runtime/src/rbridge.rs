@@ -390,8 +390,14 @@ impl RBridge {
             return Err(ToolError::new(ErrorCode::InternalError, "no R worker").for_tool(tool));
         };
         let pid = worker.pid;
+        // Interrupted only while R runs this call: a cancel that comes once
+        // it is answered would interrupt the worker's next call instead.
+        let running = Arc::new(Mutex::new(true));
+        let interruptible = running.clone();
         call.on_cancel(move || {
-            interrupt(pid);
+            if *interruptible.lock().unwrap_or_else(|p| p.into_inner()) {
+                interrupt(pid);
+            }
         });
         if let Err(e) = worker
             .stdin
@@ -401,6 +407,7 @@ impl RBridge {
             return Err(self.lost(&mut held, tool, &format!("writing the call failed: {e}")));
         }
         let outcome = self.wait(&mut held, id, tool, deadline, timeout);
+        *running.lock().unwrap_or_else(|p| p.into_inner()) = false;
         match outcome {
             Ok(result) => result.and_then(|r| output_of(&r, call)),
             Err(e) => Err(e),

@@ -291,13 +291,29 @@ local({
       break
     }
     if (!nzchar(line)) next
-    request <- tryCatch(jsonlite::fromJSON(line, simplifyVector = FALSE), error = function(e) NULL)
-    if (!is.list(request) || !is.character(request$method)) {
-      send(rpc_error(NULL, -32700L, "the R worker got a line that is not a JSON-RPC request", "validation"))
-      next
-    }
-    tryCatch(handle(request), interrupt = function(i) {
-      send(rpc_error(request$id, -32003L, "the call was interrupted (its time limit passed, or it was cancelled)", "timeout"))
+    # An interrupt sent while R waited for input is held until R next checks
+    # for one: it was meant for a call already answered, so it is dropped
+    # here rather than end this call.
+    tryCatch(Sys.sleep(0), interrupt = function(i) NULL)
+    # An interrupt anywhere from here (the request read, or its call run)
+    # answers the request with an error, and the worker goes on.
+    request <- NULL
+    tryCatch({
+      request <- tryCatch(jsonlite::fromJSON(line, simplifyVector = FALSE), error = function(e) NULL)
+      if (!is.list(request) || !is.character(request$method)) {
+        send(rpc_error(NULL, -32700L, "the R worker got a line that is not a JSON-RPC request", "validation"))
+      } else {
+        handle(request)
+      }
+    }, interrupt = function(i) {
+      # Interrupted while the line was read: its id, as the bridge writes it.
+      id <- if (is.list(request)) request$id else {
+        m <- regmatches(line, regexec('"id":([0-9]+)', line))[[1]]
+        if (length(m) == 2) as.numeric(m[[2]]) else NULL
+      }
+      if (!is.null(id)) {
+        send(rpc_error(id, -32003L, "the call was interrupted (its time limit passed, or it was cancelled)", "timeout"))
+      }
     })
   }
   invisible()
