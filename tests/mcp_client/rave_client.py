@@ -4,7 +4,8 @@ Run by `cargo xtask test` with a local venv:
     python rave_client.py PATH/TO/rave-server R_LIBRARY
 where R_LIBRARY holds the demo R package (runtime/rave-server/ravedemo). Serves
 tool-specs/rave/ over stdio (with and without --allow-dangerous) and over Streamable HTTP,
-calls each of the six tools, and checks every output against the tool's output schema.
+calls each of the six tools, and checks every output against the tool's output schema; runs
+the pipeline as a task to its result, and cancels another.
 Prints `N passed, 0 failed` and exits non-zero on the first failed check.
 """
 import asyncio
@@ -110,6 +111,61 @@ async def stdio(server, lib):
                           f"a declined call is refused: {result.content[0].text}")
 
 
+def tasks(server, lib):
+    """An R pipeline called as a task (MCP 2025-11-25), over stdio. The Python SDK has no
+    task API, so this speaks JSON-RPC lines itself: one task polled and run to its result,
+    another cancelled while R runs it; the worker serves the next call."""
+    proc = subprocess.Popen([server, str(SPECS), "--r-lib", lib, "--allow-dangerous"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    statuses = []
+
+    def ask(id, method, params):
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}) + "\n")
+        proc.stdin.flush()
+        while True:
+            message = json.loads(proc.stdout.readline())
+            if message.get("method") == "notifications/tasks/status":
+                statuses.append((message["params"]["taskId"], message["params"]["status"]))
+            elif message.get("id") == id:
+                return message
+
+    try:
+        init = ask(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                     "clientInfo": {"name": "tasks", "version": "0"}})
+        check("call" in init["result"]["capabilities"]["tasks"]["requests"]["tools"],
+              "the server can make tool calls tasks")
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        listed = ask(2, "tools/list", {})["result"]["tools"]
+        run = next(t for t in listed if t["name"] == "ravedemo-mcp_tool_pipeline_run")
+        check(run["execution"] == {"taskSupport": "optional"}, f"pipeline_run may be a task: {run.get('execution')}")
+        ask(3, "tools/call", {"name": "ravedemo-mcp_tool_subject_load", "arguments": {"subject_id": "demo/KC"}})
+        call = {"name": "ravedemo-mcp_tool_pipeline_run", "arguments": {"targets": ["power"]}, "task": {"ttl": 60000}}
+        created = ask(4, "tools/call", call)["result"]["task"]
+        check(created["status"] == "working" and created["ttl"] == 60000, f"the call is a working task: {created}")
+        of = {"taskId": created["taskId"]}
+        polled = ask(5, "tasks/get", of)["result"]
+        check(polled["status"] in ("working", "completed"), f"tasks/get polls it: {polled['status']}")
+        result = ask(6, "tasks/result", of)["result"]
+        check(result["isError"] is False and result["structuredContent"]["success"] is True,
+              f"tasks/result gives the pipeline's result: {result}")
+        check(result["_meta"]["io.modelcontextprotocol/related-task"] == of, "the result names its task")
+        check(ask(7, "tasks/get", of)["result"]["status"] == "completed", "the task is completed")
+        check((created["taskId"], "completed") in statuses, f"its status was sent: {statuses}")
+        listed = ask(8, "tasks/list", {})["result"]["tasks"]
+        check([t["taskId"] for t in listed] == [created["taskId"]], "tasks/list lists it")
+        # Cancelled while R runs it: the task is, and the worker goes on serving.
+        second = ask(9, "tools/call", call)["result"]["task"]
+        cancelled = ask(10, "tasks/cancel", {"taskId": second["taskId"]})["result"]
+        check(cancelled["status"] == "cancelled", f"tasks/cancel cancels it: {cancelled}")
+        none = ask(11, "tasks/result", {"taskId": second["taskId"]})
+        check(none["error"]["code"] == -32602, f"a cancelled task has no result: {none}")
+        after = ask(12, "tools/call", {"name": "ravedemo-mcp_tool_pipeline_status", "arguments": {}})["result"]
+        check(after["isError"] is False, f"the next call runs: {after}")
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
 async def http(server, lib):
     proc = subprocess.Popen([server, str(SPECS), "--r-lib", lib, "--allow-dangerous", "--http", "127.0.0.1:0"],
                             stderr=subprocess.PIPE, text=True)
@@ -128,6 +184,7 @@ async def http(server, lib):
 
 async def main(server, lib):
     await stdio(server, lib)
+    tasks(server, lib)
     await http(server, lib)
     print(f"{passed()} passed, 0 failed")
 

@@ -320,6 +320,64 @@ fn a_call_past_its_limit_is_interrupted_and_the_next_call_works() {
     );
 }
 
+/// A 5 s R call made a task (MCP 2025-11-25): polled while R runs it, then
+/// cancelled, which interrupts R at once and keeps the worker and its
+/// state; a shorter one is run to its result.
+#[test]
+fn an_r_call_runs_as_a_task_and_is_cancelled() {
+    let Some(lib) = library("an_r_call_runs_as_a_task_and_is_cancelled") else {
+        return;
+    };
+    let mut s = Session::start(&debug_specs(), &lib, &[]);
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}});
+    s.request("initialize", init);
+    let counter = |s: &mut Session| {
+        let r = s.request(
+            "tools/call",
+            json!({"name": "ravedebug-mcp_tool_debug_counter", "arguments": {}}),
+        );
+        r["result"]["structuredContent"].clone()
+    };
+    let first = counter(&mut s);
+    let sleep = |seconds: u64| {
+        json!({"name": "ravedebug-mcp_tool_debug_sleep", "arguments": {"seconds": seconds},
+            "task": {"ttl": 60000}})
+    };
+    let started = std::time::Instant::now();
+    let created = s.request("tools/call", sleep(5));
+    let task = json!({ "taskId": created["result"]["task"]["taskId"] });
+    assert_eq!(created["result"]["task"]["status"], "working", "{created}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let polled = s.request("tasks/get", task.clone());
+    assert_eq!(polled["result"]["status"], "working", "{polled}");
+    let cancelled = s.request("tasks/cancel", task.clone());
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    // The worker is interrupted at once: the next call does not wait 5 s,
+    // and finds its state.
+    let next = counter(&mut s);
+    assert!(
+        started.elapsed().as_secs_f64() < 4.0,
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(next["count"], 2, "{next}");
+    assert_eq!(next["pid"], first["pid"]);
+    let gone = s.request("tasks/result", task);
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    // Run to its result.
+    let created = s.request("tools/call", sleep(1));
+    let task = json!({ "taskId": created["result"]["task"]["taskId"] });
+    let done = s.request("tasks/result", task.clone());
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"slept": 1}),
+        "{done}"
+    );
+    let polled = s.request("tasks/get", task);
+    assert_eq!(polled["result"]["status"], "completed", "{polled}");
+}
+
 #[test]
 fn a_worker_that_quits_is_reported_and_replaced() {
     let Some(lib) = library("a_worker_that_quits_is_reported_and_replaced") else {
