@@ -406,7 +406,7 @@ impl RBridge {
         {
             return Err(self.lost(&mut held, tool, &format!("writing the call failed: {e}")));
         }
-        let outcome = self.wait(&mut held, id, tool, deadline, timeout);
+        let outcome = self.wait(&mut held, (id, &*call), tool, deadline, timeout);
         *running.lock().unwrap_or_else(|p| p.into_inner()) = false;
         match outcome {
             Ok(result) => result.and_then(|r| output_of(&r, call)),
@@ -416,11 +416,12 @@ impl RBridge {
     }
 
     /// Waits for the answer to request `id`: `Ok` with the worker's answer
-    /// (a result or its error), or `Err` when the worker failed.
+    /// (a result or its error), or `Err` when the worker failed. What the R
+    /// function sends meanwhile (log messages, progress) goes to `call`.
     fn wait(
         &self,
         held: &mut Held<'_>,
-        id: u64,
+        (id, call): (u64, &Call),
         tool: &str,
         deadline: Instant,
         timeout: Duration,
@@ -434,7 +435,8 @@ impl RBridge {
                 Ok(m) if m.get("id") == Some(&json!(id)) => {
                     return Ok(answer(&m));
                 }
-                // A late answer to an interrupted call, or a notification.
+                Ok(m) if m.get("id").is_none() => told(call, &m),
+                // A late answer to an interrupted call.
                 Ok(_) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(self.lost(held, tool, "it exited while running the call"));
@@ -577,6 +579,25 @@ fn timed_out(tool: &str, timeout: Duration, what: &str) -> ToolError {
 }
 
 /// A worker's response: its `result`, or its `error` as a tool error.
+/// A notification the R function sent while it runs (`toolgen_log`,
+/// `toolgen_progress`), passed on through its call; anything else is dropped.
+fn told(call: &Call, m: &Value) {
+    let params = &m["params"];
+    match m["method"].as_str() {
+        Some("notifications/message") => {
+            if let Ok(level) = serde_json::from_value(params["level"].clone()) {
+                call.log(level, &params["data"]);
+            }
+        }
+        Some("notifications/progress") => {
+            if let Some(done) = params["progress"].as_f64() {
+                call.progress(done, params["total"].as_f64(), params["message"].as_str());
+            }
+        }
+        _ => {}
+    }
+}
+
 fn answer(m: &Value) -> Result<Value, ToolError> {
     if let Some(e) = m.get("error") {
         return Err(

@@ -320,6 +320,51 @@ fn a_call_past_its_limit_is_interrupted_and_the_next_call_works() {
     );
 }
 
+/// An R function's `toolgen_log` and `toolgen_progress` reach the client as
+/// MCP notifications, at the level it set, before the call's answer.
+#[test]
+fn an_r_function_logs_and_reports_progress() {
+    let Some(lib) = library("an_r_function_logs_and_reports_progress") else {
+        return;
+    };
+    let mut s = Session::start(&debug_specs(), &lib, &[]);
+    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}});
+    s.request("initialize", init);
+    s.request("logging/setLevel", json!({"level": "warning"}));
+    let call = json!({"name": "ravedebug-mcp_tool_debug_log", "arguments": {},
+        "_meta": {"progressToken": "p"}});
+    let line = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": call});
+    writeln!(s.stdin, "{line}").unwrap_or_else(|e| panic!("write: {e}"));
+    s.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
+    let mut told = Vec::new();
+    loop {
+        let mut text = String::new();
+        let n = s
+            .stdout
+            .read_line(&mut text)
+            .unwrap_or_else(|e| panic!("read: {e}"));
+        assert!(n > 0, "rave-server closed its output");
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        if v["id"] == json!(99) {
+            assert_eq!(v["result"]["structuredContent"], json!({"ok": true}), "{v}");
+            break;
+        }
+        told.push(v);
+    }
+    // The info message is below the level the client set; the warning is not.
+    assert_eq!(
+        told,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": "p", "progress": 1.0, "total": 2.0,
+                    "message": "half way"}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "warning", "data": {"step": 2, "note": "almost done"}}}),
+        ]
+    );
+}
+
 /// A 5 s R call made a task (MCP 2025-11-25): polled while R runs it, then
 /// cancelled, which interrupts R at once and keeps the worker and its
 /// state; a shorter one is run to its result.

@@ -98,6 +98,14 @@ mcp_tool_debug_warn <- function(.state_env = NULL) {
   list(ok = TRUE)
 }
 
+# Talks back while it runs (toolgen_log, toolgen_progress: the R worker's).
+mcp_tool_debug_log <- function(.state_env = NULL) {
+  toolgen_log("info", "starting")
+  toolgen_progress(1, 2, "half way")
+  toolgen_log("warning", list(step = 2L, note = "almost done"))
+  list(ok = TRUE)
+}
+
 mcp_tool_debug_sleep <- function(seconds = 1, .state_env = NULL) {
   Sys.sleep(seconds)
   list(slept = seconds)

@@ -51,6 +51,24 @@ local({
     flush(protocol)
   }
   send <- function(message) write_line(json(message))
+  # What a tool function may call while it runs, found on the search path:
+  # a log message to the client (MCP `notifications/message`, sent when the
+  # client asked for that level), and progress (when it asked for progress).
+  helpers <- new.env()
+  helpers$toolgen_log <- function(level = c("info", "debug", "notice", "warning", "error",
+                                            "critical", "alert", "emergency"), data) {
+    send(list(jsonrpc = "2.0", method = "notifications/message",
+              params = list(level = match.arg(level), data = data)))
+    invisible(NULL)
+  }
+  helpers$toolgen_progress <- function(done, total = NULL, message = NULL) {
+    params <- list(progress = done)
+    if (!is.null(total)) params$total <- total
+    if (!is.null(message)) params$message <- message
+    send(list(jsonrpc = "2.0", method = "notifications/progress", params = params))
+    invisible(NULL)
+  }
+  attach(helpers, name = "toolgen", warn.conflicts = FALSE)
   # A successful answer, its envelope written by hand: jsonlite's cost grows
   # with every level of nesting, and the envelope is always the same.
   send_result <- function(id, output, diagnostics, content) {
