@@ -26,6 +26,8 @@ async def sampling(context, params):
 
 async def elicitation(context, params):
     asked.append(params)
+    if getattr(params, "mode", None) == "url":
+        return ElicitResult(action="accept")
     fields = params.requested_schema["properties"]
     # Every default the form offers, taken as the answer.
     return ElicitResult(action="accept", content={k: v.get("default", "x") for k, v in fields.items()})
@@ -45,6 +47,11 @@ async def main(server):
             text = form.content[0].text
             check("action=accept" in text and "John Doe" in text and "95.5" in text,
                   f"the user's answer comes back: {text!r}")
+            page = await client.call_tool("test_elicitation_url", {"url": "https://example.com/authorize"})
+            check(page.is_error is False and "action=accept" in page.content[0].text,
+                  f"a URL-mode elicitation round trip: {page.content}")
+            check(asked[-1].url == "https://example.com/authorize" and asked[-1].elicitation_id == "conformance-url-1",
+                  f"the client is sent to the page: {asked[-1]}")
     print(f"{passed()} passed, 0 failed")
 
 

@@ -14,7 +14,7 @@ namespace Toolgen.Conformance
     public static class ConformanceTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "2ffb78486c19be3b";
+        public const string CatalogHash = "48e3c3b904d48bbd";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;
@@ -74,6 +74,18 @@ namespace Toolgen.Conformance
                 timeoutSeconds: null,
                 additionalParameters: false,
                 parameters: new ParamSpec[0]),
+            new ToolSpec(
+                id: "test_elicitation_url",
+                name: "Test Elicitation Url",
+                category: "conformance",
+                tier: "core",
+                safetyLevel: "read-only",
+                timeoutSeconds: null,
+                additionalParameters: false,
+                parameters: new ParamSpec[]
+                {
+                    new ParamSpec(name: "url", type: "string", required: true, nullable: false, enumJson: null, minimum: null, maximum: null),
+                }),
             new ToolSpec(
                 id: "test_embedded_resource",
                 name: "Test Embedded Resource",

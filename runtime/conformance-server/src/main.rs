@@ -211,6 +211,19 @@ impl ConformanceTools for Tools {
         elicited(call, answer)
     }
 
+    fn test_elicitation_url(
+        &self,
+        call: &mut Call,
+        input: conformance::test_elicitation_url::Input,
+    ) -> Result<Value, ToolError> {
+        let id = "conformance-url-1";
+        let answer = call.elicit_url("Open this page to authorize.", &input.url, id, ASK_LIMIT);
+        if matches!(answer, Elicited::Accepted(_)) {
+            call.elicitation_complete(id);
+        }
+        elicited(call, answer)
+    }
+
     fn test_elicitation_sep1034_defaults(
         &self,
         call: &mut Call,

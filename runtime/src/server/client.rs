@@ -87,7 +87,10 @@ pub enum Sampled {
 pub(crate) struct ClientRequests {
     pending: Mutex<HashMap<String, Sender<Value>>>,
     next: AtomicU64,
+    /// Form-mode elicitation (`elicitation: {}` or `{"form": {}}`).
     elicitation: AtomicBool,
+    /// URL-mode elicitation (`elicitation: {"url": {}}`, 2025-11-25).
+    elicitation_url: AtomicBool,
     sampling: AtomicBool,
     closed: AtomicBool,
 }
@@ -98,6 +101,7 @@ impl ClientRequests {
             pending: Mutex::new(HashMap::new()),
             next: AtomicU64::new(1),
             elicitation: AtomicBool::new(false),
+            elicitation_url: AtomicBool::new(false),
             sampling: AtomicBool::new(false),
             closed: AtomicBool::new(false),
         })
@@ -110,8 +114,14 @@ impl ClientRequests {
                 .and_then(|c| c.get(name))
                 .is_some_and(Value::is_object)
         };
-        self.elicitation
-            .store(declared("elicitation"), Ordering::Release);
+        let elicitation = capabilities
+            .and_then(|c| c.get("elicitation"))
+            .and_then(Value::as_object);
+        let mode = |m: &str| elicitation.is_some_and(|e| e.get(m).is_some_and(Value::is_object));
+        // An empty `elicitation` is form mode, as before URL mode existed.
+        let form = elicitation.is_some_and(|e| e.is_empty()) || mode("form");
+        self.elicitation.store(form, Ordering::Release);
+        self.elicitation_url.store(mode("url"), Ordering::Release);
         self.sampling.store(declared("sampling"), Ordering::Release);
     }
 
@@ -211,16 +221,36 @@ impl ClientRequests {
             return Elicited::Unsupported;
         }
         let params = json!({"message": message, "requestedSchema": schema});
-        match self.request(out, "elicitation/create", params, limit) {
-            Ok(r) => match r.get("action").and_then(Value::as_str) {
-                Some("accept") => {
-                    Elicited::Accepted(r.get("content").cloned().unwrap_or(json!({})))
-                }
-                Some("decline") => Elicited::Declined,
-                Some("cancel") => Elicited::Cancelled,
-                _ => Elicited::Failed(format!("the client's answer has no known `action`: {r}")),
-            },
-            Err(e) => Elicited::Failed(e),
+        elicited(self.request(out, "elicitation/create", params, limit))
+    }
+
+    /// Asks the user, through the client, to open `url` (URL mode): the
+    /// interaction happens there, outside MCP; `Accepted` (with no content)
+    /// means the user agreed to go.
+    pub(crate) fn elicit_url(
+        &self,
+        out: &dyn Outbox,
+        (message, url, elicitation_id): (&str, &str, &str),
+        limit: Duration,
+    ) -> Elicited {
+        if !self.elicitation_url.load(Ordering::Acquire) {
+            return Elicited::Unsupported;
         }
+        let params = json!({"mode": "url", "message": message, "url": url,
+            "elicitationId": elicitation_id});
+        elicited(self.request(out, "elicitation/create", params, limit))
+    }
+}
+
+/// What the client's answer to `elicitation/create` says.
+fn elicited(answer: Result<Value, String>) -> Elicited {
+    match answer {
+        Ok(r) => match r.get("action").and_then(Value::as_str) {
+            Some("accept") => Elicited::Accepted(r.get("content").cloned().unwrap_or(json!({}))),
+            Some("decline") => Elicited::Declined,
+            Some("cancel") => Elicited::Cancelled,
+            _ => Elicited::Failed(format!("the client's answer has no known `action`: {r}")),
+        },
+        Err(e) => Elicited::Failed(e),
     }
 }

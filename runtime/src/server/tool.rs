@@ -184,6 +184,42 @@ impl Call {
         }
     }
 
+    /// Asks the user, through the client, to open `url` (URL-mode
+    /// elicitation, MCP 2025-11-25: for what must not pass through the
+    /// client, such as a sign-in); `elicitation_id` names the interaction,
+    /// and [`Call::elicitation_complete`] tells the client when it is done.
+    /// [`Elicited::Accepted`](super::client::Elicited::Accepted) means the
+    /// user agreed to go; `Unsupported` where the client did not declare
+    /// URL mode.
+    pub fn elicit_url(
+        &self,
+        message: &str,
+        url: &str,
+        elicitation_id: &str,
+        limit: std::time::Duration,
+    ) -> super::client::Elicited {
+        match self.control.as_ref().and_then(|c| c.client.get()) {
+            Some((client, out)) => {
+                client.elicit_url(out.as_ref(), (message, url, elicitation_id), limit)
+            }
+            None => super::client::Elicited::Unsupported,
+        }
+    }
+
+    /// Tells the client that the URL-mode interaction `elicitation_id` is
+    /// done (`notifications/elicitation/complete`).
+    pub fn elicitation_complete(&self, elicitation_id: &str) {
+        if let Some((_, out)) = self.control.as_ref().and_then(|c| c.client.get()) {
+            let mut text = Vec::with_capacity(128);
+            super::wire::write_json(
+                &mut text,
+                &serde_json::json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+                    "params": {"elicitationId": elicitation_id}}),
+            );
+            out.send(super::wire::Outgoing::Notification(text));
+        }
+    }
+
     /// The successful result: `output` with the diagnostics gathered so far.
     pub fn finish(self, output: Value) -> ToolOutput {
         self.finish_with(ToolOutput::new(output))

@@ -10,6 +10,7 @@ pub mod test_audio_content;
 pub mod test_elicitation;
 pub mod test_elicitation_sep1034_defaults;
 pub mod test_elicitation_sep1330_enums;
+pub mod test_elicitation_url;
 pub mod test_embedded_resource;
 pub mod test_error_handling;
 pub mod test_image_content;
@@ -59,6 +60,14 @@ pub trait ConformanceTools: Send + Sync {
         call: &mut Call,
         input: test_elicitation_sep1330_enums::Input,
     ) -> Result<test_elicitation_sep1330_enums::Output, ToolError>;
+    /// `test_elicitation_url` (read-only, core): Asks the user, through the client, to
+    /// open a page (URL-mode elicitation, MCP 2025-11-25), then says the interaction is
+    /// complete.
+    fn test_elicitation_url(
+        &self,
+        call: &mut Call,
+        input: test_elicitation_url::Input,
+    ) -> Result<test_elicitation_url::Output, ToolError>;
     /// `test_embedded_resource` (read-only, core): Answers with an embedded text
     /// resource.
     fn test_embedded_resource(
@@ -118,7 +127,7 @@ pub trait ConformanceTools: Send + Sync {
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`):
 /// the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "2ffb78486c19be3b";
+pub const CATALOG_HASH: &str = "48e3c3b904d48bbd";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for
 /// `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity
 /// project's path.
@@ -274,6 +283,37 @@ pub static TOOLS: &[ToolInfo] = &[
         serial: false,
         input_valid: test_elicitation_sep1330_enums::INPUT_VALID,
         output_valid: test_elicitation_sep1330_enums::OUTPUT_VALID,
+    },
+    ToolInfo {
+        id: "test_elicitation_url",
+        name: "Test Elicitation Url",
+        description: "Asks the user, through the client, to open a page (URL-mode elicitation, MCP \
+            2025-11-25), then says the interaction is complete.",
+        category: "conformance",
+        safety_level: "read-only",
+        tier: "core",
+        timeout_seconds: None,
+        requires_approval: false,
+        notes: None,
+        input_schema: test_elicitation_url::INPUT_SCHEMA,
+        output_schema: test_elicitation_url::OUTPUT_SCHEMA,
+        entry: r#"{
+  "name": "test_elicitation_url",
+  "description": "Asks the user, through the client, to open a page (URL-mode elicitation, MCP 2025-11-25), then says the interaction is complete.",
+  "inputSchema": null,
+  "annotations": {
+    "readOnlyHint": true
+  },
+  "_meta": {
+    "toolgen": {
+      "category": "conformance",
+      "safetyLevel": "read-only"
+    }
+  }
+}"#,
+        serial: false,
+        input_valid: test_elicitation_url::INPUT_VALID,
+        output_valid: test_elicitation_url::OUTPUT_VALID,
     },
     ToolInfo {
         id: "test_embedded_resource",
@@ -586,6 +626,20 @@ fn call_test_elicitation_sep1330_enums<T: ConformanceTools + ?Sized>(
         |call, input| tools.test_elicitation_sep1330_enums(call, input),
     )
 }
+/// Calls `test_elicitation_url`: its arguments into its `Input`, its `Output`
+/// straight to JSON text.
+fn call_test_elicitation_url<T: ConformanceTools + ?Sized>(
+    tools: &T,
+    call: Call,
+    arguments: Arguments<'_>,
+) -> Result<ToolOutput, ToolError> {
+    typed_call(
+        "test_elicitation_url",
+        call,
+        arguments,
+        |call, input| tools.test_elicitation_url(call, input),
+    )
+}
 /// Calls `test_embedded_resource`: its arguments into its `Input`, its `Output`
 /// straight to JSON text.
 fn call_test_embedded_resource<T: ConformanceTools + ?Sized>(
@@ -719,6 +773,9 @@ pub fn dispatch<T: ConformanceTools + ?Sized>(
         "test_elicitation_sep1330_enums" => {
             call_test_elicitation_sep1330_enums(tools, Call::new(), arguments)
         }
+        "test_elicitation_url" => {
+            call_test_elicitation_url(tools, Call::new(), arguments)
+        }
         "test_embedded_resource" => {
             call_test_embedded_resource(tools, Call::new(), arguments)
         }
@@ -754,14 +811,15 @@ pub fn register<T: ConformanceTools + 'static>(
             (&TOOLS[2], call_test_elicitation),
             (&TOOLS[3], call_test_elicitation_sep1034_defaults),
             (&TOOLS[4], call_test_elicitation_sep1330_enums),
-            (&TOOLS[5], call_test_embedded_resource),
-            (&TOOLS[6], call_test_error_handling),
-            (&TOOLS[7], call_test_image_content),
-            (&TOOLS[8], call_test_multiple_content_types),
-            (&TOOLS[9], call_test_sampling),
-            (&TOOLS[10], call_test_simple_text),
-            (&TOOLS[11], call_test_tool_with_logging),
-            (&TOOLS[12], call_test_tool_with_progress),
+            (&TOOLS[5], call_test_elicitation_url),
+            (&TOOLS[6], call_test_embedded_resource),
+            (&TOOLS[7], call_test_error_handling),
+            (&TOOLS[8], call_test_image_content),
+            (&TOOLS[9], call_test_multiple_content_types),
+            (&TOOLS[10], call_test_sampling),
+            (&TOOLS[11], call_test_simple_text),
+            (&TOOLS[12], call_test_tool_with_logging),
+            (&TOOLS[13], call_test_tool_with_progress),
         ],
     )
 }
@@ -776,23 +834,24 @@ macro_rules! for_each_conformance_tool {
         => "test_audio_content", test_elicitation => "test_elicitation",
         test_elicitation_sep1034_defaults => "test_elicitation_sep1034_defaults",
         test_elicitation_sep1330_enums => "test_elicitation_sep1330_enums",
-        test_embedded_resource => "test_embedded_resource", test_error_handling =>
-        "test_error_handling", test_image_content => "test_image_content",
-        test_multiple_content_types => "test_multiple_content_types", test_sampling =>
-        "test_sampling", test_simple_text => "test_simple_text", test_tool_with_logging
-        => "test_tool_with_logging", test_tool_with_progress => "test_tool_with_progress"
-        }
+        test_elicitation_url => "test_elicitation_url", test_embedded_resource =>
+        "test_embedded_resource", test_error_handling => "test_error_handling",
+        test_image_content => "test_image_content", test_multiple_content_types =>
+        "test_multiple_content_types", test_sampling => "test_sampling", test_simple_text
+        => "test_simple_text", test_tool_with_logging => "test_tool_with_logging",
+        test_tool_with_progress => "test_tool_with_progress" }
     };
     ($m:ident, $($args:tt)*) => {
         $m ! { $($args)*, json_schema_2020_12_tool => "json_schema_2020_12_tool",
         test_audio_content => "test_audio_content", test_elicitation =>
         "test_elicitation", test_elicitation_sep1034_defaults =>
         "test_elicitation_sep1034_defaults", test_elicitation_sep1330_enums =>
-        "test_elicitation_sep1330_enums", test_embedded_resource =>
-        "test_embedded_resource", test_error_handling => "test_error_handling",
-        test_image_content => "test_image_content", test_multiple_content_types =>
-        "test_multiple_content_types", test_sampling => "test_sampling", test_simple_text
-        => "test_simple_text", test_tool_with_logging => "test_tool_with_logging",
-        test_tool_with_progress => "test_tool_with_progress" }
+        "test_elicitation_sep1330_enums", test_elicitation_url => "test_elicitation_url",
+        test_embedded_resource => "test_embedded_resource", test_error_handling =>
+        "test_error_handling", test_image_content => "test_image_content",
+        test_multiple_content_types => "test_multiple_content_types", test_sampling =>
+        "test_sampling", test_simple_text => "test_simple_text", test_tool_with_logging
+        => "test_tool_with_logging", test_tool_with_progress => "test_tool_with_progress"
+        }
     };
 }
