@@ -320,7 +320,7 @@ impl Bridge {
         timeout: Duration,
     ) -> Result<ToolOutput, ToolError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        self.call_with_id(id, tool, arguments, timeout)
+        self.call_with_id(&Call::new(), id, tool, arguments, timeout)
     }
 
     /// [`Bridge::call`] on behalf of a server's call: when the client
@@ -341,7 +341,7 @@ impl Bridge {
                 b.send_cancel(id);
             }
         });
-        self.call_with_id(id, tool, arguments, timeout)
+        self.call_with_id(call, id, tool, arguments, timeout)
     }
 
     /// Writes `notifications/cancelled` for request `id` on the connection
@@ -366,6 +366,7 @@ impl Bridge {
 
     fn call_with_id(
         &self,
+        call: &Call,
         id: u64,
         tool: &str,
         arguments: Map<String, Value>,
@@ -386,7 +387,7 @@ impl Bridge {
                 Some(c) => c,
                 None => self.connect_or_wait(started, timeout)?,
             };
-            match self.exchange(conn, &line, id, tool, started, timeout) {
+            match self.exchange(conn, &line, (id, call), tool, started, timeout) {
                 // The editor began reloading before the call ran: it was not
                 // run, so it is sent again once the editor is back.
                 Ok((_, Err(e))) if not_run(&e) && !resent => resent = true,
@@ -459,7 +460,7 @@ impl Bridge {
         &self,
         mut conn: Connection,
         line: &[u8],
-        id: u64,
+        (id, call): (u64, &Call),
         tool: &str,
         started: Instant,
         timeout: Duration,
@@ -486,6 +487,14 @@ impl Bridge {
                         ErrorKind::UnexpectedEof,
                         "the bridge closed the connection",
                     )));
+                }
+                // What the C# handler sends while it runs (`ToolContext.Log`,
+                // `ReportProgress`), passed on; then the response.
+                Ok(_) if response.ends_with(b"\n") && response.starts_with(NOTIFICATION) => {
+                    if let Ok(n) = serde_json::from_slice::<Value>(&response) {
+                        call.relay(&n);
+                    }
+                    response.clear();
                 }
                 Ok(_) if response.ends_with(b"\n") => break,
                 Ok(_) if response.len() as u64 >= MAX_RESPONSE_BYTES => {
@@ -515,6 +524,9 @@ impl Bridge {
         Ok((conn, result))
     }
 }
+
+/// How the C# side begins a notification line (it writes them in this form).
+const NOTIFICATION: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
 
 /// How long a call waits for a bridge that was there before to come back
 /// (a domain reload usually takes seconds).

@@ -435,7 +435,7 @@ impl RBridge {
                 Ok(m) if m.get("id") == Some(&json!(id)) => {
                     return Ok(answer(&m));
                 }
-                Ok(m) if m.get("id").is_none() => told(call, &m),
+                Ok(m) if m.get("id").is_none() => call.relay(&m),
                 // A late answer to an interrupted call.
                 Ok(_) => {}
                 Err(RecvTimeoutError::Disconnected) => {
@@ -579,25 +579,6 @@ fn timed_out(tool: &str, timeout: Duration, what: &str) -> ToolError {
 }
 
 /// A worker's response: its `result`, or its `error` as a tool error.
-/// A notification the R function sent while it runs (`toolgen_log`,
-/// `toolgen_progress`), passed on through its call; anything else is dropped.
-fn told(call: &Call, m: &Value) {
-    let params = &m["params"];
-    match m["method"].as_str() {
-        Some("notifications/message") => {
-            if let Ok(level) = serde_json::from_value(params["level"].clone()) {
-                call.log(level, &params["data"]);
-            }
-        }
-        Some("notifications/progress") => {
-            if let Some(done) = params["progress"].as_f64() {
-                call.progress(done, params["total"].as_f64(), params["message"].as_str());
-            }
-        }
-        _ => {}
-    }
-}
-
 fn answer(m: &Value) -> Result<Value, ToolError> {
     if let Some(e) = m.get("error") {
         return Err(

@@ -85,7 +85,10 @@ namespace Toolgen.Tests
             }
             if (input.AssetPath == "Assets/Capture.png")
             {
-                // The example's answer, with the asset's preview as an image after it.
+                // The example's answer, with the asset's preview as an image after it,
+                // and word of it on the way.
+                context.ReportProgress(1, 2, "preview read");
+                context.Log("info", new JObject(new JProperty("preview", "Assets/Capture.png")));
                 context.AddImage(new byte[] { 0x89, 0x50, 0x4E, 0x47 }, "image/png");
                 input.AssetPath = "Assets/Textures/Logo.png";
             }

@@ -20,6 +20,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolgen_generated::editormcp::{self, TOOLS};
 use toolgen_runtime::bridge::{self, Bridge};
+use toolgen_runtime::server::{Outbox, Outgoing, Submitted};
 use toolgen_runtime::{Server, ServerInfo, Session};
 use toolgen_tests::{
     csharp_bridge_sources, files_below, fixtures, newtonsoft_json_dll, root, same_json, which,
@@ -537,6 +538,29 @@ fn request(server: &Server, session: &mut Session, v: Value) -> Value {
     serde_json::from_slice(&out).unwrap_or_default()
 }
 
+/// What `server` sends for request `v` (on a session with somewhere to send
+/// notifications): the notifications, then the response.
+fn told(server: &Server, session: &mut Session, v: Value) -> (Vec<Value>, Value) {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let out: Arc<dyn Outbox> = Arc::new(tx);
+    let line = serde_json::to_vec(&v).unwrap_or_default();
+    let mut told = Vec::new();
+    if let Submitted::Answered(bytes) = server.submit(session, &line, &out) {
+        out.send(Outgoing::Response(bytes));
+    }
+    loop {
+        match rx.recv_timeout(Duration::from_secs(20)) {
+            Ok(Outgoing::Notification(b)) => {
+                told.push(serde_json::from_slice(&b).unwrap_or_default());
+            }
+            Ok(Outgoing::Response(b)) => {
+                return (told, serde_json::from_slice(&b).unwrap_or_default());
+            }
+            Err(e) => panic!("no answer to {v}: {e}"),
+        }
+    }
+}
+
 /// One raw line to the bridge after the `bridge/hello` it expects, one line back.
 fn raw(host: &Host, line: &str) -> Value {
     let hello = json!({"jsonrpc": "2.0", "id": 0, "method": "bridge/hello",
@@ -1050,6 +1074,23 @@ fn end_to_end(unity: bool) {
     );
     assert_eq!(r["result"]["content"][1], image, "{r}");
     assert_eq!(r["result"]["isError"], false, "{r}");
+    // What the C# handler sends while it runs reaches the client, before the answer.
+    let (told, r) = told(
+        &server,
+        &mut mcp,
+        json!({"jsonrpc": "2.0", "id": 97, "method": "tools/call", "params": {"name": "asset.info",
+            "arguments": capture, "_meta": {"progressToken": 7}}}),
+    );
+    assert_eq!(r["result"]["content"][1], image, "{r}");
+    assert_eq!(
+        told,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/progress", "params":
+                {"progressToken": 7, "progress": 1.0, "total": 2.0, "message": "preview read"}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/message", "params":
+                {"level": "info", "data": {"preview": "Assets/Capture.png"}}}),
+        ]
+    );
 
     // Errors through the forwarding path keep their codes.
     let r = request(

@@ -185,6 +185,7 @@ namespace Toolgen.Bridge
         private sealed class WorkItem
         {
             public string Request;
+            public Action<string> Notify;
             public string Response;
             public readonly ManualResetEvent Done = new ManualResetEvent(false);
         }
@@ -465,6 +466,27 @@ namespace Toolgen.Bridge
                 using (StreamWriter writer = new StreamWriter(stream, new UTF8Encoding(false)))
                 {
                     writer.NewLine = "\n";
+                    // What a handler sends while it runs, between the lines of this loop.
+                    Action<string> notify = text =>
+                    {
+                        lock (writer)
+                        {
+                            try
+                            {
+                                writer.Write(text);
+                                writer.Write('\n');
+                                writer.Flush();
+                            }
+                            catch (IOException)
+                            {
+                                // The client went away: the message is lost with it.
+                            }
+                            catch (ObjectDisposedException)
+                            {
+                                // The connection closed after the call.
+                            }
+                        }
+                    };
                     string line;
                     bool greeted = CatalogHash == null && Secret == null;
                     while (!stopping && (line = ReadLine(reader)) != null)
@@ -493,15 +515,18 @@ namespace Toolgen.Bridge
                         }
                         else
                         {
-                            response = Execute(line);
+                            response = Execute(line, notify);
                         }
                         if (response == null)
                         {
                             continue; // a notification: no answer
                         }
-                        writer.Write(response);
-                        writer.Write('\n');
-                        writer.Flush();
+                        lock (writer)
+                        {
+                            writer.Write(response);
+                            writer.Write('\n');
+                            writer.Flush();
+                        }
                     }
                 }
             }
@@ -542,11 +567,12 @@ namespace Toolgen.Bridge
             return sb.Length > 0 ? sb.ToString() : null;
         }
 
-        private string Execute(string line)
+        private string Execute(string line, Action<string> notify)
         {
 #if UNITY_EDITOR
             WorkItem item = new WorkItem();
             item.Request = line;
+            item.Notify = notify;
             lock (queue)
             {
                 if (stopping)
@@ -569,7 +595,7 @@ namespace Toolgen.Bridge
             item.Done.WaitOne();
             return item.Response;
 #else
-            return dispatcher.HandleLine(line);
+            return dispatcher.HandleLine(line, notify);
 #endif
         }
 
@@ -596,7 +622,7 @@ namespace Toolgen.Bridge
                 }
                 try
                 {
-                    item.Response = dispatcher.HandleLine(item.Request);
+                    item.Response = dispatcher.HandleLine(item.Request, item.Notify);
                 }
                 catch (Exception e)
                 {

@@ -135,6 +135,12 @@ namespace Toolgen.Bridge
         /// <summary>Calls tool <paramref name="tool"/>. Throws <see cref="ToolException"/> on failure.</summary>
         public ToolResult Call(string tool, JObject arguments)
         {
+            return Call(tool, arguments, null);
+        }
+
+        /// <summary>Calls tool <paramref name="tool"/>, its log messages and progress written through <paramref name="notify"/>. Throws <see cref="ToolException"/> on failure.</summary>
+        public ToolResult Call(string tool, JObject arguments, Action<string> notify)
+        {
             ToolSpec spec;
             IToolHandler handler;
             if (tool == null || !specs.TryGetValue(tool, out spec) || !handlers.TryGetValue(tool, out handler))
@@ -143,7 +149,7 @@ namespace Toolgen.Bridge
             }
             JObject args = arguments ?? new JObject();
             Validate(spec, args);
-            ToolContext context = new ToolContext();
+            ToolContext context = new ToolContext(notify);
             try
             {
                 JToken output = handler.Invoke(args, context, serializer);
@@ -311,6 +317,12 @@ namespace Toolgen.Bridge
         /// </summary>
         public string HandleLine(string line)
         {
+            return HandleLine(line, null);
+        }
+
+        /// <summary>Like <see cref="HandleLine(string)"/>; a call's log messages and progress are written through <paramref name="notify"/> while it runs.</summary>
+        public string HandleLine(string line, Action<string> notify)
+        {
             JObject request;
             try
             {
@@ -395,7 +407,7 @@ namespace Toolgen.Bridge
             }
             try
             {
-                ToolResult result = Call(tool, argsToken as JObject);
+                ToolResult result = Call(tool, argsToken as JObject, notify);
                 JObject r = new JObject();
                 r["tool"] = tool;
                 r["output"] = result.Output;

@@ -128,6 +128,57 @@ namespace Toolgen.Bridge
     {
         private readonly List<string> diagnostics = new List<string>();
         private readonly List<JObject> content = new List<JObject>();
+        private readonly Action<string> notify;
+
+        /// <summary>A context whose log messages and progress go nowhere.</summary>
+        public ToolContext() : this(null)
+        {
+        }
+
+        /// <summary>A context whose log messages and progress are written, one JSON line each, through <paramref name="notify"/> (the bridge's connection).</summary>
+        public ToolContext(Action<string> notify)
+        {
+            this.notify = notify;
+        }
+
+        /// <summary>Sends a log message to the client while the tool runs (MCP <c>notifications/message</c>); the server passes it on when the client asked for messages of <paramref name="level"/> (debug, info, notice, warning, error, critical, alert, emergency).</summary>
+        public void Log(string level, JToken data)
+        {
+            JObject parameters = new JObject();
+            parameters["level"] = level;
+            parameters["data"] = data;
+            Notify("notifications/message", parameters);
+        }
+
+        /// <summary>Reports progress while the tool runs (MCP <c>notifications/progress</c>, when the client asked for it): <paramref name="done"/> of <paramref name="total"/> (null when unknown).</summary>
+        public void ReportProgress(double done, double? total, string message)
+        {
+            JObject parameters = new JObject();
+            parameters["progress"] = done;
+            if (total.HasValue)
+            {
+                parameters["total"] = total.Value;
+            }
+            if (message != null)
+            {
+                parameters["message"] = message;
+            }
+            Notify("notifications/progress", parameters);
+        }
+
+        private void Notify(string method, JObject parameters)
+        {
+            if (notify == null)
+            {
+                return;
+            }
+            // Members in this order: the Rust side knows a notification by its start.
+            JObject line = new JObject();
+            line["jsonrpc"] = "2.0";
+            line["method"] = method;
+            line["params"] = parameters;
+            notify(line.ToString(Formatting.None));
+        }
 
         /// <summary>Adds a diagnostic (partial results, best-effort limits) to the response.</summary>
         public void AddDiagnostic(string message)

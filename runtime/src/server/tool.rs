@@ -220,6 +220,26 @@ impl Call {
         }
     }
 
+    /// Passes on a notification the tool's backend sent while it runs (the
+    /// Unity bridge's C# handler, an R function): a log message or progress,
+    /// as MCP writes them; anything else is dropped.
+    pub(crate) fn relay(&self, notification: &Value) {
+        let params = &notification["params"];
+        match notification["method"].as_str() {
+            Some("notifications/message") => {
+                if let Ok(level) = serde_json::from_value(params["level"].clone()) {
+                    self.log(level, &params["data"]);
+                }
+            }
+            Some("notifications/progress") => {
+                if let Some(done) = params["progress"].as_f64() {
+                    self.progress(done, params["total"].as_f64(), params["message"].as_str());
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The successful result: `output` with the diagnostics gathered so far.
     pub fn finish(self, output: Value) -> ToolOutput {
         self.finish_with(ToolOutput::new(output))
