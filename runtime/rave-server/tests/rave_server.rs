@@ -116,6 +116,15 @@ impl Session {
         }
     }
 
+    /// A session that has sent MCP's `initialize` (2025-11-25).
+    fn mcp(specs: &Path, lib: &Path) -> Session {
+        let mut s = Session::start(specs, lib, &[]);
+        let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}});
+        s.request("initialize", init);
+        s
+    }
+
     /// A call in the EditorMCP envelope: `{tool, output, diagnostics}` or an error.
     fn call(&mut self, tool: &str, arguments: Value) -> Value {
         self.request("tools/call", json!({"tool": tool, "arguments": arguments}))
@@ -327,10 +336,7 @@ fn an_r_function_logs_and_reports_progress() {
     let Some(lib) = library("an_r_function_logs_and_reports_progress") else {
         return;
     };
-    let mut s = Session::start(&debug_specs(), &lib, &[]);
-    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"}});
-    s.request("initialize", init);
+    let mut s = Session::mcp(&debug_specs(), &lib);
     s.request("logging/setLevel", json!({"level": "warning"}));
     let call = json!({"name": "ravedebug-mcp_tool_debug_log", "arguments": {},
         "_meta": {"progressToken": "p"}});
@@ -373,10 +379,7 @@ fn an_r_call_runs_as_a_task_and_is_cancelled() {
     let Some(lib) = library("an_r_call_runs_as_a_task_and_is_cancelled") else {
         return;
     };
-    let mut s = Session::start(&debug_specs(), &lib, &[]);
-    let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "t", "version": "0"}});
-    s.request("initialize", init);
+    let mut s = Session::mcp(&debug_specs(), &lib);
     let counter = |s: &mut Session| {
         let r = s.request(
             "tools/call",
