@@ -371,6 +371,67 @@ fn an_r_function_logs_and_reports_progress() {
     );
 }
 
+/// An R function asks the user (`toolgen_elicit`) and the client's model
+/// (`toolgen_sample`); the client's answers come back into R.
+#[test]
+fn an_r_function_asks_the_user_and_the_model() {
+    let Some(lib) = library("an_r_function_asks_the_user_and_the_model") else {
+        return;
+    };
+    let mut s = Session::start(&debug_specs(), &lib, &[]);
+    let init = json!({"protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {}, "sampling": {}},
+        "clientInfo": {"name": "t", "version": "0"}});
+    s.request("initialize", init);
+    let call = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+        "params": {"name": "ravedebug-mcp_tool_debug_ask", "arguments": {}}});
+    writeln!(s.stdin, "{call}").unwrap_or_else(|e| panic!("write: {e}"));
+    s.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
+    let mut asked = Vec::new();
+    let answer = loop {
+        let mut text = String::new();
+        let n = s
+            .stdout
+            .read_line(&mut text)
+            .unwrap_or_else(|e| panic!("read: {e}"));
+        assert!(n > 0, "rave-server closed its output");
+        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        if v["id"] == json!(99) {
+            break v;
+        }
+        // The client answers the server's requests: a name, then a greeting.
+        let result = match v["method"].as_str() {
+            Some("elicitation/create") => json!({"action": "accept", "content": {"name": "Ada"}}),
+            Some("sampling/createMessage") => json!({"role": "assistant", "model": "m",
+                "content": {"type": "text", "text": "Hello, Ada!"}, "stopReason": "endTurn"}),
+            _ => continue,
+        };
+        asked.push(v.clone());
+        let reply = json!({"jsonrpc": "2.0", "id": v["id"], "result": result});
+        writeln!(s.stdin, "{reply}").unwrap_or_else(|e| panic!("write: {e}"));
+        s.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
+    };
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({"action": "accept", "name": "Ada", "greeting": "Hello, Ada!"}),
+        "{answer}"
+    );
+    assert_eq!(asked[0]["params"]["message"], "Who is there?");
+    assert_eq!(
+        asked[1]["params"]["messages"][0]["content"]["text"],
+        "Greet Ada"
+    );
+    // A client that declared neither: the R function gets an R error.
+    let mut s = Session::mcp(&debug_specs(), &lib);
+    let refused = s.request(
+        "tools/call",
+        json!({"name": "ravedebug-mcp_tool_debug_ask", "arguments": {}}),
+    );
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].to_string();
+    assert!(text.contains("cannot be asked"), "{text}");
+}
+
 /// A 5 s R call made a task (MCP 2025-11-25): polled while R runs it, then
 /// cancelled, which interrupts R at once and keeps the worker and its
 /// state; a shorter one is run to its result.

@@ -106,6 +106,14 @@ mcp_tool_debug_log <- function(.state_env = NULL) {
   list(ok = TRUE)
 }
 
+# Asks the user for a name and the client's model for a greeting.
+mcp_tool_debug_ask <- function(.state_env = NULL) {
+  form <- toolgen_elicit("Who is there?", list(type = "object",
+    properties = list(name = list(type = "string")), required = list("name")))
+  said <- toolgen_sample(paste("Greet", form$content$name), 50L)
+  list(action = form$action, name = form$content$name, greeting = said$content$text)
+}
+
 mcp_tool_debug_sleep <- function(seconds = 1, .state_env = NULL) {
   Sys.sleep(seconds)
   list(slept = seconds)

@@ -68,6 +68,34 @@ local({
     send(list(jsonrpc = "2.0", method = "notifications/progress", params = params))
     invisible(NULL)
   }
+  # Asks the client (the user, or its model) and waits for the answer, which
+  # the bridge writes on stdin: MCP's result as a list, or an R error.
+  asked <- 0
+  ask <- function(method, params) {
+    asked <<- asked + 1
+    id <- paste0("r-ask-", asked)
+    send(list(jsonrpc = "2.0", id = id, method = method, params = params))
+    repeat {
+      line <- readLines(input, n = 1L, warn = FALSE)
+      if (length(line) == 0) stop("the bridge went away while the client was asked")
+      reply <- jsonlite::fromJSON(line, simplifyVector = FALSE)
+      if (identical(reply$id, id)) break
+    }
+    if (!is.null(reply$error)) stop(reply$error$message, call. = FALSE)
+    reply$result
+  }
+  # The user fills in a form of `schema` (a list, as JSON Schema): a list with
+  # `action` ("accept", "decline", "cancel") and, when accepted, `content`.
+  helpers$toolgen_elicit <- function(message, schema) {
+    ask("elicitation/create", list(message = message, requestedSchema = schema))
+  }
+  # The client's model answers `question`: a list with `content` (its
+  # `text`), `model` and `stopReason`.
+  helpers$toolgen_sample <- function(question, max_tokens = 200L) {
+    ask("sampling/createMessage", list(
+      messages = list(list(role = "user", content = list(type = "text", text = question))),
+      maxTokens = max_tokens))
+  }
   attach(helpers, name = "toolgen", warn.conflicts = FALSE)
   # A successful answer, its envelope written by hand: jsonlite's cost grows
   # with every level of nesting, and the envelope is always the same.
