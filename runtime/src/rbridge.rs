@@ -38,9 +38,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::error::{ErrorCode, ToolError};
-use crate::server::{
-    Call, Elicited, PromptMessage, Sampled, Sampling, Server, ToolDescriptor, ToolOutput,
-};
+use crate::server::{Call, Elicited, Server, ToolDescriptor, ToolOutput};
 
 /// A worker's last lines of stderr (and stray stdout), for messages.
 type Tail = Arc<Mutex<VecDeque<String>>>;
@@ -441,7 +439,7 @@ impl RBridge {
                 // The R function asks the client (`toolgen_elicit`, `toolgen_sample`).
                 Ok(m) if m.get("method").is_some() => {
                     let left = deadline.saturating_duration_since(Instant::now());
-                    let mut line = serde_json::to_vec(&asked(call, &m, left)).unwrap_or_default();
+                    let mut line = serde_json::to_vec(&call.ask_for(&m, left)).unwrap_or_default();
                     line.push(b'\n');
                     let _ = worker
                         .stdin
@@ -591,55 +589,6 @@ fn timed_out(tool: &str, timeout: Duration, what: &str) -> ToolError {
 }
 
 /// A worker's response: its `result`, or its `error` as a tool error.
-/// The response to a request the R function sent the client (`m`): what the
-/// user or the client's model answered through `call`, waiting at most `limit`.
-fn asked(call: &Call, m: &Value, limit: Duration) -> Value {
-    let params = &m["params"];
-    let result = match m["method"].as_str() {
-        Some("elicitation/create") => {
-            let message = params["message"].as_str().unwrap_or_default();
-            match call.elicit(message, params["requestedSchema"].clone(), limit) {
-                Elicited::Accepted(content) => Ok(json!({"action": "accept", "content": content})),
-                Elicited::Declined => Ok(json!({"action": "decline"})),
-                Elicited::Cancelled => Ok(json!({"action": "cancel"})),
-                Elicited::Unsupported => Err("the client cannot be asked: it did not declare elicitation, or the transport cannot carry the request".to_owned()),
-                Elicited::Failed(why) => Err(format!("asking the user failed: {why}")),
-            }
-        }
-        Some("sampling/createMessage") => {
-            let messages = serde_json::from_value::<Vec<PromptMessage>>(params["messages"].clone());
-            match messages {
-                Ok(messages) => {
-                    let max_tokens = params["maxTokens"].as_u64().unwrap_or(200);
-                    let request = Sampling {
-                        messages,
-                        system_prompt: None,
-                        max_tokens: u32::try_from(max_tokens).unwrap_or(u32::MAX),
-                    };
-                    match call.sample(&request, limit) {
-                        Sampled::Answered { role, content, model, stop_reason } => Ok(json!({
-                            "role": role, "content": content, "model": model,
-                            "stopReason": stop_reason,
-                        })),
-                        Sampled::Unsupported => Err("the client cannot be asked: it did not declare sampling, or the transport cannot carry the request".to_owned()),
-                        Sampled::Failed(why) => Err(format!("asking the client's model failed: {why}")),
-                    }
-                }
-                Err(e) => Err(format!("the R function's messages are not MCP's: {e}")),
-            }
-        }
-        _ => Err(format!(
-            "the R worker asked for `{}`, which the bridge does not carry",
-            m["method"]
-        )),
-    };
-    match result {
-        Ok(r) => json!({"jsonrpc": "2.0", "id": m["id"], "result": r}),
-        Err(message) => json!({"jsonrpc": "2.0", "id": m["id"],
-            "error": {"code": -32603, "message": message}}),
-    }
-}
-
 fn answer(m: &Value) -> Result<Value, ToolError> {
     if let Some(e) = m.get("error") {
         return Err(

@@ -240,6 +240,58 @@ impl Call {
         }
     }
 
+    /// The response to a request the tool's backend (an R function) sent the
+    /// client (`m`, as MCP writes it): what the user or the client's model
+    /// answered, waiting at most `limit`, or an error saying why not.
+    pub(crate) fn ask_for(&self, m: &Value, limit: std::time::Duration) -> Value {
+        let params = &m["params"];
+        let result = match m["method"].as_str() {
+            Some("elicitation/create") => {
+                let message = params["message"].as_str().unwrap_or_default();
+                match self.elicit(message, params["requestedSchema"].clone(), limit) {
+                    super::client::Elicited::Accepted(content) => Ok(serde_json::json!({"action": "accept", "content": content})),
+                    super::client::Elicited::Declined => Ok(serde_json::json!({"action": "decline"})),
+                    super::client::Elicited::Cancelled => Ok(serde_json::json!({"action": "cancel"})),
+                    super::client::Elicited::Unsupported => Err("the client cannot be asked: it did not declare elicitation, or the transport cannot carry the request".to_owned()),
+                    super::client::Elicited::Failed(why) => Err(format!("asking the user failed: {why}")),
+                }
+            }
+            Some("sampling/createMessage") => {
+                let messages = serde_json::from_value::<Vec<super::content::PromptMessage>>(
+                    params["messages"].clone(),
+                );
+                match messages {
+                    Ok(messages) => {
+                        let max_tokens = params["maxTokens"].as_u64().unwrap_or(200);
+                        let request = super::client::Sampling {
+                            messages,
+                            system_prompt: None,
+                            max_tokens: u32::try_from(max_tokens).unwrap_or(u32::MAX),
+                        };
+                        match self.sample(&request, limit) {
+                            super::client::Sampled::Answered { role, content, model, stop_reason } => Ok(serde_json::json!({
+                                "role": role, "content": content, "model": model,
+                                "stopReason": stop_reason,
+                            })),
+                            super::client::Sampled::Unsupported => Err("the client cannot be asked: it did not declare sampling, or the transport cannot carry the request".to_owned()),
+                            super::client::Sampled::Failed(why) => Err(format!("asking the client's model failed: {why}")),
+                        }
+                    }
+                    Err(e) => Err(format!("the R function's messages are not MCP's: {e}")),
+                }
+            }
+            _ => Err(format!(
+                "the R worker asked for `{}`, which the bridge does not carry",
+                m["method"]
+            )),
+        };
+        match result {
+            Ok(r) => serde_json::json!({"jsonrpc": "2.0", "id": m["id"], "result": r}),
+            Err(message) => serde_json::json!({"jsonrpc": "2.0", "id": m["id"],
+                "error": {"code": -32603, "message": message}}),
+        }
+    }
+
     /// The successful result: `output` with the diagnostics gathered so far.
     pub fn finish(self, output: Value) -> ToolOutput {
         self.finish_with(ToolOutput::new(output))
