@@ -94,6 +94,17 @@ impl Session {
 
     /// Sends a request and reads lines until its response.
     fn request(&mut self, method: &str, params: Value) -> Value {
+        self.request_with(method, params, |_, _| {})
+    }
+
+    /// [`Session::request`], every other line read meanwhile given to
+    /// `other` with the server's input (to answer the server's requests).
+    fn request_with(
+        &mut self,
+        method: &str,
+        params: Value,
+        mut other: impl FnMut(&mut ChildStdin, Value),
+    ) -> Value {
         let id = self.next;
         self.next += 1;
         let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
@@ -113,6 +124,7 @@ impl Session {
             if v["id"] == json!(id) {
                 return v;
             }
+            other(&mut self.stdin, v);
         }
     }
 
@@ -340,24 +352,9 @@ fn an_r_function_logs_and_reports_progress() {
     s.request("logging/setLevel", json!({"level": "warning"}));
     let call = json!({"name": "ravedebug-mcp_tool_debug_log", "arguments": {},
         "_meta": {"progressToken": "p"}});
-    let line = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": call});
-    writeln!(s.stdin, "{line}").unwrap_or_else(|e| panic!("write: {e}"));
-    s.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
     let mut told = Vec::new();
-    loop {
-        let mut text = String::new();
-        let n = s
-            .stdout
-            .read_line(&mut text)
-            .unwrap_or_else(|e| panic!("read: {e}"));
-        assert!(n > 0, "rave-server closed its output");
-        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        if v["id"] == json!(99) {
-            assert_eq!(v["result"]["structuredContent"], json!({"ok": true}), "{v}");
-            break;
-        }
-        told.push(v);
-    }
+    let v = s.request_with("tools/call", call, |_, v| told.push(v));
+    assert_eq!(v["result"]["structuredContent"], json!({"ok": true}), "{v}");
     // The info message is below the level the client set; the warning is not.
     assert_eq!(
         told,
@@ -383,34 +380,21 @@ fn an_r_function_asks_the_user_and_the_model() {
         "capabilities": {"elicitation": {}, "sampling": {}},
         "clientInfo": {"name": "t", "version": "0"}});
     s.request("initialize", init);
-    let call = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
-        "params": {"name": "ravedebug-mcp_tool_debug_ask", "arguments": {}}});
-    writeln!(s.stdin, "{call}").unwrap_or_else(|e| panic!("write: {e}"));
-    s.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
+    let call = json!({"name": "ravedebug-mcp_tool_debug_ask", "arguments": {}});
     let mut asked = Vec::new();
-    let answer = loop {
-        let mut text = String::new();
-        let n = s
-            .stdout
-            .read_line(&mut text)
-            .unwrap_or_else(|e| panic!("read: {e}"));
-        assert!(n > 0, "rave-server closed its output");
-        let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        if v["id"] == json!(99) {
-            break v;
-        }
-        // The client answers the server's requests: a name, then a greeting.
+    // The client answers the server's requests: a name, then a greeting.
+    let answer = s.request_with("tools/call", call, |stdin, v| {
         let result = match v["method"].as_str() {
             Some("elicitation/create") => json!({"action": "accept", "content": {"name": "Ada"}}),
             Some("sampling/createMessage") => json!({"role": "assistant", "model": "m",
                 "content": {"type": "text", "text": "Hello, Ada!"}, "stopReason": "endTurn"}),
-            _ => continue,
+            _ => return,
         };
-        asked.push(v.clone());
         let reply = json!({"jsonrpc": "2.0", "id": v["id"], "result": result});
-        writeln!(s.stdin, "{reply}").unwrap_or_else(|e| panic!("write: {e}"));
-        s.stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
-    };
+        writeln!(stdin, "{reply}").unwrap_or_else(|e| panic!("write: {e}"));
+        stdin.flush().unwrap_or_else(|e| panic!("flush: {e}"));
+        asked.push(v);
+    });
     assert_eq!(
         answer["result"]["structuredContent"],
         json!({"action": "accept", "name": "Ada", "greeting": "Hello, Ada!"}),
