@@ -300,12 +300,18 @@ impl Server {
         mut descriptor: ToolDescriptor,
         handler: Handler,
     ) -> Result<Entry, String> {
+        let mut task_support = super::task::TaskSupport::default();
         if let Some(entry) = &mut descriptor.entry {
-            if !serde_json::from_str::<Value>(entry).is_ok_and(|v| v.is_object()) {
-                return Err(format!(
-                    "tool `{}`: its `tools/list` entry is not a JSON object",
-                    descriptor.id
-                ));
+            match serde_json::from_str::<Value>(entry) {
+                Ok(listing) if listing.is_object() => {
+                    task_support = super::task::TaskSupport::of_listing(&listing);
+                }
+                _ => {
+                    return Err(format!(
+                        "tool `{}`: its `tools/list` entry is not a JSON object",
+                        descriptor.id
+                    ));
+                }
             }
             *entry = compact::minified(entry);
         }
@@ -317,7 +323,6 @@ impl Server {
             .output_schema
             .as_ref()
             .is_some_and(structured::wraps);
-        let task_support = super::task::TaskSupport::of_entry(descriptor.entry.as_deref());
         Ok(Entry {
             descriptor,
             handler,

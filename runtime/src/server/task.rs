@@ -40,12 +40,10 @@ pub enum TaskSupport {
 }
 
 impl TaskSupport {
-    /// What a tool's `tools/list` entry (JSON text) says.
-    pub(crate) fn of_entry(entry: Option<&str>) -> TaskSupport {
-        let listing: Option<Value> = entry.and_then(|e| serde_json::from_str(e).ok());
+    /// What a tool's `tools/list` entry says.
+    pub(crate) fn of_listing(listing: &Value) -> TaskSupport {
         let support = listing
-            .as_ref()
-            .and_then(|l| l.pointer("/execution/taskSupport"))
+            .pointer("/execution/taskSupport")
             .and_then(Value::as_str);
         match support {
             Some("optional") => TaskSupport::Optional,
@@ -381,7 +379,7 @@ mod tests {
 
     #[test]
     fn task_support_is_read_from_the_listing() {
-        let of = |e: &str| TaskSupport::of_entry(Some(e));
+        let of = |e: &str| TaskSupport::of_listing(&serde_json::from_str(e).unwrap_or_default());
         assert_eq!(
             of(r#"{"execution":{"taskSupport":"optional"}}"#),
             TaskSupport::Optional
@@ -391,6 +389,6 @@ mod tests {
             TaskSupport::Required
         );
         assert_eq!(of(r#"{"execution":{}}"#), TaskSupport::Forbidden);
-        assert_eq!(TaskSupport::of_entry(None), TaskSupport::Forbidden);
+        assert_eq!(of("{}"), TaskSupport::Forbidden);
     }
 }
