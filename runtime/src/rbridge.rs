@@ -685,6 +685,8 @@ fn approve(
         Elicited::Failed(e) => Err(refusal(format!(
             "tool {id} is {what}, and asking the user failed: {e}"
         ))),
+        // Not sent: the question is, and the call runs again with the answer.
+        Elicited::InputRequired => Err(refusal(format!("tool {id} waits for the user's approval"))),
     }
 }
 

@@ -58,7 +58,7 @@ const SUB_LAYERS: &[(&str, &str, &[&[&str]])] = &[(
         // The wire writer and the waiting primitives: leaves.
         &["wire", "sync", "structured", "content"],
         &["compact", "client"],
-        &["output"],
+        &["output", "rounds"],
         // A call in flight, then what a tool is, then the tool as held.
         &["control"],
         &["tool", "resource", "task"],

@@ -168,7 +168,7 @@ fn mcp_client() -> Result<(), String> {
         cargo().args(["build", "--quiet", "-p", "conformance-server"]),
     )?;
     step(
-        "MCP Python SDK sampling and elicitation against conformance-server --http",
+        "MCP Python SDK against conformance-server (stdio and HTTP, both eras)",
         Command::new(&python)
             .arg(root().join("tests/mcp_client/conformance_client.py"))
             .arg(root().join("target/debug/conformance-server")),

@@ -1,4 +1,4 @@
-//! `conformance-server --http ADDR`: what the official MCP conformance suite
+//! `conformance-server [--http ADDR]`: what the official MCP conformance suite
 //! (npm `@modelcontextprotocol/conformance`) asks a server for. The tools are
 //! the generated `conformance` tool set (`tool-specs/conformance/`), each
 //! method answering as its scenario says; the resources and prompts are
@@ -77,6 +77,8 @@ fn elicited(call: &mut Call, answer: Elicited) -> Result<Value, ToolError> {
             "this client cannot be asked: it did not declare elicitation, or the transport cannot carry the request",
         )),
         Elicited::Failed(why) => Err(ToolError::execution(format!("elicitation failed: {why}"))),
+        // 2026-07-28: the question goes out with the call's answer (this one is not sent).
+        Elicited::InputRequired => Err(ToolError::execution("waiting for the user")),
     }
 }
 
@@ -195,6 +197,7 @@ impl ConformanceTools for Tools {
                 "this client cannot be asked: it did not declare sampling, or the transport cannot carry the request",
             )),
             Sampled::Failed(why) => Err(ToolError::execution(format!("sampling failed: {why}"))),
+            Sampled::InputRequired => Err(ToolError::execution("waiting for the model")),
         }
     }
 
@@ -386,12 +389,14 @@ fn offer(server: Server) -> Result<Server, String> {
         )
 }
 
-const USAGE: &str = "usage: conformance-server --http ADDR (127.0.0.1:0 picks a free port)";
+const USAGE: &str =
+    "usage: conformance-server [--http ADDR] (stdio without it; 127.0.0.1:0 picks a free port)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let address = match args.as_slice() {
-        [flag, address] if flag == "--http" => address.clone(),
+        [] => None,
+        [flag, address] if flag == "--http" => Some(address.clone()),
         _ => {
             eprintln!("conformance-server: {USAGE}");
             return ExitCode::from(2);
@@ -406,14 +411,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let flags = HttpFlags {
-        address: &address,
-        stateless: false,
-        origins: &[],
-        token_env: None,
-        token_file: None,
+    let served = match &address {
+        Some(address) => HttpFlags {
+            address,
+            stateless: false,
+            origins: &[],
+            token_env: None,
+            token_file: None,
+        }
+        .serve(server, "conformance-server"),
+        None => server.serve(std::io::stdin().lock(), std::io::stdout()),
     };
-    match flags.serve(server, "conformance-server") {
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("conformance-server: {e}");

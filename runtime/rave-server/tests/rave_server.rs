@@ -416,6 +416,58 @@ fn an_r_function_asks_the_user_and_the_model() {
     assert!(text.contains("cannot be asked"), "{text}");
 }
 
+/// The same R function under MCP 2026-07-28, where the server sends no
+/// requests: each question comes back as an `InputRequiredResult`, and the
+/// call, sent again with the answers, runs the function again until every
+/// question has its answer (SEP-2322).
+#[test]
+fn an_r_function_asks_in_rounds_under_2026_07_28() {
+    let Some(lib) = library("an_r_function_asks_in_rounds_under_2026_07_28") else {
+        return;
+    };
+    let mut s = Session::start(&debug_specs(), &lib, &[]);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}}});
+    let mut call = json!({"name": "ravedebug-mcp_tool_debug_ask", "arguments": {},
+        "_meta": meta});
+    let mut asked = Vec::new();
+    let answer = loop {
+        let r = s.request("tools/call", call.clone());
+        let result = r["result"].clone();
+        if result["resultType"] != "input_required" {
+            break result;
+        }
+        assert!(asked.len() < 3, "more rounds than questions: {r}");
+        let mut responses = serde_json::Map::new();
+        for (key, request) in result["inputRequests"].as_object().into_iter().flatten() {
+            let answer = match request["method"].as_str() {
+                Some("elicitation/create") => {
+                    json!({"action": "accept", "content": {"name": "Ada"}})
+                }
+                _ => json!({"role": "assistant", "model": "m",
+                    "content": {"type": "text", "text": "Hello, Ada!"}, "stopReason": "endTurn"}),
+            };
+            responses.insert(key.clone(), answer);
+            asked.push(request.clone());
+        }
+        call["inputResponses"] = responses.into();
+        call["requestState"] = result["requestState"].clone();
+    };
+    assert_eq!(answer["resultType"], "complete", "{answer}");
+    assert_eq!(
+        answer["structuredContent"],
+        json!({"action": "accept", "name": "Ada", "greeting": "Hello, Ada!"}),
+        "{answer}"
+    );
+    // One question a round, in the function's order.
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert_eq!(asked[0]["params"]["message"], "Who is there?");
+    assert_eq!(
+        asked[1]["params"]["messages"][0]["content"]["text"],
+        "Greet Ada"
+    );
+}
+
 /// A 5 s R call made a task (MCP 2025-11-25): polled while R runs it, then
 /// cancelled, which interrupts R at once and keeps the worker and its
 /// state; a shorter one is run to its result.

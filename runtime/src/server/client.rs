@@ -39,6 +39,10 @@ pub enum Elicited {
     /// The request failed: no answer in time, the connection ended, or the
     /// client answered with an error.
     Failed(String),
+    /// MCP 2026-07-28: the question goes to the client with the call's
+    /// answer, and the handler runs again with the client's answer (see
+    /// `rounds`). Return at once; whatever is returned is not sent.
+    InputRequired,
 }
 
 /// A request to the client's model (`sampling/createMessage`): the
@@ -81,17 +85,44 @@ pub enum Sampled {
     /// The request failed: no answer in time, the connection ended, the
     /// client answered with an error or with something that is not a message.
     Failed(String),
+    /// MCP 2026-07-28: as [`Elicited::InputRequired`]; return at once.
+    InputRequired,
+}
+
+/// What a client said it can be asked (its `capabilities`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Capabilities {
+    /// Form-mode elicitation (`elicitation: {}` or `{"form": {}}`).
+    pub(crate) form: bool,
+    /// URL-mode elicitation (`elicitation: {"url": {}}`, 2025-11-25).
+    pub(crate) url: bool,
+    pub(crate) sampling: bool,
+}
+
+impl Capabilities {
+    /// Reads a client's `capabilities` object.
+    pub(crate) fn of(capabilities: Option<&Value>) -> Capabilities {
+        let elicitation = capabilities
+            .and_then(|c| c.get("elicitation"))
+            .and_then(Value::as_object);
+        let mode = |m: &str| elicitation.is_some_and(|e| e.get(m).is_some_and(Value::is_object));
+        Capabilities {
+            // An empty `elicitation` is form mode, as before URL mode existed.
+            form: elicitation.is_some_and(|e| e.is_empty()) || mode("form"),
+            url: mode("url"),
+            sampling: capabilities
+                .and_then(|c| c.get("sampling"))
+                .is_some_and(Value::is_object),
+        }
+    }
 }
 
 /// The requests of one connection to its client, waiting for responses.
 pub(crate) struct ClientRequests {
     pending: Mutex<HashMap<String, Sender<Value>>>,
     next: AtomicU64,
-    /// Form-mode elicitation (`elicitation: {}` or `{"form": {}}`).
-    elicitation: AtomicBool,
-    /// URL-mode elicitation (`elicitation: {"url": {}}`, 2025-11-25).
-    elicitation_url: AtomicBool,
-    sampling: AtomicBool,
+    /// What the client said it can be asked, once it said.
+    can: Mutex<Capabilities>,
     closed: AtomicBool,
 }
 
@@ -100,29 +131,18 @@ impl ClientRequests {
         Arc::new(ClientRequests {
             pending: Mutex::new(HashMap::new()),
             next: AtomicU64::new(1),
-            elicitation: AtomicBool::new(false),
-            elicitation_url: AtomicBool::new(false),
-            sampling: AtomicBool::new(false),
+            can: Mutex::new(Capabilities::default()),
             closed: AtomicBool::new(false),
         })
     }
 
     /// Records what the client said it can do (`initialize`'s `capabilities`).
     pub(crate) fn set_capabilities(&self, capabilities: Option<&Value>) {
-        let declared = |name: &str| {
-            capabilities
-                .and_then(|c| c.get(name))
-                .is_some_and(Value::is_object)
-        };
-        let elicitation = capabilities
-            .and_then(|c| c.get("elicitation"))
-            .and_then(Value::as_object);
-        let mode = |m: &str| elicitation.is_some_and(|e| e.get(m).is_some_and(Value::is_object));
-        // An empty `elicitation` is form mode, as before URL mode existed.
-        let form = elicitation.is_some_and(|e| e.is_empty()) || mode("form");
-        self.elicitation.store(form, Ordering::Release);
-        self.elicitation_url.store(mode("url"), Ordering::Release);
-        self.sampling.store(declared("sampling"), Ordering::Release);
+        *lock(&self.can) = Capabilities::of(capabilities);
+    }
+
+    fn can(&self) -> Capabilities {
+        *lock(&self.can)
     }
 
     /// Routes a response from the client to the request waiting for it;
@@ -186,26 +206,13 @@ impl ClientRequests {
 
     /// Asks the client's model.
     pub(crate) fn sample(&self, out: &dyn Outbox, request: &Sampling, limit: Duration) -> Sampled {
-        if !self.sampling.load(Ordering::Acquire) {
+        if !self.can().sampling {
             return Sampled::Unsupported;
         }
         let params = serde_json::to_value(request).unwrap_or(Value::Null);
-        let r = match self.request(out, "sampling/createMessage", params, limit) {
-            Ok(r) => r,
-            Err(e) => return Sampled::Failed(e),
-        };
-        let message = serde_json::from_value::<PromptMessage>(r.clone());
-        match (message, r.get("model").and_then(Value::as_str)) {
-            (Ok(m), Some(model)) => Sampled::Answered {
-                role: m.role,
-                content: m.content,
-                model: model.to_owned(),
-                stop_reason: r
-                    .get("stopReason")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-            },
-            _ => Sampled::Failed(format!("the client's answer is not a model's message: {r}")),
+        match self.request(out, "sampling/createMessage", params, limit) {
+            Ok(r) => sampled(r),
+            Err(e) => Sampled::Failed(e),
         }
     }
 
@@ -217,7 +224,7 @@ impl ClientRequests {
         schema: Value,
         limit: Duration,
     ) -> Elicited {
-        if !self.elicitation.load(Ordering::Acquire) {
+        if !self.can().form {
             return Elicited::Unsupported;
         }
         let params = json!({"message": message, "requestedSchema": schema});
@@ -233,7 +240,7 @@ impl ClientRequests {
         (message, url, elicitation_id): (&str, &str, &str),
         limit: Duration,
     ) -> Elicited {
-        if !self.elicitation_url.load(Ordering::Acquire) {
+        if !self.can().url {
             return Elicited::Unsupported;
         }
         let params = json!({"mode": "url", "message": message, "url": url,
@@ -242,8 +249,25 @@ impl ClientRequests {
     }
 }
 
+/// What the client's answer to `sampling/createMessage` says.
+pub(crate) fn sampled(r: Value) -> Sampled {
+    let message = serde_json::from_value::<PromptMessage>(r.clone());
+    match (message, r.get("model").and_then(Value::as_str)) {
+        (Ok(m), Some(model)) => Sampled::Answered {
+            role: m.role,
+            content: m.content,
+            model: model.to_owned(),
+            stop_reason: r
+                .get("stopReason")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        },
+        _ => Sampled::Failed(format!("the client's answer is not a model's message: {r}")),
+    }
+}
+
 /// What the client's answer to `elicitation/create` says.
-fn elicited(answer: Result<Value, String>) -> Elicited {
+pub(crate) fn elicited(answer: Result<Value, String>) -> Elicited {
     match answer {
         Ok(r) => match r.get("action").and_then(Value::as_str) {
             Some("accept") => Elicited::Accepted(r.get("content").cloned().unwrap_or(json!({}))),

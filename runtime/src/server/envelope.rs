@@ -75,5 +75,5 @@ fn describe(server: &Server, params: &Map<String, Value>) -> Result<Value, ToolE
 /// `tools/call` with `tool`.
 fn call(params: &mut Map<String, Value>) -> Result<Answer, ToolError> {
     let tool = string_param(params, "tool")?.to_owned();
-    Ok(Answer::Call(wire_call(Dialect::Envelope, &tool, params)))
+    wire_call(Dialect::Envelope, &tool, params).map(Answer::Call)
 }

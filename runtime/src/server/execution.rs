@@ -13,7 +13,8 @@ use super::core::{Execution, Lanes, Server, Session};
 use super::entry::{Checked, Entry, WireArguments};
 use super::output::{self, ToolOutput};
 use super::pool::{Job, Lane, outcome, timeout_error};
-use super::task::{TaskRequest, TaskSupport};
+use super::rounds::Rounds;
+use super::task::TaskRequest;
 use super::tool::Call;
 use super::typed::unknown_tool;
 use super::wire::{self, Dialect, Outbox, Outgoing, plain_error, write_json};
@@ -44,6 +45,8 @@ pub(crate) struct WireCall<'a> {
     pub(crate) log_level: Option<LogLevel>,
     /// `params.task` of an MCP call: run it as a task.
     pub(crate) task: Option<TaskRequest>,
+    /// A 2026-07-28 call's questions to the client and its answers so far.
+    pub(crate) rounds: Option<Arc<Rounds>>,
 }
 
 /// How a call its caller waits for runs: where its progress goes, who
@@ -55,6 +58,7 @@ struct Waited {
     /// Where its log messages go (an MCP call with somewhere to send them).
     log: Option<(LogThreshold, Arc<dyn Outbox>)>,
     client: Option<(Arc<super::client::ClientRequests>, Arc<dyn Outbox>)>,
+    rounds: Option<Arc<Rounds>>,
     wait_when_full: bool,
     /// The call is answered as MCP (see [`Call`]'s `text_item`).
     text_item: bool,
@@ -87,10 +91,11 @@ impl Server {
             progress,
             log,
             client,
+            rounds,
             wait_when_full,
             text_item,
         } = waited;
-        if self.execution == Execution::Inline && progress.is_none() {
+        if self.execution == Execution::Inline && progress.is_none() && rounds.is_none() {
             // Nothing can cancel an inline call (it is not in flight on any
             // connection) or hear its progress: no control to make. Its log
             // messages go out on this thread, before its response.
@@ -99,6 +104,9 @@ impl Server {
         let control = CallControl::waited(progress, text_item);
         if let Some(client) = client {
             let _ = control.client.set(client);
+        }
+        if let Some(rounds) = rounds {
+            let _ = control.rounds.set(rounds);
         }
         if let Some(log) = log {
             let _ = control.log.set(log);
@@ -207,6 +215,7 @@ impl Server {
             progress,
             log_level,
             task,
+            rounds,
         } = call;
         let Some(entry) = self.entry(&tool) else {
             if dialect == Dialect::Envelope {
@@ -219,20 +228,7 @@ impl Server {
             return Submitted::Answered(wire::error_bytes(&id, &e));
         };
         if dialect == Dialect::Mcp {
-            let support = entry.task_support;
-            let refused = match task {
-                Some(_) if support == TaskSupport::Forbidden => Some("cannot be called as a task"),
-                None if support == TaskSupport::Required => {
-                    Some("must be called as a task (`params.task`)")
-                }
-                _ => None,
-            };
-            if let Some(why) = refused {
-                let e = plain_error(
-                    ErrorCode::MethodNotFound,
-                    format!("Method not found: tool {tool} {why}"),
-                )
-                .for_tool(tool.as_ref());
+            if let Err(e) = entry.task_support.admits(task.is_some(), &tool) {
                 return Submitted::Answered(wire::error_bytes(&id, &e));
             }
             if let Some(task) = task {
@@ -257,6 +253,11 @@ impl Server {
             };
             Some((threshold, out.clone()))
         });
+        // A 2026-07-28 call asks with its answer, never on the connection.
+        let client = session
+            .client
+            .clone()
+            .filter(|_| dialect != Dialect::Modern);
         let reply = match reply {
             Some(reply) if self.execution == Execution::Worker => reply,
             _ => {
@@ -264,12 +265,17 @@ impl Server {
                 let waited = Waited {
                     progress,
                     log,
-                    client: session.client.clone().zip(reply.cloned()),
+                    client: client.zip(reply.cloned()),
+                    rounds: rounds.clone(),
                     wait_when_full: session.wait_when_full,
                     text_item: dialect.has_text_item(),
                 };
                 let result = self.run_and_wait(&entry, args, waited);
-                return Submitted::Answered(self.call_answer(dialect, &id, &tool, wraps, result));
+                let stamp = self.stamp_for(dialect);
+                let (asked, stamp) = (rounds.as_deref(), stamp.as_deref());
+                return Submitted::Answered(answer(
+                    dialect, &id, &tool, wraps, stamp, asked, result,
+                ));
             }
         };
         let key = id_key(&id);
@@ -281,16 +287,21 @@ impl Server {
         // Counts the response until it is sent, or the call cancelled (the
         // completion dropped unrun).
         let unsent = session.calls.expect_response();
+        let asking = rounds.clone();
         let completion: Completion = Box::new(move |result| {
-            let text = output::call_answer(dialect, &id, &tool, wraps, stamp.as_deref(), result);
+            let (asked, stamp) = (asking.as_deref(), stamp.as_deref());
+            let text = answer(dialect, &id, &tool, wraps, stamp, asked, result);
             // Out of the table first: the client may reuse the id once it has the answer.
             calls.remove(&completion_key);
             out.send(Outgoing::Response(text));
             drop(unsent);
         });
         let control = CallControl::new(completion, progress, dialect.has_text_item());
-        if let Some(client) = &session.client {
-            let _ = control.client.set((client.clone(), reply.clone()));
+        if let Some(client) = client {
+            let _ = control.client.set((client, reply.clone()));
+        }
+        if let Some(rounds) = rounds {
+            let _ = control.rounds.set(rounds);
         }
         if let Some(log) = log {
             let _ = control.log.set(log);
@@ -381,6 +392,22 @@ impl Server {
     }
 }
 
+/// The response to a call: its result, or, when it asked the client a
+/// question under 2026-07-28 that has no answer yet, the question.
+fn answer(
+    dialect: Dialect,
+    id: &Value,
+    tool: &str,
+    wraps: bool,
+    stamp: Option<&[u8]>,
+    asked: Option<&Rounds>,
+    result: Result<ToolOutput, ToolError>,
+) -> Vec<u8> {
+    asked
+        .and_then(|r| r.input_required(id, stamp))
+        .unwrap_or_else(|| output::call_answer(dialect, id, tool, wraps, stamp, result))
+}
+
 /// The line a request submitted without an outbox answers with (it is
 /// answered at once, see [`Server::start_call`]), or `None`.
 pub(super) fn line_of(submitted: Submitted) -> Option<Vec<u8>> {
@@ -451,12 +478,13 @@ impl Answer {
     }
 }
 
-/// A `tools/call`'s parts, for [`Answer::Call`] (the id is filled in by the caller).
+/// A `tools/call`'s parts, for [`Answer::Call`] (the id is filled in by the
+/// caller), or why a 2026-07-28 retry is refused (see [`Rounds::of`]).
 pub(super) fn wire_call(
     dialect: Dialect,
     tool: &str,
     params: &mut Map<String, Value>,
-) -> WireCall<'static> {
+) -> Result<WireCall<'static>, ToolError> {
     let progress = params
         .get("_meta")
         .and_then(|m| m.get("progressToken"))
@@ -467,7 +495,16 @@ pub(super) fn wire_call(
         .and_then(|m| m.get(wire::LOG_LEVEL_KEY))
         .and_then(|l| serde_json::from_value(l.clone()).ok())
         .filter(|_| dialect == Dialect::Modern);
-    WireCall {
+    let rounds = match dialect {
+        Dialect::Modern => {
+            let can = params
+                .get("_meta")
+                .and_then(|m| m.get(super::modern::CLIENT_CAPABILITIES_KEY));
+            Rounds::of(tool, can, params)?.map(Arc::new)
+        }
+        _ => None,
+    };
+    Ok(WireCall {
         id: Value::Null,
         tool: tool.to_owned().into(),
         arguments: WireArguments::Value(params.remove("arguments").unwrap_or(Value::Null)),
@@ -475,5 +512,6 @@ pub(super) fn wire_call(
         progress,
         log_level,
         task: TaskRequest::of(params).filter(|_| dialect == Dialect::Mcp),
-    }
+        rounds,
+    })
 }

@@ -184,6 +184,7 @@ impl Server {
             progress: req.progress,
             log_level: None,
             task: None,
+            rounds: None,
         })
     }
 }

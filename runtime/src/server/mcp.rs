@@ -107,7 +107,7 @@ pub(super) fn answer(
         }
         "tools/call" if params.contains_key("name") => string_param(params, "name")
             .map(|name| name.to_owned())
-            .map(|name| Answer::Call(wire_call(dialect, &name, params))),
+            .and_then(|name| wire_call(dialect, &name, params).map(Answer::Call)),
         _ => return None,
     })
 }

@@ -45,6 +45,7 @@ mod modern;
 mod output;
 mod pool;
 mod resource;
+mod rounds;
 mod stdio;
 mod structured;
 mod sync;

@@ -40,6 +40,21 @@ pub enum TaskSupport {
 }
 
 impl TaskSupport {
+    /// Whether `tool` may be called so (as a task or not): a -32601 error
+    /// when its listing says otherwise.
+    pub(crate) fn admits(self, as_task: bool, tool: &str) -> Result<(), ToolError> {
+        let why = match (as_task, self) {
+            (true, TaskSupport::Forbidden) => "cannot be called as a task",
+            (false, TaskSupport::Required) => "must be called as a task (`params.task`)",
+            _ => return Ok(()),
+        };
+        Err(plain_error(
+            ErrorCode::MethodNotFound,
+            format!("Method not found: tool {tool} {why}"),
+        )
+        .for_tool(tool))
+    }
+
     /// What a tool's `tools/list` entry says.
     pub(crate) fn of_listing(listing: &Value) -> TaskSupport {
         let support = listing

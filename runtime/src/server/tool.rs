@@ -160,6 +160,9 @@ impl Call {
         request: &super::client::Sampling,
         limit: std::time::Duration,
     ) -> super::client::Sampled {
+        if let Some(rounds) = self.rounds() {
+            return rounds.sample(request);
+        }
         match self.control.as_ref().and_then(|c| c.client.get()) {
             Some((client, out)) => client.sample(out.as_ref(), request, limit),
             None => super::client::Sampled::Unsupported,
@@ -178,6 +181,9 @@ impl Call {
         schema: Value,
         limit: std::time::Duration,
     ) -> super::client::Elicited {
+        if let Some(rounds) = self.rounds() {
+            return rounds.elicit(message, schema);
+        }
         match self.control.as_ref().and_then(|c| c.client.get()) {
             Some((client, out)) => client.elicit(out.as_ref(), message, schema, limit),
             None => super::client::Elicited::Unsupported,
@@ -198,12 +204,23 @@ impl Call {
         elicitation_id: &str,
         limit: std::time::Duration,
     ) -> super::client::Elicited {
+        if let Some(rounds) = self.rounds() {
+            return rounds.elicit_url(message, url, elicitation_id);
+        }
         match self.control.as_ref().and_then(|c| c.client.get()) {
             Some((client, out)) => {
                 client.elicit_url(out.as_ref(), (message, url, elicitation_id), limit)
             }
             None => super::client::Elicited::Unsupported,
         }
+    }
+
+    /// A 2026-07-28 call's questions to the client (see `rounds`).
+    fn rounds(&self) -> Option<&super::rounds::Rounds> {
+        self.control
+            .as_ref()
+            .and_then(|c| c.rounds.get())
+            .map(|r| &**r)
     }
 
     /// Tells the client that the URL-mode interaction `elicitation_id` is
@@ -254,6 +271,7 @@ impl Call {
                     super::client::Elicited::Cancelled => Ok(serde_json::json!({"action": "cancel"})),
                     super::client::Elicited::Unsupported => Err("the client cannot be asked: it did not declare elicitation, or the transport cannot carry the request".to_owned()),
                     super::client::Elicited::Failed(why) => Err(format!("asking the user failed: {why}")),
+                    super::client::Elicited::InputRequired => Err(INPUT_REQUIRED.to_owned()),
                 }
             }
             Some("sampling/createMessage") => {
@@ -275,6 +293,7 @@ impl Call {
                             })),
                             super::client::Sampled::Unsupported => Err("the client cannot be asked: it did not declare sampling, or the transport cannot carry the request".to_owned()),
                             super::client::Sampled::Failed(why) => Err(format!("asking the client's model failed: {why}")),
+                            super::client::Sampled::InputRequired => Err(INPUT_REQUIRED.to_owned()),
                         }
                     }
                     Err(e) => Err(format!("the R function's messages are not MCP's: {e}")),
@@ -319,6 +338,11 @@ impl Call {
         output
     }
 }
+
+/// What a backend hears when its question goes to the client with the
+/// call's answer (MCP 2026-07-28): stop; the call runs again with the answer.
+const INPUT_REQUIRED: &str = "the question goes to the client with the call's answer \
+    (MCP 2026-07-28); stop here: the call runs again with the client's answer";
 
 /// A tool implementation: the call's context and its validated arguments in,
 /// output or error out.

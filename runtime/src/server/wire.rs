@@ -52,7 +52,7 @@ pub(crate) fn error_bytes(id: &Value, e: &ToolError) -> Vec<u8> {
 }
 
 /// `{"id":…,"jsonrpc":"2.0","result":…}`, the result written by `result`.
-pub(super) fn write_response(out: &mut Vec<u8>, id: &Value, result: impl FnOnce(&mut Vec<u8>)) {
+pub(crate) fn write_response(out: &mut Vec<u8>, id: &Value, result: impl FnOnce(&mut Vec<u8>)) {
     out.extend_from_slice(b"{\"id\":");
     write_json(out, id);
     out.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":");
