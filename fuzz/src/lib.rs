@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolgen_runtime::check::{self, Json};
-use toolgen_runtime::server::{EmbeddedResource, Prompt, PromptMessage, Resource};
+use toolgen_runtime::server::{
+    Elicited, EmbeddedResource, Prompt, PromptMessage, Resource, Sampled, Sampling,
+};
 use toolgen_runtime::{
     Call, Content, Execution, Handler, LogLevel, Server, ServerInfo, ToolDescriptor, ToolError,
     ToolOutput, TypedHandler, typed_call,
@@ -114,6 +116,7 @@ pub fn server() -> Server {
             handler(|_, _| Ok(ToolOutput::new(json!({})))),
         )
     })
+    .and_then(|s| s.tool(asks(), handler(ask)))
     .and_then(typed)
     .and_then(|s| {
         s.resource(
@@ -131,6 +134,32 @@ pub fn server() -> Server {
         )
     })
     .unwrap_or_else(|e| panic!("the fuzzing server: {e}"))
+}
+
+/// `asks`: a tool that may run as a task, asking the user and then the
+/// client's model (under 2026-07-28, in rounds: `inputResponses` and
+/// `requestState` reach it).
+fn asks() -> ToolDescriptor {
+    let mut d = descriptor("asks", json!({"type": "object"}), None);
+    let entry = json!({"name": "asks", "description": d.description, "inputSchema": d.input_schema,
+        "execution": {"taskSupport": "optional"}});
+    d.entry = Some(entry.to_string());
+    d
+}
+
+fn ask(mut call: Call, _: serde_json::Map<String, Value>) -> Result<ToolOutput, ToolError> {
+    let limit = std::time::Duration::from_millis(10);
+    let form = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    let who = call.elicit("Who?", form, limit);
+    if who == Elicited::InputRequired {
+        return Err(ToolError::execution("waiting for the user"));
+    }
+    let said = call.sample(&Sampling::ask("Hello?", 5), limit);
+    if said == Sampled::InputRequired {
+        return Err(ToolError::execution("waiting for the model"));
+    }
+    call.diagnostic(format!("{said:?}"));
+    Ok(call.finish(json!({"who": format!("{who:?}")})))
 }
 
 /// `typed`'s input: what generated types are (fields renamed, optional,
