@@ -51,6 +51,7 @@ pub const FILES: &[(&str, &str)] = crate::text::embedded!("../../../runtime/";
     "src/server/output.rs",
     "src/server/pool.rs",
     "src/server/resource.rs",
+    "src/server/rounds.rs",
     "src/server/stdio.rs",
     "src/server/structured.rs",
     "src/server/sync.rs",
