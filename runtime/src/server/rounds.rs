@@ -83,9 +83,9 @@ impl Rounds {
         let mut run = lock(&self.run);
         let n = run.asked;
         run.asked += 1;
-        // After a question without an answer every later one is asked anew:
-        // the answers that follow it were given to another run.
-        if run.pending.is_empty() && run.used == n {
+        // Answers are used in order while each fits its question: after one
+        // that does not, the answers that follow were given to another run.
+        if run.used == n {
             if let Some((q, a)) = self.answered.get(n) {
                 if *q == question {
                     run.used += 1;
@@ -102,11 +102,7 @@ impl Rounds {
         if !self.can.form {
             return Elicited::Unsupported;
         }
-        let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
-        match self.ask(json!({"method": "elicitation/create", "params": params})) {
-            Some(answer) => elicited(Ok(answer)),
-            None => Elicited::InputRequired,
-        }
+        self.elicit_with(json!({"mode": "form", "message": message, "requestedSchema": schema}))
     }
 
     /// [`super::Call::elicit_url`] under 2026-07-28.
@@ -114,8 +110,11 @@ impl Rounds {
         if !self.can.url {
             return Elicited::Unsupported;
         }
-        let params = json!({"mode": "url", "message": message, "url": url,
-            "elicitationId": elicitation_id});
+        self.elicit_with(json!({"mode": "url", "message": message, "url": url,
+            "elicitationId": elicitation_id}))
+    }
+
+    fn elicit_with(&self, params: Value) -> Elicited {
         match self.ask(json!({"method": "elicitation/create", "params": params})) {
             Some(answer) => elicited(Ok(answer)),
             None => Elicited::InputRequired,
