@@ -243,10 +243,14 @@ impl ClientRequests {
         if !self.can().url {
             return Elicited::Unsupported;
         }
-        let params = json!({"mode": "url", "message": message, "url": url,
-            "elicitationId": elicitation_id});
+        let params = url_elicitation((message, url, elicitation_id));
         elicited(self.request(out, "elicitation/create", params, limit))
     }
+}
+
+/// The params of a URL-mode `elicitation/create`: `(message, url, elicitation_id)`.
+pub(crate) fn url_elicitation((message, url, elicitation_id): (&str, &str, &str)) -> Value {
+    json!({"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id})
 }
 
 /// What the client's answer to `sampling/createMessage` says.

@@ -24,7 +24,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
-use super::client::{Capabilities, Elicited, Sampled, Sampling, elicited, sampled};
+use super::client::{
+    Capabilities, Elicited, Sampled, Sampling, elicited, sampled, url_elicitation,
+};
 use super::sync::lock;
 use super::wire::{plain_error, stamp_result, write_json, write_response};
 use crate::error::{ErrorCode, ToolError};
@@ -110,8 +112,7 @@ impl Rounds {
         if !self.can.url {
             return Elicited::Unsupported;
         }
-        self.elicit_with(json!({"mode": "url", "message": message, "url": url,
-            "elicitationId": elicitation_id}))
+        self.elicit_with(url_elicitation((message, url, elicitation_id)))
     }
 
     fn elicit_with(&self, params: Value) -> Elicited {
