@@ -488,11 +488,27 @@ impl Bridge {
                         "the bridge closed the connection",
                     )));
                 }
-                // What the C# handler sends while it runs (`ToolContext.Log`,
-                // `ReportProgress`), passed on; then the response.
-                Ok(_) if response.ends_with(b"\n") && response.starts_with(NOTIFICATION) => {
-                    if let Ok(n) = serde_json::from_slice::<Value>(&response) {
-                        call.relay(&n);
+                // What the C# handler sends while it runs, then the response:
+                // notifications (`ToolContext.Log`, `ReportProgress`) passed on,
+                // questions to the client (`Elicit`, `Sample`) answered on the
+                // connection.
+                Ok(_) if response.ends_with(b"\n") && response.starts_with(FROM_HANDLER) => {
+                    if let Ok(m) = serde_json::from_slice::<Value>(&response) {
+                        if m.get("id").is_some() {
+                            let left = timeout.saturating_sub(started.elapsed());
+                            let mut answer =
+                                serde_json::to_vec(&call.ask_for(&m, left)).unwrap_or_default();
+                            answer.push(b'\n');
+                            if let Err(e) = conn
+                                .writer
+                                .write_all(&answer)
+                                .and_then(|()| conn.writer.flush())
+                            {
+                                return Err(Failure::Error(self.not_running(&e)));
+                            }
+                        } else {
+                            call.relay(&m);
+                        }
                     }
                     response.clear();
                 }
@@ -525,8 +541,9 @@ impl Bridge {
     }
 }
 
-/// How the C# side begins a notification line (it writes them in this form).
-const NOTIFICATION: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
+/// How the C# side begins a notification or a request of its handler (it
+/// writes them in this form; responses begin otherwise).
+const FROM_HANDLER: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
 
 /// How long a call waits for a bridge that was there before to come back
 /// (a domain reload usually takes seconds).

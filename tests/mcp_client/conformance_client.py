@@ -5,8 +5,10 @@ the SDK's client retries the call with the answers (SEP-2322). In each of the fo
 an embedded resource and log messages come back, and a sampling, a form elicitation (with
 defaults) and a URL elicitation complete round trips, the SDK client answering with callbacks.
 
-Run by `cargo xtask test` with a local venv: python conformance_client.py PATH/TO/conformance-server
-Prints `N passed, 0 failed` and exits non-zero on the first failed check.
+Run by `cargo xtask conformance` with a local venv, once per backend of the tools (Rust, C#
+behind the Unity bridge, R behind the R bridge): python conformance_client.py SERVER [ARGS...]
+(conformance-server, `conformance-server --bridge HOST:PORT`, `rave-server
+tool-specs/conformance --r-lib DIR`). Prints `N passed, 0 failed` and exits non-zero on the first failed check.
 """
 import asyncio
 import base64
@@ -84,13 +86,13 @@ async def session(server, mode, where):
         check(len(asked) == 3, f"{era}each question asked once: {len(asked)}")
 
 
-async def main(server):
+async def main(server, args):
     for mode in ("legacy", "2026-07-28"):
-        await session(StdioServerParameters(command=server, args=[]), mode, "stdio")
-        with Served(server) as s:
+        await session(StdioServerParameters(command=server, args=args), mode, "stdio")
+        with Served(server, *args) as s:
             await session(s.url, mode, "HTTP")
     print(f"{passed()} passed, 0 failed")
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    asyncio.run(main(sys.argv[1], sys.argv[2:]))

@@ -59,7 +59,8 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&root()),
         _ => {
             eprintln!(
-                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-r         calls/s through the R bridge (rave-server and an R worker)\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  conformance     the official MCP conformance suite against conformance-server (HTTP)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  schema-suite    the JSON-Schema-Test-Suite (draft 2020-12) through toolgen's compiled validators\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
+                "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-r         calls/s through the R bridge (rave-server and an R worker)\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  conformance     the official MCP conformance suite and the Python SDK client against
+                  the conformance tools in Rust, in C# (Unity bridge) and in R (R bridge)\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  schema-suite    the JSON-Schema-Test-Suite (draft 2020-12) through toolgen's compiled validators\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
             );
             Err("unknown command".to_owned())
         }
@@ -162,16 +163,6 @@ fn mcp_client() -> Result<(), String> {
         Command::new(&python)
             .arg(root().join("tests/mcp_client/http_client.py"))
             .arg(&server),
-    )?;
-    step(
-        "cargo build -p conformance-server",
-        cargo().args(["build", "--quiet", "-p", "conformance-server"]),
-    )?;
-    step(
-        "MCP Python SDK against conformance-server (stdio and HTTP, both eras)",
-        Command::new(&python)
-            .arg(root().join("tests/mcp_client/conformance_client.py"))
-            .arg(root().join("target/debug/conformance-server")),
     )
 }
 

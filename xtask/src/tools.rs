@@ -141,8 +141,8 @@ pub fn mono_toolchain() -> Result<(), String> {
 }
 
 /// R with jsonlite (Debian packages, installed with apt-get when missing),
-/// and the demo R package behind `tool-specs/rave/` installed into
-/// `target/r-lib`, which it returns.
+/// and the R packages behind `tool-specs/rave/` (the demo) and
+/// `tool-specs/conformance/` installed into `target/r-lib`, which it returns.
 pub fn r_toolchain() -> Result<PathBuf, String> {
     let has_r = Command::new("Rscript")
         .args([
@@ -157,11 +157,12 @@ pub fn r_toolchain() -> Result<PathBuf, String> {
     let lib = root().join("target/r-lib");
     std::fs::create_dir_all(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
     step(
-        "R CMD INSTALL runtime/rave-server/ravedemo (into target/r-lib)",
+        "R CMD INSTALL ravedemo mcpconformance (into target/r-lib)",
         Command::new("R")
             .args(["CMD", "INSTALL", "--no-test-load", "-l"])
             .arg(&lib)
-            .arg(root().join("runtime/rave-server/ravedemo")),
+            .arg(root().join("runtime/rave-server/ravedemo"))
+            .arg(root().join("runtime/conformance-server/mcpconformance")),
     )?;
     Ok(lib)
 }

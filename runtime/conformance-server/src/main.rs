@@ -3,7 +3,9 @@
 //! the generated `conformance` tool set (`tool-specs/conformance/`), each
 //! method answering as its scenario says; the resources and prompts are
 //! registered beside them. `cargo xtask conformance` starts it and runs the
-//! suite against it.
+//! suite against it, and again with `--bridge`: the same tools implemented
+//! in C# behind the Unity bridge (`tests/csharp/ConformanceHost.cs`, under
+//! Mono).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -11,6 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolgen_generated::conformance::{self, ConformanceTools};
+use toolgen_runtime::bridge::{self, Bridge};
 use toolgen_runtime::server::http::HttpFlags;
 use toolgen_runtime::server::{
     Elicited, EmbeddedResource, Prompt, PromptMessage, Resource, ResourceTemplate, Sampled,
@@ -389,22 +392,51 @@ fn offer(server: Server) -> Result<Server, String> {
         )
 }
 
-const USAGE: &str =
-    "usage: conformance-server [--http ADDR] (stdio without it; 127.0.0.1:0 picks a free port)";
+const USAGE: &str = "usage: conformance-server [--http ADDR] [--bridge HOST:PORT]\n  \
+    stdio without --http (127.0.0.1:0 picks a free port); with --bridge the tools are\n  \
+    the C# handlers behind a Unity bridge at HOST:PORT (tests/csharp/ConformanceHost.cs)";
+
+/// The command line: where to serve HTTP (stdio when `None`) and the Unity
+/// bridge whose C# handlers implement the tools (Rust's when `None`).
+fn parse(args: &[String]) -> Result<(Option<String>, Option<String>), String> {
+    let mut http = None;
+    let mut bridge = None;
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let slot = match flag.as_str() {
+            "--http" => &mut http,
+            "--bridge" => &mut bridge,
+            other => return Err(format!("unknown argument `{other}`")),
+        };
+        match it.next() {
+            Some(value) => *slot = Some(value.clone()),
+            None => return Err(format!("{flag} needs an address")),
+        }
+    }
+    Ok((http, bridge))
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let address = match args.as_slice() {
-        [] => None,
-        [flag, address] if flag == "--http" => Some(address.clone()),
-        _ => {
-            eprintln!("conformance-server: {USAGE}");
+    let (address, bridge) = match parse(&args) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            eprintln!("conformance-server: {e}\n{USAGE}");
             return ExitCode::from(2);
         }
     };
     let info = ServerInfo::new("conformance-server", env!("CARGO_PKG_VERSION"));
     let server = Server::new(info, conformance::TIERS, "core");
-    let server = match offer(server).and_then(|s| conformance::register(s, Arc::new(Tools))) {
+    let tools = |s: Server| match &bridge {
+        // The C# handlers answer through the bridge; the catalog, argument
+        // validation and the talk with the client stay here.
+        Some(address) => {
+            let b = Bridge::new(address.clone()).catalog_hash(conformance::CATALOG_HASH);
+            bridge::forward(s, conformance::TOOLS, Arc::new(b))
+        }
+        None => conformance::register(s, Arc::new(Tools)),
+    };
+    let server = match offer(server).and_then(tools) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("conformance-server: {e}");

@@ -186,6 +186,7 @@ namespace Toolgen.Bridge
         {
             public string Request;
             public Action<string> Notify;
+            public Func<string, string> Ask;
             public string Response;
             public readonly ManualResetEvent Done = new ManualResetEvent(false);
         }
@@ -487,6 +488,26 @@ namespace Toolgen.Bridge
                             }
                         }
                     };
+                    // A handler's question to the client (ToolContext.Elicit, Sample): the request
+                    // written, the line that answers it read here. This loop waits for the call
+                    // meanwhile (in Execute), so the reader is free; other lines that arrive
+                    // first (a cancellation of the running call) are skipped, as the Rust side
+                    // answers every question, cancelled or not.
+                    Func<string, string> ask = text =>
+                    {
+                        string id = (string)JObject.Parse(text)["id"];
+                        notify(text);
+                        string reply;
+                        while ((reply = ReadLine(reader)) != null)
+                        {
+                            JObject answer = TryParse(reply);
+                            if (answer != null && answer["method"] == null && (string)answer["id"] == id)
+                            {
+                                return reply;
+                            }
+                        }
+                        return null;
+                    };
                     string line;
                     bool greeted = CatalogHash == null && Secret == null;
                     while (!stopping && (line = ReadLine(reader)) != null)
@@ -515,7 +536,7 @@ namespace Toolgen.Bridge
                         }
                         else
                         {
-                            response = Execute(line, notify);
+                            response = Execute(line, notify, ask);
                         }
                         if (response == null)
                         {
@@ -544,6 +565,19 @@ namespace Toolgen.Bridge
             }
         }
 
+        /// <summary>The line as a JSON object, or null when it is not one.</summary>
+        private static JObject TryParse(string line)
+        {
+            try
+            {
+                return JObject.Parse(line);
+            }
+            catch (JsonException)
+            {
+                return null;
+            }
+        }
+
         /// <summary>One line, or null at end of input. Stops reading at the size limit plus one.</summary>
         private static string ReadLine(StreamReader reader)
         {
@@ -567,12 +601,13 @@ namespace Toolgen.Bridge
             return sb.Length > 0 ? sb.ToString() : null;
         }
 
-        private string Execute(string line, Action<string> notify)
+        private string Execute(string line, Action<string> notify, Func<string, string> ask)
         {
 #if UNITY_EDITOR
             WorkItem item = new WorkItem();
             item.Request = line;
             item.Notify = notify;
+            item.Ask = ask;
             lock (queue)
             {
                 if (stopping)
@@ -595,7 +630,7 @@ namespace Toolgen.Bridge
             item.Done.WaitOne();
             return item.Response;
 #else
-            return dispatcher.HandleLine(line, notify);
+            return dispatcher.HandleLine(line, notify, ask);
 #endif
         }
 
@@ -622,7 +657,7 @@ namespace Toolgen.Bridge
                 }
                 try
                 {
-                    item.Response = dispatcher.HandleLine(item.Request, item.Notify);
+                    item.Response = dispatcher.HandleLine(item.Request, item.Notify, item.Ask);
                 }
                 catch (Exception e)
                 {

@@ -141,6 +141,12 @@ namespace Toolgen.Bridge
         /// <summary>Calls tool <paramref name="tool"/>, its log messages and progress written through <paramref name="notify"/>. Throws <see cref="ToolException"/> on failure.</summary>
         public ToolResult Call(string tool, JObject arguments, Action<string> notify)
         {
+            return Call(tool, arguments, notify, null);
+        }
+
+        /// <summary>Like <see cref="Call(string, JObject, Action{string})"/>; the handler asks the client through <paramref name="ask"/> (see <see cref="ToolContext"/>).</summary>
+        public ToolResult Call(string tool, JObject arguments, Action<string> notify, Func<string, string> ask)
+        {
             ToolSpec spec;
             IToolHandler handler;
             if (tool == null || !specs.TryGetValue(tool, out spec) || !handlers.TryGetValue(tool, out handler))
@@ -149,7 +155,7 @@ namespace Toolgen.Bridge
             }
             JObject args = arguments ?? new JObject();
             Validate(spec, args);
-            ToolContext context = new ToolContext(notify);
+            ToolContext context = new ToolContext(notify, ask);
             try
             {
                 JToken output = handler.Invoke(args, context, serializer);
@@ -323,6 +329,12 @@ namespace Toolgen.Bridge
         /// <summary>Like <see cref="HandleLine(string)"/>; a call's log messages and progress are written through <paramref name="notify"/> while it runs.</summary>
         public string HandleLine(string line, Action<string> notify)
         {
+            return HandleLine(line, notify, null);
+        }
+
+        /// <summary>Like <see cref="HandleLine(string, Action{string})"/>; a call's handler asks the client through <paramref name="ask"/>.</summary>
+        public string HandleLine(string line, Action<string> notify, Func<string, string> ask)
+        {
             JObject request;
             try
             {
@@ -407,7 +419,7 @@ namespace Toolgen.Bridge
             }
             try
             {
-                ToolResult result = Call(tool, argsToken as JObject, notify);
+                ToolResult result = Call(tool, argsToken as JObject, notify, ask);
                 JObject r = new JObject();
                 r["tool"] = tool;
                 r["output"] = result.Output;

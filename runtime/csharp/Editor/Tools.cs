@@ -129,16 +129,111 @@ namespace Toolgen.Bridge
         private readonly List<string> diagnostics = new List<string>();
         private readonly List<JObject> content = new List<JObject>();
         private readonly Action<string> notify;
+        private readonly Func<string, string> ask;
+        private int asked;
 
-        /// <summary>A context whose log messages and progress go nowhere.</summary>
-        public ToolContext() : this(null)
+        /// <summary>A context whose log messages and progress go nowhere, and that cannot ask the client.</summary>
+        public ToolContext() : this(null, null)
         {
         }
 
-        /// <summary>A context whose log messages and progress are written, one JSON line each, through <paramref name="notify"/> (the bridge's connection).</summary>
-        public ToolContext(Action<string> notify)
+        /// <summary>A context whose log messages and progress are written, one JSON line each, through <paramref name="notify"/> (the bridge's connection); it cannot ask the client.</summary>
+        public ToolContext(Action<string> notify) : this(notify, null)
+        {
+        }
+
+        /// <summary>
+        /// A context that also asks the client (<see cref="Elicit"/>, <see cref="Sample"/>): <paramref name="ask"/>
+        /// writes one request line and returns the line that answers it (null when the connection closed).
+        /// </summary>
+        public ToolContext(Action<string> notify, Func<string, string> ask)
         {
             this.notify = notify;
+            this.ask = ask;
+        }
+
+        /// <summary>
+        /// Asks the user to fill in a form (MCP <c>elicitation/create</c>): <paramref name="requestedSchema"/> is a
+        /// flat JSON Schema object (strings, numbers, booleans, enums, with defaults). Returns what the user did.
+        /// Blocks the calling thread (in the editor, its main thread) until the user answers or the tool's time
+        /// limit ends. Throws <see cref="ToolException"/> when the client cannot be asked or asking failed; under
+        /// MCP 2026-07-28 the question goes to the client with the call's answer and the call is run again
+        /// with it, so a handler that asks must not have done anything it cannot do twice before asking.
+        /// </summary>
+        public Elicitation Elicit(string message, JObject requestedSchema)
+        {
+            JObject parameters = new JObject();
+            parameters["message"] = message;
+            parameters["requestedSchema"] = requestedSchema;
+            return new Elicitation(Ask("elicitation/create", parameters));
+        }
+
+        /// <summary>
+        /// Asks the user to open <paramref name="url"/> (MCP URL-mode elicitation), for an interaction that must not
+        /// pass through the client (a sign-in, a payment); <paramref name="elicitationId"/> names it. As <see cref="Elicit"/>.
+        /// </summary>
+        public Elicitation ElicitUrl(string message, string url, string elicitationId)
+        {
+            JObject parameters = new JObject();
+            parameters["mode"] = "url";
+            parameters["message"] = message;
+            parameters["url"] = url;
+            parameters["elicitationId"] = elicitationId;
+            return new Elicitation(Ask("elicitation/create", parameters));
+        }
+
+        /// <summary>Tells the client that the URL-mode interaction <paramref name="elicitationId"/> is done.</summary>
+        public void ElicitationComplete(string elicitationId)
+        {
+            JObject parameters = new JObject();
+            parameters["elicitationId"] = elicitationId;
+            Notify("notifications/elicitation/complete", parameters);
+        }
+
+        /// <summary>
+        /// Asks the client's model (MCP <c>sampling/createMessage</c>) <paramref name="question"/>, answering in at most
+        /// <paramref name="maxTokens"/> tokens. Blocks and fails as <see cref="Elicit"/> does.
+        /// </summary>
+        public Sampled Sample(string question, int maxTokens)
+        {
+            JObject text = new JObject();
+            text["type"] = "text";
+            text["text"] = question;
+            JObject user = new JObject();
+            user["role"] = "user";
+            user["content"] = text;
+            JObject parameters = new JObject();
+            parameters["messages"] = new JArray(user);
+            parameters["maxTokens"] = maxTokens;
+            return new Sampled(Ask("sampling/createMessage", parameters));
+        }
+
+        /// <summary>Sends a request to the client through the bridge and returns its result, or throws its error.</summary>
+        private JObject Ask(string method, JObject parameters)
+        {
+            if (ask == null)
+            {
+                throw ToolException.Execution("this tool cannot ask the client: it runs outside the bridge (" + method + ")");
+            }
+            asked++;
+            // Members in this order: the Rust side knows what a handler sends by its start.
+            JObject request = new JObject();
+            request["jsonrpc"] = "2.0";
+            request["method"] = method;
+            request["id"] = "cs-ask-" + asked.ToString(CultureInfo.InvariantCulture);
+            request["params"] = parameters;
+            string line = ask(request.ToString(Formatting.None));
+            if (line == null)
+            {
+                throw ToolException.Execution("the bridge's connection closed while the client was asked (" + method + ")");
+            }
+            JObject reply = JObject.Parse(line);
+            JObject error = reply["error"] as JObject;
+            if (error != null)
+            {
+                throw ToolException.Execution((string)error["message"] ?? "the client could not be asked");
+            }
+            return reply["result"] as JObject ?? new JObject();
         }
 
         /// <summary>Sends a log message to the client while the tool runs (MCP <c>notifications/message</c>); the server passes it on when the client asked for messages of <paramref name="level"/> (debug, info, notice, warning, error, critical, alert, emergency).</summary>
@@ -279,6 +374,52 @@ namespace Toolgen.Bridge
             block["resource"] = resource;
             return block;
         }
+    }
+
+    /// <summary>What the user did with an elicitation (<see cref="ToolContext.Elicit"/>).</summary>
+    public sealed class Elicitation
+    {
+        internal Elicitation(JObject result)
+        {
+            Action = (string)result["action"] ?? "cancel";
+            Content = result["content"] as JObject;
+        }
+
+        /// <summary><c>accept</c>, <c>decline</c> or <c>cancel</c>.</summary>
+        public string Action { get; private set; }
+
+        /// <summary>Whether the user accepted (and <see cref="Content"/> holds the form's values, for a form).</summary>
+        public bool Accepted
+        {
+            get { return Action == "accept"; }
+        }
+
+        /// <summary>The form's values when accepted; null otherwise.</summary>
+        public JObject Content { get; private set; }
+    }
+
+    /// <summary>What the client's model answered (<see cref="ToolContext.Sample"/>).</summary>
+    public sealed class Sampled
+    {
+        internal Sampled(JObject result)
+        {
+            Content = result["content"] as JObject ?? new JObject();
+            Text = (string)Content["text"];
+            Model = (string)result["model"];
+            StopReason = (string)result["stopReason"];
+        }
+
+        /// <summary>The answer's text; null when the model answered with something else (an image, say).</summary>
+        public string Text { get; private set; }
+
+        /// <summary>The answer's content block, as MCP writes it.</summary>
+        public JObject Content { get; private set; }
+
+        /// <summary>The model that answered, as the client names it.</summary>
+        public string Model { get; private set; }
+
+        /// <summary>Why the model stopped (<c>endTurn</c>, <c>maxTokens</c>, ...), when the client says.</summary>
+        public string StopReason { get; private set; }
     }
 
     /// <summary>A tool handler without types: what the dispatcher calls.</summary>

@@ -238,8 +238,9 @@ impl Call {
     }
 
     /// Passes on a notification the tool's backend sent while it runs (the
-    /// Unity bridge's C# handler, an R function): a log message or progress,
-    /// as MCP writes them; anything else is dropped.
+    /// Unity bridge's C# handler, an R function): a log message, progress or
+    /// the end of a URL-mode elicitation, as MCP writes them; anything else
+    /// is dropped.
     pub(crate) fn relay(&self, notification: &Value) {
         let params = &notification["params"];
         match notification["method"].as_str() {
@@ -253,25 +254,38 @@ impl Call {
                     self.progress(done, params["total"].as_f64(), params["message"].as_str());
                 }
             }
+            Some("notifications/elicitation/complete") => {
+                if let Some(id) = params["elicitationId"].as_str() {
+                    self.elicitation_complete(id);
+                }
+            }
             _ => {}
         }
     }
 
-    /// The response to a request the tool's backend (an R function) sent the
-    /// client (`m`, as MCP writes it): what the user or the client's model
-    /// answered, waiting at most `limit`, or an error saying why not.
+    /// The response to a request the tool's backend (an R function, a C#
+    /// handler) sent the client (`m`, as MCP writes it: `elicitation/create`
+    /// in form or URL mode, `sampling/createMessage`): what the user or the
+    /// client's model answered, waiting at most `limit`, or an error saying
+    /// why not.
     pub(crate) fn ask_for(&self, m: &Value, limit: std::time::Duration) -> Value {
+        use super::client::{Elicited, Sampled};
         let params = &m["params"];
+        let text = |key: &str| params[key].as_str().unwrap_or_default();
         let result = match m["method"].as_str() {
             Some("elicitation/create") => {
-                let message = params["message"].as_str().unwrap_or_default();
-                match self.elicit(message, params["requestedSchema"].clone(), limit) {
-                    super::client::Elicited::Accepted(content) => Ok(serde_json::json!({"action": "accept", "content": content})),
-                    super::client::Elicited::Declined => Ok(serde_json::json!({"action": "decline"})),
-                    super::client::Elicited::Cancelled => Ok(serde_json::json!({"action": "cancel"})),
-                    super::client::Elicited::Unsupported => Err("the client cannot be asked: it did not declare elicitation, or the transport cannot carry the request".to_owned()),
-                    super::client::Elicited::Failed(why) => Err(format!("asking the user failed: {why}")),
-                    super::client::Elicited::InputRequired => Err(INPUT_REQUIRED.to_owned()),
+                let answer = if text("mode") == "url" {
+                    self.elicit_url(text("message"), text("url"), text("elicitationId"), limit)
+                } else {
+                    self.elicit(text("message"), params["requestedSchema"].clone(), limit)
+                };
+                match answer {
+                    Elicited::Accepted(content) => Ok(serde_json::json!({"action": "accept", "content": content})),
+                    Elicited::Declined => Ok(serde_json::json!({"action": "decline"})),
+                    Elicited::Cancelled => Ok(serde_json::json!({"action": "cancel"})),
+                    Elicited::Unsupported => Err("the client cannot be asked: it did not declare elicitation, or the transport cannot carry the request".to_owned()),
+                    Elicited::Failed(why) => Err(format!("asking the user failed: {why}")),
+                    Elicited::InputRequired => Err(INPUT_REQUIRED.to_owned()),
                 }
             }
             Some("sampling/createMessage") => {
@@ -283,24 +297,26 @@ impl Call {
                         let max_tokens = params["maxTokens"].as_u64().unwrap_or(200);
                         let request = super::client::Sampling {
                             messages,
-                            system_prompt: None,
+                            system_prompt: params["systemPrompt"].as_str().map(str::to_owned),
                             max_tokens: u32::try_from(max_tokens).unwrap_or(u32::MAX),
                         };
                         match self.sample(&request, limit) {
-                            super::client::Sampled::Answered { role, content, model, stop_reason } => Ok(serde_json::json!({
+                            Sampled::Answered { role, content, model, stop_reason } => Ok(serde_json::json!({
                                 "role": role, "content": content, "model": model,
                                 "stopReason": stop_reason,
                             })),
-                            super::client::Sampled::Unsupported => Err("the client cannot be asked: it did not declare sampling, or the transport cannot carry the request".to_owned()),
-                            super::client::Sampled::Failed(why) => Err(format!("asking the client's model failed: {why}")),
-                            super::client::Sampled::InputRequired => Err(INPUT_REQUIRED.to_owned()),
+                            Sampled::Unsupported => Err("the client cannot be asked: it did not declare sampling, or the transport cannot carry the request".to_owned()),
+                            Sampled::Failed(why) => Err(format!("asking the client's model failed: {why}")),
+                            Sampled::InputRequired => Err(INPUT_REQUIRED.to_owned()),
                         }
                     }
-                    Err(e) => Err(format!("the R function's messages are not MCP's: {e}")),
+                    Err(e) => Err(format!(
+                        "the tool's messages to the model are not MCP's: {e}"
+                    )),
                 }
             }
             _ => Err(format!(
-                "the R worker asked for `{}`, which the bridge does not carry",
+                "the tool asked for `{}`, which the bridge does not carry",
                 m["method"]
             )),
         };

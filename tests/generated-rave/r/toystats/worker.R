@@ -89,6 +89,18 @@ local({
   helpers$toolgen_elicit <- function(message, schema) {
     ask("elicitation/create", list(message = message, requestedSchema = schema))
   }
+  # The user opens `url` (URL-mode elicitation: a sign-in, a payment that must
+  # not pass through the client); `id` names the interaction. A list with `action`.
+  helpers$toolgen_elicit_url <- function(message, url, id) {
+    ask("elicitation/create", list(mode = "url", message = message, url = url,
+                                   elicitationId = id))
+  }
+  # Tells the client that the URL-mode interaction `id` is done.
+  helpers$toolgen_elicitation_complete <- function(id) {
+    send(list(jsonrpc = "2.0", method = "notifications/elicitation/complete",
+              params = list(elicitationId = id)))
+    invisible(NULL)
+  }
   # The client's model answers `question`: a list with `content` (its
   # `text`), `model` and `stopReason`.
   helpers$toolgen_sample <- function(question, max_tokens = 200L) {
