@@ -115,6 +115,8 @@ const REJECTED_BY_A_SCHEMA: &[&str] = &[
     "TG0103-wrong-type-rave-flag",
     "TG0104-unknown-field",
     "TG0105-invalid-value",
+    // `picture` is not one of the content types the schema lists.
+    "TG0105-invalid-value-content",
     "TG0105-invalid-value-mcp-input-type",
     "TG0105-invalid-value-rave-task-support",
     // `iconz` is not a field of the MCP tool schema (toolgen warns and keeps it).

@@ -428,6 +428,10 @@ fn meta(set: &ToolSet, tool: &Tool) -> Map<String, Value> {
     if let Some(d) = &tool.deprecated {
         meta.insert("deprecated".into(), d.value.to_json());
     }
+    if !tool.content.is_empty() {
+        let content = tool.content.iter().map(|c| c.value.to_json()).collect();
+        meta.insert("content".into(), Value::Array(content));
+    }
     if !tool.annotations.is_empty() {
         meta.insert(
             "annotations".into(),

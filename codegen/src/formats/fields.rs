@@ -327,6 +327,102 @@ pub(crate) fn read_deprecated(
     ))
 }
 
+/// A spec's `content` (`what` names it): the content blocks the tool
+/// returns, a list of `{type, mimeType?, description?}`; `type` one of MCP's
+/// block types, a MIME type `type/subtype` (an image's `image/...`, a
+/// sound's `audio/...`), no type listed twice with the same MIME type.
+pub(crate) fn read_content(
+    cx: &mut Cx<'_>,
+    node: &Node,
+    what: &str,
+) -> Vec<Spanned<crate::ir::ContentDecl>> {
+    use crate::ir::{CONTENT_TYPES, ContentDecl};
+    let mut out: Vec<Spanned<ContentDecl>> = Vec::new();
+    for item in cx.array(node, what).unwrap_or_default() {
+        let Some(members) = cx.object(item, &format!("an item of {what}")) else {
+            continue;
+        };
+        let item_what = format!("an item of {what}");
+        cx.check_keys(
+            members,
+            &["type", "mimeType", "description"],
+            false,
+            &item_what,
+        );
+        let text = |cx: &mut Cx<'_>, key: &str| {
+            members
+                .iter()
+                .find(|m| m.key == key)
+                .and_then(|m| cx.string(&m.value, &format!("{what}[].{key}"), true))
+        };
+        let Some(kind) = text(cx, "type") else {
+            cx.report(
+                cx.at(
+                    &rule::MISSING_FIELD,
+                    item.span,
+                    format!("{item_what} has no `type`"),
+                )
+                .label("`type` missing")
+                .help(format!("write the block's type: {}", list(CONTENT_TYPES))),
+            );
+            continue;
+        };
+        if !CONTENT_TYPES.contains(&kind.value.as_str()) {
+            let noun = "content type";
+            cx.unknown_value(
+                &rule::INVALID_VALUE,
+                kind.loc,
+                &kind.value,
+                noun,
+                CONTENT_TYPES,
+            );
+            continue;
+        }
+        let mime_type = text(cx, "mimeType");
+        if let Some(m) = &mime_type {
+            let media = match kind.value.as_str() {
+                "image" | "audio" => Some(kind.value.as_str()),
+                _ => None,
+            };
+            let well_formed = m.value.split_once('/').is_some_and(|(a, b)| {
+                !a.is_empty() && !b.is_empty() && !m.value.contains(char::is_whitespace)
+            });
+            let fits = media.is_none_or(|t| m.value.starts_with(&format!("{t}/")));
+            if !well_formed || !fits {
+                let expected = media.map_or("type/subtype".to_owned(), |t| format!("{t}/..."));
+                cx.report(
+                    Diagnostic::at(
+                        &rule::INVALID_VALUE,
+                        m.loc,
+                        format!("`{}` is not a MIME type of {} content", m.value, kind.value),
+                    )
+                    .label(format!("expected {expected}"))
+                    .help("write the MIME type the blocks carry, e.g. `image/png`, `audio/wav`, `text/csv`"),
+                );
+            }
+        }
+        let decl = ContentDecl {
+            kind: kind.value.clone(),
+            mime_type: mime_type.map(|m| m.value),
+            description: text(cx, "description").map(|d| d.value),
+        };
+        let loc = cx.loc(item.span);
+        if out
+            .iter()
+            .any(|d| d.value.kind == decl.kind && d.value.mime_type == decl.mime_type)
+        {
+            let shown = match &decl.mime_type {
+                Some(m) => format!("{} ({m})", decl.kind),
+                None => decl.kind.clone(),
+            };
+            cx.listed_twice(loc, &shown, what);
+            continue;
+        }
+        out.push(Spanned::new(decl, loc));
+    }
+    out
+}
+
 /// `YYYY-MM-DD` with a month of 1-12 and a day of 1-31.
 fn is_date(s: &str) -> bool {
     let parts: Vec<&str> = s.split('-').collect();

@@ -141,6 +141,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         model_description: None,
         r_function: None,
         deprecated: meta.deprecated,
+        content: meta.content,
         loc: cx.loc(root.span),
         id: name,
     })
@@ -299,6 +300,9 @@ struct Meta {
     /// `annotations`: what other formats say beyond MCP's fields (RAVE's
     /// implementation example, `x-` keys), as the catalog writes it.
     annotations: BTreeMap<String, Spanned<Value>>,
+    /// `content`: the content blocks the tool returns (MCP's `Tool` has no
+    /// place for them).
+    content: Vec<Spanned<crate::ir::ContentDecl>>,
 }
 
 fn read_meta(cx: &mut Cx<'_>, meta: Option<&Node>) -> Meta {
@@ -320,6 +324,10 @@ fn read_meta(cx: &mut Cx<'_>, meta: Option<&Node>) -> Meta {
         _ => Vec::new(),
     };
     Meta {
+        content: meta
+            .get("content")
+            .map(|n| super::fields::read_content(cx, n, "`_meta.toolgen.content`"))
+            .unwrap_or_default(),
         category: text(cx, "category"),
         tier: text(cx, "tier"),
         notes: text(cx, "notes"),

@@ -353,6 +353,10 @@ pub struct Tool {
     /// with a sunset date and a message): it still works, callers should move
     /// on, and `toolgen breaking` lets it be removed.
     pub deprecated: Option<Spanned<Deprecation>>,
+    /// The content blocks the tool returns, as the spec declares them
+    /// (EditorMCP's and RAVE's `content`, MCP's `_meta.toolgen.content`):
+    /// documentation and contract; empty when the spec says nothing.
+    pub content: Vec<Spanned<ContentDecl>>,
     /// The R function that implements the tool, when the spec names one (a
     /// RAVE tool `{package}-{function}`); a tool set's manifest may
     /// override it (its `r` map, bound when the set is assembled).
@@ -456,6 +460,36 @@ pub struct BreakingIgnore {
     pub path: Option<Spanned<String>>,
 }
 
+/// A kind of content block a tool says it returns beside (or instead of)
+/// its structured output: MCP's `text`, `image`, `audio`, `resource` (an
+/// embedded resource) or `resource_link`, with the MIME type and what it is
+/// when the spec says.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ContentDecl {
+    /// MCP's block `type`: one of [`CONTENT_TYPES`].
+    pub kind: String,
+    pub mime_type: Option<String>,
+    pub description: Option<String>,
+}
+
+/// The block types of MCP's `ContentBlock`.
+pub const CONTENT_TYPES: &[&str] = &["text", "image", "audio", "resource", "resource_link"];
+
+impl ContentDecl {
+    /// As toolgen publishes it (`_meta.toolgen.content` items) and specs write it.
+    pub fn to_json(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        m.insert("type".to_owned(), Value::String(self.kind.clone()));
+        if let Some(t) = &self.mime_type {
+            m.insert("mimeType".to_owned(), Value::String(t.clone()));
+        }
+        if let Some(d) = &self.description {
+            m.insert("description".to_owned(), Value::String(d.clone()));
+        }
+        Value::Object(m)
+    }
+}
+
 /// What a spec says about a deprecated tool.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Deprecation {
@@ -541,6 +575,7 @@ impl Tool {
             implied,
             model_description: _,
             deprecated,
+            content,
             r_function: _,
             loc,
         } = self;
@@ -551,7 +586,7 @@ impl Tool {
             .map(|t| (t.value.to_bits(), t.loc))
             .hash(h);
         (requires_approval, annotations, hints, passthrough, implied).hash(h);
-        (deprecated, loc).hash(h);
+        (deprecated, content, loc).hash(h);
     }
 
     /// The digest of [`Tool::hash_as_read`].

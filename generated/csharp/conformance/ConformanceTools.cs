@@ -14,7 +14,7 @@ namespace Toolgen.Conformance
     public static class ConformanceTools
     {
         /// <summary>The catalog hash of the specs this was generated from: the bridge refuses a Rust server with another (<c>BridgeServer.CatalogHash</c>).</summary>
-        public const string CatalogHash = "48e3c3b904d48bbd";
+        public const string CatalogHash = "c7ef1db362646d9c";
 
         /// <summary>The bridge's port the manifest sets (<c>bridgePort</c>), for <c>BridgePort.Resolve</c>; 0: derived from the project's path.</summary>
         public const int BridgePort = 0;

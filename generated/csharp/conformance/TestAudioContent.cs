@@ -14,6 +14,8 @@ namespace Toolgen.Conformance
     /// <summary>
     /// <c>test_audio_content</c> (conformance, read-only, core): Test Audio Content.
     /// Answers with a WAV sound.
+    ///
+    /// Returns content blocks (ToolContext.AddImage and the like): audio (audio/wav).
     /// </summary>
     public static class TestAudioContent
     {

@@ -14,6 +14,8 @@ namespace Toolgen.Conformance
     /// <summary>
     /// <c>test_embedded_resource</c> (conformance, read-only, core): Test Embedded Resource.
     /// Answers with an embedded text resource.
+    ///
+    /// Returns content blocks (ToolContext.AddImage and the like): resource (text/plain).
     /// </summary>
     public static class TestEmbeddedResource
     {

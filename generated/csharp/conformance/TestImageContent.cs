@@ -14,6 +14,8 @@ namespace Toolgen.Conformance
     /// <summary>
     /// <c>test_image_content</c> (conformance, read-only, core): Test Image Content.
     /// Answers with a PNG image.
+    ///
+    /// Returns content blocks (ToolContext.AddImage and the like): image (image/png).
     /// </summary>
     public static class TestImageContent
     {

@@ -14,6 +14,8 @@ namespace Toolgen.Conformance
     /// <summary>
     /// <c>test_multiple_content_types</c> (conformance, read-only, core): Test Multiple Content Types.
     /// Answers with a text, an image and an embedded resource.
+    ///
+    /// Returns content blocks (ToolContext.AddImage and the like): text, image (image/png), resource (application/json).
     /// </summary>
     public static class TestMultipleContentTypes
     {

@@ -14,6 +14,8 @@ namespace Toolgen.Conformance
     /// <summary>
     /// <c>test_simple_text</c> (conformance, read-only, core): Test Simple Text.
     /// Answers with one text block.
+    ///
+    /// Returns content blocks (ToolContext.AddImage and the like): text.
     /// </summary>
     public static class TestSimpleText
     {

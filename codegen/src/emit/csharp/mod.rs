@@ -298,6 +298,22 @@ fn tool_file(tool: &Tool, class: &str, timeout: Option<f64>) -> CsToolFile {
         doc.push(String::new());
         doc.extend(doc_lines(&format!("Notes: {}", n.value)));
     }
+    if !tool.content.is_empty() {
+        let kinds: Vec<String> = tool
+            .content
+            .iter()
+            .map(|c| match &c.value.mime_type {
+                Some(m) => format!("{} ({m})", c.value.kind),
+                None => c.value.kind.clone(),
+            })
+            .collect();
+        doc.push(String::new());
+        let line = format!(
+            "Returns content blocks (ToolContext.AddImage and the like): {}.",
+            kinds.join(", ")
+        );
+        doc.extend(doc_lines(&line));
+    }
     CsToolFile {
         id_text: doc_lines(&tool.id.value).join(" ").replace('`', "'"),
         identity: CsIdentity::of(tool, timeout),

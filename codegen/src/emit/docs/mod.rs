@@ -258,7 +258,34 @@ fn outputs(tool: &Tool) -> String {
     if !tool.output.value.is_null() && super::catalog::wraps_output(&tool.output.value) {
         text.push_str("\nMCP clients receive it as structured content `{\"result\": ...}` (MCP wants an object there) and as text.\n");
     }
+    if !tool.content.is_empty() {
+        text.push_str("\nIt also returns content blocks:\n\n");
+        for c in &tool.content {
+            text.push_str(&format!("- {}\n", content_line(&c.value)));
+        }
+    }
     text
+}
+
+/// One declared kind of content block, as a list item: "an image
+/// (`image/png`): the Game view".
+fn content_line(c: &crate::ir::ContentDecl) -> String {
+    let noun = match c.kind.as_str() {
+        "text" => "text",
+        "image" => "an image",
+        "audio" => "a sound",
+        "resource" => "an embedded resource",
+        _ => "a link to a resource",
+    };
+    let mut line = noun.to_owned();
+    if let Some(m) = &c.mime_type {
+        line.push_str(&format!(" (`{m}`)"));
+    }
+    if let Some(d) = &c.description {
+        line.push_str(": ");
+        line.push_str(&markdown_inline(d));
+    }
+    line
 }
 
 fn tool_page(set: &ToolSet, tool: &Tool) -> ToolPage {

@@ -244,10 +244,26 @@ pub(super) fn valid_doc(prefix: &str) -> String {
 
 /// A tool's doc in the set's trait.
 pub(super) fn method_doc(tool: &Tool) -> String {
-    format!(
+    let mut doc = format!(
         "`{}` ({}, {}): {}",
         tool.id.value, tool.safety.value, tool.tier.value, tool.description.value
-    )
+    );
+    // The content the spec says the tool returns: `call.add_content` adds it.
+    if !tool.content.is_empty() {
+        let kinds: Vec<String> = tool
+            .content
+            .iter()
+            .map(|c| match &c.value.mime_type {
+                Some(m) => format!("`{}` ({m})", c.value.kind),
+                None => format!("`{}`", c.value.kind),
+            })
+            .collect();
+        doc.push_str(&format!(
+            "\n\nReturns content blocks (`call.add_content`): {}.",
+            kinds.join(", ")
+        ));
+    }
+    doc
 }
 
 /// The doc of a tool's typed call function.

@@ -44,6 +44,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "timeoutSeconds",
     "deprecated",
     "execution",
+    "content",
 ];
 
 /// Rules EditorMCP's own schema makes errors: "`required: true` parameters
@@ -247,6 +248,11 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         model_description: None,
         r_function: None,
         deprecated,
+        content: obj
+            .iter()
+            .find(|m| m.key == "content")
+            .map(|m| super::fields::read_content(cx, &m.value, "`content`"))
+            .unwrap_or_default(),
         loc: cx.loc(root.span),
     })
 }

@@ -59,6 +59,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "example_response",
     "output_format",
     "execution",
+    "content",
 ];
 
 /// The category of a tool whose file has none.
@@ -162,6 +163,11 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         r_function: crate::ir::RFunction::from_tool_name(&name.value),
         deprecated: get("deprecated")
             .and_then(|m| super::fields::read_deprecated(cx, &m.value, "`deprecated`", yaml_bool)),
+        content: obj
+            .iter()
+            .find(|m| m.key == "content")
+            .map(|m| super::fields::read_content(cx, &m.value, "`content`"))
+            .unwrap_or_default(),
         loc: cx.loc(root.span),
         id: name,
     })

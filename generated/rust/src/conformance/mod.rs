@@ -34,6 +34,8 @@ pub trait ConformanceTools: Send + Sync {
         input: json_schema_2020_12_tool::Input,
     ) -> Result<json_schema_2020_12_tool::Output, ToolError>;
     /// `test_audio_content` (read-only, core): Answers with a WAV sound.
+    ///
+    /// Returns content blocks (`call.add_content`): `audio` (audio/wav).
     fn test_audio_content(
         &self,
         call: &mut Call,
@@ -70,6 +72,8 @@ pub trait ConformanceTools: Send + Sync {
     ) -> Result<test_elicitation_url::Output, ToolError>;
     /// `test_embedded_resource` (read-only, core): Answers with an embedded text
     /// resource.
+    ///
+    /// Returns content blocks (`call.add_content`): `resource` (text/plain).
     fn test_embedded_resource(
         &self,
         call: &mut Call,
@@ -82,6 +86,8 @@ pub trait ConformanceTools: Send + Sync {
         input: test_error_handling::Input,
     ) -> Result<test_error_handling::Output, ToolError>;
     /// `test_image_content` (read-only, core): Answers with a PNG image.
+    ///
+    /// Returns content blocks (`call.add_content`): `image` (image/png).
     fn test_image_content(
         &self,
         call: &mut Call,
@@ -89,6 +95,9 @@ pub trait ConformanceTools: Send + Sync {
     ) -> Result<test_image_content::Output, ToolError>;
     /// `test_multiple_content_types` (read-only, core): Answers with a text, an image
     /// and an embedded resource.
+    ///
+    /// Returns content blocks (`call.add_content`): `text`, `image` (image/png),
+    /// `resource` (application/json).
     fn test_multiple_content_types(
         &self,
         call: &mut Call,
@@ -102,6 +111,8 @@ pub trait ConformanceTools: Send + Sync {
         input: test_sampling::Input,
     ) -> Result<test_sampling::Output, ToolError>;
     /// `test_simple_text` (read-only, core): Answers with one text block.
+    ///
+    /// Returns content blocks (`call.add_content`): `text`.
     fn test_simple_text(
         &self,
         call: &mut Call,
@@ -127,7 +138,7 @@ pub trait ConformanceTools: Send + Sync {
 pub const TIERS: &[&str] = &["core", "tier1", "tier2", "tier3", "tier4"];
 /// The catalog hash of the specs this was generated from (`catalog/index.json`):
 /// the Unity bridge's two sides compare theirs on connect.
-pub const CATALOG_HASH: &str = "48e3c3b904d48bbd";
+pub const CATALOG_HASH: &str = "c7ef1db362646d9c";
 /// The Unity bridge's port the manifest sets (`bridgePort`), for
 /// `toolgen_runtime::bridge::resolve_port`; `None`: derived from the Unity
 /// project's path.
@@ -186,6 +197,13 @@ pub static TOOLS: &[ToolInfo] = &[
   "_meta": {
     "toolgen": {
       "category": "conformance",
+      "content": [
+        {
+          "description": "Eight silent samples.",
+          "mimeType": "audio/wav",
+          "type": "audio"
+        }
+      ],
       "safetyLevel": "read-only"
     }
   }
@@ -337,6 +355,12 @@ pub static TOOLS: &[ToolInfo] = &[
   "_meta": {
     "toolgen": {
       "category": "conformance",
+      "content": [
+        {
+          "mimeType": "text/plain",
+          "type": "resource"
+        }
+      ],
       "safetyLevel": "read-only"
     }
   }
@@ -397,6 +421,13 @@ pub static TOOLS: &[ToolInfo] = &[
   "_meta": {
     "toolgen": {
       "category": "conformance",
+      "content": [
+        {
+          "description": "A red pixel.",
+          "mimeType": "image/png",
+          "type": "image"
+        }
+      ],
       "safetyLevel": "read-only"
     }
   }
@@ -427,6 +458,19 @@ pub static TOOLS: &[ToolInfo] = &[
   "_meta": {
     "toolgen": {
       "category": "conformance",
+      "content": [
+        {
+          "type": "text"
+        },
+        {
+          "mimeType": "image/png",
+          "type": "image"
+        },
+        {
+          "mimeType": "application/json",
+          "type": "resource"
+        }
+      ],
       "safetyLevel": "read-only"
     }
   }
@@ -487,6 +531,11 @@ pub static TOOLS: &[ToolInfo] = &[
   "_meta": {
     "toolgen": {
       "category": "conformance",
+      "content": [
+        {
+          "type": "text"
+        }
+      ],
       "safetyLevel": "read-only"
     }
   }
