@@ -327,6 +327,14 @@ pub(crate) fn read_deprecated(
     ))
 }
 
+/// The top-level `content` of an EditorMCP or RAVE spec (see [`read_content`]).
+pub(crate) fn top_content(cx: &mut Cx<'_>, obj: &[Member]) -> Vec<Spanned<crate::ir::ContentDecl>> {
+    obj.iter()
+        .find(|m| m.key == "content")
+        .map(|m| read_content(cx, &m.value, "`content`"))
+        .unwrap_or_default()
+}
+
 /// A spec's `content` (`what` names it): the content blocks the tool
 /// returns, a list of `{type, mimeType?, description?}`; `type` one of MCP's
 /// block types, a MIME type `type/subtype` (an image's `image/...`, a

@@ -476,6 +476,15 @@ pub struct ContentDecl {
 pub const CONTENT_TYPES: &[&str] = &["text", "image", "audio", "resource", "resource_link"];
 
 impl ContentDecl {
+    /// The block type, with its MIME type when declared: `image (image/png)`,
+    /// the type quoted with `quote` on both sides (doc comments).
+    pub fn label(&self, quote: &str) -> String {
+        match &self.mime_type {
+            Some(m) => format!("{quote}{}{quote} ({m})", self.kind),
+            None => format!("{quote}{}{quote}", self.kind),
+        }
+    }
+
     /// As toolgen publishes it (`_meta.toolgen.content` items) and specs write it.
     pub fn to_json(&self) -> Value {
         let mut m = serde_json::Map::new();

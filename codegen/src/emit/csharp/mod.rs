@@ -299,14 +299,7 @@ fn tool_file(tool: &Tool, class: &str, timeout: Option<f64>) -> CsToolFile {
         doc.extend(doc_lines(&format!("Notes: {}", n.value)));
     }
     if !tool.content.is_empty() {
-        let kinds: Vec<String> = tool
-            .content
-            .iter()
-            .map(|c| match &c.value.mime_type {
-                Some(m) => format!("{} ({m})", c.value.kind),
-                None => c.value.kind.clone(),
-            })
-            .collect();
+        let kinds: Vec<String> = tool.content.iter().map(|c| c.value.label("")).collect();
         doc.push(String::new());
         let line = format!(
             "Returns content blocks (ToolContext.AddImage and the like): {}.",

@@ -250,14 +250,7 @@ pub(super) fn method_doc(tool: &Tool) -> String {
     );
     // The content the spec says the tool returns: `call.add_content` adds it.
     if !tool.content.is_empty() {
-        let kinds: Vec<String> = tool
-            .content
-            .iter()
-            .map(|c| match &c.value.mime_type {
-                Some(m) => format!("`{}` ({m})", c.value.kind),
-                None => format!("`{}`", c.value.kind),
-            })
-            .collect();
+        let kinds: Vec<String> = tool.content.iter().map(|c| c.value.label("`")).collect();
         doc.push_str(&format!(
             "\n\nReturns content blocks (`call.add_content`): {}.",
             kinds.join(", ")

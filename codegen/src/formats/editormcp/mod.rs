@@ -248,11 +248,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node) -> Option<Tool> {
         model_description: None,
         r_function: None,
         deprecated,
-        content: obj
-            .iter()
-            .find(|m| m.key == "content")
-            .map(|m| super::fields::read_content(cx, &m.value, "`content`"))
-            .unwrap_or_default(),
+        content: super::fields::top_content(cx, obj),
         loc: cx.loc(root.span),
     })
 }

@@ -163,11 +163,7 @@ pub fn read(cx: &mut Cx<'_>, root: &Node, file_stem: Option<&str>) -> Option<Too
         r_function: crate::ir::RFunction::from_tool_name(&name.value),
         deprecated: get("deprecated")
             .and_then(|m| super::fields::read_deprecated(cx, &m.value, "`deprecated`", yaml_bool)),
-        content: obj
-            .iter()
-            .find(|m| m.key == "content")
-            .map(|m| super::fields::read_content(cx, &m.value, "`content`"))
-            .unwrap_or_default(),
+        content: super::fields::top_content(cx, obj),
         loc: cx.loc(root.span),
         id: name,
     })
