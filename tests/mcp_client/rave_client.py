@@ -5,11 +5,13 @@ Run by `cargo xtask test` with a local venv:
 where R_LIBRARY holds the demo R package (runtime/rave-server/ravedemo). Serves
 tool-specs/rave/ over stdio (with and without --allow-dangerous) and over Streamable HTTP,
 calls each of the six tools, and checks every output against the tool's output schema; runs
-the pipeline as a task to its result, and cancels another.
+the pipeline as a task to its result, and cancels another (under 2025-11-25, and under
+2026-07-28's tasks extension).
 Prints `N passed, 0 failed` and exits non-zero on the first failed check.
 """
 import asyncio
 import json
+import time
 import pathlib
 import subprocess
 import sys
@@ -166,6 +168,57 @@ def tasks(server, lib):
         proc.wait(timeout=30)
 
 
+def extension_tasks(server, lib):
+    """The same pipeline under MCP 2026-07-28's tasks extension, over stdio: the client
+    declares the extension per request and the server makes the call a task; it is polled
+    with tasks/get to its inlined result, and a second one cancelled while R runs it."""
+    proc = subprocess.Popen([server, str(SPECS), "--r-lib", lib, "--allow-dangerous"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {
+                "extensions": {"io.modelcontextprotocol/tasks": {}}}}
+
+    def ask(id, method, params):
+        params = dict(params, _meta=meta)
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}) + "\n")
+        proc.stdin.flush()
+        while True:
+            message = json.loads(proc.stdout.readline())
+            if message.get("id") == id:
+                return message
+
+    try:
+        found = ask(1, "server/discover", {})["result"]
+        check("io.modelcontextprotocol/tasks" in found["capabilities"]["extensions"],
+              f"server/discover offers the tasks extension: {found['capabilities']}")
+        loaded = ask(2, "tools/call", {"name": "ravedemo-mcp_tool_subject_load", "arguments": {"subject_id": "demo/KC"}})
+        check(loaded["result"]["resultType"] == "complete", f"a short tool is answered at once: {loaded}")
+        call = {"name": "ravedemo-mcp_tool_pipeline_run", "arguments": {"targets": ["power"]}}
+        created = ask(3, "tools/call", call)["result"]
+        check(created["resultType"] == "task" and created["status"] == "working",
+              f"the server makes the pipeline a task: {created}")
+        of = {"taskId": created["taskId"]}
+        polls, task = 0, created
+        while task["status"] == "working" and polls < 600:
+            time.sleep(task["pollIntervalMs"] / 1000 / 4)
+            polls += 1
+            task = ask(3 + polls, "tasks/get", of)["result"]
+        check(task["status"] == "completed" and task["result"]["structuredContent"]["success"] is True,
+              f"tasks/get carries the pipeline's result once done, after {polls} polls: {task}")
+        second = ask(1000, "tools/call", call)["result"]
+        ack = ask(1001, "tasks/cancel", {"taskId": second["taskId"]})
+        check(ack["result"]["resultType"] == "complete", f"tasks/cancel is acknowledged: {ack}")
+        gone = ask(1002, "tasks/get", {"taskId": second["taskId"]})["result"]
+        check(gone["status"] == "cancelled" and "result" not in gone, f"the task is cancelled: {gone}")
+        listed = ask(1003, "tasks/list", {})
+        check(listed["error"]["code"] == -32601, f"the extension has no tasks/list: {listed}")
+        after = ask(1004, "tools/call", {"name": "ravedemo-mcp_tool_pipeline_status", "arguments": {}})["result"]
+        check(after["isError"] is False, f"the next call runs: {after}")
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
 async def http(server, lib):
     proc = subprocess.Popen([server, str(SPECS), "--r-lib", lib, "--allow-dangerous", "--http", "127.0.0.1:0"],
                             stderr=subprocess.PIPE, text=True)
@@ -185,6 +238,7 @@ async def http(server, lib):
 async def main(server, lib):
     await stdio(server, lib)
     tasks(server, lib)
+    extension_tasks(server, lib)
     await http(server, lib)
     print(f"{passed()} passed, 0 failed")
 

@@ -117,6 +117,66 @@ impl Capabilities {
     }
 }
 
+/// What became of one question put to the client by an [`Asks`].
+pub(crate) enum Asked {
+    Answer(Value),
+    /// The question goes out with the call's answer (2026-07-28's rounds).
+    Pending,
+    Failed(String),
+}
+
+/// Where a call's questions to the client go when the connection cannot
+/// carry them as requests of its own: with the call's answer (2026-07-28's
+/// rounds), or in its task's `inputRequests` (the tasks extension). Each
+/// question is `{"method", "params"}`, as both carry it.
+pub(crate) trait Asks: Send + Sync {
+    /// What the client said it can be asked.
+    fn can(&self) -> Capabilities;
+
+    /// Puts `question` to the client, waiting at most `limit` where it waits.
+    fn ask(&self, question: Value, limit: Duration) -> Asked;
+
+    /// [`super::Call::elicit`] through these questions.
+    fn elicit(&self, message: &str, schema: Value, limit: Duration) -> Elicited {
+        if !self.can().form {
+            return Elicited::Unsupported;
+        }
+        let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
+        self.elicit_with(params, limit)
+    }
+
+    /// [`super::Call::elicit_url`] through these questions.
+    fn elicit_url(&self, question: (&str, &str, &str), limit: Duration) -> Elicited {
+        if !self.can().url {
+            return Elicited::Unsupported;
+        }
+        self.elicit_with(url_elicitation(question), limit)
+    }
+
+    fn elicit_with(&self, params: Value, limit: Duration) -> Elicited {
+        let question = json!({"method": "elicitation/create", "params": params});
+        match self.ask(question, limit) {
+            Asked::Answer(answer) => elicited(Ok(answer)),
+            Asked::Pending => Elicited::InputRequired,
+            Asked::Failed(e) => Elicited::Failed(e),
+        }
+    }
+
+    /// [`super::Call::sample`] through these questions.
+    fn sample(&self, request: &Sampling, limit: Duration) -> Sampled {
+        if !self.can().sampling {
+            return Sampled::Unsupported;
+        }
+        let params = serde_json::to_value(request).unwrap_or(Value::Null);
+        let question = json!({"method": "sampling/createMessage", "params": params});
+        match self.ask(question, limit) {
+            Asked::Answer(answer) => sampled(answer),
+            Asked::Pending => Sampled::InputRequired,
+            Asked::Failed(e) => Sampled::Failed(e),
+        }
+    }
+}
+
 /// The requests of one connection to its client, waiting for responses.
 pub(crate) struct ClientRequests {
     pending: Mutex<HashMap<String, Sender<Value>>>,

@@ -171,8 +171,9 @@ pub(crate) struct CallControl {
     /// The connection's requests to its client, and where this call's go
     /// (its stream), when the client can be asked.
     pub(crate) client: std::sync::OnceLock<(Arc<super::client::ClientRequests>, Arc<dyn Outbox>)>,
-    /// A 2026-07-28 call's questions to the client, asked with its answer.
-    pub(crate) rounds: std::sync::OnceLock<Arc<super::rounds::Rounds>>,
+    /// Where the call's questions to the client go when not as requests on
+    /// the connection: with a 2026-07-28 call's answer, or into its task.
+    pub(crate) asks: std::sync::OnceLock<Arc<dyn super::client::Asks>>,
     /// Where its log messages go, and the least level the client wants:
     /// set for an MCP call with somewhere to send them.
     pub(crate) log: std::sync::OnceLock<(LogThreshold, Arc<dyn Outbox>)>,
@@ -211,7 +212,7 @@ impl CallControl {
             progress,
             on_cancel: Mutex::new(Vec::new()),
             client: std::sync::OnceLock::new(),
-            rounds: std::sync::OnceLock::new(),
+            asks: std::sync::OnceLock::new(),
             log: std::sync::OnceLock::new(),
             text_item,
         })

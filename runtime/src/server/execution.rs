@@ -14,7 +14,7 @@ use super::entry::{Checked, Entry, WireArguments};
 use super::output::{self, ToolOutput};
 use super::pool::{Job, Lane, outcome, timeout_error};
 use super::rounds::Rounds;
-use super::task::TaskRequest;
+use super::task::{Era, TaskAsks, TaskRequest};
 use super::tool::Call;
 use super::typed::unknown_tool;
 use super::wire::{self, Dialect, Outbox, Outgoing, plain_error, write_json};
@@ -106,7 +106,7 @@ impl Server {
             let _ = control.client.set(client);
         }
         if let Some(rounds) = rounds {
-            let _ = control.rounds.set(rounds);
+            let _ = control.asks.set(rounds);
         }
         if let Some(log) = log {
             let _ = control.log.set(log);
@@ -227,13 +227,12 @@ impl Server {
                 .for_tool(tool.as_ref());
             return Submitted::Answered(wire::error_bytes(&id, &e));
         };
-        if dialect == Dialect::Mcp {
-            if let Err(e) = entry.task_support.admits(task.is_some(), &tool) {
-                return Submitted::Answered(wire::error_bytes(&id, &e));
-            }
-            if let Some(task) = task {
+        match entry.task_support.decide(dialect, task, &tool, &id) {
+            Err(refused) => return Submitted::Answered(refused),
+            Ok(Some(task)) => {
                 return self.start_task(session, &entry, &tool, arguments, task, &id);
             }
+            Ok(None) => {}
         }
         let args = match self.check(&entry, &tool, arguments, session.tier.as_deref()) {
             Ok(args) => args,
@@ -301,7 +300,7 @@ impl Server {
             let _ = control.client.set((client, reply.clone()));
         }
         if let Some(rounds) = rounds {
-            let _ = control.rounds.set(rounds);
+            let _ = control.asks.set(rounds);
         }
         if let Some(log) = log {
             let _ = control.log.set(log);
@@ -323,7 +322,9 @@ impl Server {
 
     /// Starts an MCP call as a task and answers with the task: the call runs
     /// as any other (its arguments checked first: a refusal is the task's
-    /// answer), and its answer is kept for `tasks/result`.
+    /// answer), and its answer is kept for `tasks/result` (2025-11-25) or
+    /// `tasks/get` (the extension, whose tasks ask the client through
+    /// their `inputRequests`).
     fn start_task(
         &self,
         session: &Session,
@@ -333,10 +334,15 @@ impl Server {
         task: TaskRequest,
         id: &Value,
     ) -> Submitted {
-        let (task_id, created) = self.tasks.create(task.ttl, session.notify.clone());
+        let (dialect, notify) = match task.era {
+            Era::Core => (Dialect::Mcp, session.notify.clone()),
+            // The extension's status notifications need `subscriptions/listen`.
+            Era::Extension => (Dialect::Modern, None),
+        };
+        let (task_id, mut created) = self.tasks.create(&task, notify);
         match self.check(entry, tool, arguments, session.tier.as_deref()) {
             Err(e) => {
-                let answer = self.call_answer(Dialect::Mcp, &Value::Null, tool, false, Err(e));
+                let answer = output::call_answer(dialect, &Value::Null, tool, false, None, Err(e));
                 self.tasks.finish(&task_id, &answer);
             }
             Ok(args) => {
@@ -344,13 +350,24 @@ impl Server {
                 let (tool, wraps) = (tool.to_owned(), entry.wraps_output);
                 let completion: Completion = Box::new(move |result| {
                     let answer =
-                        output::call_answer(Dialect::Mcp, &Value::Null, &tool, wraps, None, result);
+                        output::call_answer(dialect, &Value::Null, &tool, wraps, None, result);
                     tasks.finish(&finished, &answer);
                 });
                 let control = CallControl::new(completion, None, true);
+                if task.era == Era::Extension {
+                    let asks = TaskAsks {
+                        tasks: self.tasks.clone(),
+                        id: task_id.clone(),
+                        can: task.can,
+                    };
+                    let _ = control.asks.set(Arc::new(asks));
+                }
                 self.tasks.attach(&task_id, &control);
                 self.launch(entry, args, control, session.wait_when_full);
             }
+        }
+        if let Some(stamp) = self.stamp_for(dialect) {
+            wire::stamp_result(&mut created, &stamp);
         }
         let mut out = Vec::with_capacity(256);
         wire::write_response(&mut out, id, |out| write_json(out, &created));
@@ -495,14 +512,16 @@ pub(super) fn wire_call(
         .and_then(|m| m.get(wire::LOG_LEVEL_KEY))
         .and_then(|l| serde_json::from_value(l.clone()).ok())
         .filter(|_| dialect == Dialect::Modern);
-    let rounds = match dialect {
+    let (rounds, task) = match dialect {
         Dialect::Modern => {
             let can = params
                 .get("_meta")
-                .and_then(|m| m.get(super::modern::CLIENT_CAPABILITIES_KEY));
-            Rounds::of(tool, can, params)?.map(Arc::new)
+                .and_then(|m| m.get(super::wire::CLIENT_CAPABILITIES_KEY));
+            let rounds = Rounds::of(tool, can, params)?.map(Arc::new);
+            (rounds, TaskRequest::offered(can))
         }
-        _ => None,
+        Dialect::Mcp => (None, TaskRequest::of(params)),
+        Dialect::Envelope => (None, None),
     };
     Ok(WireCall {
         id: Value::Null,
@@ -511,7 +530,7 @@ pub(super) fn wire_call(
         dialect,
         progress,
         log_level,
-        task: TaskRequest::of(params).filter(|_| dialect == Dialect::Mcp),
+        task,
         rounds,
     })
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::core::{Server, Session};
 use super::execution::{Answer, Submitted, WireCall};
-use super::modern::{self, Refusal};
+use super::modern;
 use super::wire::{
     Dialect, Outbox, error_response, plain_error, stamp_result, valid_id, write_response,
 };
@@ -189,22 +189,9 @@ impl Server {
                 "`id` must be a string or an integer that fits in 64 bits",
             );
         }
-        let params = match raw_params {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(p)) => p,
-            Some(_) => {
-                return Some(Err(error_response(
-                    id,
-                    &plain_error(
-                        ErrorCode::InvalidParams,
-                        "Invalid params: `params` must be an object",
-                    ),
-                )));
-            }
-        };
-        let modern = match modern::version_of(&params) {
-            Ok(v) => v.is_some(),
-            Err(refusal) => return Some(Err(refusal_response(id, &refusal))),
+        let (params, modern) = match admit(method, raw_params) {
+            Ok(admitted) => admitted,
+            Err(e) => return Some(Err(json!({"jsonrpc": "2.0", "id": id, "error": e}))),
         };
         let result = self.dispatch(session, modern, method, params);
         Some(match result {
@@ -258,6 +245,26 @@ impl Server {
     }
 }
 
-fn refusal_response(id: Value, r: &Refusal) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": r.to_json()})
+/// A request's params as an object, and whether it is a 2026-07-28 request
+/// (its `_meta` envelope valid, and any tasks method allowed by it), or the
+/// JSON-RPC error that refuses it.
+fn admit(method: &str, raw: Option<Value>) -> Result<(Map<String, Value>, bool), Value> {
+    let params = match raw {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(p)) => p,
+        Some(_) => {
+            let e = plain_error(
+                ErrorCode::InvalidParams,
+                "Invalid params: `params` must be an object",
+            );
+            return Err(json!(e));
+        }
+    };
+    let modern = modern::version_of(&params)
+        .map_err(|r| r.to_json())?
+        .is_some();
+    if modern {
+        super::task::admitted(method, &params).map_err(|r| r.to_json())?;
+    }
+    Ok((params, modern))
 }

@@ -3,7 +3,9 @@
 //! `params.name` (answered with `content`, `structuredContent` and `isError`:
 //! tool errors are results, so that the model sees them and can correct
 //! itself), the resources and prompts offered beside the tools, and calls
-//! made tasks (`tasks/get`, `tasks/list`, `tasks/cancel`, `tasks/result`).
+//! made tasks (`tasks/get`, `tasks/list`, `tasks/cancel`, `tasks/result`;
+//! under 2026-07-28, the tasks extension's `tasks/get`, `tasks/update` and
+//! `tasks/cancel`).
 
 use serde_json::{Map, Value, json};
 
@@ -13,6 +15,7 @@ use super::control::LogLevel;
 use super::core::{Server, Session};
 use super::execution::{Answer, wire_call};
 use super::structured::published_output;
+use super::task::Era;
 use super::tool::ToolDescriptor;
 use super::wire::{Dialect, MCP_PROTOCOL_VERSIONS, plain_error, string_param};
 use crate::error::{ErrorCode, ToolError};
@@ -66,10 +69,10 @@ pub(super) fn answer(
     method: &str,
     params: &mut Map<String, Value>,
 ) -> Option<Result<Answer, ToolError>> {
-    let dialect = if modern {
-        Dialect::Modern
+    let (dialect, era) = if modern {
+        (Dialect::Modern, Era::Extension)
     } else {
-        Dialect::Mcp
+        (Dialect::Mcp, Era::Core)
     };
     Some(match method {
         "initialize" if modern => Err(plain_error(
@@ -93,9 +96,10 @@ pub(super) fn answer(
         "resources/read" => server.offered().read(params).map(Answer::from),
         "prompts/list" => Ok(server.offered().list_prompts().into()),
         "prompts/get" => server.offered().get_prompt(params).map(Answer::from),
-        "tasks/get" => server.tasks.get(params).map(Answer::from),
+        "tasks/get" => server.tasks.get(params, era).map(Answer::from),
+        "tasks/update" if modern => server.tasks.update(params).map(Answer::from),
         "tasks/list" => Ok(server.tasks.list().into()),
-        "tasks/cancel" => server.tasks.cancel(params).map(Answer::from),
+        "tasks/cancel" => server.tasks.cancel(params, era).map(Answer::from),
         "tasks/result" => Ok(Answer::TaskResult(std::mem::take(params))),
         "tools/list" if modern || session.mcp_version.is_some() => {
             list(server, params).map(|(tools, mut rest)| {

@@ -13,43 +13,10 @@ use serde_json::{Map, Value, json};
 
 use super::core::Server;
 
-use super::wire::{MCP_MODERN_VERSIONS, MCP_PROTOCOL_VERSIONS};
-
-/// Request `_meta` key: the protocol version of this request.
-pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
-/// Request `_meta` key: the client's capabilities for this request.
-pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
-/// -32022: the request's protocol version is not one this server speaks.
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
-/// -32020: an HTTP header disagrees with the request body.
-#[cfg(feature = "http")]
-pub const HEADER_MISMATCH: i64 = -32020;
-
-/// A refusal of a modern request: a JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Refusal {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-impl Refusal {
-    pub(crate) fn new(code: i64, message: impl Into<String>) -> Refusal {
-        Refusal {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-
-    pub(crate) fn to_json(&self) -> Value {
-        let mut e = json!({"code": self.code, "message": self.message});
-        if let Some(d) = &self.data {
-            e["data"] = d.clone();
-        }
-        e
-    }
-}
+use super::wire::{
+    CLIENT_CAPABILITIES_KEY, MCP_MODERN_VERSIONS, MCP_PROTOCOL_VERSIONS, PROTOCOL_VERSION_KEY,
+    Refusal, UNSUPPORTED_PROTOCOL_VERSION,
+};
 
 /// The protocol version of a modern request (`Ok(None)`: not a modern
 /// request), or why it is refused: the envelope keys missing (-32602), or
@@ -100,7 +67,7 @@ pub(crate) fn capabilities(server: &Server, modern: bool) -> Value {
     let mut c = if modern {
         // Change notifications need a stream the modern wire opens per
         // subscription (`subscriptions/listen`), which this server does not offer.
-        json!({"logging": {}, "tools": {}})
+        json!({"logging": {}, "tools": {}, "extensions": {super::task::TASKS_EXTENSION: {}}})
     } else {
         json!({"logging": {}, "tools": {"listChanged": true}, "tasks": {
             "list": {}, "cancel": {}, "requests": {"tools": {"call": {}}},

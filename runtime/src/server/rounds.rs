@@ -19,14 +19,13 @@
 //! client could answer anyway (see docs/decisions.md).
 
 use std::sync::Mutex;
+use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
-use super::client::{
-    Capabilities, Elicited, Sampled, Sampling, elicited, sampled, url_elicitation,
-};
+use super::client::{Asked, Asks, Capabilities};
 use super::sync::lock;
 use super::wire::{plain_error, stamp_result, write_json, write_response};
 use crate::error::{ErrorCode, ToolError};
@@ -78,10 +77,16 @@ impl Rounds {
             run: Mutex::new(Run::default()),
         }))
     }
+}
 
-    /// The answer to `question` (`{"method", "params"}`), if the client gave
-    /// it; else `None`, and the question is asked when the call is answered.
-    fn ask(&self, question: Value) -> Option<Value> {
+impl Asks for Rounds {
+    fn can(&self) -> Capabilities {
+        self.can
+    }
+
+    /// The answer to `question`, if the client gave it; else the question
+    /// is asked when the call is answered.
+    fn ask(&self, question: Value, _limit: Duration) -> Asked {
         let mut run = lock(&self.run);
         let n = run.asked;
         run.asked += 1;
@@ -91,49 +96,16 @@ impl Rounds {
             if let Some((q, a)) = self.answered.get(n) {
                 if *q == question {
                     run.used += 1;
-                    return Some(a.clone());
+                    return Asked::Answer(a.clone());
                 }
             }
         }
         run.pending.push((format!("ask-{n}"), question));
-        None
+        Asked::Pending
     }
+}
 
-    /// [`super::Call::elicit`] under 2026-07-28.
-    pub(crate) fn elicit(&self, message: &str, schema: Value) -> Elicited {
-        if !self.can.form {
-            return Elicited::Unsupported;
-        }
-        self.elicit_with(json!({"mode": "form", "message": message, "requestedSchema": schema}))
-    }
-
-    /// [`super::Call::elicit_url`] under 2026-07-28.
-    pub(crate) fn elicit_url(&self, message: &str, url: &str, elicitation_id: &str) -> Elicited {
-        if !self.can.url {
-            return Elicited::Unsupported;
-        }
-        self.elicit_with(url_elicitation((message, url, elicitation_id)))
-    }
-
-    fn elicit_with(&self, params: Value) -> Elicited {
-        match self.ask(json!({"method": "elicitation/create", "params": params})) {
-            Some(answer) => elicited(Ok(answer)),
-            None => Elicited::InputRequired,
-        }
-    }
-
-    /// [`super::Call::sample`] under 2026-07-28.
-    pub(crate) fn sample(&self, request: &Sampling) -> Sampled {
-        if !self.can.sampling {
-            return Sampled::Unsupported;
-        }
-        let params = serde_json::to_value(request).unwrap_or(Value::Null);
-        match self.ask(json!({"method": "sampling/createMessage", "params": params})) {
-            Some(answer) => sampled(answer),
-            None => Sampled::InputRequired,
-        }
-    }
-
+impl Rounds {
     /// The response to the call when this run asked a question the client
     /// has not answered: an `InputRequiredResult` with the questions and the
     /// state to send back (`stamp`: the server's identity for `_meta`).
@@ -217,6 +189,9 @@ fn answers(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::client::{Elicited, Sampled, Sampling};
+
+    const T: Duration = Duration::ZERO;
 
     fn params(extra: Value) -> Map<String, Value> {
         match extra {
@@ -254,7 +229,7 @@ mod tests {
     #[test]
     fn asks_then_replays_the_answer() {
         let first = of(&params(json!({})));
-        assert_eq!(first.elicit("Name?", json!({})), Elicited::InputRequired);
+        assert_eq!(first.elicit("Name?", json!({}), T), Elicited::InputRequired);
         let r = result_of(first.input_required(&json!(1), None));
         assert_eq!(r["resultType"], "input_required");
         assert_eq!(r["inputRequests"]["ask-0"]["method"], "elicitation/create");
@@ -264,12 +239,12 @@ mod tests {
         }));
         let second = of(&retry);
         assert_eq!(
-            second.elicit("Name?", json!({})),
+            second.elicit("Name?", json!({}), T),
             Elicited::Accepted(json!({"name": "Ada"}))
         );
         // A second question, asked after the first answer: the state keeps both.
         let sampling = Sampling::ask("Why?", 10);
-        assert_eq!(second.sample(&sampling), Sampled::InputRequired);
+        assert_eq!(second.sample(&sampling, T), Sampled::InputRequired);
         let r = result_of(second.input_required(&json!(2), None));
         assert_eq!(
             r["inputRequests"]["ask-1"]["method"],
@@ -282,24 +257,27 @@ mod tests {
         }));
         let third = of(&retry);
         assert!(matches!(
-            third.elicit("Name?", json!({})),
+            third.elicit("Name?", json!({}), T),
             Elicited::Accepted(_)
         ));
-        assert!(matches!(third.sample(&sampling), Sampled::Answered { .. }));
+        assert!(matches!(
+            third.sample(&sampling, T),
+            Sampled::Answered { .. }
+        ));
         assert!(third.input_required(&json!(3), None).is_none());
     }
 
     #[test]
     fn a_different_question_is_asked_anew() {
         let first = of(&params(json!({})));
-        first.elicit("A?", json!({}));
+        first.elicit("A?", json!({}), T);
         let r = result_of(first.input_required(&json!(1), None));
         let retry = params(json!({
             "requestState": r["requestState"],
             "inputResponses": {"ask-0": {"action": "decline"}},
         }));
         let second = of(&retry);
-        assert_eq!(second.elicit("B?", json!({})), Elicited::InputRequired);
+        assert_eq!(second.elicit("B?", json!({}), T), Elicited::InputRequired);
         let r = result_of(second.input_required(&json!(2), None));
         assert_eq!(r["inputRequests"]["ask-0"]["params"]["message"], "B?");
     }
@@ -315,7 +293,7 @@ mod tests {
             assert_eq!(e.code, ErrorCode::InvalidParams, "{e:?}");
         }
         let first = of(&params(json!({})));
-        first.elicit("A?", json!({}));
+        first.elicit("A?", json!({}), T);
         let r = result_of(first.input_required(&json!(1), None));
         let e = refused(&params(json!({"requestState": r["requestState"]})));
         assert!(e.message.contains("no answer for `ask-0`"), "{}", e.message);

@@ -160,8 +160,8 @@ impl Call {
         request: &super::client::Sampling,
         limit: std::time::Duration,
     ) -> super::client::Sampled {
-        if let Some(rounds) = self.rounds() {
-            return rounds.sample(request);
+        if let Some(asks) = self.asks() {
+            return asks.sample(request, limit);
         }
         match self.control.as_ref().and_then(|c| c.client.get()) {
             Some((client, out)) => client.sample(out.as_ref(), request, limit),
@@ -181,8 +181,8 @@ impl Call {
         schema: Value,
         limit: std::time::Duration,
     ) -> super::client::Elicited {
-        if let Some(rounds) = self.rounds() {
-            return rounds.elicit(message, schema);
+        if let Some(asks) = self.asks() {
+            return asks.elicit(message, schema, limit);
         }
         match self.control.as_ref().and_then(|c| c.client.get()) {
             Some((client, out)) => client.elicit(out.as_ref(), message, schema, limit),
@@ -204,8 +204,8 @@ impl Call {
         elicitation_id: &str,
         limit: std::time::Duration,
     ) -> super::client::Elicited {
-        if let Some(rounds) = self.rounds() {
-            return rounds.elicit_url(message, url, elicitation_id);
+        if let Some(asks) = self.asks() {
+            return asks.elicit_url((message, url, elicitation_id), limit);
         }
         match self.control.as_ref().and_then(|c| c.client.get()) {
             Some((client, out)) => {
@@ -215,12 +215,13 @@ impl Call {
         }
     }
 
-    /// A 2026-07-28 call's questions to the client (see `rounds`).
-    fn rounds(&self) -> Option<&super::rounds::Rounds> {
+    /// Where the call's questions go when not on the connection (see
+    /// [`super::client::Asks`]).
+    fn asks(&self) -> Option<&dyn super::client::Asks> {
         self.control
             .as_ref()
-            .and_then(|c| c.rounds.get())
-            .map(|r| &**r)
+            .and_then(|c| c.asks.get())
+            .map(|a| &**a)
     }
 
     /// Tells the client that the URL-mode interaction `elicitation_id` is

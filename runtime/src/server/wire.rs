@@ -10,6 +10,42 @@ use serde_json::{Map, Value, json};
 use crate::error::{ErrorCode, ToolError};
 use crate::json::{HIGH, ONES};
 
+/// Request `_meta` key: the protocol version of this request.
+pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// Request `_meta` key: the client's capabilities for this request.
+pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// -32022: the request's protocol version is not one this server speaks.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+/// -32020: an HTTP header disagrees with the request body.
+#[cfg(feature = "http")]
+pub const HEADER_MISMATCH: i64 = -32020;
+
+/// A refusal of a modern request: a JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl Refusal {
+    pub(crate) fn new(code: i64, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub(crate) fn to_json(&self) -> Value {
+        let mut e = json!({"code": self.code, "message": self.message});
+        if let Some(d) = &self.data {
+            e["data"] = d.clone();
+        }
+        e
+    }
+}
+
 /// Which dialect a call came in, which decides how it is answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Dialect {

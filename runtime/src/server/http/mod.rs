@@ -52,8 +52,8 @@ use self::body::{Body, cancel_guard, header_str, sse_body};
 use super::control::InFlight;
 use super::core::{Server, Session};
 use super::execution::Submitted;
-use super::modern::{HEADER_MISMATCH, PROTOCOL_VERSION_KEY};
 use super::sync::lock;
+use super::wire::{HEADER_MISMATCH, PROTOCOL_VERSION_KEY};
 use super::wire::{MCP_MODERN_VERSIONS, MCP_PROTOCOL_VERSIONS};
 use super::wire::{Outbox, Outgoing};
 
@@ -432,12 +432,21 @@ fn check_headers(
             return mismatch("Mcp-Method does not match the request's method");
         }
     }
-    if peek.method.as_deref() == Some("tools/call") {
-        let name = peek.params.as_ref().and_then(|p| p.name.as_ref());
-        if let (Some(h), Some(Value::String(n))) = (header_str(headers, "mcp-name"), name) {
-            if h != n {
-                return mismatch("Mcp-Name does not match the tool called");
-            }
+    // Mcp-Name routes a call by its tool, and a task's requests by its id.
+    let (named, what) = match peek.method.as_deref() {
+        Some("tools/call") => (
+            peek.params.as_ref().and_then(|p| p.name.as_ref()),
+            "the tool called",
+        ),
+        Some("tasks/get" | "tasks/update" | "tasks/cancel") => (
+            peek.params.as_ref().and_then(|p| p.task_id.as_ref()),
+            "the task's id",
+        ),
+        _ => (None, ""),
+    };
+    if let (Some(h), Some(Value::String(n))) = (header_str(headers, "mcp-name"), named) {
+        if h != n {
+            return mismatch(&format!("Mcp-Name does not match {what}"));
         }
     }
     None

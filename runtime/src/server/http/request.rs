@@ -60,6 +60,8 @@ pub(super) struct Peek {
 #[derive(serde::Deserialize)]
 pub(super) struct PeekParams {
     pub(super) name: Option<Value>,
+    #[serde(rename = "taskId")]
+    pub(super) task_id: Option<Value>,
     #[serde(rename = "_meta")]
     pub(super) meta: Option<serde_json::Map<String, Value>>,
 }
