@@ -28,9 +28,9 @@ pub mod toolvault;
 pub use error::{ConversionError, ErrorCode, ErrorType, ToolError};
 pub use nullable::Nullable;
 pub use server::{
-    Arguments, Call, Content, Execution, Handler, LogLevel, Server, ServerInfo, Session,
-    ToolDescriptor, ToolInfo, ToolOutput, TypedCall, TypedEntry, TypedHandler, register_tools,
-    typed_call,
+    Arguments, Call, Content, Execution, FromServer, Handler, LogLevel, Server, ServerInfo,
+    Session, ToolDescriptor, ToolInfo, ToolOutput, TypedCall, TypedEntry, TypedHandler,
+    register_tools, typed_call,
 };
 
 /// This crate's version: generated code and the generator that wrote it must

@@ -72,6 +72,7 @@ const SUB_LAYERS: &[(&str, &str, &[&[&str]])] = &[(
         &["envelope", "mcp", "fast"],
         &["jsonrpc"],
         &["stdio", "http"],
+        &["rmcp"],
     ],
 )];
 

@@ -51,6 +51,7 @@ pub const FILES: &[(&str, &str)] = crate::text::embedded!("../../../runtime/";
     "src/server/output.rs",
     "src/server/pool.rs",
     "src/server/resource.rs",
+    "src/server/rmcp.rs",
     "src/server/rounds.rs",
     "src/server/stdio.rs",
     "src/server/structured.rs",
@@ -88,6 +89,10 @@ pub const DEPENDENCIES: &[(&str, &str)] = &[
         "{ version = \"0.61\", default-features = false, features = [\"serde_json\"] }",
     ),
     ("regex", "\"1\""),
+    (
+        "rmcp",
+        "{ version = \"3.11\", default-features = false, features = [\"server\"], optional = true }",
+    ),
     ("serde", "{ version = \"1\", features = [\"derive\"] }"),
     (
         "serde_json",
@@ -112,6 +117,7 @@ pub const FEATURES: &[(&str, &[&str])] = &[
             "dep:bytes",
         ],
     ),
+    ("rmcp", &["dep:rmcp", "dep:tokio"]),
 ];
 
 /// The `toolgen-runtime = ...` line of a generated crate's Cargo.toml;

@@ -1,4 +1,4 @@
-//! `conformance-server [--http ADDR]`: what the official MCP conformance suite
+//! `conformance-server [--http ADDR] [--rmcp]`: what the official MCP conformance suite
 //! (npm `@modelcontextprotocol/conformance`) asks a server for. The tools are
 //! the generated `conformance` tool set (`tool-specs/conformance/`), each
 //! method answering as its scenario says; the resources and prompts are
@@ -392,20 +392,33 @@ fn offer(server: Server) -> Result<Server, String> {
         )
 }
 
-const USAGE: &str = "usage: conformance-server [--http ADDR] [--bridge HOST:PORT]\n  \
+const USAGE: &str = "usage: conformance-server [--http ADDR] [--bridge HOST:PORT] [--rmcp]\n  \
     stdio without --http (127.0.0.1:0 picks a free port); with --bridge the tools are\n  \
-    the C# handlers behind a Unity bridge at HOST:PORT (tests/csharp/ConformanceHost.cs)";
+    the C# handlers behind a Unity bridge at HOST:PORT (tests/csharp/ConformanceHost.cs);\n  \
+    with --rmcp the server is served by rmcp, the official Rust SDK";
 
-/// The command line: where to serve HTTP (stdio when `None`) and the Unity
-/// bridge whose C# handlers implement the tools (Rust's when `None`).
-fn parse(args: &[String]) -> Result<(Option<String>, Option<String>), String> {
-    let mut http = None;
-    let mut bridge = None;
+/// The command line.
+#[derive(Default)]
+struct Options {
+    /// Where to serve HTTP (stdio when `None`).
+    http: Option<String>,
+    /// The Unity bridge whose C# handlers implement the tools (Rust's when `None`).
+    bridge: Option<String>,
+    /// Served by rmcp's transports instead of toolgen-runtime's.
+    rmcp: bool,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut o = Options::default();
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let slot = match flag.as_str() {
-            "--http" => &mut http,
-            "--bridge" => &mut bridge,
+            "--http" => &mut o.http,
+            "--bridge" => &mut o.bridge,
+            "--rmcp" => {
+                o.rmcp = true;
+                continue;
+            }
             other => return Err(format!("unknown argument `{other}`")),
         };
         match it.next() {
@@ -413,12 +426,21 @@ fn parse(args: &[String]) -> Result<(Option<String>, Option<String>), String> {
             None => return Err(format!("{flag} needs an address")),
         }
     }
-    Ok((http, bridge))
+    Ok(o)
+}
+
+/// Serves `server` through rmcp's stdio or Streamable HTTP transport.
+fn serve_rmcp(server: Server, http: Option<&str>) -> std::io::Result<()> {
+    use toolgen_runtime::server::rmcp;
+    match http {
+        Some(address) => rmcp::serve_http(server, "conformance-server", address, false),
+        None => rmcp::serve_stdio(server),
+    }
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (address, bridge) = match parse(&args) {
+    let o = match parse(&args) {
         Ok(parsed) => parsed,
         Err(e) => {
             eprintln!("conformance-server: {e}\n{USAGE}");
@@ -427,7 +449,7 @@ fn main() -> ExitCode {
     };
     let info = ServerInfo::new("conformance-server", env!("CARGO_PKG_VERSION"));
     let server = Server::new(info, conformance::TIERS, "core");
-    let tools = |s: Server| match &bridge {
+    let tools = |s: Server| match &o.bridge {
         // The C# handlers answer through the bridge; the catalog, argument
         // validation and the talk with the client stay here.
         Some(address) => {
@@ -443,7 +465,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let served = match &address {
+    let served = match &o.http {
+        _ if o.rmcp => serve_rmcp(server, o.http.as_deref()),
         Some(address) => HttpFlags {
             address,
             stateless: false,

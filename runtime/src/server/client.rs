@@ -136,6 +136,10 @@ pub(crate) trait Asks: Send + Sync {
     /// Puts `question` to the client, waiting at most `limit` where it waits.
     fn ask(&self, question: Value, limit: Duration) -> Asked;
 
+    /// Tells the client that the URL-mode interaction `id` is done, where
+    /// these questions can carry that (a notification).
+    fn elicitation_complete(&self, _id: &str) {}
+
     /// [`super::Call::elicit`] through these questions.
     fn elicit(&self, message: &str, schema: Value, limit: Duration) -> Elicited {
         if !self.can().form {
@@ -175,6 +179,17 @@ pub(crate) trait Asks: Send + Sync {
             Asked::Failed(e) => Sampled::Failed(e),
         }
     }
+}
+
+/// `notifications/elicitation/complete`: the URL-mode interaction `id` is done.
+pub(crate) fn elicitation_completed(id: &str) -> Outgoing {
+    let mut text = Vec::with_capacity(128);
+    write_json(
+        &mut text,
+        &json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+            "params": {"elicitationId": id}}),
+    );
+    Outgoing::Notification(text)
 }
 
 /// The requests of one connection to its client, waiting for responses.

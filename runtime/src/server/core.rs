@@ -550,6 +550,15 @@ impl Server {
     }
 }
 
+/// Routes of another MCP library made from a [`Server`]'s tools: what the
+/// generated `router` functions return. With the `rmcp` feature, rmcp's
+/// `ToolRouter<S>` is one (see `server::rmcp`).
+pub trait FromServer: Sized {
+    /// Every tool of `server` as a route, listed as the server lists it and
+    /// called as the server calls it.
+    fn from_server(server: Server) -> Result<Self, String>;
+}
+
 /// Adds every tool of a generated table to `server`, each served by its call
 /// on `tools`. What the generated `register` functions do.
 pub fn register_tools<T: Send + Sync + 'static>(

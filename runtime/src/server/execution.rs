@@ -49,6 +49,29 @@ pub(crate) struct WireCall<'a> {
     pub(crate) rounds: Option<Arc<Rounds>>,
 }
 
+/// How a call another MCP library received talks back while it runs, and
+/// who gets its result (see [`Server::start_hosted`]).
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+pub(crate) struct Hosted {
+    /// The request's progress token, and where its notifications go.
+    pub(crate) progress: Option<(Value, Arc<dyn Outbox>)>,
+    /// The least level of log messages wanted, and where they go.
+    pub(crate) log: Option<(LogThreshold, Arc<dyn Outbox>)>,
+    /// Who puts the call's questions to the client.
+    pub(crate) asks: Option<Arc<dyn super::client::Asks>>,
+    pub(crate) completion: Completion,
+}
+
+/// Why a hosted call did not start.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+pub(crate) enum NotStarted {
+    /// No such tool, or one that runs only as a task: a protocol error.
+    Unknown(ToolError),
+    /// Refused by the checks (tier, arguments): the call's result.
+    Refused(ToolError),
+}
+
 /// How a call its caller waits for runs: where its progress goes, who
 /// answers its requests to the client, and whether a full queue makes the
 /// caller wait for room (or answers "busy").
@@ -318,6 +341,57 @@ impl Server {
         }
         self.launch(&entry, args, control, session.wait_when_full);
         Submitted::Pending
+    }
+
+    /// Starts a `tools/call` that another MCP library received (rmcp, see
+    /// `crate::rmcp`): the tool must exist and take plain calls (else
+    /// [`NotStarted::Unknown`], a protocol error), and its arguments pass the
+    /// checks every call passes (else [`NotStarted::Refused`], the call's
+    /// result). It then runs on the pool as any call does, within its time
+    /// limit, and `hosted.completion` gets its result (nothing, once the
+    /// returned control is cancelled).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn start_hosted(
+        &self,
+        tool: &str,
+        arguments: Value,
+        hosted: Hosted,
+    ) -> Result<Arc<CallControl>, NotStarted> {
+        let Hosted {
+            progress,
+            log,
+            asks,
+            completion,
+        } = hosted;
+        let entry = self.entry(tool).ok_or_else(|| {
+            NotStarted::Unknown(
+                plain_error(ErrorCode::InvalidParams, format!("Unknown tool: {tool}"))
+                    .for_tool(tool),
+            )
+        })?;
+        entry
+            .task_support
+            .admits(false, tool)
+            .map_err(NotStarted::Unknown)?;
+        let args = self
+            .check(&entry, tool, WireArguments::Value(arguments), None)
+            .map_err(NotStarted::Refused)?;
+        let control = CallControl::new(completion, progress, true);
+        if let Some(asks) = asks {
+            let _ = control.asks.set(asks);
+        }
+        if let Some(log) = log {
+            let _ = control.log.set(log);
+        }
+        self.launch(&entry, args, control.clone(), false);
+        Ok(control)
+    }
+
+    /// Whether `tool`'s output goes out as `{"result": ...}` (see
+    /// [`super::structured`]); `false` for a tool it does not have.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn wraps_output(&self, tool: &str) -> bool {
+        self.entry(tool).is_some_and(|e| e.wraps_output)
     }
 
     /// Starts an MCP call as a task and answers with the task: the call runs

@@ -45,6 +45,8 @@ mod modern;
 mod output;
 mod pool;
 mod resource;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 mod rounds;
 mod stdio;
 mod structured;
@@ -59,7 +61,7 @@ pub use self::content::{Content, EmbeddedResource, PromptMessage, Resource, Role
 pub use self::control::{InFlight, LogLevel};
 pub use self::core::{
     DEFAULT_MAX_REQUEST_BYTES, DEFAULT_PAGE_SIZE, DEFAULT_QUEUE_LIMIT, DEFAULT_TIMEOUT, Execution,
-    Server, Session, register_tools,
+    FromServer, Server, Session, register_tools,
 };
 pub(crate) use self::entry::draft_of;
 pub use self::execution::Submitted;

@@ -145,19 +145,31 @@ pub(crate) fn call_answer(
             write_response(&mut out, id, |out| write_envelope_result(out, tool, &o));
         }
         (Dialect::Envelope, Err(e)) => return error_bytes(id, &e),
-        (_, Ok(o)) => {
-            let s = structured(wraps, &o);
-            write_response(&mut out, id, |out| write_mcp_result(out, &o, s, stamp));
-        }
-        (_, Err(e)) => {
+        (_, result) => write_response(&mut out, id, |out| {
+            write_mcp_call_result(out, wraps, stamp, result);
+        }),
+    }
+    out
+}
+
+/// The MCP result of a `tools/call`: the success result, or the tool error
+/// as an `isError` result.
+pub(crate) fn write_mcp_call_result(
+    out: &mut Vec<u8>,
+    wraps: bool,
+    stamp: Option<&[u8]>,
+    result: Result<ToolOutput, ToolError>,
+) {
+    match result {
+        Ok(o) => write_mcp_result(out, &o, structured(wraps, &o), stamp),
+        Err(e) => {
             let mut v = mcp_error_result(&e);
             if let Some(stamp) = stamp {
                 stamp_result(&mut v, stamp);
             }
-            write_response(&mut out, id, |out| write_json(out, &v));
+            write_json(out, &v);
         }
     }
-    out
 }
 
 /// The EditorMCP success result:

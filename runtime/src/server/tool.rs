@@ -227,14 +227,11 @@ impl Call {
     /// Tells the client that the URL-mode interaction `elicitation_id` is
     /// done (`notifications/elicitation/complete`).
     pub fn elicitation_complete(&self, elicitation_id: &str) {
+        if let Some(asks) = self.asks() {
+            asks.elicitation_complete(elicitation_id);
+        }
         if let Some((_, out)) = self.control.as_ref().and_then(|c| c.client.get()) {
-            let mut text = Vec::with_capacity(128);
-            super::wire::write_json(
-                &mut text,
-                &serde_json::json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
-                    "params": {"elicitationId": elicitation_id}}),
-            );
-            out.send(super::wire::Outgoing::Notification(text));
+            out.send(super::client::elicitation_completed(elicitation_id));
         }
     }
 

@@ -331,7 +331,7 @@ fn set_decls(mods: &[syn::Ident], shared: Option<&SharedModule>) -> TokenStream 
         quote! { #doc pub mod #m; }
     });
     quote! {
-        use toolgen_runtime::{register_tools, typed_call, Arguments, Call, Server, ToolError, ToolInfo, ToolOutput};
+        use toolgen_runtime::{register_tools, typed_call, Arguments, Call, FromServer, Server, ServerInfo, ToolError, ToolInfo, ToolOutput};
         #shared_mod
         #(pub mod #mods;)*
     }
@@ -540,7 +540,7 @@ fn set_module_tail(
             .hash(&ids);
     };
     cx.memo_text(None, key, || {
-        format(register_fn(name, mods)) + &format(for_each_macro(set, mods))
+        format(register_fn(&set.name, name, mods)) + &format(for_each_macro(set, mods))
     })
 }
 
@@ -692,7 +692,7 @@ fn typed_call_fn(tool: &Tool, m: &syn::Ident, trait_name: &syn::Ident) -> TokenS
 /// `dispatch` and `register`, over the typed call functions.
 fn calls_tail(set: &ToolSet, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
     let dispatch = dispatch_fn(&set.tools, trait_name, mods);
-    let register = register_fn(trait_name, mods);
+    let register = register_fn(&set.name, trait_name, mods);
     quote!(#dispatch #register)
 }
 
@@ -725,16 +725,25 @@ fn dispatch_fn(tools: &[Tool], trait_name: &syn::Ident, mods: &[syn::Ident]) -> 
     }
 }
 
-fn register_fn(trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
+fn register_fn(set: &str, trait_name: &syn::Ident, mods: &[syn::Ident]) -> TokenStream {
     let call_fns = call_fns(mods);
+    let set = lit(set);
     let indices = (0..mods.len()).map(Literal::usize_unsuffixed);
     let doc_register = doc(
         "Adds every tool of the set to `server`, each served by `tools` (arguments validated against the tool's schema, tier and time limit enforced by the server).",
+    );
+    let doc_router = doc(
+        "Every tool of the set served by `tools` through another MCP library: with `toolgen-runtime`'s `rmcp` feature, an rmcp `ToolRouter<S>` for any server `S` (see `toolgen_runtime::server::rmcp`). Each tool is listed as the catalog lists it and called as [`register`] serves it: arguments validated, time limits kept.",
     );
     quote! {
         #doc_register
         pub fn register<T: #trait_name + 'static>(server: Server, tools: ::std::sync::Arc<T>) -> Result<Server, String> {
             register_tools(server, tools, &[#((&TOOLS[#indices], #call_fns)),*])
+        }
+        #doc_router
+        pub fn router<R: FromServer, T: #trait_name + 'static>(tools: ::std::sync::Arc<T>) -> Result<R, String> {
+            let top = TIERS.last().copied().unwrap_or_default();
+            R::from_server(register(Server::new(ServerInfo::new(#set, ""), TIERS, top), tools)?)
         }
     }
 }

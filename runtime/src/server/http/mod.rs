@@ -711,7 +711,7 @@ impl FuzzHarness {
 }
 
 /// Ctrl-C, or SIGTERM on Unix.
-async fn signalled() {
+pub(crate) async fn signalled() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
