@@ -11,10 +11,17 @@
 //!    tool an R function (`runtime/conformance-server/mcpconformance`)
 //!    behind the R bridge.
 //!
-//! Every scenario must pass. After each, the official Python SDK's client
+//! and again with each of the three served by rmcp, the official Rust SDK
+//! (`--rmcp`: rmcp's transports, toolgen's calls). Every scenario must pass.
+//! After each, the official Python SDK's client
 //! (`tests/mcp_client/conformance_client.py`) and TypeScript SDK's client
 //! (`tests/mcp_client/ts/conformance_client.mjs`) drive the same server over
 //! stdio and HTTP in both protocol eras.
+//!
+//! Then both SDKs' clients list and call every tool of the `editormcp`,
+//! `conformance` and `ravedemo` tool sets through their servers served by
+//! rmcp (`tests/mcp_client/catalog_client.py`, `ts/catalog_client.mjs`),
+//! the listing compared with the catalog member for member.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -75,7 +82,7 @@ pub fn run(root: &Path) -> Result<(), String> {
         crate::tools::npm_install(&prefix, &[SUITE, NODE])?;
     }
     step(
-        "cargo build -p conformance-server -p rave-server",
+        "cargo build -p conformance-server -p rave-server -p editormcp-server",
         cargo().args([
             "build",
             "--quiet",
@@ -83,6 +90,8 @@ pub fn run(root: &Path) -> Result<(), String> {
             "conformance-server",
             "-p",
             "rave-server",
+            "-p",
+            "editormcp-server",
         ]),
     )?;
     let server = root.join("target/debug/conformance-server");
@@ -95,22 +104,38 @@ pub fn run(root: &Path) -> Result<(), String> {
     let rave = root.join("target/debug/rave-server");
     let specs = root.join("tool-specs/conformance").display().to_string();
     // What implements the tools, the server and its arguments, the scenarios.
-    type Backend<'a> = (&'a str, &'a Path, Vec<String>, Option<&'a [&'a str]>);
-    let backends: [Backend; 3] = [
-        ("tools in Rust", &server, vec![], None),
+    type Backend<'a> = (String, &'a Path, Vec<String>, Option<&'a [&'a str]>);
+    let rave_args = vec![specs, "--r-lib".to_owned(), r_lib.display().to_string()];
+    let mut backends: Vec<Backend> = vec![
+        ("tools in Rust".into(), &server, vec![], None),
         (
-            "tools in C# behind the Unity bridge",
+            "tools in C# behind the Unity bridge".into(),
             &server,
             vec!["--bridge".into(), format!("127.0.0.1:{port}")],
             None,
         ),
         (
-            "tools in R behind the R bridge",
+            "tools in R behind the R bridge".into(),
             &rave,
-            vec![specs, "--r-lib".into(), r_lib.display().to_string()],
+            rave_args.clone(),
             Some(TOOL_SCENARIOS),
         ),
     ];
+    // The same three, served by rmcp.
+    let through_rmcp: Vec<Backend> = backends
+        .iter()
+        .map(|(what, program, args, scenarios)| {
+            let mut args = args.clone();
+            args.push("--rmcp".into());
+            (
+                format!("{what}, served by rmcp"),
+                *program,
+                args,
+                *scenarios,
+            )
+        })
+        .collect();
+    backends.extend(through_rmcp);
     let mut counts = Vec::new();
     for (what, program, args, scenarios) in &backends {
         let (served, url) = serve(
@@ -140,13 +165,42 @@ pub fn run(root: &Path) -> Result<(), String> {
     for (what, (passed, total)) in counts {
         println!("conformance, {what}: {passed} of {total} scenarios pass");
     }
+    // Every tool of three tool sets, listed and called through rmcp.
+    let editormcp = root.join("target/debug/editormcp-server");
+    let mut rave_rmcp = rave_args;
+    rave_rmcp[0] = root.join("tool-specs/rave").display().to_string();
+    rave_rmcp.push("--rmcp".into());
+    let sets: [(&str, &Path, Vec<String>); 3] = [
+        ("editormcp", &editormcp, vec!["--rmcp".into()]),
+        ("conformance", &server, vec!["--rmcp".into()]),
+        ("ravedemo", &rave, rave_rmcp),
+    ];
+    for (set, program, args) in &sets {
+        step(
+            &format!("MCP Python SDK lists and calls every {set} tool through rmcp"),
+            Command::new(&python)
+                .arg(root.join("tests/mcp_client/catalog_client.py"))
+                .arg(set)
+                .arg(program)
+                .args(args),
+        )?;
+        step(
+            &format!("MCP TypeScript SDK lists and calls every {set} tool through rmcp"),
+            Command::new(&suite.node)
+                .arg(ts_client.with_file_name("catalog_client.mjs"))
+                .arg(root)
+                .arg(set)
+                .arg(program)
+                .args(args),
+        )?;
+    }
     Ok(())
 }
 
 /// The TypeScript SDK's client package (npm `@modelcontextprotocol/client`,
 /// the SDK's v2, which speaks 2026-07-28) under `target/tools/ts-client`, and
-/// `tests/mcp_client/ts/conformance_client.mjs` copied beside it (Node finds
-/// an ES module's packages from where the module is).
+/// the scripts of `tests/mcp_client/ts/` copied beside it (Node finds an ES
+/// module's packages from where the module is); the conformance client's path.
 fn typescript_client(root: &Path) -> Result<PathBuf, String> {
     let prefix = root.join("target/tools/ts-client");
     if !prefix
@@ -155,10 +209,12 @@ fn typescript_client(root: &Path) -> Result<PathBuf, String> {
     {
         crate::tools::npm_install(&prefix, &[TS_CLIENT])?;
     }
-    let script = prefix.join("conformance_client.mjs");
-    let source = root.join("tests/mcp_client/ts/conformance_client.mjs");
-    std::fs::copy(&source, &script).map_err(|e| format!("{}: {e}", source.display()))?;
-    Ok(script)
+    for name in ["common.mjs", "conformance_client.mjs", "catalog_client.mjs"] {
+        let source = root.join("tests/mcp_client/ts").join(name);
+        std::fs::copy(&source, prefix.join(name))
+            .map_err(|e| format!("{}: {e}", source.display()))?;
+    }
+    Ok(prefix.join("conformance_client.mjs"))
 }
 
 /// Starts an HTTP server that says `serving MCP at URL` on its first line of

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use toolgen_generated::conformance::{self, ConformanceTools};
 use toolgen_runtime::bridge::{self, Bridge};
 use toolgen_runtime::server::http::HttpFlags;
+use toolgen_runtime::server::rmcp;
 use toolgen_runtime::server::{
     Elicited, EmbeddedResource, Prompt, PromptMessage, Resource, ResourceTemplate, Sampled,
     Sampling,
@@ -429,15 +430,6 @@ fn parse(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
-/// Serves `server` through rmcp's stdio or Streamable HTTP transport.
-fn serve_rmcp(server: Server, http: Option<&str>) -> std::io::Result<()> {
-    use toolgen_runtime::server::rmcp;
-    match http {
-        Some(address) => rmcp::serve_http(server, "conformance-server", address, false),
-        None => rmcp::serve_stdio(server),
-    }
-}
-
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let o = match parse(&args) {
@@ -466,7 +458,7 @@ fn main() -> ExitCode {
         }
     };
     let served = match &o.http {
-        _ if o.rmcp => serve_rmcp(server, o.http.as_deref()),
+        _ if o.rmcp => rmcp::serve(server, "conformance-server", o.http.as_deref(), false),
         Some(address) => HttpFlags {
             address,
             stateless: false,

@@ -162,7 +162,7 @@ fn editormcp_form(d: &ToolDescriptor) -> Value {
     v
 }
 
-const USAGE: &str = "usage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT | --bridge-project DIR] [--status]\n       [--execution worker|inline] [--pool N] [--page-size N]\n       [--http ADDR [--stateless] [--allow-origin ORIGIN]... [--token-env VAR | --token-file PATH]]";
+const USAGE: &str = "usage: editormcp-server [--tier core|tier1|tier2|tier3|tier4] [--project PATH | --bridge HOST:PORT | --bridge-project DIR] [--status]\n       [--execution worker|inline] [--pool N] [--page-size N]\n       [--http ADDR [--stateless] [--allow-origin ORIGIN]... [--token-env VAR | --token-file PATH]] [--rmcp]";
 
 /// What the command line asked for.
 struct Options {
@@ -178,6 +178,8 @@ struct Options {
     page_size: Option<usize>,
     http: Option<String>,
     stateless: bool,
+    /// Served by rmcp's transports (`--rmcp`) instead of toolgen-runtime's.
+    rmcp: bool,
     origins: Vec<String>,
     token_env: Option<String>,
     token_file: Option<String>,
@@ -196,6 +198,7 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
         page_size: None,
         http: None,
         stateless: false,
+        rmcp: false,
         origins: Vec::new(),
         token_env: None,
         token_file: None,
@@ -261,6 +264,7 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
                 )?)
             }
             "--stateless" => o.stateless = true,
+            "--rmcp" => o.rmcp = true,
             "--status" => o.status = true,
             "--allow-origin" => o.origins.push(value(
                 it.next(),
@@ -284,6 +288,11 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
     {
         return Err(usage(
             "--stateless, --allow-origin, --token-env and --token-file go with --http",
+        ));
+    }
+    if o.rmcp && (!o.origins.is_empty() || o.token_env.is_some() || o.token_file.is_some()) {
+        return Err(usage(
+            "--allow-origin, --token-env and --token-file are toolgen-runtime's HTTP options, not rmcp's",
         ));
     }
     if o.token_env.is_some() && o.token_file.is_some() {
@@ -318,6 +327,7 @@ fn main() -> ExitCode {
         }
     };
     let served = match &o.http {
+        _ if o.rmcp => serve_rmcp(server, &o),
         Some(address) => serve_http(server, &o, address),
         None => server.serve(std::io::stdin().lock(), std::io::stdout()),
     };
@@ -451,6 +461,20 @@ fn offer_demo(server: Server, project: &str) -> Result<Server, String> {
                 Ok(vec![PromptMessage::user(toolgen_runtime::Content::text(ask))])
             }),
         )
+}
+
+/// `--rmcp`: served by rmcp, the official Rust SDK, over stdio or HTTP.
+#[cfg(feature = "rmcp")]
+fn serve_rmcp(server: Server, o: &Options) -> std::io::Result<()> {
+    toolgen_runtime::server::rmcp::serve(server, "editormcp-server", o.http.as_deref(), o.stateless)
+}
+
+#[cfg(not(feature = "rmcp"))]
+fn serve_rmcp(_: Server, _: &Options) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "this editormcp-server was built without the `rmcp` feature",
+    ))
 }
 
 #[cfg(feature = "http")]

@@ -25,7 +25,7 @@ use toolgen::ir::{Project, ToolSet};
 use toolgen_runtime::rbridge::{self, Approval, RBridge, RConfig};
 use toolgen_runtime::{Server, ServerInfo, ToolDescriptor};
 
-const USAGE: &str = "usage: rave-server SPECS... [--toolset NAME] [--r-lib DIR]... [--workers N] [--timeout SECONDS]\n                   [--allow-dangerous] [--tier TIER] [--work-dir DIR] [--rscript PATH]\n                   [--http ADDR [--stateless] [--allow-origin ORIGIN]... [--token-env VAR | --token-file PATH]]";
+const USAGE: &str = "usage: rave-server SPECS... [--toolset NAME] [--r-lib DIR]... [--workers N] [--timeout SECONDS]\n                   [--allow-dangerous] [--tier TIER] [--work-dir DIR] [--rscript PATH]\n                   [--http ADDR [--stateless] [--allow-origin ORIGIN]... [--token-env VAR | --token-file PATH]] [--rmcp]";
 
 /// What the command line asked for.
 #[derive(Default)]
@@ -41,6 +41,8 @@ struct Options {
     rscript: Option<PathBuf>,
     http: Option<String>,
     stateless: bool,
+    /// Served by rmcp's transports (`--rmcp`) instead of toolgen-runtime's.
+    rmcp: bool,
     origins: Vec<String>,
     token_env: Option<String>,
     token_file: Option<String>,
@@ -92,6 +94,7 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
                 )?)
             }
             "--stateless" => o.stateless = true,
+            "--rmcp" => o.rmcp = true,
             "--allow-origin" => o
                 .origins
                 .push(value(it.next(), "--allow-origin needs an origin")?),
@@ -119,6 +122,11 @@ fn parse(args: &[String]) -> Result<Options, ExitCode> {
     {
         return Err(usage(
             "--stateless, --allow-origin, --token-env and --token-file go with --http",
+        ));
+    }
+    if o.rmcp && (!o.origins.is_empty() || o.token_env.is_some() || o.token_file.is_some()) {
+        return Err(usage(
+            "--allow-origin, --token-env and --token-file are toolgen-runtime's HTTP options, not rmcp's",
         ));
     }
     if o.token_env.is_some() && o.token_file.is_some() {
@@ -187,6 +195,7 @@ fn main() -> ExitCode {
         }
     };
     let served = match &o.http {
+        _ if o.rmcp => serve_rmcp(server, &o),
         Some(address) => serve_http(server, &o, address),
         None => server.serve(std::io::stdin().lock(), std::io::stdout()),
     };
@@ -329,6 +338,20 @@ fn build(o: &Options, project: &Project, work: &std::path::Path) -> Result<Serve
 
 /// The time limit of tools whose specs state none (RAVE specs never do).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// `--rmcp`: served by rmcp, the official Rust SDK, over stdio or HTTP.
+#[cfg(feature = "rmcp")]
+fn serve_rmcp(server: Server, o: &Options) -> std::io::Result<()> {
+    toolgen_runtime::server::rmcp::serve(server, "rave-server", o.http.as_deref(), o.stateless)
+}
+
+#[cfg(not(feature = "rmcp"))]
+fn serve_rmcp(_: Server, _: &Options) -> std::io::Result<()> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "this rave-server was built without the `rmcp` feature",
+    ))
+}
 
 #[cfg(feature = "http")]
 fn serve_http(server: Server, o: &Options, address: &str) -> std::io::Result<()> {

@@ -637,3 +637,19 @@ pub fn serve_http(
         }
     })
 }
+
+/// Serves `server` through rmcp: over Streamable HTTP at `http` (see
+/// [`serve_http`]), else over stdio. What the servers of this repository
+/// run with `--rmcp`.
+#[cfg(feature = "http")]
+pub fn serve(
+    server: Server,
+    name: &str,
+    http: Option<&str>,
+    stateless: bool,
+) -> std::io::Result<()> {
+    match http {
+        Some(address) => serve_http(server, name, address, stateless),
+        None => serve_stdio(server),
+    }
+}

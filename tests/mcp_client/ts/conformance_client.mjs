@@ -9,20 +9,10 @@
 // Run by `cargo xtask conformance`, once per backend of the tools (Rust, C#, R):
 //   node conformance_client.mjs SERVER [ARGS...]
 // Prints `N passed, 0 failed` and exits non-zero on the first failed check.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-
 import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-let passed = 0;
-function check(ok, what) {
-    if (!ok) {
-        console.error(`FAILED: ${what}`);
-        process.exit(1);
-    }
-    passed += 1;
-}
+import { check, passed, served } from './common.mjs';
 
 const MODERN = '2026-07-28';
 
@@ -101,16 +91,6 @@ async function session(transport, mode, where) {
     await client.close();
 }
 
-/** The server with `--http 127.0.0.1:0`, and the URL it says it serves at. */
-async function served(server, args) {
-    const proc = spawn(server, [...args, '--http', '127.0.0.1:0'], { stdio: ['ignore', 'inherit', 'pipe'] });
-    const lines = createInterface({ input: proc.stderr });
-    const first = await new Promise(resolve => lines.once('line', resolve));
-    lines.on('line', line => process.stderr.write(`${line}\n`));
-    check(first.includes('serving MCP at http://'), `the server says where it listens: ${first}`);
-    return { proc, url: first.split('serving MCP at ')[1].trim() };
-}
-
 const [server, ...args] = process.argv.slice(2);
 for (const mode of ['legacy', MODERN]) {
     await session(new StdioClientTransport({ command: server, args }), mode, 'stdio');
@@ -121,5 +101,5 @@ for (const mode of ['legacy', MODERN]) {
         proc.kill('SIGTERM');
     }
 }
-console.log(`${passed} passed, 0 failed`);
+console.log(`${passed()} passed, 0 failed`);
 process.exit(0);
