@@ -489,3 +489,154 @@ fn the_server_lists_tools_as_the_catalog_does() {
         }
     }
 }
+
+/// An rmcp server of the author's own, as rmcp's users write one: its tools
+/// are a generated tool set's `router`.
+#[derive(Clone)]
+struct Host {
+    tools: rmcp::handler::server::router::tool::ToolRouter<Host>,
+}
+
+impl rmcp::ServerHandler for Host {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        let capabilities = rmcp::model::ServerCapabilities::builder()
+            .enable_tools()
+            .build();
+        rmcp::model::ServerConfig::new(capabilities)
+    }
+
+    async fn list_tools(
+        &self,
+        _: Option<rmcp::model::PaginatedRequestParams>,
+        _: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ListToolsResult::with_all_items(
+            self.tools.list_all(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let cx = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        self.tools.call(cx).await
+    }
+}
+
+/// Every tool of `set` through an rmcp server whose tools are `router`, and
+/// rmcp's client: listed as the catalog lists it (but `execution`, which
+/// rmcp's `Tool` lacks), and called with `calls` (arguments, the expected
+/// structured content or `None` for any valid one).
+async fn served_by_rmcp(
+    set: &str,
+    router: Result<rmcp::handler::server::router::tool::ToolRouter<Host>, String>,
+    calls: Vec<(String, Value, Option<Value>)>,
+) {
+    use rmcp::ServiceExt as _;
+    let host = Host {
+        tools: router.unwrap_or_else(|e| panic!("{set}: {e}")),
+    };
+    let (theirs, ours) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = host.serve(theirs).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(ours).await.unwrap_or_else(|e| panic!("{e}"));
+    let listed = client
+        .list_all_tools()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let catalog = root().join(format!("generated/catalog/{set}/tools.json"));
+    let catalog: Value =
+        serde_json::from_str(&std::fs::read_to_string(&catalog).unwrap_or_default())
+            .unwrap_or_default();
+    let mut expected: Vec<Value> = catalog["tools"].as_array().cloned().unwrap_or_default();
+    for t in &mut expected {
+        if let Some(t) = t.as_object_mut() {
+            t.remove("execution");
+        }
+    }
+    let listed: Vec<Value> = listed
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap_or_default())
+        .collect();
+    assert_eq!(listed, expected, "{set}: listed as the catalog lists it");
+    for (tool, arguments, output) in calls {
+        let mut params = rmcp::model::CallToolRequestParams::new(tool.clone());
+        params.arguments = arguments.as_object().cloned();
+        let result = client
+            .call_tool(params)
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: {e}"));
+        assert_eq!(result.is_error, Some(false), "{tool}: {result:?}");
+        let info = [editormcp::TOOLS, toolvault::TOOLS, ravedemo::TOOLS]
+            .into_iter()
+            .flatten()
+            .find(|i| i.id == tool);
+        let schema = info.and_then(|i| i.output_schema).unwrap_or("true");
+        let schema: Value = serde_json::from_str(schema).unwrap_or_default();
+        let structured = result.structured_content.clone().unwrap_or_default();
+        let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{e}"));
+        assert!(validator.is_valid(&structured), "{tool}: {structured}");
+        if let Some(output) = output {
+            assert!(
+                same_json(&structured, &output),
+                "{tool}: {structured} != {output}"
+            );
+        }
+        let text = result
+            .content
+            .first()
+            .and_then(|c| c.as_text())
+            .map(|t| t.text.clone());
+        let mirrored: Value = serde_json::from_str(&text.unwrap_or_default()).unwrap_or_default();
+        assert_eq!(mirrored, structured, "{tool}: the text mirror");
+    }
+    let _ = client.cancel().await;
+}
+
+/// The generated `router` of each tool set inside an author's rmcp server:
+/// every tool listed as the catalog lists it, and called through rmcp's
+/// client with its spec's examples (EditorMCP and ToolVault: the example's
+/// output comes back; RAVE: a valid one).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_set_is_served_inside_an_rmcp_server() {
+    use std::sync::Arc;
+    let editormcp_calls = TOOLS
+        .iter()
+        .flat_map(|t| {
+            let example = spec_examples(t.id).into_iter().next();
+            example.map(|e| (t.id.to_owned(), e["input"].clone(), None))
+        })
+        .collect();
+    served_by_rmcp(
+        "editormcp",
+        editormcp::router(Arc::new(Examples(0))),
+        editormcp_calls,
+    )
+    .await;
+    let tools = tools_of("toolvault");
+    let toolvault_calls = tools
+        .iter()
+        .flat_map(|t| t.examples.iter().map(move |e| (t, e)))
+        .map(|(t, e)| {
+            let output = e.output.as_ref().map(|o| Value::from(o.value.clone()));
+            (t.id.value.clone(), Value::clone(&e.input.value), output)
+        })
+        .collect();
+    served_by_rmcp(
+        "toolvault",
+        toolvault::router(Arc::new(ToolvaultExamples(tools))),
+        toolvault_calls,
+    )
+    .await;
+    served_by_rmcp(
+        "ravedemo",
+        ravedemo::router(Arc::new(RaveSynth)),
+        Vec::new(),
+    )
+    .await;
+}

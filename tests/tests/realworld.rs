@@ -188,6 +188,36 @@ fn the_server_lists_what_the_specs_say() {
     );
 }
 
+/// The generated `router` as rmcp routes lists every tool as the catalog
+/// does, member for member, but `execution`: rmcp's `Tool` has no such member
+/// (docs/decisions.md).
+#[test]
+fn an_rmcp_router_lists_what_the_specs_say_but_execution() {
+    use std::sync::Arc;
+    let path = root().join("tests/generated-realworld/catalog/realworld/tools.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let catalog: Value = serde_json::from_str(&text).unwrap_or_default();
+    let router: rmcp::handler::server::router::tool::ToolRouter<()> =
+        realworld::router(Arc::new(Examples)).unwrap_or_else(|e| panic!("{e}"));
+    let listed: Vec<Value> = router
+        .list_all()
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap_or_default())
+        .collect();
+    let mut expected = catalog["tools"].as_array().cloned().unwrap_or_default();
+    let mut dropped = 0;
+    for t in &mut expected {
+        dropped += usize::from(
+            t.as_object_mut()
+                .and_then(|t| t.remove("execution"))
+                .is_some(),
+        );
+    }
+    assert_eq!(dropped, 5, "five tools say how they run as tasks");
+    // rmcp lists tools by name; the catalog by id, here the same order.
+    assert_eq!(Value::Array(listed), Value::Array(expected));
+}
+
 /// Through a server, over MCP: an integer output goes out as structured
 /// content `{"result": n}` (MCP wants an object) and as text.
 #[test]
