@@ -497,33 +497,8 @@ struct Host {
     tools: rmcp::handler::server::router::tool::ToolRouter<Host>,
 }
 
-impl rmcp::ServerHandler for Host {
-    fn get_info(&self) -> rmcp::model::ServerConfig {
-        let capabilities = rmcp::model::ServerCapabilities::builder()
-            .enable_tools()
-            .build();
-        rmcp::model::ServerConfig::new(capabilities)
-    }
-
-    async fn list_tools(
-        &self,
-        _: Option<rmcp::model::PaginatedRequestParams>,
-        _: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> Result<rmcp::model::ListToolsResult, rmcp::ErrorData> {
-        Ok(rmcp::model::ListToolsResult::with_all_items(
-            self.tools.list_all(),
-        ))
-    }
-
-    async fn call_tool(
-        &self,
-        request: rmcp::model::CallToolRequestParams,
-        context: rmcp::service::RequestContext<rmcp::RoleServer>,
-    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
-        let cx = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
-        self.tools.call(cx).await
-    }
-}
+#[rmcp::tool_handler(router = self.tools)]
+impl rmcp::ServerHandler for Host {}
 
 /// Every tool of `set` through an rmcp server whose tools are `router`, and
 /// rmcp's client: listed as the catalog lists it (but `execution`, which

@@ -18,8 +18,14 @@
 //!    `--check` finds it up to date;
 //! 5. a generated crate pointed at a runtime of another version fails in
 //!    Cargo's resolver with both versions named, before anything compiles.
+//!
+//! Then "With the official Rust SDK" the same way, in a directory of its own:
+//! its commands as written, the files `toolgen init --server rmcp` wrote equal
+//! to the section's, the crate built offline and driven by the Python SDK's
+//! client over stdio and HTTP (`tests/mcp_client/scaffold_client.py`); and
+//! `--server` alone (toolgen-runtime's server) built and driven the same way.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Profile settings for the crates built here: the workspace's, so that
@@ -68,14 +74,15 @@ fn blocks(readme: &str, title: &str) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-fn section(readme: &str) -> Result<Section, String> {
-    let blocks = blocks(readme, "Use toolgen in your project")?;
+/// The README's section `title`: its commands and its three files.
+fn section(readme: &str, title: &str) -> Result<Section, String> {
+    let blocks = blocks(readme, title)?;
     let first = |pred: &dyn Fn(&(String, String)) -> bool, what: &str| {
         blocks
             .iter()
             .find(|b| pred(b))
             .map(|(_, t)| t.clone())
-            .ok_or_else(|| format!("README.md's \"Use toolgen in your project\" has no {what}"))
+            .ok_or_else(|| format!("README.md's \"{title}\" has no {what}"))
     };
     let commands = first(&|(i, _)| i == "sh", "sh block of commands")?
         .lines()
@@ -107,67 +114,166 @@ fn run(what: &str, cmd: &mut Command, dir: &Path) -> Result<std::process::Output
 pub fn run_all(root: &Path, python: &Path) -> Result<(), String> {
     let readme =
         std::fs::read_to_string(root.join("README.md")).map_err(|e| format!("README.md: {e}"))?;
-    let section = section(&readme)?;
     let work = std::env::temp_dir().join(format!("toolgen-outside-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
-    let result = steps(root, python, &work, &section);
+    let result = section(&readme, "Use toolgen in your project")
+        .and_then(|s| steps(root, python, &work.join("runtime"), &s))
+        .and_then(|()| section(&readme, "With the official Rust SDK"))
+        .and_then(|s| rmcp_steps(root, python, &work.join("rmcp"), &s));
     match &result {
         Ok(()) => {
             let _ = std::fs::remove_dir_all(&work);
         }
-        Err(_) => eprintln!("(the project is kept in {} for a look)", work.display()),
+        Err(_) => eprintln!("(the projects are kept in {} for a look)", work.display()),
     }
     result
 }
 
-fn steps(root: &Path, python: &Path, work: &Path, section: &Section) -> Result<(), String> {
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(root, work.join("toolgen"))
-        .map_err(|e| format!("cannot link the clone: {e}"))?;
-    let install = work.join("install");
-    let path = std::env::join_paths(std::iter::once(install.join("bin")).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .map_err(|e| e.to_string())?;
-    let target = root.join("target");
-    let env = |cmd: &mut Command| {
-        cmd.env("PATH", &path)
-            .env("CARGO_TARGET_DIR", &target)
-            .env("CARGO_INSTALL_ROOT", &install)
+/// Where a section's commands run: an empty directory beside a link to the
+/// clone, and the environment they run in.
+struct Place {
+    work: PathBuf,
+    install: PathBuf,
+    target: PathBuf,
+    path: std::ffi::OsString,
+}
+
+impl Place {
+    fn new(root: &Path, work: &Path) -> Result<Place, String> {
+        std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root, work.join("toolgen"))
+            .map_err(|e| format!("cannot link the clone: {e}"))?;
+        // One install of the command for both sections.
+        let install = work.with_file_name("install");
+        let path = std::env::join_paths(std::iter::once(install.join("bin")).chain(
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+        ))
+        .map_err(|e| e.to_string())?;
+        Ok(Place {
+            work: work.to_path_buf(),
+            install,
+            target: root.join("target"),
+            path,
+        })
+    }
+
+    fn env(&self, cmd: &mut Command) {
+        cmd.env("PATH", &self.path)
+            .env("CARGO_TARGET_DIR", &self.target)
+            .env("CARGO_INSTALL_ROOT", &self.install)
             .env("CARGO_NET_OFFLINE", "true")
             .env("NO_COLOR", "1");
-    };
+    }
+
+    /// `cargo build --offline` of the crate in `dir`.
+    fn build(&self, dir: &Path, what: &str) -> Result<(), String> {
+        let mut cmd = Command::new("cargo");
+        cmd.args(["build", "--offline", "--quiet"]).args(PROFILE);
+        self.env(&mut cmd);
+        run(what, &mut cmd, dir).map(drop)
+    }
+
+    /// The section's commands up to `cargo run`, as written; the directory
+    /// the last `cd` went to.
+    fn commands(&self, section: &Section) -> Result<PathBuf, String> {
+        let mut dir = self.work.clone();
+        for command in &section.commands {
+            if command == "cargo run" {
+                return Ok(dir);
+            }
+            let mut line = command.clone();
+            if line.starts_with("cargo install") {
+                line.push_str(" --debug --locked --offline");
+            }
+            eprintln!("    $ {line}");
+            let mut cmd = Command::new("sh");
+            cmd.args(["-c", &line]);
+            self.env(&mut cmd);
+            run(command, &mut cmd, &dir)?;
+            // `... && cd X` moves the rest of the session.
+            if let Some(to) = command
+                .rsplit("cd ")
+                .next()
+                .filter(|_| command.contains("cd "))
+            {
+                dir = dir.join(to.trim());
+            }
+        }
+        Err("the README's commands do not end with `cargo run`".to_owned())
+    }
+}
+
+/// "With the official Rust SDK": the commands as written, the files `toolgen
+/// init --server rmcp` writes equal to the section's, the crate built offline
+/// and served by rmcp to the official Python SDK's client over stdio and HTTP;
+/// then the same with `--server` (toolgen-runtime's server) in a crate of its own.
+fn rmcp_steps(root: &Path, python: &Path, work: &Path, section: &Section) -> Result<(), String> {
+    let place = Place::new(root, work)?;
+    let dir = place.commands(section)?;
+    let read =
+        |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| format!("{name}: {e}"));
+    let cargo_toml = read("Cargo.toml")?;
+    let added = cargo_toml
+        .find("[dependencies]")
+        .map_or("", |i| &cargo_toml[i..]);
+    for (name, written, shown) in [
+        ("Cargo.toml", added.to_owned(), &section.cargo_toml),
+        ("build.rs", read("build.rs")?, &section.build_rs),
+        ("src/main.rs", read("src/main.rs")?, &section.main_rs),
+    ] {
+        if written != *shown {
+            return Err(format!(
+                "`toolgen init --server rmcp` wrote a {name} that is not the README's:\n{written}"
+            ));
+        }
+    }
+    eprintln!("    the Cargo.toml lines, build.rs and src/main.rs are the README's");
+    eprintln!(
+        "    $ cargo build --offline   (the README's `cargo run`, then the Python SDK client)"
+    );
+    place.build(&dir, "cargo build of the README's rmcp crate")?;
+    let client = root.join("tests/mcp_client/scaffold_client.py");
+    let binary = place.target.join("debug/weather");
+    let out = run(
+        "the MCP Python SDK client against the README's rmcp server",
+        Command::new(python).arg(&client).arg(&binary),
+        &dir,
+    )?;
+    eprint!("    {}", String::from_utf8_lossy(&out.stdout));
+
+    // `--server` alone: the same on toolgen-runtime.
+    let plain = work.join("plain");
+    let mut cmd = Command::new("cargo");
+    cmd.args(["new", "--quiet", "plain"]);
+    place.env(&mut cmd);
+    run("cargo new plain", &mut cmd, work)?;
+    let init = "toolgen init tools --format mcp --name weather --server --toolgen path=../toolgen";
+    eprintln!("    $ {init}   (in a crate `plain`)");
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", init]);
+    place.env(&mut cmd);
+    run(init, &mut cmd, &plain)?;
+    place.build(&plain, "cargo build of the toolgen-runtime scaffold")?;
+    let out = run(
+        "the MCP Python SDK client against the toolgen-runtime scaffold",
+        Command::new(python)
+            .arg(&client)
+            .arg(place.target.join("debug/plain")),
+        &plain,
+    )?;
+    eprint!("    {}", String::from_utf8_lossy(&out.stdout));
+    Ok(())
+}
+
+fn steps(root: &Path, python: &Path, work: &Path, section: &Section) -> Result<(), String> {
+    let place = Place::new(root, work)?;
+    let (install, target) = (place.install.clone(), place.target.clone());
+    let env = |cmd: &mut Command| place.env(cmd);
 
     // 1. The commands, up to `cargo run`.
-    let mut dir = work.to_path_buf();
-    let mut ran_run = false;
-    for command in &section.commands {
-        if command == "cargo run" {
-            ran_run = true;
-            break;
-        }
-        let mut line = command.clone();
-        if line.starts_with("cargo install") {
-            line.push_str(" --debug --locked --offline");
-        }
-        eprintln!("    $ {line}");
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", &line]);
-        env(&mut cmd);
-        run(command, &mut cmd, &dir)?;
-        // `... && cd X` moves the rest of the session.
-        if let Some(to) = command
-            .rsplit("cd ")
-            .next()
-            .filter(|_| command.contains("cd "))
-        {
-            dir = dir.join(to.trim());
-        }
-    }
-    if !ran_run {
-        return Err("the README's commands do not end with `cargo run`".to_owned());
-    }
+    let dir = place.commands(section)?;
 
     // 2. The three files, then what `cargo run` does, with a real client.
     let manifest = dir.join("Cargo.toml");

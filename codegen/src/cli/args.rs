@@ -175,6 +175,14 @@ pub(super) enum InitFormat {
     Rave,
 }
 
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(super) enum InitServer {
+    /// toolgen-runtime's own server.
+    Toolgen,
+    /// rmcp, the official Rust SDK.
+    Rmcp,
+}
+
 #[derive(Subcommand)]
 pub(super) enum Command {
     /// Check spec files and report every problem (exit 1 on errors).
@@ -242,6 +250,18 @@ pub(super) enum Command {
         /// folder another program owns, such as an R package's `inst/mcp/tools`).
         #[arg(long, value_name = "FOLDER")]
         specs: Option<String>,
+        /// Also a Rust MCP server serving the tool set, in the Cargo package that
+        /// holds DIR (`cargo new` it first): `build.rs`, `src/main.rs` and the
+        /// dependencies. `toolgen` (the default): toolgen-runtime's server; `rmcp`:
+        /// the official Rust SDK's, with the generated tools as its router.
+        #[arg(long, value_enum, value_name = "KIND", num_args = 0..=1, default_missing_value = "toolgen")]
+        server: Option<InitServer>,
+        /// Where the server's `toolgen-runtime` and `toolgen` crates come from:
+        /// `path=DIR` (a clone of the toolgen repository), `git=URL` (optionally
+        /// `,rev=R`, `,branch=B` or `,tag=T`) or `version=REQ` (default: this
+        /// toolgen's version, from the registry).
+        #[arg(long, value_name = "SOURCE", value_parser = RuntimeSource::parse, requires = "server")]
+        toolgen: Option<RuntimeSource>,
     },
     /// Add a spec for a new tool, with every field its format requires, to a tool set.
     New {

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use super::args::{GenArgs, InitFormat, InputArgs, MessageFormat};
+use super::args::{GenArgs, InitFormat, InitServer, InputArgs, MessageFormat};
 use super::report::{Reporter, generate_error, plural, shown};
 use crate::diag::{self, Severity};
 use crate::emit::csharp_bridge::CsharpBridge;
@@ -372,23 +372,44 @@ pub(super) fn init(
     format: InitFormat,
     name: Option<&str>,
     specs: Option<&str>,
+    server: Option<InitServer>,
+    source: Option<RuntimeSource>,
 ) -> ExitCode {
+    use crate::scaffold::ServerKind;
     let format = match format {
         InitFormat::Mcp => Format::Mcp,
         InitFormat::Editormcp => Format::EditorMcp,
         InitFormat::Rave => Format::Rave,
     };
-    match crate::scaffold::init(dir, format, name, specs) {
+    let source = source.unwrap_or(RuntimeSource::Version(
+        crate::emit::runtime_crate::VERSION.to_owned(),
+    ));
+    let server = server.map(|s| match s {
+        InitServer::Toolgen => (ServerKind::Toolgen, &source),
+        InitServer::Rmcp => (ServerKind::Rmcp, &source),
+    });
+    match crate::scaffold::init(dir, format, name, specs, server) {
         Ok(done) => {
             eprintln!(
-                "created the tool set in {}:\n  {}  (the manifest)\n  {}  (an example tool)\n  {}/  (JSON Schemas for editors)\nnext: `toolgen new ID --dir {}`, then `toolgen validate {}`",
+                "created the tool set in {}:\n  {}  (the manifest)\n  {}  (an example tool)\n  {}/  (JSON Schemas for editors)",
                 dir.display(),
                 shown(&done.manifest),
                 shown(&done.spec),
                 shown(&dir.join(crate::scaffold::SCHEMA_DIR)),
-                dir.display(),
-                dir.display()
             );
+            if done.server.is_empty() {
+                eprintln!(
+                    "next: `toolgen new ID --dir {}`, then `toolgen validate {}`",
+                    dir.display(),
+                    dir.display()
+                );
+            } else {
+                let files: Vec<String> = done.server.iter().map(|p| shown(p)).collect();
+                eprintln!(
+                    "and the server: {}\nnext: `cargo run` serves the tools over stdio (`cargo run -- --http 127.0.0.1:8080`: over HTTP)",
+                    files.join(", ")
+                );
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -7,10 +7,14 @@
 //! The schemas go to `.toolgen/` beside the manifest: a hidden folder, which
 //! the directory walk skips, so they are never read as specs.
 
+mod server;
+
 use std::path::{Component, Path, PathBuf};
 
 use crate::diag::{HumanRenderer, Severity};
-use crate::ir::{Format, ToolSet};
+use crate::ir::{Format, RuntimeSource, ToolSet};
+
+pub use self::server::ServerKind;
 use crate::load::{LoadOptions, load};
 use crate::manifest::{self, MANIFEST_NAMES};
 use crate::spec_schemas;
@@ -23,6 +27,8 @@ pub const SCHEMA_DIR: &str = ".toolgen";
 pub struct Initialized {
     pub manifest: PathBuf,
     pub spec: PathBuf,
+    /// The server's files (`build.rs`, `src/main.rs`, `Cargo.toml`), with `--server`.
+    pub server: Vec<PathBuf>,
 }
 
 /// A tool-set name from a directory name: lowercase letters, digits and `_`.
@@ -107,12 +113,15 @@ fn checked_relative(specs: &str) -> Result<(), String> {
 
 /// Creates a tool set in `dir`: `toolset.yaml`, one example spec and the JSON
 /// Schemas. `specs`: a folder below `dir` for the spec files (the manifest
-/// names it), for folders that another program owns.
+/// names it), for folders that another program owns. `server`: also a Rust
+/// server of that kind in the Cargo package holding `dir`, with the toolgen
+/// crates from that source (see [`server`]).
 pub fn init(
     dir: &Path,
     format: Format,
     name: Option<&str>,
     specs: Option<&str>,
+    server: Option<(ServerKind, &RuntimeSource)>,
 ) -> Result<Initialized, String> {
     if let Some(existing) = MANIFEST_NAMES
         .iter()
@@ -137,13 +146,31 @@ pub fn init(
     if let Some(s) = specs {
         checked_relative(s)?;
     }
+    // Checked before anything is written.
+    let package = match server {
+        Some((kind, _)) => Some(server::package_of(dir, kind)?),
+        None => None,
+    };
     write_schemas(&dir.join(SCHEMA_DIR))?;
     let manifest_path = dir.join("toolset.yaml");
     create(&manifest_path, &manifest_text(&name, format, specs))?;
-    let spec = new_spec_in(&manifest_path, &example_id(format, &name), true)?;
+    let example = example_id(format, &name);
+    let spec = new_spec_in(&manifest_path, &example, true)?;
+    let server = match (package, server) {
+        (Some(package), Some((kind, source))) => {
+            let names = server::Names {
+                set: &name,
+                tool: &example,
+                format,
+            };
+            server::write(&package, dir, &names, kind, source)?
+        }
+        _ => Vec::new(),
+    };
     Ok(Initialized {
         manifest: manifest_path,
         spec,
+        server,
     })
 }
 
@@ -550,14 +577,19 @@ impl Draft<'_> {
     /// place takes, so nothing is escaped). A failure is toolgen's bug, and
     /// its message then fails the check every draft goes through.
     fn fill(&self, template: &str) -> String {
-        let mut env = minijinja::Environment::new();
-        env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
-        let values: std::collections::BTreeMap<&str, String> = self.values().into_iter().collect();
-        let context = minijinja::Value::from(values);
-        match env.render_str(template, context) {
-            Ok(text) => text + "\n",
-            Err(e) => format!("toolgen could not fill its spec template: {e}"),
-        }
+        fill(template, self.values().into_iter().collect())
+    }
+}
+
+/// One of the scaffold's templates (its own, fixed text) filled with `values`;
+/// a name it uses that `values` lacks is a bug, shown in the text.
+fn fill(template: &str, values: std::collections::BTreeMap<&str, String>) -> String {
+    let mut env = minijinja::Environment::new();
+    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
+    match env.render_str(template, minijinja::Value::from(values)) {
+        // minijinja drops a template's last line end.
+        Ok(text) => text + "\n",
+        Err(e) => format!("toolgen could not fill its template: {e}"),
     }
 }
 
