@@ -84,7 +84,7 @@ impl Wire {
     async fn open(server: Server) -> Wire {
         let (ours, theirs) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
-            if let Ok(running) = Served::new(Arc::new(server)).serve(theirs).await {
+            if let Ok(running) = Served::new(server).serve(theirs).await {
                 let _ = running.waiting().await;
             }
         });

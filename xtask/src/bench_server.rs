@@ -9,8 +9,11 @@
 //!   one client (send, wait, repeat) and from 64 clients at once, each on
 //!   its own keep-alive connection.
 //!
-//! Reports requests per second and p50/p99 latency (send to response, per
-//! request).
+//! Reports requests per second, p50/p99 latency (send to response, per
+//! request) and each server's peak resident memory. `editormcp-server
+//! --rmcp` is the same server carried by rmcp, the official Rust SDK;
+//! `rmcp_native` (an example of editormcp-server) is the tool written with
+//! rmcp alone, as its users write one.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -23,6 +26,23 @@ pub struct Result {
     pub rps: f64,
     pub p50: Duration,
     pub p99: Duration,
+    /// The server's peak resident memory, in KiB (Linux), when measured.
+    pub peak_kib: Option<u64>,
+}
+
+/// The peak resident memory of process `pid` so far (`VmHWM`, Linux).
+fn peak_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A peak memory for a table cell.
+fn mib(kib: Option<u64>) -> String {
+    kib.map_or_else(
+        || "—".to_owned(),
+        |k| format!("{:.1} MiB", k as f64 / 1024.0),
+    )
 }
 
 fn request(id: usize, tool: &str) -> String {
@@ -123,6 +143,7 @@ pub fn measure(
         .map(|w| w.join().map_err(|_| "writer thread panicked".to_owned()))
         .transpose()?;
     drop(input_back.take());
+    let peak_kib = peak_kib(child.id());
     let _ = child.kill();
     let _ = child.wait();
     let sent = sent.lock().map_err(|_| "lock")?.clone();
@@ -134,6 +155,7 @@ pub fn measure(
         rps: n as f64 / elapsed.as_secs_f64(),
         p50: lat[n / 2],
         p99: lat[(n * 99 / 100).min(n - 1)],
+        peak_kib,
     })
 }
 
@@ -237,6 +259,7 @@ fn measure_http(
         rps: total as f64 / elapsed.as_secs_f64(),
         p50: lat[total / 2],
         p99: lat[(total * 99 / 100).min(total - 1)],
+        peak_kib: None,
     })
 }
 
@@ -278,6 +301,7 @@ fn tcp_floor(n: usize) -> std::result::Result<Result, String> {
         rps: n as f64 / elapsed.as_secs_f64(),
         p50: lat[n / 2],
         p99: lat[n * 99 / 100],
+        peak_kib: None,
     })
 }
 
@@ -306,23 +330,42 @@ fn start_http(cmd: &[String], port: u16) -> std::result::Result<std::process::Ch
     Err(format!("{} did not listen on port {port}", cmd[0]))
 }
 
-fn http_rows(bin: &str, python: &Path, root: &Path) -> std::result::Result<(), String> {
+fn http_rows(
+    bin: &str,
+    native: &str,
+    python: &Path,
+    root: &Path,
+) -> std::result::Result<(), String> {
     println!(
-        "\n| server (Streamable HTTP) | clients | requests | requests/s | p50 latency | p99 latency |"
+        "\n| server (Streamable HTTP) | clients | requests | requests/s | p50 latency | p99 latency | peak memory |"
     );
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     let mut rows: HashMap<(bool, usize), Result> = HashMap::new();
-    for (rust, inline) in [(true, false), (true, true), (false, false)] {
+    for (rust, flag) in [
+        (true, None),
+        (true, Some("inline")),
+        (true, Some("rmcp")),
+        (true, Some("native")),
+        (false, None),
+    ] {
         let port = free_port()?;
-        let cmd: Vec<String> = if rust {
+        let cmd: Vec<String> = if flag == Some("native") {
+            vec![
+                native.to_owned(),
+                "--http".into(),
+                format!("127.0.0.1:{port}"),
+            ]
+        } else if rust {
             let mut c: Vec<String> = vec![
                 bin.to_owned(),
                 "--http".into(),
                 format!("127.0.0.1:{port}"),
                 "--stateless".into(),
             ];
-            if inline {
-                c.extend(["--execution".into(), "inline".into()]);
+            match flag {
+                Some("inline") => c.extend(["--execution".into(), "inline".into()]),
+                Some(_) => c.push("--rmcp".into()),
+                None => {}
             }
             c
         } else {
@@ -337,9 +380,11 @@ fn http_rows(bin: &str, python: &Path, root: &Path) -> std::result::Result<(), S
         };
         let mut child = start_http(&cmd, port)?;
         let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-        let label = match (rust, inline) {
-            (true, false) => "toolgen editormcp-server --stateless",
-            (true, true) => "toolgen editormcp-server --stateless --execution inline",
+        let label = match (rust, flag) {
+            (true, None) => "toolgen editormcp-server --stateless",
+            (true, Some("inline")) => "toolgen editormcp-server --stateless --execution inline",
+            (true, Some("rmcp")) => "editormcp-server --stateless --rmcp (served by rmcp)",
+            (true, Some(_)) => "rmcp 3.11 alone, `#[tool]` with `Json<T>` (stateless, JSON)",
             _ => "MCP Python SDK 2.3 MCPServer (stateless, JSON)",
         };
         let (n_seq, n_conc) = if rust {
@@ -359,12 +404,13 @@ fn http_rows(bin: &str, python: &Path, root: &Path) -> std::result::Result<(), S
                 }
             };
             println!(
-                "| {label} | {clients} | {n} | {:.0} | {:.1} µs | {:.1} µs |",
+                "| {label} | {clients} | {n} | {:.0} | {:.1} µs | {:.1} µs | {} |",
                 r.rps,
                 r.p50.as_secs_f64() * 1e6,
-                r.p99.as_secs_f64() * 1e6
+                r.p99.as_secs_f64() * 1e6,
+                mib(peak_kib(child.id()))
             );
-            if !inline {
+            if flag.is_none() {
                 rows.insert((rust, clients), r);
             }
         }
@@ -373,7 +419,7 @@ fn http_rows(bin: &str, python: &Path, root: &Path) -> std::result::Result<(), S
     }
     let floor = tcp_floor(20_000)?;
     println!(
-        "| loopback TCP echo, 300 bytes (no HTTP, no MCP): this machine's floor | 1 | 20000 | {:.0} | {:.1} µs | {:.1} µs |",
+        "| loopback TCP echo, 300 bytes (no HTTP, no MCP): this machine's floor | 1 | 20000 | {:.0} | {:.1} µs | {:.1} µs | — |",
         floor.rps,
         floor.p50.as_secs_f64() * 1e6,
         floor.p99.as_secs_f64() * 1e6
@@ -391,26 +437,52 @@ fn http_rows(bin: &str, python: &Path, root: &Path) -> std::result::Result<(), S
     Ok(())
 }
 
+/// `examples/rmcp_native.rs` of editormcp-server, built for release: the
+/// same tool written with rmcp alone.
+fn build_native(root: &Path) -> std::result::Result<String, String> {
+    let mut cmd = crate::tools::cargo();
+    cmd.args(["build", "--quiet", "--release", "-p", "editormcp-server"])
+        .args(["--example", "rmcp_native"]);
+    crate::tools::step("cargo build (release) --example rmcp_native", &mut cmd)?;
+    Ok(root
+        .join("target/release/examples/rmcp_native")
+        .to_string_lossy()
+        .into_owned())
+}
+
 pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
+    let native = build_native(root)?;
     let bin = crate::tools::build_server(true)?
         .to_string_lossy()
         .into_owned();
     let rust = vec![bin.clone()];
-    let rust_inline = vec![bin, "--execution".to_owned(), "inline".to_owned()];
+    let rust_inline = vec![bin.clone(), "--execution".to_owned(), "inline".to_owned()];
+    let rust_rmcp = vec![bin, "--rmcp".to_owned()];
+    let native_cmd = vec![native.clone()];
     let py = vec![
         python.to_string_lossy().into_owned(),
         root.join("tests/bench/py_server.py")
             .to_string_lossy()
             .into_owned(),
     ];
-    println!("| server | mode | requests | requests/s | p50 latency | p99 latency |");
-    println!("|---|---|---:|---:|---:|---:|");
+    println!("| server | mode | requests | requests/s | p50 latency | p99 latency | peak memory |");
+    println!("|---|---|---:|---:|---:|---:|---:|");
     let mut rates = HashMap::new();
     for (label, cmd, n) in [
         ("toolgen editormcp-server (Rust)", &rust, 50_000usize),
         (
             "toolgen editormcp-server --execution inline",
             &rust_inline,
+            50_000,
+        ),
+        (
+            "editormcp-server --rmcp (served by rmcp)",
+            &rust_rmcp,
+            50_000,
+        ),
+        (
+            "rmcp 3.11 alone, `#[tool]` with `Json<T>`",
+            &native_cmd,
             50_000,
         ),
         ("MCP Python SDK 2.3 MCPServer", &py, 2_000),
@@ -420,10 +492,11 @@ pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
             let mode = if pipelined { "pipelined" } else { "sequential" };
             rates.insert((label, pipelined), r.rps);
             println!(
-                "| {label} | {mode} | {n} | {:.0} | {:.1} µs | {:.1} µs |",
+                "| {label} | {mode} | {n} | {:.0} | {:.1} µs | {:.1} µs | {} |",
                 r.rps,
                 r.p50.as_secs_f64() * 1e6,
-                r.p99.as_secs_f64() * 1e6
+                r.p99.as_secs_f64() * 1e6,
+                mib(r.peak_kib)
             );
         }
     }
@@ -443,7 +516,7 @@ pub fn run(root: &Path, python: &Path) -> std::result::Result<(), String> {
     let bin = crate::tools::build_server(true)?
         .to_string_lossy()
         .into_owned();
-    http_rows(&bin, python, root)
+    http_rows(&bin, &native, python, root)
 }
 
 /// `cargo xtask bench-r`: calls per second through the R bridge

@@ -78,6 +78,10 @@ pub struct Server {
     pub(super) page_size: usize,
     /// Every tool runs on the serial lane.
     pub(super) serial: bool,
+    /// An idle worker spins briefly before it parks: the next call of a
+    /// client that sends one as soon as it has the last answer is taken at
+    /// once. Off under rmcp, whose own threads need the core (`rmcp`).
+    pub(super) spin: bool,
     pub(super) lanes: OnceLock<Lanes>,
     /// The server's identity as 2026-07-28 results carry it (JSON text),
     /// written on first use: the server's info never changes.
@@ -162,6 +166,7 @@ impl Server {
             queue_limit: DEFAULT_QUEUE_LIMIT,
             page_size: DEFAULT_PAGE_SIZE,
             serial: false,
+            spin: true,
             lanes: OnceLock::new(),
             modern_stamp: OnceLock::new(),
             listeners: Mutex::new(Vec::new()),

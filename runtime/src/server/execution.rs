@@ -60,6 +60,9 @@ pub(crate) struct Hosted {
     /// Who puts the call's questions to the client.
     pub(crate) asks: Option<Arc<dyn super::client::Asks>>,
     pub(crate) completion: Completion,
+    /// A full queue blocks the caller until there is room, instead of
+    /// answering "busy".
+    pub(crate) wait_when_full: bool,
 }
 
 /// Why a hosted call did not start.
@@ -90,8 +93,8 @@ struct Waited {
 impl Server {
     fn lanes(&self) -> &Lanes {
         self.lanes.get_or_init(|| Lanes {
-            concurrent: Lane::new("worker", self.pool_size, self.queue_limit),
-            serial: Lane::new("serial", 1, self.queue_limit),
+            concurrent: Lane::new("worker", self.pool_size, self.queue_limit, self.spin),
+            serial: Lane::new("serial", 1, self.queue_limit, self.spin),
         })
     }
 
@@ -362,6 +365,7 @@ impl Server {
             log,
             asks,
             completion,
+            wait_when_full,
         } = hosted;
         let entry = self.entry(tool).ok_or_else(|| {
             NotStarted::Unknown(
@@ -383,7 +387,7 @@ impl Server {
         if let Some(log) = log {
             let _ = control.log.set(log);
         }
-        self.launch(&entry, args, control.clone(), false);
+        self.launch(&entry, args, control.clone(), wait_when_full);
         Ok(control)
     }
 

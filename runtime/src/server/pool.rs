@@ -140,6 +140,8 @@ pub(crate) struct Lane {
     name: &'static str,
     size: usize,
     capacity: usize,
+    /// An idle thread spins before it parks.
+    spin: bool,
     state: Mutex<LaneState>,
     ready: Condvar,
     /// Signalled when a worker takes a job off the queue.
@@ -155,11 +157,14 @@ pub(crate) struct Lane {
 }
 
 impl Lane {
-    pub(crate) fn new(name: &'static str, size: usize, capacity: usize) -> Arc<Lane> {
+    /// A lane of at most `size` threads and `capacity` calls waiting; `spin`:
+    /// an idle thread spins briefly before it parks (see [`Lane::work`]).
+    pub(crate) fn new(name: &'static str, size: usize, capacity: usize, spin: bool) -> Arc<Lane> {
         Arc::new(Lane {
             name,
             size: size.max(1),
             capacity,
+            spin,
             state: Mutex::new(LaneState {
                 queue: VecDeque::new(),
                 threads: 0,
@@ -263,7 +268,7 @@ impl Lane {
                     // second spinner would take the core the caller needs
                     // (two of them and the caller on two cores doubled the
                     // time of a call).
-                    if state.idle - state.parked == 1 {
+                    if self.spin && state.idle - state.parked == 1 {
                         drop(state);
                         let found = spin_until(|| self.pending.load(Ordering::Relaxed) > 0);
                         state = lock(&self.state);

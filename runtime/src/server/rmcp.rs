@@ -39,8 +39,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use super::client::{Asked, Asks, Capabilities, elicitation_completed};
-use super::control::{LogLevel, LogThreshold};
-use super::core::{FromServer, Server, Session};
+use super::control::{CallControl, LogLevel, LogThreshold};
+use super::core::{Execution, FromServer, Server, Session};
 use super::execution::{Hosted, NotStarted};
 use super::mcp::mcp_tool;
 use super::output::{ToolOutput, write_mcp_call_result};
@@ -54,7 +54,8 @@ use crate::error::ToolError;
 /// 2026-07-28 request names: rmcp leaves `logging/setLevel` to the server's
 /// own `ServerHandler` ([`Served`] keeps it).
 impl<S: Send + Sync + 'static> FromServer for ToolRouter<S> {
-    fn from_server(server: Server) -> Result<Self, String> {
+    fn from_server(mut server: Server) -> Result<Self, String> {
+        server.spin = false;
         let server = Arc::new(server);
         let mut router = ToolRouter::new();
         for attr in listings(&server)? {
@@ -157,11 +158,52 @@ fn modern(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
+/// How a call talks back while it runs (see [`Hosted`]), for each attempt
+/// to start it.
+#[derive(Clone)]
+struct Talk {
+    progress: Option<(Value, Arc<dyn Outbox>)>,
+    log: Option<(LogThreshold, Arc<dyn Outbox>)>,
+    asks: Option<Arc<dyn Asks>>,
+}
+
+type Done = oneshot::Receiver<Result<ToolOutput, ToolError>>;
+
+impl Talk {
+    /// Starts the call on `server`: its control and where its result comes.
+    fn start(
+        &self,
+        server: &Server,
+        name: &str,
+        arguments: Value,
+        wait_when_full: bool,
+    ) -> Result<(Arc<CallControl>, Done), NotStarted> {
+        let (done_tx, done) = oneshot::channel();
+        let hosted = Hosted {
+            progress: self.progress.clone(),
+            log: self.log.clone(),
+            asks: self.asks.clone(),
+            completion: Box::new(move |result| {
+                let _ = done_tx.send(result);
+            }),
+            wait_when_full,
+        };
+        let control = server.start_hosted(name, arguments, hosted)?;
+        Ok((control, done))
+    }
+}
+
+/// Whether a call was refused because the pool's queue was full.
+fn busy(result: &Result<ToolOutput, ToolError>) -> bool {
+    let details = result.as_ref().err().and_then(|e| e.data.as_ref());
+    details.is_some_and(|d| d.details.get("busy") == Some(&Value::Bool(true)))
+}
+
 /// Runs one `tools/call` on `server` and answers it as rmcp wants it.
 /// `levels`: the least log level the connection's client set (`None`: every
 /// level, before 2026-07-28).
 async fn call_tool(
-    server: &Server,
+    server: &Arc<Server>,
     call: ToolCall,
     context: RequestContext<RoleServer>,
     levels: Option<LogThreshold>,
@@ -172,12 +214,98 @@ async fn call_tool(
         input_responses,
         request_state,
     } = call;
-    let modern = modern(&context);
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (talk, rounds) = talk(
+        server,
+        &context,
+        &name,
+        levels,
+        events_tx,
+        input_responses,
+        request_state,
+    )?;
+    let arguments = Value::Object(arguments.unwrap_or_default());
+    let refused = |e: NotStarted| match e {
+        NotStarted::Unknown(e) => Err(error_data(&e)),
+        NotStarted::Refused(e) => complete(false, Err(e)),
+    };
+    let (mut control, mut done) = match talk.start(server, &name, arguments.clone(), false) {
+        Ok(started) => started,
+        Err(e) => return refused(e),
+    };
+    // Done at once: run inline, or refused as busy. rmcp reads requests
+    // without waiting for answers, so a full queue makes the call wait for
+    // room (off rmcp's threads), as toolgen's stdio makes its reader wait.
+    let mut early = done.try_recv().ok();
+    if early.as_ref().is_some_and(busy) {
+        let (server, name) = (server.clone(), name.clone());
+        let talk = talk.clone();
+        let waited =
+            tokio::task::spawn_blocking(move || talk.start(&server, &name, arguments, true));
+        (control, done) = match waited.await {
+            Ok(Ok(started)) => started,
+            Ok(Err(e)) => return refused(e),
+            Err(e) => return Err(internal(&e.to_string())),
+        };
+        early = None;
+    }
+    let peer = &context.peer;
+    let mut cancelled = false;
+    let result = match early {
+        Some(result) => Ok(result),
+        None => loop {
+            tokio::select! {
+                result = &mut done => break result,
+                Some(event) = events.recv() => match event {
+                    Event::Notify(bytes) => notify(peer, &bytes).await,
+                    Event::Ask(question, reply) => tokio::select! {
+                        answer = ask(peer, question) => { let _ = reply.send(answer); }
+                        result = &mut done => break result,
+                    },
+                },
+                () = context.ct.cancelled(), if !cancelled => {
+                    cancelled = true;
+                    control.cancel();
+                }
+            }
+        },
+    };
+    // Whatever the call sent before it finished goes out before its result.
+    while let Ok(Event::Notify(bytes)) = events.try_recv() {
+        notify(peer, &bytes).await;
+    }
+    let Ok(result) = result else {
+        return Err(ErrorData::new(
+            ErrorCode::INTERNAL_ERROR,
+            format!("the call of {name} was cancelled"),
+            None,
+        ));
+    };
+    if let Some(asked) = rounds.and_then(|r| r.input_required(&Value::Null, None)) {
+        return input_required(&asked);
+    }
+    complete(server.wraps_output(&name), result)
+}
+
+/// How a call of `name` talks back through `events`: progress when the
+/// request asked for it; log messages at the request's level (2026-07-28)
+/// or `levels`; questions put by the task serving the request, or under
+/// 2026-07-28 as input rounds (the second value; a `requestState` not
+/// given for `name` is refused).
+fn talk(
+    server: &Server,
+    context: &RequestContext<RoleServer>,
+    name: &str,
+    levels: Option<LogThreshold>,
+    events: mpsc::UnboundedSender<Event>,
+    input_responses: Option<rmcp::model::InputResponses>,
+    request_state: Option<String>,
+) -> Result<(Talk, Option<Arc<Rounds>>), ErrorData> {
+    let modern = modern(context);
     let capabilities = context
         .client_capabilities()
         .and_then(|c| serde_json::to_value(c).ok());
-    let (events_tx, mut events) = mpsc::unbounded_channel();
-    let out: Arc<dyn Outbox> = Arc::new(ToRequest(events_tx.clone()));
+    let out: Arc<dyn Outbox> = Arc::new(ToRequest(events.clone()));
     let progress = context
         .meta
         .get_progress_token()
@@ -199,7 +327,7 @@ async fn call_tool(
         if let Some(s) = request_state {
             params.insert("requestState".into(), json!(s));
         }
-        Rounds::of(&name, capabilities.as_ref(), &params)
+        Rounds::of(name, capabilities.as_ref(), &params)
             .map_err(|e| error_data(&e))?
             .map(Arc::new)
     } else {
@@ -207,61 +335,19 @@ async fn call_tool(
     };
     let asks: Option<Arc<dyn Asks>> = match &rounds {
         Some(r) => Some(r.clone()),
-        None if modern => None,
+        // A call run inline holds the thread that would carry its question.
+        None if modern || server.execution == Execution::Inline => None,
         None => Some(Arc::new(PeerAsks {
-            events: events_tx,
+            events,
             can: Capabilities::of(capabilities.as_ref()),
         })),
     };
-    let (done_tx, mut done) = oneshot::channel::<Result<ToolOutput, ToolError>>();
-    let hosted = Hosted {
+    let talk = Talk {
         progress,
         log: threshold.map(|t| (t, out)),
         asks,
-        completion: Box::new(move |result| {
-            let _ = done_tx.send(result);
-        }),
     };
-    let arguments = Value::Object(arguments.unwrap_or_default());
-    let control = match server.start_hosted(&name, arguments, hosted) {
-        Ok(control) => control,
-        Err(NotStarted::Unknown(e)) => return Err(error_data(&e)),
-        Err(NotStarted::Refused(e)) => return complete(false, Err(e)),
-    };
-    let wraps = server.wraps_output(&name);
-    let peer = &context.peer;
-    let mut cancelled = false;
-    let result = loop {
-        tokio::select! {
-            result = &mut done => break result,
-            Some(event) = events.recv() => match event {
-                Event::Notify(bytes) => notify(peer, &bytes).await,
-                Event::Ask(question, reply) => tokio::select! {
-                    answer = ask(peer, question) => { let _ = reply.send(answer); }
-                    result = &mut done => break result,
-                },
-            },
-            () = context.ct.cancelled(), if !cancelled => {
-                cancelled = true;
-                control.cancel();
-            }
-        }
-    };
-    // Whatever the call sent before it finished goes out before its result.
-    while let Ok(Event::Notify(bytes)) = events.try_recv() {
-        notify(peer, &bytes).await;
-    }
-    let Ok(result) = result else {
-        return Err(ErrorData::new(
-            ErrorCode::INTERNAL_ERROR,
-            format!("the call of {name} was cancelled"),
-            None,
-        ));
-    };
-    if let Some(asked) = rounds.and_then(|r| r.input_required(&Value::Null, None)) {
-        return input_required(&asked);
-    }
-    complete(wraps, result)
+    Ok((talk, rounds))
 }
 
 /// Sends a notification toolgen wrote, as rmcp's own (progress and log
@@ -328,8 +414,7 @@ fn error_data(e: &ToolError) -> ErrorData {
 /// An rmcp `ServerHandler` serving a whole [`Server`]: its tools (listed in
 /// order, called as above), `logging/setLevel`, resources (templates and
 /// subscriptions too), prompts and completion. One per connection: rmcp's
-/// Streamable HTTP service makes one per session
-/// (`move || Ok(Served::new(server.clone()))`).
+/// Streamable HTTP service makes one per session (`move || Ok(served.clone())`).
 pub struct Served {
     server: Arc<Server>,
     info: ServerConfig,
@@ -345,7 +430,7 @@ pub struct Served {
 impl Clone for Served {
     /// A handler for another connection to the same server.
     fn clone(&self) -> Served {
-        Served::new(self.server.clone())
+        Served::of(self.server.clone())
     }
 }
 
@@ -367,7 +452,15 @@ impl Outbox for Updates {
 }
 
 impl Served {
-    pub fn new(server: Arc<Server>) -> Served {
+    /// The handler of one connection to `server` (clone it for another).
+    pub fn new(mut server: Server) -> Served {
+        // rmcp's threads read, write and decode: a pool thread spinning
+        // for the next call would take the core they need.
+        server.spin = false;
+        Served::of(Arc::new(server))
+    }
+
+    fn of(server: Arc<Server>) -> Served {
         let updates = Arc::new(Updates::default());
         let session = Session::with_notifications(updates.clone());
         let info = info_of(&server);
@@ -569,11 +662,11 @@ impl Served {
 #[cfg(feature = "http")]
 pub fn serve_stdio(server: Server) -> std::io::Result<()> {
     use rmcp::ServiceExt as _;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
-        let running = Served::new(Arc::new(server))
+        let running = Served::new(server)
             .serve(rmcp::transport::stdio())
             .await
             .map_err(std::io::Error::other)?;
@@ -599,17 +692,17 @@ pub fn serve_http(
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
-    let server = Arc::new(server);
+    let served = Served::new(server);
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(!stateless)
         .with_json_response(stateless);
     let stop = config.cancellation_token.clone();
     let service = StreamableHttpService::new(
-        move || Ok(Served::new(server.clone())),
+        move || Ok(served.clone()),
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async {
