@@ -5,6 +5,8 @@
 //! that the test releases, and a generous receive limit turns a deadlock
 //! into a failure instead of a hang.
 
+mod common;
+
 use std::io::{Read, Write};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -21,18 +23,8 @@ const PATIENCE: Duration = Duration::from_secs(20);
 
 fn descriptor(id: &str, timeout: Option<Duration>) -> ToolDescriptor {
     ToolDescriptor {
-        id: id.to_owned(),
-        name: id.to_owned(),
-        description: format!("The {id} tool."),
-        category: "test".to_owned(),
-        safety_level: "read-only".to_owned(),
-        tier: "core".to_owned(),
-        input_schema: json!({"type": "object"}),
-        output_schema: None,
         timeout,
-        requires_approval: false,
-        notes: None,
-        entry: None,
+        ..common::descriptor(id, json!({"type": "object"}))
     }
 }
 

@@ -7,6 +7,8 @@
 //! the SDKs' clients cover the rest (`cargo xtask conformance`).
 #![cfg(all(feature = "rmcp", feature = "http"))]
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -17,27 +19,10 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, 
 use tokio::io::{WriteHalf, split};
 use toolgen_runtime::server::rmcp::Served;
 use toolgen_runtime::server::{Elicited, mcp_tool};
-use toolgen_runtime::{Handler, LogLevel, Server, ServerInfo, ToolDescriptor, ToolOutput};
+use toolgen_runtime::{Handler, LogLevel, Server, ServerInfo, ToolOutput};
 
 /// Long enough never to be reached when things work.
 const PATIENCE: Duration = Duration::from_secs(20);
-
-fn descriptor(id: &str, input_schema: Value) -> ToolDescriptor {
-    ToolDescriptor {
-        id: id.to_owned(),
-        name: id.to_owned(),
-        description: format!("The {id} tool."),
-        category: "test".to_owned(),
-        safety_level: "read-only".to_owned(),
-        tier: "core".to_owned(),
-        input_schema,
-        output_schema: None,
-        timeout: None,
-        requires_approval: false,
-        notes: None,
-        entry: None,
-    }
-}
 
 /// `echo` (an integer `n` up to 5; progress, then an info and a warning
 /// log message), `wait` (until cancelled, which it records) and `ask` (a
@@ -67,9 +52,9 @@ fn server(cancelled: Arc<AtomicBool>) -> Server {
     let small = json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}},
         "required": ["n"], "additionalProperties": false});
     Server::new(ServerInfo::new("rmcp-test", "1.0.0"), &["core"], "core")
-        .tool(descriptor("echo", small), echo)
-        .and_then(|s| s.tool(descriptor("wait", json!({"type": "object"})), wait))
-        .and_then(|s| s.tool(descriptor("ask", json!({"type": "object"})), ask))
+        .tool(common::descriptor("echo", small), echo)
+        .and_then(|s| s.tool(common::descriptor("wait", json!({"type": "object"})), wait))
+        .and_then(|s| s.tool(common::descriptor("ask", json!({"type": "object"})), ask))
         .unwrap_or_else(|e| panic!("{e}"))
 }
 

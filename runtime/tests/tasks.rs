@@ -5,6 +5,8 @@
 //! No timing is asserted: polls end when the status changes, and a
 //! generous limit turns a hang into a failure.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,18 +25,8 @@ fn descriptor(id: &str, support: &str) -> ToolDescriptor {
     let entry = json!({"name": id, "inputSchema": input_schema,
         "execution": {"taskSupport": support}});
     ToolDescriptor {
-        id: id.to_owned(),
-        name: id.to_owned(),
-        description: format!("The {id} tool."),
-        category: "test".to_owned(),
-        safety_level: "read-only".to_owned(),
-        tier: "core".to_owned(),
-        input_schema,
-        output_schema: None,
-        timeout: None,
-        requires_approval: false,
-        notes: None,
         entry: Some(entry.to_string()),
+        ..common::descriptor(id, input_schema)
     }
 }
 

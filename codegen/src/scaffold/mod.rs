@@ -8,8 +8,11 @@
 //! the directory walk skips, so they are never read as specs.
 
 mod server;
+mod text;
 
 use std::path::{Component, Path, PathBuf};
+
+use self::text::{create, fill, relative};
 
 use crate::diag::{HumanRenderer, Severity};
 use crate::ir::{Format, RuntimeSource, ToolSet};
@@ -49,28 +52,6 @@ fn set_name(dir: &Path) -> String {
     name
 }
 
-/// Writes a file that must not exist yet.
-fn create(path: &Path, text: &str) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create `{}`: {e}", parent.display()))?;
-    }
-    use std::io::Write as _;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => format!(
-                "`{}` already exists; toolgen does not overwrite it",
-                path.display()
-            ),
-            _ => format!("cannot create `{}`: {e}", path.display()),
-        })?;
-    file.write_all(text.as_bytes())
-        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
-}
-
 /// Writes (or refreshes) the JSON Schemas into `dir`; returns their paths.
 pub fn write_schemas(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut written = Vec::new();
@@ -81,24 +62,6 @@ pub fn write_schemas(dir: &Path) -> Result<Vec<PathBuf>, String> {
         written.push(path);
     }
     Ok(written)
-}
-
-/// A relative path from directory `from` to `to` (both absolute), with `/`.
-fn relative(from: &Path, to: &Path) -> String {
-    let from: Vec<Component> = from.components().collect();
-    let to_parts: Vec<Component> = to.components().collect();
-    let common = from
-        .iter()
-        .zip(&to_parts)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut parts: Vec<String> = vec!["..".to_owned(); from.len() - common];
-    parts.extend(
-        to_parts[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    parts.join("/")
 }
 
 fn checked_relative(specs: &str) -> Result<(), String> {
@@ -578,18 +541,6 @@ impl Draft<'_> {
     /// its message then fails the check every draft goes through.
     fn fill(&self, template: &str) -> String {
         fill(template, self.values().into_iter().collect())
-    }
-}
-
-/// One of the scaffold's templates (its own, fixed text) filled with `values`;
-/// a name it uses that `values` lacks is a bug, shown in the text.
-fn fill(template: &str, values: std::collections::BTreeMap<&str, String>) -> String {
-    let mut env = minijinja::Environment::new();
-    env.set_undefined_behavior(minijinja::UndefinedBehavior::Strict);
-    match env.render_str(template, minijinja::Value::from(values)) {
-        // minijinja drops a template's last line end.
-        Ok(text) => text + "\n",
-        Err(e) => format!("toolgen could not fill its template: {e}"),
     }
 }
 

@@ -121,9 +121,9 @@ pub(super) fn write(
     source: &RuntimeSource,
 ) -> Result<Vec<PathBuf>, String> {
     let dir = std::path::absolute(dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
-    let input = super::relative(&package.root, &dir);
+    let input = super::text::relative(&package.root, &dir);
     let build = package.root.join("build.rs");
-    super::create(&build, &build_rs(&input))?;
+    super::text::create(&build, &build_rs(&input))?;
     let main = package.root.join("src/main.rs");
     crate::output::write_atomic(&main, main_rs(names, kind).as_bytes())
         .map_err(|e| format!("cannot write `{}`: {e}", main.display()))?;
@@ -253,7 +253,7 @@ fn main_rs(names: &Names<'_>, kind: ServerKind) -> String {
         ServerKind::Toolgen => TOOLGEN_MAIN,
         ServerKind::Rmcp => RMCP_MAIN,
     };
-    super::fill(template, values)
+    super::text::fill(template, values)
 }
 
 /// A server on toolgen-runtime.

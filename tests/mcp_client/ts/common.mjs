@@ -3,6 +3,11 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+export const MODERN = '2026-07-28';
+
 let passes = 0;
 
 export function check(ok, what) {
@@ -25,4 +30,22 @@ export async function served(server, args) {
     lines.on('line', line => process.stderr.write(`${line}\n`));
     check(first.includes('serving MCP at http://'), `the server says where it listens: ${first}`);
     return { proc, url: first.split('serving MCP at ')[1].trim() };
+}
+
+/**
+ * `session(transport, mode, where)` over stdio and over Streamable HTTP, in both protocol eras
+ * (the 2025-11-25 handshake, `legacy`, and 2026-07-28); then the count of passed checks, and exit.
+ */
+export async function everyWay(server, args, session) {
+    for (const mode of ['legacy', MODERN]) {
+        await session(new StdioClientTransport({ command: server, args }), mode, 'stdio');
+        const { proc, url } = await served(server, args);
+        try {
+            await session(new StreamableHTTPClientTransport(new URL(url)), mode, 'HTTP');
+        } finally {
+            proc.kill('SIGTERM');
+        }
+    }
+    console.log(`${passed()} passed, 0 failed`);
+    process.exit(0);
 }

@@ -9,12 +9,10 @@
 // Run by `cargo xtask conformance`, once per backend of the tools (Rust, C#, R):
 //   node conformance_client.mjs SERVER [ARGS...]
 // Prints `N passed, 0 failed` and exits non-zero on the first failed check.
-import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 
-import { check, passed, served } from './common.mjs';
+import { MODERN, check, everyWay } from './common.mjs';
 
-const MODERN = '2026-07-28';
 
 /** Every check, through one client connected over `transport`. */
 async function session(transport, mode, where) {
@@ -92,14 +90,4 @@ async function session(transport, mode, where) {
 }
 
 const [server, ...args] = process.argv.slice(2);
-for (const mode of ['legacy', MODERN]) {
-    await session(new StdioClientTransport({ command: server, args }), mode, 'stdio');
-    const { proc, url } = await served(server, args);
-    try {
-        await session(new StreamableHTTPClientTransport(new URL(url)), mode, 'HTTP');
-    } finally {
-        proc.kill('SIGTERM');
-    }
-}
-console.log(`${passed()} passed, 0 failed`);
-process.exit(0);
+await everyWay(server, args, session);
