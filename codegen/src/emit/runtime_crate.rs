@@ -115,9 +115,11 @@ pub const FEATURES: &[(&str, &[&str])] = &[
             "dep:hyper-util",
             "dep:http-body-util",
             "dep:bytes",
+            "rmcp?/transport-io",
+            "rmcp?/transport-streamable-http-server",
         ],
     ),
-    ("rmcp", &["dep:rmcp", "dep:tokio"]),
+    ("rmcp", &["dep:rmcp", "dep:tokio", "hyper-util?/service"]),
 ];
 
 /// The `toolgen-runtime = ...` line of a generated crate's Cargo.toml;
