@@ -268,6 +268,44 @@ rules! {
         "Models read descriptions to choose tools and fill in arguments. Nothing breaks, but the change can change how the tool is used.");
     BREAKING_TITLE_CHANGED = ("TG0951", "title-changed", Note, "a tool's title changed",
         "Titles are shown to people. Nothing breaks.");
+
+    // --- what MCP clients and model APIs accept (`clients:`, `--clients`; docs/clients.md) -----
+    CLIENT_NAME_CHARACTERS = ("TG1001", "client-name-characters", Warning, "a client refuses a character of a tool's name",
+        "Tool names reach model APIs as function names, and each API allows its own characters: OpenAI and Claude's API `[a-zA-Z0-9_-]` (no dots), Gemini a letter or `_` first, then `[a-zA-Z0-9_.-]`, MCP 2025-11-25 `[A-Za-z0-9_.-]`. A client sends the tool anyway and the API refuses the whole request, or the client drops the tool. Sources: openai-python function_definition.py; anthropics/claude-code#5835; cloud.google.com/vertex-ai FunctionDeclaration; SEP-986. The client's variant of the catalog (`toolgen gen` with `clients:`) replaces such characters with `_`, uniquely.");
+    CLIENT_NAME_LENGTH = ("TG1002", "client-name-length", Warning, "a tool's name is too long for a client, with the prefix it adds",
+        "Clients add the server's name before a tool's (Claude Code `mcp__server__tool`, gemini-cli `mcp_`) and refuse, cut or filter names over their limit: OpenAI 64 characters, Claude Code and Desktop 64 with the prefix, gemini-cli 63 with its prefix (cut: two tools may end with one name), Cursor 60 for the server's and the tool's names together (filtered), VS Code 64, MCP 128. The server's name is taken to be the tool set's. Sources: anthropics/claude-code#2326, #19882; gemini-cli mcp-tool.ts; awslabs/mcp#1283; microsoft/vscode#243602. The client's variant shortens names deterministically and uniquely.");
+    CLIENT_TOOL_COUNT = ("TG1003", "client-tool-count", Warning, "a tool set has more tools than a client takes from one server",
+        "OpenAI's Chat Completions take at most 128 functions, VS Code 128 tools a request, Cursor used only the first 40 of a server (anyproto/anytype-mcp#5; this may no longer apply). The tools past the limit are left out by the client or fail the request. Split the tool set, or serve fewer tools to that client (tiers).");
+    CLIENT_ROOT_SCHEMA = ("TG1004", "client-root-schema", Warning, "a client refuses an input schema whose root is not a plain object",
+        "OpenAI (strict or not), Claude's API and Gemini take parameters whose root is `type: object`, without `anyOf`/`oneOf`/`allOf`/`enum`/`not`/`const` beside or instead of it (nspady/google-calendar-mcp#39; anthropics/claude-code#5319, #44788). Give the root `type: object` and move the alternatives into a property, or let the client's variant split a top-level union into one tool per branch.");
+    CLIENT_ARRAY_ITEMS = ("TG1005", "client-array-items", Warning, "a client refuses an array schema without `items`",
+        "JSON Schema allows an array without `items` (any values); OpenAI refuses it even outside strict mode (\"array schema missing items\", ogx-ai/ogx#3602), as do VS Code and Gemini's OpenAPI subset. Add `items`, e.g. `{}` for any value where the client takes it, or the item type.");
+    CLIENT_OBJECT_PROPERTIES = ("TG1006", "client-object-properties", Warning, "a client refuses an object schema without `properties`",
+        "OpenAI refuses \"object schema missing properties\" (enechange/collmbo#384); strict mode needs every object's properties listed and closed. Declare the properties, or accept a JSON text in a string property.");
+    CLIENT_KEYWORD = ("TG1007", "client-keyword", Warning, "a client refuses a keyword of a schema",
+        "OpenAI's strict mode refuses `allOf`, `oneOf` (it takes `anyOf`), `not`, `if`/`then`/`else` and `dependentRequired`/`dependentSchemas` (developers.openai.com structured outputs); Gemini's `parameters` is an OpenAPI 3.0 subset and refuses any other keyword as an unknown field (`propertyNames`, `exclusiveMinimum`, `const`, `oneOf`, `additionalProperties`, `pattern`, ...: zendev-sh/zenflow#14). The client's variant drops such a keyword and says in the description what it asked for; the server still checks it.");
+    CLIENT_TYPE_ARRAY = ("TG1008", "client-type-array", Warning, "a client refuses a list of types (`\"type\": [..]`)",
+        "Gemini's `parameters` takes one type per schema (n8n-io/n8n#15553). The client's variant writes `[\"T\", \"null\"]` as `\"type\": \"T\", \"nullable\": true`, OpenAPI's way; other lists stay refused.");
+    CLIENT_TYPE_BESIDE_ANY_OF = ("TG1009", "client-type-beside-any-of", Warning, "a client refuses `type` beside `anyOf`",
+        "Gemini refuses a schema with both `type` and `anyOf` (evcc-io/evcc#22400). Move the type into each branch.");
+    CLIENT_ENUM_TYPE = ("TG1010", "client-enum-type", Warning, "a client takes enums of strings only",
+        "Gemini's `parameters` takes `enum` on strings only. Use a string enum, or the numbers' `minimum`/`maximum`.");
+    CLIENT_FORMAT = ("TG1011", "client-format", Warning, "a client refuses a `format`",
+        "OpenAI's strict mode takes only `date-time`, `time`, `date`, `duration`, `email`, `hostname`, `ipv4`, `ipv6` and `uuid` (and refuses `uri`: posit-dev/chatlas#255); Gemini only `enum` and `date-time` on strings and `int32`, `int64`, `float`, `double` on numbers. The client's variant moves the format into the description; the server still checks it.");
+    CLIENT_STRICT_REQUIRED = ("TG1012", "client-strict-required", Note, "OpenAI's strict mode needs every property required: the variant makes it required and nullable",
+        "In strict mode every property of an object must be in `required`; an optional one is written required with `null` allowed (`[\"T\", \"null\"]`). The client's variant of the catalog does so, and the server maps a `null` it receives for such a property back to an absent one before validation: handlers never see the difference.");
+    CLIENT_STRICT_CLOSED = ("TG1013", "client-strict-closed", Note, "OpenAI's strict mode needs every object closed: the variant adds `additionalProperties: false`",
+        "In strict mode every object needs `additionalProperties: false`. The client's variant of the catalog adds it; arguments the client sends are unchanged.");
+    CLIENT_REF_INLINED = ("TG1014", "client-ref-inlined", Note, "a client does not resolve `$ref`s: the variant inlines them",
+        "Gemini's `parameters` has no `$ref`; Claude Desktop and VS Code strip `$defs` (PrefectHQ/fastmcp#2814, #2808); gemini-cli fails on some (#13326). The client's variant writes each reference's target in its place.");
+    CLIENT_RECURSION = ("TG1015", "client-recursion", Warning, "a client cannot take a recursive schema",
+        "A schema that refers to itself (a tree) cannot be inlined for a client that does not resolve `$ref`s: Gemini's `parameters`, Claude Desktop, VS Code. The variant for such a client cannot be written: `toolgen gen` with such a client refuses the tool. Bound the depth (a `children` of a fixed depth), or leave the client out.");
+    CLIENT_REF_SIBLING = ("TG1016", "client-ref-sibling", Warning, "a client refuses keywords beside `$ref`",
+        "OpenAI's strict mode refuses a `$ref` with other keywords beside it (developers.openai.com structured outputs). Put the keywords into the definition, or wrap: `{\"allOf\": [{\"$ref\": ..}], ..}` is refused too, so move them.");
+    CLIENT_LIMITS = ("TG1017", "client-limits", Warning, "a schema is larger than a client takes",
+        "OpenAI's strict mode takes at most 10 levels of nested objects, 5,000 properties in all and 1,000 values in one enum (developers.openai.com structured outputs). Flatten the schema or split the tool.");
+    CLIENT_STRUCTURED_ONLY = ("TG1018", "client-structured-only", Note, "Claude Code shows the model only the structured content",
+        "When a result has `structuredContent`, Claude Code passes only its JSON to the model (anthropics/claude-code#9962, #55677): content blocks the tool returns beside it (an image, a resource) do not reach the model. Put what the model must see into the structured output, or return the blocks alone.");
 }
 
 /// Why an error rule stays an error (a manifest's `lints` and `--allow`/`--warn`

@@ -26,6 +26,7 @@ pub(crate) mod breaking;
 pub(crate) mod cache;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub(crate) mod clients;
 pub mod diag;
 pub(crate) mod digest;
 pub(crate) mod emit;
@@ -100,6 +101,12 @@ pub mod testing {
     /// The editor schemas of the formats.
     pub mod spec_schemas {
         pub use crate::spec_schemas::{EDITORMCP, MANIFEST, MCP, RAVE, all, for_format};
+    }
+
+    /// The client profiles and their variants of catalog entries.
+    pub mod clients {
+        pub use crate::clients::variant::{client_name, entry as variant_entry, markdown};
+        pub use crate::clients::{PROFILES, Profile, profile};
     }
 
     /// Identifiers made from wire names.

@@ -70,6 +70,7 @@ pub(crate) const KEYS: &[&str] = &[
     "rustSerde",
     "r",
     "bridgePort",
+    "clients",
 ];
 
 /// The manifest's `specs`: where its spec files are, relative to it, as
@@ -284,7 +285,8 @@ fn max_tier(cx: &mut Cx<'_>, n: &Node, set: &ToolSet) -> Option<String> {
 }
 
 /// How the tool set is generated and served: `templates`, `specs`,
-/// `outputs`, `lints`, `runtime`, `modelDescription`, `execution` and `rustSerde`.
+/// `outputs`, `lints`, `runtime`, `modelDescription`, `execution`, `rustSerde`
+/// and `clients`.
 fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut ToolSet) -> bool {
     let mut fields = Fields::new(obj);
     if let Some(t) = fields.read("templates", |n| cx.string(n, "`templates`", true)) {
@@ -327,6 +329,9 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
     }
     if let Some(r) = fields.read("r", |n| r_binding(cx, n)) {
         set.r = r;
+    }
+    if let Some(c) = fields.read("clients", |n| clients(cx, n)) {
+        set.clients = c;
     }
     let port = fields.read("bridgePort", |n| {
         let v = cx.number(n, "`bridgePort`")?;
@@ -610,6 +615,31 @@ fn outputs(cx: &mut Cx<'_>, node: &Node) -> Option<Vec<OutputKind>> {
         }
     }
     out.sort();
+    ok.then_some(out)
+}
+
+/// Reads `clients`: a non-empty list of client profiles.
+fn clients(cx: &mut Cx<'_>, node: &Node) -> Option<Vec<crate::ir::Client>> {
+    let Some(items) = node.as_array().filter(|i| !i.is_empty()) else {
+        cx.wrong_type(node, "`clients`", "a non-empty list of clients");
+        return None;
+    };
+    let mut out = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let Some(s) = cx.string(item, "an entry of `clients`", true) else {
+            ok = false;
+            continue;
+        };
+        match cx.word::<crate::ir::Client>(&rule::INVALID_VALUE, &s, "client") {
+            Some(c) if !out.contains(&c) => out.push(c),
+            Some(_) => {
+                cx.listed_twice(s.loc, &s.value, "`clients`");
+                ok = false;
+            }
+            None => ok = false,
+        }
+    }
     ok.then_some(out)
 }
 

@@ -4,6 +4,8 @@
 //! A leaf: it imports nothing of the crate, so readers, `validate`, `refs`
 //! and the emitters can all use it without an arrow pointing up.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde_json::{Map, Value};
 
 /// The JSON Schema dialect of the schemas toolgen writes itself (those it
@@ -272,6 +274,45 @@ pub fn for_each_child_mut(obj: &mut Map<String, Value>, f: &mut impl FnMut(&mut 
             _ => {}
         }
     }
+}
+
+/// The definitions (`#/$defs/NAME`) that refer, through others or not, to themselves.
+pub fn recursive_defs(schema: &Value) -> BTreeSet<String> {
+    let Some(defs) = schema.get("$defs").and_then(Value::as_object) else {
+        return BTreeSet::new();
+    };
+    let refs_in = |v: &Value| {
+        let mut out = BTreeSet::new();
+        walk(v, "", &mut |_, obj| {
+            if let Some(d) = obj
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+            {
+                out.insert(d.to_owned());
+            }
+        });
+        out
+    };
+    let edges: BTreeMap<&str, BTreeSet<String>> =
+        defs.iter().map(|(k, v)| (k.as_str(), refs_in(v))).collect();
+    edges
+        .keys()
+        .filter(|start| {
+            let mut seen = BTreeSet::new();
+            let mut stack: Vec<&str> = edges[*start].iter().map(String::as_str).collect();
+            while let Some(d) = stack.pop() {
+                if d == **start {
+                    return true;
+                }
+                if seen.insert(d) {
+                    stack.extend(edges.get(d).into_iter().flatten().map(String::as_str));
+                }
+            }
+            false
+        })
+        .map(|d| (*d).to_owned())
+        .collect()
 }
 
 /// Calls `f` for `v` and every subschema below it, with its pointer, parents first.

@@ -22,7 +22,13 @@ const LAYERS: &[&[&str]] = &[
     &["refs", "cache"],
     // Readers of the formats; the editor schemas describe them.
     &["formats"],
-    &["manifest", "validate", "spec_schemas", "breaking"],
+    &[
+        "manifest",
+        "validate",
+        "spec_schemas",
+        "breaking",
+        "clients",
+    ],
     &["load"],
     &["templates"],
     &["emit"],

@@ -78,11 +78,58 @@ fn main() -> ExitCode {
 fn extra_files() -> GeneratedFiles {
     let mut files = GeneratedFiles::new();
     files.add("rules.md", toolgen::diag::rules_markdown());
+    files.add("clients.md", clients_page());
     // The JSON Schemas of the spec formats and of toolset.yaml, for editors.
     for (name, text) in toolgen::format_schemas() {
         files.add(format!("schemas/{name}"), text);
     }
     files
+}
+
+/// docs/clients.md: the client profiles, then what each finds in the tool
+/// sets of this repository and the real-world-shaped fixtures.
+fn clients_page() -> String {
+    use toolgen::ir::Client;
+    let mut page = toolgen::testing::clients::markdown();
+    let root = root();
+    let sets = [
+        ("editormcp", root.join("tool-specs/editormcp")),
+        ("rave", root.join("tool-specs/rave")),
+        ("toolvault", root.join("tool-specs/toolvault")),
+        ("conformance", root.join("tool-specs/conformance")),
+        (
+            "realworld (tests/fixtures/mcp-realworld)",
+            root.join("tests/fixtures/mcp-realworld"),
+        ),
+    ];
+    page.push_str("\n## What each finds in this repository\n\nFindings of `toolgen validate --clients CLIENT` on each tool set: warnings (what the client\nrefuses) / notes (what its variant changes).\n\n| tool set | ");
+    page.push_str(&Client::NAMES.map(|n| format!("`{n}`")).join(" | "));
+    page.push_str(" |\n|---|");
+    page.push_str(&"---:|".repeat(Client::ALL.len()));
+    page.push('\n');
+    for (name, dir) in sets {
+        let mut row = format!("| {name} |");
+        for client in Client::ALL {
+            let options = toolgen::load::LoadOptions {
+                clients: vec![client],
+                ..toolgen::load::LoadOptions::default()
+            };
+            let loaded = toolgen::load::load(std::slice::from_ref(&dir), &options);
+            let count = |s: toolgen::diag::Severity| {
+                (loaded.diagnostics.iter())
+                    .filter(|d| d.rule.code.starts_with("TG10") && d.severity == s)
+                    .count()
+            };
+            let (w, n) = (
+                count(toolgen::diag::Severity::Warning),
+                count(toolgen::diag::Severity::Note),
+            );
+            row.push_str(&format!(" {w} / {n} |"));
+        }
+        page.push_str(&row);
+        page.push('\n');
+    }
+    page
 }
 
 fn generate(check: bool) -> Result<(), String> {

@@ -120,6 +120,7 @@ fn settings(set: &ToolSet) -> Digest {
         breaking,
         bridge_port,
         r,
+        clients,
         tools: _,
     } = set;
     Hasher::new()
@@ -139,7 +140,7 @@ fn settings(set: &ToolSet) -> Digest {
             implementation_language,
             lints,
         ))
-        .debug(&(breaking, bridge_port, r))
+        .debug(&(breaking, bridge_port, r, clients))
         .finish()
 }
 

@@ -84,6 +84,12 @@ pub(super) struct InputArgs {
     /// Refuse spec files larger than this many bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_FILE_SIZE)]
     pub(super) max_file_size: u64,
+
+    /// Check every tool against what these clients accept (comma-separated or
+    /// repeated: openai, openai-strict, gemini, claude, claude-code, cursor, vscode,
+    /// mcp), over the manifests' `clients` (docs/clients.md).
+    #[arg(long, value_name = "CLIENT", value_delimiter = ',', value_parser = parse_client)]
+    pub(super) clients: Vec<crate::ir::Client>,
 }
 
 /// What `gen` and `watch` take.
@@ -304,6 +310,11 @@ pub(super) fn parse_group(s: &str) -> Result<regex::Regex, String> {
 
 pub(super) fn parse_format(s: &str) -> Result<Format, String> {
     parse_word(s, "format", Format::parse, &Format::NAMES)
+}
+
+pub(super) fn parse_client(s: &str) -> Result<crate::ir::Client, String> {
+    use crate::ir::Client;
+    parse_word(s, "client", Client::parse, &Client::NAMES)
 }
 
 pub(super) fn parse_output(s: &str) -> Result<OutputKind, String> {

@@ -18,6 +18,7 @@ pub(super) fn generator(input: &InputArgs, reporter: &Reporter) -> Generator {
         .deny_warnings(input.deny_warnings)
         .max_file_size(input.max_file_size)
         .groups(input.groups.clone())
+        .clients(input.clients.clone())
         .progress(reporter.progress());
     if let Some(m) = &input.manifest {
         g = g.manifest(m);

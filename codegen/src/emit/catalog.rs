@@ -11,6 +11,10 @@
 //!   that is not an object's is the one exception: `tools.json` publishes it
 //!   as the `result` of an object (MCP wants an object), the file as written.
 //!
+//! - `clients/<client>.json`, for each client the manifest names (`clients:`):
+//!   the client's variant of `tools.json` (`clients::variant`), which a
+//!   server lists to that client and maps its calls back from.
+//!
 //! `catalog/index.json` lists the tool sets.
 
 use serde::Serialize;
@@ -29,6 +33,7 @@ impl Emitter for Catalog {
         project: &Project,
         out: &mut super::context::Output<'_>,
     ) {
+        let diags = &mut *out.diags;
         let out = &mut *out.files;
         let mut index = Vec::new();
         for set in &project.tool_sets {
@@ -44,6 +49,9 @@ impl Emitter for Catalog {
                     let path = format!("{dir}/schemas/{id}.{side}.json");
                     add_schema_file(cx, out, (set, i), side, path);
                 }
+            }
+            for client in &set.clients {
+                client_variant(set, *client, &dir, out, diags);
             }
             let mut entry = Map::new();
             entry.insert("name".into(), json!(set.name));
@@ -62,6 +70,42 @@ impl Emitter for Catalog {
         }
         out.add_json("catalog/index.json", &json!({ "toolSets": index }));
     }
+}
+
+/// `catalog/<set>/clients/<client>.json`: the client's variant of the tool
+/// set's catalog; a tool the client cannot take (a recursive schema for a
+/// client that does not resolve references) is an error at its schema.
+fn client_variant(
+    set: &ToolSet,
+    client: crate::ir::Client,
+    dir: &str,
+    out: &mut GeneratedFiles,
+    diags: &mut Vec<crate::diag::Diagnostic>,
+) {
+    let profile = crate::clients::profile(client);
+    let mut tools = Vec::with_capacity(set.tools.len());
+    for tool in &set.tools {
+        let entry: Value = serde_json::from_str(&entry_json(set, tool)).unwrap_or_default();
+        match crate::clients::variant::entry(&entry, &set.name, profile) {
+            Ok(v) => tools.push(v),
+            Err(e) => diags.push(
+                crate::diag::Diagnostic::new(
+                    &crate::diag::rule::CLIENT_RECURSION,
+                    tool.input.locate(&e.pointer).or(Some(tool.loc)),
+                    format!(
+                        "{}: {}; its variant of tool `{}` cannot be written",
+                        profile.title, e.message, tool.id.value
+                    ),
+                )
+                .severity(crate::diag::Severity::Error)
+                .help("bound the recursion, or leave the client out of `clients`"),
+            ),
+        }
+    }
+    out.add_json(
+        format!("{dir}/clients/{client}.json"),
+        &json!({"client": client.as_str(), "tools": tools}),
+    );
 }
 
 impl Catalogs {

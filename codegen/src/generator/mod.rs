@@ -209,6 +209,13 @@ impl Generator {
         self
     }
 
+    /// Checks every tool set against what these clients accept (over the
+    /// manifests' `clients`; see docs/clients.md).
+    pub fn clients(mut self, clients: Vec<crate::ir::Client>) -> Self {
+        self.options.clients = clients;
+        self
+    }
+
     pub fn max_file_size(mut self, bytes: u64) -> Self {
         self.options.max_file_size = bytes;
         self

@@ -7,7 +7,9 @@
 //! from JSON pointers inside it to locations in the spec file, so validation
 //! can point at the exact offending value.
 
+mod client;
 mod values;
+pub use self::client::Client;
 pub use self::values::{JsonValue, Locs};
 
 use std::collections::BTreeMap;
@@ -737,6 +739,10 @@ pub struct ToolSet {
     /// The manifest's `r`: the R functions that implement the tools, where
     /// the specs' own names do not say (applied to the tools on loading).
     pub r: RBinding,
+    /// The clients whose limits its tools are checked against (the
+    /// manifest's `clients`, or `--clients`), in order, and where the
+    /// manifest names them.
+    pub clients: Vec<Client>,
     /// Tools sorted by id.
     pub tools: Vec<Tool>,
 }

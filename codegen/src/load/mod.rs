@@ -120,6 +120,11 @@ impl<'o> Discovered<'o> {
         let mut sets = loader.tool_sets(&found, &owners);
         loader.read_specs(owners, &store, &mut sets);
         loader.loaded.project = loader.assemble(sets);
+        if !options.clients.is_empty() {
+            for set in &mut loader.loaded.project.tool_sets {
+                set.clients.clone_from(&options.clients);
+            }
+        }
         let Loader {
             mut loaded, diags, ..
         } = loader;
@@ -132,6 +137,7 @@ impl<'o> Discovered<'o> {
             cache.zip(keys.as_ref()),
             &mut loaded.diagnostics,
         );
+        crate::clients::check(&loaded.project, &mut loaded.diagnostics);
         apply_lints(&mut loaded, &options.lints);
         loaded.diagnostics.sort(&loaded.db);
         (loaded, keys)

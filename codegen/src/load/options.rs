@@ -24,6 +24,9 @@ pub struct LoadOptions {
     pub lints: Vec<(String, LintLevel)>,
     /// Directories the walk does not enter (the output directory of the run).
     pub exclude: Vec<PathBuf>,
+    /// The clients every tool set is checked against (`--clients`), over the
+    /// manifests' `clients`; empty: the manifests'.
+    pub clients: Vec<crate::ir::Client>,
     pub progress: Progress,
 }
 
@@ -36,6 +39,7 @@ impl Default for LoadOptions {
             manifest: None,
             lints: Vec::new(),
             exclude: Vec::new(),
+            clients: Vec::new(),
             progress: Progress::default(),
         }
     }

@@ -119,6 +119,7 @@ pub fn default_tool_set() -> ToolSet {
         lints: Vec::new(),
         breaking: crate::ir::BreakingPolicy::default(),
         r: crate::ir::RBinding::default(),
+        clients: Vec::new(),
         bridge_port: None,
         tools: Vec::new(),
     }
