@@ -106,7 +106,7 @@ pub mod testing {
     /// The client profiles and their variants of catalog entries.
     pub mod clients {
         pub use crate::clients::variant::{client_name, entry as variant_entry, markdown};
-        pub use crate::clients::{PROFILES, Profile, profile};
+        pub use crate::clients::{PROFILES, Profile, findings, profile};
     }
 
     /// Identifiers made from wire names.

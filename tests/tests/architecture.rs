@@ -62,7 +62,7 @@ const SUB_LAYERS: &[(&str, &str, &[&[&str]])] = &[(
     "server",
     &[
         // The wire writer and the waiting primitives: leaves.
-        &["wire", "sync", "structured", "content"],
+        &["wire", "sync", "structured", "content", "variant"],
         &["compact", "client"],
         &["output", "rounds"],
         // A call in flight, then what a tool is, then the tool as held.

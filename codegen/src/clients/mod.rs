@@ -193,8 +193,29 @@ fn name(set: &ToolSet, tool: &Tool, p: &Profile, found: &mut Found) {
 
 /// The schema rules, over the tool's input schema.
 fn input_schema(tool: &Tool, p: &Profile, found: &mut Found) {
-    let schema: &Value = &tool.input.value;
     let locate = |ptr: &str| tool.input.locate(ptr).or(Some(tool.loc));
+    schema_rules(&tool.input.value, p, &locate, found);
+}
+
+/// What `p` finds in an input schema that is not a spec's (a client's
+/// variant, in the tests): each finding's rule and message.
+pub fn findings(schema: &Value, p: &Profile) -> Vec<(&'static Rule, String)> {
+    let mut found = Found::default();
+    schema_rules(schema, p, &|_| None, &mut found);
+    found
+        .by_place
+        .into_values()
+        .map(|(f, _)| (f.rule, f.message))
+        .collect()
+}
+
+/// The schema rules over `schema`, located by `locate`.
+fn schema_rules(
+    schema: &Value,
+    p: &Profile,
+    locate: &dyn Fn(&str) -> Option<Loc>,
+    found: &mut Found,
+) {
     root(schema, p, &locate, found);
     let recursive = crate::schema::recursive_defs(schema);
     let mut properties = 0usize;
@@ -203,7 +224,7 @@ fn input_schema(tool: &Tool, p: &Profile, found: &mut Found) {
             .get("properties")
             .and_then(Value::as_object)
             .map_or(0, Map::len);
-        node(ptr, obj, p, &recursive, &locate, found);
+        node(ptr, obj, p, &recursive, locate, found);
     });
     if let Some(max) = p.max_properties.filter(|m| properties > *m) {
         found.add(
@@ -314,10 +335,11 @@ fn keywords(
                 at("type"),
                 "a list of types is refused".to_owned(),
             );
+            let branches: Vec<String> = list.iter().map(|t| format!("{{\"type\": {t}}}")).collect();
             let f = if nullable {
                 f.help("the client's variant writes it as one type with `\"nullable\": true`")
             } else {
-                f.help("use `anyOf` with one type in each branch")
+                f.help(format!("write `\"anyOf\": [{}]`", branches.join(", ")))
             };
             found.add(p, f);
         }
@@ -362,8 +384,15 @@ fn values(
                 at("format"),
                 format!("format `{format}` is refused"),
             );
+            let said = obj.get("description").and_then(Value::as_str).unwrap_or("");
+            let said = if said.is_empty() {
+                format!("(format: {format})")
+            } else {
+                format!("{said} (format: {format})")
+            };
             found.add(p, f.help(format!(
-                "drop `format` and say it in the description (\"... (format: {format})\"): the client's variant does; the server still checks it"
+                "write `\"description\": {}` instead of `format` (the client's variant does; the server still checks `format`)",
+                Value::from(said)
             )));
         }
     }
@@ -432,12 +461,19 @@ fn references(
     let at = |key: &str| locate(&pointer_join(ptr, key));
     if let Some(target) = obj.get("$ref").and_then(Value::as_str) {
         if p.bare_refs && obj.keys().any(|k| k != "$ref" && k != "$defs") {
+            let beside: Vec<String> = (obj.keys())
+                .filter(|k| *k != "$ref" && *k != "$defs")
+                .map(|k| format!("`{k}`"))
+                .collect();
             let f = Finding::new(
                 &rule::CLIENT_REF_SIBLING,
                 at("$ref"),
                 "keywords beside `$ref` are refused".to_owned(),
             );
-            found.add(p, f.help("move them into the definition the `$ref` names"));
+            found.add(
+                p,
+                f.help(format!("move {} into `{target}`", beside.join(", "))),
+            );
         }
         if p.inline_refs {
             let def = target.strip_prefix("#/$defs/").unwrap_or(target);

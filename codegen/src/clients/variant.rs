@@ -55,6 +55,7 @@ pub fn entry(entry: &Value, server: &str, p: &Profile) -> Result<Value, Unwritab
     if p.inline_refs || p.strict {
         schema = inlined(&schema, p.inline_refs)?;
     }
+    walk_mut(&mut schema, &mut |obj| normalize(obj, p));
     let mut absent = Vec::new();
     if p.strict {
         strict(&mut schema, "", &mut absent);
@@ -95,9 +96,11 @@ fn inlined(schema: &Value, all: bool) -> Result<Value, Unwritable> {
         return Err(e);
     }
     if all || recursive.is_empty() {
-        if let Some(o) = out.as_object_mut() {
-            o.remove("$defs");
-        }
+        // Every reference is now its target: definitions are dead, nested
+        // ones (copies a bundled document kept) too.
+        walk_mut(&mut out, &mut |obj| {
+            obj.remove("$defs");
+        });
     }
     Ok(out)
 }
@@ -114,6 +117,18 @@ fn replace_refs(
     let Value::Object(obj) = v else {
         return;
     };
+    // A schema with an `$id` is the root its own references resolve from.
+    if obj.contains_key("$id") && depth == 0 && !ptr.is_empty() {
+        let own = Value::Object(obj.clone());
+        let own_recursive = crate::schema::recursive_defs(&own);
+        replace_refs(v, &own, &own_recursive, all, ptr, error, 1);
+        if let Some(o) = v.as_object_mut() {
+            if all || own_recursive.is_empty() {
+                o.remove("$defs");
+            }
+        }
+        return;
+    }
     if let Some(target) = obj.get("$ref").and_then(Value::as_str).map(str::to_owned) {
         let def = target
             .strip_prefix("#/$defs/")
@@ -280,17 +295,36 @@ fn one_type(schema: &mut Value) {
 /// Keywords and formats the client refuses, dropped, and said in the
 /// description (a `const` becomes the enum of its one value where the
 /// client takes enums).
-fn refused(schema: &mut Value, p: &Profile) {
-    walk_mut(schema, &mut |obj| {
-        if !p.keywords.takes("allOf") {
-            merge_all_of(obj);
+/// What a client takes written its way, the same values valid: `allOf`
+/// merged, `oneOf` as `anyOf` (which takes what it takes and more; the
+/// server still checks `oneOf`), an integer's exclusive bound as an
+/// inclusive one.
+fn normalize(obj: &mut Map<String, Value>, p: &Profile) {
+    if !p.keywords.takes("allOf") {
+        merge_all_of(obj);
+    }
+    if !p.keywords.takes("oneOf") && p.keywords.takes("anyOf") && !obj.contains_key("anyOf") {
+        if let Some(branches) = obj.remove("oneOf") {
+            obj.insert("anyOf".into(), branches);
         }
-        // `anyOf` takes what `oneOf` takes and more; the server still checks `oneOf`.
-        if !p.keywords.takes("oneOf") && p.keywords.takes("anyOf") && !obj.contains_key("anyOf") {
-            if let Some(branches) = obj.remove("oneOf") {
-                obj.insert("anyOf".into(), branches);
+    }
+    let integer = obj.get("type") == Some(&json!("integer"));
+    for (exclusive, inclusive, step) in [
+        ("exclusiveMinimum", "minimum", 1),
+        ("exclusiveMaximum", "maximum", -1),
+    ] {
+        let bound = obj.get(exclusive).and_then(Value::as_i64);
+        if let (true, false, Some(b)) = (integer, p.keywords.takes(exclusive), bound) {
+            if p.keywords.takes(inclusive) && !obj.contains_key(inclusive) {
+                obj.remove(exclusive);
+                obj.insert(inclusive.into(), json!(b + step));
             }
         }
+    }
+}
+
+fn refused(schema: &mut Value, p: &Profile) {
+    walk_mut(schema, &mut |obj| {
         let mut said = Vec::new();
         if let (Some(allowed), Some(f)) = (p.formats, obj.get("format").and_then(Value::as_str)) {
             if !allowed.contains(&f) {

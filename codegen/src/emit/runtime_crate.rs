@@ -59,6 +59,7 @@ pub const FILES: &[(&str, &str)] = crate::text::embedded!("../../../runtime/";
     "src/server/task.rs",
     "src/server/tool.rs",
     "src/server/typed.rs",
+    "src/server/variant.rs",
     "src/server/wire.rs",
     "src/toolvault.rs",
 );

@@ -393,10 +393,18 @@ fn offer(server: Server) -> Result<Server, String> {
         )
 }
 
-const USAGE: &str = "usage: conformance-server [--http ADDR] [--bridge HOST:PORT] [--rmcp]\n  \
+const USAGE: &str = "usage: conformance-server [--http ADDR] [--bridge HOST:PORT] [--rmcp] [--client NAME]\n  \
     stdio without --http (127.0.0.1:0 picks a free port); with --bridge the tools are\n  \
     the C# handlers behind a Unity bridge at HOST:PORT (tests/csharp/ConformanceHost.cs);\n  \
-    with --rmcp the server is served by rmcp, the official Rust SDK";
+    with --rmcp the server is served by rmcp, the official Rust SDK; --client lists every\n  \
+    client that client's variant of the catalog (openai-strict, claude-code)";
+
+/// The tool set's clients' variants of its catalog (its manifest's `clients`),
+/// each listed to the client its `clientInfo` names.
+const CLIENT_CATALOGS: &[&str] = &[
+    include_str!("../../../generated/catalog/conformance/clients/openai-strict.json"),
+    include_str!("../../../generated/catalog/conformance/clients/claude-code.json"),
+];
 
 /// The command line.
 #[derive(Default)]
@@ -407,6 +415,8 @@ struct Options {
     bridge: Option<String>,
     /// Served by rmcp's transports instead of toolgen-runtime's.
     rmcp: bool,
+    /// The client variant every client gets.
+    client: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -416,6 +426,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         let slot = match flag.as_str() {
             "--http" => &mut o.http,
             "--bridge" => &mut o.bridge,
+            "--client" => &mut o.client,
             "--rmcp" => {
                 o.rmcp = true;
                 continue;
@@ -450,7 +461,14 @@ fn main() -> ExitCode {
         }
         None => conformance::register(s, Arc::new(Tools)),
     };
-    let server = match offer(server).and_then(tools) {
+    let variants = |s: Server| {
+        let s = s.client_variants(CLIENT_CATALOGS)?;
+        match &o.client {
+            Some(client) => s.serve_client(client),
+            None => Ok(s),
+        }
+    };
+    let server = match offer(server).and_then(tools).and_then(variants) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("conformance-server: {e}");

@@ -92,6 +92,11 @@ pub struct Server {
     pub(super) offered: RwLock<Offered>,
     /// Calls made tasks (`tools/call` with `params.task`).
     pub(super) tasks: Arc<super::task::Tasks>,
+    /// Clients' variants of the listing, by client (see [`Server::client_variant`]).
+    pub(super) variants: BTreeMap<String, Arc<super::variant::Variant>>,
+    /// The variant every client gets (`Some("")`: none), else each its own
+    /// by its `clientInfo`.
+    pub(super) client: Option<String>,
 }
 
 /// A connection told of changes: of the tool list (`None`), or of the
@@ -118,6 +123,8 @@ pub struct Session {
     pub(crate) client: Option<Arc<ClientRequests>>,
     /// The least level of log messages the client wants (`logging/setLevel`).
     pub(crate) log_level: LogThreshold,
+    /// The client's variant of the listing, where it gets one (`initialize`).
+    pub(crate) variant: Option<Arc<super::variant::Variant>>,
 }
 
 impl std::fmt::Debug for Session {
@@ -172,6 +179,8 @@ impl Server {
             listeners: Mutex::new(Vec::new()),
             offered: RwLock::default(),
             tasks: Arc::default(),
+            variants: BTreeMap::new(),
+            client: None,
         }
     }
 
@@ -278,6 +287,62 @@ impl Server {
     /// The resources and prompts offered.
     pub(super) fn offered(&self) -> std::sync::RwLockReadGuard<'_, Offered> {
         self.offered.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds a client's variant of the tools' listing: the text of a
+    /// `catalog/SET/clients/CLIENT.json` toolgen wrote for a tool set's
+    /// `clients` (generated `register` functions add their sets' own). A
+    /// client it is for (by its `clientInfo`, or every client with
+    /// [`Server::serve_client`]) lists the variant's entries, and its calls
+    /// are mapped back to the tools before validation.
+    pub fn client_variant(mut self, catalog: &str) -> Result<Server, String> {
+        let (client, variant) = super::variant::Variant::parse(catalog)?;
+        let merged = self.variants.entry(client).or_default();
+        match Arc::get_mut(merged) {
+            Some(m) => m.merge(variant),
+            None => return Err("a client variant added while the server is shared".to_owned()),
+        }
+        Ok(self)
+    }
+
+    /// [`Server::client_variant`] for each of `catalogs`.
+    pub fn client_variants(self, catalogs: &[&str]) -> Result<Server, String> {
+        catalogs.iter().try_fold(self, |s, c| s.client_variant(c))
+    }
+
+    /// Lists every client the variant for `client` (`"openai-strict"`, ...),
+    /// whatever its `clientInfo` says; `""`: the tools' own entries to every
+    /// client. By default each client gets the variant its name asks for, if
+    /// one was added.
+    pub fn serve_client(mut self, client: &str) -> Result<Server, String> {
+        if !client.is_empty() && !self.variants.contains_key(client) {
+            let known: Vec<&str> = self.variants.keys().map(String::as_str).collect();
+            return Err(format!(
+                "no variant for client `{client}` (the server has: {}); add `{client}` to the tool set's `clients` and regenerate",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ));
+        }
+        self.client = Some(client.to_owned());
+        Ok(self)
+    }
+
+    /// The variant a client named `client_info` gets, if any.
+    pub(super) fn variant_for(
+        &self,
+        client_info: Option<&str>,
+    ) -> Option<Arc<super::variant::Variant>> {
+        let client = match &self.client {
+            Some(fixed) => fixed.clone(),
+            None => {
+                let registered: Vec<&str> = self.variants.keys().map(String::as_str).collect();
+                super::variant::client_for(client_info?, &registered)?
+            }
+        };
+        self.variants.get(&client).cloned()
     }
 
     /// The time limit of tools whose specs state none (by default there is

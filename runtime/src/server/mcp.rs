@@ -102,7 +102,8 @@ pub(super) fn answer(
         "tasks/cancel" => server.tasks.cancel(params, era).map(Answer::from),
         "tasks/result" => Ok(Answer::TaskResult(std::mem::take(params))),
         "tools/list" if modern || session.mcp_version.is_some() => {
-            list(server, params).map(|(tools, mut rest)| {
+            let variant = variant_of(server, session, modern, params);
+            list(server, variant.as_deref(), params).map(|(tools, mut rest)| {
                 if modern {
                     super::modern::cache_hints(&mut rest);
                 }
@@ -111,17 +112,50 @@ pub(super) fn answer(
         }
         "tools/call" if params.contains_key("name") => string_param(params, "name")
             .map(|name| name.to_owned())
-            .and_then(|name| wire_call(dialect, &name, params).map(Answer::Call)),
+            .and_then(|name| {
+                // A client's variant: its name for the tool, its arguments mapped back.
+                let variant = variant_of(server, session, modern, params);
+                let name = match (variant, params.get_mut("arguments")) {
+                    (Some(v), Some(args)) => v.map_call(&name, args).unwrap_or(name),
+                    (Some(v), None) => v.map_call(&name, &mut Value::Null).unwrap_or(name),
+                    (None, _) => name,
+                };
+                wire_call(dialect, &name, params).map(Answer::Call)
+            }),
         _ => return None,
     })
 }
 
-/// One page of `tools/list`, in order of tool ids, from the tool after the
-/// one the cursor names: each tool's entry as JSON text (a generated tool's
-/// in its spec's order), and the page's other members (`nextCursor` when
-/// more follow). Paging by name keeps pages consistent while tools are
-/// added or removed.
-fn list(server: &Server, params: &Map<String, Value>) -> Result<(Vec<String>, Value), ToolError> {
+/// The client's variant of the listing for this request: the connection's
+/// (set at `initialize`), or for a 2026-07-28 request, by its `_meta`'s
+/// `clientInfo`.
+fn variant_of(
+    server: &Server,
+    session: &Session,
+    modern: bool,
+    params: &Map<String, Value>,
+) -> Option<std::sync::Arc<super::variant::Variant>> {
+    if !modern {
+        return session.variant.clone();
+    }
+    let info = params
+        .get("_meta")
+        .and_then(|m| m.get(super::wire::CLIENT_INFO_KEY))
+        .and_then(|i| i.get("name"))
+        .and_then(Value::as_str);
+    server.variant_for(info)
+}
+
+/// One page of `tools/list`, in order of tool ids (of a client's variant,
+/// its names), from the tool after the one the cursor names: each tool's
+/// entry as JSON text (a generated tool's in its spec's order), and the
+/// page's other members (`nextCursor` when more follow). Paging by name
+/// keeps pages consistent while tools are added or removed.
+fn list(
+    server: &Server,
+    variant: Option<&super::variant::Variant>,
+    params: &Map<String, Value>,
+) -> Result<(Vec<String>, Value), ToolError> {
     let bad = || {
         plain_error(
             ErrorCode::InvalidParams,
@@ -134,21 +168,24 @@ fn list(server: &Server, params: &Map<String, Value>) -> Result<(Vec<String>, Va
         Some(_) => return Err(bad()),
     };
     let tools = server.tools.read().unwrap_or_else(|p| p.into_inner());
-    let rest: Box<dyn Iterator<Item = (&String, _)>> = match &after {
-        Some(a) => Box::new(tools.range::<str, _>((Bound::Excluded(a.as_str()), Bound::Unbounded))),
-        None => Box::new(tools.iter()),
+    let take = server.page_size + 1;
+    let mut page: Vec<(&String, String)> = match variant {
+        Some(v) => after_cursor(&v.listing, after.as_deref())
+            .take(take)
+            .map(|(name, text)| (name, text.clone()))
+            .collect(),
+        None => after_cursor(&tools, after.as_deref())
+            .take(take)
+            .map(|(id, e)| {
+                let d = &e.descriptor;
+                let text = match &d.entry {
+                    Some(entry) => entry.clone(),
+                    None => serde_json::to_string(&mcp_tool(d)).unwrap_or_default(),
+                };
+                (id, text)
+            })
+            .collect(),
     };
-    let mut page: Vec<(&String, String)> = rest
-        .take(server.page_size + 1)
-        .map(|(id, e)| {
-            let d = &e.descriptor;
-            let text = match &d.entry {
-                Some(entry) => entry.clone(),
-                None => serde_json::to_string(&mcp_tool(d)).unwrap_or_default(),
-            };
-            (id, text)
-        })
-        .collect();
     let more = page.len() > server.page_size;
     page.truncate(server.page_size);
     let next = page
@@ -160,6 +197,17 @@ fn list(server: &Server, params: &Map<String, Value>) -> Result<(Vec<String>, Va
         rest["nextCursor"] = json!(c);
     }
     Ok((page.into_iter().map(|(_, t)| t).collect(), rest))
+}
+
+/// The members of `m` after the key `after` (all, without one).
+fn after_cursor<'m, V>(
+    m: &'m std::collections::BTreeMap<String, V>,
+    after: Option<&str>,
+) -> std::collections::btree_map::Range<'m, String, V> {
+    match after {
+        Some(a) => m.range::<str, _>((Bound::Excluded(a), Bound::Unbounded)),
+        None => m.range::<str, _>(..),
+    }
 }
 
 /// A cursor: the last tool id of the page, hex-encoded (opaque to clients).
@@ -215,6 +263,8 @@ fn initialize(server: &Server, session: &mut Session, params: &Map<String, Value
     if session.mcp_version.is_none() {
         server.listen(session);
     }
+    let client = params.get("clientInfo").and_then(|c| c.get("name"));
+    session.variant = server.variant_for(client.and_then(Value::as_str));
     session.mcp_version = Some((*version).to_owned());
     if let Some(client) = &session.client {
         client.set_capabilities(params.get("capabilities"));

@@ -54,6 +54,7 @@ mod sync;
 mod task;
 mod tool;
 mod typed;
+mod variant;
 mod wire;
 
 pub use self::client::{Elicited, Sampled, Sampling};

@@ -14,6 +14,8 @@ use crate::json::{HIGH, ONES};
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 /// Request `_meta` key: the client's capabilities for this request.
 pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// A 2026-07-28 request's `_meta` key for the client's `clientInfo`.
+pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 /// -32022: the request's protocol version is not one this server speaks.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 /// -32020: an HTTP header disagrees with the request body.
