@@ -71,6 +71,7 @@ pub(crate) const KEYS: &[&str] = &[
     "r",
     "bridgePort",
     "clients",
+    "splitUnions",
 ];
 
 /// The manifest's `specs`: where its spec files are, relative to it, as
@@ -332,6 +333,9 @@ fn read_generation(cx: &mut Cx<'_>, obj: &[crate::syntax::Member], set: &mut Too
     }
     if let Some(c) = fields.read("clients", |n| clients(cx, n)) {
         set.clients = c;
+    }
+    if let Some(b) = fields.read("splitUnions", |n| cx.boolean(n, "`splitUnions`")) {
+        set.split_unions = b;
     }
     let port = fields.read("bridgePort", |n| {
         let v = cx.number(n, "`bridgePort`")?;

@@ -121,6 +121,7 @@ fn settings(set: &ToolSet) -> Digest {
         bridge_port,
         r,
         clients,
+        split_unions,
         tools: _,
     } = set;
     Hasher::new()
@@ -140,7 +141,7 @@ fn settings(set: &ToolSet) -> Digest {
             implementation_language,
             lints,
         ))
-        .debug(&(breaking, bridge_port, r, clients))
+        .debug(&(breaking, bridge_port, r, clients, split_unions))
         .finish()
 }
 

@@ -278,7 +278,7 @@ fn root(schema: &Value, p: &Profile, locate: &dyn Fn(&str) -> Option<Loc>, found
                 format!("the input schema's root has `{key}`"),
             );
             found.add(p, f.label("refused at the root").help(
-                "keep the root a plain object and move the alternatives into a property (or let the variant split the tool, one per branch)",
+                "keep the root a plain object and move the alternatives into a property, or write `splitUnions: true` in the manifest: the client's variant then lists one tool per branch",
             ));
         }
     }

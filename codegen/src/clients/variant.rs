@@ -48,9 +48,75 @@ pub struct Unwritable {
 /// The client's variant of a tool's `tools/list` entry (`entry`, as the
 /// catalog lists it), for a server called `server`.
 pub fn entry(entry: &Value, server: &str, p: &Profile) -> Result<Value, Unwritable> {
-    let mut out = entry.clone();
     let name = entry["name"].as_str().unwrap_or_default().to_owned();
-    let client_name = client_name(&name, server, p);
+    entry_of(entry, server, p, &name)
+}
+
+/// The client's variants of a tool's entry: one, or (`split`, for a client
+/// that wants a plain object at the root) one per branch of a root `anyOf`
+/// or `oneOf` of objects, named `NAME_1`, `NAME_2`, ..., each called as the
+/// tool (its arguments are the branch's, which the tool's union takes).
+pub fn entries(
+    entry: &Value,
+    server: &str,
+    p: &Profile,
+    split: bool,
+) -> Result<Vec<Value>, Unwritable> {
+    let name = entry["name"].as_str().unwrap_or_default().to_owned();
+    let branches = split
+        .then(|| root_branches(&entry["inputSchema"]))
+        .flatten()
+        .filter(|_| p.root_object);
+    let Some(branches) = branches else {
+        return Ok(vec![entry_of(entry, server, p, &name)?]);
+    };
+    branches
+        .into_iter()
+        .enumerate()
+        .map(|(i, schema)| {
+            let mut one = entry.clone();
+            one["name"] = json!(format!("{name}_{}", i + 1));
+            one["inputSchema"] = schema;
+            entry_of(&one, server, p, &name)
+        })
+        .collect()
+}
+
+/// The branches of a root union of objects, each with what the root says
+/// beside the union (its `$defs`, its description), or `None`.
+fn root_branches(schema: &Value) -> Option<Vec<Value>> {
+    let root = schema.as_object()?;
+    let key = ["anyOf", "oneOf"]
+        .into_iter()
+        .find(|k| root.contains_key(*k))?;
+    let branches = root.get(key)?.as_array()?;
+    let rest: Map<String, Value> = root
+        .iter()
+        .filter(|(k, _)| *k != key)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    branches
+        .iter()
+        .map(|b| {
+            let b = crate::schema::follow(schema, b).as_object()?;
+            if b.get("type") != Some(&json!("object")) {
+                return None;
+            }
+            let mut one = rest.clone();
+            for (k, v) in b {
+                one.insert(k.clone(), v.clone());
+            }
+            Some(Value::Object(one))
+        })
+        .collect()
+}
+
+/// [`entry`], the variant standing for the tool called `of`.
+fn entry_of(entry: &Value, server: &str, p: &Profile, of: &str) -> Result<Value, Unwritable> {
+    let mut out = entry.clone();
+    let name = of.to_owned();
+    let listed = entry["name"].as_str().unwrap_or(of);
+    let client_name = client_name(listed, server, p);
     let mut schema = entry["inputSchema"].clone();
     if p.inline_refs || p.strict {
         schema = inlined(&schema, p.inline_refs)?;
@@ -548,3 +614,81 @@ const ROWS: &[(&str, Cell)] = &[
         yes(p.structured_only)
     }),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clients::profile;
+    use crate::ir::Client;
+
+    fn tool(schema: Value) -> Value {
+        json!({"name": "find.items", "description": "Finds items.", "inputSchema": schema})
+    }
+
+    #[test]
+    fn a_root_union_is_one_tool_per_branch_where_asked() {
+        let schema = json!({"description": "By id or by name.", "anyOf": [
+            {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+            {"$ref": "#/$defs/ByName"}],
+            "$defs": {"ByName": {"type": "object", "properties": {"name": {"type": "string"}}}}});
+        let claude = profile(Client::Claude);
+        let split = entries(&tool(schema.clone()), "s", claude, true).unwrap_or_default();
+        let names: Vec<&Value> = split.iter().map(|e| &e["name"]).collect();
+        assert_eq!(names, ["find_items_1", "find_items_2"]);
+        assert_eq!(
+            split[1]["inputSchema"]["properties"]["name"]["type"],
+            "string"
+        );
+        assert_eq!(split[1]["inputSchema"]["description"], "By id or by name.");
+        assert_eq!(split[0]["_meta"]["toolgen"]["variantOf"], "find.items");
+        let whole = entries(&tool(schema.clone()), "s", claude, false).unwrap_or_default();
+        assert_eq!(whole.len(), 1, "not asked");
+        let mcp = profile(Client::Mcp);
+        assert_eq!(
+            entries(&tool(schema), "s", mcp, true).map(|e| e.len()).ok(),
+            Some(1),
+            "MCP takes unions"
+        );
+    }
+
+    #[test]
+    fn names_are_cut_to_fit_with_a_digest_and_stay_apart() {
+        let code = profile(Client::ClaudeCode);
+        let a = client_name(
+            "summarize_every_collection_of_maritime_features_by_type_a",
+            "server",
+            code,
+        );
+        let b = client_name(
+            "summarize_every_collection_of_maritime_features_by_type_b",
+            "server",
+            code,
+        );
+        assert_ne!(a, b);
+        assert_eq!(format!("mcp__server__{a}").chars().count(), 64, "{a}");
+        assert_eq!(client_name("short", "server", code), "short");
+    }
+
+    #[test]
+    fn strict_mode_makes_optional_properties_nullable_and_says_where() {
+        let schema = json!({"type": "object", "properties": {
+            "q": {"type": "string"}, "n": {"type": "integer", "enum": [1, 2]},
+            "o": {"type": "object", "properties": {"x": {"type": "string"}}}}, "required": ["q"]});
+        let v = entry(&tool(schema), "s", profile(Client::OpenaiStrict)).unwrap_or_default();
+        let s = &v["inputSchema"];
+        assert_eq!(s["required"], json!(["n", "o", "q"]));
+        assert_eq!(s["additionalProperties"], false);
+        assert_eq!(
+            s["properties"]["n"]["anyOf"][1],
+            json!({"type": "null"}),
+            "an enum stays"
+        );
+        assert_eq!(s["properties"]["o"]["type"], json!(["object", "null"]));
+        assert_eq!(
+            s["properties"]["o"]["properties"]["x"]["type"],
+            json!(["string", "null"])
+        );
+        let absent = &v["_meta"]["toolgen"]["nullMeansAbsent"];
+        assert_eq!(absent, &json!(["/n", "/o/x", "/o"]));
+    }
+}

@@ -86,8 +86,8 @@ fn client_variant(
     let mut tools = Vec::with_capacity(set.tools.len());
     for tool in &set.tools {
         let entry: Value = serde_json::from_str(&entry_json(set, tool)).unwrap_or_default();
-        match crate::clients::variant::entry(&entry, &set.name, profile) {
-            Ok(v) => tools.push(v),
+        match crate::clients::variant::entries(&entry, &set.name, profile, set.split_unions) {
+            Ok(v) => tools.extend(v),
             Err(e) => diags.push(
                 crate::diag::Diagnostic::new(
                     &crate::diag::rule::CLIENT_RECURSION,

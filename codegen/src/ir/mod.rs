@@ -743,6 +743,10 @@ pub struct ToolSet {
     /// manifest's `clients`, or `--clients`), in order, and where the
     /// manifest names them.
     pub clients: Vec<Client>,
+    /// A tool whose input schema is a union of objects at its root is one
+    /// tool per branch in the variants of clients that want a plain object
+    /// there (the manifest's `splitUnions`).
+    pub split_unions: bool,
     /// Tools sorted by id.
     pub tools: Vec<Tool>,
 }

@@ -120,6 +120,7 @@ pub fn default_tool_set() -> ToolSet {
         breaking: crate::ir::BreakingPolicy::default(),
         r: crate::ir::RBinding::default(),
         clients: Vec::new(),
+        split_unions: false,
         bridge_port: None,
         tools: Vec::new(),
     }
