@@ -502,6 +502,30 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// A path that could not be opened (for problems that have no text to point into).
     pub path: Option<String>,
+    /// An edit that fixes it, where the fix is certain enough to apply
+    /// (what an editor offers as a quick fix).
+    pub fix: Option<Fix>,
+}
+
+/// An edit that fixes a diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// What the editor shows: "Replace with `tier2`".
+    pub title: String,
+    /// Where: the value or key to replace, or an empty span to insert at.
+    pub loc: Loc,
+    pub edit: Edit,
+}
+
+/// What a [`Fix`] writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Edit {
+    /// This word in place of the scalar (a key or a value) at the fix's
+    /// span, quoted as the scalar was.
+    Word(String),
+    /// A member `"key": value` at the start of the object whose opening
+    /// brace the fix's span is.
+    Member { key: String, value: String },
 }
 
 impl Diagnostic {
@@ -515,6 +539,7 @@ impl Diagnostic {
             secondary: Vec::new(),
             help: None,
             path: None,
+            fix: None,
         }
     }
 
@@ -534,6 +559,42 @@ impl Diagnostic {
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    /// A fix: the member `"key": value` added to the object whose opening
+    /// the diagnostic points at.
+    pub fn fix_member(mut self, key: &str, value: &str) -> Self {
+        if let Some(loc) = self.loc {
+            self.fix = Some(Fix {
+                title: format!("Add `{key}`"),
+                loc,
+                edit: Edit::Member {
+                    key: key.to_owned(),
+                    value: value.to_owned(),
+                },
+            });
+        }
+        self
+    }
+
+    /// [`Diagnostic::fix_word`] when there is a word.
+    pub fn maybe_fix_word(self, word: Option<&str>) -> Self {
+        match word {
+            Some(w) => self.fix_word(w),
+            None => self,
+        }
+    }
+
+    /// A fix: `word` in place of the scalar at the diagnostic's place.
+    pub fn fix_word(mut self, word: &str) -> Self {
+        if let Some(loc) = self.loc {
+            self.fix = Some(Fix {
+                title: format!("Replace with `{word}`"),
+                loc,
+                edit: Edit::Word(word.to_owned()),
+            });
+        }
         self
     }
 

@@ -35,6 +35,9 @@ pub(crate) mod formats;
 pub(crate) mod ident;
 pub mod ir;
 pub mod load;
+// `toolgen lsp`: the language server, the command line's alone.
+#[cfg(feature = "cli")]
+pub(crate) mod lsp;
 pub(crate) mod manifest;
 pub(crate) mod output;
 pub(crate) mod par;

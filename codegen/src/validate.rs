@@ -178,7 +178,8 @@ fn check_membership(set: &ToolSet, tool: &Tool, diags: &mut Diagnostics) {
                     "categories of {where_}: {}; add new ones to the manifest's `categories`",
                     list(&ids)
                 ),
-            }),
+            })
+            .maybe_fix_word(did_you_mean(cat, ids.iter().copied())),
         );
     }
     let level = tool.safety.value;
@@ -243,7 +244,12 @@ fn check_membership(set: &ToolSet, tool: &Tool, diags: &mut Diagnostics) {
                 format!("tier `{tier}` is not declared by tool set `{}`", set.name),
             )
             .label("unknown tier")
-            .help(help),
+            .help(help)
+            .maybe_fix_word(
+                by_title
+                    .map(|t| t.id.as_str())
+                    .or(did_you_mean(tier, ids.iter().copied())),
+            ),
         );
     }
 }

@@ -33,7 +33,7 @@ const LAYERS: &[&[&str]] = &[
     &["templates"],
     &["emit"],
     &["output"],
-    &["scaffold", "against"],
+    &["scaffold", "against", "lsp"],
     &["generator"],
     // The command line, over the builder.
     &["cli"],

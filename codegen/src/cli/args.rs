@@ -302,6 +302,10 @@ pub(super) enum Command {
     Rules,
     /// Explain a rule, by code (TG0304) or name (default-type-mismatch).
     Explain { rule: String },
+    /// Serve an editor over stdin and stdout (the Language Server Protocol):
+    /// the rules' diagnostics as you type, completion, hover, go to
+    /// definition, quick fixes and formatting of specs and `toolset.yaml`.
+    Lsp,
 }
 
 pub(super) fn parse_group(s: &str) -> Result<regex::Regex, String> {

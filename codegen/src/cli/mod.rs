@@ -114,5 +114,12 @@ fn run(command: Command, reporter: &Reporter, stats: bool) -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Explain { rule } => explain(&rule),
+        Command::Lsp => match crate::lsp::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }

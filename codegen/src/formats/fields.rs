@@ -43,7 +43,8 @@ impl Cx<'_> {
         self.report(
             Diagnostic::at(rule, loc, format!("unknown {what} `{value}`"))
                 .label(format!("not a {what}"))
-                .help(suggest(value, names)),
+                .help(suggest(value, names))
+                .maybe_fix_word(did_you_mean(value, names.iter().copied())),
         );
     }
 
@@ -102,7 +103,8 @@ impl Cx<'_> {
                     format!("field `{}` of {what} is not one toolgen knows", m.key),
                 )
                 .label("published as written")
-                .help(help),
+                .help(help)
+                .maybe_fix_word(did_you_mean(&m.key, known.iter().copied())),
             );
         }
         unknown
@@ -172,7 +174,8 @@ impl Cx<'_> {
                     format!("unknown field `{}` in {what}", m.key),
                 )
                 .label("unknown field")
-                .help(help),
+                .help(help)
+                .maybe_fix_word(suggestion),
             );
         }
     }
@@ -195,7 +198,8 @@ impl Cx<'_> {
                     format!("{what} is missing the required field `{key}`"),
                 )
                 .label(format!("`{key}` missing in this object"))
-                .help(format!("add `\"{key}\"`: {holds}")),
+                .help(format!("add `\"{key}\"`: {holds}"))
+                .fix_member(key, placeholder(holds)),
             );
         }
         found
@@ -562,4 +566,19 @@ pub(crate) fn read_execution(cx: &mut Cx<'_>, obj: &[Member]) -> Option<(String,
         }
     }
     Some((m.key.clone(), cx.located(&m.value)))
+}
+
+/// A value to start a missing field with, from what it holds.
+fn placeholder(holds: &str) -> &'static str {
+    if holds.contains("object") {
+        "{}"
+    } else if holds.contains("list") || holds.contains("array") {
+        "[]"
+    } else if holds.contains("number") || holds.contains("integer") {
+        "0"
+    } else if holds.contains("boolean") {
+        "false"
+    } else {
+        "\"\""
+    }
 }

@@ -187,8 +187,8 @@ pub(super) enum FileRead {
 }
 
 /// [`read_file`] of every spec, on every core.
-pub(super) fn read_spec_files(owners: &[Owned], max_file_size: u64) -> Vec<FileRead> {
-    crate::par::map(owners.len(), |i| read_file(&owners[i].0, max_file_size))
+pub(super) fn read_spec_files(owners: &[Owned], options: &LoadOptions) -> Vec<FileRead> {
+    crate::par::map(owners.len(), |i| read_file(&owners[i].0, options))
 }
 
 /// Whether a file's stamp may vouch for it later: it was last changed
@@ -207,9 +207,17 @@ pub(super) fn settled(stamp: &crate::source::FileStamp) -> bool {
 pub(super) const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Reads the file at `path` (touching nothing shared: it may run on any
-/// thread), for [`read_text`] to take.
-pub(super) fn read_file(path: &Path, max_file_size: u64) -> FileRead {
+/// thread), for [`read_text`] to take: the text an editor holds for it
+/// ([`LoadOptions::overlay`]), else the file's.
+pub(super) fn read_file(path: &Path, options: &LoadOptions) -> FileRead {
     use std::io::Read as _;
+    let max_file_size = options.max_file_size;
+    if let Some(text) = options.overlay.as_ref().and_then(|o| o.text_of(path)) {
+        return match text.len() as u64 {
+            len if len > max_file_size => FileRead::TooLarge(len),
+            _ => FileRead::Text(text.to_owned(), None),
+        };
+    }
     // Opened once and asked its size through the handle: no second lookup
     // of the path (a run reads every spec; each system call counts). Its
     // stamp then (taken before reading: a change while it is read makes the
@@ -259,7 +267,7 @@ pub(super) fn read_text(
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<String> {
-    let read = read_file(path, options.max_file_size);
+    let read = read_file(path, options);
     take_text(db, path, read, options, diags).map(|(text, _)| text)
 }
 
@@ -334,13 +342,7 @@ pub(super) fn read_source(
     options: &LoadOptions,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(FileId, bool)> {
-    add_source(
-        db,
-        path,
-        read_file(path, options.max_file_size),
-        options,
-        diags,
-    )
+    add_source(db, path, read_file(path, options), options, diags)
 }
 
 /// [`read_source`] of a file [`read_file`] read.

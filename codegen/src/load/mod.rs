@@ -16,7 +16,7 @@ use self::files::{
     FileRead, FindOwner, Manifests, Owned, Walk, add_source, io_error, is_yaml_path, parse_source,
     read_spec_files, read_text,
 };
-pub use self::options::{DEFAULT_MAX_FILE_SIZE, LoadOptions, group_filters};
+pub use self::options::{DEFAULT_MAX_FILE_SIZE, LoadOptions, Overlay, group_filters};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -346,7 +346,7 @@ impl<'o> Loader<'o> {
         let options = self.options;
         let total = owners.len();
         // Read on every core, added to the source database in order.
-        let files = read_spec_files(&owners, options.max_file_size);
+        let files = read_spec_files(&owners, options);
         let mut read: Vec<ReadSpec> = Vec::new();
         for (done, ((spec, owner), file)) in owners.into_iter().zip(files).enumerate() {
             if done % 64 == 0 {
@@ -484,7 +484,8 @@ impl<'o> Loader<'o> {
                             ),
                         )
                         .label("no such tool")
-                        .help(crate::text::suggest(&id.value, &ids)),
+                        .help(crate::text::suggest(&id.value, &ids))
+                        .maybe_fix_word(crate::text::did_you_mean(&id.value, ids.iter().copied())),
                     );
                 }
             }
@@ -644,7 +645,11 @@ mod tests {
         let file = dir.join("a.json");
         let made = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&file, "{}"));
         assert!(made.is_ok(), "{made:?}");
-        assert!(matches!(read_file(&file, 100), FileRead::Text(t, None) if t == "{}"));
+        let options = super::LoadOptions {
+            max_file_size: 100,
+            ..super::LoadOptions::default()
+        };
+        assert!(matches!(read_file(&file, &options), FileRead::Text(t, None) if t == "{}"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

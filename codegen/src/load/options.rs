@@ -27,6 +27,8 @@ pub struct LoadOptions {
     /// The clients every tool set is checked against (`--clients`), over the
     /// manifests' `clients`; empty: the manifests'.
     pub clients: Vec<crate::ir::Client>,
+    /// Texts to read instead of files' (an editor's unsaved buffers).
+    pub overlay: Option<std::sync::Arc<Overlay>>,
     pub progress: Progress,
 }
 
@@ -40,6 +42,7 @@ impl Default for LoadOptions {
             lints: Vec::new(),
             exclude: Vec::new(),
             clients: Vec::new(),
+            overlay: None,
             progress: Progress::default(),
         }
     }
@@ -57,4 +60,34 @@ pub fn group_filters(patterns: &[String]) -> Result<Vec<Regex>, String> {
                 .map_err(|e| format!("invalid group pattern `{g}`: {e}"))
         })
         .collect()
+}
+
+/// Texts to read instead of the files at their paths (an editor's buffers,
+/// `toolgen lsp`), by absolute path.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay {
+    texts: std::collections::HashMap<PathBuf, String>,
+}
+
+impl Overlay {
+    /// `text` in place of the file at `path`.
+    pub fn insert(&mut self, path: &std::path::Path, text: String) {
+        self.texts.insert(absolute(path), text);
+    }
+
+    pub fn remove(&mut self, path: &std::path::Path) {
+        self.texts.remove(&absolute(path));
+    }
+
+    /// The text held for `path`, if any.
+    pub fn text_of(&self, path: &std::path::Path) -> Option<&str> {
+        if self.texts.is_empty() {
+            return None;
+        }
+        self.texts.get(&absolute(path)).map(String::as_str)
+    }
+}
+
+fn absolute(path: &std::path::Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

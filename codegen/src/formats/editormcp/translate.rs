@@ -234,7 +234,8 @@ impl Translator<'_, '_> {
                 }
                 _ => {
                     let names: Vec<&str> = self.definitions.keys().map(String::as_str).collect();
-                    let help = match name.and_then(|n| did_you_mean(n, names.iter().copied())) {
+                    let close = name.and_then(|n| did_you_mean(n, names.iter().copied()));
+                    let help = match close {
                         Some(s) => format!("did you mean `#/definitions/{s}`?"),
                         None if names.is_empty() => {
                             "declare the shape under a top-level `definitions` object".to_owned()
@@ -248,7 +249,8 @@ impl Translator<'_, '_> {
                             format!("`$ref` `{}` does not name a definition", target.value),
                         )
                         .label("unresolved reference")
-                        .help(help),
+                        .help(help)
+                        .maybe_fix_word(close.map(|s| format!("#/definitions/{s}")).as_deref()),
                     );
                 }
             }
@@ -311,7 +313,8 @@ impl Translator<'_, '_> {
             .help(match synonym {
                 Some(s) => format!("did you mean `{s}`?"),
                 None => format!("use one of {}", list(TYPES)),
-            }),
+            })
+            .maybe_fix_word(synonym),
         );
     }
 
