@@ -54,6 +54,16 @@ impl Walk<'_> {
         explicit: bool,
         kind: Option<std::fs::FileType>,
     ) {
+        // An editor's document not saved to a file yet.
+        let held = (self.options.overlay.as_ref()).is_some_and(|o| o.text_of(path).is_some());
+        if kind.is_none() && held && !path.exists() {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+            match is_manifest_path(&path) {
+                true => self.manifests.push(path),
+                false => self.specs.push(path),
+            }
+            return;
+        }
         let kind = match kind.map_or_else(|| std::fs::metadata(path).map(|m| m.file_type()), Ok) {
             Ok(k) => k,
             Err(e) => {

@@ -92,6 +92,10 @@ fn serve(connection: &Connection) -> Result<(), String> {
                 {
                     return Ok(());
                 }
+                // The first check is what requests know the folder from.
+                if world.loaded.is_none() && due.take().is_some() {
+                    check(connection, &mut world);
+                }
                 let id = request.id.clone();
                 let response = match catch_unwind(AssertUnwindSafe(|| answer(&world, request))) {
                     Ok(Ok(result)) => Response::new_ok(id, result),

@@ -33,8 +33,8 @@ fn text_of(doc: &Doc, path: &Path) -> Option<String> {
     if path == doc.path {
         return Some(doc.text.clone());
     }
-    let loaded = doc.loaded?;
-    (loaded.db.files())
+    let files = doc.loaded.map(|l| l.db.files());
+    (files.into_iter().flatten())
         .find(|(_, f)| std::path::absolute(&f.path).is_ok_and(|p| p == path))
         .map(|(_, f)| f.text().to_owned())
         .or_else(|| std::fs::read_to_string(path).ok())

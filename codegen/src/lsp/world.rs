@@ -124,8 +124,10 @@ impl World {
     /// the diagnostics of every file that has some or had some before.
     pub fn check(&mut self) -> Vec<(Uri, Vec<lsp_types::Diagnostic>)> {
         let mut inputs = self.manifests.clone();
+        // Open documents the walk of a tool set does not find: those
+        // outside every tool set, and those not saved to a file yet.
         let loose: Vec<PathBuf> = (self.open.keys())
-            .filter(|p| !self.manifests.iter().any(|m| p.starts_with(m)))
+            .filter(|p| !self.manifests.iter().any(|m| p.starts_with(m)) || !p.exists())
             .filter(|p| p.exists() || self.overlay.text_of(p).is_some())
             .cloned()
             .collect();
@@ -148,9 +150,13 @@ impl World {
                 // An open file outside every tool set that is not a spec
                 // (a `package.json`) is none of toolgen's business.
                 let foreign = loose.contains(&path) && d.rule.code == "TG0008";
-                if !foreign {
-                    by_file.entry(path).or_default().push(lsp);
+                if foreign {
+                    continue;
                 }
+                for (other, mirror) in mirrors(&path, &lsp) {
+                    by_file.entry(other).or_default().push(mirror);
+                }
+                by_file.entry(path).or_default().push(lsp);
             }
         }
         // Only what changed is published again.
@@ -302,6 +308,37 @@ fn to_lsp(loaded: &Loaded, d: &Diagnostic) -> Option<(PathBuf, lsp_types::Diagno
         data: fix,
     };
     Some((path, lsp))
+}
+
+/// A diagnostic as seen from the other files it points into (a duplicate
+/// id's first definition): the same diagnostic there, at the place it
+/// names, so that neither file looks clean.
+fn mirrors(path: &Path, d: &lsp_types::Diagnostic) -> Vec<(PathBuf, lsp_types::Diagnostic)> {
+    let Some(here) = uri_of(path) else {
+        return Vec::new();
+    };
+    let related = d.related_information.iter().flatten();
+    related
+        .filter(|r| r.location.uri != here)
+        .filter_map(|r| {
+            let other = super::text::path_of(&r.location.uri)?;
+            let back = DiagnosticRelatedInformation {
+                location: Location::new(here.clone(), d.range),
+                message: d.message.lines().next().unwrap_or_default().to_owned(),
+            };
+            let mirror = lsp_types::Diagnostic {
+                range: r.location.range,
+                message: match d.message.split_once("\nhelp: ") {
+                    Some((main, help)) => format!("{main} ({})\nhelp: {help}", r.message),
+                    None => format!("{} ({})", d.message, r.message),
+                },
+                related_information: Some(vec![back]),
+                data: None,
+                ..d.clone()
+            };
+            Some((other, mirror))
+        })
+        .collect()
 }
 
 /// A fix as the text edit it makes (`{title, range, newText}`), kept in the
