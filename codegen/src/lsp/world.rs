@@ -168,10 +168,8 @@ impl World {
             }
         }
         for (path, diags) in by_file {
-            if old.get(&path) != Some(&diags)
-                && let Some(u) = self.uri(&path)
-            {
-                out.push((u, diags.clone()));
+            if old.get(&path) != Some(&diags) {
+                out.extend(self.uri(&path).map(|u| (u, diags.clone())));
             }
             self.published.insert(path, diags);
         }
