@@ -16,6 +16,8 @@
 //! - `bench-calls`: instructions per in-process typed `tools/call` (callgrind).
 //! - `outside`: README's "Use toolgen in your project", followed in a directory
 //!   outside the workspace (also a step of `test`).
+//! - `bench-lsp [--specs 1000] [--edits 40]`: `toolgen lsp` on synthetic specs: first
+//!   load, edit-to-diagnostics latency, memory.
 //! - `editors`: `toolgen lsp` in Neovim (headless), and the VS Code extension
 //!   packaged as a `.vsix` (also a step of `test`).
 //! - `fuzz [--target wire|http] [--runs N]`: coverage-guided fuzzing of the
@@ -23,6 +25,7 @@
 
 mod bench;
 mod bench_calls;
+mod bench_lsp;
 mod bench_peers;
 mod bench_server;
 mod conformance;
@@ -61,10 +64,11 @@ fn main() -> ExitCode {
         Some("bench-r") => bench_server::run_r(&root()),
         Some("conformance") => conformance::run(&root()),
         Some("editors") => editors::run(&root()),
+        Some("bench-lsp") => bench_lsp::run(&root(), &rest),
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n  gen [--check]   regenerate generated/ from tool-specs/ (--check: fail if stale)\n  bench [--sizes 1000,10000] [--runs N]\n                  end-to-end generator benchmark (time and peak memory)\n  docs [--browser] build the docs site (mdBook) into target/docs-site and check it\n  test            the whole test suite, as CI runs it\n  outside         README's \"Use toolgen in your project\" in a directory outside the workspace\n  bench-server    MCP over stdio: editormcp-server against the official Python SDK\n  bench-r         calls/s through the R bridge (rave-server and an R worker)\n  bench-calls     instructions per in-process typed tools/call (valgrind callgrind)\n  conformance     the official MCP conformance suite and the Python SDK client against
-                  the conformance tools in Rust, in C# (Unity bridge) and in R (R bridge)\n  editors         toolgen lsp in Neovim (headless); the VS Code extension packaged as a .vsix\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  schema-suite    the JSON-Schema-Test-Suite (draft 2020-12) through toolgen's compiled validators\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
+                  the conformance tools in Rust, in C# (Unity bridge) and in R (R bridge)\n  bench-lsp [--specs N] [--edits N]\n                  toolgen lsp: first load, edit-to-diagnostics latency, memory\n  editors         toolgen lsp in Neovim (headless); the VS Code extension packaged as a .vsix\n  fuzz-compile [--cases N] [--seed S]\n                  mutated schemas: every accepted spec's Rust and C# must compile,\n                  and its Rust types round-trip valid instances\n  schema-suite    the JSON-Schema-Test-Suite (draft 2020-12) through toolgen's compiled validators\n  fuzz [--target wire|http] [--runs N]\n                  coverage-guided fuzzing of the runtime's wire (cargo-fuzz, FUZZING.md)"
             );
             Err("unknown command".to_owned())
         }

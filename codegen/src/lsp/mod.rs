@@ -68,13 +68,23 @@ fn serve(connection: &Connection) -> Result<(), String> {
     }
     world.discover();
     let mut due = Some(Instant::now());
+    // The documents edited since the last check.
+    let mut edited: Vec<PathBuf> = Vec::new();
     loop {
         let message = match due {
             Some(at) => match connection.receiver.recv_deadline(at) {
                 Ok(m) => m,
                 Err(e) if e.is_timeout() => {
                     due = None;
-                    check(connection, &mut world);
+                    let edited = std::mem::take(&mut edited);
+                    let alone = catch_unwind(AssertUnwindSafe(|| world.check_edited(&edited)));
+                    publish(connection, alone);
+                    // Typed on meanwhile: the folder is checked after that.
+                    if connection.receiver.is_empty() {
+                        check(connection, &mut world);
+                    } else {
+                        due = Some(Instant::now() + DEBOUNCE);
+                    }
                     continue;
                 }
                 Err(_) => return Ok(()),
@@ -108,8 +118,16 @@ fn serve(connection: &Connection) -> Result<(), String> {
                 send(connection, response.into());
             }
             Message::Notification(n) => {
+                let changed = n
+                    .params
+                    .pointer("/textDocument/uri")
+                    .and_then(Value::as_str);
+                let changed = (n.method == "textDocument/didChange")
+                    .then(|| changed.and_then(|u| path_of(&u.parse().ok()?)))
+                    .flatten();
                 if catch_unwind(AssertUnwindSafe(|| notice(&mut world, n))).unwrap_or(true) {
                     due = Some(Instant::now() + DEBOUNCE);
+                    edited.extend(changed);
                 }
             }
             Message::Response(_) => {}
@@ -150,13 +168,17 @@ fn capabilities() -> Value {
 
 /// Checks the folder and publishes the diagnostics that changed.
 fn check(connection: &Connection, world: &mut World) {
-    let Ok(changed) = catch_unwind(AssertUnwindSafe(|| world.check())) else {
+    publish(connection, catch_unwind(AssertUnwindSafe(|| world.check())));
+}
+
+type Checked = std::thread::Result<Vec<(Uri, Vec<lsp_types::Diagnostic>)>>;
+
+fn publish(connection: &Connection, checked: Checked) {
+    let Ok(changed) = checked else {
         let message = "toolgen failed checking the folder (a bug: please report it)";
         let params = json!({"type": 1, "message": message});
-        send(
-            connection,
-            Notification::new("window/showMessage".to_owned(), params).into(),
-        );
+        let n = Notification::new("window/showMessage".to_owned(), params);
+        send(connection, n.into());
         return;
     };
     for (uri, diagnostics) in changed {

@@ -120,6 +120,60 @@ impl World {
         }
     }
 
+    /// The diagnostics of edited spec files of the folder's tool sets, each
+    /// checked alone in its tool set (with the tool set's schema documents):
+    /// what the author waits for, in a few milliseconds, before the whole
+    /// folder is checked again. What only the whole tool set shows (a
+    /// duplicate id: a diagnostic that points into another file) is kept
+    /// from the last check of the folder until the next.
+    pub fn check_edited(&mut self, paths: &[PathBuf]) -> Vec<(Uri, Vec<lsp_types::Diagnostic>)> {
+        let mut out = Vec::new();
+        for path in paths {
+            let Some(dir) = self.manifests.iter().find(|m| path.starts_with(m)) else {
+                continue;
+            };
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let spec = !crate::manifest::MANIFEST_NAMES.contains(&name)
+                && !crate::refs::is_schema_doc(path);
+            let Some(loaded) = self.loaded.as_ref().filter(|_| spec) else {
+                continue;
+            };
+            let mut inputs = vec![path.clone()];
+            inputs.extend(
+                (loaded.db.files())
+                    .filter_map(|(_, f)| std::path::absolute(&f.path).ok())
+                    .filter(|p| p.starts_with(dir) && crate::refs::is_schema_doc(p)),
+            );
+            let options = LoadOptions {
+                overlay: Some(self.overlay.clone()),
+                ..LoadOptions::default()
+            };
+            let alone = crate::load::load_cached(&inputs, &options, Some(&self.verdicts)).0;
+            let mut diags: Vec<lsp_types::Diagnostic> = (alone.diagnostics.iter())
+                .filter_map(|d| to_lsp(&alone, d))
+                .filter(|(p, _)| p == path)
+                .map(|(_, d)| d)
+                .collect();
+            let here = uri_of(path);
+            let set_wide = (self.published.get(path).into_iter().flatten()).filter(|d| {
+                let related = d.related_information.iter().flatten();
+                related
+                    .into_iter()
+                    .any(|r| Some(&r.location.uri) != here.as_ref())
+            });
+            diags.extend(set_wide.cloned());
+            let before = self.published.get(path).map_or(&[][..], Vec::as_slice);
+            if before != diags.as_slice() {
+                out.extend(self.uri(path).map(|u| (u, diags.clone())));
+            }
+            match diags.is_empty() {
+                true => self.published.remove(path),
+                false => self.published.insert(path.clone(), diags),
+            };
+        }
+        out
+    }
+
     /// Checks the folder's tool sets and the open documents outside them:
     /// the diagnostics of every file that has some or had some before.
     pub fn check(&mut self) -> Vec<(Uri, Vec<lsp_types::Diagnostic>)> {
