@@ -724,3 +724,81 @@ fn bad_input_never_kills_the_server() {
     c.stop();
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Applies the first quick fix the server offers for the diagnostic with
+/// `code` in `text` (open as `path`), and returns the new text.
+fn quick_fix(c: &mut Client, path: &Path, text: &str, code: &str) -> (String, String) {
+    c.change(path, text);
+    let got = c.diagnostics_until(path, |d| d.iter().any(|d| d["code"] == code));
+    let d = got
+        .iter()
+        .find(|d| d["code"] == code)
+        .cloned()
+        .unwrap_or_default();
+    let context = json!({"diagnostics": [d.clone()]});
+    let params =
+        json!({"textDocument": {"uri": uri(path)}, "range": d["range"], "context": context});
+    let actions = c.request("textDocument/codeAction", params);
+    let action = &actions[0];
+    let title = action["title"].as_str().unwrap_or_default().to_owned();
+    (apply(text, action, path), title)
+}
+
+/// Every kind of fix a diagnostic suggests, applied: "did you mean" for a
+/// key, the id for a tier's title, a missing required field in JSON and in
+/// YAML.
+#[test]
+fn quick_fixes_of_every_kind() {
+    let root = scratch("fixes");
+    copy_tree(
+        &repo().join("tool-specs/editormcp"),
+        &root.join("editormcp"),
+    );
+    copy_tree(&repo().join("tool-specs/rave"), &root.join("rave"));
+    let json_spec = root.join("editormcp/go.find.json");
+    let good = read(&json_spec);
+    let mut c = Client::start(&root);
+    c.open(&json_spec, &good);
+
+    let typo = good.replacen("\"safetyLevel\":", "\"safteyLevel\":", 1);
+    let (fixed, title) = quick_fix(&mut c, &json_spec, &typo, "TG0104");
+    assert_eq!(
+        (fixed.as_str(), title.as_str()),
+        (good.as_str(), "Replace with `safetyLevel`")
+    );
+
+    let titled = good.replacen("\"tier\": \"core\"", "\"tier\": \"Core\"", 1);
+    let (fixed, title) = quick_fix(&mut c, &json_spec, &titled, "TG0208");
+    assert_eq!(
+        (fixed.as_str(), title.as_str()),
+        (good.as_str(), "Replace with `core`")
+    );
+
+    let line = good
+        .lines()
+        .find(|l| l.contains("\"name\":"))
+        .unwrap_or_default();
+    let nameless = good.replacen(&format!("{line}\n"), "", 1);
+    let (fixed, title) = quick_fix(&mut c, &json_spec, &nameless, "TG0101");
+    assert_eq!(title, "Add `name`");
+    let value: Value = serde_json::from_str(&fixed).unwrap_or_default();
+    assert_eq!(value["name"], "", "{fixed}");
+    c.change(&json_spec, &fixed);
+    c.diagnostics_until(&json_spec, |d| d.iter().all(|d| d["code"] != "TG0101"));
+
+    let yaml_spec = root.join("rave/ravedemo-mcp_tool_subject_list.yaml");
+    let yaml = read(&yaml_spec);
+    c.open(&yaml_spec, &yaml);
+    let line = yaml
+        .lines()
+        .find(|l| l.starts_with("description:"))
+        .unwrap_or_default();
+    let bare = yaml.replacen(&format!("{line}\n"), "", 1);
+    let (fixed, title) = quick_fix(&mut c, &yaml_spec, &bare, "TG0101");
+    assert_eq!(title, "Add `description`");
+    assert!(fixed.contains("\ndescription: ''\n"), "{fixed}");
+    c.change(&yaml_spec, &fixed);
+    c.diagnostics_until(&yaml_spec, |d| d.iter().all(|d| d["code"] != "TG0101"));
+    c.stop();
+    let _ = std::fs::remove_dir_all(&root);
+}
