@@ -4,7 +4,6 @@
 //! code (`TG0304`) and a kebab-case name (`default-type-mismatch`). Codes never
 //! change meaning; `toolgen explain CODE` prints the long explanation.
 
-
 use serde_json::json;
 
 use crate::source::{Loc, SourceDb};

@@ -721,6 +721,28 @@ fn bad_input_never_kills_the_server() {
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri(&typed)}}),
     );
+
+    // A JSON file outside every tool set that is no spec: not toolgen's.
+    let package = root.join("package.json");
+    let text = "{\"name\": \"web\", \"";
+    c.open(&package, text);
+    let items = c.at("textDocument/completion", &package, text, "\"", 1);
+    assert_eq!(
+        items,
+        json!([]),
+        "no completion in a file that is not a spec"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let start = json!({"line": 0, "character": 0});
+    c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri(&package)}, "position": start}),
+    );
+    assert!(
+        !c.diagnostics.contains_key(&uri(&package)),
+        "{:?}",
+        c.diagnostics
+    );
     c.stop();
     let _ = std::fs::remove_dir_all(&root);
 }

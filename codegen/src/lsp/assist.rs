@@ -32,7 +32,7 @@ fn schema_of(doc: &Doc) -> Option<&'static Value> {
     let name = match doc.kind {
         Kind::Spec(format) => spec_schemas::for_format(format),
         Kind::Manifest => spec_schemas::MANIFEST,
-        Kind::SchemaFile => return None,
+        Kind::SchemaFile | Kind::Other => return None,
     };
     schemas().iter().find(|(n, _)| *n == name).map(|(_, v)| v)
 }
@@ -116,6 +116,9 @@ struct Choice {
 
 fn choices(doc: &Doc, spot: &Spot) -> Vec<Choice> {
     let mut out: Vec<Choice> = Vec::new();
+    if doc.kind == Kind::Other {
+        return out;
+    }
     let key = spot.key().unwrap_or("");
     let push = |out: &mut Vec<Choice>, value: Value, d: Option<&str>, kind| {
         if !out.iter().any(|c| c.value == value) {

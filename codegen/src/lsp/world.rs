@@ -59,6 +59,8 @@ pub struct World {
     /// The open documents: their URIs by path.
     pub open: BTreeMap<PathBuf, Uri>,
     verdicts: Verdicts,
+    /// The open files outside every tool set that were read as specs.
+    loose_specs: std::collections::HashSet<PathBuf>,
     /// The diagnostics last published, by file.
     pub published: HashMap<PathBuf, Vec<lsp_types::Diagnostic>>,
     /// The last check.
@@ -72,6 +74,8 @@ pub enum Kind {
     Manifest,
     /// A `*.schema.json` document that specs `$ref`.
     SchemaFile,
+    /// Not toolgen's: a JSON or YAML file outside every tool set.
+    Other,
 }
 
 /// A document, with what is known of it: its tool set and the last check.
@@ -180,12 +184,13 @@ impl World {
         let mut inputs = self.manifests.clone();
         // Open documents the walk of a tool set does not find: those
         // outside every tool set, and those not saved to a file yet.
+        let inside = |p: &PathBuf| self.manifests.iter().any(|m| p.starts_with(m));
         let loose: Vec<PathBuf> = (self.open.keys())
-            .filter(|p| !self.manifests.iter().any(|m| p.starts_with(m)) || !p.exists())
-            .filter(|p| p.exists() || self.overlay.text_of(p).is_some())
+            .filter(|p| !inside(p) && (p.exists() || self.overlay.text_of(p).is_some()))
             .cloned()
             .collect();
-        inputs.extend(loose.iter().cloned());
+        let unsaved = (self.open.keys()).filter(|p| inside(p) && !p.exists());
+        inputs.extend(loose.iter().chain(unsaved).cloned());
         let options = LoadOptions {
             overlay: Some(self.overlay.clone()),
             ..LoadOptions::default()
@@ -197,14 +202,21 @@ impl World {
         };
         let mut by_file: BTreeMap<PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
         if let Some(loaded) = &loaded {
+            for tool in loaded.project.tools() {
+                let file = &loaded.db.get(tool.loc.file).path;
+                let file = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+                if loose.contains(&file) {
+                    self.loose_specs.insert(file);
+                }
+            }
             for d in loaded.diagnostics.iter() {
                 let Some((path, lsp)) = to_lsp(loaded, d) else {
                     continue;
                 };
                 // An open file outside every tool set that is not a spec
-                // (a `package.json`) is none of toolgen's business.
-                let foreign = loose.contains(&path) && d.rule.code == "TG0008";
-                if foreign {
+                // (a `package.json`) is none of toolgen's business; one is
+                // a spec once a tool was read from it.
+                if loose.contains(&path) && !self.loose_specs.contains(&path) {
                     continue;
                 }
                 for (other, mirror) in mirrors(&path, &lsp) {
@@ -246,13 +258,11 @@ impl World {
                 true => crate::syntax::yaml::parse(FileId(0), &text, Default::default()),
                 false => crate::syntax::json::parse(FileId(0), &text),
             };
+            // Outside every tool set, only what looks like a spec is one.
             let found = (parsed.root.as_ref()).and_then(|r| crate::formats::detect(r, yaml));
-            let guess = match yaml {
-                true => Format::Rave,
-                false if text.contains("\"inputSchema\"") => Format::Mcp,
-                false => Format::EditorMcp,
-            };
-            Kind::Spec(set.map(|s| s.format).or(found).unwrap_or(guess))
+            set.map(|s| s.format)
+                .or(found)
+                .map_or(Kind::Other, Kind::Spec)
         };
         Some(Doc {
             path: path.to_path_buf(),
